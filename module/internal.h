@@ -1,0 +1,215 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * slablab internals shared by the allocator (slab.c), netlink.c, debugfs.c, handles.c
+ * and main.c. See slab.c's top comment for the design and the locking rules.
+ */
+#ifndef _SLABLAB_INTERNAL_H
+#define _SLABLAB_INTERNAL_H
+
+#include <linux/types.h>
+#include <linux/list.h>
+#include <linux/spinlock.h>
+#include <linux/local_lock.h>
+#include <linux/mutex.h>
+#include <linux/atomic.h>
+#include <linux/percpu.h>
+#include <linux/netlink.h>
+#include "../uapi/linux/slablab.h"
+#include "../include/slablab.h"
+#include "policy.h"
+
+#define SLABLAB_VERSION "0.1.0"
+
+/*
+ * Formatted extack messages arrived in 6.2. Before that, keep the text in a buffer of
+ * ours: every caller runs under genl_mutex (the family is not parallel_ops) until the
+ * ack carrying the message has been built.
+ */
+#ifndef NL_SET_ERR_MSG_FMT_MOD
+extern char slablab_extack_buf[128];
+#define NL_SET_ERR_MSG_FMT_MOD(extack, fmt, args...) do {			\
+	struct netlink_ext_ack *__e = (extack);					\
+	if (__e) {								\
+		snprintf(slablab_extack_buf, sizeof(slablab_extack_buf),	\
+			 KBUILD_MODNAME ": " fmt, ##args);			\
+		__e->_msg = slablab_extack_buf;					\
+	}									\
+} while (0)
+#endif
+
+/* A double word updated with one cmpxchg: a freelist head and the word beside it. */
+union slablab_pair {
+	struct {
+		void *freelist;
+		unsigned long word;
+	};
+#ifdef system_has_cmpxchg128
+	u128 full;
+#endif
+} __aligned(2 * sizeof(void *));
+
+/* The counters word of a slab; changes only together with its freelist (one cmpxchg). */
+struct slablab_counters {
+	union {
+		unsigned long word;
+		struct {
+			unsigned int inuse:16;	/* objects not on the slab's freelist */
+			unsigned int objects:15;	/* object slots in this slab */
+			unsigned int frozen:1;	/* owned by a cpu (active or cpu partial) */
+		};
+	};
+};
+
+/**
+ * struct slablab_slab - off-slab metadata of one slab, found from any object through
+ * the head page's ->private. Kept off the slab so that page-sized objects still pack
+ * 8 to an order-3 slab; counted in the cache's meta_bytes.
+ */
+struct slablab_slab {
+	union slablab_pair fc;		/* freelist + struct slablab_counters */
+	struct list_head node_list;	/* node partial list, under list_lock */
+	struct list_head all_list;	/* s->all_slabs, under s->slabs_lock */
+	struct slablab_slab *next;	/* cpu partial list link */
+	struct page *page;		/* head page of the 2^order block */
+	void *base;			/* page_address(page) */
+	struct slablab_cache *cache;
+	unsigned short order;
+	short node;
+	bool on_partial;		/* on its node's partial list (list_lock) */
+};
+
+/* Per-node lists. */
+struct slablab_node {
+	spinlock_t list_lock;		/* partial, nr_partial, on_partial flags */
+	unsigned long nr_partial;
+	struct list_head partial;
+};
+
+/* Per-cpu state: the active slab and its lockless freelist, the cpu partial list. */
+struct slablab_cpu {
+	union slablab_pair ft;		/* freelist (void **) + tid: one cmpxchg */
+	struct slablab_slab *slab;	/* active slab, frozen */
+	struct slablab_slab *partial;	/* cpu partial list, frozen slabs */
+	unsigned int partial_slabs;
+	local_lock_t lock;		/* slow path vs. this cpu's fast path */
+	unsigned long stat[__SLABLAB_STAT_MAX];	/* monotonic event counts */
+	unsigned long stat_base[__SLABLAB_STAT_MAX];	/* reset = new baseline */
+};
+
+/**
+ * struct slablab_cache - one slablab cache
+ */
+struct slablab_cache {
+	struct slablab_cpu __percpu *cpu;
+	unsigned int object_size;	/* size asked for */
+	unsigned int stride;		/* bytes per object slot in a slab */
+	unsigned int align;
+	unsigned int fp_offset;		/* free pointer offset in a slot */
+	unsigned int flags;		/* SLABLAB_CACHE_F_* */
+	unsigned int fastpath;		/* enum slablab_fastpath */
+	unsigned int order;		/* order of new slabs */
+	unsigned int order_default;
+	struct slablab_order_choice order_choice;
+	unsigned int cpu_partial;	/* objects */
+	unsigned int cpu_partial_slabs;	/* derived bound */
+	unsigned int min_partial;
+	unsigned long random;		/* free pointer obfuscation key */
+	unsigned int *random_seq;	/* freelist randomization sequence, or NULL */
+	unsigned int random_seq_len;
+	void (*ctor)(void *obj);
+	enum slablab_owner owner;
+	char name[SLABLAB_NAME_MAX];
+
+	struct slablab_node **node;	/* [nr_node_ids] */
+
+	spinlock_t slabs_lock;		/* all_slabs and the gauges below */
+	struct list_head all_slabs;
+	unsigned long nr_slabs;
+	unsigned long total_objects;
+	unsigned long nr_pages;
+
+	atomic_long_t debug_errors;	/* corruption reports in debug mode */
+
+	struct list_head list;		/* slablab_caches, under slablab_mutex */
+	atomic_t users;			/* storms / handles holding the cache */
+	struct dentry *debugfs;
+	void *debugfs_priv;
+	bool dead;			/* unlinked; waiting for slablab_cache_release() */
+	void *selftest_obj;		/* an object held by the selftest hook */
+};
+
+/* Aggregate figures of a cache, for netlink and debugfs. */
+struct slablab_gauges {
+	u64 objects;		/* in use */
+	u64 total_objects;
+	u64 slabs;
+	u64 partial_slabs;
+	u64 cpu_slabs;
+	u64 cpu_partial_slabs;
+	u64 pages;
+	u64 live_bytes;
+	u64 meta_bytes;
+};
+
+struct slablab_validate_report {
+	u64 slabs;
+	u64 objects;
+	u64 free_objects;
+	u32 errors;
+	char first_error[160];
+};
+
+extern bool slablab_selftests;
+extern struct mutex slablab_mutex;
+extern struct list_head slablab_caches;
+extern unsigned int slablab_page_policy;
+
+/* slab.c */
+int slablab_slab_init(void);
+void slablab_slab_exit(void);
+struct slablab_cache *slablab_cache_create_owner(const char *name, unsigned int size,
+						 unsigned int align, unsigned int flags,
+						 void (*ctor)(void *), enum slablab_owner owner,
+						 struct netlink_ext_ack *extack);
+int slablab_cache_destroy_locked(struct slablab_cache *s, struct netlink_ext_ack *extack);
+void slablab_cache_release(struct slablab_cache *s);
+struct slablab_cache *slablab_cache_find(const char *name);
+int slablab_set_cpu_partial(struct slablab_cache *s, unsigned int objects);
+int slablab_set_min_partial(struct slablab_cache *s, unsigned int slabs);
+int slablab_set_order(struct slablab_cache *s, unsigned int order, struct netlink_ext_ack *extack);
+int slablab_set_fastpath(struct slablab_cache *s, unsigned int mode);
+int slablab_set_flags(struct slablab_cache *s, unsigned int flags, struct netlink_ext_ack *extack);
+int slablab_check_order(struct slablab_cache *s, unsigned int order,
+			struct netlink_ext_ack *extack);
+unsigned long slablab_shrink_locked(struct slablab_cache *s);
+void slablab_validate(struct slablab_cache *s, struct slablab_validate_report *r);
+void slablab_gauges(struct slablab_cache *s, struct slablab_gauges *g);
+u64 slablab_stat_cpu(struct slablab_cache *s, int cpu, int item);
+u64 slablab_stat_sum(struct slablab_cache *s, int item);
+s64 slablab_stat_sum_raw_alloc(struct slablab_cache *s);
+void slablab_slab_exit_caches(void);
+void slablab_stat_reset(struct slablab_cache *s, int item); /* item < 0: all */
+void slablab_cpu_view(struct slablab_cache *s, int cpu, u32 *slab_objects,
+		      u32 *partial_slabs, u32 *partial_objects);
+u32 slablab_features(void);
+unsigned int slablab_nr_caches(void);
+unsigned int slablab_default_flags(void);
+
+/* debugfs.c */
+int slablab_debugfs_init(void);
+void slablab_debugfs_exit(void);
+void slablab_debugfs_add_cache(struct slablab_cache *s);
+void slablab_debugfs_remove_cache(struct slablab_cache *s);
+
+/* netlink.c */
+int slablab_netlink_init(void);
+void slablab_netlink_exit(void);
+
+/* handles.c: scripted allocations */
+int slablab_handle_alloc(struct slablab_cache *s, u32 count, int cpu, u32 *id,
+			 struct netlink_ext_ack *extack);
+int slablab_handle_free(u32 id, int cpu, u32 count, u32 *left, struct netlink_ext_ack *extack);
+void slablab_handles_release_cache(struct slablab_cache *s);
+void slablab_handles_release_all(void);
+
+#endif /* _SLABLAB_INTERNAL_H */

@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * slablab: a laboratory for Linux slab allocators.
+ *
+ * Module entry: brings up the allocator core (and slablab's kmalloc classes), debugfs
+ * and the generic netlink family, in that order, and takes them down in reverse.
+ * The design and the locking rules are described at the top of slab.c.
+ */
+#include <linux/module.h>
+#include <linux/init.h>
+#include <net/genetlink.h>
+#include "internal.h"
+
+bool slablab_selftests;
+module_param_named(selftests, slablab_selftests, bool, 0444);
+MODULE_PARM_DESC(selftests,
+		 "enable the test harness hooks: SELFTEST_WARN and debugfs caches/*/selftest (never on a real system)");
+
+#ifndef NL_SET_ERR_MSG_FMT
+char slablab_extack_buf[128];
+#endif
+
+static int __init slablab_init(void)
+{
+	int ret;
+
+	ret = slablab_debugfs_init();
+	if (ret)
+		return ret;
+	ret = slablab_slab_init();
+	if (ret)
+		goto err_debugfs;
+	ret = slablab_netlink_init();
+	if (ret)
+		goto err_slab;
+	pr_info("slablab %s loaded: generic netlink family \"%s\", debugfs slablab/\n",
+		SLABLAB_VERSION, SLABLAB_GENL_NAME);
+	return 0;
+
+err_slab:
+	slablab_slab_exit();
+err_debugfs:
+	slablab_debugfs_exit();
+	return ret;
+}
+
+static void __exit slablab_exit(void)
+{
+	slablab_netlink_exit();
+	slablab_handles_release_all();
+	slablab_slab_exit();
+	slablab_debugfs_exit();
+	pr_info("slablab unloaded\n");
+}
+
+module_init(slablab_init);
+module_exit(slablab_exit);
+MODULE_LICENSE("GPL");
+MODULE_AUTHOR("slablab developers");
+MODULE_DESCRIPTION("A laboratory for Linux slab allocators: parallel slab caches and storms");
+MODULE_VERSION(SLABLAB_VERSION);
+MODULE_ALIAS_GENL_FAMILY(SLABLAB_GENL_NAME);

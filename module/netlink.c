@@ -1,0 +1,746 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * slablab generic netlink family: the stable control interface. The protocol is
+ * specified in uapi/linux/slablab.h.
+ *
+ * Locking: the family is not parallel_ops, so every handler runs under genl_mutex.
+ * Handlers then take cpus_read_lock() and slablab_mutex (slab.c's lock order) through
+ * slablab_lock(). Dumps keep their cursor (the index of the next cache) in cb->args[0].
+ */
+#include <linux/module.h>
+#include <linux/utsname.h>
+#include <linux/cpu.h>
+#include <linux/nodemask.h>
+#include <net/genetlink.h>
+#include "internal.h"
+
+static struct genl_family slablab_family;
+
+static struct netlink_range_validation cpu_partial_range = {
+	.max = SLABLAB_MAX_CPU_PARTIAL,
+};
+
+static struct netlink_range_validation count_range = {
+	.min = 1,
+	.max = SLABLAB_MAX_HANDLE_OBJECTS,
+};
+
+static const struct nla_policy slablab_cache_policy[SLABLAB_CACHE_A_MAX + 1] = {
+	[SLABLAB_CACHE_A_NAME]		= { .type = NLA_NUL_STRING, .len = SLABLAB_NAME_MAX - 1 },
+	[SLABLAB_CACHE_A_SIZE]		= { .type = NLA_U32 },
+	[SLABLAB_CACHE_A_ALIGN]		= { .type = NLA_U32 },
+	[SLABLAB_CACHE_A_FLAGS]		= NLA_POLICY_MASK(NLA_U32, __SLABLAB_CACHE_F_ALL),
+	[SLABLAB_CACHE_A_CPU_PARTIAL]	= NLA_POLICY_FULL_RANGE(NLA_U32, &cpu_partial_range),
+	[SLABLAB_CACHE_A_MIN_PARTIAL]	= NLA_POLICY_MAX(NLA_U32, SLABLAB_MAX_MIN_PARTIAL),
+	[SLABLAB_CACHE_A_ORDER]		= NLA_POLICY_MAX(NLA_U32, SLABLAB_MAX_ORDER),
+	[SLABLAB_CACHE_A_FASTPATH]	= NLA_POLICY_MAX(NLA_U32, __SLABLAB_FASTPATH_MAX - 1),
+	/* everything else is reply-only: strict validation rejects it as unsupported */
+};
+
+static const struct nla_policy slablab_policy[SLABLAB_A_MAX + 1] = {
+	[SLABLAB_A_CACHE]		= NLA_POLICY_NESTED(slablab_cache_policy),
+	[SLABLAB_A_FLAGS]		= NLA_POLICY_MASK(NLA_U32, __SLABLAB_GET_F_ALL),
+	[SLABLAB_A_HANDLE]		= NLA_POLICY_MIN(NLA_U32, 1),
+	[SLABLAB_A_COUNT]		= NLA_POLICY_FULL_RANGE(NLA_U32, &count_range),
+	[SLABLAB_A_CPU]			= { .type = NLA_U32 },
+	[SLABLAB_A_KMALLOC_PAGE_POLICY]	= NLA_POLICY_MAX(NLA_U32, __SLABLAB_PAGE_POLICY_MAX - 1),
+};
+
+static void slablab_lock(void)
+{
+	cpus_read_lock();
+	mutex_lock(&slablab_mutex);
+}
+
+static void slablab_unlock(void)
+{
+	mutex_unlock(&slablab_mutex);
+	cpus_read_unlock();
+}
+
+/* Parse SLABLAB_A_CACHE into @tb; the name is required. */
+static int parse_cache(struct genl_info *info, struct nlattr **tb)
+{
+	int err;
+
+	if (GENL_REQ_ATTR_CHECK(info, SLABLAB_A_CACHE))
+		return -EINVAL;
+	err = nla_parse_nested(tb, SLABLAB_CACHE_A_MAX, info->attrs[SLABLAB_A_CACHE],
+			       slablab_cache_policy, info->extack);
+	if (err)
+		return err;
+	if (NL_REQ_ATTR_CHECK(info->extack, info->attrs[SLABLAB_A_CACHE], tb,
+			      SLABLAB_CACHE_A_NAME)) {
+		NL_SET_ERR_MSG_MOD(info->extack, "cache name (SLABLAB_CACHE_A_NAME) is required");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Find the cache named in @tb (slablab_lock() held). */
+static struct slablab_cache *lookup_cache(struct genl_info *info, struct nlattr **tb)
+{
+	const char *name = nla_data(tb[SLABLAB_CACHE_A_NAME]);
+	struct slablab_cache *s = slablab_cache_find(name);
+
+	if (!s) {
+		NL_SET_ERR_MSG_FMT_MOD(info->extack, "no cache named %s", name);
+		NL_SET_BAD_ATTR(info->extack, tb[SLABLAB_CACHE_A_NAME]);
+		return ERR_PTR(-ENOENT);
+	}
+	return s;
+}
+
+static int put_stats(struct sk_buff *skb, int attr, struct slablab_cache *s, int cpu)
+{
+	struct nlattr *nest = nla_nest_start(skb, attr);
+	int i;
+
+	if (!nest)
+		return -EMSGSIZE;
+	for (i = 0; i < __SLABLAB_STAT_MAX; i++) {
+		u64 v = cpu < 0 ? slablab_stat_sum(s, i) : slablab_stat_cpu(s, cpu, i);
+
+		if (nla_put_u64_64bit(skb, i + 1, v, 0))
+			goto cancel;
+	}
+	nla_nest_end(skb, nest);
+	return 0;
+cancel:
+	nla_nest_cancel(skb, nest);
+	return -EMSGSIZE;
+}
+
+static bool cpu_has_activity(struct slablab_cache *s, int cpu)
+{
+	int i;
+
+	for (i = 0; i < __SLABLAB_STAT_MAX; i++) {
+		if (slablab_stat_cpu(s, cpu, i))
+			return true;
+	}
+	return false;
+}
+
+static int put_percpu(struct sk_buff *skb, struct slablab_cache *s)
+{
+	struct nlattr *list = nla_nest_start(skb, SLABLAB_CACHE_A_PERCPU), *e;
+	u32 slab_objs, pslabs, pobjs;
+	int cpu;
+
+	if (!list)
+		return -EMSGSIZE;
+	for_each_possible_cpu(cpu) {
+		slablab_cpu_view(s, cpu, &slab_objs, &pslabs, &pobjs);
+		if (!cpu_online(cpu) && !slab_objs && !pslabs && !cpu_has_activity(s, cpu))
+			continue;
+		e = nla_nest_start(skb, SLABLAB_PERCPU_A_ENTRY);
+		if (!e ||
+		    nla_put_u32(skb, SLABLAB_PERCPU_A_CPU, cpu) ||
+		    nla_put_u32(skb, SLABLAB_PERCPU_A_CPU_SLAB_OBJECTS, slab_objs) ||
+		    nla_put_u32(skb, SLABLAB_PERCPU_A_CPU_PARTIAL_SLABS, pslabs) ||
+		    nla_put_u32(skb, SLABLAB_PERCPU_A_CPU_PARTIAL_OBJECTS, pobjs) ||
+		    put_stats(skb, SLABLAB_PERCPU_A_STATS, s, cpu))
+			goto cancel;
+		nla_nest_end(skb, e);
+	}
+	nla_nest_end(skb, list);
+	return 0;
+cancel:
+	nla_nest_cancel(skb, list);
+	return -EMSGSIZE;
+}
+
+static int put_gauges(struct sk_buff *skb, struct slablab_cache *s)
+{
+	struct slablab_gauges g;
+
+	slablab_gauges(s, &g);
+	if (nla_put_u64_64bit(skb, SLABLAB_CACHE_A_OBJECTS, g.objects, SLABLAB_CACHE_A_PAD) ||
+	    nla_put_u64_64bit(skb, SLABLAB_CACHE_A_TOTAL_OBJECTS, g.total_objects,
+			      SLABLAB_CACHE_A_PAD) ||
+	    nla_put_u64_64bit(skb, SLABLAB_CACHE_A_SLABS, g.slabs, SLABLAB_CACHE_A_PAD) ||
+	    nla_put_u64_64bit(skb, SLABLAB_CACHE_A_PARTIAL_SLABS, g.partial_slabs,
+			      SLABLAB_CACHE_A_PAD) ||
+	    nla_put_u64_64bit(skb, SLABLAB_CACHE_A_CPU_SLABS, g.cpu_slabs, SLABLAB_CACHE_A_PAD) ||
+	    nla_put_u64_64bit(skb, SLABLAB_CACHE_A_CPU_PARTIAL_SLABS, g.cpu_partial_slabs,
+			      SLABLAB_CACHE_A_PAD) ||
+	    nla_put_u64_64bit(skb, SLABLAB_CACHE_A_PAGES, g.pages, SLABLAB_CACHE_A_PAD) ||
+	    nla_put_u64_64bit(skb, SLABLAB_CACHE_A_LIVE_BYTES, g.live_bytes,
+			      SLABLAB_CACHE_A_PAD) ||
+	    nla_put_u64_64bit(skb, SLABLAB_CACHE_A_META_BYTES, g.meta_bytes,
+			      SLABLAB_CACHE_A_PAD))
+		return -EMSGSIZE;
+	return 0;
+}
+
+static int put_cache(struct sk_buff *skb, struct slablab_cache *s, bool percpu,
+		     const u64 *slabs_freed)
+{
+	struct nlattr *nest = nla_nest_start(skb, SLABLAB_A_CACHE);
+
+	if (!nest)
+		return -EMSGSIZE;
+	if (nla_put_string(skb, SLABLAB_CACHE_A_NAME, s->name) ||
+	    nla_put_u32(skb, SLABLAB_CACHE_A_SIZE, s->object_size) ||
+	    nla_put_u32(skb, SLABLAB_CACHE_A_ALIGN, s->align) ||
+	    nla_put_u32(skb, SLABLAB_CACHE_A_FLAGS, s->flags) ||
+	    nla_put_u32(skb, SLABLAB_CACHE_A_CPU_PARTIAL, READ_ONCE(s->cpu_partial)) ||
+	    nla_put_u32(skb, SLABLAB_CACHE_A_MIN_PARTIAL, READ_ONCE(s->min_partial)) ||
+	    nla_put_u32(skb, SLABLAB_CACHE_A_ORDER, READ_ONCE(s->order)) ||
+	    nla_put_u32(skb, SLABLAB_CACHE_A_FASTPATH, READ_ONCE(s->fastpath)) ||
+	    nla_put_u32(skb, SLABLAB_CACHE_A_OBJ_STRIDE, s->stride) ||
+	    nla_put_u32(skb, SLABLAB_CACHE_A_OBJS_PER_SLAB,
+			slablab_objs_per_slab(READ_ONCE(s->order), s->stride, PAGE_SIZE)) ||
+	    nla_put_u32(skb, SLABLAB_CACHE_A_ORDER_DEFAULT, s->order_default) ||
+	    nla_put_u32(skb, SLABLAB_CACHE_A_OWNER, s->owner) ||
+	    put_gauges(skb, s) ||
+	    put_stats(skb, SLABLAB_CACHE_A_STATS, s, -1) ||
+	    (slabs_freed && nla_put_u64_64bit(skb, SLABLAB_CACHE_A_SLABS_FREED, *slabs_freed,
+					       SLABLAB_CACHE_A_PAD)) ||
+	    (percpu && put_percpu(skb, s))) {
+		nla_nest_cancel(skb, nest);
+		return -EMSGSIZE;
+	}
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
+/* Room for one cache with its per-cpu breakdown. */
+static size_t cache_msg_size(void)
+{
+	size_t stats = nla_total_size(0) + __SLABLAB_STAT_MAX * nla_total_size_64bit(8);
+
+	return NLMSG_GOODSIZE + num_possible_cpus() * (stats + 5 * nla_total_size(4));
+}
+
+/* Reply to @info with the cache (and whatever @extra adds to the message). */
+static int reply_cache(struct genl_info *info, struct slablab_cache *s, u8 cmd,
+		       const u64 *slabs_freed, int (*extra)(struct sk_buff *, void *),
+		       void *arg)
+{
+	struct sk_buff *msg = genlmsg_new(cache_msg_size(), GFP_KERNEL);
+	void *hdr;
+	int err = -EMSGSIZE;
+
+	if (!msg)
+		return -ENOMEM;
+	hdr = genlmsg_put_reply(msg, info, &slablab_family, 0, cmd);
+	if (!hdr)
+		goto err;
+	if (put_cache(msg, s, true, slabs_freed))
+		goto err;
+	if (extra) {
+		err = extra(msg, arg);
+		if (err)
+			goto err;
+	}
+	genlmsg_end(msg, hdr);
+	return genlmsg_reply(msg, info);
+err:
+	nlmsg_free(msg);
+	return err;
+}
+
+static int slablab_nl_get_status(struct sk_buff *skb, struct genl_info *info)
+{
+	struct sk_buff *msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	unsigned int nr_caches;
+	void *hdr;
+
+	if (!msg)
+		return -ENOMEM;
+	hdr = genlmsg_put_reply(msg, info, &slablab_family, 0, SLABLAB_CMD_GET_STATUS);
+	if (!hdr)
+		goto err;
+	slablab_lock();
+	nr_caches = slablab_nr_caches();
+	slablab_unlock();
+	if (nla_put_string(msg, SLABLAB_A_VERSION, SLABLAB_VERSION) ||
+	    nla_put_u32(msg, SLABLAB_A_API_VERSION, SLABLAB_GENL_VERSION) ||
+	    nla_put_string(msg, SLABLAB_A_KERNEL_RELEASE, utsname()->release) ||
+	    nla_put_u32(msg, SLABLAB_A_NR_CPU_IDS, nr_cpu_ids) ||
+	    nla_put_u32(msg, SLABLAB_A_NR_ONLINE_CPUS, num_online_cpus()) ||
+	    nla_put_u32(msg, SLABLAB_A_NR_NODES, num_online_nodes()) ||
+	    nla_put_u32(msg, SLABLAB_A_PAGE_SIZE, PAGE_SIZE) ||
+	    nla_put_u32(msg, SLABLAB_A_NR_CACHES, nr_caches) ||
+	    nla_put_u32(msg, SLABLAB_A_FEATURES, slablab_features() |
+			(slablab_selftests ? SLABLAB_FEAT_SELFTEST : 0)) ||
+	    nla_put_u32(msg, SLABLAB_A_KMALLOC_PAGE_POLICY, READ_ONCE(slablab_page_policy)))
+		goto err;
+	genlmsg_end(msg, hdr);
+	return genlmsg_reply(msg, info);
+err:
+	nlmsg_free(msg);
+	return -EMSGSIZE;
+}
+
+/* Check every tunable in @tb against @s before anything is applied. */
+static int check_tunables(struct slablab_cache *s, struct nlattr **tb,
+			  struct netlink_ext_ack *extack)
+{
+	if (tb[SLABLAB_CACHE_A_ORDER]) {
+		int err = slablab_check_order(s, nla_get_u32(tb[SLABLAB_CACHE_A_ORDER]), extack);
+
+		if (err) {
+			NL_SET_BAD_ATTR(extack, tb[SLABLAB_CACHE_A_ORDER]);
+			return err;
+		}
+	}
+	return 0;
+}
+
+static int apply_tunables(struct slablab_cache *s, struct nlattr **tb,
+			  struct netlink_ext_ack *extack)
+{
+	int err = 0;
+
+	if (tb[SLABLAB_CACHE_A_FLAGS]) {
+		err = slablab_set_flags(s, nla_get_u32(tb[SLABLAB_CACHE_A_FLAGS]), extack);
+		if (err)
+			return err;
+	}
+	if (tb[SLABLAB_CACHE_A_ORDER])
+		err = slablab_set_order(s, nla_get_u32(tb[SLABLAB_CACHE_A_ORDER]), extack);
+	if (!err && tb[SLABLAB_CACHE_A_CPU_PARTIAL])
+		err = slablab_set_cpu_partial(s, nla_get_u32(tb[SLABLAB_CACHE_A_CPU_PARTIAL]));
+	if (!err && tb[SLABLAB_CACHE_A_MIN_PARTIAL])
+		err = slablab_set_min_partial(s, nla_get_u32(tb[SLABLAB_CACHE_A_MIN_PARTIAL]));
+	if (!err && tb[SLABLAB_CACHE_A_FASTPATH])
+		err = slablab_set_fastpath(s, nla_get_u32(tb[SLABLAB_CACHE_A_FASTPATH]));
+	return err;
+}
+
+static int slablab_nl_cache_new(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr *tb[SLABLAB_CACHE_A_MAX + 1];
+	struct slablab_cache *s;
+	unsigned int flags;
+	int err;
+
+	err = parse_cache(info, tb);
+	if (err)
+		return err;
+	if (NL_REQ_ATTR_CHECK(info->extack, info->attrs[SLABLAB_A_CACHE], tb,
+			      SLABLAB_CACHE_A_SIZE)) {
+		NL_SET_ERR_MSG_MOD(info->extack, "object size (SLABLAB_CACHE_A_SIZE) is required");
+		return -EINVAL;
+	}
+	flags = tb[SLABLAB_CACHE_A_FLAGS] ? nla_get_u32(tb[SLABLAB_CACHE_A_FLAGS]) :
+					    slablab_default_flags();
+	slablab_lock();
+	s = slablab_cache_create_owner(nla_data(tb[SLABLAB_CACHE_A_NAME]),
+				       nla_get_u32(tb[SLABLAB_CACHE_A_SIZE]),
+				       tb[SLABLAB_CACHE_A_ALIGN] ?
+				       nla_get_u32(tb[SLABLAB_CACHE_A_ALIGN]) : 0,
+				       flags, NULL, SLABLAB_OWNER_NETLINK, info->extack);
+	if (IS_ERR(s)) {
+		err = PTR_ERR(s);
+		goto out;
+	}
+	tb[SLABLAB_CACHE_A_FLAGS] = NULL;	/* already applied */
+	err = check_tunables(s, tb, info->extack);
+	if (!err)
+		err = apply_tunables(s, tb, info->extack);
+	if (err) {
+		if (!slablab_cache_destroy_locked(s, NULL)) {
+			slablab_unlock();
+			slablab_cache_release(s);
+			return err;
+		}
+		goto out;
+	}
+	err = reply_cache(info, s, SLABLAB_CMD_CACHE_NEW, NULL, NULL, NULL);
+out:
+	slablab_unlock();
+	return err;
+}
+
+static int slablab_nl_cache_del(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr *tb[SLABLAB_CACHE_A_MAX + 1];
+	struct slablab_cache *s;
+	int err;
+
+	err = parse_cache(info, tb);
+	if (err)
+		return err;
+	slablab_lock();
+	s = lookup_cache(info, tb);
+	if (IS_ERR(s)) {
+		err = PTR_ERR(s);
+		goto out;
+	}
+	if (s->owner != SLABLAB_OWNER_NETLINK) {
+		NL_SET_ERR_MSG_FMT_MOD(info->extack, "cache %s is owned by %s, not netlink",
+				       s->name, s->owner == SLABLAB_OWNER_KMALLOC ?
+				       "kmalloc" : "a module");
+		err = -EPERM;
+		goto out;
+	}
+	slablab_handles_release_cache(s);
+	err = slablab_cache_destroy_locked(s, info->extack);
+	if (!err) {
+		slablab_unlock();
+		slablab_cache_release(s);
+		return 0;
+	}
+out:
+	slablab_unlock();
+	return err;
+}
+
+static int slablab_nl_cache_get(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr *tb[SLABLAB_CACHE_A_MAX + 1];
+	struct slablab_cache *s;
+	int err;
+
+	err = parse_cache(info, tb);
+	if (err)
+		return err;
+	slablab_lock();
+	s = lookup_cache(info, tb);
+	if (IS_ERR(s))
+		err = PTR_ERR(s);
+	else
+		err = reply_cache(info, s, SLABLAB_CMD_CACHE_GET, NULL, NULL, NULL);
+	slablab_unlock();
+	return err;
+}
+
+static int slablab_nl_cache_dump(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	const struct genl_dumpit_info *info = genl_dumpit_info(cb);
+#ifdef GENL_SET_ERR_MSG_FMT	/* 6.2 brought this and genl_dumpit_info.info */
+	struct nlattr *fl = info->info.attrs[SLABLAB_A_FLAGS];
+#else
+	struct nlattr *fl = info->attrs[SLABLAB_A_FLAGS];
+#endif
+	bool percpu = fl && (nla_get_u32(fl) & SLABLAB_GET_F_PERCPU);
+	struct slablab_cache *s;
+	long idx = 0, start = cb->args[0];
+	int err = 0;
+
+	slablab_lock();
+	list_for_each_entry(s, &slablab_caches, list) {
+		void *hdr;
+
+		if (idx++ < start)
+			continue;
+		hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid, cb->nlh->nlmsg_seq,
+				  &slablab_family, NLM_F_MULTI, SLABLAB_CMD_CACHE_GET);
+		if (!hdr) {
+			idx--;
+			break;
+		}
+		if (put_cache(skb, s, percpu, NULL)) {
+			genlmsg_cancel(skb, hdr);
+			idx--;
+			/* A cache that does not fit an empty message never will. */
+			if (idx == start)
+				err = -EMSGSIZE;
+			break;
+		}
+		genlmsg_end(skb, hdr);
+	}
+	slablab_unlock();
+	cb->args[0] = idx;
+	return err ? err : skb->len;
+}
+
+static int slablab_nl_cache_set(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr *tb[SLABLAB_CACHE_A_MAX + 1];
+	struct slablab_cache *s;
+	int err;
+
+	err = parse_cache(info, tb);
+	if (err)
+		return err;
+	if (tb[SLABLAB_CACHE_A_SIZE] || tb[SLABLAB_CACHE_A_ALIGN]) {
+		NL_SET_ERR_MSG_MOD(info->extack,
+				   "size and alignment are fixed at creation; create another cache");
+		NL_SET_BAD_ATTR(info->extack, tb[SLABLAB_CACHE_A_SIZE] ?:
+				tb[SLABLAB_CACHE_A_ALIGN]);
+		return -EINVAL;
+	}
+	slablab_lock();
+	s = lookup_cache(info, tb);
+	if (IS_ERR(s)) {
+		err = PTR_ERR(s);
+		goto out;
+	}
+	err = check_tunables(s, tb, info->extack);
+	if (!err)
+		err = apply_tunables(s, tb, info->extack);
+	if (!err)
+		err = reply_cache(info, s, SLABLAB_CMD_CACHE_SET, NULL, NULL, NULL);
+out:
+	slablab_unlock();
+	return err;
+}
+
+static int slablab_nl_cache_shrink(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr *tb[SLABLAB_CACHE_A_MAX + 1];
+	struct slablab_cache *s;
+	u64 freed;
+	int err;
+
+	err = parse_cache(info, tb);
+	if (err)
+		return err;
+	slablab_lock();
+	s = lookup_cache(info, tb);
+	if (IS_ERR(s)) {
+		err = PTR_ERR(s);
+		goto out;
+	}
+	freed = slablab_shrink_locked(s);
+	err = reply_cache(info, s, SLABLAB_CMD_CACHE_SHRINK, &freed, NULL, NULL);
+out:
+	slablab_unlock();
+	return err;
+}
+
+static int put_validate(struct sk_buff *msg, void *arg)
+{
+	struct slablab_validate_report *r = arg;
+	struct nlattr *nest = nla_nest_start(msg, SLABLAB_A_VALIDATE);
+
+	if (!nest ||
+	    nla_put_u64_64bit(msg, SLABLAB_VALIDATE_A_SLABS, r->slabs, SLABLAB_VALIDATE_A_PAD) ||
+	    nla_put_u64_64bit(msg, SLABLAB_VALIDATE_A_OBJECTS, r->objects,
+			      SLABLAB_VALIDATE_A_PAD) ||
+	    nla_put_u64_64bit(msg, SLABLAB_VALIDATE_A_FREE_OBJECTS, r->free_objects,
+			      SLABLAB_VALIDATE_A_PAD) ||
+	    nla_put_u32(msg, SLABLAB_VALIDATE_A_ERRORS, r->errors) ||
+	    (r->first_error[0] &&
+	     nla_put_string(msg, SLABLAB_VALIDATE_A_FIRST_ERROR, r->first_error)))
+		return -EMSGSIZE;
+	nla_nest_end(msg, nest);
+	return 0;
+}
+
+static int slablab_nl_cache_validate(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr *tb[SLABLAB_CACHE_A_MAX + 1];
+	struct slablab_validate_report *r;
+	struct slablab_cache *s;
+	int err;
+
+	err = parse_cache(info, tb);
+	if (err)
+		return err;
+	r = kzalloc(sizeof(*r), GFP_KERNEL);
+	if (!r)
+		return -ENOMEM;
+	slablab_lock();
+	s = lookup_cache(info, tb);
+	if (IS_ERR(s)) {
+		err = PTR_ERR(s);
+		goto out;
+	}
+	slablab_validate(s, r);
+	err = reply_cache(info, s, SLABLAB_CMD_CACHE_VALIDATE, NULL, put_validate, r);
+out:
+	slablab_unlock();
+	kfree(r);
+	return err;
+}
+
+static int slablab_nl_cache_reset(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr *tb[SLABLAB_CACHE_A_MAX + 1];
+	struct slablab_cache *s;
+	int err;
+
+	err = parse_cache(info, tb);
+	if (err)
+		return err;
+	slablab_lock();
+	s = lookup_cache(info, tb);
+	if (IS_ERR(s))
+		err = PTR_ERR(s);
+	else
+		slablab_stat_reset(s, -1);
+	slablab_unlock();
+	return err;
+}
+
+static int get_cpu_attr(struct genl_info *info, int *cpu)
+{
+	struct nlattr *a = info->attrs[SLABLAB_A_CPU];
+
+	*cpu = -1;
+	if (!a)
+		return 0;
+	*cpu = nla_get_u32(a);
+	if (*cpu >= nr_cpu_ids || !cpu_online(*cpu)) {
+		NL_SET_ERR_MSG_FMT_MOD(info->extack, "cpu %u is not online", nla_get_u32(a));
+		NL_SET_BAD_ATTR(info->extack, a);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int reply_handle(struct genl_info *info, u8 cmd, u32 id, u32 count)
+{
+	struct sk_buff *msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	void *hdr;
+
+	if (!msg)
+		return -ENOMEM;
+	hdr = genlmsg_put_reply(msg, info, &slablab_family, 0, cmd);
+	if (!hdr || nla_put_u32(msg, SLABLAB_A_HANDLE, id) ||
+	    nla_put_u32(msg, SLABLAB_A_COUNT, count)) {
+		nlmsg_free(msg);
+		return -EMSGSIZE;
+	}
+	genlmsg_end(msg, hdr);
+	return genlmsg_reply(msg, info);
+}
+
+static int slablab_nl_obj_alloc(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr *tb[SLABLAB_CACHE_A_MAX + 1];
+	struct slablab_cache *s;
+	u32 id, count;
+	int cpu, err;
+
+	err = parse_cache(info, tb);
+	if (err)
+		return err;
+	if (GENL_REQ_ATTR_CHECK(info, SLABLAB_A_COUNT))
+		return -EINVAL;
+	count = nla_get_u32(info->attrs[SLABLAB_A_COUNT]);
+	slablab_lock();
+	err = get_cpu_attr(info, &cpu);
+	if (err)
+		goto out;
+	s = lookup_cache(info, tb);
+	if (IS_ERR(s)) {
+		err = PTR_ERR(s);
+		goto out;
+	}
+	err = slablab_handle_alloc(s, count, cpu, &id, info->extack);
+	if (!err)
+		err = reply_handle(info, SLABLAB_CMD_OBJ_ALLOC, id, count);
+out:
+	slablab_unlock();
+	return err;
+}
+
+static int slablab_nl_obj_free(struct sk_buff *skb, struct genl_info *info)
+{
+	u32 id, count = 0, left = 0;
+	int cpu, err;
+
+	if (GENL_REQ_ATTR_CHECK(info, SLABLAB_A_HANDLE))
+		return -EINVAL;
+	id = nla_get_u32(info->attrs[SLABLAB_A_HANDLE]);
+	if (info->attrs[SLABLAB_A_COUNT])
+		count = nla_get_u32(info->attrs[SLABLAB_A_COUNT]);
+	slablab_lock();
+	err = get_cpu_attr(info, &cpu);
+	if (!err)
+		err = slablab_handle_free(id, cpu, count, &left, info->extack);
+	if (!err)
+		err = reply_handle(info, SLABLAB_CMD_OBJ_FREE, id, left);
+	slablab_unlock();
+	return err;
+}
+
+static int slablab_nl_lab_set(struct sk_buff *skb, struct genl_info *info)
+{
+	if (GENL_REQ_ATTR_CHECK(info, SLABLAB_A_KMALLOC_PAGE_POLICY))
+		return -EINVAL;
+	WRITE_ONCE(slablab_page_policy,
+		   nla_get_u32(info->attrs[SLABLAB_A_KMALLOC_PAGE_POLICY]));
+	return 0;
+}
+
+static int slablab_nl_selftest_warn(struct sk_buff *skb, struct genl_info *info)
+{
+	if (!slablab_selftests) {
+		NL_SET_ERR_MSG_MOD(info->extack,
+				   "load slablab with selftests=1 to use this test hook");
+		return -EOPNOTSUPP;
+	}
+	WARN(1, "slablab: selftest WARN requested over netlink\n");
+	return 0;
+}
+
+static const struct genl_ops slablab_ops[] = {
+	{
+		.cmd = SLABLAB_CMD_GET_STATUS,
+		.doit = slablab_nl_get_status,
+	}, {
+		.cmd = SLABLAB_CMD_CACHE_NEW,
+		.doit = slablab_nl_cache_new,
+		.flags = GENL_ADMIN_PERM,
+	}, {
+		.cmd = SLABLAB_CMD_CACHE_DEL,
+		.doit = slablab_nl_cache_del,
+		.flags = GENL_ADMIN_PERM,
+	}, {
+		.cmd = SLABLAB_CMD_CACHE_GET,
+		.doit = slablab_nl_cache_get,
+		.dumpit = slablab_nl_cache_dump,
+	}, {
+		.cmd = SLABLAB_CMD_CACHE_SET,
+		.doit = slablab_nl_cache_set,
+		.flags = GENL_ADMIN_PERM,
+	}, {
+		.cmd = SLABLAB_CMD_CACHE_SHRINK,
+		.doit = slablab_nl_cache_shrink,
+		.flags = GENL_ADMIN_PERM,
+	}, {
+		.cmd = SLABLAB_CMD_CACHE_VALIDATE,
+		.doit = slablab_nl_cache_validate,
+		.flags = GENL_ADMIN_PERM,
+	}, {
+		.cmd = SLABLAB_CMD_CACHE_RESET_STATS,
+		.doit = slablab_nl_cache_reset,
+		.flags = GENL_ADMIN_PERM,
+	}, {
+		.cmd = SLABLAB_CMD_OBJ_ALLOC,
+		.doit = slablab_nl_obj_alloc,
+		.flags = GENL_ADMIN_PERM,
+	}, {
+		.cmd = SLABLAB_CMD_OBJ_FREE,
+		.doit = slablab_nl_obj_free,
+		.flags = GENL_ADMIN_PERM,
+	}, {
+		.cmd = SLABLAB_CMD_LAB_SET,
+		.doit = slablab_nl_lab_set,
+		.flags = GENL_ADMIN_PERM,
+	}, {
+		.cmd = SLABLAB_CMD_SELFTEST_WARN,
+		.doit = slablab_nl_selftest_warn,
+		.flags = GENL_ADMIN_PERM,
+	},
+};
+
+static struct genl_family slablab_family __ro_after_init = {
+	.name = SLABLAB_GENL_NAME,
+	.version = SLABLAB_GENL_VERSION,
+	.maxattr = SLABLAB_A_MAX,
+	.policy = slablab_policy,
+	.netnsok = false,
+	.module = THIS_MODULE,
+	.ops = slablab_ops,
+	.n_ops = ARRAY_SIZE(slablab_ops),
+	.resv_start_op = SLABLAB_CMD_GET_STATUS,	/* strict from the first command */
+};
+
+int __init slablab_netlink_init(void)
+{
+	return genl_register_family(&slablab_family);
+}
+
+void slablab_netlink_exit(void)
+{
+	genl_unregister_family(&slablab_family);
+}

@@ -1,0 +1,216 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * slablab policy math: pure functions of their arguments, no kernel state, so the same
+ * code is compiled into the module and into the host unit tests (tests/host/test_policy.c).
+ *
+ * They follow SLUB as it stood in 6.1 (mm/slub.c: calculate_order(), set_cpu_partial(),
+ * set_min_partial()), with the fractions the slablab design asks for.
+ */
+#ifndef _SLABLAB_POLICY_H
+#define _SLABLAB_POLICY_H
+
+#define SLABLAB_MIN_PARTIAL_LO	5	/* SLUB's MIN_PARTIAL */
+#define SLABLAB_MIN_PARTIAL_HI	10	/* SLUB's MAX_PARTIAL */
+#define SLABLAB_DEFAULT_MAX_ORDER 3	/* PAGE_ALLOC_COSTLY_ORDER, SLUB's slub_max_order */
+
+/**
+ * enum slablab_order_reason - why slablab_calc_order() picked its order
+ * @SLABLAB_ORDER_FIT: leftover within 1/fraction of the slab while holding min_objects
+ * @SLABLAB_ORDER_FEWER_OBJECTS: as FIT, but min_objects had to be lowered
+ * @SLABLAB_ORDER_ONE_OBJECT: nothing fit the leftover rules; one object per slab
+ * @SLABLAB_ORDER_TOO_BIG: not even one object fits in a slab of max_order
+ */
+enum slablab_order_reason {
+	SLABLAB_ORDER_FIT,
+	SLABLAB_ORDER_FEWER_OBJECTS,
+	SLABLAB_ORDER_ONE_OBJECT,
+	SLABLAB_ORDER_TOO_BIG,
+};
+
+/**
+ * struct slablab_order_choice - result of slablab_calc_order()
+ * @order: slab order chosen (valid unless @reason is SLABLAB_ORDER_TOO_BIG)
+ * @fraction: largest leftover allowed, as 1/fraction of the slab (0 when unbounded)
+ * @min_objects: objects per slab the choice was made to hold
+ * @reason: why
+ */
+struct slablab_order_choice {
+	unsigned int order;
+	unsigned int fraction;
+	unsigned int min_objects;
+	enum slablab_order_reason reason;
+};
+
+static inline unsigned int slablab_fls(unsigned int x)
+{
+	unsigned int r = 0;
+
+	while (x) {
+		r++;
+		x >>= 1;
+	}
+	return r;
+}
+
+static inline unsigned int slablab_ilog2(unsigned long x)
+{
+	unsigned int r = 0;
+
+	while (x > 1) {
+		r++;
+		x >>= 1;
+	}
+	return r;
+}
+
+/** slablab_objs_per_slab - objects of @stride bytes in a slab of 2^@order pages */
+static inline unsigned int slablab_objs_per_slab(unsigned int order, unsigned int stride,
+						 unsigned int page_size)
+{
+	return (unsigned int)(((unsigned long)page_size << order) / stride);
+}
+
+/** slablab_size_order - smallest order whose slab holds @bytes (get_order()) */
+static inline unsigned int slablab_size_order(unsigned long bytes, unsigned int page_size)
+{
+	unsigned int order = 0;
+
+	while (((unsigned long)page_size << order) < bytes)
+		order++;
+	return order;
+}
+
+/*
+ * Smallest order in [size_order(min_objects * stride), max_order] whose leftover is at
+ * most slab_size / fraction; max_order + 1 when there is none. Mirrors calc_slab_order().
+ */
+static inline unsigned int slablab_fit_order(unsigned int stride, unsigned int min_objects,
+					     unsigned int max_order, unsigned int fraction,
+					     unsigned int page_size)
+{
+	unsigned int order;
+
+	for (order = slablab_size_order((unsigned long)min_objects * stride, page_size);
+	     order <= max_order; order++) {
+		unsigned long slab_size = (unsigned long)page_size << order;
+
+		if (slab_size % stride <= slab_size / fraction)
+			return order;
+	}
+	return max_order + 1;
+}
+
+/** slablab_min_objects - objects a slab should hold: SLUB's 4 * (fls(nr_cpus) + 1) */
+static inline unsigned int slablab_min_objects(unsigned int nr_cpus)
+{
+	return 4 * (slablab_fls(nr_cpus) + 1);
+}
+
+/**
+ * slablab_calc_order - the order policy
+ * @stride: bytes per object in the slab
+ * @nr_cpus: cpus the machine may have (nr_cpu_ids)
+ * @max_order: largest order allowed
+ * @page_size: PAGE_SIZE
+ *
+ * The smallest order whose leftover is within 1/16 of the slab, relaxing to 1/8, 1/4
+ * and 1/2, while the slab holds slablab_min_objects(@nr_cpus) objects (fewer when even
+ * a max_order slab cannot hold that many, lowered one by one when nothing fits), capped
+ * by @max_order. Page-sized objects come out at order 3 (8 per slab), as seed 004 asks.
+ */
+static inline struct slablab_order_choice
+slablab_calc_order(unsigned int stride, unsigned int nr_cpus, unsigned int max_order,
+		   unsigned int page_size)
+{
+	struct slablab_order_choice c = { 0, 0, 0, SLABLAB_ORDER_TOO_BIG };
+	unsigned int want = slablab_min_objects(nr_cpus);
+	unsigned int max_objs = slablab_objs_per_slab(max_order, stride, page_size);
+	unsigned int min_objects, fraction;
+
+	if (!stride || max_objs == 0)
+		return c;
+	if (want > max_objs)
+		want = max_objs;
+	for (min_objects = want; min_objects > 1; min_objects--) {
+		for (fraction = 16; fraction >= 2; fraction /= 2) {
+			unsigned int order = slablab_fit_order(stride, min_objects, max_order,
+							       fraction, page_size);
+
+			if (order <= max_order) {
+				c.order = order;
+				c.fraction = fraction;
+				c.min_objects = min_objects;
+				c.reason = min_objects == want ? SLABLAB_ORDER_FIT
+							       : SLABLAB_ORDER_FEWER_OBJECTS;
+				return c;
+			}
+		}
+	}
+	c.order = slablab_size_order(stride, page_size);
+	c.fraction = 0;
+	c.min_objects = 1;
+	c.reason = SLABLAB_ORDER_ONE_OBJECT;
+	return c;
+}
+
+/** slablab_default_min_partial - ilog2(size) / 2 clamped to [5, 10] (seed 000) */
+static inline unsigned int slablab_default_min_partial(unsigned int size)
+{
+	unsigned int mp = slablab_ilog2(size) / 2;
+
+	if (mp < SLABLAB_MIN_PARTIAL_LO)
+		mp = SLABLAB_MIN_PARTIAL_LO;
+	if (mp > SLABLAB_MIN_PARTIAL_HI)
+		mp = SLABLAB_MIN_PARTIAL_HI;
+	return mp;
+}
+
+/** slablab_default_cpu_partial - objects kept on per-cpu partial lists (set_cpu_partial) */
+static inline unsigned int slablab_default_cpu_partial(unsigned int stride, unsigned int page_size)
+{
+	if (stride >= page_size)
+		return 6;
+	if (stride >= 1024)
+		return 24;
+	if (stride >= 256)
+		return 52;
+	return 120;
+}
+
+/**
+ * slablab_cpu_partial_slabs - slabs a per-cpu partial list may hold for @cpu_partial
+ * objects, assuming slabs on it are half free (SLUB's slub_set_cpu_partial()).
+ */
+static inline unsigned int slablab_cpu_partial_slabs(unsigned int cpu_partial,
+						     unsigned int objs_per_slab)
+{
+	if (!cpu_partial || !objs_per_slab)
+		return 0;
+	return (cpu_partial * 2 + objs_per_slab - 1) / objs_per_slab;
+}
+
+/** slablab_stride - bytes per object: @size rounded up to @align (a power of two) */
+static inline unsigned int slablab_stride(unsigned int size, unsigned int align)
+{
+	return (size + align - 1) & ~(align - 1);
+}
+
+/** slablab_valid_name - names are 1..@max-1 characters of [A-Za-z0-9_.:-] */
+static inline int slablab_valid_name(const char *name, unsigned int max)
+{
+	unsigned int i;
+
+	for (i = 0; name[i]; i++) {
+		char ch = name[i];
+
+		if (i + 1 >= max)
+			return 0;
+		if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+		      (ch >= '0' && ch <= '9') || ch == '_' || ch == '.' || ch == ':' ||
+		      ch == '-'))
+			return 0;
+	}
+	return i > 0;
+}
+
+#endif /* _SLABLAB_POLICY_H */

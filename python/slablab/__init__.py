@@ -1,0 +1,78 @@
+# SPDX-License-Identifier: GPL-2.0 OR MIT
+"""slablab: Python control of the slablab kernel slab allocator.
+
+A thin layer over libslabctl (the C++ library behind ``slabctl``), bound with pybind11::
+
+    import slablab
+
+    client = slablab.Client()               # raises slablab.ModuleNotLoaded without the module
+    print(client.version(), client.status()["nr_online_cpus"])
+    with client.cache("t64", size=64) as c:  # created here, destroyed at the end
+        h = c.alloc(1000, cpu=0)
+        print(c.stats["alloc_fastpath"], c.gauges["slabs"])
+
+Results are plain dicts with the keys of ``slabctl --json`` (schema ``slablab/1``);
+see docs/python.md.
+"""
+
+from . import _core
+from ._core import (
+    API_VERSION,
+    CACHE_FLAGS,
+    FASTPATHS,
+    FEATURES,
+    JSON_SCHEMA,
+    LIMITS,
+    PAGE_POLICIES,
+    STAT_NAMES,
+    format_size,
+)
+from .cache import Cache
+from .errors import (
+    AlreadyExists,
+    Busy,
+    Error,
+    InvalidArgument,
+    ModuleNotLoaded,
+    NotFound,
+    OperationFailed,
+    PermissionDenied,
+)
+
+__version__ = _core.__version__
+
+__all__ = [
+    "__version__",
+    "API_VERSION",
+    "CACHE_FLAGS",
+    "FASTPATHS",
+    "FEATURES",
+    "JSON_SCHEMA",
+    "LIMITS",
+    "PAGE_POLICIES",
+    "STAT_NAMES",
+    "format_size",
+    "Client",
+    "Cache",
+    "Error",
+    "ModuleNotLoaded",
+    "PermissionDenied",
+    "NotFound",
+    "AlreadyExists",
+    "InvalidArgument",
+    "Busy",
+    "OperationFailed",
+]
+
+
+class Client(_core.Client):
+    __doc__ = _core.Client.__doc__
+
+    def cache(self, name, size, **tunables):
+        """A :class:`Cache` context manager: ``with client.cache("t64", size=64) as c:``
+        creates the cache (with the keyword tunables of :meth:`cache_create`) on entry and
+        frees its objects and destroys it on exit."""
+        return Cache(self, name, size, **tunables)
+
+    def __repr__(self):
+        return f"<slablab.Client family_id={self.family_id}>"

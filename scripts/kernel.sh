@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Fetch a Debian kernel (image, modules, headers, kbuild) into a cache without installing
+# anything, and print the directory that describes it.
+#
+#   scripts/kernel.sh [KERNEL]
+#
+# KERNEL:
+#   6.1 (default)   bookworm's current 6.1 kernel (linux-image-amd64)
+#   6.12            bookworm-backports' current kernel (private apt state, machine untouched)
+#   6.12-rt         the same, PREEMPT_RT flavour
+#   6.1.0-57-amd64  an exact Debian ABI name from bookworm (suffix -bpo for backports)
+#
+# Output: the cache directory on stdout; it holds
+#   root/      every package unpacked with dpkg -x
+#   env        shell assignments KREL, VMLINUZ, KDIR (headers ready for Kbuild), MODDIR
+# Progress goes to stderr. The cache lives in ${SLABLAB_CACHE:-~/.cache/slablab}/kernels/.
+set -euo pipefail
+
+KERNEL=${1:-${KERNEL:-6.1}}
+CACHE=${SLABLAB_CACHE:-$HOME/.cache/slablab}
+APTDIR=$CACHE/apt-backports
+log() { echo "kernel: $*" >&2; }
+die() { echo "kernel: error: $*" >&2; exit 1; }
+
+apt_bpo() {
+	# apt with its own sources list and state, so the machine's apt setup is never changed.
+	mkdir -p "$APTDIR/lists/partial" "$APTDIR/cache/archives/partial"
+	local src="$APTDIR/sources.list"
+	[ -f "$src" ] || echo "deb http://deb.debian.org/debian bookworm-backports main" >"$src"
+	local prog=$1
+	shift
+	"$prog" -q -o Dir::Etc::SourceList="$src" -o Dir::Etc::SourceParts=/nonexistent \
+		-o Dir::State::Lists="$APTDIR/lists" -o Dir::Cache="$APTDIR/cache" \
+		-o Debug::NoLocking=1 "$@"
+}
+
+bpo=0
+flavour=amd64
+case "$KERNEL" in
+6.1) meta=linux-image-amd64 ;;
+6.12) bpo=1; meta=linux-image-amd64 ;;
+6.12-rt) bpo=1; meta=linux-image-rt-amd64; flavour=rt-amd64 ;;
+*-amd64) meta= ; abi=$KERNEL; [[ $KERNEL == *bpo* ]] && bpo=1
+	 [[ $KERNEL == *-rt-amd64 ]] && flavour=rt-amd64 ;;
+*) die "unknown KERNEL '$KERNEL' (use 6.1, 6.12, 6.12-rt or an ABI name like 6.1.0-57-amd64)" ;;
+esac
+
+if [ $bpo = 1 ]; then
+		# Refresh the private lists at most daily.
+	if [ -z "$(find "$APTDIR/lists" -maxdepth 1 -name '*Packages*' -mtime -1 2>/dev/null)" ]; then
+		log "updating bookworm-backports package lists"
+		apt_bpo apt-get update >&2 || die "apt-get update for bookworm-backports failed"
+	fi
+fi
+
+if [ -n "${meta:-}" ]; then
+	if [ $bpo = 1 ]; then
+		img=$(apt_bpo apt-cache show "$meta/bookworm-backports" 2>/dev/null | sed -n 's/^Depends: \(linux-image-[^ ,]*\).*/\1/p' | sort -V | tail -1)
+	else
+		img=$(apt-cache show "$meta" 2>/dev/null | sed -n 's/^Depends: \(linux-image-[^ ,]*\).*/\1/p' | sort -V | tail -1)
+	fi
+	[ -n "$img" ] || die "cannot resolve $meta (is the Debian archive reachable? try: apt-get update)"
+	abi=${img#linux-image-}
+fi
+abi=${abi%-unsigned}
+DIR=$CACHE/kernels/$abi
+if [ -f "$DIR/env" ]; then
+	echo "$DIR"
+	exit 0
+fi
+
+log "fetching Debian kernel $abi into $DIR"
+rm -rf "$DIR.tmp"
+mkdir -p "$DIR.tmp/debs"
+cd "$DIR.tmp/debs"
+showcmd() { if [ $bpo = 1 ]; then apt_bpo apt-cache show "$1"; else apt-cache show "$1"; fi; }
+common=$(showcmd "linux-headers-$abi" 2>/dev/null | sed -n 's/^Depends: .*\(linux-headers-[^ ,]*-common[^ ,]*\).*/\1/p' | head -1)
+kbuild=$(showcmd "linux-headers-$abi" 2>/dev/null | sed -n 's/^Depends: .*\(linux-kbuild-[0-9.]*\).*/\1/p' | head -1)
+[ -n "$common" ] && [ -n "$kbuild" ] || die "cannot resolve headers for $abi"
+pkgs=("linux-image-$abi" "linux-headers-$abi" "$common" "$kbuild")
+# linux-image-*-amd64 is the signed package; prefer -unsigned where it exists (same binary).
+if showcmd "linux-image-$abi-unsigned" >/dev/null 2>&1; then pkgs[0]="linux-image-$abi-unsigned"; fi
+if [ $bpo = 1 ]; then
+	for p in "${pkgs[@]}"; do apt_bpo apt-get download "$p/bookworm-backports" >&2 || apt_bpo apt-get download "$p" >&2 || die "download of $p failed"; done
+else
+	apt-get -q download "${pkgs[@]}" >&2 || die "apt-get download ${pkgs[*]} failed"
+fi
+for d in *.deb; do log "unpacking $d"; dpkg -x "$d" "$DIR.tmp/root"; done
+rm -rf "$DIR.tmp/debs"
+
+R=$DIR/root
+KDIR_TMP=$DIR.tmp/root/usr/src/linux-headers-$abi
+# The -amd64 headers include the -common tree by absolute /usr/src path: point it into the cache.
+sed -i "s#/usr/src/#$R/usr/src/#g" "$KDIR_TMP/Makefile"
+vmlinuz=$(ls "$DIR.tmp/root/boot/vmlinuz-"* | head -1)
+krel=${vmlinuz##*/vmlinuz-}
+# Debian generates modules.dep at install time; the VM's initramfs needs it to order insmods.
+depmod -b "$DIR.tmp/root" "$krel" || die "depmod failed for $krel"
+cat >"$DIR.tmp/env" <<EOT
+KREL=$krel
+VMLINUZ=$R/boot/vmlinuz-$krel
+KDIR=$R/usr/src/linux-headers-$abi
+MODDIR=$R/lib/modules/$krel
+EOT
+mv "$DIR.tmp" "$DIR"
+log "kernel $krel ready"
+echo "$DIR"

@@ -1,0 +1,418 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Run a command in a throwaway qemu VM booted on an unpacked Debian kernel, with the
+# host's root filesystem (read-only) and this repository (read-write, same path) shared
+# over 9p, and fail when the kernel log shows a splat. docs/vm.md has the details.
+#
+#   scripts/vm.sh [--kernel-dir DIR] [--module PATH.ko]... [--interactive]
+#                 [--timeout SECONDS] [--log FILE] [--] COMMAND [ARGS...]
+#
+# Exit status: COMMAND's own, or
+#   2    usage or host-side error (nothing booted)
+#   121  guest setup failed (a --module did not insmod, a 9p mount failed, ...)
+#   122  the guest never reported an exit status (crash, panic, qemu error)
+#   124  timeout (VM_TIMEOUT / --timeout)
+#   125  the kernel log holds a splat (Oops, BUG, WARNING, lockdep, ...), whatever
+#        COMMAND returned
+#   129, 130, 143  vm.sh got SIGHUP, SIGINT (^C), SIGTERM and killed the guest
+set -euo pipefail
+
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)
+CACHE=${SLABLAB_CACHE:-$HOME/.cache/slablab}
+QEMU=${VM_QEMU:-qemu-system-x86_64}
+# Prefix of the command's output lines in the serial log; splat detection skips them.
+OUT_PREFIX='[cmd] '
+
+usage() {
+	cat <<EOF
+usage: scripts/vm.sh [options] [--] COMMAND [ARGS...]
+       scripts/vm.sh --interactive [options] [COMMAND [ARGS...]]
+
+Boot the Debian kernel unpacked by scripts/kernel.sh in qemu, with the host root (read
+only) and $REPO (read-write, same path) shared over 9p, and run COMMAND there
+(one argument: run through sh -c; several: executed as is), from the current directory
+when it is inside the repository, else from the repository root.
+
+options:
+  --kernel-dir DIR    kernel directory from scripts/kernel.sh (default: KERNEL_DIR, or
+                      \`scripts/kernel.sh \${KERNEL:-6.1}\`)
+  --module PATH.ko    insmod this module before COMMAND (repeatable)
+  --interactive, -i   give COMMAND (default: bash) the terminal; no timeout by default
+  --timeout SECONDS   kill the VM after SECONDS (default VM_TIMEOUT or 900; 0 = never)
+  --log FILE          serial log (default VM_LOG or build/vm/serial.log)
+
+environment: KERNEL KERNEL_DIR VM_CPUS (2) VM_MEM (2G) VM_TIMEOUT (900) VM_LOG
+  VM_ACCEL (auto|kvm|tcg) VM_APPEND (extra kernel args) VM_ENV (names of variables to
+  pass into the guest, besides SLABLAB_*, PYTEST_ADDOPTS, PYTHONDONTWRITEBYTECODE)
+  VM_SPLAT_IGNORE (ERE: kernel lines not to count as splats)
+  VM_CACHE_ROOT (loose) VM_CACHE_REPO (mmap): 9p cache modes; VM_PVH=0: boot the
+  bzImage instead of the extracted vmlinux; VM_QEMU: the qemu binary
+
+exit status: COMMAND's; 2 usage/host error, 121 guest setup failed (e.g. insmod),
+  122 no exit status from the guest (crash), 124 timeout, 125 kernel splat in the log
+EOF
+}
+die() { echo "vm: error: $*" >&2; exit 2; }
+qesc() { printf '%s' "${1//,/,,}"; } # commas are doubled in qemu option values
+is_uint() { [[ $1 =~ ^[0-9]+$ ]]; }
+
+# ---------------------------------------------------------------- options
+kernel_dir=${KERNEL_DIR:-}
+modules=()
+interactive=0
+timeout=${VM_TIMEOUT:-}
+log=${VM_LOG:-$REPO/build/vm/serial.log}
+cpus=${VM_CPUS:-2}
+mem=${VM_MEM:-2G}
+accel=${VM_ACCEL:-auto}
+while [ $# -gt 0 ]; do
+	case $1 in
+	--kernel-dir | --module | --timeout | --log)
+		[ $# -ge 2 ] || die "$1 needs an argument"
+		case $1 in
+		--kernel-dir) kernel_dir=$2 ;;
+		--module) modules+=("$2") ;;
+		--timeout) timeout=$2 ;;
+		--log) log=$2 ;;
+		esac
+		shift 2 ;;
+	--kernel-dir=*) kernel_dir=${1#*=}; shift ;;
+	--module=*) modules+=("${1#*=}"); shift ;;
+	--timeout=*) timeout=${1#*=}; shift ;;
+	--log=*) log=${1#*=}; shift ;;
+	-i | --interactive) interactive=1; shift ;;
+	-h | --help) usage; exit 0 ;;
+	--) shift; break ;;
+	-*) die "unknown option $1 (see --help)" ;;
+	*) break ;;
+	esac
+done
+[ $# -gt 0 ] || [ $interactive = 1 ] || { usage >&2; exit 2; }
+# Interactive sessions are for humans: no timeout unless one is asked for.
+[ -n "$timeout" ] || { [ $interactive = 1 ] && timeout=0 || timeout=900; }
+is_uint "$timeout" || die "timeout '$timeout' is not a number of seconds"
+{ is_uint "$cpus" && [ "$cpus" -ge 1 ]; } || die "VM_CPUS '$cpus' is not a positive number"
+[[ $mem =~ ^[0-9]+[MGmg]?$ ]] || die "VM_MEM '$mem' is not a size like 2G or 512M"
+case $accel in auto | kvm | tcg) ;; *) die "VM_ACCEL '$accel' is not auto, kvm or tcg" ;; esac
+cache_root=${VM_CACHE_ROOT:-loose}
+cache_repo=${VM_CACHE_REPO:-mmap}
+command -v "$QEMU" >/dev/null || die "$QEMU not found (apt-get install qemu-system-x86)"
+
+if [ -z "$kernel_dir" ]; then
+	kernel_dir=$("$REPO/scripts/kernel.sh" "${KERNEL:-6.1}") || die "scripts/kernel.sh failed"
+fi
+[ -f "$kernel_dir/env" ] || die "$kernel_dir/env missing: not a scripts/kernel.sh directory"
+KREL=$(sed -n 's/^KREL=//p' "$kernel_dir/env")
+VMLINUZ=$(sed -n 's/^VMLINUZ=//p' "$kernel_dir/env")
+[ -f "$VMLINUZ" ] || die "kernel image '$VMLINUZ' missing"
+
+mod_paths=()
+for m in ${modules[@]+"${modules[@]}"}; do
+	[ -f "$m" ] || die "module '$m' not found"
+	p=$(realpath -e "$m")
+	[[ $p != *$'\n'* ]] || die "module path with a newline: '$m'"
+	mod_paths+=("$p")
+done
+
+# The guest starts in the caller's directory when it lies in the repository (the only
+# writable share), else in the repository root.
+cwd=$(pwd -P)
+case "$cwd/" in "$REPO"/*) ;; *) cwd=$REPO ;; esac
+
+case $log in /*) ;; *) log=$(pwd -P)/$log ;; esac
+mkdir -p "$(dirname "$log")"
+# Concurrent runs must not share a log: the splat scan would blame one run for the
+# other's kernel. The lock lives as long as this script and its children.
+exec {logfd}>>"$log"
+if ! flock -n "$logfd"; then
+	exec {logfd}>&-
+	echo "vm: $log is in use by another run; this one logs to ${log%.log}.$$.log" >&2
+	log=${log%.log}.$$.log
+	exec {logfd}>>"$log"
+	flock -n "$logfd" || die "cannot lock $log"
+fi
+
+initramfs=$("$REPO/scripts/vm/initramfs.sh" "$kernel_dir" "$REPO/build/vm") ||
+	die "building the initramfs failed"
+# The uncompressed vmlinux, booted through PVH, saves the 2.5-4.5 s that the bzImage
+# decompressor takes under TCG (VM_PVH=0: boot the bzImage as it is).
+boot_image=$VMLINUZ
+if [ "${VM_PVH:-1}" != 0 ]; then
+	boot_image=$("$REPO/scripts/vm/vmlinux.sh" "$VMLINUZ" "$REPO/build/vm") || boot_image=$VMLINUZ
+fi
+
+run=$(mktemp -d "${TMPDIR:-/tmp}/slablab-vm.XXXXXX")
+readers=()
+qpid=
+# shellcheck disable=SC2317 # called from the EXIT trap
+cleanup() {
+	[ -z "$qpid" ] || kill "$qpid" 2>/dev/null || true
+	for p in ${readers[@]+"${readers[@]}"}; do kill "$p" 2>/dev/null || true; done
+	rm -rf "$run"
+}
+trap cleanup EXIT
+
+# ---------------------------------------------------------------- accelerator
+# KVM only when a tiny boot under KVM actually reaches the kernel (nested setups can
+# have a /dev/kvm on which qemu hangs). The verdict is cached per qemu/host/guest kernel.
+kvm_works() {
+	[ -c /dev/kvm ] && [ -r /dev/kvm ] && [ -w /dev/kvm ] || return 1
+	local key f verdict
+	key="$("$QEMU" --version | head -1) | host $(uname -r) | guest $KREL"
+	f=$CACHE/kvm-probe
+	verdict=$(awk -F'\t' -v k="$key" '$1 == k { v = $2 } END { print v }' "$f" 2>/dev/null || true)
+	if [ -z "$verdict" ]; then
+		echo "vm: probing KVM (result cached in $f)" >&2
+		verdict=no
+		# No initrd and a missing root device: a working KVM panics within ~2 s.
+		if timeout -k 2 10 "$QEMU" -accel kvm -cpu host -nodefaults -no-user-config \
+			-display none -no-reboot -m 256 -kernel "$VMLINUZ" \
+			-append "console=ttyS0 panic=-1 root=/dev/vm-kvm-probe" \
+			-serial "file:$(qesc "$run/kvm-probe.log")" </dev/null >/dev/null 2>&1 &&
+			grep -q 'Kernel panic' "$run/kvm-probe.log"; then
+			verdict=yes
+		fi
+		mkdir -p "$CACHE"
+		printf '%s\t%s\n' "$key" "$verdict" >>"$f"
+	fi
+	[ "$verdict" = yes ]
+}
+case $accel in
+auto) if kvm_works; then accel=kvm; else accel=tcg; fi ;;
+kvm) kvm_works || die "VM_ACCEL=kvm but KVM does not work here" ;;
+esac
+if [ "$accel" = kvm ]; then
+	accel_args=(-accel kvm -cpu host)
+else
+	# shellcheck disable=SC2054 # commas belong to the qemu option
+	accel_args=(-accel tcg,thread=multi -cpu max)
+fi
+
+# ---------------------------------------------------------------- per-run config
+# Appended to the cached initramfs as a second cpio archive (the kernel unpacks both):
+# /vm/conf is sourced by /init, /vm/cmd is the bash script run in the host root,
+# /vm/modules lists the --module paths.
+sq() { printf "'%s'" "${1//\'/\'\\\'\'}"; } # quote for busybox ash
+mkdir -p "$run/cfg/vm"
+rows=24 cols=80
+if [ $interactive = 1 ] && [ -t 0 ]; then
+	read -r rows cols < <(stty size 2>/dev/null || echo 24 80)
+	[ "${rows:-0}" -gt 0 ] && [ "${cols:-0}" -gt 0 ] || rows=24 cols=80
+fi
+cat >"$run/cfg/vm/conf" <<EOF
+VM_REPO=$(sq "$REPO")
+VM_INTERACTIVE=$interactive
+VM_ROWS=$rows
+VM_COLS=$cols
+VM_MSIZE=512000
+VM_CACHE_ROOT=$(sq "$cache_root")
+VM_CACHE_REPO=$(sq "$cache_repo")
+EOF
+printf '%s\n' ${mod_paths[@]+"${mod_paths[@]}"} >"$run/cfg/vm/modules"
+
+if [ $interactive = 1 ]; then term=${TERM:-linux}
+elif [ -t 1 ]; then term=${TERM:-dumb}
+else term=dumb
+fi
+{
+	echo "export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+	echo "export HOME=/tmp/home USER=root LOGNAME=root SHELL=/bin/bash LANG=C.UTF-8"
+	echo "export TERM=$(printf %q "$term")"
+	# Variables passed through: VM_ENV names, a few for python/pytest, and SLABLAB_*.
+	for v in ${VM_ENV:-} PYTEST_ADDOPTS PYTHONDONTWRITEBYTECODE $(compgen -v SLABLAB_ || true); do
+		[[ $v =~ ^[A-Za-z_][A-Za-z0-9_]*$ ]] || die "VM_ENV: '$v' is not a variable name"
+		[ -z "${!v+set}" ] || echo "export $v=$(printf %q "${!v}")"
+	done
+	# shellcheck disable=SC2016 # expanded in the guest
+	echo 'mkdir -p "$HOME"'
+	echo "cd -- $(printf %q "$cwd") || exit 126"
+	if [ $# -eq 0 ]; then
+		echo "export PS1='(vm) \\w\\\$ '"
+		echo "exec /bin/bash --norc -i"
+	elif [ $# -eq 1 ]; then
+		echo "exec /bin/sh -c $(printf %q "$1")"
+	else
+		printf 'exec --'
+		printf ' %q' "$@"
+		echo
+	fi
+} >"$run/cfg/vm/cmd"
+(cd "$run/cfg" && find vm | cpio --quiet -o -H newc -R 0:0) >"$run/cfg.cpio"
+cat "$initramfs" "$run/cfg.cpio" >"$run/initrd"
+
+# ---------------------------------------------------------------- qemu
+# slab_nomerge: every cache keeps its own slabs, so bugs are not masked by merging.
+# ignore_loglevel: the serial log gets every printk, KERN_DEBUG included.
+# oops=panic panic=-1: an Oops resets the VM at once (qemu -no-reboot then exits)
+#   instead of leaving a wedged guest to run into the timeout. No panic_on_warn: a
+#   WARN lets the run finish and is then reported from the log.
+# No acpi=off: without ACPI tables the kernel brings up only one cpu (measured: nproc
+#   says 1 under -smp 2), and slablab's per-cpu behaviour is the point of the tests.
+#   -no-reboot turns a guest reset (panic) into qemu's exit.
+append="console=ttyS0 loglevel=8 ignore_loglevel printk.time=1 printk.devkmsg=on"
+append+=" slab_nomerge oops=panic panic=-1 ${VM_APPEND:-}"
+
+mkfifo "$run/ttyS0.in" "$run/ttyS0.out" "$run/ttyS1.in" "$run/ttyS1.out" "$run/out"
+out_chardev="stdio,id=out,signal=off"
+if [ $interactive = 1 ]; then
+	out_chardev+=",mux=on" # mux: Ctrl-a x quits qemu from the terminal
+else
+	out_chardev+=",logfile=$(qesc "$run/out"),logappend=on"
+fi
+# shellcheck disable=SC2054 # commas belong to the qemu options
+qargs=(
+	-nodefaults -no-user-config -display none -no-reboot
+	-machine pc "${accel_args[@]}" -smp "$cpus" -m "$mem"
+	-kernel "$boot_image" -initrd "$run/initrd" -append "$append"
+	# ttyS0: kernel console. ttyS1: status lines. Both through fifos read below.
+	-chardev "pipe,id=con,path=$(qesc "$run/ttyS0")" -serial chardev:con
+	-chardev "pipe,id=status,path=$(qesc "$run/ttyS1")" -serial chardev:status
+	# hvc0: the command's stdio, straight to our stdout.
+	-device virtio-serial-pci -chardev "$out_chardev" -device virtconsole,chardev=out
+	-virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap"
+	-virtfs "local,path=$(qesc "$REPO"),mount_tag=repo,security_model=none,multidevs=remap"
+	-device virtio-rng-pci
+)
+
+# Readers: whole lines only, each appended with one write(), so that kernel lines and
+# the command's (prefixed) lines interleave in the log without tearing each other.
+# mawk needs -W interactive to pass lines on as they come.
+awk_live=()
+awk -W version 2>&1 | grep -q mawk && awk_live=(-W interactive)
+: >"$log" # truncate (the lock stays on the open file)
+awk "${awk_live[@]}" '{ sub(/\r$/, ""); printf "%s", $0 "\n"; fflush() }' \
+	<"$run/ttyS0.out" >>"$log" &
+readers+=($!)
+if [ $interactive = 0 ]; then
+	OUT_PREFIX=$OUT_PREFIX awk "${awk_live[@]}" \
+		'{ sub(/\r$/, ""); printf "%s", ENVIRON["OUT_PREFIX"] $0 "\n"; fflush() }' \
+		<"$run/out" >>"$log" &
+	readers+=($!)
+fi
+# Status lines, stamped with the host time they arrived at (for the boot time).
+while IFS= read -r line; do
+	printf '%s %s\n' "$EPOCHREALTIME" "${line%$'\r'}"
+done <"$run/ttyS1.out" >"$run/status" &
+readers+=($!)
+
+echo "vm: booting $KREL ($accel, $cpus cpus, $mem) for: ${*:-an interactive shell}" >&2
+echo "vm: kernel log: $log" >&2
+t0=$EPOCHREALTIME
+qrc=0 interrupted=
+if [ $interactive = 1 ]; then
+	if [ "$timeout" -gt 0 ]; then
+		timeout --foreground -k 10 "$timeout" "$QEMU" "${qargs[@]}" || qrc=$?
+	else
+		"$QEMU" "${qargs[@]}" || qrc=$?
+	fi
+else
+	# --foreground keeps qemu in our process group: ^C reaches it. Background + wait so
+	# that our INT/TERM trap runs at once rather than after qemu exits.
+	timeout --foreground -k 10 "$timeout" "$QEMU" "${qargs[@]}" </dev/null &
+	qpid=$!
+	for sig in HUP:129 INT:130 TERM:143; do
+		# shellcheck disable=SC2064 # the exit status is fixed now, per signal
+		trap "interrupted=${sig#*:}; kill -TERM \$qpid 2>/dev/null || true" "${sig%:*}"
+	done
+	wait "$qpid" || qrc=$?
+	while kill -0 "$qpid" 2>/dev/null; do qrc=0; wait "$qpid" || qrc=$?; done
+	qpid=
+	trap - HUP INT TERM
+fi
+t_end=$EPOCHREALTIME
+
+# qemu is gone; its fifo ends are closed, so readers see EOF once drained. A reader that
+# never got past open() (qemu failed early) is released by a brief open of the fifo.
+for _ in $(seq 50); do
+	alive=0
+	for p in "${readers[@]}"; do kill -0 "$p" 2>/dev/null && alive=1; done
+	[ $alive = 1 ] || break
+	for f in ttyS0.out ttyS1.out out; do exec {fd}<>"$run/$f"; exec {fd}>&-; done
+	sleep 0.1
+done
+for p in "${readers[@]}"; do kill "$p" 2>/dev/null || true; wait "$p" 2>/dev/null || true; done
+readers=()
+if [ -n "$interrupted" ]; then
+	echo "vm: interrupted, guest killed (kernel log: $log)" >&2
+	exit "$interrupted"
+fi
+
+# ---------------------------------------------------------------- verdict
+elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b - a }'; }
+t_start=$(awk '$2 == "vm-start" { print $1; exit }' "$run/status")
+exit_line=$(awk '$2 == "vm-exit" { print $3; exit }' "$run/status")
+setup_err=$(awk '$2 == "vm-setup-failed" { $1 = $2 = ""; sub(/^ +/, ""); print; exit }' "$run/status")
+t_exit=$(awk '$2 == "vm-exit" { print $1; exit }' "$run/status")
+
+tail_log() {
+	echo "vm: last 40 lines of $log:" >&2
+	tail -n 40 "$log" | sed 's/^/  | /' >&2
+}
+
+# Splats: matched only on lines that carry a printk timestamp, i.e. lines of the kernel
+# console; the command's own output is prefixed in the log and never matches.
+SPLAT_RE='(^|[^A-Za-z])Oops([^A-Za-z]|$)|BUG:|kernel BUG at|BUG [^ ]+ \(.*\): '
+SPLAT_RE+='|^\[ *[0-9]+\.[0-9]+\]( \[ *[CT][0-9]+\])? WARNING: |KASAN:|UBSAN:'
+SPLAT_RE+='|possible circular locking|inconsistent lock state|possible recursive locking'
+SPLAT_RE+='|suspicious RCU usage|bad unlock balance|kmemleak: .*suspected memory leak'
+SPLAT_RE+='|unreferenced object 0x|general protection fault|Kernel panic'
+SPLAT_RE+='|self-detected stall|detected stalls? on CPU|soft lockup|hard LOCKUP'
+SPLAT_RE+='|blocked for more than [0-9]+ seconds|hung_task'
+splats() {
+	SPLAT_RE=$SPLAT_RE IGNORE=${VM_SPLAT_IGNORE:-} awk '
+	/^\[ *[0-9]+\.[0-9]+\]/ {
+		k[++n] = $0
+		if ($0 ~ ENVIRON["SPLAT_RE"] && (ENVIRON["IGNORE"] == "" || $0 !~ ENVIRON["IGNORE"])) {
+			hits++
+			for (i = n - 3; i <= n + 30; i++) show[i] = 1
+		}
+	}
+	END {
+		if (!hits) exit 1
+		printf "vm: %d kernel splat line(s) in the log; with context:\n", hits
+		last = 0; printed = 0
+		for (i = 1; i <= n && printed < 400; i++) {
+			if (!show[i]) continue
+			if (last && i != last + 1) print "  | ..."
+			print "  | " k[i]; last = i; printed++
+		}
+	}' "$log"
+}
+
+splat_report=$(splats || true)
+rc=
+if [ $qrc = 124 ] || { [ $qrc = 137 ] && [ "$timeout" -gt 0 ] &&
+	awk -v a="$t0" -v b="$t_end" -v t="$timeout" 'BEGIN { exit !(b - a >= t) }'; }; then
+	echo "vm: guest timed out after $timeout s" >&2
+	tail_log
+	rc=124
+elif [ -n "$setup_err" ]; then
+	echo "vm: guest setup failed: $setup_err" >&2
+	echo "vm: last kernel messages:" >&2
+	awk -v p="$OUT_PREFIX" 'index($0, p) != 1' "$log" | tail -n 15 | sed 's/^/  | /' >&2
+	rc=121
+elif ! is_uint "${exit_line:-x}"; then
+	echo "vm: the guest never reported an exit status (qemu exit status $qrc): crashed?" >&2
+	[ -n "$splat_report" ] || tail_log # a splat report below shows the crash itself
+	exit_line=
+	rc=122
+else
+	rc=$exit_line
+fi
+cmd_rc=${exit_line:--}
+if [ -n "$splat_report" ]; then
+	printf '%s\n' "$splat_report" >&2
+	if [ "$rc" != 124 ]; then
+		echo "vm: failing the run: kernel splat (full log: $log)" >&2
+		rc=125
+	fi
+fi
+
+boot=- cmd=-
+[ -z "$t_start" ] || boot=$(elapsed "$t0" "$t_start")s
+[ -z "$t_start" ] || [ -z "$t_exit" ] || cmd=$(elapsed "$t_start" "$t_exit")s
+verdict="exit $cmd_rc"
+[ "$rc" = "$cmd_rc" ] || verdict+=" (vm.sh exits $rc)"
+echo "vm: $KREL $accel $cpus cpus: boot $boot, command $cmd, total $(elapsed "$t0" "$t_end")s, $verdict" >&2
+exit "$rc"

@@ -1,0 +1,408 @@
+# SPDX-License-Identifier: GPL-2.0 OR MIT
+"""Host tests of slabctl and the slablab Python package: no kernel module needed.
+
+On a build host the generic netlink family "slablab" does not exist, which is the
+"module not loaded" case these tests check. Run:
+
+    /usr/bin/python3 -m pytest tests/host        # SLABLAB_BUILD=<build dir>, default build/
+"""
+
+import errno
+import json
+import os
+import pathlib
+import pickle
+import re
+import subprocess
+import sys
+
+import pytest
+
+REPO = pathlib.Path(__file__).resolve().parents[2]
+BUILD = pathlib.Path(os.environ.get("SLABLAB_BUILD", REPO / "build")).resolve()
+SKIP_PYTHON = os.environ.get("SLABLAB_SKIP_PYTHON") == "1"
+MODULE_LOADED = pathlib.Path("/sys/module/slablab").exists()
+
+
+def _project_version():
+    text = (REPO / "CMakeLists.txt").read_text()
+    m = re.search(r"project\(\s*slablab\s+VERSION\s+([0-9.]+)", text)
+    assert m, "project(slablab VERSION x.y.z) not found in CMakeLists.txt"
+    return m.group(1)
+
+
+VERSION = _project_version()
+
+
+def _find_slabctl():
+    for p in (BUILD / "tool" / "slabctl", BUILD / "slabctl"):
+        if p.is_file() and os.access(p, os.X_OK):
+            return p
+    pytest.exit(f"slabctl not found under {BUILD}: build first, or set SLABLAB_BUILD", 1)
+
+
+SLABCTL = _find_slabctl()
+
+no_module = pytest.mark.skipif(MODULE_LOADED, reason="the slablab module is loaded here")
+needs_python = pytest.mark.skipif(SKIP_PYTHON, reason="built without SLABLAB_BUILD_PYTHON")
+
+
+def slabctl(*args):
+    return subprocess.run(
+        [str(SLABCTL), *args], capture_output=True, text=True, timeout=60, check=False
+    )
+
+
+def assert_module_not_loaded_message(text):
+    assert 'generic netlink family "slablab" not found' in text
+    assert "not loaded" in text
+    assert "insmod module/slablab.ko" in text
+    assert "modprobe slablab" in text
+
+
+# ---------------------------------------------------------------- help ----
+
+SUBCOMMANDS = [
+    ["version"],
+    ["status"],
+    ["info"],
+    ["create"],
+    ["destroy"],
+    ["set"],
+    ["shrink"],
+    ["validate"],
+    ["reset"],
+    ["alloc"],
+    ["free"],
+    ["lab"],
+    ["lab", "page-policy"],
+    ["lab", "selftest-warn"],
+]
+
+
+def test_help():
+    r = slabctl("--help")
+    assert r.returncode == 0, r.stderr
+    assert "Usage:" in r.stdout
+    for sub in SUBCOMMANDS:
+        if len(sub) == 1:
+            assert f"\n  {sub[0]} " in r.stdout
+    # the exit statuses are documented in --help
+    for line in ("0  success", "2  bad usage", "3  the slablab kernel module is not loaded",
+                 "4  permission denied"):
+        assert line in r.stdout
+    assert r.stderr == ""
+
+
+@pytest.mark.parametrize("sub", SUBCOMMANDS, ids=" ".join)
+def test_subcommand_help(sub):
+    r = slabctl(*sub, "--help")
+    assert r.returncode == 0, r.stderr
+    assert "Usage:" in r.stdout
+    assert "Exit status:" in r.stdout
+    assert r.stderr == ""
+
+
+def test_version_flag():
+    r = slabctl("--version")
+    assert r.returncode == 0
+    assert r.stdout.strip() == f"slabctl {VERSION}"
+
+
+def test_help_shows_limits_from_the_uapi_header():
+    header = (REPO / "uapi" / "linux" / "slablab.h").read_text()
+    m = re.search(r"#define\s+SLABLAB_MAX_ORDER\s+(\d+)", header)
+    assert m
+    assert f"0..{m.group(1)}" in slabctl("create", "--help").stdout
+
+
+# --------------------------------------------------------- bad usage: 2 ----
+
+BAD_USAGE = [
+    (["bogus"], "bogus"),
+    (["--nope"], "--nope"),
+    (["create", "x"], "--size"),
+    (["create", "x", "--size", "3"], "out of range"),
+    (["create", "x", "--size", "12q"], "12q"),
+    (["create", "bad name!", "--size", "64"], "bad name!"),
+    (["create", "x" * 40, "--size", "64"], "too long"),
+    (["create", "x", "--size", "64", "--fastpath", "turbo"], "turbo"),
+    (["create", "x", "--size", "64", "--order", "9"], "order"),
+    (["create", "x", "--size", "64", "--align", "24"], "power of two"),
+    (["create", "x", "--size", "64", "--min-partial", "-1"], "min-partial"),
+    (["destroy"], "NAME"),
+    (["set", "x"], "KEY=VALUE"),
+    (["set", "x", "colour=blue"], "unknown key 'colour'"),
+    (["set", "x", "order=99"], "order 99 is out of range"),
+    (["set", "x", "debug=maybe"], "debug"),
+    (["set", "x", "order=1", "order=2"], "more than once"),
+    (["alloc", "x", "0"], "count 0 is out of range"),
+    (["alloc", "x", "-5"], "COUNT"),
+    (["alloc", "x", "abc"], "COUNT"),
+    (["alloc", "x"], "COUNT"),
+    (["free"], "HANDLE"),
+    (["free", "1", "--count", "0"], "count 0 is out of range"),
+    (["lab"], "subcommand"),
+    (["lab", "page-policy", "turbo"], "turbo"),
+    (["info", "-S", "-A"], "excludes"),
+    (["info", "-r", "bad/name"], "bad/name"),
+    (["validate", "a", "b"], "b"),
+]
+
+
+@pytest.mark.parametrize("args,needle", BAD_USAGE, ids=lambda v: " ".join(v) if isinstance(v, list) else None)
+def test_bad_usage_exits_2(args, needle):
+    r = slabctl(*args)
+    assert r.returncode == 2, (r.returncode, r.stdout, r.stderr)
+    assert needle in r.stderr, r.stderr
+    assert r.stdout == ""
+
+
+# ------------------------------------------------ module not loaded: 3 ----
+
+
+@no_module
+def test_version_without_module():
+    r = slabctl("version")
+    assert r.returncode == 3, r
+    assert r.stdout == f"slabctl {VERSION}\n"
+    assert_module_not_loaded_message(r.stderr)
+
+
+@no_module
+def test_version_json_without_module():
+    r = slabctl("version", "--json")
+    assert r.returncode == 3
+    doc = json.loads(r.stdout)
+    assert doc["schema"] == "slablab/1"
+    assert doc["command"] == "version"
+    assert doc["slabctl"] == VERSION
+    assert doc["module"] is None
+    assert_module_not_loaded_message(r.stderr)
+
+
+NEEDS_MODULE = [
+    [],
+    ["info"],
+    ["info", "-D", "t*"],
+    ["info", "-r", "t64"],
+    ["info", "--json"],
+    ["status"],
+    ["status", "--json"],
+    ["create", "t64", "--size", "64", "--debug"],
+    ["destroy", "t64"],
+    ["set", "t64", "order=1", "debug=1"],
+    ["shrink", "t64"],
+    ["validate", "t64"],
+    ["reset", "t64"],
+    ["alloc", "t64", "10", "--cpu", "0"],
+    ["free", "1", "--count", "5"],
+    ["lab", "page-policy", "page_alloc"],
+    ["lab", "selftest-warn"],
+]
+
+
+@no_module
+@pytest.mark.parametrize("args", NEEDS_MODULE, ids=lambda a: " ".join(a) or "(none)")
+def test_commands_without_module_exit_3(args):
+    r = slabctl(*args)
+    assert r.returncode == 3, (r.returncode, r.stdout, r.stderr)
+    assert_module_not_loaded_message(r.stderr)
+    assert r.stdout == ""
+
+
+# ------------------------------------------------------------- Python ----
+
+
+@pytest.fixture(scope="module")
+def slablab():
+    if SKIP_PYTHON:
+        pytest.skip("built without SLABLAB_BUILD_PYTHON")
+    sys.path.insert(0, str(BUILD / "python"))
+    try:
+        import slablab as mod
+    finally:
+        sys.path.remove(str(BUILD / "python"))
+    assert pathlib.Path(mod.__file__).resolve().is_relative_to(BUILD), mod.__file__
+    return mod
+
+
+@needs_python
+def test_import_from_build_tree():
+    env = dict(os.environ, PYTHONPATH=str(BUILD / "python"))
+    r = subprocess.run(
+        [sys.executable, "-c", "import slablab, sys; print(slablab.__version__, slablab.__file__)"],
+        capture_output=True, text=True, env=env, cwd="/", timeout=60, check=False,
+    )
+    assert r.returncode == 0, r.stderr
+    version, path = r.stdout.split()
+    assert version == VERSION
+    assert path.startswith(str(BUILD / "python" / "slablab"))
+
+
+def test_version(slablab):
+    assert slablab.__version__ == VERSION
+    assert slablab._core.__version__ == VERSION
+    assert slablab.API_VERSION == 1
+    assert slablab.JSON_SCHEMA == "slablab/1"
+
+
+@no_module
+def test_client_without_module(slablab):
+    with pytest.raises(slablab.ModuleNotLoaded) as info:
+        slablab.Client()
+    e = info.value
+    assert isinstance(e, RuntimeError)
+    assert isinstance(e, slablab.Error)
+    assert_module_not_loaded_message(str(e))
+    assert e.errno == errno.ENOENT
+    assert e.op == "GETFAMILY"
+    assert e.extack == ""
+    # the subclass with cache() and the bare binding behave the same
+    with pytest.raises(slablab.ModuleNotLoaded):
+        slablab._core.Client(host_checks=False)
+
+
+def test_constants(slablab):
+    assert len(slablab.STAT_NAMES) == 26
+    assert slablab.STAT_NAMES[0] == "alloc_fastpath"
+    assert slablab.STAT_NAMES[-1] == "cpu_partial_drain"
+    assert "cmpxchg_double_cpu_fail" in slablab.STAT_NAMES
+    assert slablab.CACHE_FLAGS == ("debug", "hardened", "random", "hwcache_align")
+    assert slablab.FASTPATHS == ("cmpxchg", "irqoff")
+    assert slablab.PAGE_POLICIES == ("slab", "page_alloc")
+    assert "cmpxchg_double" in slablab.FEATURES
+    header = (REPO / "uapi" / "linux" / "slablab.h").read_text()
+    for key, macro in [("max_order", "SLABLAB_MAX_ORDER"), ("min_size", "SLABLAB_MIN_SIZE"),
+                       ("max_align", "SLABLAB_MAX_ALIGN")]:
+        m = re.search(rf"#define\s+{macro}\s+(\d+)\b", header)
+        assert m and slablab.LIMITS[key] == int(m.group(1)), key
+    assert slablab.format_size(4096) == "4.0K"
+    assert slablab.format_size(1228800) == "1.2M"
+
+
+EXCEPTIONS = [
+    (errno.EPERM, "PermissionDenied", PermissionError),
+    (errno.EACCES, "PermissionDenied", PermissionError),
+    (errno.ENOENT, "NotFound", FileNotFoundError),
+    (errno.EEXIST, "AlreadyExists", FileExistsError),
+    (errno.EINVAL, "InvalidArgument", ValueError),
+    (errno.ERANGE, "InvalidArgument", ValueError),
+    (errno.EBUSY, "Busy", RuntimeError),
+    (errno.ENOMEM, "OperationFailed", OSError),
+    (errno.EOPNOTSUPP, "OperationFailed", OSError),
+]
+
+
+@pytest.mark.parametrize("err,name,builtin", EXCEPTIONS, ids=lambda v: str(v))
+def test_exception_mapping(slablab, err, name, builtin):
+    e = slablab.errors._make("CACHE_NEW: boom: kernel says no", err, "CACHE_NEW", "kernel says no")
+    assert type(e) is getattr(slablab, name)
+    assert isinstance(e, builtin)
+    assert isinstance(e, slablab.Error)
+    assert str(e) == "CACHE_NEW: boom: kernel says no"
+    assert (e.errno, e.op, e.extack) == (err, "CACHE_NEW", "kernel says no")
+    again = pickle.loads(pickle.dumps(e))
+    assert type(again) is type(e) and str(again) == str(e) and again.errno == err
+    nl = slablab.errors._make("gone", errno.ENOENT, "GETFAMILY", "", True)
+    assert type(nl) is slablab.ModuleNotLoaded and not isinstance(nl, OSError)
+
+
+def test_docstrings(slablab):
+    core = slablab._core
+    assert core.__doc__
+    public = [n for n in dir(core.Client) if not n.startswith("_")]
+    for expected in ["version", "status", "cache_create", "cache_destroy", "cache_get",
+                     "cache_list", "cache_set", "cache_shrink", "cache_validate",
+                     "cache_reset_stats", "obj_alloc", "obj_free", "set_page_policy",
+                     "selftest_warn", "family_id", "host_checks"]:
+        assert expected in public
+    for n in public:
+        doc = getattr(core.Client, n).__doc__
+        assert doc and doc.strip(), f"_core.Client.{n} has no docstring"
+    assert core.format_size.__doc__
+    assert slablab.Client.__doc__ and slablab.Client.cache.__doc__
+    for cls in (slablab.Cache, slablab.Error, slablab.ModuleNotLoaded, slablab.Busy):
+        assert cls.__doc__
+
+
+def test_type_stub_covers_the_binding(slablab):
+    stub = (BUILD / "python" / "slablab" / "_core.pyi").read_text()
+    declared = set(re.findall(r"def (\w+)\(", stub))
+    public = {n for n in dir(slablab._core.Client) if not n.startswith("_")}
+    assert public <= declared, public - declared
+    for name in ("STAT_NAMES", "LIMITS", "API_VERSION", "JSON_SCHEMA", "__version__"):
+        assert name in stub
+    assert (BUILD / "python" / "slablab" / "py.typed").exists()
+
+
+class FakeClient:
+    """Stands in for slablab.Client in the Cache tests: records calls."""
+
+    def __init__(self, slablab, destroy_error=None):
+        self.calls = []
+        self.next_handle = 1
+        self.slablab = slablab
+        self.destroy_error = destroy_error
+
+    def cache_create(self, name, size, **tunables):
+        self.calls.append(("create", name, size, tunables))
+        return {"name": name, "size": size}
+
+    def obj_alloc(self, name, count, cpu=None):
+        h = self.next_handle
+        self.next_handle += 1
+        self.calls.append(("alloc", name, count, cpu))
+        return h
+
+    def obj_free(self, handle, cpu=None, count=None):
+        self.calls.append(("free", handle, cpu, count))
+        return 0 if count is None else 5
+
+    def cache_destroy(self, name):
+        self.calls.append(("destroy", name))
+        if self.destroy_error:
+            raise self.destroy_error
+
+    def cache_get(self, name, percpu=True):
+        return {"name": name, "stats": {"alloc_fastpath": 7}, "gauges": {"slabs": 1}}
+
+
+def test_cache_context_manager(slablab):
+    fake = FakeClient(slablab)
+    with slablab.Cache(fake, "t64", 64, cpu_partial=0) as c:
+        assert c.info == {"name": "t64", "size": 64}
+        h1 = c.alloc(10)
+        h2 = c.alloc(20, cpu=1)
+        assert c.free(h1, count=5) == 5  # still held: freed on exit
+        assert c.free(h2) == 0           # released: not freed again
+        assert c.stats["alloc_fastpath"] == 7
+        assert c.gauges["slabs"] == 1
+    assert fake.calls == [
+        ("create", "t64", 64, {"cpu_partial": 0}),
+        ("alloc", "t64", 10, None),
+        ("alloc", "t64", 20, 1),
+        ("free", 1, None, 5),
+        ("free", 2, None, None),
+        ("free", 1, None, None),
+        ("destroy", "t64"),
+    ]
+
+
+def test_cache_keeps_the_body_exception(slablab):
+    fake = FakeClient(slablab, destroy_error=slablab.Busy("CACHE_DEL: busy", errno.EBUSY, "CACHE_DEL", ""))
+    with pytest.raises(KeyError) as info:
+        with slablab.Cache(fake, "t64", 64):
+            raise KeyError("body")
+    notes = getattr(info.value, "__notes__", [])
+    if sys.version_info >= (3, 11):
+        assert any("CACHE_DEL: busy" in n for n in notes)
+    # without an exception in the body, the cleanup error is raised
+    with pytest.raises(slablab.Busy):
+        with slablab.Cache(fake, "t64", 64):
+            pass
+
+
+def test_client_subclass_has_cache(slablab):
+    assert issubclass(slablab.Client, slablab._core.Client)
+    assert callable(slablab.Client.cache)

@@ -1,0 +1,47 @@
+# SPDX-License-Identifier: GPL-2.0
+"""The harness can fail: a failing test inside the VM and a kernel WARN each fail a VM
+run (so they fail `make test`), and the serial log keeps the evidence."""
+import os
+import subprocess
+
+import pytest
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+BUILD = os.environ.get("SLABLAB_BUILD", os.path.join(REPO, "build"))
+MODULE = os.path.join(REPO, "module", "slablab.ko")
+VM = os.path.join(REPO, "scripts", "vm.sh")
+PY = os.environ.get("PYTHON", "/usr/bin/python3")
+
+pytestmark = pytest.mark.skipif(not os.path.exists(MODULE),
+                                reason="module not built (run make module)")
+
+
+def vm(tmp_path, *command):
+    log = tmp_path / "serial.log"
+    r = subprocess.run([VM, "--log", str(log), "--timeout", "300", "--module", MODULE, "--",
+                        *command], capture_output=True, text=True, timeout=400,
+                       stdin=subprocess.DEVNULL)
+    return r, log.read_text(errors="replace") if log.exists() else ""
+
+
+def test_failing_test_in_vm_fails_the_run(tmp_path):
+    r, _ = vm(tmp_path, PY, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+              os.path.join(REPO, "tests", "harness", "must_fail.py"))
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert "1 failed" in r.stdout
+
+
+def test_kernel_warn_fails_the_run(tmp_path):
+    script = (f"rmmod slablab && insmod {MODULE} selftests=1 && "
+              f"PYTHONPATH={BUILD}/python {PY} -c 'import slablab; slablab.Client().selftest_warn()'"
+              f" && echo command-passed")
+    r, log = vm(tmp_path, "sh", "-c", script)
+    assert "command-passed" in r.stdout, r.stdout + r.stderr   # the command itself passed
+    assert r.returncode == 125, r.stderr                        # ... the WARN failed the run
+    assert "selftest WARN requested" in log
+
+
+def test_passing_run_passes(tmp_path):
+    r, log = vm(tmp_path, "sh", "-c", "test -d /sys/kernel/debug/slablab/caches")
+    assert r.returncode == 0, r.stderr
+    assert "slablab 0.1.0 loaded" in log

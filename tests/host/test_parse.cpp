@@ -1,0 +1,184 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+#include "slabctl/error.hpp"
+#include "slabctl/parse.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cerrno>
+#include <string>
+#include <vector>
+
+using namespace slabctl;
+
+TEST(Parse, Uint)
+{
+	EXPECT_EQ(parse_uint("0"), 0u);
+	EXPECT_EQ(parse_uint("4096"), 4096u);
+	EXPECT_EQ(parse_uint("0x10"), 16u);
+	EXPECT_EQ(parse_uint("18446744073709551615"), UINT64_MAX);
+	EXPECT_FALSE(parse_uint(""));
+	EXPECT_FALSE(parse_uint("0x"));
+	EXPECT_FALSE(parse_uint("-1"));
+	EXPECT_FALSE(parse_uint("12a"));
+	EXPECT_FALSE(parse_uint(" 1"));
+	EXPECT_FALSE(parse_uint("18446744073709551616"));
+}
+
+TEST(Parse, Size)
+{
+	EXPECT_EQ(parse_size("64"), 64u);
+	EXPECT_EQ(parse_size("4K"), 4096u);
+	EXPECT_EQ(parse_size("4k"), 4096u);
+	EXPECT_EQ(parse_size("4KiB"), 4096u);
+	EXPECT_EQ(parse_size("1M"), 1048576u);
+	EXPECT_EQ(parse_size("2G"), 2ull << 30);
+	EXPECT_EQ(parse_size("0x40"), 64u);
+	EXPECT_THROW(parse_size("4X"), UsageError);
+	EXPECT_THROW(parse_size("K"), UsageError);
+	EXPECT_THROW(parse_size(""), UsageError);
+	EXPECT_THROW(parse_size("-4"), UsageError);
+	EXPECT_THROW(parse_size("99999999999999999999G"), UsageError);
+	try {
+		parse_size("12q", "--size");
+		FAIL();
+	} catch (const UsageError& e) {
+		EXPECT_NE(std::string(e.what()).find("--size"), std::string::npos);
+		EXPECT_NE(std::string(e.what()).find("12q"), std::string::npos);
+	}
+}
+
+TEST(Parse, Bool)
+{
+	for (auto t : {"1", "true", "TRUE", "yes", "on"})
+		EXPECT_EQ(parse_bool(t), true) << t;
+	for (auto f : {"0", "false", "no", "Off"})
+		EXPECT_EQ(parse_bool(f), false) << f;
+	EXPECT_FALSE(parse_bool("2"));
+	EXPECT_FALSE(parse_bool(""));
+}
+
+TEST(Parse, CacheName)
+{
+	EXPECT_NO_THROW(validate_cache_name("t64"));
+	EXPECT_NO_THROW(validate_cache_name("kmalloc-4k"));
+	EXPECT_NO_THROW(validate_cache_name("a.b:c_d-e"));
+	EXPECT_NO_THROW(validate_cache_name(std::string(SLABLAB_NAME_MAX - 1, 'x')));
+	EXPECT_THROW(validate_cache_name(""), UsageError);
+	EXPECT_THROW(validate_cache_name(std::string(SLABLAB_NAME_MAX, 'x')), UsageError);
+	EXPECT_THROW(validate_cache_name("has space"), UsageError);
+	EXPECT_THROW(validate_cache_name("slash/"), UsageError);
+	EXPECT_THROW(validate_cache_name("ümlaut"), UsageError);
+}
+
+TEST(Parse, Spec)
+{
+	CacheSpec s;
+	s.name = "t64";
+	s.size = 64;
+	EXPECT_NO_THROW(validate_spec(s));
+	s.size = SLABLAB_MIN_SIZE - 1;
+	EXPECT_THROW(validate_spec(s), UsageError);
+	s.size = SLABLAB_MAX_SIZE + 1;
+	try {
+		validate_spec(s);
+		FAIL();
+	} catch (const UsageError& e) {
+		EXPECT_EQ(e.err, ERANGE);
+	}
+	s.size = SLABLAB_MAX_SIZE;
+	EXPECT_NO_THROW(validate_spec(s));
+	s.align = 24;
+	EXPECT_THROW(validate_spec(s), UsageError);
+	s.align = SLABLAB_MAX_ALIGN * 2;
+	EXPECT_THROW(validate_spec(s), UsageError);
+	s.align = 0;
+	EXPECT_NO_THROW(validate_spec(s));
+	s.align = 64;
+	s.order = SLABLAB_MAX_ORDER + 1;
+	EXPECT_THROW(validate_spec(s), UsageError);
+	s.order = SLABLAB_MAX_ORDER;
+	s.flags = 0x100;
+	EXPECT_THROW(validate_spec(s), UsageError);
+	s.flags = SLABLAB_CACHE_F_DEBUG;
+	s.fastpath = __SLABLAB_FASTPATH_MAX;
+	EXPECT_THROW(validate_spec(s), UsageError);
+	s.fastpath = SLABLAB_FASTPATH_IRQOFF;
+	s.cpu_partial = SLABLAB_MAX_CPU_PARTIAL + 1;
+	EXPECT_THROW(validate_spec(s), UsageError);
+	s.cpu_partial = SLABLAB_MAX_CPU_PARTIAL;
+	s.min_partial = SLABLAB_MAX_MIN_PARTIAL + 1;
+	EXPECT_THROW(validate_spec(s), UsageError);
+	s.min_partial = 0;
+	EXPECT_NO_THROW(validate_spec(s));
+}
+
+TEST(Parse, Count)
+{
+	EXPECT_THROW(validate_count(0), UsageError);
+	EXPECT_NO_THROW(validate_count(1));
+	EXPECT_NO_THROW(validate_count(SLABLAB_MAX_HANDLE_OBJECTS));
+	EXPECT_THROW(validate_count(SLABLAB_MAX_HANDLE_OBJECTS + 1), UsageError);
+	EXPECT_NO_THROW(validate_page_policy(SLABLAB_PAGE_POLICY_PAGE_ALLOC));
+	EXPECT_THROW(validate_page_policy(__SLABLAB_PAGE_POLICY_MAX), UsageError);
+}
+
+TEST(Parse, Assignments)
+{
+	Tunables t = parse_assignments({"cpu_partial=30", "min_partial=5", "order=1",
+					"fastpath=irqoff", "debug=1", "random=0"});
+	EXPECT_EQ(t.cpu_partial, 30u);
+	EXPECT_EQ(t.min_partial, 5u);
+	EXPECT_EQ(t.order, 1u);
+	EXPECT_EQ(t.fastpath, SLABLAB_FASTPATH_IRQOFF);
+	EXPECT_FALSE(t.flags);
+	EXPECT_EQ(t.flags_set, SLABLAB_CACHE_F_DEBUG);
+	EXPECT_EQ(t.flags_clear, SLABLAB_CACHE_F_RANDOM);
+	EXPECT_TRUE(t.relative_flags());
+	EXPECT_FALSE(t.empty());
+
+	Tunables f = parse_assignments({"flags=debug,hardened"});
+	EXPECT_EQ(f.flags, SLABLAB_CACHE_F_DEBUG | SLABLAB_CACHE_F_HARDENED);
+	EXPECT_EQ(parse_assignments({"flags=none"}).flags, 0u);
+	EXPECT_EQ(parse_assignments({"flags=0x8"}).flags, SLABLAB_CACHE_F_HWCACHE_ALIGN);
+	// dashes are accepted for underscores, keys are case-insensitive
+	EXPECT_EQ(parse_assignments({"CPU-PARTIAL=0"}).cpu_partial, 0u);
+	EXPECT_EQ(parse_assignments({"hwcache-align=yes"}).flags_set, SLABLAB_CACHE_F_HWCACHE_ALIGN);
+}
+
+TEST(Parse, AssignmentErrors)
+{
+	auto fails = [](std::vector<std::string> a, const char* needle) {
+		try {
+			parse_assignments(a);
+			ADD_FAILURE() << "no error; expected one with: " << needle;
+		} catch (const UsageError& e) {
+			EXPECT_NE(std::string(e.what()).find(needle), std::string::npos)
+				<< e.what() << " lacks " << needle;
+		}
+	};
+	fails({}, "nothing to set");
+	fails({"order"}, "KEY=VALUE");
+	fails({"=3"}, "KEY=VALUE");
+	fails({"order="}, "no value");
+	fails({"colour=blue"}, "unknown key 'colour'");
+	fails({"colour=blue"}, "cpu_partial");	// lists the keys
+	fails({"order=x"}, "not a number");
+	fails({"order=9"}, "out of range");
+	fails({"order=1", "order=2"}, "more than once");
+	fails({"debug=1", "debug=0"}, "more than once");
+	fails({"fastpath=turbo"}, "cmpxchg");
+	fails({"debug=maybe"}, "not 0 or 1");
+	fails({"flags=poison"}, "unknown cache flag 'poison'");
+	fails({"cpu_partial=99999999999"}, "out of range");
+	fails({"min_partial=5000"}, "out of range");
+}
+
+TEST(Parse, NameMatches)
+{
+	EXPECT_TRUE(name_matches("t64", "t64"));
+	EXPECT_FALSE(name_matches("t64", "t640"));
+	EXPECT_TRUE(name_matches("t*", "t640"));
+	EXPECT_TRUE(name_matches("kmalloc-?k", "kmalloc-4k"));
+	EXPECT_FALSE(name_matches("kmalloc-?k", "kmalloc-16k"));
+	EXPECT_TRUE(name_matches("*", "anything"));
+}

@@ -1,0 +1,145 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Host unit tests for module/policy.h: the same header the module compiles, built with
+ * the host compiler. Properties are checked over every size and many cpu counts; a few
+ * known SLUB (6.1) choices anchor them. Prints one line per failure and a summary.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include "../../module/policy.h"
+
+#define PAGE 4096u
+
+static int failures, checks;
+
+#define CHECK(cond, ...) do {						\
+	checks++;							\
+	if (!(cond)) {							\
+		failures++;						\
+		if (failures < 50) {					\
+			printf("FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);	\
+			printf(__VA_ARGS__);				\
+			printf("\n");					\
+		}							\
+	}								\
+} while (0)
+
+static unsigned long leftover(unsigned int order, unsigned int stride)
+{
+	return ((unsigned long)PAGE << order) % stride;
+}
+
+static void test_order_properties(void)
+{
+	static const unsigned int cpus[] = { 1, 2, 3, 4, 8, 16, 64, 256, 4096 };
+	unsigned int ci, stride, max_order;
+
+	for (ci = 0; ci < sizeof(cpus) / sizeof(cpus[0]); ci++) {
+		for (max_order = 0; max_order <= 4; max_order++) {
+			for (stride = 8; stride <= 65536; stride += 8) {
+				struct slablab_order_choice c =
+					slablab_calc_order(stride, cpus[ci], max_order, PAGE);
+				unsigned int objs;
+
+				if ((unsigned long)stride > ((unsigned long)PAGE << max_order)) {
+					CHECK(c.reason == SLABLAB_ORDER_TOO_BIG,
+					      "stride %u max_order %u", stride, max_order);
+					continue;
+				}
+				CHECK(c.reason != SLABLAB_ORDER_TOO_BIG, "stride %u fits", stride);
+				CHECK(c.order <= max_order, "stride %u order %u > max %u", stride,
+				      c.order, max_order);
+				objs = slablab_objs_per_slab(c.order, stride, PAGE);
+				CHECK(objs >= 1, "stride %u order %u holds no object", stride,
+				      c.order);
+				if (c.reason == SLABLAB_ORDER_FIT ||
+				    c.reason == SLABLAB_ORDER_FEWER_OBJECTS) {
+					CHECK(leftover(c.order, stride) <=
+					      ((unsigned long)PAGE << c.order) / c.fraction,
+					      "stride %u order %u leftover %lu > 1/%u", stride,
+					      c.order, leftover(c.order, stride), c.fraction);
+					CHECK(objs >= c.min_objects, "stride %u: %u objs < %u", stride,
+					      objs, c.min_objects);
+					/* Smallest such order: one lower fails the same rule. */
+					if (c.order > 0 &&
+					    slablab_objs_per_slab(c.order - 1, stride, PAGE) >=
+					    c.min_objects)
+						CHECK(leftover(c.order - 1, stride) >
+						      ((unsigned long)PAGE << (c.order - 1)) / c.fraction,
+						      "stride %u: order %u would do", stride, c.order - 1);
+				}
+			}
+		}
+	}
+}
+
+static void test_known_slub_choices(void)
+{
+	/* SLUB 6.1 with 2 possible cpus (slub_max_order 3): /sys/kernel/slab/<c>/order */
+	CHECK(slablab_calc_order(8, 2, 3, PAGE).order == 0, "kmalloc-8");
+	CHECK(slablab_calc_order(64, 2, 3, PAGE).order == 0, "kmalloc-64");
+	CHECK(slablab_calc_order(192, 2, 3, PAGE).order == 0, "kmalloc-192");
+	CHECK(slablab_calc_order(1024, 2, 3, PAGE).order == 2, "kmalloc-1k order %u",
+	      slablab_calc_order(1024, 2, 3, PAGE).order);
+	CHECK(slablab_calc_order(2048, 2, 3, PAGE).order == 3, "kmalloc-2k");
+	/* Seed 004: page-sized objects from order-3 slabs, 8 per slab. */
+	CHECK(slablab_calc_order(4096, 2, 3, PAGE).order == 3, "kmalloc-4k");
+	CHECK(slablab_objs_per_slab(3, 4096, PAGE) == 8, "8 per slab");
+	CHECK(slablab_calc_order(8192, 2, 3, PAGE).order == 3, "kmalloc-8k");
+}
+
+static void test_min_partial(void)
+{
+	unsigned int size;
+
+	for (size = 8; size <= 65536; size++) {
+		unsigned int mp = slablab_default_min_partial(size);
+
+		CHECK(mp >= 5 && mp <= 10, "size %u min_partial %u", size, mp);
+		if (size > 8)
+			CHECK(mp >= slablab_default_min_partial(size - 1),
+			      "min_partial not monotonic at %u", size);
+	}
+	/* ilog2(size)/2 inside the clamp: 2^12 -> 6, 2^16 -> 8 */
+	CHECK(slablab_default_min_partial(4096) == 6, "4096");
+	CHECK(slablab_default_min_partial(65536) == 8, "65536");
+	CHECK(slablab_default_min_partial(64) == 5, "64 clamps to 5");
+}
+
+static void test_cpu_partial(void)
+{
+	CHECK(slablab_default_cpu_partial(64, PAGE) == 120, "small");
+	CHECK(slablab_default_cpu_partial(256, PAGE) == 52, "256");
+	CHECK(slablab_default_cpu_partial(1024, PAGE) == 24, "1024");
+	CHECK(slablab_default_cpu_partial(4096, PAGE) == 6, "page");
+	CHECK(slablab_cpu_partial_slabs(0, 64) == 0, "0 disables");
+	/* Bound assumes half-free slabs: 120 objects of 64 per slab -> 4 slabs */
+	CHECK(slablab_cpu_partial_slabs(120, 64) == 4, "got %u",
+	      slablab_cpu_partial_slabs(120, 64));
+	CHECK(slablab_cpu_partial_slabs(6, 8) == 2, "page-sized");
+}
+
+static void test_names_and_stride(void)
+{
+	CHECK(slablab_valid_name("kmalloc-64", 32), "plain");
+	CHECK(slablab_valid_name("a.b:c_d-9", 32), "all classes");
+	CHECK(!slablab_valid_name("", 32), "empty");
+	CHECK(!slablab_valid_name("a/b", 32), "slash");
+	CHECK(!slablab_valid_name("a b", 32), "space");
+	CHECK(slablab_valid_name("0123456789012345678901234567890", 32), "31 chars");
+	CHECK(!slablab_valid_name("01234567890123456789012345678901", 32), "32 chars");
+	CHECK(slablab_stride(9, 8) == 16, "9/8");
+	CHECK(slablab_stride(64, 64) == 64, "64/64");
+	CHECK(slablab_stride(65, 64) == 128, "65/64");
+}
+
+int main(void)
+{
+	test_order_properties();
+	test_known_slub_choices();
+	test_min_partial();
+	test_cpu_partial();
+	test_names_and_stride();
+	printf("policy: %d checks, %d failed\n", checks, failures);
+	return failures ? 1 : 0;
+}

@@ -1,0 +1,94 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Fixtures for the VM suite: it runs inside the test kernel, as root, with slablab.ko
+loaded by scripts/vm.sh, the host's userland and the build tree mounted over 9p."""
+import itertools
+import os
+import subprocess
+import sys
+
+import pytest
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+BUILD = os.environ.get("SLABLAB_BUILD", os.path.join(REPO, "build"))
+sys.path.insert(0, os.path.join(BUILD, "python"))
+
+import slablab  # noqa: E402
+
+DEBUGFS = "/sys/kernel/debug/slablab"
+SLABCTL = os.path.join(BUILD, "tool", "slabctl")
+if not os.path.exists(SLABCTL):
+    SLABCTL = os.path.join(BUILD, "slabctl")
+MODULE = os.path.join(REPO, "module", "slablab.ko")
+_names = itertools.count()
+
+
+@pytest.fixture(scope="session")
+def client():
+    return slablab.Client()
+
+
+@pytest.fixture(scope="session")
+def ncpus():
+    return os.cpu_count()
+
+
+@pytest.fixture
+def make_cache(client):
+    """make_cache(size, **tunables) -> name; every cache made is destroyed afterwards,
+    after its handles are freed, and must validate clean first."""
+    made = []
+
+    def make(size, **tunables):
+        name = f"t{next(_names)}-{size}"
+        client.cache_create(name, size, **tunables)
+        made.append(name)
+        return name
+
+    yield make
+    for name in made:
+        report = client.cache_validate(name)
+        assert report["errors"] == 0, report
+        client.cache_destroy(name)
+
+
+def dbg(cache, attr):
+    """Read /sys/kernel/debug/slablab/caches/<cache>/<attr>."""
+    with open(f"{DEBUGFS}/caches/{cache}/{attr}") as f:
+        return f.read().strip()
+
+
+def dbg_write(cache, attr, value):
+    with open(f"{DEBUGFS}/caches/{cache}/{attr}", "w") as f:
+        f.write(str(value))
+
+
+def slabctl(*args, check=True, user=None):
+    cmd = [SLABCTL, *map(str, args)]
+    if user is not None:
+        cmd = ["setpriv", f"--reuid={user}", f"--regid={user}", "--clear-groups", *cmd]
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    if check and r.returncode != 0:
+        raise AssertionError(f"{cmd} exited {r.returncode}: {r.stderr}")
+    return r
+
+
+def consistent(client, name, fresh=True):
+    """The counting identities every quiet cache must satisfy. For a cache whose stats
+    were never reset (fresh), allocations - frees = objects in use."""
+    c = client.cache_get(name, percpu=True)
+    g, st = c["gauges"], c["stats"]
+    assert g["objects"] <= g["total_objects"]
+    assert g["live_bytes"] == g["objects"] * c["size"]
+    # pages match slabs x 2^order whenever every slab has the cache's current order
+    if c["order"] == c["order_default"] and st["order_fallback"] == 0:
+        assert g["pages"] == g["slabs"] << c["order"], c
+        assert g["total_objects"] == g["slabs"] * c["objs_per_slab"], c
+    if fresh:
+        allocs = st["alloc_fastpath"] + st["alloc_slowpath"]
+        frees = st["free_fastpath"] + st["free_slowpath"]
+        assert allocs - frees == g["objects"], c
+    per_cpu = c.get("percpu") or []
+    for item in ("alloc_fastpath", "free_slowpath", "cpu_partial_free"):
+        if per_cpu:
+            assert sum(p["stats"][item] for p in per_cpu) == st[item], item
+    return c

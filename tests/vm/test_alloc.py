@@ -1,0 +1,155 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Allocator behaviour through scripted allocations: counts, per-cpu partial lists,
+min_partial, shrink, validate under cross-cpu traffic, fast-path modes."""
+import pytest
+
+from conftest import consistent, dbg
+
+CPU_PARTIAL_STATS = ("cpu_partial_alloc", "cpu_partial_free", "cpu_partial_node",
+                     "cpu_partial_drain")
+
+
+def test_counts_after_alloc_and_free(client, make_cache):
+    name = make_cache(64)
+    h = client.obj_alloc(name, 1000, cpu=0)
+    c = consistent(client, name)
+    assert c["gauges"]["objects"] == 1000
+    assert c["gauges"]["total_objects"] >= 1000
+    assert c["gauges"]["live_bytes"] == 64000
+    assert client.obj_free(h, cpu=0, count=400) == 600
+    assert consistent(client, name)["gauges"]["objects"] == 600
+    client.obj_free(h, cpu=0)
+    assert consistent(client, name)["gauges"]["objects"] == 0
+
+
+def remote_free_scenario(client, name, ncpus):
+    """Fill slabs on cpu 0, free them on cpu 1: full slabs turning partial remotely."""
+    objs = client.cache_get(name)["objs_per_slab"]
+    h = client.obj_alloc(name, objs * 40, cpu=0)
+    client.obj_free(h, cpu=1, count=objs * 20)
+    h2 = client.obj_alloc(name, objs * 5, cpu=1)
+    client.obj_free(h, cpu=1)
+    client.obj_free(h2, cpu=0)
+
+
+@pytest.mark.skipif(__import__("os").cpu_count() < 2, reason="needs 2 cpus")
+def test_cpu_partial_zero_leaves_counters_at_zero(client, make_cache, ncpus):
+    name = make_cache(128, cpu_partial=0)
+    remote_free_scenario(client, name, ncpus)
+    st = consistent(client, name)["stats"]
+    assert st["free_slowpath"] > 0               # the frees were remote
+    for item in CPU_PARTIAL_STATS:
+        assert st[item] == 0, item
+    assert st["free_add_partial"] > 0            # full slabs went to the node list
+
+
+@pytest.mark.skipif(__import__("os").cpu_count() < 2, reason="needs 2 cpus")
+def test_cpu_partial_moves_counters(client, make_cache, ncpus):
+    name = make_cache(128)                       # default cpu_partial (120 objects)
+    remote_free_scenario(client, name, ncpus)
+    st = consistent(client, name)["stats"]
+    assert st["cpu_partial_free"] > 0
+    assert st["cpu_partial_drain"] > 0           # 20 slabs overflow a 120-object list
+    assert st["cpu_partial_alloc"] > 0           # cpu 1 allocated from its list
+
+
+def test_cpu_partial_change_takes_effect_at_once(client, make_cache):
+    name = make_cache(128)
+    remote_free_scenario(client, name, 2)
+    client.cache_set(name, cpu_partial=0)
+    assert client.cache_get(name)["gauges"]["cpu_partial_slabs"] == 0
+
+
+@pytest.mark.parametrize("min_partial", [0, 3, 5, 9])
+def test_min_partial_holds_after_shrink(client, make_cache, min_partial):
+    name = make_cache(256, min_partial=min_partial)
+    objs = client.cache_get(name)["objs_per_slab"]
+    h = client.obj_alloc(name, objs * 30, cpu=0)
+    client.obj_free(h, cpu=0)
+    freed = client.cache_shrink(name)
+    g = consistent(client, name)["gauges"]
+    assert g["objects"] == 0
+    assert g["slabs"] == g["partial_slabs"] == min_partial
+    assert g["cpu_slabs"] == 0 and g["cpu_partial_slabs"] == 0
+    assert freed >= 0
+    client.cache_set(name, min_partial=0)
+    client.cache_shrink(name)
+    g = client.cache_get(name)["gauges"]
+    assert g["slabs"] == 0 and g["pages"] == 0
+
+
+def test_shrink_keeps_partially_used_slabs(client, make_cache):
+    name = make_cache(512, min_partial=0)
+    objs = client.cache_get(name)["objs_per_slab"]
+    keep = client.obj_alloc(name, objs * 4 + 1, cpu=0)
+    client.cache_shrink(name)
+    g = consistent(client, name)["gauges"]
+    assert g["objects"] == objs * 4 + 1 and g["slabs"] == 5
+    client.obj_free(keep)
+
+
+@pytest.mark.parametrize("fastpath", ["cmpxchg", "irqoff"])
+@pytest.mark.parametrize("size", [8, 192, 4096])
+def test_cross_cpu_traffic_validates_clean(client, make_cache, ncpus, fastpath, size):
+    name = make_cache(size, fastpath=fastpath)
+    handles = {}                                  # handle -> [cpu, objects held]
+    for round_ in range(3):
+        for cpu in range(ncpus):
+            n = 300 + 50 * cpu
+            handles[client.obj_alloc(name, n, cpu=cpu)] = [cpu, n]
+        # every handle gives back 100 objects on the next cpu each round
+        for h, held in list(handles.items()):
+            held[1] = client.obj_free(h, cpu=(held[0] + 1) % ncpus, count=100)
+            if not held[1]:
+                del handles[h]
+        report = client.cache_validate(name)
+        assert report["errors"] == 0, report
+        assert report["free_objects"] + consistent(client, name)["gauges"]["objects"] \
+            == report["objects"]
+    for h, (cpu, _) in handles.items():
+        client.obj_free(h, cpu=(cpu + 2) % ncpus)
+    c = consistent(client, name)
+    assert c["gauges"]["objects"] == 0
+    assert c["stats"]["alloc_fastpath"] > 0 and c["stats"]["free_slowpath"] > 0
+
+
+def test_fastpath_switch_while_in_use(client, make_cache):
+    name = make_cache(64)
+    h = client.obj_alloc(name, 500, cpu=0)
+    client.cache_set(name, fastpath="irqoff")
+    h2 = client.obj_alloc(name, 500, cpu=0)
+    client.obj_free(h, cpu=0)
+    client.cache_set(name, fastpath="cmpxchg")
+    client.obj_free(h2, cpu=0)
+    assert client.cache_validate(name)["errors"] == 0
+    assert consistent(client, name)["gauges"]["objects"] == 0
+
+
+def test_order_change_applies_to_new_slabs(client, make_cache):
+    name = make_cache(1024)
+    h = client.obj_alloc(name, 10)
+    before = client.cache_get(name)["gauges"]
+    client.cache_set(name, order=0)
+    objs0 = client.cache_get(name)["objs_per_slab"]
+    assert objs0 == 4
+    h2 = client.obj_alloc(name, 400)
+    g = client.cache_get(name)["gauges"]
+    assert g["slabs"] > before["slabs"]
+    assert client.cache_validate(name)["errors"] == 0
+    client.obj_free(h2)
+    client.obj_free(h)
+
+
+def test_handle_bounds(client, make_cache):
+    name = make_cache(8192)
+    with pytest.raises((ValueError, OSError)):
+        client.obj_alloc(name, 0)
+    with pytest.raises(OSError):      # 2^20 x 8 KiB is over the 256 MiB handle cap
+        client.obj_alloc(name, 1 << 20)
+    with pytest.raises(ValueError) as e:
+        client.obj_alloc(name, 1, cpu=4096)
+    assert "not online" in str(e.value)
+    h = client.obj_alloc(name, 2)
+    with pytest.raises((ValueError, OSError)):
+        client.obj_free(h, count=3)
+    client.obj_free(h)

@@ -1,0 +1,199 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Cache lifecycle, tunables and every bad input of issue #3, through Python, slabctl
+and debugfs."""
+import errno
+import os
+
+import pytest
+
+import slablab
+from conftest import DEBUGFS, consistent, dbg, dbg_write, slabctl
+
+
+def test_lifecycle(client, make_cache):
+    name = make_cache(100)
+    c = client.cache_get(name)
+    assert c["size"] == 100 and c["owner"] in ("netlink", 0)
+    assert c["gauges"]["objects"] == 0 and c["gauges"]["slabs"] == 0
+    assert name in {x["name"] for x in client.cache_list()}
+    assert dbg(name, "object_size") == "100"
+    assert int(dbg(name, "slab_size")) >= 100
+    assert int(dbg(name, "min_partial")) == c["min_partial"]
+
+
+def test_destroy_removes_everything(client):
+    client.cache_create("gone", 64)
+    h = client.obj_alloc("gone", 10)
+    client.cache_destroy("gone")          # releases the handle's objects first
+    assert "gone" not in {x["name"] for x in client.cache_list()}
+    assert not os.path.exists(f"{DEBUGFS}/caches/gone")
+    with pytest.raises(FileNotFoundError):
+        client.obj_free(h)
+
+
+def test_duplicate_and_unknown(client, make_cache):
+    name = make_cache(64)
+    with pytest.raises(FileExistsError) as e:
+        client.cache_create(name, 64)
+    assert "already exists" in str(e.value) and e.value.errno == errno.EEXIST
+    for call in (lambda: client.cache_get("nosuch"), lambda: client.cache_destroy("nosuch"),
+                 lambda: client.cache_set("nosuch", min_partial=3),
+                 lambda: client.cache_shrink("nosuch"), lambda: client.obj_alloc("nosuch", 1)):
+        with pytest.raises(FileNotFoundError) as e:
+            call()
+        assert "nosuch" in str(e.value)
+
+
+@pytest.mark.parametrize("name", ["", "a/b", "x" * 32, "sp ace", "../up", "tab\t"])
+def test_bad_names(client, name):
+    before = len(client.cache_list())
+    with pytest.raises(ValueError) as e:
+        client.cache_create(name, 64)
+    assert e.value.errno == errno.EINVAL
+    assert len(client.cache_list()) == before
+
+
+@pytest.mark.parametrize("size", [0, 7, 32769, 1 << 30])
+def test_bad_sizes(client, size):
+    with pytest.raises(ValueError) as e:
+        client.cache_create("badsize", size)
+    assert "size" in str(e.value)
+    assert "badsize" not in {x["name"] for x in client.cache_list()}
+
+
+@pytest.mark.parametrize("align", [3, 24, 8192])
+def test_bad_align(client, align):
+    with pytest.raises(ValueError) as e:
+        client.cache_create("badalign", 64, align=align)
+    assert "align" in str(e.value)
+
+
+@pytest.mark.parametrize("tunable", [dict(cpu_partial=65537), dict(min_partial=1025),
+                                     dict(order=5), dict(fastpath=2)])
+def test_bad_tunables_change_nothing(client, make_cache, tunable):
+    name = make_cache(128)
+    before = client.cache_get(name)
+    with pytest.raises(ValueError):
+        client.cache_set(name, **tunable)
+    after = client.cache_get(name)
+    for k in ("cpu_partial", "min_partial", "order", "fastpath"):
+        assert after[k] == before[k], k
+    with pytest.raises(ValueError):
+        client.cache_create("badtun", 128, **tunable)
+    assert "badtun" not in {x["name"] for x in client.cache_list()}
+
+
+def test_order_too_small_for_object(client, make_cache):
+    name = make_cache(8192)
+    with pytest.raises(ValueError) as e:
+        client.cache_set(name, order=0, min_partial=7)
+    assert "order 0" in str(e.value)
+    assert client.cache_get(name)["min_partial"] != 7   # all or nothing
+
+
+def test_kmalloc_caches_cannot_be_destroyed(client):
+    with pytest.raises(PermissionError) as e:
+        client.cache_destroy("kmalloc-64")
+    assert "kmalloc" in str(e.value)
+
+
+def test_tunables_apply(client, make_cache):
+    name = make_cache(256)
+    c = client.cache_set(name, cpu_partial=0, min_partial=7, order=2, fastpath="irqoff")
+    assert (c["cpu_partial"], c["min_partial"], c["order"]) == (0, 7, 2)
+    assert dbg(name, "fastpath") == "irqoff"
+    assert dbg(name, "order") == "2" and dbg(name, "objs_per_slab") == str(4 * 4096 // 256)
+    h = client.obj_alloc(name, 100)
+    g = client.cache_get(name)["gauges"]
+    assert g["pages"] == 4 * g["slabs"]
+    client.obj_free(h)
+    consistent(client, name)
+
+
+def test_defaults_follow_policy(client, make_cache):
+    import math
+    for size in (8, 64, 1000, 4096):
+        c = client.cache_get(make_cache(size))
+        assert c["min_partial"] == min(10, max(5, int(math.log2(size)) // 2))
+        stride = c["obj_stride"] if "obj_stride" in c else int(dbg(c["name"], "slab_size"))
+        want = 6 if stride >= 4096 else 24 if stride >= 1024 else 52 if stride >= 256 else 120
+        assert c["cpu_partial"] == want
+
+
+@pytest.mark.parametrize("size,slub", [(8, "kmalloc-8"), (64, "kmalloc-64"),
+                                       (192, "kmalloc-192"), (1024, "kmalloc-1k"),
+                                       (4096, "kmalloc-4k"), (8192, "kmalloc-8k")])
+def test_order_matches_kernel_slub(client, size, slub):
+    """slablab's kmalloc classes pick the order the running kernel's SLUB picked."""
+    with open(f"/sys/kernel/slab/{slub}/order") as f:
+        slub_order = int(f.read())
+    ours = client.cache_get(f"kmalloc-{size}")
+    print(f"size {size}: order {ours['order']} ({dbg(f'kmalloc-{size}', 'order_reason')}),"
+          f" SLUB {slub_order}")
+    assert ours["order"] == slub_order
+
+
+def test_flags_change_only_when_empty(client, make_cache):
+    name = make_cache(64, hardened=True)
+    plain = int(dbg(name, "slab_size"))
+    h = client.obj_alloc(name, 3)
+    with pytest.raises(slablab.Busy) as e:
+        client.cache_set(name, debug=True)
+    assert "3 objects" in str(e.value)
+    client.obj_free(h)
+    client.cache_set(name, debug=True)
+    assert int(dbg(name, "slab_size")) > plain       # red zone + free pointer
+    assert dbg(name, "red_zone") == "1"
+
+
+def test_debugfs_writes(client, make_cache):
+    name = make_cache(512)
+    dbg_write(name, "cpu_partial", 10)
+    dbg_write(name, "min_partial", 6)
+    dbg_write(name, "fastpath", "irqoff")
+    c = client.cache_get(name)
+    assert (c["cpu_partial"], c["min_partial"]) == (10, 6)
+    for attr, bad in (("cpu_partial", "x"), ("min_partial", "-1"), ("order", "9"),
+                      ("fastpath", "fast"), ("alloc_fastpath", "5")):
+        with pytest.raises(OSError):
+            dbg_write(name, attr, bad)
+    c2 = client.cache_get(name)
+    assert (c2["cpu_partial"], c2["min_partial"], c2["order"]) == \
+        (c["cpu_partial"], c["min_partial"], c["order"])
+
+
+def test_stat_files_format_and_reset(client, make_cache, ncpus):
+    name = make_cache(64)
+    client.obj_free(client.obj_alloc(name, 50, cpu=0), cpu=0)
+    line = dbg(name, "alloc_fastpath")
+    total, *percpu = line.split()
+    assert int(total) == sum(int(p.split("=")[1]) for p in percpu)
+    assert int(total) + int(dbg(name, "alloc_slowpath").split()[0]) == 50
+    assert all(p.startswith("C") for p in percpu)
+    dbg_write(name, "alloc_fastpath", 0)
+    assert dbg(name, "alloc_fastpath") == "0"
+    # reset never breaks objects-in-use accounting
+    assert client.cache_get(name)["gauges"]["objects"] == 0
+
+
+def test_page_policy_switch(client):
+    client.set_page_policy("page_alloc")
+    try:
+        assert client.status()["kmalloc_page_policy"] in ("page_alloc", 1)
+        with open(f"{DEBUGFS}/kmalloc_page_policy") as f:
+            assert f.read().strip() == "page_alloc"
+    finally:
+        client.set_page_policy("slab")
+    with pytest.raises((ValueError, OSError)):
+        client.set_page_policy(7)
+
+
+def test_non_root_is_refused(make_cache):
+    name = make_cache(64)
+    r = slabctl("set", name, "min_partial=6", check=False, user=65534)
+    assert r.returncode == 4, r.stderr
+    assert "CAP_SYS_ADMIN" in r.stderr
+    r = slabctl("create", "byuser", "--size", "64", check=False, user=65534)
+    assert r.returncode == 4
+    # reading is allowed
+    assert slabctl("info", name, user=65534).returncode == 0

@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+// libslabctl: the generic netlink client of the slablab kernel module.
+#pragma once
+
+#include "slabctl/error.hpp"
+#include "slabctl/types.hpp"
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+namespace slabctl {
+
+/**
+ * A connection to the slablab generic netlink family.
+ *
+ * The constructor opens a NETLINK_GENERIC socket (extended acks enabled) and resolves the
+ * family "slablab"; it throws ModuleNotLoaded when the family does not exist and Error for
+ * anything else. Every method sends one request and waits for its answer; failures throw
+ * Error with the kernel's errno and extended-ack message (UsageError for requests that the
+ * host-side checks refuse before sending).
+ *
+ * One Client may be shared between threads: requests are serialized by an internal mutex.
+ * Moving a Client leaves the source unusable.
+ */
+class Client {
+public:
+	struct Options {
+		/// Check names and ranges on the host before sending (UsageError on failure).
+		/// Turn off to let the kernel see (and reject) bad requests, e.g. in kernel tests.
+		bool host_checks = true;
+	};
+
+	Client();
+	explicit Client(Options options);
+	~Client();
+	Client(Client&&) noexcept;
+	Client& operator=(Client&&) noexcept;
+	Client(const Client&) = delete;
+	Client& operator=(const Client&) = delete;
+
+	int family_id() const noexcept;
+	bool host_checks() const noexcept;
+
+	/// GET_STATUS.
+	Status status();
+	/// CACHE_NEW; returns the new cache as CACHE_GET describes it.
+	CacheInfo cache_create(const CacheSpec& spec);
+	/// CACHE_DEL. EBUSY while objects are allocated, EPERM for caches of other owners.
+	void cache_destroy(std::string_view name);
+	/// CACHE_GET (doit). The kernel always sends the per-cpu breakdown for a single
+	/// cache; with percpu=false it is dropped here.
+	CacheInfo cache_get(std::string_view name, bool percpu = true);
+	/// CACHE_GET with NLM_F_DUMP: every cache, per-cpu entries only if percpu.
+	std::vector<CacheInfo> cache_list(bool percpu = false);
+	/// CACHE_SET with only the fields set in t; returns the cache after the change.
+	CacheInfo cache_set(std::string_view name, const Tunables& t);
+	/// CACHE_SHRINK.
+	ShrinkResult cache_shrink(std::string_view name);
+	/// CACHE_VALIDATE.
+	ValidateReport cache_validate(std::string_view name);
+	/// CACHE_RESET_STATS.
+	void cache_reset_stats(std::string_view name);
+	/// OBJ_ALLOC: count objects (1..SLABLAB_MAX_HANDLE_OBJECTS) into a new kernel-held
+	/// handle, on the given cpu (default: any). All or nothing.
+	Handle obj_alloc(std::string_view cache, uint32_t count,
+			 std::optional<uint32_t> cpu = std::nullopt);
+	/// OBJ_FREE: free count objects of the handle, newest first (default all, which
+	/// releases the handle). Returns the objects still held.
+	uint32_t obj_free(uint32_t handle, std::optional<uint32_t> cpu = std::nullopt,
+			  std::optional<uint32_t> count = std::nullopt);
+	/// LAB_SET: the kmalloc page policy (enum slablab_page_policy).
+	void lab_set_page_policy(uint32_t policy);
+	/// SELFTEST_WARN: only builds with SLABLAB_SELFTEST=1 (EOPNOTSUPP otherwise).
+	void selftest_warn();
+
+private:
+	struct Impl;
+	Impl& impl() const;
+	std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace slabctl

@@ -1,0 +1,35 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+// libslabctl: JSON forms of the typed structs. The same objects are slabctl's --json output
+// and the dicts the Python package returns; docs/slabctl.md documents the schema.
+#pragma once
+
+#include "slabctl/types.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <string_view>
+#include <vector>
+
+namespace slabctl {
+
+/// Every top-level JSON document slabctl prints has "schema": kJsonSchema. The number goes
+/// up when a key changes meaning or disappears; new keys may appear at any time.
+inline constexpr std::string_view kJsonSchema = "slablab/1";
+
+/// Objects keep their keys in the documented order.
+using Json = nlohmann::ordered_json;
+
+/// {"schema": "slablab/1", "command": command}
+Json json_envelope(std::string_view command);
+
+Json to_json(const Status& s);
+/// {"alloc_fastpath": n, …} with every stat item.
+Json stats_to_json(const StatArray& stats);
+Json to_json(const PerCpuInfo& p);
+/// The cache; "stats" only if the kernel sent them, "percpu" only if it sent the breakdown,
+/// "slabs_freed" only in shrink replies.
+Json to_json(const CacheInfo& c);
+Json to_json(const ValidateReport& v);
+Json to_json(const Handle& h);
+
+}  // namespace slabctl

@@ -1,0 +1,839 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+//
+// libslabctl's netlink code: the only file that talks to libnl. Every libnl object is owned
+// by a std::unique_ptr with the matching free function. libnl 3.7 knows nothing about
+// extended acks, so the error and NLMSG_DONE callbacks parse NLMSGERR_ATTR_MSG themselves,
+// and keep the kernel's raw errno (libnl would squash it into an NLE_* code).
+#include "slabctl/client.hpp"
+
+#include "slabctl/names.hpp"
+#include "slabctl/parse.hpp"
+
+#include <fmt/format.h>
+
+#include <netlink/attr.h>
+#include <netlink/errno.h>
+#include <netlink/genl/ctrl.h>
+#include <netlink/genl/genl.h>
+#include <netlink/handlers.h>
+#include <netlink/msg.h>
+#include <netlink/netlink.h>
+#include <netlink/socket.h>
+
+#include <linux/netlink.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+
+#include <cerrno>
+#include <cstring>
+#include <exception>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <utility>
+
+#ifndef SOL_NETLINK
+#define SOL_NETLINK 270
+#endif
+
+namespace slabctl {
+namespace {
+
+/// How long to wait for the kernel's answer to one request.
+constexpr int kReplyTimeoutSec = 120;
+/// How often a dump interrupted by a concurrent change (NLM_F_DUMP_INTR) is retried.
+constexpr int kDumpRetries = 3;
+
+struct SockDeleter {
+	void operator()(nl_sock* s) const noexcept { nl_socket_free(s); }
+};
+struct MsgDeleter {
+	void operator()(nl_msg* m) const noexcept { nlmsg_free(m); }
+};
+struct CbDeleter {
+	void operator()(nl_cb* c) const noexcept { nl_cb_put(c); }
+};
+using SockPtr = std::unique_ptr<nl_sock, SockDeleter>;
+using MsgPtr = std::unique_ptr<nl_msg, MsgDeleter>;
+using CbPtr = std::unique_ptr<nl_cb, CbDeleter>;
+
+/// libnl's NLE_* codes (positive) to the nearest errno.
+int nle_to_errno(int nle)
+{
+	switch (nle) {
+	case NLE_INTR: return EINTR;
+	case NLE_BAD_SOCK: return EBADF;
+	case NLE_AGAIN: return EAGAIN;
+	case NLE_NOMEM: return ENOMEM;
+	case NLE_EXIST: return EEXIST;
+	case NLE_INVAL: return EINVAL;
+	case NLE_RANGE: return ERANGE;
+	case NLE_MSGSIZE: return EMSGSIZE;
+	case NLE_OPNOTSUPP: return EOPNOTSUPP;
+	case NLE_AF_NOSUPPORT: return EAFNOSUPPORT;
+	case NLE_OBJ_NOTFOUND: return ENOENT;
+	case NLE_NOATTR: return EINVAL;
+	case NLE_MISSING_ATTR: return EINVAL;
+	case NLE_AF_MISMATCH: return EINVAL;
+	case NLE_SEQ_MISMATCH: return EPROTO;
+	case NLE_MSG_OVERFLOW: return ENOBUFS;
+	case NLE_MSG_TRUNC: return EMSGSIZE;
+	case NLE_NOADDR: return EADDRNOTAVAIL;
+	case NLE_SRCRT_NOSUPPORT: return EOPNOTSUPP;
+	case NLE_MSG_TOOSHORT: return EPROTO;
+	case NLE_MSGTYPE_NOSUPPORT: return EOPNOTSUPP;
+	case NLE_OBJ_MISMATCH: return EINVAL;
+	case NLE_NOCACHE: return ENOENT;
+	case NLE_BUSY: return EBUSY;
+	case NLE_PROTO_MISMATCH: return EPROTONOSUPPORT;
+	case NLE_NOACCESS: return EACCES;
+	case NLE_PERM: return EPERM;
+	case NLE_PKTLOC_FILE: return ENOENT;
+	case NLE_PARSE_ERR: return EINVAL;
+	case NLE_NODEV: return ENODEV;
+	case NLE_IMMUTABLE: return EPERM;
+	case NLE_DUMP_INTR: return EINTR;
+	case NLE_ATTRSIZE: return ERANGE;
+	default: return EIO;
+	}
+}
+
+[[noreturn]] void protocol_error(const std::string& op, const std::string& what)
+{
+	throw Error(EPROTO, op, {},
+		    fmt::format("{}: malformed reply from the slablab module: {}", op, what));
+}
+
+std::string attr_string(const nlattr* a)
+{
+	const char* data = static_cast<const char*>(nla_data(a));
+	int len = nla_len(a);
+	if (len <= 0)
+		return {};
+	return std::string(data, strnlen(data, static_cast<std::size_t>(len)));
+}
+
+/// An unsigned attribute of any width: the kernel may send u32 where u64 is documented.
+uint64_t attr_uint(const nlattr* a, const std::string& op, std::string_view what)
+{
+	const int len = nla_len(a);
+	const void* d = nla_data(a);
+	if (len >= 8) {
+		uint64_t v;
+		std::memcpy(&v, d, sizeof v);
+		return v;
+	}
+	if (len >= 4) {
+		uint32_t v;
+		std::memcpy(&v, d, sizeof v);
+		return v;
+	}
+	if (len >= 2) {
+		uint16_t v;
+		std::memcpy(&v, d, sizeof v);
+		return v;
+	}
+	if (len >= 1)
+		return *static_cast<const uint8_t*>(d);
+	protocol_error(op, fmt::format("attribute {} is empty", what));
+}
+
+uint32_t attr_u32(const nlattr* a, const std::string& op, std::string_view what)
+{
+	uint64_t v = attr_uint(a, op, what);
+	if (v > UINT32_MAX)
+		protocol_error(op, fmt::format("attribute {} does not fit 32 bits", what));
+	return static_cast<uint32_t>(v);
+}
+
+/// Iterate over the attributes nested in `nest`.
+template <typename F>
+void for_each_nested(nlattr* nest, F&& f)
+{
+	int rem = nla_len(nest);
+	for (nlattr* pos = static_cast<nlattr*>(nla_data(nest)); nla_ok(pos, rem);
+	     pos = nla_next(pos, &rem))
+		f(pos);
+}
+
+/// NLMSGERR_ATTR_MSG (and friends) of an error/done message whose payload before the TLVs
+/// is `payload_len` bytes.
+std::string extack_of(const nlmsghdr* hdr, std::size_t payload_len)
+{
+	if (!(hdr->nlmsg_flags & NLM_F_ACK_TLVS))
+		return {};
+	const std::size_t total = hdr->nlmsg_len;
+	const std::size_t start = NLMSG_HDRLEN + NLMSG_ALIGN(payload_len);
+	if (start >= total)
+		return {};
+	auto* base = reinterpret_cast<char*>(const_cast<nlmsghdr*>(hdr));
+	nlattr* tb[NLMSGERR_ATTR_MAX + 1] = {};
+	if (nla_parse(tb, NLMSGERR_ATTR_MAX, reinterpret_cast<nlattr*>(base + start),
+		      static_cast<int>(total - start), nullptr) < 0)
+		return {};
+	std::string msg;
+	if (tb[NLMSGERR_ATTR_MSG])
+		msg = attr_string(tb[NLMSGERR_ATTR_MSG]);
+	if (tb[NLMSGERR_ATTR_MISS_TYPE] && nla_len(tb[NLMSGERR_ATTR_MISS_TYPE]) >= 4) {
+		uint32_t type;
+		std::memcpy(&type, nla_data(tb[NLMSGERR_ATTR_MISS_TYPE]), sizeof type);
+		std::string miss = fmt::format("missing attribute type {}", type);
+		msg = msg.empty() ? miss : fmt::format("{} ({})", msg, miss);
+	}
+	if (msg.empty() && tb[NLMSGERR_ATTR_OFFS] && nla_len(tb[NLMSGERR_ATTR_OFFS]) >= 4) {
+		uint32_t offs;
+		std::memcpy(&offs, nla_data(tb[NLMSGERR_ATTR_OFFS]), sizeof offs);
+		msg = fmt::format("invalid attribute at offset {} of the request", offs);
+	}
+	return msg;
+}
+
+/// The state of one request while its answer is read.
+struct Request {
+	std::string op;
+	int family = 0;
+	uint32_t seq = 0;
+	bool done = false;
+	bool interrupted = false;	///< NLM_F_DUMP_INTR seen
+	int err = 0;			///< positive errno from NLMSG_ERROR / NLMSG_DONE
+	std::string extack;
+	unsigned replies = 0;
+	std::function<void(nlattr**)> on_reply;
+	std::exception_ptr failure;	///< thrown by on_reply; rethrown after the ack
+};
+
+int cb_seq_check(nl_msg* msg, void* arg)
+{
+	auto* r = static_cast<Request*>(arg);
+	// Answers to earlier, abandoned requests (timeouts) are skipped.
+	return nlmsg_hdr(msg)->nlmsg_seq == r->seq ? NL_OK : NL_SKIP;
+}
+
+int cb_valid(nl_msg* msg, void* arg)
+{
+	auto* r = static_cast<Request*>(arg);
+	nlmsghdr* hdr = nlmsg_hdr(msg);
+	if (hdr->nlmsg_type != r->family)
+		return NL_SKIP;
+	if (hdr->nlmsg_flags & NLM_F_DUMP_INTR)
+		r->interrupted = true;
+	r->replies++;
+	if (r->failure || !r->on_reply)
+		return NL_OK;
+	try {
+		nlattr* tb[SLABLAB_A_MAX + 1] = {};
+		int rc = genlmsg_parse(hdr, 0, tb, SLABLAB_A_MAX, nullptr);
+		if (rc < 0)
+			protocol_error(r->op, nl_geterror(rc));
+		r->on_reply(tb);
+	} catch (...) {
+		r->failure = std::current_exception();
+	}
+	return NL_OK;
+}
+
+int cb_finish(nl_msg* msg, void* arg)
+{
+	auto* r = static_cast<Request*>(arg);
+	nlmsghdr* hdr = nlmsg_hdr(msg);
+	if (nlmsg_datalen(hdr) >= static_cast<int>(sizeof(int))) {
+		int e;
+		std::memcpy(&e, nlmsg_data(hdr), sizeof e);
+		if (e < 0) {
+			r->err = -e;
+			r->extack = extack_of(hdr, sizeof(int));
+		}
+	}
+	r->done = true;
+	return NL_STOP;
+}
+
+int cb_ack(nl_msg*, void* arg)
+{
+	static_cast<Request*>(arg)->done = true;
+	return NL_STOP;
+}
+
+int cb_error(sockaddr_nl*, nlmsgerr* e, void* arg)
+{
+	auto* r = static_cast<Request*>(arg);
+	auto* hdr = reinterpret_cast<nlmsghdr*>(reinterpret_cast<char*>(e) - NLMSG_HDRLEN);
+	std::size_t payload = sizeof(nlmsgerr);
+	if (!(hdr->nlmsg_flags & NLM_F_CAPPED) && e->msg.nlmsg_len >= NLMSG_HDRLEN)
+		payload += e->msg.nlmsg_len - NLMSG_HDRLEN;
+	r->err = e->error < 0 ? -e->error : EPROTO;
+	r->extack = extack_of(hdr, payload);
+	r->done = true;
+	return NL_STOP;
+}
+
+// ---- building requests ----
+
+void put_u32(nl_msg* m, int type, uint32_t v, const std::string& op)
+{
+	if (nla_put_u32(m, type, v) < 0)
+		throw Error(EMSGSIZE, op, {}, op + ": request does not fit a netlink message");
+}
+
+void put_string(nl_msg* m, int type, std::string_view v, const std::string& op)
+{
+	if (nla_put_string(m, type, std::string(v).c_str()) < 0)
+		throw Error(EMSGSIZE, op, {}, op + ": request does not fit a netlink message");
+}
+
+/// A nest that is closed when the builder returns.
+template <typename F>
+void put_nest(nl_msg* m, int type, const std::string& op, F&& fill)
+{
+	nlattr* nest = nla_nest_start(m, type);
+	if (!nest)
+		throw Error(EMSGSIZE, op, {}, op + ": request does not fit a netlink message");
+	fill();
+	nla_nest_end(m, nest);
+}
+
+void put_cache_name(nl_msg* m, std::string_view name, const std::string& op)
+{
+	put_nest(m, SLABLAB_A_CACHE, op, [&] { put_string(m, SLABLAB_CACHE_A_NAME, name, op); });
+}
+
+// ---- parsing replies ----
+
+void parse_stats(nlattr* nest, StatArray& out, const std::string& op)
+{
+	for_each_nested(nest, [&](nlattr* a) {
+		int type = nla_type(a);
+		// type = item + 1; types past the items we know (newer module, padding) are ignored
+		if (type >= 1 && static_cast<std::size_t>(type) <= kNrStats)
+			out[static_cast<std::size_t>(type - 1)] = attr_uint(a, op, "STATS item");
+	});
+}
+
+void parse_percpu(nlattr* nest, std::vector<PerCpuInfo>& out, const std::string& op)
+{
+	for_each_nested(nest, [&](nlattr* entry) {
+		if (nla_type(entry) != SLABLAB_PERCPU_A_ENTRY)
+			return;
+		nlattr* tb[SLABLAB_PERCPU_A_MAX + 1] = {};
+		if (nla_parse_nested(tb, SLABLAB_PERCPU_A_MAX, entry, nullptr) < 0)
+			protocol_error(op, "bad PERCPU_A_ENTRY nest");
+		PerCpuInfo p;
+		if (tb[SLABLAB_PERCPU_A_CPU])
+			p.cpu = attr_u32(tb[SLABLAB_PERCPU_A_CPU], op, "PERCPU_A_CPU");
+		if (tb[SLABLAB_PERCPU_A_CPU_SLAB_OBJECTS])
+			p.cpu_slab_objects = attr_u32(tb[SLABLAB_PERCPU_A_CPU_SLAB_OBJECTS], op,
+						      "PERCPU_A_CPU_SLAB_OBJECTS");
+		if (tb[SLABLAB_PERCPU_A_CPU_PARTIAL_SLABS])
+			p.cpu_partial_slabs = attr_u32(tb[SLABLAB_PERCPU_A_CPU_PARTIAL_SLABS], op,
+						       "PERCPU_A_CPU_PARTIAL_SLABS");
+		if (tb[SLABLAB_PERCPU_A_CPU_PARTIAL_OBJECTS])
+			p.cpu_partial_objects = attr_u32(tb[SLABLAB_PERCPU_A_CPU_PARTIAL_OBJECTS], op,
+							 "PERCPU_A_CPU_PARTIAL_OBJECTS");
+		if (tb[SLABLAB_PERCPU_A_STATS])
+			parse_stats(tb[SLABLAB_PERCPU_A_STATS], p.stats, op);
+		out.push_back(p);
+	});
+}
+
+CacheInfo parse_cache(nlattr* nest, const std::string& op)
+{
+	nlattr* tb[SLABLAB_CACHE_A_MAX + 1] = {};
+	if (nla_parse_nested(tb, SLABLAB_CACHE_A_MAX, nest, nullptr) < 0)
+		protocol_error(op, "bad SLABLAB_A_CACHE nest");
+	CacheInfo c;
+	if (!tb[SLABLAB_CACHE_A_NAME])
+		protocol_error(op, "cache without SLABLAB_CACHE_A_NAME");
+	c.name = attr_string(tb[SLABLAB_CACHE_A_NAME]);
+
+	auto u32 = [&](int type, uint32_t& field, std::string_view what) {
+		if (tb[type])
+			field = attr_u32(tb[type], op, what);
+	};
+	auto u64 = [&](int type, uint64_t& field, std::string_view what) {
+		if (tb[type])
+			field = attr_uint(tb[type], op, what);
+	};
+	u32(SLABLAB_CACHE_A_SIZE, c.size, "CACHE_A_SIZE");
+	u32(SLABLAB_CACHE_A_ALIGN, c.align, "CACHE_A_ALIGN");
+	u32(SLABLAB_CACHE_A_FLAGS, c.flags, "CACHE_A_FLAGS");
+	u32(SLABLAB_CACHE_A_CPU_PARTIAL, c.cpu_partial, "CACHE_A_CPU_PARTIAL");
+	u32(SLABLAB_CACHE_A_MIN_PARTIAL, c.min_partial, "CACHE_A_MIN_PARTIAL");
+	u32(SLABLAB_CACHE_A_ORDER, c.order, "CACHE_A_ORDER");
+	u32(SLABLAB_CACHE_A_FASTPATH, c.fastpath, "CACHE_A_FASTPATH");
+	u32(SLABLAB_CACHE_A_OBJ_STRIDE, c.obj_stride, "CACHE_A_OBJ_STRIDE");
+	u32(SLABLAB_CACHE_A_OBJS_PER_SLAB, c.objs_per_slab, "CACHE_A_OBJS_PER_SLAB");
+	u32(SLABLAB_CACHE_A_ORDER_DEFAULT, c.order_default, "CACHE_A_ORDER_DEFAULT");
+	u32(SLABLAB_CACHE_A_OWNER, c.owner, "CACHE_A_OWNER");
+	u64(SLABLAB_CACHE_A_OBJECTS, c.objects, "CACHE_A_OBJECTS");
+	u64(SLABLAB_CACHE_A_TOTAL_OBJECTS, c.total_objects, "CACHE_A_TOTAL_OBJECTS");
+	u64(SLABLAB_CACHE_A_SLABS, c.slabs, "CACHE_A_SLABS");
+	u64(SLABLAB_CACHE_A_PARTIAL_SLABS, c.partial_slabs, "CACHE_A_PARTIAL_SLABS");
+	u64(SLABLAB_CACHE_A_CPU_SLABS, c.cpu_slabs, "CACHE_A_CPU_SLABS");
+	u64(SLABLAB_CACHE_A_CPU_PARTIAL_SLABS, c.cpu_partial_slabs, "CACHE_A_CPU_PARTIAL_SLABS");
+	u64(SLABLAB_CACHE_A_PAGES, c.pages, "CACHE_A_PAGES");
+	u64(SLABLAB_CACHE_A_LIVE_BYTES, c.live_bytes, "CACHE_A_LIVE_BYTES");
+	u64(SLABLAB_CACHE_A_META_BYTES, c.meta_bytes, "CACHE_A_META_BYTES");
+	if (tb[SLABLAB_CACHE_A_SLABS_FREED])
+		c.slabs_freed = attr_uint(tb[SLABLAB_CACHE_A_SLABS_FREED], op, "CACHE_A_SLABS_FREED");
+	if (tb[SLABLAB_CACHE_A_STATS]) {
+		c.has_stats = true;
+		parse_stats(tb[SLABLAB_CACHE_A_STATS], c.stats, op);
+	}
+	if (tb[SLABLAB_CACHE_A_PERCPU]) {
+		c.has_percpu = true;
+		parse_percpu(tb[SLABLAB_CACHE_A_PERCPU], c.percpu, op);
+	}
+	return c;
+}
+
+nlattr* require(nlattr** tb, int type, const std::string& op, std::string_view what)
+{
+	if (!tb[type])
+		protocol_error(op, fmt::format("reply lacks {}", what));
+	return tb[type];
+}
+
+}  // namespace
+
+struct Client::Impl {
+	SockPtr sock;
+	int family = 0;
+	Options options;
+	std::mutex mutex;
+
+	explicit Impl(Options o) : options(o)
+	{
+		sock.reset(nl_socket_alloc());
+		if (!sock)
+			throw Error(ENOMEM, "SOCKET", {}, "cannot allocate a netlink socket");
+		int rc = genl_connect(sock.get());
+		if (rc < 0)
+			throw Error(nle_to_errno(-rc), "SOCKET", {},
+				    fmt::format("cannot open a generic netlink socket: {}",
+						nl_geterror(rc)));
+		const int fd = nl_socket_get_fd(sock.get());
+		const int one = 1;
+		// Best effort: kernels before 4.12 have no extended acks, before 4.2 no CAP_ACK.
+		(void)setsockopt(fd, SOL_NETLINK, NETLINK_EXT_ACK, &one, sizeof one);
+		(void)setsockopt(fd, SOL_NETLINK, NETLINK_CAP_ACK, &one, sizeof one);
+		timeval tv{};
+		tv.tv_sec = kReplyTimeoutSec;
+		(void)setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+		nl_socket_enable_msg_peek(sock.get()); // replies of any size
+
+		rc = genl_ctrl_resolve(sock.get(), SLABLAB_GENL_NAME);
+		if (rc == -NLE_OBJ_NOTFOUND)
+			throw ModuleNotLoaded();
+		if (rc < 0)
+			throw Error(nle_to_errno(-rc), "GETFAMILY", {},
+				    fmt::format("cannot resolve generic netlink family \"{}\": {}",
+						SLABLAB_GENL_NAME, nl_geterror(rc)));
+		family = rc;
+		// Acks are asked for explicitly; sequence numbers are checked by cb_seq_check.
+		nl_socket_disable_auto_ack(sock.get());
+	}
+
+	/**
+	 * Send one request and read its answer. `build` adds the attributes, `on_reply` sees
+	 * every reply message's top-level attributes. Returns whether a dump was interrupted.
+	 */
+	bool transact(uint32_t cmd, bool dump, const std::function<void(nl_msg*)>& build,
+		      std::function<void(nlattr**)> on_reply, bool need_reply)
+	{
+		const std::string op = command_name(cmd);
+		std::lock_guard lock(mutex);
+		if (!sock)
+			throw Error(EBADF, op, {}, op + ": the client was moved from");
+
+		MsgPtr msg(nlmsg_alloc());
+		if (!msg)
+			throw Error(ENOMEM, op);
+		const int flags = dump ? NLM_F_DUMP : NLM_F_ACK;
+		if (!genlmsg_put(msg.get(), NL_AUTO_PORT, NL_AUTO_SEQ, family, 0, flags,
+				 static_cast<uint8_t>(cmd), SLABLAB_GENL_VERSION))
+			throw Error(ENOMEM, op);
+		if (build)
+			build(msg.get());
+
+		CbPtr cb(nl_cb_alloc(NL_CB_CUSTOM));
+		if (!cb)
+			throw Error(ENOMEM, op);
+		Request r;
+		r.op = op;
+		r.family = family;
+		r.on_reply = std::move(on_reply);
+		nl_cb_set(cb.get(), NL_CB_SEQ_CHECK, NL_CB_CUSTOM, cb_seq_check, &r);
+		nl_cb_set(cb.get(), NL_CB_VALID, NL_CB_CUSTOM, cb_valid, &r);
+		nl_cb_set(cb.get(), NL_CB_FINISH, NL_CB_CUSTOM, cb_finish, &r);
+		nl_cb_set(cb.get(), NL_CB_ACK, NL_CB_CUSTOM, cb_ack, &r);
+		nl_cb_err(cb.get(), NL_CB_CUSTOM, cb_error, &r);
+
+		int rc = nl_send_auto(sock.get(), msg.get());
+		if (rc < 0)
+			throw Error(nle_to_errno(-rc), op, {},
+				    fmt::format("{}: sending the request failed: {}", op,
+						nl_geterror(rc)));
+		r.seq = nlmsg_hdr(msg.get())->nlmsg_seq;
+
+		while (!r.done) {
+			rc = nl_recvmsgs(sock.get(), cb.get());
+			if (r.done)
+				break;
+			if (rc == -NLE_DUMP_INTR) {
+				r.interrupted = true;
+				continue;
+			}
+			if (rc == -NLE_AGAIN)
+				throw Error(ETIMEDOUT, op, {},
+					    fmt::format("{}: no answer from the slablab module within {} s",
+							op, kReplyTimeoutSec));
+			if (rc < 0)
+				throw Error(nle_to_errno(-rc), op, {},
+					    fmt::format("{}: receiving the answer failed: {}", op,
+							nl_geterror(rc)));
+		}
+		if (r.err)
+			throw Error(r.err, op, r.extack);
+		if (r.failure)
+			std::rethrow_exception(r.failure);
+		if (need_reply && r.replies == 0)
+			protocol_error(op, "the module acknowledged without a reply message");
+		return r.interrupted;
+	}
+
+	/// Host-side checks (if enabled); their UsageError names the command.
+	void check(uint32_t cmd, const std::function<void()>& f) const
+	{
+		if (!options.host_checks)
+			return;
+		try {
+			f();
+		} catch (const UsageError& e) {
+			throw UsageError(e.what(), e.err, command_name(cmd));
+		}
+	}
+};
+
+Client::Client() : Client(Options{}) {}
+
+Client::Client(Options options) : impl_(std::make_unique<Impl>(options)) {}
+
+Client::~Client() = default;
+Client::Client(Client&&) noexcept = default;
+Client& Client::operator=(Client&&) noexcept = default;
+
+int Client::family_id() const noexcept
+{
+	return impl_ ? impl_->family : 0;
+}
+
+bool Client::host_checks() const noexcept
+{
+	return impl_ && impl_->options.host_checks;
+}
+
+Client::Impl& Client::impl() const
+{
+	if (!impl_)
+		throw Error(EBADF, {}, {}, "slabctl::Client used after it was moved from");
+	return *impl_;
+}
+
+Status Client::status()
+{
+	auto& d = impl();
+	Status s;
+	const std::string op = command_name(SLABLAB_CMD_GET_STATUS);
+	d.transact(
+		SLABLAB_CMD_GET_STATUS, false, nullptr,
+		[&](nlattr** tb) {
+			s.version = attr_string(require(tb, SLABLAB_A_VERSION, op, "SLABLAB_A_VERSION"));
+			auto u32 = [&](int type, uint32_t& field, std::string_view what) {
+				if (tb[type])
+					field = attr_u32(tb[type], op, what);
+			};
+			u32(SLABLAB_A_API_VERSION, s.api_version, "A_API_VERSION");
+			if (tb[SLABLAB_A_KERNEL_RELEASE])
+				s.kernel_release = attr_string(tb[SLABLAB_A_KERNEL_RELEASE]);
+			u32(SLABLAB_A_NR_CPU_IDS, s.nr_cpu_ids, "A_NR_CPU_IDS");
+			u32(SLABLAB_A_NR_ONLINE_CPUS, s.nr_online_cpus, "A_NR_ONLINE_CPUS");
+			u32(SLABLAB_A_NR_NODES, s.nr_nodes, "A_NR_NODES");
+			u32(SLABLAB_A_PAGE_SIZE, s.page_size, "A_PAGE_SIZE");
+			u32(SLABLAB_A_NR_CACHES, s.nr_caches, "A_NR_CACHES");
+			u32(SLABLAB_A_FEATURES, s.features, "A_FEATURES");
+			u32(SLABLAB_A_KMALLOC_PAGE_POLICY, s.kmalloc_page_policy,
+			    "A_KMALLOC_PAGE_POLICY");
+		},
+		true);
+	return s;
+}
+
+CacheInfo Client::cache_create(const CacheSpec& spec)
+{
+	auto& d = impl();
+	d.check(SLABLAB_CMD_CACHE_NEW, [&] { validate_spec(spec); });
+	const std::string op = command_name(SLABLAB_CMD_CACHE_NEW);
+	CacheInfo c;
+	d.transact(
+		SLABLAB_CMD_CACHE_NEW, false,
+		[&](nl_msg* m) {
+			put_nest(m, SLABLAB_A_CACHE, op, [&] {
+				put_string(m, SLABLAB_CACHE_A_NAME, spec.name, op);
+				put_u32(m, SLABLAB_CACHE_A_SIZE, spec.size, op);
+				if (spec.align)
+					put_u32(m, SLABLAB_CACHE_A_ALIGN, *spec.align, op);
+				if (spec.flags)
+					put_u32(m, SLABLAB_CACHE_A_FLAGS, *spec.flags, op);
+				if (spec.cpu_partial)
+					put_u32(m, SLABLAB_CACHE_A_CPU_PARTIAL, *spec.cpu_partial, op);
+				if (spec.min_partial)
+					put_u32(m, SLABLAB_CACHE_A_MIN_PARTIAL, *spec.min_partial, op);
+				if (spec.order)
+					put_u32(m, SLABLAB_CACHE_A_ORDER, *spec.order, op);
+				if (spec.fastpath)
+					put_u32(m, SLABLAB_CACHE_A_FASTPATH, *spec.fastpath, op);
+			});
+		},
+		[&](nlattr** tb) {
+			c = parse_cache(require(tb, SLABLAB_A_CACHE, op, "SLABLAB_A_CACHE"), op);
+		},
+		true);
+	return c;
+}
+
+void Client::cache_destroy(std::string_view name)
+{
+	auto& d = impl();
+	d.check(SLABLAB_CMD_CACHE_DEL, [&] { validate_cache_name(name); });
+	const std::string op = command_name(SLABLAB_CMD_CACHE_DEL);
+	d.transact(
+		SLABLAB_CMD_CACHE_DEL, false, [&](nl_msg* m) { put_cache_name(m, name, op); },
+		nullptr, false);
+}
+
+CacheInfo Client::cache_get(std::string_view name, bool percpu)
+{
+	auto& d = impl();
+	d.check(SLABLAB_CMD_CACHE_GET, [&] { validate_cache_name(name); });
+	const std::string op = command_name(SLABLAB_CMD_CACHE_GET);
+	CacheInfo c;
+	d.transact(
+		SLABLAB_CMD_CACHE_GET, false, [&](nl_msg* m) { put_cache_name(m, name, op); },
+		[&](nlattr** tb) {
+			c = parse_cache(require(tb, SLABLAB_A_CACHE, op, "SLABLAB_A_CACHE"), op);
+		},
+		true);
+	if (!percpu) {
+		c.percpu.clear();
+		c.has_percpu = false;
+	}
+	return c;
+}
+
+std::vector<CacheInfo> Client::cache_list(bool percpu)
+{
+	auto& d = impl();
+	const std::string op = command_name(SLABLAB_CMD_CACHE_GET);
+	std::vector<CacheInfo> caches;
+	for (int attempt = 0;; attempt++) {
+		caches.clear();
+		bool interrupted = d.transact(
+			SLABLAB_CMD_CACHE_GET, true,
+			[&](nl_msg* m) {
+				if (percpu)
+					put_u32(m, SLABLAB_A_FLAGS, SLABLAB_GET_F_PERCPU, op);
+			},
+			[&](nlattr** tb) {
+				if (tb[SLABLAB_A_CACHE])
+					caches.push_back(parse_cache(tb[SLABLAB_A_CACHE], op));
+			},
+			false);
+		if (!interrupted)
+			break;
+		if (attempt + 1 >= kDumpRetries)
+			throw Error(EAGAIN, op, {},
+				    fmt::format("{}: the cache list kept changing during the dump "
+						"({} tries); try again",
+						op, kDumpRetries));
+	}
+	return caches;
+}
+
+CacheInfo Client::cache_set(std::string_view name, const Tunables& t)
+{
+	auto& d = impl();
+	d.check(SLABLAB_CMD_CACHE_SET, [&] {
+		validate_cache_name(name);
+		if (t.empty())
+			throw UsageError("nothing to set");
+		validate_tunables(t);
+	});
+	std::optional<uint32_t> flags = t.flags;
+	if (t.relative_flags()) {
+		uint32_t base = flags ? *flags : cache_get(name, false).flags;
+		flags = (base | t.flags_set) & ~t.flags_clear;
+	}
+	const std::string op = command_name(SLABLAB_CMD_CACHE_SET);
+	CacheInfo c;
+	d.transact(
+		SLABLAB_CMD_CACHE_SET, false,
+		[&](nl_msg* m) {
+			put_nest(m, SLABLAB_A_CACHE, op, [&] {
+				put_string(m, SLABLAB_CACHE_A_NAME, name, op);
+				if (t.cpu_partial)
+					put_u32(m, SLABLAB_CACHE_A_CPU_PARTIAL, *t.cpu_partial, op);
+				if (t.min_partial)
+					put_u32(m, SLABLAB_CACHE_A_MIN_PARTIAL, *t.min_partial, op);
+				if (t.order)
+					put_u32(m, SLABLAB_CACHE_A_ORDER, *t.order, op);
+				if (t.fastpath)
+					put_u32(m, SLABLAB_CACHE_A_FASTPATH, *t.fastpath, op);
+				if (flags)
+					put_u32(m, SLABLAB_CACHE_A_FLAGS, *flags, op);
+			});
+		},
+		[&](nlattr** tb) {
+			c = parse_cache(require(tb, SLABLAB_A_CACHE, op, "SLABLAB_A_CACHE"), op);
+		},
+		true);
+	return c;
+}
+
+ShrinkResult Client::cache_shrink(std::string_view name)
+{
+	auto& d = impl();
+	d.check(SLABLAB_CMD_CACHE_SHRINK, [&] { validate_cache_name(name); });
+	const std::string op = command_name(SLABLAB_CMD_CACHE_SHRINK);
+	ShrinkResult res;
+	d.transact(
+		SLABLAB_CMD_CACHE_SHRINK, false, [&](nl_msg* m) { put_cache_name(m, name, op); },
+		[&](nlattr** tb) {
+			res.cache = parse_cache(require(tb, SLABLAB_A_CACHE, op, "SLABLAB_A_CACHE"),
+						op);
+			res.slabs_freed = res.cache.slabs_freed.value_or(0);
+		},
+		true);
+	return res;
+}
+
+ValidateReport Client::cache_validate(std::string_view name)
+{
+	auto& d = impl();
+	d.check(SLABLAB_CMD_CACHE_VALIDATE, [&] { validate_cache_name(name); });
+	const std::string op = command_name(SLABLAB_CMD_CACHE_VALIDATE);
+	ValidateReport v;
+	v.cache = std::string(name);
+	d.transact(
+		SLABLAB_CMD_CACHE_VALIDATE, false, [&](nl_msg* m) { put_cache_name(m, name, op); },
+		[&](nlattr** tb) {
+			nlattr* nest = require(tb, SLABLAB_A_VALIDATE, op, "SLABLAB_A_VALIDATE");
+			nlattr* vt[SLABLAB_VALIDATE_A_MAX + 1] = {};
+			if (nla_parse_nested(vt, SLABLAB_VALIDATE_A_MAX, nest, nullptr) < 0)
+				protocol_error(op, "bad SLABLAB_A_VALIDATE nest");
+			if (vt[SLABLAB_VALIDATE_A_SLABS])
+				v.slabs = attr_uint(vt[SLABLAB_VALIDATE_A_SLABS], op, "VALIDATE_A_SLABS");
+			if (vt[SLABLAB_VALIDATE_A_OBJECTS])
+				v.objects = attr_uint(vt[SLABLAB_VALIDATE_A_OBJECTS], op,
+						      "VALIDATE_A_OBJECTS");
+			if (vt[SLABLAB_VALIDATE_A_FREE_OBJECTS])
+				v.free_objects = attr_uint(vt[SLABLAB_VALIDATE_A_FREE_OBJECTS], op,
+							   "VALIDATE_A_FREE_OBJECTS");
+			if (vt[SLABLAB_VALIDATE_A_ERRORS])
+				v.errors = attr_u32(vt[SLABLAB_VALIDATE_A_ERRORS], op,
+						    "VALIDATE_A_ERRORS");
+			if (vt[SLABLAB_VALIDATE_A_FIRST_ERROR])
+				v.first_error = attr_string(vt[SLABLAB_VALIDATE_A_FIRST_ERROR]);
+			if (tb[SLABLAB_A_CACHE]) {
+				nlattr* ct[SLABLAB_CACHE_A_MAX + 1] = {};
+				if (nla_parse_nested(ct, SLABLAB_CACHE_A_MAX, tb[SLABLAB_A_CACHE],
+						     nullptr) == 0 &&
+				    ct[SLABLAB_CACHE_A_NAME])
+					v.cache = attr_string(ct[SLABLAB_CACHE_A_NAME]);
+			}
+		},
+		true);
+	return v;
+}
+
+void Client::cache_reset_stats(std::string_view name)
+{
+	auto& d = impl();
+	d.check(SLABLAB_CMD_CACHE_RESET_STATS, [&] { validate_cache_name(name); });
+	const std::string op = command_name(SLABLAB_CMD_CACHE_RESET_STATS);
+	d.transact(
+		SLABLAB_CMD_CACHE_RESET_STATS, false,
+		[&](nl_msg* m) { put_cache_name(m, name, op); }, nullptr, false);
+}
+
+Handle Client::obj_alloc(std::string_view cache, uint32_t count, std::optional<uint32_t> cpu)
+{
+	auto& d = impl();
+	d.check(SLABLAB_CMD_OBJ_ALLOC, [&] {
+		validate_cache_name(cache);
+		validate_count(count);
+	});
+	const std::string op = command_name(SLABLAB_CMD_OBJ_ALLOC);
+	Handle h;
+	d.transact(
+		SLABLAB_CMD_OBJ_ALLOC, false,
+		[&](nl_msg* m) {
+			put_cache_name(m, cache, op);
+			put_u32(m, SLABLAB_A_COUNT, count, op);
+			if (cpu)
+				put_u32(m, SLABLAB_A_CPU, *cpu, op);
+		},
+		[&](nlattr** tb) {
+			h.id = attr_u32(require(tb, SLABLAB_A_HANDLE, op, "SLABLAB_A_HANDLE"), op,
+					"A_HANDLE");
+			h.count = tb[SLABLAB_A_COUNT] ? attr_u32(tb[SLABLAB_A_COUNT], op, "A_COUNT")
+						      : count;
+		},
+		true);
+	return h;
+}
+
+uint32_t Client::obj_free(uint32_t handle, std::optional<uint32_t> cpu,
+			  std::optional<uint32_t> count)
+{
+	auto& d = impl();
+	d.check(SLABLAB_CMD_OBJ_FREE, [&] {
+		if (count)
+			validate_count(*count);
+	});
+	const std::string op = command_name(SLABLAB_CMD_OBJ_FREE);
+	uint32_t remaining = 0;
+	d.transact(
+		SLABLAB_CMD_OBJ_FREE, false,
+		[&](nl_msg* m) {
+			put_u32(m, SLABLAB_A_HANDLE, handle, op);
+			if (cpu)
+				put_u32(m, SLABLAB_A_CPU, *cpu, op);
+			if (count)
+				put_u32(m, SLABLAB_A_COUNT, *count, op);
+		},
+		[&](nlattr** tb) {
+			if (tb[SLABLAB_A_COUNT])
+				remaining = attr_u32(tb[SLABLAB_A_COUNT], op, "A_COUNT");
+		},
+		false);
+	return remaining;
+}
+
+void Client::lab_set_page_policy(uint32_t policy)
+{
+	auto& d = impl();
+	d.check(SLABLAB_CMD_LAB_SET, [&] { validate_page_policy(policy); });
+	const std::string op = command_name(SLABLAB_CMD_LAB_SET);
+	d.transact(
+		SLABLAB_CMD_LAB_SET, false,
+		[&](nl_msg* m) { put_u32(m, SLABLAB_A_KMALLOC_PAGE_POLICY, policy, op); }, nullptr,
+		false);
+}
+
+void Client::selftest_warn()
+{
+	auto& d = impl();
+	d.transact(SLABLAB_CMD_SELFTEST_WARN, false, nullptr, nullptr, false);
+}
+
+}  // namespace slabctl

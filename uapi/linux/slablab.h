@@ -1,0 +1,303 @@
+/* SPDX-License-Identifier: (GPL-2.0 WITH Linux-syscall-note) OR MIT */
+/*
+ * slablab: a laboratory for Linux slab allocators — generic netlink protocol.
+ *
+ * Family name: "slablab" (SLABLAB_GENL_NAME), version 1 (SLABLAB_GENL_VERSION).
+ *
+ * Every message carries attributes from enum slablab_attr at the top level. Cache
+ * descriptions are nested under SLABLAB_A_CACHE using enum slablab_cache_attr; their
+ * statistics are nested once more under SLABLAB_CACHE_A_STATS (one u64 per enum
+ * slablab_stat_item, attribute type = item + 1) and, per cpu, under
+ * SLABLAB_CACHE_A_PERCPU as a list of SLABLAB_PERCPU_A_ENTRY nests.
+ *
+ * Commands (→ request, ← reply). [ADMIN] commands need CAP_SYS_ADMIN (GENL_ADMIN_PERM);
+ * every request is validated strictly: unknown attributes are rejected with -EINVAL and
+ * an extack message naming the attribute.
+ *
+ * SLABLAB_CMD_GET_STATUS
+ *   → (nothing)
+ *   ← SLABLAB_A_VERSION           string  module version, e.g. "0.1.0"
+ *     SLABLAB_A_API_VERSION       u32     SLABLAB_GENL_VERSION the module speaks
+ *     SLABLAB_A_KERNEL_RELEASE    string  utsname()->release
+ *     SLABLAB_A_NR_CPU_IDS        u32
+ *     SLABLAB_A_NR_ONLINE_CPUS    u32
+ *     SLABLAB_A_NR_NODES          u32     online NUMA nodes
+ *     SLABLAB_A_PAGE_SIZE         u32
+ *     SLABLAB_A_NR_CACHES         u32
+ *     SLABLAB_A_FEATURES          u32     SLABLAB_FEAT_* bits of this kernel and build
+ *     SLABLAB_A_KMALLOC_PAGE_POLICY u32   enum slablab_page_policy in force
+ *
+ * SLABLAB_CMD_CACHE_NEW [ADMIN]
+ *   → SLABLAB_A_CACHE { NAME (required), SIZE (required), ALIGN, FLAGS, CPU_PARTIAL,
+ *                       MIN_PARTIAL, ORDER, FASTPATH }
+ *   ← the new cache as for CACHE_GET
+ *
+ * SLABLAB_CMD_CACHE_DEL [ADMIN]
+ *   → SLABLAB_A_CACHE { NAME }
+ *   First releases the cache's scripted-allocation handles (OBJ_ALLOC), freeing their
+ *   objects; then fails with -EBUSY (extack names the live object count) while objects
+ *   are still allocated by anyone else (a storm, a kernel user), with -EPERM for caches
+ *   owned by slablab's kmalloc or by another module.
+ *
+ * SLABLAB_CMD_CACHE_GET
+ *   → SLABLAB_A_CACHE { NAME }   (doit)   or nothing with NLM_F_DUMP (every cache)
+ *   ← SLABLAB_A_CACHE { NAME, SIZE, ALIGN, FLAGS, CPU_PARTIAL, MIN_PARTIAL, ORDER,
+ *                       FASTPATH, OBJ_STRIDE, OBJS_PER_SLAB, ORDER_DEFAULT, OWNER,
+ *                       gauges (OBJECTS … LIVE_BYTES, META_BYTES), STATS { … },
+ *                       PERCPU { ENTRY { CPU, CPU_SLAB_OBJECTS, CPU_PARTIAL_SLABS,
+ *                                        CPU_PARTIAL_OBJECTS, STATS { … } } … } }
+ *   A single-cache reply (doit) always carries PERCPU; dumps leave it out unless
+ *   SLABLAB_A_FLAGS has SLABLAB_GET_F_PERCPU. Stats nests hold u64 attributes only;
+ *   attribute type 0 inside them is alignment padding and is to be ignored.
+ *
+ * SLABLAB_CMD_CACHE_SET [ADMIN]
+ *   → SLABLAB_A_CACHE { NAME, any of CPU_PARTIAL, MIN_PARTIAL, ORDER, FASTPATH, FLAGS }
+ *   All values are checked before any is applied: a bad request changes nothing.
+ *   ← the cache as for CACHE_GET
+ *
+ * SLABLAB_CMD_CACHE_SHRINK [ADMIN]
+ *   → SLABLAB_A_CACHE { NAME }
+ *   ← SLABLAB_A_CACHE { NAME, SLABS_FREED, gauges }
+ *
+ * SLABLAB_CMD_CACHE_VALIDATE [ADMIN]
+ *   → SLABLAB_A_CACHE { NAME }
+ *   ← SLABLAB_A_CACHE { NAME }, SLABLAB_A_VALIDATE { SLABS, OBJECTS, FREE_OBJECTS,
+ *                                                    ERRORS, FIRST_ERROR }
+ *
+ * SLABLAB_CMD_CACHE_RESET_STATS [ADMIN]
+ *   → SLABLAB_A_CACHE { NAME }
+ *
+ * SLABLAB_CMD_OBJ_ALLOC [ADMIN]   scripted allocation into a kernel-held handle
+ *   → SLABLAB_A_CACHE { NAME }, SLABLAB_A_COUNT u32 (1..SLABLAB_MAX_HANDLE_OBJECTS),
+ *     SLABLAB_A_CPU u32 (optional; default: any)
+ *   ← SLABLAB_A_HANDLE u32, SLABLAB_A_COUNT u32 (objects held)
+ *   Runs on the given cpu (a work item bound to it). All or nothing.
+ *
+ * SLABLAB_CMD_OBJ_FREE [ADMIN]
+ *   → SLABLAB_A_HANDLE u32, SLABLAB_A_CPU u32 (optional), SLABLAB_A_COUNT u32 (optional:
+ *     free only that many, newest first; default all, which releases the handle)
+ *   ← SLABLAB_A_HANDLE, SLABLAB_A_COUNT (objects still held)
+ *
+ * SLABLAB_CMD_LAB_SET [ADMIN]
+ *   → SLABLAB_A_KMALLOC_PAGE_POLICY u32
+ *
+ * SLABLAB_CMD_SELFTEST_WARN [ADMIN]  only when the module was loaded with selftests=1
+ *   Triggers a kernel WARN so the test harness can prove it catches splats. Otherwise
+ *   the answer is -EOPNOTSUPP.
+ *
+ * Enums end in __SLABLAB_*_MAX; new values only ever go at the end.
+ */
+#ifndef _UAPI_LINUX_SLABLAB_H
+#define _UAPI_LINUX_SLABLAB_H
+
+#include <linux/types.h>
+
+#define SLABLAB_GENL_NAME	"slablab"
+#define SLABLAB_GENL_VERSION	1
+
+/** Longest cache name, including the terminating NUL. Names match [A-Za-z0-9_.:-]+. */
+#define SLABLAB_NAME_MAX	32
+#define SLABLAB_MIN_SIZE	8
+#define SLABLAB_MAX_SIZE	32768
+#define SLABLAB_MAX_ALIGN	4096
+/** Largest slab order a cache may use (PAGE_ALLOC_COSTLY_ORDER + 1). */
+#define SLABLAB_MAX_ORDER	4
+#define SLABLAB_MAX_CPU_PARTIAL	65536
+#define SLABLAB_MAX_MIN_PARTIAL	1024
+#define SLABLAB_MAX_HANDLE_OBJECTS	1048576
+#define SLABLAB_MAX_HANDLE_BYTES	(256ULL << 20)
+#define SLABLAB_MAX_HANDLES	1024
+
+enum slablab_cmd {
+	SLABLAB_CMD_UNSPEC,
+	SLABLAB_CMD_GET_STATUS,
+	SLABLAB_CMD_CACHE_NEW,
+	SLABLAB_CMD_CACHE_DEL,
+	SLABLAB_CMD_CACHE_GET,
+	SLABLAB_CMD_CACHE_SET,
+	SLABLAB_CMD_CACHE_SHRINK,
+	SLABLAB_CMD_CACHE_VALIDATE,
+	SLABLAB_CMD_CACHE_RESET_STATS,
+	SLABLAB_CMD_OBJ_ALLOC,
+	SLABLAB_CMD_OBJ_FREE,
+	SLABLAB_CMD_LAB_SET,
+	SLABLAB_CMD_SELFTEST_WARN,
+	__SLABLAB_CMD_MAX
+};
+
+#define SLABLAB_CMD_MAX (__SLABLAB_CMD_MAX - 1)
+
+enum slablab_attr {
+	SLABLAB_A_UNSPEC,
+	SLABLAB_A_VERSION,		/* string */
+	SLABLAB_A_API_VERSION,		/* u32 */
+	SLABLAB_A_KERNEL_RELEASE,	/* string */
+	SLABLAB_A_NR_CPU_IDS,		/* u32 */
+	SLABLAB_A_NR_ONLINE_CPUS,	/* u32 */
+	SLABLAB_A_NR_NODES,		/* u32 */
+	SLABLAB_A_PAGE_SIZE,		/* u32 */
+	SLABLAB_A_NR_CACHES,		/* u32 */
+	SLABLAB_A_FEATURES,		/* u32, SLABLAB_FEAT_* */
+	SLABLAB_A_KMALLOC_PAGE_POLICY,	/* u32, enum slablab_page_policy */
+	SLABLAB_A_CACHE,		/* nest, enum slablab_cache_attr */
+	SLABLAB_A_FLAGS,		/* u32, SLABLAB_GET_F_* (request modifiers) */
+	SLABLAB_A_HANDLE,		/* u32 */
+	SLABLAB_A_COUNT,		/* u32 */
+	SLABLAB_A_CPU,			/* u32 */
+	SLABLAB_A_VALIDATE,		/* nest, enum slablab_validate_attr */
+	SLABLAB_A_PAD,
+	__SLABLAB_A_MAX
+};
+
+#define SLABLAB_A_MAX (__SLABLAB_A_MAX - 1)
+
+/** enum slablab_feature - SLABLAB_A_FEATURES bits: what this kernel/build does */
+enum slablab_feature {
+	SLABLAB_FEAT_INIT_ON_ALLOC	= 1U << 0,	/* want_init_on_alloc(GFP_KERNEL) */
+	SLABLAB_FEAT_INIT_ON_FREE	= 1U << 1,	/* want_init_on_free() */
+	SLABLAB_FEAT_FREELIST_HARDENED	= 1U << 2,	/* CONFIG_SLAB_FREELIST_HARDENED */
+	SLABLAB_FEAT_FREELIST_RANDOM	= 1U << 3,	/* CONFIG_SLAB_FREELIST_RANDOM */
+	SLABLAB_FEAT_CMPXCHG_DOUBLE	= 1U << 4,	/* double-word cmpxchg available */
+	SLABLAB_FEAT_SELFTEST		= 1U << 5,	/* module loaded with selftests=1 */
+	SLABLAB_FEAT_PREEMPT_RT		= 1U << 6,	/* CONFIG_PREEMPT_RT */
+	__SLABLAB_FEAT_ALL		= (1U << 7) - 1
+};
+
+/** enum slablab_get_flags - SLABLAB_A_FLAGS bits for SLABLAB_CMD_CACHE_GET */
+enum slablab_get_flags {
+	SLABLAB_GET_F_PERCPU	= 1U << 0,	/* include per-cpu breakdown in dumps */
+	__SLABLAB_GET_F_ALL	= (1U << 1) - 1
+};
+
+/**
+ * enum slablab_page_policy - how slablab_kmalloc serves requests of PAGE_SIZE
+ * @SLABLAB_PAGE_POLICY_SLAB: a PAGE_SIZE size class whose slabs use
+ *	PAGE_ALLOC_COSTLY_ORDER (8 objects per 32 KiB slab, seed 004's fix)
+ * @SLABLAB_PAGE_POLICY_PAGE_ALLOC: handed to the page allocator, as SLUB did in 2008
+ */
+enum slablab_page_policy {
+	SLABLAB_PAGE_POLICY_SLAB,
+	SLABLAB_PAGE_POLICY_PAGE_ALLOC,
+	__SLABLAB_PAGE_POLICY_MAX
+};
+
+/** enum slablab_cache_flags - SLABLAB_CACHE_A_FLAGS bits */
+enum slablab_cache_flags {
+	SLABLAB_CACHE_F_DEBUG		= 1U << 0,	/* poison, red zones, free-pointer checks */
+	SLABLAB_CACHE_F_HARDENED	= 1U << 1,	/* obfuscate free pointers */
+	SLABLAB_CACHE_F_RANDOM		= 1U << 2,	/* randomize fresh slabs' freelists */
+	SLABLAB_CACHE_F_HWCACHE_ALIGN	= 1U << 3,	/* align objects to cache lines */
+	__SLABLAB_CACHE_F_ALL		= (1U << 4) - 1
+};
+
+/** enum slablab_fastpath - SLABLAB_CACHE_A_FASTPATH values */
+enum slablab_fastpath {
+	SLABLAB_FASTPATH_CMPXCHG,	/* lockless: freelist + tid, double-word cmpxchg */
+	SLABLAB_FASTPATH_IRQOFF,	/* local_irq_save() around the per-cpu freelist */
+	__SLABLAB_FASTPATH_MAX
+};
+
+/** enum slablab_owner - who created a cache (SLABLAB_CACHE_A_OWNER) */
+enum slablab_owner {
+	SLABLAB_OWNER_NETLINK,		/* created through CACHE_NEW; destroyed on unload */
+	SLABLAB_OWNER_KERNEL,		/* created by a module through the exported API */
+	SLABLAB_OWNER_KMALLOC,		/* one of slablab's kmalloc size classes */
+	__SLABLAB_OWNER_MAX
+};
+
+enum slablab_cache_attr {
+	SLABLAB_CACHE_A_UNSPEC,
+	SLABLAB_CACHE_A_NAME,		/* string, < SLABLAB_NAME_MAX */
+	SLABLAB_CACHE_A_SIZE,		/* u32, object size asked for */
+	SLABLAB_CACHE_A_ALIGN,		/* u32, power of two, 0 = default */
+	SLABLAB_CACHE_A_FLAGS,		/* u32, SLABLAB_CACHE_F_* */
+	SLABLAB_CACHE_A_CPU_PARTIAL,	/* u32, objects; 0 disables per-cpu partial lists */
+	SLABLAB_CACHE_A_MIN_PARTIAL,	/* u32, slabs kept on each node list */
+	SLABLAB_CACHE_A_ORDER,		/* u32, order of new slabs */
+	SLABLAB_CACHE_A_FASTPATH,	/* u32, enum slablab_fastpath */
+	SLABLAB_CACHE_A_OBJ_STRIDE,	/* u32, bytes per object in a slab (slab_size) */
+	SLABLAB_CACHE_A_OBJS_PER_SLAB,	/* u32, at the current order */
+	SLABLAB_CACHE_A_ORDER_DEFAULT,	/* u32, what the order policy chose */
+	SLABLAB_CACHE_A_OWNER,		/* u32, enum slablab_owner */
+	SLABLAB_CACHE_A_OBJECTS,	/* u64, objects in use */
+	SLABLAB_CACHE_A_TOTAL_OBJECTS,	/* u64, object capacity of all slabs */
+	SLABLAB_CACHE_A_SLABS,		/* u64 */
+	SLABLAB_CACHE_A_PARTIAL_SLABS,	/* u64, on node partial lists */
+	SLABLAB_CACHE_A_CPU_SLABS,	/* u64, active per-cpu slabs */
+	SLABLAB_CACHE_A_CPU_PARTIAL_SLABS, /* u64, on per-cpu partial lists */
+	SLABLAB_CACHE_A_PAGES,		/* u64 */
+	SLABLAB_CACHE_A_LIVE_BYTES,	/* u64, objects in use × object size */
+	SLABLAB_CACHE_A_STATS,		/* nest: u64 per enum slablab_stat_item (type = item + 1) */
+	SLABLAB_CACHE_A_PERCPU,		/* nest of SLABLAB_PERCPU_A_ENTRY */
+	SLABLAB_CACHE_A_SLABS_FREED,	/* u64, reply to SHRINK */
+	SLABLAB_CACHE_A_META_BYTES,	/* u64, off-slab metadata bytes */
+	SLABLAB_CACHE_A_PAD,
+	__SLABLAB_CACHE_A_MAX
+};
+
+#define SLABLAB_CACHE_A_MAX (__SLABLAB_CACHE_A_MAX - 1)
+
+enum slablab_percpu_attr {
+	SLABLAB_PERCPU_A_UNSPEC,
+	SLABLAB_PERCPU_A_ENTRY,		/* nest, one per possible cpu with any activity */
+	SLABLAB_PERCPU_A_CPU,		/* u32 */
+	SLABLAB_PERCPU_A_CPU_SLAB_OBJECTS, /* u32, objects of the active slab */
+	SLABLAB_PERCPU_A_CPU_PARTIAL_SLABS, /* u32 */
+	SLABLAB_PERCPU_A_CPU_PARTIAL_OBJECTS, /* u32, free objects on the partial list */
+	SLABLAB_PERCPU_A_STATS,		/* nest: as SLABLAB_CACHE_A_STATS */
+	SLABLAB_PERCPU_A_PAD,
+	__SLABLAB_PERCPU_A_MAX
+};
+
+#define SLABLAB_PERCPU_A_MAX (__SLABLAB_PERCPU_A_MAX - 1)
+
+enum slablab_validate_attr {
+	SLABLAB_VALIDATE_A_UNSPEC,
+	SLABLAB_VALIDATE_A_SLABS,	/* u64, slabs walked */
+	SLABLAB_VALIDATE_A_OBJECTS,	/* u64, object slots walked */
+	SLABLAB_VALIDATE_A_FREE_OBJECTS, /* u64, objects found on freelists */
+	SLABLAB_VALIDATE_A_ERRORS,	/* u32 */
+	SLABLAB_VALIDATE_A_FIRST_ERROR,	/* string */
+	SLABLAB_VALIDATE_A_PAD,
+	__SLABLAB_VALIDATE_A_MAX
+};
+
+#define SLABLAB_VALIDATE_A_MAX (__SLABLAB_VALIDATE_A_MAX - 1)
+
+/*
+ * enum slablab_stat_item - per-cpu event counters, SLUB_STATS' set and meaning.
+ * Their debugfs file names are the lower-case names without the prefix.
+ */
+enum slablab_stat_item {
+	SLABLAB_ALLOC_FASTPATH,		/* allocation from the cpu slab's freelist */
+	SLABLAB_ALLOC_SLOWPATH,		/* allocation that took the slow path */
+	SLABLAB_FREE_FASTPATH,		/* free to the cpu slab's freelist */
+	SLABLAB_FREE_SLOWPATH,		/* free to a slab that is not the cpu slab */
+	SLABLAB_FREE_FROZEN,		/* slow-path free to a frozen (cpu-owned) slab */
+	SLABLAB_FREE_ADD_PARTIAL,	/* free made a full slab partial: onto a list */
+	SLABLAB_FREE_REMOVE_PARTIAL,	/* free emptied a slab: off the node list */
+	SLABLAB_ALLOC_FROM_PARTIAL,	/* cpu slab taken from the node partial list */
+	SLABLAB_ALLOC_SLAB,		/* new slab from the page allocator */
+	SLABLAB_ALLOC_REFILL,		/* cpu freelist refilled from the slab's freelist */
+	SLABLAB_ALLOC_NODE_MISMATCH,	/* cpu slab switched: node did not match */
+	SLABLAB_FREE_SLAB,		/* slab returned to the page allocator */
+	SLABLAB_CPUSLAB_FLUSH,		/* cpu slab flushed (shrink, tunable change, hotplug) */
+	SLABLAB_DEACTIVATE_FULL,	/* cpu slab deactivated full */
+	SLABLAB_DEACTIVATE_EMPTY,	/* cpu slab deactivated empty */
+	SLABLAB_DEACTIVATE_TO_HEAD,	/* cpu slab deactivated to the partial list head */
+	SLABLAB_DEACTIVATE_TO_TAIL,	/* cpu slab deactivated to the partial list tail */
+	SLABLAB_DEACTIVATE_REMOTE_FREES, /* deactivated slab had remote frees */
+	SLABLAB_DEACTIVATE_BYPASS,	/* cpu freelist empty: slab released without deactivation */
+	SLABLAB_ORDER_FALLBACK,		/* high-order page allocation failed: lower order used */
+	SLABLAB_CMPXCHG_DOUBLE_CPU_FAIL, /* per-cpu cmpxchg lost a race (retried) */
+	SLABLAB_CMPXCHG_DOUBLE_FAIL,	/* slab freelist cmpxchg lost a race (retried) */
+	SLABLAB_CPU_PARTIAL_ALLOC,	/* cpu slab taken from the cpu partial list */
+	SLABLAB_CPU_PARTIAL_FREE,	/* slab put on a cpu partial list by a free */
+	SLABLAB_CPU_PARTIAL_NODE,	/* slab moved from node list to cpu partial list */
+	SLABLAB_CPU_PARTIAL_DRAIN,	/* cpu partial list drained to the node list */
+	__SLABLAB_STAT_MAX
+};
+
+#define SLABLAB_STAT_MAX (__SLABLAB_STAT_MAX - 1)
+
+#endif /* _UAPI_LINUX_SLABLAB_H */
