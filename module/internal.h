@@ -14,6 +14,7 @@
 #include <linux/atomic.h>
 #include <linux/percpu.h>
 #include <linux/netlink.h>
+#include <net/netlink.h>
 #include "../uapi/linux/slablab.h"
 #include "../include/slablab.h"
 #include "policy.h"
@@ -204,6 +205,16 @@ void slablab_debugfs_remove_cache(struct slablab_cache *s);
 /* netlink.c */
 int slablab_netlink_init(void);
 void slablab_netlink_exit(void);
+
+/* storm.c */
+struct genl_info;
+struct genl_family;
+extern const struct nla_policy slablab_storm_policy[SLABLAB_STORM_A_MAX + 1];
+int slablab_storm_start(struct genl_info *info, struct genl_family *family);
+int slablab_storm_get(struct genl_info *info, struct genl_family *family);
+int slablab_storm_stop(struct genl_info *info, struct genl_family *family);
+void slablab_storm_exit(void);
+void slablab_storm_count_direct_pages(long delta);
 
 /* handles.c: scripted allocations */
 int slablab_handle_alloc(struct slablab_cache *s, u32 count, int cpu, u32 *id,

@@ -44,6 +44,7 @@ static const struct nla_policy slablab_policy[SLABLAB_A_MAX + 1] = {
 	[SLABLAB_A_COUNT]		= NLA_POLICY_FULL_RANGE(NLA_U32, &count_range),
 	[SLABLAB_A_CPU]			= { .type = NLA_U32 },
 	[SLABLAB_A_KMALLOC_PAGE_POLICY]	= NLA_POLICY_MAX(NLA_U32, __SLABLAB_PAGE_POLICY_MAX - 1),
+	[SLABLAB_A_STORM]		= NLA_POLICY_NESTED(slablab_storm_policy),
 };
 
 static void slablab_lock(void)
@@ -672,6 +673,36 @@ static int slablab_nl_selftest_warn(struct sk_buff *skb, struct genl_info *info)
 	return 0;
 }
 
+static int slablab_nl_storm_start(struct sk_buff *skb, struct genl_info *info)
+{
+	int err;
+
+	slablab_lock();
+	err = slablab_storm_start(info, &slablab_family);
+	slablab_unlock();
+	return err;
+}
+
+static int slablab_nl_storm_get(struct sk_buff *skb, struct genl_info *info)
+{
+	int err;
+
+	slablab_lock();
+	err = slablab_storm_get(info, &slablab_family);
+	slablab_unlock();
+	return err;
+}
+
+static int slablab_nl_storm_stop(struct sk_buff *skb, struct genl_info *info)
+{
+	int err;
+
+	slablab_lock();
+	err = slablab_storm_stop(info, &slablab_family);
+	slablab_unlock();
+	return err;
+}
+
 static const struct genl_ops slablab_ops[] = {
 	{
 		.cmd = SLABLAB_CMD_GET_STATUS,
@@ -719,6 +750,17 @@ static const struct genl_ops slablab_ops[] = {
 	}, {
 		.cmd = SLABLAB_CMD_SELFTEST_WARN,
 		.doit = slablab_nl_selftest_warn,
+		.flags = GENL_ADMIN_PERM,
+	}, {
+		.cmd = SLABLAB_CMD_STORM_START,
+		.doit = slablab_nl_storm_start,
+		.flags = GENL_ADMIN_PERM,
+	}, {
+		.cmd = SLABLAB_CMD_STORM_GET,
+		.doit = slablab_nl_storm_get,
+	}, {
+		.cmd = SLABLAB_CMD_STORM_STOP,
+		.doit = slablab_nl_storm_stop,
 		.flags = GENL_ADMIN_PERM,
 	},
 };

@@ -1996,7 +1996,10 @@ void *slablab_kmalloc(size_t size, gfp_t gfp)
 		   READ_ONCE(slablab_page_policy) == SLABLAB_PAGE_POLICY_PAGE_ALLOC))
 		return slab_alloc(s, gfp, NUMA_NO_NODE);
 	page = alloc_pages(gfp | __GFP_COMP, get_order(size));
-	return page ? page_address(page) : NULL;
+	if (!page)
+		return NULL;
+	slablab_storm_count_direct_pages(1L << get_order(size));
+	return page_address(page);
 }
 EXPORT_SYMBOL_GPL(slablab_kmalloc);
 
@@ -2015,6 +2018,7 @@ void slablab_kfree(const void *p)
 	slab = (struct slablab_slab *)page_private(page);
 	if (!slab) {
 		/* Straight from the page allocator (large, or the page policy). */
+		slablab_storm_count_direct_pages(-(1L << compound_order(page)));
 		__free_pages(page, compound_order(page));
 		return;
 	}

@@ -85,6 +85,34 @@
  *   Triggers a kernel WARN so the test harness can prove it catches splats. Otherwise
  *   the answer is -EOPNOTSUPP.
  *
+ * SLABLAB_CMD_STORM_START [ADMIN]   run an allocation storm (asynchronous)
+ *   → SLABLAB_A_STORM { TARGET (required), PATTERN (required), CACHE, SIZE, SIZES,
+ *                       THREADS, CPUS, OPS, DURATION_MS, BATCH, WORKING_SET, RING,
+ *                       SEED, MAX_LIVE_BYTES }
+ *   ← SLABLAB_A_STORM { ID, STATE, spec as applied (defaults filled in) }
+ *   One storm runs at a time in the whole lab: a second START is refused with -EBUSY
+ *   (measurements of two storms at once would disturb each other). The result of the
+ *   last storm stays readable until the next START replaces it.
+ *
+ * SLABLAB_CMD_STORM_GET
+ *   → SLABLAB_A_STORM { ID } (optional: the last storm)
+ *   ← SLABLAB_A_STORM { ID, STATE, spec, progress (OPS_PLANNED, OPS_DONE, ELAPSED_NS),
+ *                       and once finished the results (ALLOCS … STATS, THREAD list) }
+ *
+ * SLABLAB_CMD_STORM_STOP [ADMIN]
+ *   → SLABLAB_A_STORM { ID } (optional)
+ *   Stops the storm (threads finish their current chunk) and waits for it; the reply is
+ *   as for STORM_GET, STATE = SLABLAB_STORM_STOPPED, with what was done so far.
+ *
+ * Storm targets (SLABLAB_STORM_A_TARGET, enum slablab_storm_target):
+ *   CACHE     the slablab cache named by CACHE;
+ *   NATIVE    a kernel kmem_cache the module creates for the storm with the size,
+ *             alignment and flags of the slablab cache named by CACHE (or SIZE alone):
+ *             the kernel's own SLUB, never merged under slab_nomerge;
+ *   KMALLOC   slablab_kmalloc()/slablab_kfree() with SIZE or the SIZES distribution;
+ *   NATIVE_KMALLOC  the kernel's kmalloc()/kfree(), same sizes.
+ * Patterns (enum slablab_storm_pattern): see docs/storms.md for what each models.
+ *
  * Enums end in __SLABLAB_*_MAX; new values only ever go at the end.
  */
 #ifndef _UAPI_LINUX_SLABLAB_H
@@ -122,6 +150,9 @@ enum slablab_cmd {
 	SLABLAB_CMD_OBJ_FREE,
 	SLABLAB_CMD_LAB_SET,
 	SLABLAB_CMD_SELFTEST_WARN,
+	SLABLAB_CMD_STORM_START,
+	SLABLAB_CMD_STORM_GET,
+	SLABLAB_CMD_STORM_STOP,
 	__SLABLAB_CMD_MAX
 };
 
@@ -146,6 +177,7 @@ enum slablab_attr {
 	SLABLAB_A_CPU,			/* u32 */
 	SLABLAB_A_VALIDATE,		/* nest, enum slablab_validate_attr */
 	SLABLAB_A_PAD,
+	SLABLAB_A_STORM,		/* nest, enum slablab_storm_attr */
 	__SLABLAB_A_MAX
 };
 
@@ -299,5 +331,130 @@ enum slablab_stat_item {
 };
 
 #define SLABLAB_STAT_MAX (__SLABLAB_STAT_MAX - 1)
+
+/* Storm limits */
+#define SLABLAB_STORM_MAX_THREADS	256
+#define SLABLAB_STORM_MAX_DURATION_MS	600000	/* every storm ends within 10 minutes */
+#define SLABLAB_STORM_MAX_BATCH		65536
+#define SLABLAB_STORM_MAX_WORKING_SET	4194304
+#define SLABLAB_STORM_MAX_RING		65536
+#define SLABLAB_STORM_MAX_SIZES		16
+#define SLABLAB_STORM_CPUS_MAX		256	/* length of the CPUS list string */
+
+/**
+ * enum slablab_storm_target - what a storm allocates from
+ * @SLABLAB_TARGET_CACHE: a slablab cache (CACHE)
+ * @SLABLAB_TARGET_NATIVE: a kernel kmem_cache made like the slablab cache (CACHE) or
+ *	of SIZE bytes
+ * @SLABLAB_TARGET_KMALLOC: slablab_kmalloc with SIZE or SIZES
+ * @SLABLAB_TARGET_NATIVE_KMALLOC: the kernel's kmalloc with SIZE or SIZES
+ */
+enum slablab_storm_target {
+	SLABLAB_TARGET_CACHE,
+	SLABLAB_TARGET_NATIVE,
+	SLABLAB_TARGET_KMALLOC,
+	SLABLAB_TARGET_NATIVE_KMALLOC,
+	__SLABLAB_TARGET_MAX
+};
+
+/**
+ * enum slablab_storm_pattern - the workload each storm thread runs
+ * @SLABLAB_PATTERN_PAIR: alloc + free in a tight loop (the fast path; slab_test)
+ * @SLABLAB_PATTERN_BATCH: BATCH allocs then BATCH frees, each phase timed
+ * @SLABLAB_PATTERN_REMOTE: even threads allocate, odd threads free what their partner
+ *	allocated, through a RING-slot ring (networking's skb pattern)
+ * @SLABLAB_PATTERN_CHURN: WORKING_SET live objects per thread, a random one replaced
+ *	each op (fragmentation and memory overhead)
+ * @SLABLAB_PATTERN_BULK: alloc_bulk / free_bulk of BATCH objects
+ */
+enum slablab_storm_pattern {
+	SLABLAB_PATTERN_PAIR,
+	SLABLAB_PATTERN_BATCH,
+	SLABLAB_PATTERN_REMOTE,
+	SLABLAB_PATTERN_CHURN,
+	SLABLAB_PATTERN_BULK,
+	__SLABLAB_PATTERN_MAX
+};
+
+/** enum slablab_storm_state - SLABLAB_STORM_A_STATE */
+enum slablab_storm_state {
+	SLABLAB_STORM_NONE,		/* no storm has run */
+	SLABLAB_STORM_RUNNING,
+	SLABLAB_STORM_DONE,		/* ran to its OPS or DURATION_MS */
+	SLABLAB_STORM_STOPPED,		/* stopped early (STORM_STOP, unload, time cap) */
+	__SLABLAB_STORM_STATE_MAX
+};
+
+enum slablab_storm_attr {
+	SLABLAB_STORM_A_UNSPEC,
+	/* the specification */
+	SLABLAB_STORM_A_TARGET,		/* u32, enum slablab_storm_target */
+	SLABLAB_STORM_A_PATTERN,	/* u32, enum slablab_storm_pattern */
+	SLABLAB_STORM_A_CACHE,		/* string: slablab cache (CACHE; NATIVE's model) */
+	SLABLAB_STORM_A_SIZE,		/* u32: object size (NATIVE without CACHE, kmalloc) */
+	SLABLAB_STORM_A_SIZES,		/* nest of SLABLAB_STORM_SIZE_A_ENTRY (kmalloc) */
+	SLABLAB_STORM_A_THREADS,	/* u32, default: one per cpu of CPUS */
+	SLABLAB_STORM_A_CPUS,		/* string cpu list ("0-3,6"), default: online */
+	SLABLAB_STORM_A_OPS,		/* u64 per thread (allocations), default 100000 */
+	SLABLAB_STORM_A_DURATION_MS,	/* u32, instead of OPS */
+	SLABLAB_STORM_A_BATCH,		/* u32: batch/bulk size, default 16 */
+	SLABLAB_STORM_A_WORKING_SET,	/* u32: churn objects per thread, default 4096 */
+	SLABLAB_STORM_A_RING,		/* u32: remote ring slots (power of 2), default 256 */
+	SLABLAB_STORM_A_SEED,		/* u64: RNG seed (churn, sizes), default 1 */
+	SLABLAB_STORM_A_MAX_LIVE_BYTES,	/* u64: live-memory cap, default RAM / 4 */
+	/* state and progress */
+	SLABLAB_STORM_A_ID,		/* u32 */
+	SLABLAB_STORM_A_STATE,		/* u32, enum slablab_storm_state */
+	SLABLAB_STORM_A_OPS_PLANNED,	/* u64, all threads; 0 for duration storms */
+	SLABLAB_STORM_A_OPS_DONE,	/* u64, all threads */
+	SLABLAB_STORM_A_ELAPSED_NS,	/* u64, start barrier to last thread done */
+	/* results */
+	SLABLAB_STORM_A_ALLOCS,		/* u64 objects allocated in timed loops */
+	SLABLAB_STORM_A_FREES,		/* u64 objects freed in timed loops */
+	/* u64 cycles in timed alloc loops (batch, bulk, remote producers, churn) */
+	SLABLAB_STORM_A_ALLOC_CYCLES,
+	SLABLAB_STORM_A_FREE_CYCLES,	/* u64 cycles in timed free loops */
+	SLABLAB_STORM_A_PAIR_CYCLES,	/* u64 cycles in pair loops (alloc + free) */
+	/* u64 cycles of 1000 iterations of an empty timed loop (not subtracted) */
+	SLABLAB_STORM_A_LOOP_CYCLES,
+	SLABLAB_STORM_A_FAILURES,	/* u64 allocations that returned NULL */
+	SLABLAB_STORM_A_PEAK_PAGES,	/* u64 pages held by the target at the peak */
+	SLABLAB_STORM_A_PEAK_LIVE_BYTES, /* u64 bytes of live objects at that moment */
+	SLABLAB_STORM_A_META_BYTES,	/* u64 slablab off-slab metadata at the peak */
+	SLABLAB_STORM_A_CYCLES_PER_SEC,	/* u64 get_cycles() rate (tsc_khz x 1000) */
+	SLABLAB_STORM_A_FEATURES,	/* u32 SLABLAB_FEAT_* the kernel ran with */
+	SLABLAB_STORM_A_CACHE_FLAGS,	/* u32 SLABLAB_CACHE_F_* of the target cache */
+	SLABLAB_STORM_A_THREAD_LIST,	/* nest of SLABLAB_STORM_THREAD_A_ENTRY */
+	/* nest: stat deltas over the storm (slablab targets), as SLABLAB_CACHE_A_STATS */
+	SLABLAB_STORM_A_STATS,
+	SLABLAB_STORM_A_NATIVE_NAME,	/* string: the kernel cache's name (NATIVE) */
+	SLABLAB_STORM_A_PAD,
+	__SLABLAB_STORM_A_MAX
+};
+
+#define SLABLAB_STORM_A_MAX (__SLABLAB_STORM_A_MAX - 1)
+
+enum slablab_storm_size_attr {
+	SLABLAB_STORM_SIZE_A_UNSPEC,
+	SLABLAB_STORM_SIZE_A_ENTRY,	/* nest */
+	SLABLAB_STORM_SIZE_A_SIZE,	/* u32 bytes */
+	SLABLAB_STORM_SIZE_A_WEIGHT,	/* u32 relative weight */
+	__SLABLAB_STORM_SIZE_A_MAX
+};
+
+#define SLABLAB_STORM_SIZE_A_MAX (__SLABLAB_STORM_SIZE_A_MAX - 1)
+
+enum slablab_storm_thread_attr {
+	SLABLAB_STORM_THREAD_A_UNSPEC,
+	SLABLAB_STORM_THREAD_A_ENTRY,	/* nest */
+	SLABLAB_STORM_THREAD_A_CPU,	/* u32 */
+	SLABLAB_STORM_THREAD_A_OPS,	/* u64 */
+	SLABLAB_STORM_THREAD_A_CYCLES,	/* u64 cycles in its timed loops */
+	SLABLAB_STORM_THREAD_A_NS,	/* u64 from the start barrier to its end */
+	SLABLAB_STORM_THREAD_A_PAD,
+	__SLABLAB_STORM_THREAD_A_MAX
+};
+
+#define SLABLAB_STORM_THREAD_A_MAX (__SLABLAB_STORM_THREAD_A_MAX - 1)
 
 #endif /* _UAPI_LINUX_SLABLAB_H */

@@ -1,0 +1,1323 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Allocation storms: the same workload run against a slablab cache and against the
+ * kernel's own allocator, on the same kernel, measured per operation.
+ *
+ * A storm is a controller kthread and THREADS worker kthreads, each bound to a cpu of
+ * the storm's cpu list (round robin; more threads than cpus is allowed). Workers wait
+ * at a start barrier and the controller releases them together; each runs its pattern
+ * in chunks timed with get_cycles(), publishes its progress after every chunk, and
+ * checks for a stop request or the deadline between chunks. The controller samples
+ * memory (pages held by the target, bytes of live objects) every SAMPLE_MS until the
+ * workers are done, then computes statistic deltas and marks the storm finished.
+ *
+ * Targets are dispatched with a switch on a constant inside __always_inline loops, so
+ * slablab and the kernel's allocator are called directly, never through function
+ * pointers (retpolines would add the same cost to both and blur the ratio).
+ *
+ * Lifetime and locking: the storm (slablab_storm) is created and replaced under
+ * slablab_mutex; only one runs at a time. The controller never takes slablab_mutex, so
+ * STORM_STOP and module unload may wait for it while holding the mutex. Results are
+ * written before the state becomes DONE/STOPPED with a release store; readers load the
+ * state with acquire. A slablab cache under a storm has ->users raised, so destroying
+ * it fails with -EBUSY.
+ */
+#include <linux/module.h>
+#include <linux/kthread.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+#include <linux/prandom.h>
+#include <linux/cpumask.h>
+#include <linux/completion.h>
+#include <linux/timex.h>
+#include <linux/ktime.h>
+#include <linux/mm.h>
+#include <linux/fs.h>
+#include <linux/delay.h>
+#include <net/genetlink.h>
+#include "internal.h"
+
+#define SAMPLE_MS	50
+#define CHUNK		256	/* ops between progress updates and stop checks */
+#define SIZE_SEQ_LEN	1024	/* precomputed kmalloc sizes per thread */
+
+struct storm_ring {
+	void **slot;
+	u32 *size;
+	u32 mask;
+	bool producer_done;
+	u64 head ____cacheline_aligned_in_smp;	/* written by the producer */
+	u64 tail ____cacheline_aligned_in_smp;	/* written by the consumer */
+};
+
+struct storm_thread {
+	struct slablab_storm *st;
+	int idx;
+	int cpu;
+	u64 ops_done;		/* progress, WRITE_ONCE after each chunk */
+	u64 allocs, frees, failures;
+	u64 alloc_cycles, free_cycles, pair_cycles;
+	u64 ns;
+	long live_bytes;	/* WRITE_ONCE, read by the sampler */
+	struct completion exited;	/* the kthread left module code */
+	struct rnd_state rng;
+	void **slots;
+	u32 *slot_size;
+	u32 *size_seq;
+	struct storm_ring *ring;
+} ____cacheline_aligned_in_smp;
+
+struct storm_spec {
+	u32 target, pattern;
+	char cache[SLABLAB_NAME_MAX];
+	u32 size;
+	u32 nr_sizes;
+	u32 sizes[SLABLAB_STORM_MAX_SIZES], weights[SLABLAB_STORM_MAX_SIZES];
+	u32 threads;
+	char cpus[SLABLAB_STORM_CPUS_MAX];
+	u64 ops;
+	u32 duration_ms;
+	u32 batch, working_set, ring;
+	u64 seed;
+	u64 max_live_bytes;
+};
+
+struct slablab_storm {
+	u32 id;
+	u32 state;			/* enum slablab_storm_state, release/acquire */
+	struct storm_spec spec;
+	int *cpu_of;			/* [threads] */
+	struct slablab_cache *cache;	/* CACHE target (pinned through ->users) */
+	struct kmem_cache *native;	/* NATIVE target */
+	char native_name[SLABLAB_NAME_MAX + 16];
+	unsigned int native_order;
+	u32 obj_size;			/* fixed object size of cache targets */
+	u32 cache_flags;
+	struct storm_thread *t;
+	struct storm_ring *rings;
+	struct task_struct *controller;
+	atomic_t ready;
+	atomic_t running;
+	bool go;
+	bool stop;
+	bool abort;
+	u64 start_ns, end_ns, deadline_ns;
+	u64 loop_cycles_x1000;
+	u64 stats_before[__SLABLAB_STAT_MAX], stats_delta[__SLABLAB_STAT_MAX];
+	u64 base_pages;
+	u64 peak_pages, peak_live, peak_meta;
+	struct completion done;		/* the controller left module code */
+	bool reaped;			/* someone waited for done (slablab_mutex) */
+};
+
+static struct slablab_storm *slablab_storm;	/* the current or last storm */
+static u32 slablab_storm_next_id = 1;
+static atomic_long_t slablab_kmalloc_pages_direct = ATOMIC_LONG_INIT(0);
+
+/* slab.c counts pages slablab_kmalloc hands out straight from the page allocator. */
+void slablab_storm_count_direct_pages(long delta)
+{
+	atomic_long_add(delta, &slablab_kmalloc_pages_direct);
+}
+
+/* ---- target dispatch: direct calls, resolved at compile time per loop ---- */
+
+static __always_inline void *t_alloc(struct slablab_storm *st, const u32 target, u32 size)
+{
+	switch (target) {
+	case SLABLAB_TARGET_CACHE:
+		return slablab_cache_alloc(st->cache, GFP_KERNEL);
+	case SLABLAB_TARGET_NATIVE:
+		return kmem_cache_alloc(st->native, GFP_KERNEL);
+	case SLABLAB_TARGET_KMALLOC:
+		return slablab_kmalloc(size, GFP_KERNEL);
+	default:
+		return kmalloc(size, GFP_KERNEL);
+	}
+}
+
+static __always_inline void t_free(struct slablab_storm *st, const u32 target, void *p)
+{
+	switch (target) {
+	case SLABLAB_TARGET_CACHE:
+		slablab_cache_free(st->cache, p);
+		break;
+	case SLABLAB_TARGET_NATIVE:
+		kmem_cache_free(st->native, p);
+		break;
+	case SLABLAB_TARGET_KMALLOC:
+		slablab_kfree(p);
+		break;
+	default:
+		kfree(p);
+	}
+}
+
+static __always_inline u32 t_size(struct storm_thread *t, u64 i)
+{
+	return t->size_seq ? t->size_seq[i & (SIZE_SEQ_LEN - 1)] : t->st->obj_size;
+}
+
+static bool storm_should_stop(struct slablab_storm *st)
+{
+	return READ_ONCE(st->stop) || ktime_get_ns() >= st->deadline_ns;
+}
+
+/* More ops to run in this storm? (ops-bounded storms stop at OPS, all at the deadline) */
+/* Ops for the next timed chunk: CHUNK, or what is left of OPS. */
+static u64 chunk_of(struct storm_thread *t, u64 done)
+{
+	struct slablab_storm *st = t->st;
+
+	if (st->spec.duration_ms)
+		return CHUNK;
+	return min_t(u64, CHUNK, st->spec.ops - done);
+}
+
+static bool more(struct storm_thread *t, u64 done)
+{
+	struct slablab_storm *st = t->st;
+
+	if (storm_should_stop(st))
+		return false;
+	return st->spec.duration_ms || done < st->spec.ops;
+}
+
+static __always_inline void run_pair(struct storm_thread *t, const u32 target)
+{
+	struct slablab_storm *st = t->st;
+	u64 done = 0;
+
+	while (more(t, done)) {
+		u64 c0, c1, i, n = chunk_of(t, done);
+
+		c0 = get_cycles();
+		for (i = 0; i < n; i++) {
+			void *p = t_alloc(st, target, t_size(t, done + i));
+
+			if (unlikely(!p)) {
+				t->failures++;
+				continue;
+			}
+			t_free(st, target, p);
+		}
+		c1 = get_cycles();
+		t->pair_cycles += c1 - c0;
+		done += n;
+		t->allocs += n;
+		t->frees += n;
+		WRITE_ONCE(t->ops_done, done);
+		cond_resched();
+	}
+	t->allocs -= t->failures;
+	t->frees -= t->failures;
+}
+
+static __always_inline void run_batch(struct storm_thread *t, const u32 target)
+{
+	struct slablab_storm *st = t->st;
+	u32 n = st->spec.batch, i;
+	u64 done = 0;
+
+	while (more(t, done)) {
+		long live = 0;
+		u64 c0, c1, c2;
+
+		c0 = get_cycles();
+		for (i = 0; i < n; i++)
+			t->slots[i] = t_alloc(st, target, t_size(t, done + i));
+		c1 = get_cycles();
+		for (i = 0; i < n; i++) {
+			if (t->slots[i])
+				live += t_size(t, done + i);
+			else
+				t->failures++;
+		}
+		WRITE_ONCE(t->live_bytes, live);	/* between the timed phases */
+		c2 = get_cycles();
+		for (i = 0; i < n; i++)
+			if (t->slots[i])
+				t_free(st, target, t->slots[i]);
+		t->alloc_cycles += c1 - c0;
+		t->free_cycles += get_cycles() - c2;
+		WRITE_ONCE(t->live_bytes, 0);
+		done += n;
+		WRITE_ONCE(t->ops_done, done);
+		cond_resched();
+	}
+	t->allocs = done - t->failures;
+	t->frees = t->allocs;
+}
+
+static __always_inline void run_bulk(struct storm_thread *t, const u32 target)
+{
+	struct slablab_storm *st = t->st;
+	u32 n = st->spec.batch;
+	u64 done = 0;
+
+	while (more(t, done)) {
+		u64 c0, c1, c2, c3;
+		int got;
+
+		c0 = get_cycles();
+		if (target == SLABLAB_TARGET_CACHE)
+			got = slablab_cache_alloc_bulk(st->cache, GFP_KERNEL, n, t->slots);
+		else
+			got = kmem_cache_alloc_bulk(st->native, GFP_KERNEL, n, t->slots);
+		c1 = get_cycles();
+		if (got != n) {
+			t->failures += n;
+			done += n;
+			continue;
+		}
+		WRITE_ONCE(t->live_bytes, (long)n * st->obj_size);
+		c2 = get_cycles();
+		if (target == SLABLAB_TARGET_CACHE)
+			slablab_cache_free_bulk(st->cache, n, t->slots);
+		else
+			kmem_cache_free_bulk(st->native, n, t->slots);
+		c3 = get_cycles();
+		WRITE_ONCE(t->live_bytes, 0);
+		t->alloc_cycles += c1 - c0;
+		t->free_cycles += c3 - c2;
+		t->allocs += n;
+		t->frees += n;
+		done += n;
+		WRITE_ONCE(t->ops_done, done);
+		cond_resched();
+	}
+}
+
+static __always_inline void run_churn(struct storm_thread *t, const u32 target)
+{
+	struct slablab_storm *st = t->st;
+	u32 w = st->spec.working_set, i;
+	long live = 0;
+	u64 done = 0;
+
+	/* Fill the working set (not timed). */
+	for (i = 0; i < w; i++) {
+		t->slot_size[i] = t_size(t, i);
+		t->slots[i] = t_alloc(st, target, t->slot_size[i]);
+		if (t->slots[i])
+			live += t->slot_size[i];
+		else
+			t->failures++;
+		if (!(i & 1023))
+			cond_resched();
+	}
+	WRITE_ONCE(t->live_bytes, live);
+	while (more(t, done)) {
+		u64 n = chunk_of(t, done);
+
+		for (i = 0; i < n; i++) {
+			u32 idx = prandom_u32_state(&t->rng) % w;
+			u32 size = t_size(t, done + i);
+			u64 c0, c1, c2;
+			void *p;
+
+			c0 = get_cycles();
+			if (t->slots[idx])
+				t_free(st, target, t->slots[idx]);
+			c1 = get_cycles();
+			p = t_alloc(st, target, size);
+			c2 = get_cycles();
+			if (t->slots[idx]) {
+				live -= t->slot_size[idx];
+				t->frees++;
+				t->free_cycles += c1 - c0;
+			}
+			t->slots[idx] = p;
+			t->slot_size[idx] = size;
+			if (p) {
+				live += size;
+				t->allocs++;
+				t->alloc_cycles += c2 - c1;
+			} else {
+				t->failures++;
+			}
+		}
+		done += n;
+		WRITE_ONCE(t->live_bytes, live);
+		WRITE_ONCE(t->ops_done, done);
+		cond_resched();
+	}
+	/* Let the controller see the working set before it goes away. */
+	for (i = 0; i < w; i++) {
+		if (t->slots[i])
+			t_free(st, target, t->slots[i]);
+		t->slots[i] = NULL;
+		if (!(i & 1023))
+			cond_resched();
+	}
+	WRITE_ONCE(t->live_bytes, 0);
+}
+
+static __always_inline void run_producer(struct storm_thread *t, const u32 target)
+{
+	struct slablab_storm *st = t->st;
+	struct storm_ring *r = t->ring;
+	u64 head = 0, done = 0;
+	unsigned int spins = 0;
+
+	for (;;) {
+		u32 size = t_size(t, done);
+		u64 c0, c1;
+		void *p;
+
+		if (!st->spec.duration_ms && done >= st->spec.ops)
+			break;
+		if (!(done & (CHUNK - 1)) && storm_should_stop(st))
+			break;
+
+		/* acquire tail: the consumer has read the slot before releasing it */
+		while (head - smp_load_acquire(&r->tail) > r->mask) {
+			if (storm_should_stop(st))
+				goto out;
+			cpu_relax();
+			if (!(++spins & 255))
+				cond_resched();
+		}
+		c0 = get_cycles();
+		p = t_alloc(st, target, size);
+		c1 = get_cycles();
+		done++;
+		if (!p) {
+			t->failures++;
+			continue;
+		}
+		t->alloc_cycles += c1 - c0;
+		t->allocs++;
+		r->slot[head & r->mask] = p;
+		r->size[head & r->mask] = size;
+		/* release head: the slot is written before the consumer sees it */
+		smp_store_release(&r->head, ++head);
+		if (!(done & (CHUNK - 1))) {
+			WRITE_ONCE(t->ops_done, done);
+			WRITE_ONCE(t->live_bytes, (long)(head - READ_ONCE(r->tail)) * size);
+			cond_resched();
+		}
+	}
+out:
+	WRITE_ONCE(t->ops_done, done);
+	/* release: every head update happens before producer_done is seen */
+	smp_store_release(&r->producer_done, true);
+}
+
+static __always_inline void run_consumer(struct storm_thread *t, const u32 target)
+{
+	struct slablab_storm *st = t->st;
+	struct storm_ring *r = t->ring;
+	unsigned int spins = 0;
+	u64 tail = 0;
+
+	for (;;) {
+		/* acquire head: pairs with the producer's release of the slot */
+		u64 head = smp_load_acquire(&r->head);
+		u64 c0, c1;
+		void *p;
+
+		if (tail == head) {
+			/* producer_done is released after its last head update */
+			/* acquire: then a final head re-read sees the producer's last slot */
+			if (smp_load_acquire(&r->producer_done) &&
+			    /* acquire: its last slot, if it just pushed one */
+			    tail == smp_load_acquire(&r->head))
+				break;
+			cpu_relax();
+			if (!(++spins & 255))
+				cond_resched();
+			continue;
+		}
+		p = r->slot[tail & r->mask];
+		/* release tail: the slot was read before the producer may reuse it */
+		smp_store_release(&r->tail, ++tail);
+		c0 = get_cycles();
+		t_free(st, target, p);
+		c1 = get_cycles();
+		t->free_cycles += c1 - c0;
+		t->frees++;
+		if (!(tail & (CHUNK - 1))) {
+			WRITE_ONCE(t->ops_done, tail);
+			cond_resched();
+		}
+	}
+	WRITE_ONCE(t->ops_done, tail);
+}
+
+static __always_inline void run_pattern(struct storm_thread *t, const u32 target)
+{
+	switch (t->st->spec.pattern) {
+	case SLABLAB_PATTERN_PAIR:
+		run_pair(t, target);
+		break;
+	case SLABLAB_PATTERN_BATCH:
+		run_batch(t, target);
+		break;
+	case SLABLAB_PATTERN_BULK:
+		if (target == SLABLAB_TARGET_CACHE || target == SLABLAB_TARGET_NATIVE)
+			run_bulk(t, target);
+		break;
+	case SLABLAB_PATTERN_CHURN:
+		run_churn(t, target);
+		break;
+	case SLABLAB_PATTERN_REMOTE:
+		if (t->idx & 1)
+			run_consumer(t, target);
+		else
+			run_producer(t, target);
+		break;
+	}
+}
+
+/* Cycles per iteration (x1000) of an empty timed loop: what timing itself costs. */
+static u64 measure_loop_overhead(void)
+{
+	u64 c0, c1;
+	int i;
+
+	c0 = get_cycles();
+	for (i = 0; i < 1000; i++) {
+		barrier();
+		c1 = get_cycles();
+	}
+	c1 = get_cycles();
+	return c1 - c0;
+}
+
+static int storm_thread_fn(void *arg)
+{
+	struct storm_thread *t = arg;
+	struct slablab_storm *st = t->st;
+	u64 t0;
+
+	atomic_inc(&st->ready);
+	/* acquire go: the controller's set-up is visible after the barrier */
+	while (!smp_load_acquire(&st->go)) {
+		cpu_relax();
+		cond_resched();
+	}
+	if (!READ_ONCE(st->abort)) {
+		t0 = ktime_get_ns();
+		switch (st->spec.target) {
+		case SLABLAB_TARGET_CACHE:
+			run_pattern(t, SLABLAB_TARGET_CACHE);
+			break;
+		case SLABLAB_TARGET_NATIVE:
+			run_pattern(t, SLABLAB_TARGET_NATIVE);
+			break;
+		case SLABLAB_TARGET_KMALLOC:
+			run_pattern(t, SLABLAB_TARGET_KMALLOC);
+			break;
+		default:
+			run_pattern(t, SLABLAB_TARGET_NATIVE_KMALLOC);
+		}
+		t->ns = ktime_get_ns() - t0;
+	}
+	atomic_dec(&st->running);
+	/* Never return into module text: unload may free it once this completes. */
+	kthread_complete_and_exit(&t->exited, 0);
+}
+
+/* ---- memory sampling ---- */
+
+/* The first number in a sysfs file (the kernel's own SLUB figures), or 0. */
+static u64 read_sysfs_u64(const char *path)
+{
+	char buf[32] = "";
+	struct file *f;
+	loff_t pos = 0;
+	u64 v = 0;
+
+	f = filp_open(path, O_RDONLY, 0);
+	if (IS_ERR(f))
+		return 0;
+	if (kernel_read(f, buf, sizeof(buf) - 1, &pos) > 0) {
+		char *sp = strchr(buf, ' ');
+
+		if (sp)
+			*sp = 0;
+		if (kstrtou64(strim(buf), 10, &v))
+			v = 0;
+	}
+	filp_close(f, NULL);
+	return v;
+}
+
+static u64 native_slab_pages(const char *name)
+{
+	char path[96];
+	u64 slabs, order;
+
+	snprintf(path, sizeof(path), "/sys/kernel/slab/%s/slabs", name);
+	slabs = read_sysfs_u64(path);
+	snprintf(path, sizeof(path), "/sys/kernel/slab/%s/order", name);
+	order = read_sysfs_u64(path);
+	return slabs << order;
+}
+
+static const char *const native_kmalloc_names[] = {
+	"kmalloc-8", "kmalloc-16", "kmalloc-32", "kmalloc-64", "kmalloc-96", "kmalloc-128",
+	"kmalloc-192", "kmalloc-256", "kmalloc-512", "kmalloc-1k", "kmalloc-2k", "kmalloc-4k",
+	"kmalloc-8k",
+};
+
+/* Pages the storm's target holds now (kmalloc targets: all size classes). */
+static u64 target_pages(struct slablab_storm *st, u64 *meta)
+{
+	struct slablab_gauges g;
+	struct slablab_cache *s;
+	u64 pages = 0;
+	unsigned int i;
+
+	*meta = 0;
+	switch (st->spec.target) {
+	case SLABLAB_TARGET_CACHE:
+		slablab_gauges(st->cache, &g);
+		*meta = g.meta_bytes;
+		return g.pages;
+	case SLABLAB_TARGET_NATIVE:
+		return native_slab_pages(st->native_name);
+	case SLABLAB_TARGET_KMALLOC:
+		/* The cache list is stable while a storm runs: kmalloc classes live forever. */
+		list_for_each_entry(s, &slablab_caches, list) {
+			if (s->owner != SLABLAB_OWNER_KMALLOC)
+				continue;
+			slablab_gauges(s, &g);
+			pages += g.pages;
+			*meta += g.meta_bytes;
+		}
+		return pages + atomic_long_read(&slablab_kmalloc_pages_direct);
+	default:
+		for (i = 0; i < ARRAY_SIZE(native_kmalloc_names); i++)
+			pages += native_slab_pages(native_kmalloc_names[i]);
+		return pages;
+	}
+}
+
+static void sample_memory(struct slablab_storm *st)
+{
+	u64 pages, meta, live = 0;
+	u32 i;
+
+	for (i = 0; i < st->spec.threads; i++)
+		live += max_t(long, READ_ONCE(st->t[i].live_bytes), 0);
+	pages = target_pages(st, &meta);
+	pages = pages > st->base_pages ? pages - st->base_pages : 0;
+	if (pages > st->peak_pages || (pages == st->peak_pages && live > st->peak_live)) {
+		st->peak_pages = pages;
+		st->peak_live = live;
+		st->peak_meta = meta;
+	}
+}
+
+static void snapshot_stats(struct slablab_storm *st, u64 *out)
+{
+	struct slablab_cache *s;
+	int i;
+
+	memset(out, 0, sizeof(u64) * __SLABLAB_STAT_MAX);
+	list_for_each_entry(s, &slablab_caches, list) {
+		if (!(st->spec.target == SLABLAB_TARGET_CACHE && s == st->cache) &&
+		    !(st->spec.target == SLABLAB_TARGET_KMALLOC &&
+		      s->owner == SLABLAB_OWNER_KMALLOC))
+			continue;
+		for (i = 0; i < __SLABLAB_STAT_MAX; i++)
+			out[i] += slablab_stat_sum(s, i);
+	}
+}
+
+static int storm_controller_fn(void *arg)
+{
+	struct slablab_storm *st = arg;
+	u64 meta;
+	int i;
+
+	/* Wait for every worker at the barrier, then release them together. */
+	while (atomic_read(&st->ready) < st->spec.threads)
+		schedule_timeout_uninterruptible(1);
+	st->loop_cycles_x1000 = measure_loop_overhead();
+	snapshot_stats(st, st->stats_before);
+	/* Shared kmalloc classes: count only what the storm added. */
+	if (st->spec.target >= SLABLAB_TARGET_KMALLOC)
+		st->base_pages = target_pages(st, &meta);
+	st->start_ns = ktime_get_ns();
+	st->deadline_ns = st->start_ns + (u64)(st->spec.duration_ms ?:
+					       SLABLAB_STORM_MAX_DURATION_MS) * NSEC_PER_MSEC;
+	/* release go: everything set up above is visible to the workers */
+	smp_store_release(&st->go, true);
+
+	while (atomic_read(&st->running)) {
+		schedule_timeout_uninterruptible(msecs_to_jiffies(SAMPLE_MS));
+		sample_memory(st);
+	}
+	st->end_ns = ktime_get_ns();
+	for (i = 0; i < st->spec.threads; i++)
+		wait_for_completion(&st->t[i].exited);
+
+	snapshot_stats(st, st->stats_delta);
+	for (i = 0; i < __SLABLAB_STAT_MAX; i++)
+		st->stats_delta[i] -= st->stats_before[i];
+	kmem_cache_destroy(st->native);
+	st->native = NULL;
+	if (st->cache && st->spec.target == SLABLAB_TARGET_CACHE)
+		atomic_dec(&st->cache->users);
+	/* Stopped: by request, or an OPS storm that ran into the time cap. */
+	/* release state: readers that see DONE/STOPPED see the results */
+	smp_store_release(&st->state,
+			  (READ_ONCE(st->stop) ||
+			   (!st->spec.duration_ms && st->end_ns >= st->deadline_ns)) ?
+			  SLABLAB_STORM_STOPPED : SLABLAB_STORM_DONE);
+	kthread_complete_and_exit(&st->done, 0);
+}
+
+/* Wait until the controller has left module code (slablab_mutex held). */
+static void storm_reap(struct slablab_storm *st)
+{
+	if (!st->reaped)
+		wait_for_completion(&st->done);
+	st->reaped = true;
+}
+
+/* ---- set-up and tear-down ---- */
+
+static void storm_free(struct slablab_storm *st)
+{
+	u32 i;
+
+	if (!st)
+		return;
+	if (st->controller)
+		storm_reap(st);
+	if (st->t) {
+		for (i = 0; i < st->spec.threads; i++) {
+			kvfree(st->t[i].slots);
+			kvfree(st->t[i].slot_size);
+			kfree(st->t[i].size_seq);
+		}
+	}
+	if (st->rings) {
+		for (i = 0; i < st->spec.threads / 2; i++) {
+			kvfree(st->rings[i].slot);
+			kvfree(st->rings[i].size);
+		}
+	}
+	kfree(st->rings);
+	kvfree(st->t);
+	kfree(st->cpu_of);
+	kfree(st);
+}
+
+/* Objects one worker may hold at once, and the largest object: for the memory cap. */
+static u64 storm_live_estimate(struct storm_spec *sp, u32 max_size)
+{
+	u64 per_thread;
+
+	switch (sp->pattern) {
+	case SLABLAB_PATTERN_BATCH:
+	case SLABLAB_PATTERN_BULK:
+		per_thread = sp->batch;
+		break;
+	case SLABLAB_PATTERN_CHURN:
+		per_thread = sp->working_set;
+		break;
+	case SLABLAB_PATTERN_REMOTE:
+		per_thread = sp->ring;	/* per pair, so per thread is generous */
+		break;
+	default:
+		per_thread = 1;
+	}
+	return per_thread * sp->threads * max_size;
+}
+
+static int storm_prepare_threads(struct slablab_storm *st, struct netlink_ext_ack *extack)
+{
+	struct storm_spec *sp = &st->spec;
+	u32 i, j, slots = 0;
+
+	st->t = kvcalloc(sp->threads, sizeof(*st->t), GFP_KERNEL);
+	if (!st->t)
+		return -ENOMEM;
+	if (sp->pattern == SLABLAB_PATTERN_BATCH || sp->pattern == SLABLAB_PATTERN_BULK)
+		slots = sp->batch;
+	else if (sp->pattern == SLABLAB_PATTERN_CHURN)
+		slots = sp->working_set;
+	if (sp->pattern == SLABLAB_PATTERN_REMOTE) {
+		st->rings = kcalloc(sp->threads / 2, sizeof(*st->rings), GFP_KERNEL);
+		if (!st->rings)
+			return -ENOMEM;
+		for (i = 0; i < sp->threads / 2; i++) {
+			st->rings[i].mask = sp->ring - 1;
+			st->rings[i].slot = kvcalloc(sp->ring, sizeof(void *), GFP_KERNEL);
+			st->rings[i].size = kvcalloc(sp->ring, sizeof(u32), GFP_KERNEL);
+			if (!st->rings[i].slot || !st->rings[i].size)
+				return -ENOMEM;
+		}
+	}
+	for (i = 0; i < sp->threads; i++) {
+		struct storm_thread *t = &st->t[i];
+
+		t->st = st;
+		t->idx = i;
+		init_completion(&t->exited);
+		t->cpu = st->cpu_of[i];
+		prandom_seed_state(&t->rng, sp->seed + i);
+		if (slots) {
+			t->slots = kvcalloc(slots, sizeof(void *), GFP_KERNEL);
+			t->slot_size = kvcalloc(slots, sizeof(u32), GFP_KERNEL);
+			if (!t->slots || !t->slot_size)
+				return -ENOMEM;
+		}
+		if (st->rings)
+			t->ring = &st->rings[i / 2];
+		if (sp->nr_sizes) {
+			u32 total = 0;
+
+			t->size_seq = kmalloc_array(SIZE_SEQ_LEN, sizeof(u32), GFP_KERNEL);
+			if (!t->size_seq)
+				return -ENOMEM;
+			for (j = 0; j < sp->nr_sizes; j++)
+				total += sp->weights[j];
+			for (j = 0; j < SIZE_SEQ_LEN; j++) {
+				u32 r = prandom_u32_state(&t->rng) % total, k = 0;
+
+				while (r >= sp->weights[k]) {
+					r -= sp->weights[k];
+					k++;
+				}
+				t->size_seq[j] = sp->sizes[k];
+			}
+		}
+	}
+	return 0;
+}
+
+/* Parse and check SLABLAB_A_STORM; fills st->spec, st->cpu_of, the target. */
+static int storm_parse(struct slablab_storm *st, struct nlattr *nest,
+		       struct netlink_ext_ack *extack);
+
+static int storm_start_threads(struct slablab_storm *st)
+{
+	struct task_struct *task;
+	u32 i;
+
+	atomic_set(&st->running, st->spec.threads);
+	st->controller = kthread_create(storm_controller_fn, st, "slablab-storm/%u", st->id);
+	if (IS_ERR(st->controller)) {
+		int err = PTR_ERR(st->controller);
+
+		st->controller = NULL;
+		return err;
+	}
+	for (i = 0; i < st->spec.threads; i++) {
+		task = kthread_create_on_node(storm_thread_fn, &st->t[i],
+					      cpu_to_node(st->t[i].cpu), "slablab-storm/%u:%u",
+					      st->id, i);
+		if (IS_ERR(task)) {
+			u32 j;
+
+			/* Release the workers made so far straight through the barrier. */
+			WRITE_ONCE(st->abort, true);
+			for (j = i; j < st->spec.threads; j++)
+				complete(&st->t[j].exited);
+			atomic_sub(st->spec.threads - i, &st->running);
+			atomic_add(st->spec.threads - i, &st->ready);
+			/* release go: the abort flag is visible to workers at the barrier */
+			smp_store_release(&st->go, true);
+			wake_up_process(st->controller);
+			return PTR_ERR(task);
+		}
+		kthread_bind(task, st->t[i].cpu);
+		wake_up_process(task);
+	}
+	wake_up_process(st->controller);
+	return 0;
+}
+
+/* ---- netlink ---- */
+
+static struct netlink_range_validation ring_range = { .min = 2, .max = SLABLAB_STORM_MAX_RING };
+static struct netlink_range_validation ws_range = { .min = 1,
+	.max = SLABLAB_STORM_MAX_WORKING_SET };
+static struct netlink_range_validation batch_range = { .min = 1,
+	.max = SLABLAB_STORM_MAX_BATCH };
+static struct netlink_range_validation duration_range = { .min = 1,
+	.max = SLABLAB_STORM_MAX_DURATION_MS };
+static struct netlink_range_validation size_range = { .min = 1, .max = SLABLAB_MAX_SIZE };
+static struct netlink_range_validation threads_range = { .min = 1,
+	.max = SLABLAB_STORM_MAX_THREADS };
+
+static const struct nla_policy storm_size_policy[SLABLAB_STORM_SIZE_A_MAX + 1] = {
+	[SLABLAB_STORM_SIZE_A_SIZE]	= NLA_POLICY_FULL_RANGE(NLA_U32, &size_range),
+	[SLABLAB_STORM_SIZE_A_WEIGHT]	= NLA_POLICY_MIN(NLA_U32, 1),
+};
+
+static const struct nla_policy storm_sizes_policy[SLABLAB_STORM_SIZE_A_MAX + 1] = {
+	[SLABLAB_STORM_SIZE_A_ENTRY]	= NLA_POLICY_NESTED(storm_size_policy),
+};
+
+const struct nla_policy slablab_storm_policy[SLABLAB_STORM_A_MAX + 1] = {
+	[SLABLAB_STORM_A_TARGET]	= NLA_POLICY_MAX(NLA_U32, __SLABLAB_TARGET_MAX - 1),
+	[SLABLAB_STORM_A_PATTERN]	= NLA_POLICY_MAX(NLA_U32, __SLABLAB_PATTERN_MAX - 1),
+	[SLABLAB_STORM_A_CACHE]		= { .type = NLA_NUL_STRING, .len = SLABLAB_NAME_MAX - 1 },
+	[SLABLAB_STORM_A_SIZE]		= NLA_POLICY_FULL_RANGE(NLA_U32, &size_range),
+	[SLABLAB_STORM_A_SIZES]		= NLA_POLICY_NESTED_ARRAY(storm_sizes_policy),
+	[SLABLAB_STORM_A_THREADS]	= NLA_POLICY_FULL_RANGE(NLA_U32, &threads_range),
+	[SLABLAB_STORM_A_CPUS]		= { .type = NLA_NUL_STRING,
+					    .len = SLABLAB_STORM_CPUS_MAX - 1 },
+	[SLABLAB_STORM_A_OPS]		= NLA_POLICY_MIN(NLA_U64, 1),
+	[SLABLAB_STORM_A_DURATION_MS]	= NLA_POLICY_FULL_RANGE(NLA_U32, &duration_range),
+	[SLABLAB_STORM_A_BATCH]		= NLA_POLICY_FULL_RANGE(NLA_U32, &batch_range),
+	[SLABLAB_STORM_A_WORKING_SET]	= NLA_POLICY_FULL_RANGE(NLA_U32, &ws_range),
+	[SLABLAB_STORM_A_RING]		= NLA_POLICY_FULL_RANGE(NLA_U32, &ring_range),
+	[SLABLAB_STORM_A_SEED]		= { .type = NLA_U64 },
+	[SLABLAB_STORM_A_MAX_LIVE_BYTES] = NLA_POLICY_MIN(NLA_U64, 1),
+	[SLABLAB_STORM_A_ID]		= NLA_POLICY_MIN(NLA_U32, 1),
+};
+
+static int storm_parse(struct slablab_storm *st, struct nlattr *nest,
+		       struct netlink_ext_ack *extack)
+{
+	struct nlattr *tb[SLABLAB_STORM_A_MAX + 1], *e;
+	struct storm_spec *sp = &st->spec;
+	u64 ram = (u64)totalram_pages() << PAGE_SHIFT, live;
+	cpumask_var_t mask;
+	u32 max_size = 0, i, ncpus;
+	int err, rem, cpu;
+
+	err = nla_parse_nested(tb, SLABLAB_STORM_A_MAX, nest, slablab_storm_policy, extack);
+	if (err)
+		return err;
+	if (NL_REQ_ATTR_CHECK(extack, nest, tb, SLABLAB_STORM_A_TARGET) ||
+	    NL_REQ_ATTR_CHECK(extack, nest, tb, SLABLAB_STORM_A_PATTERN)) {
+		NL_SET_ERR_MSG_MOD(extack, "a storm needs a TARGET and a PATTERN");
+		return -EINVAL;
+	}
+	sp->target = nla_get_u32(tb[SLABLAB_STORM_A_TARGET]);
+	sp->pattern = nla_get_u32(tb[SLABLAB_STORM_A_PATTERN]);
+	if (tb[SLABLAB_STORM_A_CACHE])
+		nla_strscpy(sp->cache, tb[SLABLAB_STORM_A_CACHE], sizeof(sp->cache));
+	if (tb[SLABLAB_STORM_A_SIZE])
+		sp->size = nla_get_u32(tb[SLABLAB_STORM_A_SIZE]);
+	if (tb[SLABLAB_STORM_A_SIZES]) {
+		nla_for_each_nested(e, tb[SLABLAB_STORM_A_SIZES], rem) {
+			struct nlattr *sz[SLABLAB_STORM_SIZE_A_MAX + 1];
+
+			if (sp->nr_sizes == SLABLAB_STORM_MAX_SIZES) {
+				NL_SET_ERR_MSG_FMT_MOD(extack, "at most %d sizes",
+						       SLABLAB_STORM_MAX_SIZES);
+				return -E2BIG;
+			}
+			err = nla_parse_nested(sz, SLABLAB_STORM_SIZE_A_MAX, e, storm_size_policy,
+					       extack);
+			if (err)
+				return err;
+			if (!sz[SLABLAB_STORM_SIZE_A_SIZE]) {
+				NL_SET_ERR_MSG_MOD(extack, "a SIZES entry needs a SIZE");
+				return -EINVAL;
+			}
+			sp->sizes[sp->nr_sizes] = nla_get_u32(sz[SLABLAB_STORM_SIZE_A_SIZE]);
+			sp->weights[sp->nr_sizes] = sz[SLABLAB_STORM_SIZE_A_WEIGHT] ?
+				nla_get_u32(sz[SLABLAB_STORM_SIZE_A_WEIGHT]) : 1;
+			if (sp->weights[sp->nr_sizes] > 1000000) {
+				NL_SET_ERR_MSG_MOD(extack, "size weights go up to 1000000");
+				return -ERANGE;
+			}
+			max_size = max(max_size, sp->sizes[sp->nr_sizes]);
+			sp->nr_sizes++;
+		}
+	}
+	if (tb[SLABLAB_STORM_A_OPS] && tb[SLABLAB_STORM_A_DURATION_MS]) {
+		NL_SET_ERR_MSG_MOD(extack, "give OPS or DURATION_MS, not both");
+		return -EINVAL;
+	}
+	sp->ops = tb[SLABLAB_STORM_A_OPS] ? nla_get_u64(tb[SLABLAB_STORM_A_OPS]) : 100000;
+	sp->duration_ms = tb[SLABLAB_STORM_A_DURATION_MS] ?
+			  nla_get_u32(tb[SLABLAB_STORM_A_DURATION_MS]) : 0;
+	sp->batch = tb[SLABLAB_STORM_A_BATCH] ? nla_get_u32(tb[SLABLAB_STORM_A_BATCH]) : 16;
+	sp->working_set = tb[SLABLAB_STORM_A_WORKING_SET] ?
+			  nla_get_u32(tb[SLABLAB_STORM_A_WORKING_SET]) : 4096;
+	sp->ring = tb[SLABLAB_STORM_A_RING] ? nla_get_u32(tb[SLABLAB_STORM_A_RING]) : 256;
+	sp->seed = tb[SLABLAB_STORM_A_SEED] ? nla_get_u64(tb[SLABLAB_STORM_A_SEED]) : 1;
+	sp->max_live_bytes = tb[SLABLAB_STORM_A_MAX_LIVE_BYTES] ?
+			     nla_get_u64(tb[SLABLAB_STORM_A_MAX_LIVE_BYTES]) : ram / 4;
+	if (!is_power_of_2(sp->ring)) {
+		NL_SET_ERR_MSG_MOD(extack, "RING must be a power of two");
+		NL_SET_BAD_ATTR(extack, tb[SLABLAB_STORM_A_RING]);
+		return -EINVAL;
+	}
+	if (sp->max_live_bytes > ram / 2) {
+		NL_SET_ERR_MSG_FMT_MOD(extack, "MAX_LIVE_BYTES is at most half of RAM, %llu MiB",
+				       ram / 2 >> 20);
+		return -ERANGE;
+	}
+
+	/* The target */
+	switch (sp->target) {
+	case SLABLAB_TARGET_CACHE:
+	case SLABLAB_TARGET_NATIVE:
+		if (sp->nr_sizes) {
+			NL_SET_ERR_MSG_MOD(extack, "SIZES is for kmalloc targets only");
+			return -EINVAL;
+		}
+		if (sp->cache[0]) {
+			st->cache = slablab_cache_find(sp->cache);
+			if (!st->cache) {
+				NL_SET_ERR_MSG_FMT_MOD(extack, "no cache named %s", sp->cache);
+				return -ENOENT;
+			}
+			st->obj_size = st->cache->object_size;
+			st->cache_flags = st->cache->flags;
+		} else if (sp->target == SLABLAB_TARGET_NATIVE && sp->size) {
+			st->obj_size = sp->size;
+		} else {
+			if (sp->target == SLABLAB_TARGET_CACHE)
+				NL_SET_ERR_MSG_MOD(extack, "the cache target needs CACHE");
+			else
+				NL_SET_ERR_MSG_MOD(extack,
+						   "the native target needs CACHE (a model) or SIZE");
+			return -EINVAL;
+		}
+		sp->size = st->obj_size;
+		max_size = st->cache ? st->cache->stride : st->obj_size;
+		break;
+	default:
+		if (sp->pattern == SLABLAB_PATTERN_BULK) {
+			NL_SET_ERR_MSG_MOD(extack, "bulk needs a cache target, not kmalloc");
+			return -EINVAL;
+		}
+		if (!sp->nr_sizes) {
+			if (!sp->size) {
+				NL_SET_ERR_MSG_MOD(extack, "kmalloc targets need SIZE or SIZES");
+				return -EINVAL;
+			}
+			sp->sizes[0] = sp->size;
+			sp->weights[0] = 1;
+			sp->nr_sizes = 1;
+			max_size = sp->size;
+		}
+		st->obj_size = sp->sizes[0];
+	}
+
+	/* Threads and cpus */
+	if (!zalloc_cpumask_var(&mask, GFP_KERNEL))
+		return -ENOMEM;
+	if (tb[SLABLAB_STORM_A_CPUS]) {
+		nla_strscpy(sp->cpus, tb[SLABLAB_STORM_A_CPUS], sizeof(sp->cpus));
+		if (cpulist_parse(sp->cpus, mask) || cpumask_empty(mask)) {
+			NL_SET_ERR_MSG_FMT_MOD(extack, "CPUS \"%s\" is not a cpu list like 0-3,6",
+					       sp->cpus);
+			err = -EINVAL;
+			goto out_mask;
+		}
+		if (!cpumask_subset(mask, cpu_online_mask)) {
+			cpumask_andnot(mask, mask, cpu_online_mask);
+			NL_SET_ERR_MSG_FMT_MOD(extack, "cpu %u is not online",
+					       cpumask_first(mask));
+			err = -EINVAL;
+			goto out_mask;
+		}
+	} else {
+		cpumask_copy(mask, cpu_online_mask);
+	}
+	snprintf(sp->cpus, sizeof(sp->cpus), "%*pbl", cpumask_pr_args(mask));
+	ncpus = cpumask_weight(mask);
+	sp->threads = tb[SLABLAB_STORM_A_THREADS] ? nla_get_u32(tb[SLABLAB_STORM_A_THREADS]) :
+						    ncpus;
+	if (sp->pattern == SLABLAB_PATTERN_REMOTE) {
+		if (!tb[SLABLAB_STORM_A_THREADS] && sp->threads == 1)
+			sp->threads = 2;
+		if (sp->threads & 1) {
+			NL_SET_ERR_MSG_MOD(extack,
+					   "remote needs an even number of threads (producer, consumer pairs)");
+			err = -EINVAL;
+			goto out_mask;
+		}
+	}
+	st->cpu_of = kcalloc(sp->threads, sizeof(int), GFP_KERNEL);
+	if (!st->cpu_of) {
+		err = -ENOMEM;
+		goto out_mask;
+	}
+	cpu = cpumask_first(mask);
+	for (i = 0; i < sp->threads; i++) {
+		st->cpu_of[i] = cpu;
+		cpu = cpumask_next(cpu, mask);
+		if (cpu >= nr_cpu_ids)
+			cpu = cpumask_first(mask);
+	}
+
+	live = storm_live_estimate(sp, max_size);
+	if (live > sp->max_live_bytes) {
+		NL_SET_ERR_MSG_FMT_MOD(extack, "storm may hold %llu MiB, over the %llu MiB cap",
+				       live >> 20, sp->max_live_bytes >> 20);
+		err = -E2BIG;
+		goto out_mask;
+	}
+	err = 0;
+out_mask:
+	free_cpumask_var(mask);
+	return err;
+}
+
+static int put_storm(struct sk_buff *skb, struct slablab_storm *st)
+{
+	/* acquire state: pairs with the controller's release; results are valid */
+	u32 state = smp_load_acquire(&st->state);
+	struct storm_spec *sp = &st->spec;
+	struct nlattr *nest, *list, *e;
+	u64 done = 0, now;
+	u32 i;
+
+	nest = nla_nest_start(skb, SLABLAB_A_STORM);
+	if (!nest)
+		return -EMSGSIZE;
+	for (i = 0; i < sp->threads; i++)
+		done += (sp->pattern == SLABLAB_PATTERN_REMOTE && (i & 1)) ? 0 :
+			READ_ONCE(st->t[i].ops_done);
+	now = state == SLABLAB_STORM_RUNNING ? ktime_get_ns() : st->end_ns;
+	if (nla_put_u32(skb, SLABLAB_STORM_A_ID, st->id) ||
+	    nla_put_u32(skb, SLABLAB_STORM_A_STATE, state) ||
+	    nla_put_u32(skb, SLABLAB_STORM_A_TARGET, sp->target) ||
+	    nla_put_u32(skb, SLABLAB_STORM_A_PATTERN, sp->pattern) ||
+	    (sp->cache[0] && nla_put_string(skb, SLABLAB_STORM_A_CACHE, sp->cache)) ||
+	    nla_put_u32(skb, SLABLAB_STORM_A_SIZE, sp->size) ||
+	    nla_put_u32(skb, SLABLAB_STORM_A_THREADS, sp->threads) ||
+	    nla_put_string(skb, SLABLAB_STORM_A_CPUS, sp->cpus) ||
+	    nla_put_u64_64bit(skb, SLABLAB_STORM_A_OPS, sp->ops, SLABLAB_STORM_A_PAD) ||
+	    nla_put_u32(skb, SLABLAB_STORM_A_DURATION_MS, sp->duration_ms) ||
+	    nla_put_u32(skb, SLABLAB_STORM_A_BATCH, sp->batch) ||
+	    nla_put_u32(skb, SLABLAB_STORM_A_WORKING_SET, sp->working_set) ||
+	    nla_put_u32(skb, SLABLAB_STORM_A_RING, sp->ring) ||
+	    nla_put_u64_64bit(skb, SLABLAB_STORM_A_SEED, sp->seed, SLABLAB_STORM_A_PAD) ||
+	    nla_put_u64_64bit(skb, SLABLAB_STORM_A_MAX_LIVE_BYTES, sp->max_live_bytes,
+			      SLABLAB_STORM_A_PAD) ||
+	    nla_put_u64_64bit(skb, SLABLAB_STORM_A_OPS_PLANNED,
+			      sp->duration_ms ? 0 : sp->ops *
+			      (sp->pattern == SLABLAB_PATTERN_REMOTE ? sp->threads / 2 :
+			       sp->threads), SLABLAB_STORM_A_PAD) ||
+	    nla_put_u64_64bit(skb, SLABLAB_STORM_A_OPS_DONE, done, SLABLAB_STORM_A_PAD) ||
+	    nla_put_u64_64bit(skb, SLABLAB_STORM_A_ELAPSED_NS,
+			      st->start_ns && now > st->start_ns ? now - st->start_ns : 0,
+			      SLABLAB_STORM_A_PAD) ||
+	    nla_put_u32(skb, SLABLAB_STORM_A_FEATURES, slablab_features()) ||
+	    nla_put_u32(skb, SLABLAB_STORM_A_CACHE_FLAGS, st->cache_flags) ||
+	    nla_put_u64_64bit(skb, SLABLAB_STORM_A_CYCLES_PER_SEC, (u64)tsc_khz * 1000,
+			      SLABLAB_STORM_A_PAD) ||
+	    (st->native_name[0] &&
+	     nla_put_string(skb, SLABLAB_STORM_A_NATIVE_NAME, st->native_name)))
+		goto cancel;
+	if (sp->nr_sizes > 1 || (sp->nr_sizes && sp->target >= SLABLAB_TARGET_KMALLOC)) {
+		list = nla_nest_start(skb, SLABLAB_STORM_A_SIZES);
+		if (!list)
+			goto cancel;
+		for (i = 0; i < sp->nr_sizes; i++) {
+			e = nla_nest_start(skb, SLABLAB_STORM_SIZE_A_ENTRY);
+			if (!e || nla_put_u32(skb, SLABLAB_STORM_SIZE_A_SIZE, sp->sizes[i]) ||
+			    nla_put_u32(skb, SLABLAB_STORM_SIZE_A_WEIGHT, sp->weights[i]))
+				goto cancel;
+			nla_nest_end(skb, e);
+		}
+		nla_nest_end(skb, list);
+	}
+	if (state == SLABLAB_STORM_DONE || state == SLABLAB_STORM_STOPPED) {
+		u64 allocs = 0, frees = 0, ac = 0, fc = 0, pc = 0, fail = 0;
+
+		for (i = 0; i < sp->threads; i++) {
+			struct storm_thread *t = &st->t[i];
+
+			allocs += t->allocs;
+			frees += t->frees;
+			ac += t->alloc_cycles;
+			fc += t->free_cycles;
+			pc += t->pair_cycles;
+			fail += t->failures;
+		}
+		if (nla_put_u64_64bit(skb, SLABLAB_STORM_A_ALLOCS, allocs, SLABLAB_STORM_A_PAD) ||
+		    nla_put_u64_64bit(skb, SLABLAB_STORM_A_FREES, frees, SLABLAB_STORM_A_PAD) ||
+		    nla_put_u64_64bit(skb, SLABLAB_STORM_A_ALLOC_CYCLES, ac, SLABLAB_STORM_A_PAD) ||
+		    nla_put_u64_64bit(skb, SLABLAB_STORM_A_FREE_CYCLES, fc, SLABLAB_STORM_A_PAD) ||
+		    nla_put_u64_64bit(skb, SLABLAB_STORM_A_PAIR_CYCLES, pc, SLABLAB_STORM_A_PAD) ||
+		    nla_put_u64_64bit(skb, SLABLAB_STORM_A_LOOP_CYCLES, st->loop_cycles_x1000,
+				      SLABLAB_STORM_A_PAD) ||
+		    nla_put_u64_64bit(skb, SLABLAB_STORM_A_FAILURES, fail, SLABLAB_STORM_A_PAD) ||
+		    nla_put_u64_64bit(skb, SLABLAB_STORM_A_PEAK_PAGES, st->peak_pages,
+				      SLABLAB_STORM_A_PAD) ||
+		    nla_put_u64_64bit(skb, SLABLAB_STORM_A_PEAK_LIVE_BYTES, st->peak_live,
+				      SLABLAB_STORM_A_PAD) ||
+		    nla_put_u64_64bit(skb, SLABLAB_STORM_A_META_BYTES, st->peak_meta,
+				      SLABLAB_STORM_A_PAD))
+			goto cancel;
+		list = nla_nest_start(skb, SLABLAB_STORM_A_THREAD_LIST);
+		if (!list)
+			goto cancel;
+		for (i = 0; i < sp->threads; i++) {
+			struct storm_thread *t = &st->t[i];
+
+			e = nla_nest_start(skb, SLABLAB_STORM_THREAD_A_ENTRY);
+			if (!e || nla_put_u32(skb, SLABLAB_STORM_THREAD_A_CPU, t->cpu) ||
+			    nla_put_u64_64bit(skb, SLABLAB_STORM_THREAD_A_OPS, t->ops_done,
+					      SLABLAB_STORM_THREAD_A_PAD) ||
+			    nla_put_u64_64bit(skb, SLABLAB_STORM_THREAD_A_CYCLES,
+					      t->alloc_cycles + t->free_cycles + t->pair_cycles,
+					      SLABLAB_STORM_THREAD_A_PAD) ||
+			    nla_put_u64_64bit(skb, SLABLAB_STORM_THREAD_A_NS, t->ns,
+					      SLABLAB_STORM_THREAD_A_PAD))
+				goto cancel;
+			nla_nest_end(skb, e);
+		}
+		nla_nest_end(skb, list);
+		if (sp->target == SLABLAB_TARGET_CACHE || sp->target == SLABLAB_TARGET_KMALLOC) {
+			list = nla_nest_start(skb, SLABLAB_STORM_A_STATS);
+			if (!list)
+				goto cancel;
+			for (i = 0; i < __SLABLAB_STAT_MAX; i++)
+				if (nla_put_u64_64bit(skb, i + 1, st->stats_delta[i], 0))
+					goto cancel;
+			nla_nest_end(skb, list);
+		}
+	}
+	nla_nest_end(skb, nest);
+	return 0;
+cancel:
+	nla_nest_cancel(skb, nest);
+	return -EMSGSIZE;
+}
+
+static int slablab_storm_reply(struct genl_info *info, struct genl_family *family, u8 cmd)
+{
+	size_t size = NLMSG_GOODSIZE + (slablab_storm ? slablab_storm->spec.threads * 64 : 0);
+	struct sk_buff *msg;
+	void *hdr;
+
+	msg = genlmsg_new(size, GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+	hdr = genlmsg_put_reply(msg, info, family, 0, cmd);
+	if (!hdr || put_storm(msg, slablab_storm)) {
+		nlmsg_free(msg);
+		return -EMSGSIZE;
+	}
+	genlmsg_end(msg, hdr);
+	return genlmsg_reply(msg, info);
+}
+
+/* Which storm a GET/STOP names: its ID, or the last one. */
+static int storm_lookup(struct genl_info *info)
+{
+	struct nlattr *tb[SLABLAB_STORM_A_MAX + 1];
+	int err;
+
+	if (!slablab_storm) {
+		NL_SET_ERR_MSG_MOD(info->extack, "no storm has run yet");
+		return -ENOENT;
+	}
+	if (!info->attrs[SLABLAB_A_STORM])
+		return 0;
+	err = nla_parse_nested(tb, SLABLAB_STORM_A_MAX, info->attrs[SLABLAB_A_STORM],
+			       slablab_storm_policy, info->extack);
+	if (err)
+		return err;
+	if (tb[SLABLAB_STORM_A_ID] && nla_get_u32(tb[SLABLAB_STORM_A_ID]) != slablab_storm->id) {
+		NL_SET_ERR_MSG_FMT_MOD(info->extack, "storm %u is gone; the last storm is %u",
+				       nla_get_u32(tb[SLABLAB_STORM_A_ID]), slablab_storm->id);
+		return -ENOENT;
+	}
+	return 0;
+}
+
+/* Called with slablab_lock() held. */
+int slablab_storm_start(struct genl_info *info, struct genl_family *family)
+{
+	struct slablab_storm *st;
+	int err;
+
+	if (GENL_REQ_ATTR_CHECK(info, SLABLAB_A_STORM))
+		return -EINVAL;
+	if (slablab_storm &&
+	    /* acquire: a finished storm's controller is done with its fields */
+	    smp_load_acquire(&slablab_storm->state) == SLABLAB_STORM_RUNNING) {
+		NL_SET_ERR_MSG_FMT_MOD(info->extack,
+				       "storm %u is still running: one storm at a time",
+				       slablab_storm->id);
+		return -EBUSY;
+	}
+	st = kzalloc(sizeof(*st), GFP_KERNEL);
+	if (!st)
+		return -ENOMEM;
+	init_completion(&st->done);
+	err = storm_parse(st, info->attrs[SLABLAB_A_STORM], info->extack);
+	if (err)
+		goto err_free;
+	err = storm_prepare_threads(st, info->extack);
+	if (err)
+		goto err_free;
+	if (st->spec.target == SLABLAB_TARGET_NATIVE) {
+		slab_flags_t flags = 0;
+
+		if (st->cache_flags & SLABLAB_CACHE_F_HWCACHE_ALIGN)
+			flags |= SLAB_HWCACHE_ALIGN;
+		if (st->cache_flags & SLABLAB_CACHE_F_DEBUG)
+			flags |= SLAB_RED_ZONE | SLAB_POISON | SLAB_CONSISTENCY_CHECKS;
+		snprintf(st->native_name, sizeof(st->native_name), "slablab-native-%u",
+			 slablab_storm_next_id);
+		st->native = kmem_cache_create(st->native_name, st->obj_size,
+					       st->cache ? st->cache->align : 0, flags, NULL);
+		if (!st->native) {
+			NL_SET_ERR_MSG_MOD(info->extack, "cannot create the native kmem_cache");
+			err = -ENOMEM;
+			goto err_free;
+		}
+	}
+	st->id = slablab_storm_next_id++;
+	st->state = SLABLAB_STORM_RUNNING;
+	if (st->spec.target == SLABLAB_TARGET_CACHE)
+		atomic_inc(&st->cache->users);
+	err = storm_start_threads(st);
+	if (err) {
+		/* With a controller, it unpins and cleans up (storm_free() reaps it). */
+		if (!st->controller) {
+			if (st->spec.target == SLABLAB_TARGET_CACHE)
+				atomic_dec(&st->cache->users);
+			kmem_cache_destroy(st->native);
+		}
+		NL_SET_ERR_MSG_MOD(info->extack, "cannot create the storm's kthreads");
+		goto err_free;
+	}
+	storm_free(slablab_storm);
+	slablab_storm = st;
+	return slablab_storm_reply(info, family, SLABLAB_CMD_STORM_START);
+
+err_free:
+	storm_free(st);
+	return err;
+}
+
+int slablab_storm_get(struct genl_info *info, struct genl_family *family)
+{
+	int err = storm_lookup(info);
+
+	return err ? err : slablab_storm_reply(info, family, SLABLAB_CMD_STORM_GET);
+}
+
+int slablab_storm_stop(struct genl_info *info, struct genl_family *family)
+{
+	int err = storm_lookup(info);
+
+	if (err)
+		return err;
+	WRITE_ONCE(slablab_storm->stop, true);
+	storm_reap(slablab_storm);
+	return slablab_storm_reply(info, family, SLABLAB_CMD_STORM_STOP);
+}
+
+/* Module unload: stop a running storm and wait; slablab_mutex held. */
+void slablab_storm_exit(void)
+{
+	if (!slablab_storm)
+		return;
+	WRITE_ONCE(slablab_storm->stop, true);
+	storm_free(slablab_storm);
+	slablab_storm = NULL;
+}
