@@ -73,7 +73,7 @@ enum dbg_attr {
 	D_OBJECTS, D_TOTAL_OBJECTS, D_SLABS, D_PARTIAL, D_CPU_SLABS, D_SLABS_CPU_PARTIAL,
 	D_CPU_PARTIAL, D_MIN_PARTIAL, D_ALIGN, D_FASTPATH, D_FLAGS, D_OWNER, D_PAGES,
 	D_LIVE_BYTES, D_META_BYTES, D_POISON, D_RED_ZONE, D_SANITY_CHECKS, D_SHRINK,
-	D_VALIDATE,
+	D_VALIDATE, D_FAIL_SLAB_EVERY,
 	D_NR,
 	D_STAT_FIRST = D_NR,	/* then one per enum slablab_stat_item */
 };
@@ -108,6 +108,7 @@ static const struct {
 	[D_SANITY_CHECKS] = { "sanity_checks", 0444 },
 	[D_SHRINK] = { "shrink", 0200 },
 	[D_VALIDATE] = { "validate", 0600 },
+	[D_FAIL_SLAB_EVERY] = { "fail_slab_every", 0644 },
 };
 
 struct slablab_dbg_file {
@@ -254,6 +255,9 @@ static int slablab_dbg_show(struct seq_file *m, void *v)
 	case D_VALIDATE:
 		show_validate(m, s);
 		break;
+	case D_FAIL_SLAB_EVERY:
+		seq_printf(m, "%u\n", READ_ONCE(s->fail_slab_every));
+		break;
 	}
 	return 0;
 }
@@ -326,6 +330,9 @@ static ssize_t slablab_dbg_write(struct file *file, const char __user *ubuf, siz
 		break;
 	case D_FASTPATH:
 		err = slablab_set_fastpath(s, val);
+		break;
+	case D_FAIL_SLAB_EVERY:
+		slablab_set_fail_slab_every(s, val);
 		break;
 	case D_SHRINK:
 		if (val != 1)

@@ -114,6 +114,8 @@ struct slablab_cache {
 	unsigned int cpu_partial;	/* objects */
 	unsigned int cpu_partial_slabs;	/* derived bound */
 	unsigned int min_partial;
+	unsigned int fail_slab_every;	/* fault injection: fail every Nth new slab */
+	atomic_t fail_slab_count;
 	unsigned long random;		/* free pointer obfuscation key */
 	unsigned int *random_seq;	/* freelist randomization sequence, or NULL */
 	unsigned int random_seq_len;
@@ -179,6 +181,7 @@ int slablab_set_cpu_partial(struct slablab_cache *s, unsigned int objects);
 int slablab_set_min_partial(struct slablab_cache *s, unsigned int slabs);
 int slablab_set_order(struct slablab_cache *s, unsigned int order, struct netlink_ext_ack *extack);
 int slablab_set_fastpath(struct slablab_cache *s, unsigned int mode);
+void slablab_set_fail_slab_every(struct slablab_cache *s, unsigned int n);
 int slablab_set_flags(struct slablab_cache *s, unsigned int flags, struct netlink_ext_ack *extack);
 int slablab_check_order(struct slablab_cache *s, unsigned int order,
 			struct netlink_ext_ack *extack);

@@ -34,6 +34,7 @@ static const struct nla_policy slablab_cache_policy[SLABLAB_CACHE_A_MAX + 1] = {
 	[SLABLAB_CACHE_A_MIN_PARTIAL]	= NLA_POLICY_MAX(NLA_U32, SLABLAB_MAX_MIN_PARTIAL),
 	[SLABLAB_CACHE_A_ORDER]		= NLA_POLICY_MAX(NLA_U32, SLABLAB_MAX_ORDER),
 	[SLABLAB_CACHE_A_FASTPATH]	= NLA_POLICY_MAX(NLA_U32, __SLABLAB_FASTPATH_MAX - 1),
+	[SLABLAB_CACHE_A_FAIL_SLAB_EVERY] = { .type = NLA_U32 },
 	/* everything else is reply-only: strict validation rejects it as unsupported */
 };
 
@@ -195,6 +196,7 @@ static int put_cache(struct sk_buff *skb, struct slablab_cache *s, bool percpu,
 			slablab_objs_per_slab(READ_ONCE(s->order), s->stride, PAGE_SIZE)) ||
 	    nla_put_u32(skb, SLABLAB_CACHE_A_ORDER_DEFAULT, s->order_default) ||
 	    nla_put_u32(skb, SLABLAB_CACHE_A_OWNER, s->owner) ||
+	    nla_put_u32(skb, SLABLAB_CACHE_A_FAIL_SLAB_EVERY, READ_ONCE(s->fail_slab_every)) ||
 	    put_gauges(skb, s) ||
 	    put_stats(skb, SLABLAB_CACHE_A_STATS, s, -1) ||
 	    (slabs_freed && nla_put_u64_64bit(skb, SLABLAB_CACHE_A_SLABS_FREED, *slabs_freed,
@@ -309,6 +311,8 @@ static int apply_tunables(struct slablab_cache *s, struct nlattr **tb,
 		err = slablab_set_min_partial(s, nla_get_u32(tb[SLABLAB_CACHE_A_MIN_PARTIAL]));
 	if (!err && tb[SLABLAB_CACHE_A_FASTPATH])
 		err = slablab_set_fastpath(s, nla_get_u32(tb[SLABLAB_CACHE_A_FASTPATH]));
+	if (!err && tb[SLABLAB_CACHE_A_FAIL_SLAB_EVERY])
+		slablab_set_fail_slab_every(s, nla_get_u32(tb[SLABLAB_CACHE_A_FAIL_SLAB_EVERY]));
 	return err;
 }
 

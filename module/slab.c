@@ -405,6 +405,9 @@ static struct slablab_slab *new_slab(struct slablab_cache *s, gfp_t gfp, int nod
 
 	if (order < min_order)
 		order = min_order;
+	if (unlikely(READ_ONCE(s->fail_slab_every)) &&
+	    !(atomic_inc_return(&s->fail_slab_count) % READ_ONCE(s->fail_slab_every)))
+		return NULL;	/* injected failure: as if the page allocator said no */
 	if (order > min_order)
 		/* Don't work hard for a high order: fall back to the smallest that fits. */
 		page = alloc_pages_node(node, (pgfp | __GFP_NOWARN | __GFP_NORETRY) &
@@ -1623,6 +1626,13 @@ int slablab_set_order(struct slablab_cache *s, unsigned int order, struct netlin
 	WRITE_ONCE(s->order, order);	/* applies to new slabs */
 	set_cpu_partial_bound(s);
 	return 0;
+}
+
+/* Fault injection usable on any kernel: every Nth new slab fails (0: never). */
+void slablab_set_fail_slab_every(struct slablab_cache *s, unsigned int n)
+{
+	atomic_set(&s->fail_slab_count, 0);
+	WRITE_ONCE(s->fail_slab_every, n);
 }
 
 int slablab_set_fastpath(struct slablab_cache *s, unsigned int mode)

@@ -51,7 +51,8 @@
  *   attribute type 0 inside them is alignment padding and is to be ignored.
  *
  * SLABLAB_CMD_CACHE_SET [ADMIN]
- *   → SLABLAB_A_CACHE { NAME, any of CPU_PARTIAL, MIN_PARTIAL, ORDER, FASTPATH, FLAGS }
+ *   → SLABLAB_A_CACHE { NAME, any of CPU_PARTIAL, MIN_PARTIAL, ORDER, FASTPATH, FLAGS,
+ *                       FAIL_SLAB_EVERY }
  *   All values are checked before any is applied: a bad request changes nothing.
  *   ← the cache as for CACHE_GET
  *
@@ -264,6 +265,7 @@ enum slablab_cache_attr {
 	SLABLAB_CACHE_A_SLABS_FREED,	/* u64, reply to SHRINK */
 	SLABLAB_CACHE_A_META_BYTES,	/* u64, off-slab metadata bytes */
 	SLABLAB_CACHE_A_PAD,
+	SLABLAB_CACHE_A_FAIL_SLAB_EVERY, /* u32: fail every Nth new slab (fault injection), 0 off */
 	__SLABLAB_CACHE_A_MAX
 };
 
