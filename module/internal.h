@@ -13,6 +13,7 @@
 #include <linux/mutex.h>
 #include <linux/atomic.h>
 #include <linux/percpu.h>
+#include <linux/mm.h>
 #include <linux/netlink.h>
 #include <net/netlink.h>
 #include "../uapi/linux/slablab.h"
@@ -64,20 +65,46 @@ struct slablab_counters {
 /**
  * struct slablab_slab - off-slab metadata of one slab, found from any object through
  * the head page's ->private. Kept off the slab so that page-sized objects still pack
- * 8 to an order-3 slab; counted in the cache's meta_bytes.
+ * 8 to an order-3 slab, and kept to 64 bytes (1.6% of an order-0 slab): the page, its
+ * order and node are derived from @base_flags; counted in the cache's meta_bytes.
  */
 struct slablab_slab {
 	union slablab_pair fc;		/* freelist + struct slablab_counters */
-	struct list_head node_list;	/* node partial list, under list_lock */
+	union {
+		struct list_head node_list; /* node partial list, under list_lock */
+		struct slablab_slab *next;  /* cpu partial list link (never both) */
+	};
 	struct list_head all_list;	/* s->all_slabs, under s->slabs_lock */
-	struct slablab_slab *next;	/* cpu partial list link */
-	struct page *page;		/* head page of the 2^order block */
-	void *base;			/* page_address(page) */
 	struct slablab_cache *cache;
-	unsigned short order;
-	short node;
-	bool on_partial;		/* on its node's partial list (list_lock) */
+	unsigned long base_flags;	/* page_address() | SLABLAB_SLAB_ON_PARTIAL */
 };
+
+#define SLABLAB_SLAB_ON_PARTIAL	1UL	/* on its node's partial list (list_lock) */
+
+static inline void *slab_base(const struct slablab_slab *slab)
+{
+	return (void *)(slab->base_flags & PAGE_MASK);
+}
+
+static inline struct page *slab_page(const struct slablab_slab *slab)
+{
+	return virt_to_page(slab_base(slab));
+}
+
+static inline unsigned int slab_order(const struct slablab_slab *slab)
+{
+	return compound_order(slab_page(slab));
+}
+
+static inline int slab_nid(const struct slablab_slab *slab)
+{
+	return page_to_nid(slab_page(slab));
+}
+
+static inline bool slab_on_partial(const struct slablab_slab *slab)
+{
+	return slab->base_flags & SLABLAB_SLAB_ON_PARTIAL;
+}
 
 /* Per-node lists. */
 struct slablab_node {

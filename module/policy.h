@@ -195,7 +195,7 @@ static inline unsigned int slablab_stride(unsigned int size, unsigned int align)
 	return (size + align - 1) & ~(align - 1);
 }
 
-/** slablab_valid_name - names are 1..@max-1 characters of [A-Za-z0-9_.:-] */
+/** slablab_valid_name - names are 1..@max-1 characters of [A-Za-z0-9_.:-], not . or .. */
 static inline int slablab_valid_name(const char *name, unsigned int max)
 {
 	unsigned int i;
@@ -210,7 +210,7 @@ static inline int slablab_valid_name(const char *name, unsigned int max)
 		      ch == '-'))
 			return 0;
 	}
-	return i > 0;
+	return i > 0 && !(name[0] == '.' && (i == 1 || (i == 2 && name[1] == '.')));
 }
 
 #endif /* _SLABLAB_POLICY_H */

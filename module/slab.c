@@ -225,7 +225,7 @@ static __always_inline struct slablab_slab *obj_to_slab(const void *obj)
 
 static __always_inline bool node_match(struct slablab_slab *slab, int node)
 {
-	return node == NUMA_NO_NODE || slab->node == node;
+	return node == NUMA_NO_NODE || slab_nid(slab) == node;
 }
 
 static unsigned int slab_objects(struct slablab_slab *slab)
@@ -258,10 +258,10 @@ static void debug_report(struct slablab_cache *s, struct slablab_slab *slab,
 	long idx = -1;
 
 	atomic_long_inc(&s->debug_errors);
-	if (slab && slab->base && obj >= slab->base)
-		idx = ((unsigned long)obj - (unsigned long)slab->base) / s->stride;
+	if (slab && obj >= slab_base(slab))
+		idx = ((unsigned long)obj - (unsigned long)slab_base(slab)) / s->stride;
 	pr_err_ratelimited("cache %s: %s: object %p (slot %ld of slab %p)\n",
-			   s->name, what, obj, idx, slab ? slab->base : NULL);
+			   s->name, what, obj, idx, slab ? slab_base(slab) : NULL);
 }
 
 static void debug_init_free(const struct slablab_cache *s, void *obj)
@@ -311,7 +311,7 @@ static bool debug_free_check(struct slablab_cache *s, struct slablab_slab *slab,
 		debug_report(s, slab, obj, "free of an object not from this cache");
 		return false;
 	}
-	off = (unsigned long)obj - (unsigned long)slab->base;
+	off = (unsigned long)obj - (unsigned long)slab_base(slab);
 	if (off % s->stride || off / s->stride >= slab_objects(slab)) {
 		debug_report(s, slab, obj, "free of a pointer that is not an object start");
 		return false;
@@ -341,7 +341,7 @@ static void add_partial(struct slablab_node *n, struct slablab_slab *slab, bool 
 		list_add_tail(&slab->node_list, &n->partial);
 	else
 		list_add(&slab->node_list, &n->partial);
-	slab->on_partial = true;
+	slab->base_flags |= SLABLAB_SLAB_ON_PARTIAL;
 	n->nr_partial++;
 }
 
@@ -349,7 +349,7 @@ static void remove_partial(struct slablab_node *n, struct slablab_slab *slab)
 {
 	lockdep_assert_held(&n->list_lock);
 	list_del(&slab->node_list);
-	slab->on_partial = false;
+	slab->base_flags &= ~SLABLAB_SLAB_ON_PARTIAL;
 	n->nr_partial--;
 }
 
@@ -429,16 +429,11 @@ static struct slablab_slab *new_slab(struct slablab_cache *s, gfp_t gfp, int nod
 		return NULL;
 	}
 	nr = slablab_objs_per_slab(order, s->stride, PAGE_SIZE);
-	slab->page = page;
-	slab->base = page_address(page);
+	slab->base_flags = (unsigned long)page_address(page);
 	slab->cache = s;
-	slab->order = order;
-	slab->node = page_to_nid(page);
-	slab->on_partial = false;
-	slab->next = NULL;
 	INIT_LIST_HEAD(&slab->node_list);
 	set_page_private(page, (unsigned long)slab);
-	slab->fc.freelist = build_freelist(s, slab->base, nr);
+	slab->fc.freelist = build_freelist(s, slab_base(slab), nr);
 	cnt.inuse = 0;
 	cnt.objects = nr;
 	cnt.frozen = 0;
@@ -461,11 +456,11 @@ static void discard_slab(struct slablab_cache *s, struct slablab_slab *slab)
 	list_del(&slab->all_list);
 	s->nr_slabs--;
 	s->total_objects -= slab_objects(slab);
-	s->nr_pages -= 1UL << slab->order;
+	s->nr_pages -= 1UL << slab_order(slab);
 	spin_unlock_irqrestore(&s->slabs_lock, flags);
 
-	set_page_private(slab->page, 0);
-	__free_pages(slab->page, slab->order);
+	set_page_private(slab_page(slab), 0);
+	__free_pages(slab_page(slab), slab_order(slab));
 	kmem_cache_free(slablab_meta_cache, slab);
 	stat(s, SLABLAB_FREE_SLAB);
 }
@@ -498,7 +493,7 @@ static void *get_freelist(struct slablab_cache *s, struct slablab_slab *slab)
  */
 static void deactivate_slab(struct slablab_cache *s, struct slablab_slab *slab, void *freelist)
 {
-	struct slablab_node *n = s->node[slab->node];
+	struct slablab_node *n = s->node[slab_nid(slab)];
 	struct slablab_counters c;
 	union slablab_pair old, new;
 	unsigned int cnt = 0;
@@ -545,7 +540,7 @@ static void unfreeze_partials(struct slablab_cache *s, struct slablab_slab *list
 {
 	while (list) {
 		struct slablab_slab *slab = list;
-		struct slablab_node *n = s->node[slab->node];
+		struct slablab_node *n = s->node[slab_nid(slab)];
 		struct slablab_counters c;
 		union slablab_pair old, new;
 		unsigned long flags;
@@ -861,7 +856,7 @@ static void slab_free_slow(struct slablab_cache *s, struct slablab_slab *slab, v
 				/* Full slab turning partial: freeze it onto our cpu's list. */
 				c.frozen = 1;
 			} else {
-				n = s->node[slab->node];
+				n = s->node[slab_nid(slab)];
 				spin_lock_irqsave(&n->list_lock, flags);
 			}
 		}
@@ -1362,7 +1357,7 @@ struct slablab_cache *slablab_cache_create_owner(const char *name, unsigned int 
 	lockdep_assert_held(&slablab_mutex);
 	if (!slablab_valid_name(name, SLABLAB_NAME_MAX)) {
 		NL_SET_ERR_MSG_MOD(extack,
-				   "cache name must be 1-31 characters of [A-Za-z0-9_.:-]");
+				   "cache name must be 1-31 characters of [A-Za-z0-9_.:-], not . or ..");
 		return ERR_PTR(-EINVAL);
 	}
 	if (size < SLABLAB_MIN_SIZE || size > SLABLAB_MAX_SIZE) {
@@ -1767,7 +1762,7 @@ static void verr(struct slablab_validate_report *r, struct slablab_cache *s,
 	if (!r->errors++)
 		snprintf(r->first_error, sizeof(r->first_error), "slab %u: %s",
 			 (unsigned int)r->slabs, msg);
-	pr_err_ratelimited("validate %s: slab %p: %s\n", s->name, slab ? slab->base : NULL,
+	pr_err_ratelimited("validate %s: slab %p: %s\n", s->name, slab ? slab_base(slab) : NULL,
 			   msg);
 }
 
@@ -1777,8 +1772,8 @@ static void validate_slab(struct slablab_cache *s, struct slablab_slab *slab,
 {
 	union slablab_pair v = read_pair_atomic(&slab->fc);
 	struct slablab_counters c = { .word = v.word };
-	unsigned int n = 0, order = slab->order;
-	unsigned long end = (unsigned long)slab->base + (PAGE_SIZE << order);
+	unsigned int n = 0, order = slab_order(slab);
+	unsigned long end = (unsigned long)slab_base(slab) + (PAGE_SIZE << order);
 	void *p;
 
 	r->objects += c.objects;
@@ -1789,13 +1784,13 @@ static void validate_slab(struct slablab_cache *s, struct slablab_slab *slab,
 		verr(r, s, slab, "inuse %lu > objects %lu", c.inuse, c.objects);
 	if (c.frozen)
 		return;	/* a cpu owns it now: its freelist is not ours to walk */
-	if (v.freelist && !slab->on_partial)
+	if (v.freelist && !slab_on_partial(slab))
 		verr(r, s, slab, "has free objects but is on no list (inuse %lu/%lu)",
 		     c.inuse, c.objects);
 	for (p = v.freelist; p; p = get_fp(s, p)) {
-		unsigned long off = (unsigned long)p - (unsigned long)slab->base;
+		unsigned long off = (unsigned long)p - (unsigned long)slab_base(slab);
 
-		if ((unsigned long)p < (unsigned long)slab->base || (unsigned long)p >= end ||
+		if ((unsigned long)p < (unsigned long)slab_base(slab) || (unsigned long)p >= end ||
 		    off % s->stride || off / s->stride >= c.objects) {
 			verr(r, s, slab, "free pointer out of bounds at entry %lu (offset %#lx)", n,
 			     off);
@@ -1843,15 +1838,15 @@ void slablab_validate(struct slablab_cache *s, struct slablab_validate_report *r
 		partial = 0;
 		list_for_each_entry(slab, &n->partial, node_list) {
 			partial++;
-			if (slab->node != nid)
+			if (slab_nid(slab) != nid)
 				verr(r, s, slab, "on node %lu's list but from node %lu", nid,
-				     slab->node);
+				     slab_nid(slab));
 		}
 		if (partial != n->nr_partial)
 			verr(r, s, NULL, "node list holds %lu slabs, nr_partial says %lu",
 			     partial, n->nr_partial);
 		list_for_each_entry(slab, &s->all_slabs, all_list) {
-			if (slab->node != nid)
+			if (slab_nid(slab) != nid)
 				continue;
 			nr++;
 			total += slab_objects(slab);
@@ -2044,6 +2039,7 @@ int slablab_slab_init(void)
 	unsigned int i;
 	int ret;
 
+	BUILD_BUG_ON(sizeof(struct slablab_slab) != 64);
 	if (!slablab_have_cmpxchg_double()) {
 		pr_err("this cpu has no double-word cmpxchg (cmpxchg16b); slablab needs it\n");
 		return -ENODEV;

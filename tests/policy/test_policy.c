@@ -125,6 +125,10 @@ static void test_names_and_stride(void)
 	CHECK(slablab_valid_name("a.b:c_d-9", 32), "all classes");
 	CHECK(!slablab_valid_name("", 32), "empty");
 	CHECK(!slablab_valid_name("a/b", 32), "slash");
+	CHECK(!slablab_valid_name(".", 32), "dot");
+	CHECK(!slablab_valid_name("..", 32), "dot dot");
+	CHECK(slablab_valid_name("...", 32), "three dots is a name");
+	CHECK(slablab_valid_name(".a", 32), "leading dot");
 	CHECK(!slablab_valid_name("a b", 32), "space");
 	CHECK(slablab_valid_name("0123456789012345678901234567890", 32), "31 chars");
 	CHECK(!slablab_valid_name("01234567890123456789012345678901", 32), "32 chars");
