@@ -63,10 +63,11 @@ struct slablab_counters {
 };
 
 /**
- * struct slablab_slab - off-slab metadata of one slab, found from any object through
- * the head page's ->private. Kept off the slab so that page-sized objects still pack
- * 8 to an order-3 slab, and kept to 64 bytes (1.6% of an order-0 slab): the page, its
- * order and node are derived from @base_flags; counted in the cache's meta_bytes.
+ * struct slablab_slab - metadata of one slab, found from any object through the head
+ * page's ->private. It lives in the slab's leftover space after the last object when
+ * that has 64 bytes (free), else in a kernel kmem_cache (counted in the cache's
+ * meta_bytes) — never in front of the objects, so page-sized objects still pack 8 to
+ * an order-3 slab. 64 bytes: the page, its order and node derive from @base_flags.
  */
 struct slablab_slab {
 	union slablab_pair fc;		/* freelist + struct slablab_counters */
@@ -80,6 +81,8 @@ struct slablab_slab {
 };
 
 #define SLABLAB_SLAB_ON_PARTIAL	1UL	/* on its node's partial list (list_lock) */
+#define SLABLAB_SLAB_ON_SLAB	2UL	/* lives in the slab's own leftover space */
+#define SLABLAB_SLAB_FLAGS	(SLABLAB_SLAB_ON_PARTIAL | SLABLAB_SLAB_ON_SLAB)
 
 static inline void *slab_base(const struct slablab_slab *slab)
 {
@@ -157,6 +160,7 @@ struct slablab_cache {
 	unsigned long nr_slabs;
 	unsigned long total_objects;
 	unsigned long nr_pages;
+	unsigned long nr_meta_slabs;	/* slabs whose metadata is off the slab */
 
 	atomic_long_t debug_errors;	/* corruption reports in debug mode */
 

@@ -400,8 +400,8 @@ static struct slablab_slab *new_slab(struct slablab_cache *s, gfp_t gfp, int nod
 	struct slablab_counters cnt = { .word = 0 };
 	struct slablab_slab *slab;
 	struct page *page = NULL;
+	unsigned int nr, meta_off;
 	unsigned long flags;
-	unsigned int nr;
 
 	if (order < min_order)
 		order = min_order;
@@ -422,14 +422,21 @@ static struct slablab_slab *new_slab(struct slablab_cache *s, gfp_t gfp, int nod
 	}
 	if (!page)
 		return NULL;
-	slab = kmem_cache_alloc_node(slablab_meta_cache, gfp & SLABLAB_RECLAIM_GFP,
-				     page_to_nid(page));
-	if (!slab) {
-		__free_pages(page, order);
-		return NULL;
-	}
 	nr = slablab_objs_per_slab(order, s->stride, PAGE_SIZE);
-	slab->base_flags = (unsigned long)page_address(page);
+	meta_off = ALIGN(nr * s->stride, sizeof(*slab));
+	if (meta_off + sizeof(*slab) <= (PAGE_SIZE << order)) {
+		/* The leftover after the last object holds the metadata for free. */
+		slab = page_address(page) + meta_off;
+		slab->base_flags = (unsigned long)page_address(page) | SLABLAB_SLAB_ON_SLAB;
+	} else {
+		slab = kmem_cache_alloc_node(slablab_meta_cache, gfp & SLABLAB_RECLAIM_GFP,
+					     page_to_nid(page));
+		if (!slab) {
+			__free_pages(page, order);
+			return NULL;
+		}
+		slab->base_flags = (unsigned long)page_address(page);
+	}
 	slab->cache = s;
 	INIT_LIST_HEAD(&slab->node_list);
 	set_page_private(page, (unsigned long)slab);
@@ -444,24 +451,33 @@ static struct slablab_slab *new_slab(struct slablab_cache *s, gfp_t gfp, int nod
 	s->nr_slabs++;
 	s->total_objects += nr;
 	s->nr_pages += 1UL << order;
+	if (!(slab->base_flags & SLABLAB_SLAB_ON_SLAB))
+		s->nr_meta_slabs++;
 	spin_unlock_irqrestore(&s->slabs_lock, flags);
 	return slab;
 }
 
 static void discard_slab(struct slablab_cache *s, struct slablab_slab *slab)
 {
+	bool on_slab = slab->base_flags & SLABLAB_SLAB_ON_SLAB;
+	struct page *page = slab_page(slab);
+	unsigned int order = slab_order(slab);
 	unsigned long flags;
 
 	spin_lock_irqsave(&s->slabs_lock, flags);
 	list_del(&slab->all_list);
 	s->nr_slabs--;
 	s->total_objects -= slab_objects(slab);
-	s->nr_pages -= 1UL << slab_order(slab);
+	s->nr_pages -= 1UL << order;
+	if (!on_slab)
+		s->nr_meta_slabs--;
 	spin_unlock_irqrestore(&s->slabs_lock, flags);
 
-	set_page_private(slab_page(slab), 0);
-	__free_pages(slab_page(slab), slab_order(slab));
-	kmem_cache_free(slablab_meta_cache, slab);
+	/* On-slab metadata goes with the pages: read everything first. */
+	set_page_private(page, 0);
+	if (!on_slab)
+		kmem_cache_free(slablab_meta_cache, slab);
+	__free_pages(page, order);
 	stat(s, SLABLAB_FREE_SLAB);
 }
 
@@ -1944,6 +1960,7 @@ void slablab_gauges(struct slablab_cache *s, struct slablab_gauges *g)
 	g->slabs = s->nr_slabs;
 	g->total_objects = s->total_objects;
 	g->pages = s->nr_pages;
+	g->meta_bytes = (u64)s->nr_meta_slabs * kmem_cache_size(slablab_meta_cache);
 	spin_unlock_irqrestore(&s->slabs_lock, flags);
 	for_each_node(nid)
 		g->partial_slabs += READ_ONCE(s->node[nid]->nr_partial);
@@ -1955,7 +1972,6 @@ void slablab_gauges(struct slablab_cache *s, struct slablab_gauges *g)
 		g->cpu_partial_slabs += READ_ONCE(c->partial_slabs);
 	}
 	g->live_bytes = g->objects * s->object_size;
-	g->meta_bytes = g->slabs * kmem_cache_size(slablab_meta_cache);
 }
 
 /* ---- kmalloc size classes ---- */
