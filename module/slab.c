@@ -7,10 +7,11 @@
  *   A slab is a 2^order block of pages from the page allocator (__GFP_COMP). Free
  *   objects carry the free pointer at s->fp_offset (mid-object like SLUB, or after the
  *   object when a constructor or debugging needs the object bytes). Slab metadata
- *   (struct slablab_slab) lives off the slab, in a kernel kmem_cache, found from any
- *   object through the head page's ->private: page-sized objects then still pack 8 to
- *   an order-3 slab, and nothing of the kernel's struct slab is reused. Its cost is
- *   reported as meta_bytes.
+ *   (struct slablab_slab, 64 bytes) is found from any object through the head page's
+ *   ->private; it sits in the slab's leftover space after the last object when 64
+ *   bytes are left there, else in a kernel kmem_cache (reported as meta_bytes) —
+ *   never in front of the objects, so page-sized objects still pack 8 to an order-3
+ *   slab. Nothing of the kernel's struct slab is reused.
  *
  * Object states
  *   Every slab is in exactly one of these states:
