@@ -1322,11 +1322,13 @@ static void set_cpu_partial_bound(struct slablab_cache *s)
 /* Order policy for the current layout; -E2BIG when one object exceeds the largest slab. */
 static int choose_order(struct slablab_cache *s, struct netlink_ext_ack *extack)
 {
+	/* The cpu count SLUB's calculate_order() uses: present cpus, else possible ids. */
+	unsigned int nr_cpus = num_present_cpus() > 1 ? num_present_cpus() : nr_cpu_ids;
 	struct slablab_order_choice oc;
 
-	oc = slablab_calc_order(s->stride, nr_cpu_ids, SLABLAB_DEFAULT_MAX_ORDER, PAGE_SIZE);
+	oc = slablab_calc_order(s->stride, nr_cpus, SLABLAB_DEFAULT_MAX_ORDER, PAGE_SIZE);
 	if (oc.reason == SLABLAB_ORDER_TOO_BIG)
-		oc = slablab_calc_order(s->stride, nr_cpu_ids, SLABLAB_MAX_ORDER, PAGE_SIZE);
+		oc = slablab_calc_order(s->stride, nr_cpus, SLABLAB_MAX_ORDER, PAGE_SIZE);
 	if (oc.reason == SLABLAB_ORDER_TOO_BIG) {
 		NL_SET_ERR_MSG_FMT_MOD(extack, "object stride %u exceeds an order-%d slab",
 				       s->stride, SLABLAB_MAX_ORDER);
@@ -1679,7 +1681,7 @@ int slablab_set_flags(struct slablab_cache *s, unsigned int flags, struct netlin
 		NL_SET_ERR_MSG_MOD(extack, "flags of this cache cannot change while it is in use");
 		return -EBUSY;
 	}
-	flush_all_mode(s, FLUSH_ALL);
+	/* Refuse before touching anything: a refused request changes nothing. */
 	live = objects_in_use(s);
 	if (live) {
 		NL_SET_ERR_MSG_FMT_MOD(extack,
@@ -1687,6 +1689,7 @@ int slablab_set_flags(struct slablab_cache *s, unsigned int flags, struct netlin
 				       live);
 		return -EBUSY;
 	}
+	flush_all_mode(s, FLUSH_ALL);
 	discard_all_slabs(s);
 	s->flags = flags;
 	compute_layout(s);

@@ -269,6 +269,8 @@ static __always_inline void run_bulk(struct storm_thread *t, const u32 target)
 		if (got != n) {
 			t->failures += n;
 			done += n;
+			WRITE_ONCE(t->ops_done, done);
+			cond_resched();
 			continue;
 		}
 		WRITE_ONCE(t->live_bytes, (long)n * st->obj_size);
@@ -853,16 +855,13 @@ static const struct nla_policy storm_size_policy[SLABLAB_STORM_SIZE_A_MAX + 1] =
 	[SLABLAB_STORM_SIZE_A_WEIGHT]	= NLA_POLICY_MIN(NLA_U32, 1),
 };
 
-static const struct nla_policy storm_sizes_policy[SLABLAB_STORM_SIZE_A_MAX + 1] = {
-	[SLABLAB_STORM_SIZE_A_ENTRY]	= NLA_POLICY_NESTED(storm_size_policy),
-};
-
 const struct nla_policy slablab_storm_policy[SLABLAB_STORM_A_MAX + 1] = {
 	[SLABLAB_STORM_A_TARGET]	= NLA_POLICY_MAX(NLA_U32, __SLABLAB_TARGET_MAX - 1),
 	[SLABLAB_STORM_A_PATTERN]	= NLA_POLICY_MAX(NLA_U32, __SLABLAB_PATTERN_MAX - 1),
 	[SLABLAB_STORM_A_CACHE]		= { .type = NLA_NUL_STRING, .len = SLABLAB_NAME_MAX - 1 },
 	[SLABLAB_STORM_A_SIZE]		= NLA_POLICY_FULL_RANGE(NLA_U32, &size_range),
-	[SLABLAB_STORM_A_SIZES]		= NLA_POLICY_NESTED_ARRAY(storm_sizes_policy),
+	/* an array of SLABLAB_STORM_SIZE_A_ENTRY nests, each checked by storm_size_policy */
+	[SLABLAB_STORM_A_SIZES]		= NLA_POLICY_NESTED_ARRAY(storm_size_policy),
 	[SLABLAB_STORM_A_THREADS]	= NLA_POLICY_FULL_RANGE(NLA_U32, &threads_range),
 	[SLABLAB_STORM_A_CPUS]		= { .type = NLA_NUL_STRING,
 					    .len = SLABLAB_STORM_CPUS_MAX - 1 },
