@@ -59,6 +59,7 @@ struct storm_thread {
 	u64 allocs, frees, failures;
 	u64 alloc_cycles, free_cycles, pair_cycles;
 	u64 ns;
+	u64 end;		/* ktime when its loop ended */
 	long live_bytes;	/* WRITE_ONCE, read by the sampler */
 	struct completion exited;	/* the kthread left module code */
 	struct rnd_state rng;
@@ -515,7 +516,8 @@ static int storm_thread_fn(void *arg)
 		default:
 			run_pattern(t, SLABLAB_TARGET_NATIVE_KMALLOC);
 		}
-		t->ns = ktime_get_ns() - t0;
+		t->end = ktime_get_ns();
+		t->ns = t->end - t0;
 	}
 	atomic_dec(&st->running);
 	/* Never return into module text: unload may free it once this completes. */
@@ -654,9 +656,12 @@ static int storm_controller_fn(void *arg)
 		schedule_timeout_uninterruptible(msecs_to_jiffies(SAMPLE_MS));
 		sample_memory(st);
 	}
-	st->end_ns = ktime_get_ns();
 	for (i = 0; i < st->spec.threads; i++)
 		wait_for_completion(&st->t[i].exited);
+	/* The storm ended with its last thread, not when the sampler noticed. */
+	st->end_ns = st->start_ns;
+	for (i = 0; i < st->spec.threads; i++)
+		st->end_ns = max(st->end_ns, st->t[i].end);
 
 	snapshot_stats(st, st->stats_delta);
 	for (i = 0; i < __SLABLAB_STAT_MAX; i++)

@@ -11,6 +11,8 @@
 #   6.12            bookworm-backports' current kernel (private apt state, machine untouched)
 #   6.12-rt         the same, PREEMPT_RT flavour
 #   6.1.0-57-amd64  an exact Debian ABI name from bookworm (suffix -bpo for backports)
+#   debug           slablab's KASAN/lockdep/kmemleak kernel, built from Debian's
+#                   linux-source-6.1 by scripts/debug-kernel.sh (docs/profiles.md)
 #
 # Output: the cache directory on stdout; it holds
 #   root/      every package unpacked with dpkg -x
@@ -19,6 +21,8 @@
 set -euo pipefail
 
 KERNEL=${1:-${KERNEL:-6.1}}
+# The debug kernel is built here from Debian's source, not downloaded.
+[ "$KERNEL" != debug ] || exec "$(dirname "${BASH_SOURCE[0]}")/debug-kernel.sh"
 CACHE=${SLABLAB_CACHE:-$HOME/.cache/slablab}
 APTDIR=$CACHE/apt-backports
 log() { echo "kernel: $*" >&2; }
@@ -44,7 +48,7 @@ case "$KERNEL" in
 6.12-rt) bpo=1; meta=linux-image-rt-amd64; flavour=rt-amd64 ;;
 *-amd64) meta= ; abi=$KERNEL; [[ $KERNEL == *bpo* ]] && bpo=1
 	 [[ $KERNEL == *-rt-amd64 ]] && flavour=rt-amd64 ;;
-*) die "unknown KERNEL '$KERNEL' (use 6.1, 6.12, 6.12-rt or an ABI name like 6.1.0-57-amd64)" ;;
+*) die "unknown KERNEL '$KERNEL' (use 6.1, 6.12, 6.12-rt, debug or an ABI name like 6.1.0-57-amd64)" ;;
 esac
 
 if [ $bpo = 1 ]; then

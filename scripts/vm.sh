@@ -46,6 +46,8 @@ environment: KERNEL KERNEL_DIR VM_CPUS (2) VM_MEM (2G) VM_TIMEOUT (900) VM_LOG
   VM_ACCEL (auto|kvm|tcg) VM_APPEND (extra kernel args) VM_ENV (names of variables to
   pass into the guest, besides SLABLAB_*, PYTEST_ADDOPTS, PYTHONDONTWRITEBYTECODE)
   VM_SPLAT_IGNORE (ERE: kernel lines not to count as splats)
+  VM_KERNEL_CMDLINE (replaces the kernel's own CMDLINE from its env file, e.g. the
+  debug kernel's acpi=ht)
   VM_CACHE_ROOT (loose) VM_CACHE_REPO (mmap): 9p cache modes; VM_PVH=0: boot the
   bzImage instead of the extracted vmlinux; VM_QEMU: the qemu binary
 
@@ -106,6 +108,12 @@ fi
 KREL=$(sed -n 's/^KREL=//p' "$kernel_dir/env")
 VMLINUZ=$(sed -n 's/^VMLINUZ=//p' "$kernel_dir/env")
 [ -f "$VMLINUZ" ] || die "kernel image '$VMLINUZ' missing"
+# Optional, from kernels built here (scripts/debug-kernel.sh): the uncompressed ELF
+# image, and kernel arguments this kernel needs under the runner.
+VMLINUX=$(sed -n 's/^VMLINUX=//p' "$kernel_dir/env")
+KERNEL_PVH=$(sed -n 's/^PVH=//p' "$kernel_dir/env") # 0: this kernel cannot boot by PVH
+KERNEL_CMDLINE=$(sed -n "s/^CMDLINE=//p" "$kernel_dir/env" | tr -d "'\"")
+KERNEL_CMDLINE=${VM_KERNEL_CMDLINE-$KERNEL_CMDLINE} # set (even empty): replaces it
 
 mod_paths=()
 for m in ${modules[@]+"${modules[@]}"}; do
@@ -138,8 +146,13 @@ initramfs=$("$REPO/scripts/vm/initramfs.sh" "$kernel_dir" "$REPO/build/vm") ||
 # The uncompressed vmlinux, booted through PVH, saves the 2.5-4.5 s that the bzImage
 # decompressor takes under TCG (VM_PVH=0: boot the bzImage as it is).
 boot_image=$VMLINUZ
-if [ "${VM_PVH:-1}" != 0 ]; then
-	boot_image=$("$REPO/scripts/vm/vmlinux.sh" "$VMLINUZ" "$REPO/build/vm") || boot_image=$VMLINUZ
+if [ "${VM_PVH:-${KERNEL_PVH:-1}}" != 0 ]; then
+	if [ -n "$VMLINUX" ] && [ -f "$VMLINUX" ]; then
+		boot_image=$VMLINUX
+	else
+		boot_image=$("$REPO/scripts/vm/vmlinux.sh" "$VMLINUZ" "$REPO/build/vm") ||
+			boot_image=$VMLINUZ
+	fi
 fi
 
 run=$(mktemp -d "${TMPDIR:-/tmp}/slablab-vm.XXXXXX")
@@ -251,7 +264,7 @@ cat "$initramfs" "$run/cfg.cpio" >"$run/initrd"
 #   says 1 under -smp 2), and slablab's per-cpu behaviour is the point of the tests.
 #   -no-reboot turns a guest reset (panic) into qemu's exit.
 append="console=ttyS0 loglevel=8 ignore_loglevel printk.time=1 printk.devkmsg=on"
-append+=" slab_nomerge oops=panic panic=-1 ${VM_APPEND:-}"
+append+=" slab_nomerge oops=panic panic=-1 ${KERNEL_CMDLINE:+$KERNEL_CMDLINE }${VM_APPEND:-}"
 
 mkfifo "$run/ttyS0.in" "$run/ttyS0.out" "$run/ttyS1.in" "$run/ttyS1.out" "$run/out"
 out_chardev="stdio,id=out,signal=off"

@@ -10,6 +10,8 @@ A thin layer over libslabctl (the C++ library behind ``slabctl``), bound with py
     with client.cache("t64", size=64) as c:  # created here, destroyed at the end
         h = c.alloc(1000, cpu=0)
         print(c.stats["alloc_fastpath"], c.gauges["slabs"])
+        r = client.storm("slablab", "pair", cache="t64", ops=10000)   # blocks; Ctrl-C stops it
+        print(r["figures"]["cycles_per_pair"], r["figures"]["ops_per_sec"])
 
 Results are plain dicts with the keys of ``slabctl --json`` (schema ``slablab/1``);
 see docs/python.md.
@@ -21,11 +23,17 @@ from ._core import (
     CACHE_FLAGS,
     FASTPATHS,
     FEATURES,
+    FIGURES,
     JSON_SCHEMA,
     LIMITS,
     PAGE_POLICIES,
     STAT_NAMES,
+    STORM_PATTERNS,
+    STORM_STATES,
+    STORM_TARGETS,
     format_size,
+    main_figures,
+    summarize,
 )
 from .cache import Cache
 from .errors import (
@@ -51,7 +59,13 @@ __all__ = [
     "LIMITS",
     "PAGE_POLICIES",
     "STAT_NAMES",
+    "STORM_TARGETS",
+    "STORM_PATTERNS",
+    "STORM_STATES",
+    "FIGURES",
     "format_size",
+    "main_figures",
+    "summarize",
     "Client",
     "Cache",
     "Error",

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0 OR MIT
 # Type stub of slablab._core (pybind11 bindings of libslabctl). Keep in step with
 # python/src/module.cpp.
-from typing import Any, Iterable, Optional, Union
+from typing import Any, Callable, Iterable, Mapping, Optional, Sequence, Union
 
 __version__: str
 API_VERSION: int
@@ -12,11 +12,22 @@ FEATURES: tuple[str, ...]
 FASTPATHS: tuple[str, ...]
 PAGE_POLICIES: tuple[str, ...]
 LIMITS: dict[str, int]
+STORM_TARGETS: tuple[str, ...]
+STORM_PATTERNS: tuple[str, ...]
+STORM_STATES: tuple[str, ...]
+FIGURES: tuple[str, ...]
 
 Flags = Union[None, int, str, Iterable[str]]
 CacheDict = dict[str, Any]
+StormDict = dict[str, Any]
+CompareDict = dict[str, Any]
+Sizes = Union[None, str, Mapping[int, int], Iterable[Union[int, tuple[int, int]]]]
+Cpus = Union[None, str, Iterable[int]]
+SetVariant = Union[str, Mapping[str, Any]]
 
 def format_size(value: int) -> str: ...
+def summarize(values: Sequence[float]) -> dict[str, Any]: ...
+def main_figures(pattern: Union[str, int]) -> list[str]: ...
 
 class Client:
     def __init__(self, host_checks: bool = True) -> None: ...
@@ -58,6 +69,7 @@ class Client:
         hardened: Optional[bool] = None,
         random: Optional[bool] = None,
         hwcache_align: Optional[bool] = None,
+        fail_slab_every: Optional[int] = None,
     ) -> CacheDict: ...
     def cache_shrink(self, name: str) -> int: ...
     def cache_validate(self, name: str) -> dict[str, Any]: ...
@@ -66,3 +78,66 @@ class Client:
     def obj_free(self, handle: int, cpu: Optional[int] = None, count: Optional[int] = None) -> int: ...
     def set_page_policy(self, policy: Union[str, int]) -> None: ...
     def selftest_warn(self) -> None: ...
+    def storm_start(
+        self,
+        target: Union[str, int],
+        pattern: Union[str, int],
+        *,
+        cache: Optional[str] = None,
+        size: Optional[int] = None,
+        sizes: Sizes = None,
+        threads: Optional[int] = None,
+        cpus: Cpus = None,
+        ops: Optional[int] = None,
+        duration_ms: Optional[int] = None,
+        batch: Optional[int] = None,
+        working_set: Optional[int] = None,
+        ring: Optional[int] = None,
+        seed: Optional[int] = None,
+        max_live_bytes: Optional[int] = None,
+    ) -> StormDict: ...
+    def storm_get(self, id: Optional[int] = None) -> StormDict: ...
+    def storm_stop(self, id: Optional[int] = None) -> StormDict: ...
+    def storm(
+        self,
+        target: Union[str, int],
+        pattern: Union[str, int],
+        *,
+        cache: Optional[str] = None,
+        size: Optional[int] = None,
+        sizes: Sizes = None,
+        threads: Optional[int] = None,
+        cpus: Cpus = None,
+        ops: Optional[int] = None,
+        duration_ms: Optional[int] = None,
+        batch: Optional[int] = None,
+        working_set: Optional[int] = None,
+        ring: Optional[int] = None,
+        seed: Optional[int] = None,
+        max_live_bytes: Optional[int] = None,
+        progress: Optional[Callable[[StormDict], Any]] = None,
+        poll_interval: float = 0.15,
+    ) -> StormDict: ...
+    def compare(
+        self,
+        pattern: Union[str, int],
+        *,
+        targets: Optional[Iterable[Union[str, int]]] = None,
+        sets: Optional[Iterable[SetVariant]] = None,
+        threads: Union[None, int, Iterable[int]] = None,
+        repeat: int = 7,
+        figures: Optional[Iterable[str]] = None,
+        cache: Optional[str] = None,
+        size: Optional[int] = None,
+        sizes: Sizes = None,
+        cpus: Cpus = None,
+        ops: Optional[int] = None,
+        duration_ms: Optional[int] = None,
+        batch: Optional[int] = None,
+        working_set: Optional[int] = None,
+        ring: Optional[int] = None,
+        seed: Optional[int] = None,
+        max_live_bytes: Optional[int] = None,
+        progress: Optional[Callable[[dict[str, Any]], Any]] = None,
+        poll_interval: float = 0.15,
+    ) -> CompareDict: ...

@@ -9,11 +9,14 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <chrono>
 #include <cerrno>
+#include <cmath>
 #include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace py = pybind11;
 using slabctl::Json;
@@ -139,6 +142,188 @@ void raise_python(const slabctl::Error& e, bool module_not_loaded)
 	}
 }
 
+
+/// target=/pattern=: a name or (for kernel tests) a raw number.
+uint32_t storm_enum(const char* what, const py::object& v,
+		    std::optional<uint32_t> (*from_name)(std::string_view) noexcept)
+{
+	if (v.is_none())
+		throw slabctl::UsageError(std::string(what) + " is required");
+	auto value = enum_arg(what, v, [&](const std::string& n) { return from_name(n); });
+	return *value;
+}
+
+/// sizes=: None, "64:3,192:1", {64: 3, 192: 1}, [64, (192, 2)].
+std::vector<slabctl::StormSize> sizes_arg(const py::object& v)
+{
+	std::vector<slabctl::StormSize> out;
+	if (v.is_none())
+		return out;
+	if (py::isinstance<py::str>(v))
+		return slabctl::parse_storm_sizes(v.cast<std::string>());
+	auto entry = [&](const py::handle& size, const py::handle& weight) {
+		slabctl::StormSize e;
+		e.size = u32_arg("sizes: size", size.cast<int64_t>());
+		e.weight = weight.is_none() ? 1 : u32_arg("sizes: weight", weight.cast<int64_t>());
+		out.push_back(e);
+	};
+	if (py::isinstance<py::dict>(v)) {
+		for (const auto& [size, weight] : v.cast<py::dict>())
+			entry(size, weight);
+		return out;
+	}
+	if (py::isinstance<py::iterable>(v)) {
+		for (const auto& item : v) {
+			if (py::isinstance<py::int_>(item)) {
+				entry(item, py::none());
+			} else if (py::isinstance<py::tuple>(item) || py::isinstance<py::list>(item)) {
+				py::sequence t = py::reinterpret_borrow<py::sequence>(item);
+				if (t.size() != 2)
+					throw py::type_error("sizes entries are SIZE or (SIZE, WEIGHT)");
+				entry(t[0], t[1]);
+			} else {
+				throw py::type_error("sizes entries are SIZE or (SIZE, WEIGHT)");
+			}
+		}
+		return out;
+	}
+	throw py::type_error("sizes must be None, a str like '64:3,192:1', a dict or a list");
+}
+
+/// cpus=: None, "0-1", or an iterable of cpu numbers.
+std::string cpus_arg(const py::object& v)
+{
+	if (v.is_none())
+		return {};
+	if (py::isinstance<py::str>(v))
+		return v.cast<std::string>();
+	if (py::isinstance<py::iterable>(v)) {
+		std::string out;
+		for (const auto& item : v)
+			out += (out.empty() ? "" : ",") +
+			       std::to_string(u32_arg("cpus", item.cast<int64_t>()));
+		if (out.empty())
+			throw slabctl::UsageError("cpus: empty list");
+		return out;
+	}
+	throw py::type_error("cpus must be None, a str like '0-1' or a list of ints");
+}
+
+std::optional<uint64_t> opt_u64(const char* what, const std::optional<int64_t>& v)
+{
+	if (!v)
+		return std::nullopt;
+	if (*v < 0)
+		throw slabctl::UsageError(std::string(what) + " " + std::to_string(*v) +
+					  " is out of range",
+				  ERANGE);
+	return static_cast<uint64_t>(*v);
+}
+
+/// The storm keywords every storm method takes, in one place.
+struct StormKw {
+	py::object cache = py::none(), size = py::none(), sizes = py::none(),
+		   threads = py::none(), cpus = py::none(), ops = py::none(),
+		   duration_ms = py::none(), batch = py::none(), working_set = py::none(),
+		   ring = py::none(), seed = py::none(), max_live_bytes = py::none();
+
+	slabctl::StormSpec spec(uint32_t target, uint32_t pattern) const
+	{
+		auto o32 = [](const char* what, const py::object& v) -> std::optional<uint32_t> {
+			if (v.is_none())
+				return std::nullopt;
+			return u32_arg(what, v.cast<int64_t>());
+		};
+		auto o64 = [](const char* what, const py::object& v) -> std::optional<uint64_t> {
+			if (v.is_none())
+				return std::nullopt;
+			return opt_u64(what, v.cast<int64_t>());
+		};
+		slabctl::StormSpec s;
+		s.target = target;
+		s.pattern = pattern;
+		if (!cache.is_none())
+			s.cache = cache.cast<std::string>();
+		s.size = o32("size", size);
+		s.sizes = sizes_arg(sizes);
+		s.threads = o32("threads", threads);
+		s.cpus = cpus_arg(cpus);
+		s.ops = o64("ops", ops);
+		s.duration_ms = o32("duration_ms", duration_ms);
+		s.batch = o32("batch", batch);
+		s.working_set = o32("working_set", working_set);
+		s.ring = o32("ring", ring);
+		s.seed = o64("seed", seed);
+		s.max_live_bytes = o64("max_live_bytes", max_live_bytes);
+		return s;
+	}
+};
+
+/// The keyword arguments of every storm method (after target and pattern).
+#define STORM_KW_ARGS                                                                      \
+	py::arg("cache") = py::none(), py::arg("size") = py::none(),                         \
+	py::arg("sizes") = py::none(), py::arg("threads") = py::none(),                       \
+	py::arg("cpus") = py::none(), py::arg("ops") = py::none(),                            \
+	py::arg("duration_ms") = py::none(), py::arg("batch") = py::none(),                   \
+	py::arg("working_set") = py::none(), py::arg("ring") = py::none(),                    \
+	py::arg("seed") = py::none(), py::arg("max_live_bytes") = py::none()
+
+#define STORM_KW_PARAMS                                                                    \
+	const py::object &cache, const py::object &size, const py::object &sizes,            \
+		const py::object &threads, const py::object &cpus, const py::object &ops,    \
+		const py::object &duration_ms, const py::object &batch,                       \
+		const py::object &working_set, const py::object &ring, const py::object &seed, \
+		const py::object &max_live_bytes
+
+#define STORM_KW_VALUE                                                                     \
+	StormKw{cache, size, sizes, threads, cpus, ops, duration_ms, batch, working_set, ring, \
+		seed, max_live_bytes}
+
+std::chrono::milliseconds poll_arg(double seconds)
+{
+	if (!(seconds > 0) || seconds > 60)
+		throw slabctl::UsageError("poll_interval must be in (0, 60] seconds", ERANGE);
+	return std::chrono::milliseconds(std::max<int64_t>(1, std::llround(seconds * 1000)));
+}
+
+/**
+ * Ctrl-C while a storm runs without the GIL: should_stop() asks Python for pending
+ * signals; a KeyboardInterrupt (or whatever a signal handler raised) is kept here and
+ * raised once the storm is stopped in the kernel.
+ */
+struct SignalWatch {
+	std::unique_ptr<py::error_already_set> pending;
+
+	bool operator()()
+	{
+		py::gil_scoped_acquire gil;
+		if (pending)
+			return true;
+		if (PyErr_CheckSignals() != 0) {
+			pending = std::make_unique<py::error_already_set>();
+			return true;
+		}
+		return false;
+	}
+	void raise_if_pending()
+	{
+		if (pending) {
+			pending->restore();
+			pending.reset();
+			throw py::error_already_set();
+		}
+	}
+};
+
+const char* const kStormSpecDoc =
+	"target: 'slablab' (a slablab cache; also 'cache'), 'native' (the kernel's SLUB: a "
+	"kmem_cache made like `cache`, or of `size`), 'kmalloc' (slablab_kmalloc), "
+	"'native-kmalloc' (the kernel's kmalloc). pattern: 'pair', 'batch', 'remote', 'churn', "
+	"'bulk'. Keywords (None: the kernel's default): cache (str), size (bytes), sizes "
+	"('64:3,192:1', {64: 3, 192: 1} or [64, (192, 2)]; kmalloc targets), threads, cpus "
+	"('0-1' or [0, 1]), ops (allocations per thread), duration_ms (instead of ops), batch, "
+	"working_set, ring (power of two), seed, max_live_bytes.";
+
 const char* const kClientDoc = R"doc(A connection to the slablab kernel module (generic netlink family "slablab").
 
 Client(host_checks=True)
@@ -191,7 +376,26 @@ PYBIND11_MODULE(_core, m)
 	limits["max_handle_objects"] = SLABLAB_MAX_HANDLE_OBJECTS;
 	limits["max_handle_bytes"] = SLABLAB_MAX_HANDLE_BYTES;
 	limits["max_handles"] = SLABLAB_MAX_HANDLES;
+	limits["storm_max_threads"] = SLABLAB_STORM_MAX_THREADS;
+	limits["storm_max_duration_ms"] = SLABLAB_STORM_MAX_DURATION_MS;
+	limits["storm_max_batch"] = SLABLAB_STORM_MAX_BATCH;
+	limits["storm_max_working_set"] = SLABLAB_STORM_MAX_WORKING_SET;
+	limits["storm_max_ring"] = SLABLAB_STORM_MAX_RING;
+	limits["storm_max_sizes"] = SLABLAB_STORM_MAX_SIZES;
 	m.attr("LIMITS") = limits;
+	py::list targets, patterns, states, figures;
+	for (auto n : slabctl::storm_target_names())
+		targets.append(py::str(std::string(n)));
+	for (auto n : slabctl::storm_pattern_names())
+		patterns.append(py::str(std::string(n)));
+	for (uint32_t st = 0; st < __SLABLAB_STORM_STATE_MAX; st++)
+		states.append(py::str(slabctl::storm_state_name(st)));
+	for (const auto& fi : slabctl::figure_table())
+		figures.append(py::str(std::string(fi.key)));
+	m.attr("STORM_TARGETS") = py::tuple(targets);
+	m.attr("STORM_PATTERNS") = py::tuple(patterns);
+	m.attr("STORM_STATES") = py::tuple(states);
+	m.attr("FIGURES") = py::tuple(figures);
 
 	py::register_exception_translator([](std::exception_ptr p) {
 		try {
@@ -208,6 +412,29 @@ PYBIND11_MODULE(_core, m)
 		"format_size", [](uint64_t value) { return slabctl::format_size(value); },
 		py::arg("value"),
 		"A size as slabctl and tools/mm/slabinfo print it: 4096 -> '4.0K', 1228800 -> '1.2M'.");
+
+	m.def(
+		"summarize",
+		[](const std::vector<double>& values) {
+			return to_py(slabctl::to_json(slabctl::summarize(values)));
+		},
+		py::arg("values"),
+		"The statistics slabctl compare prints: {'n', 'min', 'median', 'mean', 'max', "
+		"'sd'} (sd: sample standard deviation, n - 1; NaNs are left out; the values are "
+		"None when n is 0).");
+	m.def(
+		"main_figures",
+		[](const py::object& pattern) {
+			uint32_t p = storm_enum("pattern", pattern, slabctl::storm_pattern_from_name);
+			py::list out;
+			for (auto k : slabctl::main_figures(p))
+				out.append(py::str(std::string(k)));
+			return out;
+		},
+		py::arg("pattern"),
+		"The figure(s) compare summarizes by default for a pattern: pair -> "
+		"['cycles_per_pair'], batch/bulk -> ['cycles_per_alloc', 'cycles_per_free'], "
+		"remote -> ['ops_per_sec'], churn -> ['overhead_pct'].");
 
 	py::class_<slabctl::Client>(m, "Client", kClientDoc)
 		.def(py::init([](bool host_checks) {
@@ -337,8 +564,9 @@ PYBIND11_MODULE(_core, m)
 			   std::optional<int64_t> min_partial, std::optional<int64_t> order,
 			   const py::object& fastpath, const py::object& flags, std::optional<bool> debug,
 			   std::optional<bool> hardened, std::optional<bool> random,
-			   std::optional<bool> hwcache_align) {
+			   std::optional<bool> hwcache_align, std::optional<int64_t> fail_slab_every) {
 				slabctl::Tunables t;
+				t.fail_slab_every = opt_u32("fail_slab_every", fail_slab_every);
 				t.cpu_partial = opt_u32("cpu_partial", cpu_partial);
 				t.min_partial = opt_u32("min_partial", min_partial);
 				t.order = opt_u32("order", order);
@@ -358,9 +586,11 @@ PYBIND11_MODULE(_core, m)
 			py::arg("fastpath") = py::none(), py::arg("flags") = py::none(),
 			py::arg("debug") = py::none(), py::arg("hardened") = py::none(),
 			py::arg("random") = py::none(), py::arg("hwcache_align") = py::none(),
+			py::arg("fail_slab_every") = py::none(),
 			"CACHE_SET: change only the tunables given and return the cache after the "
 			"change. flags= replaces all flags; debug=/hardened=/random=/hwcache_align= "
-			"switch one flag (the current flags are read first). The kernel checks "
+			"switch one flag (the current flags are read first). fail_slab_every=N makes "
+			"every Nth new slab fail (fault injection; 0 turns it off). The kernel checks "
 			"everything before applying anything.")
 		.def(
 			"cache_shrink",
@@ -435,5 +665,191 @@ PYBIND11_MODULE(_core, m)
 				c.selftest_warn();
 			},
 			"SELFTEST_WARN: trigger a WARN_ONCE in the kernel (SLABLAB_SELFTEST=1 "
-			"builds; OperationFailed with errno EOPNOTSUPP otherwise).");
+			"builds; OperationFailed with errno EOPNOTSUPP otherwise).")
+		.def(
+			"storm_start",
+			[](slabctl::Client& c, const py::object& target, const py::object& pattern,
+			   STORM_KW_PARAMS) {
+				slabctl::StormSpec spec = STORM_KW_VALUE.spec(
+					storm_enum("target", target, slabctl::storm_target_from_name),
+					storm_enum("pattern", pattern, slabctl::storm_pattern_from_name));
+				slabctl::StormResult r;
+				{
+					py::gil_scoped_release nogil;
+					r = c.storm_start(spec);
+				}
+				return to_py(slabctl::to_json(r));
+			},
+			py::arg("target"), py::arg("pattern"), py::kw_only(), STORM_KW_ARGS,
+			(std::string("STORM_START: start an allocation storm and return at once with "
+				     "its dict (id, state 'running', the spec as the kernel applied "
+				     "it; see docs/python.md). One storm at a time: Busy while another "
+				     "runs. ") +
+			 kStormSpecDoc)
+				.c_str())
+		.def(
+			"storm_get",
+			[](slabctl::Client& c, const std::optional<int64_t>& id) {
+				auto which = opt_u32("id", id);
+				slabctl::StormResult r;
+				{
+					py::gil_scoped_release nogil;
+					r = c.storm_get(which);
+				}
+				return to_py(slabctl::to_json(r));
+			},
+			py::arg("id") = py::none(),
+			"STORM_GET: the storm dict of storm `id` (default: the last one): state, "
+			"progress and, once finished, 'result' and 'figures'. NotFound when no storm "
+			"has run or `id` is not the last storm.")
+		.def(
+			"storm_stop",
+			[](slabctl::Client& c, const std::optional<int64_t>& id) {
+				auto which = opt_u32("id", id);
+				slabctl::StormResult r;
+				{
+					py::gil_scoped_release nogil;
+					r = c.storm_stop(which);
+				}
+				return to_py(slabctl::to_json(r));
+			},
+			py::arg("id") = py::none(),
+			"STORM_STOP: stop storm `id` (default: the last one), wait for its threads and "
+			"return what it did (state 'stopped'; 'done' if it had finished already).")
+		.def(
+			"storm",
+			[](slabctl::Client& c, const py::object& target, const py::object& pattern,
+			   STORM_KW_PARAMS, const py::object& progress, double poll_interval) {
+				slabctl::StormSpec spec = STORM_KW_VALUE.spec(
+					storm_enum("target", target, slabctl::storm_target_from_name),
+					storm_enum("pattern", pattern, slabctl::storm_pattern_from_name));
+				auto poll = poll_arg(poll_interval);
+				SignalWatch watch;
+				slabctl::Client::StormProgress cb;
+				if (!progress.is_none())
+					cb = [&](const slabctl::StormResult& r) {
+						py::gil_scoped_acquire gil;
+						progress(to_py(slabctl::to_json(r)));
+					};
+				slabctl::StormResult r;
+				{
+					py::gil_scoped_release nogil;
+					r = c.run_storm(spec, cb, [&] { return watch(); }, poll);
+				}
+				watch.raise_if_pending();
+				return to_py(slabctl::to_json(r));
+			},
+			py::arg("target"), py::arg("pattern"), py::kw_only(), STORM_KW_ARGS,
+			py::arg("progress") = py::none(), py::arg("poll_interval") = 0.15,
+			(std::string("Run a storm to its end and return its dict (as storm_get(): "
+				     "'result', 'figures' with cycles_per_pair, ops_per_sec, "
+				     "overhead_pct, ...). progress(storm_dict) is called with every "
+				     "STORM_GET, every poll_interval seconds. KeyboardInterrupt (or an "
+				     "exception from progress) stops the storm in the kernel first, "
+				     "then propagates; storm_get() still has what it did. ") +
+			 kStormSpecDoc)
+				.c_str())
+		.def(
+			"compare",
+			[](slabctl::Client& c, const py::object& pattern, const py::object& targets,
+			   const py::object& sets, const py::object& threads, int64_t repeat,
+			   const py::object& figures, const py::object& cache, const py::object& size,
+			   const py::object& sizes, const py::object& cpus, const py::object& ops,
+			   const py::object& duration_ms, const py::object& batch,
+			   const py::object& working_set, const py::object& ring, const py::object& seed,
+			   const py::object& max_live_bytes, const py::object& progress,
+			   double poll_interval) {
+				slabctl::CompareSpec spec;
+				py::object single_threads = py::none();
+				if (!threads.is_none()) {
+					if (py::isinstance<py::int_>(threads))
+						single_threads = threads;
+					else
+						for (const auto& t : threads)
+							spec.threads.push_back(
+								u32_arg("threads", t.cast<int64_t>()));
+				}
+				spec.base = StormKw{cache, size, sizes, single_threads, cpus, ops,
+						    duration_ms, batch, working_set, ring, seed,
+						    max_live_bytes}
+						    .spec(SLABLAB_TARGET_CACHE,
+							  storm_enum("pattern", pattern,
+								     slabctl::storm_pattern_from_name));
+				if (!targets.is_none()) {
+					if (py::isinstance<py::str>(targets))
+						throw py::type_error("targets is a list of target names");
+					for (const auto& t : targets)
+						spec.targets.push_back(storm_enum(
+							"target", py::reinterpret_borrow<py::object>(t),
+							slabctl::storm_target_from_name));
+				}
+				if (!sets.is_none()) {
+					for (const auto& item : sets) {
+						if (py::isinstance<py::str>(item)) {
+							spec.sets.push_back(item.cast<std::string>());
+						} else if (py::isinstance<py::dict>(item)) {
+							std::string text;
+							for (const auto& [k, v] : item.cast<py::dict>()) {
+								std::string value =
+									py::isinstance<py::bool_>(v)
+										? (v.cast<bool>() ? "1" : "0")
+										: std::string(py::str(v));
+								text += (text.empty() ? "" : ",") +
+									std::string(py::str(k)) + "=" + value;
+							}
+							spec.sets.push_back(text);
+						} else {
+							throw py::type_error("sets entries are 'KEY=VALUE,...' "
+									     "strings or dicts");
+						}
+					}
+				}
+				spec.repeat = u32_arg("repeat", repeat);
+				if (!figures.is_none())
+					for (const auto& f : figures)
+						spec.figures.push_back(py::str(f));
+				spec.poll = poll_arg(poll_interval);
+				SignalWatch watch;
+				slabctl::CompareProgressFn cb;
+				if (!progress.is_none())
+					cb = [&](const slabctl::CompareProgress& p) {
+						py::gil_scoped_acquire gil;
+						py::dict d;
+						d["run"] = p.run;
+						d["total"] = p.total;
+						d["variant"] = p.variant_index;
+						d["label"] = p.variant->label;
+						d["repeat"] = p.repeat;
+						d["storm"] = to_py(slabctl::to_json(*p.storm));
+						progress(d);
+					};
+				slabctl::CompareResult res;
+				{
+					py::gil_scoped_release nogil;
+					res = slabctl::run_compare(c, spec, cb, [&] { return watch(); });
+				}
+				watch.raise_if_pending();
+				return to_py(slabctl::to_json(res));
+			},
+			py::arg("pattern"), py::kw_only(), py::arg("targets") = py::none(),
+			py::arg("sets") = py::none(), py::arg("threads") = py::none(),
+			py::arg("repeat") = 7, py::arg("figures") = py::none(),
+			py::arg("cache") = py::none(), py::arg("size") = py::none(),
+			py::arg("sizes") = py::none(), py::arg("cpus") = py::none(),
+			py::arg("ops") = py::none(), py::arg("duration_ms") = py::none(),
+			py::arg("batch") = py::none(), py::arg("working_set") = py::none(),
+			py::arg("ring") = py::none(), py::arg("seed") = py::none(),
+			py::arg("max_live_bytes") = py::none(), py::arg("progress") = py::none(),
+			py::arg("poll_interval") = 0.15,
+			"slabctl compare from Python: run the same storm against each variant, "
+			"interleaved, `repeat` times, and return the dict `slabctl compare --json` "
+			"prints (without 'schema'/'command'): 'variants' with a 'summary' per figure "
+			"(n, min, median, mean, max, sd, ratio, paired_ratio) and every run. "
+			"targets: list of target names (default ['slablab', 'native'], or "
+			"['slablab'] with sets); sets: list of 'KEY=VALUE,...' or dicts applied to "
+			"`cache` (restored afterwards); threads: an int, or a list of thread counts "
+			"to compare; figures: figure keys (default: the pattern's main ones). "
+			"progress(dict) sees every STORM_GET: run, total, variant, label, repeat, "
+			"storm. KeyboardInterrupt stops the running storm, restores the cache's "
+			"settings and propagates.");
 }

@@ -77,6 +77,10 @@ SUBCOMMANDS = [
     ["lab"],
     ["lab", "page-policy"],
     ["lab", "selftest-warn"],
+    ["storm"],
+    ["storm-status"],
+    ["compare"],
+    ["watch"],
 ]
 
 
@@ -147,6 +151,52 @@ BAD_USAGE = [
     (["info", "-S", "-A"], "excludes"),
     (["info", "-r", "bad/name"], "bad/name"),
     (["validate", "a", "b"], "b"),
+    (["set", "x", "fail_slab_every=-1"], "fail_slab_every"),
+    # storm: checked on the host, before the kernel is asked
+    (["storm"], "TARGET"),
+    (["storm", "slablab"], "PATTERN"),
+    (["storm", "slub", "pair"], "slub"),
+    (["storm", "slablab", "zigzag"], "zigzag"),
+    (["storm", "slablab", "pair"], "needs a cache"),
+    (["storm", "slablab", "pair", "-c", "t64", "--size", "64"], "no size"),
+    (["storm", "native", "pair"], "--size"),
+    (["storm", "kmalloc", "pair", "-c", "t64"], "not a cache"),
+    (["storm", "kmalloc", "bulk", "--size", "64"], "bulk needs a cache target"),
+    (["storm", "kmalloc", "pair", "--sizes", "64:0"], "weight"),
+    (["storm", "kmalloc", "pair", "--sizes", "64:1,,2"], "empty entry"),
+    (["storm", "kmalloc", "pair", "--size", "64", "--sizes", "64"], "not both"),
+    (["storm", "slablab", "pair", "-c", "t64", "--threads", "0"], "threads 0"),
+    (["storm", "slablab", "pair", "-c", "t64", "--threads", "1,2"], "not one number"),
+    (["storm", "slablab", "pair", "-c", "t64", "--cpus", "0-x"], "cpu list"),
+    (["storm", "slablab", "pair", "-c", "t64", "--cpus", "3-1"], "backwards"),
+    (["storm", "slablab", "pair", "-c", "t64", "--ops", "lots"], "--ops"),
+    (["storm", "slablab", "pair", "-c", "t64", "--ops", "10", "--duration", "1s"], "not both"),
+    (["storm", "slablab", "pair", "-c", "t64", "--duration", "2h"], "--duration"),
+    (["storm", "slablab", "pair", "-c", "t64", "--duration", "11m"], "duration"),
+    (["storm", "slablab", "pair", "-c", "t64", "--ring", "100"], "power of two"),
+    (["storm", "slablab", "pair", "-c", "t64", "--batch", "0"], "batch 0"),
+    (["storm", "slablab", "pair", "-c", "t64", "--working-set", "5M"], "working set"),
+    (["storm", "slablab", "pair", "-c", "t64", "--max-live", "lots"], "--max-live"),
+    (["storm", "slablab", "pair", "-c", "t64", "--seed", "-3"], "--seed"),
+    (["storm", "slablab", "pair", "-c", "bad/name"], "bad/name"),
+    (["storm-status", "x"], "ID"),
+    # compare
+    (["compare"], "PATTERN"),
+    (["compare", "pair", "--target", "slub"], "slub"),
+    (["compare", "pair", "-c", "t64", "--target", "native", "--target", "native"], "twice"),
+    (["compare", "pair", "-c", "t64", "--repeat", "0"], "repeat 0"),
+    (["compare", "pair", "-c", "t64", "--set", "colour=red"], "colour"),
+    (["compare", "pair", "--size", "64", "--set", "cpu_partial=0"], "--cache"),
+    (["compare", "pair", "-c", "t64", "--target", "native", "--set", "cpu_partial=0"],
+     "applies to target slablab"),
+    (["compare", "pair", "-c", "t64", "--threads", "1,0"], "threads 0"),
+    (["compare", "pair", "-c", "t64", "--figure", "speed"], "unknown figure"),
+    (["compare", "pair", "--target", "kmalloc"], "needs --size"),
+    (["compare", "remote", "-c", "t64", "--ring", "3"], "power of two"),
+    # watch
+    (["watch", "--interval", "0"], "interval"),
+    (["watch", "--interval", "soon"], "interval"),
+    (["watch", "--count", "x"], "count"),
 ]
 
 
@@ -199,6 +249,15 @@ NEEDS_MODULE = [
     ["free", "1", "--count", "5"],
     ["lab", "page-policy", "page_alloc"],
     ["lab", "selftest-warn"],
+    ["storm", "slablab", "pair", "-c", "t64", "--ops", "10k"],
+    ["storm", "native", "remote", "--size", "192", "--threads", "2", "--json"],
+    ["storm", "kmalloc", "churn", "--sizes", "64:3,192:1", "--duration", "500ms"],
+    ["storm-status"],
+    ["storm-status", "3", "--stop"],
+    ["compare", "pair", "-c", "t64", "--repeat", "3"],
+    ["compare", "pair", "-c", "t64", "--set", "cpu_partial=0", "--set", "cpu_partial=120"],
+    ["compare", "batch", "--target", "kmalloc", "--target", "native-kmalloc", "--size", "64"],
+    ["watch", "--count", "1"],
 ]
 
 
@@ -315,12 +374,21 @@ def test_docstrings(slablab):
     for expected in ["version", "status", "cache_create", "cache_destroy", "cache_get",
                      "cache_list", "cache_set", "cache_shrink", "cache_validate",
                      "cache_reset_stats", "obj_alloc", "obj_free", "set_page_policy",
-                     "selftest_warn", "family_id", "host_checks"]:
+                     "selftest_warn", "family_id", "host_checks", "storm_start",
+                     "storm_get", "storm_stop", "storm", "compare"]:
         assert expected in public
     for n in public:
         doc = getattr(core.Client, n).__doc__
         assert doc and doc.strip(), f"_core.Client.{n} has no docstring"
     assert core.format_size.__doc__
+    assert core.summarize.__doc__ and core.main_figures.__doc__
+    # every storm keyword is named in the storm docstrings
+    for n in ("storm_start", "storm"):
+        doc = getattr(core.Client, n).__doc__
+        for kw in ("cache", "size", "sizes", "threads", "cpus", "ops", "duration_ms", "batch",
+                   "working_set", "ring", "seed", "max_live_bytes"):
+            assert kw in doc, (n, kw)
+    assert "KeyboardInterrupt" in core.Client.storm.__doc__
     assert slablab.Client.__doc__ and slablab.Client.cache.__doc__
     for cls in (slablab.Cache, slablab.Error, slablab.ModuleNotLoaded, slablab.Busy):
         assert cls.__doc__
@@ -331,8 +399,18 @@ def test_type_stub_covers_the_binding(slablab):
     declared = set(re.findall(r"def (\w+)\(", stub))
     public = {n for n in dir(slablab._core.Client) if not n.startswith("_")}
     assert public <= declared, public - declared
-    for name in ("STAT_NAMES", "LIMITS", "API_VERSION", "JSON_SCHEMA", "__version__"):
+    for name in ("STAT_NAMES", "LIMITS", "API_VERSION", "JSON_SCHEMA", "__version__",
+                 "STORM_TARGETS", "STORM_PATTERNS", "STORM_STATES", "FIGURES", "summarize",
+                 "main_figures"):
         assert name in stub
+    # the stub's keyword arguments of the storm methods match the binding's
+    for method in ("storm_start", "storm", "compare"):
+        m = re.search(rf"def {method}\((.*?)\) ->", stub, re.S)
+        assert m, method
+        stub_kw = set(re.findall(r"(\w+):", m.group(1))) - {"self"}
+        doc = getattr(slablab._core.Client, method).__doc__.splitlines()[0]
+        bound = set(re.findall(r"(\w+): ", doc)) - {"self"}
+        assert stub_kw == bound, (method, stub_kw ^ bound)
     assert (BUILD / "python" / "slablab" / "py.typed").exists()
 
 
@@ -401,6 +479,57 @@ def test_cache_keeps_the_body_exception(slablab):
     with pytest.raises(slablab.Busy):
         with slablab.Cache(fake, "t64", 64):
             pass
+
+
+def test_storm_constants(slablab):
+    assert slablab.STORM_TARGETS == ("slablab", "native", "kmalloc", "native-kmalloc")
+    assert slablab.STORM_PATTERNS == ("pair", "batch", "remote", "churn", "bulk")
+    assert slablab.STORM_STATES == ("none", "running", "done", "stopped")
+    assert "cycles_per_pair" in slablab.FIGURES and "overhead_pct" in slablab.FIGURES
+    header = (REPO / "uapi" / "linux" / "slablab.h").read_text()
+    for key, macro in [("storm_max_threads", "SLABLAB_STORM_MAX_THREADS"),
+                       ("storm_max_batch", "SLABLAB_STORM_MAX_BATCH"),
+                       ("storm_max_ring", "SLABLAB_STORM_MAX_RING"),
+                       ("storm_max_sizes", "SLABLAB_STORM_MAX_SIZES")]:
+        m = re.search(rf"#define\s+{macro}\s+(\d+)\b", header)
+        assert m and slablab.LIMITS[key] == int(m.group(1)), key
+
+
+def test_summarize(slablab):
+    s = slablab.summarize([3, 1, 2])
+    assert s == {"n": 3, "min": 1.0, "median": 2.0, "mean": 2.0, "max": 3.0, "sd": 1.0}
+    s = slablab.summarize([4, 1, 3, 2])
+    assert s["median"] == 2.5 and abs(s["sd"] - 1.2909944487358056) < 1e-12
+    assert slablab.summarize([float("nan"), 5])["n"] == 1
+    assert slablab.summarize([]) == {"n": 0, "min": None, "median": None, "mean": None,
+                                     "max": None, "sd": None}
+    # seed 000's numbers: SLUB (dynamic) real time, the three of them shown
+    s = slablab.summarize([22.74, 23.54, 23.00])
+    assert (s["min"], s["max"], s["median"]) == (22.74, 23.54, 23.00)
+
+
+def test_main_figures(slablab):
+    assert slablab.main_figures("pair") == ["cycles_per_pair"]
+    assert slablab.main_figures("batch") == ["cycles_per_alloc", "cycles_per_free"]
+    assert slablab.main_figures("remote") == ["ops_per_sec"]
+    assert slablab.main_figures("churn") == ["overhead_pct"]
+    with pytest.raises(slablab.InvalidArgument):
+        slablab.main_figures("zigzag")
+
+
+def test_storm_help_names_every_option():
+    out = slabctl("storm", "--help").stdout
+    for opt in ("--cache", "--size", "--sizes", "--threads", "--cpus", "--ops", "--duration",
+                "--batch", "--working-set", "--ring", "--seed", "--max-live", "--json",
+                "--quiet", "slablab", "native", "kmalloc", "native-kmalloc", "pair", "batch",
+                "remote", "churn", "bulk", "130"):
+        assert opt in out, opt
+    out = slabctl("compare", "--help").stdout
+    for opt in ("--target", "--set", "--repeat", "--csv", "--figure", "--threads", "--json"):
+        assert opt in out, opt
+    out = slabctl("watch", "--help").stdout
+    for opt in ("--interval", "--count", "--json", "--activity"):
+        assert opt in out, opt
 
 
 def test_client_subclass_has_cache(slablab):

@@ -2,7 +2,9 @@
 //
 // slabctl: command-line control of the slablab kernel module. All protocol, parsing and
 // formatting work is in libslabctl; this file wires CLI11 subcommands to it and maps
-// failures to the documented exit statuses.
+// failures to the documented exit statuses. storm and compare live in storm.cpp, watch in
+// watch.cpp.
+#include "common.hpp"
 #include "slabctl/slabctl.hpp"
 
 #include <CLI/CLI.hpp>
@@ -18,62 +20,13 @@
 namespace {
 
 using namespace slabctl;
-
-enum ExitStatus : int {
-	kExitOk = 0,
-	kExitFailed = 1,
-	kExitUsage = 2,
-	kExitNoModule = 3,
-	kExitPermission = 4,
-};
-
-const char* const kFooter = R"(Exit status:
-  0  success
-  1  the operation failed (the kernel refused it; validate found errors)
-  2  bad usage: unknown option, missing or malformed argument, value out of range
-  3  the slablab kernel module is not loaded
-  4  permission denied: the command needs root (CAP_SYS_ADMIN)
-Documentation: docs/slabctl.md (columns, JSON schema "slablab/1").)";
-
-void print_json(const Json& j)
-{
-	fmt::print("{}\n", j.dump(2));
-}
-
-/// A failure whose message has already been printed.
-struct Handled {
-	int status;
-};
+using namespace slabctl::cli;
 
 std::optional<uint32_t> opt_u32(const CLI::Option* o, uint32_t v)
 {
 	if (o->count() == 0)
 		return std::nullopt;
 	return v;
-}
-
-CLI::App* subcommand(CLI::App& parent, const std::string& name, const std::string& desc)
-{
-	CLI::App* sub = parent.add_subcommand(name, desc);
-	sub->footer(kFooter);
-	return sub;
-}
-
-std::vector<CacheInfo> select_caches(std::vector<CacheInfo> all,
-				     const std::vector<std::string>& patterns)
-{
-	if (patterns.empty())
-		return all;
-	std::vector<CacheInfo> out;
-	for (auto& c : all) {
-		for (const auto& p : patterns) {
-			if (name_matches(p, c.name)) {
-				out.push_back(std::move(c));
-				break;
-			}
-		}
-	}
-	return out;
 }
 
 }  // namespace
@@ -330,7 +283,7 @@ int main(int argc, char** argv)
 	set->add_option("KEY=VALUE", set_assignments,
 			fmt::format("cpu_partial=N min_partial=N order=0..{} fastpath=cmpxchg|irqoff "
 			"debug=0|1 hardened=0|1 random=0|1 hwcache_align=0|1 "
-			"flags=debug,random|none", SLABLAB_MAX_ORDER))
+			"flags=debug,random|none fail_slab_every=N", SLABLAB_MAX_ORDER))
 		->required();
 	set->add_flag("--json", set_json, "Print the cache after the change as JSON");
 	set->callback([&] {
@@ -515,6 +468,9 @@ int main(int argc, char** argv)
 			return kExitOk;
 		};
 	});
+
+	add_storm_commands(app, action);
+	add_watch_command(app, action);
 
 	try {
 		app.parse(argc, argv);

@@ -30,6 +30,7 @@
 #include <functional>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <utility>
 
 #ifndef SOL_NETLINK
@@ -275,6 +276,12 @@ void put_u32(nl_msg* m, int type, uint32_t v, const std::string& op)
 		throw Error(EMSGSIZE, op, {}, op + ": request does not fit a netlink message");
 }
 
+void put_u64(nl_msg* m, int type, uint64_t v, const std::string& op)
+{
+	if (nla_put_u64(m, type, v) < 0)
+		throw Error(EMSGSIZE, op, {}, op + ": request does not fit a netlink message");
+}
+
 void put_string(nl_msg* m, int type, std::string_view v, const std::string& op)
 {
 	if (nla_put_string(m, type, std::string(v).c_str()) < 0)
@@ -364,6 +371,7 @@ CacheInfo parse_cache(nlattr* nest, const std::string& op)
 	u32(SLABLAB_CACHE_A_OBJS_PER_SLAB, c.objs_per_slab, "CACHE_A_OBJS_PER_SLAB");
 	u32(SLABLAB_CACHE_A_ORDER_DEFAULT, c.order_default, "CACHE_A_ORDER_DEFAULT");
 	u32(SLABLAB_CACHE_A_OWNER, c.owner, "CACHE_A_OWNER");
+	u32(SLABLAB_CACHE_A_FAIL_SLAB_EVERY, c.fail_slab_every, "CACHE_A_FAIL_SLAB_EVERY");
 	u64(SLABLAB_CACHE_A_OBJECTS, c.objects, "CACHE_A_OBJECTS");
 	u64(SLABLAB_CACHE_A_TOTAL_OBJECTS, c.total_objects, "CACHE_A_TOTAL_OBJECTS");
 	u64(SLABLAB_CACHE_A_SLABS, c.slabs, "CACHE_A_SLABS");
@@ -386,6 +394,165 @@ CacheInfo parse_cache(nlattr* nest, const std::string& op)
 	return c;
 }
 
+void put_storm_spec(nl_msg* m, const StormSpec& spec, const std::string& op)
+{
+	put_u32(m, SLABLAB_STORM_A_TARGET, spec.target, op);
+	put_u32(m, SLABLAB_STORM_A_PATTERN, spec.pattern, op);
+	if (!spec.cache.empty())
+		put_string(m, SLABLAB_STORM_A_CACHE, spec.cache, op);
+	if (spec.size)
+		put_u32(m, SLABLAB_STORM_A_SIZE, *spec.size, op);
+	if (!spec.sizes.empty()) {
+		put_nest(m, SLABLAB_STORM_A_SIZES, op, [&] {
+			for (const auto& e : spec.sizes)
+				put_nest(m, SLABLAB_STORM_SIZE_A_ENTRY, op, [&] {
+					put_u32(m, SLABLAB_STORM_SIZE_A_SIZE, e.size, op);
+					put_u32(m, SLABLAB_STORM_SIZE_A_WEIGHT, e.weight, op);
+				});
+		});
+	}
+	if (spec.threads)
+		put_u32(m, SLABLAB_STORM_A_THREADS, *spec.threads, op);
+	if (!spec.cpus.empty())
+		put_string(m, SLABLAB_STORM_A_CPUS, spec.cpus, op);
+	if (spec.ops)
+		put_u64(m, SLABLAB_STORM_A_OPS, *spec.ops, op);
+	if (spec.duration_ms)
+		put_u32(m, SLABLAB_STORM_A_DURATION_MS, *spec.duration_ms, op);
+	if (spec.batch)
+		put_u32(m, SLABLAB_STORM_A_BATCH, *spec.batch, op);
+	if (spec.working_set)
+		put_u32(m, SLABLAB_STORM_A_WORKING_SET, *spec.working_set, op);
+	if (spec.ring)
+		put_u32(m, SLABLAB_STORM_A_RING, *spec.ring, op);
+	if (spec.seed)
+		put_u64(m, SLABLAB_STORM_A_SEED, *spec.seed, op);
+	if (spec.max_live_bytes)
+		put_u64(m, SLABLAB_STORM_A_MAX_LIVE_BYTES, *spec.max_live_bytes, op);
+}
+
+StormResult parse_storm(nlattr* nest, const std::string& op)
+{
+	nlattr* tb[SLABLAB_STORM_A_MAX + 1] = {};
+	if (nla_parse_nested(tb, SLABLAB_STORM_A_MAX, nest, nullptr) < 0)
+		protocol_error(op, "bad SLABLAB_A_STORM nest");
+	StormResult r;
+	auto u32 = [&](int type, uint32_t& field, std::string_view what) {
+		if (tb[type])
+			field = attr_u32(tb[type], op, what);
+	};
+	auto o32 = [&](int type, std::optional<uint32_t>& field, std::string_view what) {
+		if (tb[type])
+			field = attr_u32(tb[type], op, what);
+	};
+	auto o64 = [&](int type, std::optional<uint64_t>& field, std::string_view what) {
+		if (tb[type])
+			field = attr_uint(tb[type], op, what);
+	};
+	auto result = [&](int type, uint64_t& field, std::string_view what) {
+		if (tb[type]) {
+			field = attr_uint(tb[type], op, what);
+			r.has_results = true;
+		}
+	};
+	u32(SLABLAB_STORM_A_ID, r.id, "STORM_A_ID");
+	u32(SLABLAB_STORM_A_STATE, r.state, "STORM_A_STATE");
+
+	StormSpec& s = r.spec;
+	u32(SLABLAB_STORM_A_TARGET, s.target, "STORM_A_TARGET");
+	u32(SLABLAB_STORM_A_PATTERN, s.pattern, "STORM_A_PATTERN");
+	if (tb[SLABLAB_STORM_A_CACHE])
+		s.cache = attr_string(tb[SLABLAB_STORM_A_CACHE]);
+	o32(SLABLAB_STORM_A_SIZE, s.size, "STORM_A_SIZE");
+	if (tb[SLABLAB_STORM_A_SIZES]) {
+		for_each_nested(tb[SLABLAB_STORM_A_SIZES], [&](nlattr* entry) {
+			if (nla_type(entry) != SLABLAB_STORM_SIZE_A_ENTRY)
+				return;
+			nlattr* st[SLABLAB_STORM_SIZE_A_MAX + 1] = {};
+			if (nla_parse_nested(st, SLABLAB_STORM_SIZE_A_MAX, entry, nullptr) < 0)
+				protocol_error(op, "bad STORM_SIZE_A_ENTRY nest");
+			StormSize e;
+			if (st[SLABLAB_STORM_SIZE_A_SIZE])
+				e.size = attr_u32(st[SLABLAB_STORM_SIZE_A_SIZE], op, "STORM_SIZE_A_SIZE");
+			if (st[SLABLAB_STORM_SIZE_A_WEIGHT])
+				e.weight = attr_u32(st[SLABLAB_STORM_SIZE_A_WEIGHT], op,
+						    "STORM_SIZE_A_WEIGHT");
+			s.sizes.push_back(e);
+		});
+	}
+	o32(SLABLAB_STORM_A_THREADS, s.threads, "STORM_A_THREADS");
+	if (tb[SLABLAB_STORM_A_CPUS])
+		s.cpus = attr_string(tb[SLABLAB_STORM_A_CPUS]);
+	o64(SLABLAB_STORM_A_OPS, s.ops, "STORM_A_OPS");
+	o32(SLABLAB_STORM_A_DURATION_MS, s.duration_ms, "STORM_A_DURATION_MS");
+	o32(SLABLAB_STORM_A_BATCH, s.batch, "STORM_A_BATCH");
+	o32(SLABLAB_STORM_A_WORKING_SET, s.working_set, "STORM_A_WORKING_SET");
+	o32(SLABLAB_STORM_A_RING, s.ring, "STORM_A_RING");
+	o64(SLABLAB_STORM_A_SEED, s.seed, "STORM_A_SEED");
+	o64(SLABLAB_STORM_A_MAX_LIVE_BYTES, s.max_live_bytes, "STORM_A_MAX_LIVE_BYTES");
+
+	auto u64 = [&](int type, uint64_t& field, std::string_view what) {
+		if (tb[type])
+			field = attr_uint(tb[type], op, what);
+	};
+	u64(SLABLAB_STORM_A_OPS_PLANNED, r.ops_planned, "STORM_A_OPS_PLANNED");
+	u64(SLABLAB_STORM_A_OPS_DONE, r.ops_done, "STORM_A_OPS_DONE");
+	u64(SLABLAB_STORM_A_ELAPSED_NS, r.elapsed_ns, "STORM_A_ELAPSED_NS");
+
+	result(SLABLAB_STORM_A_ALLOCS, r.allocs, "STORM_A_ALLOCS");
+	result(SLABLAB_STORM_A_FREES, r.frees, "STORM_A_FREES");
+	result(SLABLAB_STORM_A_ALLOC_CYCLES, r.alloc_cycles, "STORM_A_ALLOC_CYCLES");
+	result(SLABLAB_STORM_A_FREE_CYCLES, r.free_cycles, "STORM_A_FREE_CYCLES");
+	result(SLABLAB_STORM_A_PAIR_CYCLES, r.pair_cycles, "STORM_A_PAIR_CYCLES");
+	result(SLABLAB_STORM_A_LOOP_CYCLES, r.loop_cycles_x1000, "STORM_A_LOOP_CYCLES");
+	result(SLABLAB_STORM_A_FAILURES, r.failures, "STORM_A_FAILURES");
+	result(SLABLAB_STORM_A_PEAK_PAGES, r.peak_pages, "STORM_A_PEAK_PAGES");
+	result(SLABLAB_STORM_A_PEAK_LIVE_BYTES, r.peak_live_bytes, "STORM_A_PEAK_LIVE_BYTES");
+	result(SLABLAB_STORM_A_META_BYTES, r.meta_bytes, "STORM_A_META_BYTES");
+	// sent with every reply, running storms' too: not a result
+	u64(SLABLAB_STORM_A_CYCLES_PER_SEC, r.cycles_per_sec, "STORM_A_CYCLES_PER_SEC");
+	o32(SLABLAB_STORM_A_FEATURES, r.features, "STORM_A_FEATURES");
+	o32(SLABLAB_STORM_A_CACHE_FLAGS, r.cache_flags, "STORM_A_CACHE_FLAGS");
+	if (tb[SLABLAB_STORM_A_THREAD_LIST]) {
+		r.has_results = true;
+		for_each_nested(tb[SLABLAB_STORM_A_THREAD_LIST], [&](nlattr* entry) {
+			if (nla_type(entry) != SLABLAB_STORM_THREAD_A_ENTRY)
+				return;
+			nlattr* tt[SLABLAB_STORM_THREAD_A_MAX + 1] = {};
+			if (nla_parse_nested(tt, SLABLAB_STORM_THREAD_A_MAX, entry, nullptr) < 0)
+				protocol_error(op, "bad STORM_THREAD_A_ENTRY nest");
+			StormThread t;
+			if (tt[SLABLAB_STORM_THREAD_A_CPU])
+				t.cpu = attr_u32(tt[SLABLAB_STORM_THREAD_A_CPU], op, "STORM_THREAD_A_CPU");
+			if (tt[SLABLAB_STORM_THREAD_A_OPS])
+				t.ops = attr_uint(tt[SLABLAB_STORM_THREAD_A_OPS], op, "STORM_THREAD_A_OPS");
+			if (tt[SLABLAB_STORM_THREAD_A_CYCLES])
+				t.cycles = attr_uint(tt[SLABLAB_STORM_THREAD_A_CYCLES], op,
+						     "STORM_THREAD_A_CYCLES");
+			if (tt[SLABLAB_STORM_THREAD_A_NS])
+				t.ns = attr_uint(tt[SLABLAB_STORM_THREAD_A_NS], op, "STORM_THREAD_A_NS");
+			r.threads.push_back(t);
+		});
+	}
+	if (tb[SLABLAB_STORM_A_STATS]) {
+		r.has_stats = true;
+		parse_stats(tb[SLABLAB_STORM_A_STATS], r.stats, op);
+	}
+	if (tb[SLABLAB_STORM_A_NATIVE_NAME])
+		r.native_name = attr_string(tb[SLABLAB_STORM_A_NATIVE_NAME]);
+
+	// The module echoes every field, zeros included: keep the spec to what applies.
+	if (s.duration_ms && *s.duration_ms == 0)
+		s.duration_ms.reset();
+	if (s.duration_ms)
+		s.ops.reset();		// a duration storm has no op count
+	if (s.size && *s.size == 0)
+		s.size.reset();		// kmalloc with SIZES only
+	if (s.sizes.size() == 1 && s.size && s.sizes[0].size == *s.size && s.sizes[0].weight == 1)
+		s.sizes.clear();	// SIZE alone, echoed as a one-entry distribution
+	return r;
+}
+
 nlattr* require(nlattr** tb, int type, const std::string& op, std::string_view what)
 {
 	if (!tb[type])
@@ -400,6 +567,7 @@ struct Client::Impl {
 	int family = 0;
 	Options options;
 	std::mutex mutex;
+	uint32_t page_size = 0;	///< cached GET_STATUS page size (0: not asked yet)
 
 	explicit Impl(Options o) : options(o)
 	{
@@ -499,6 +667,21 @@ struct Client::Impl {
 		if (need_reply && r.replies == 0)
 			protocol_error(op, "the module acknowledged without a reply message");
 		return r.interrupted;
+	}
+
+	/// STORM_START / GET / STOP: one request, one SLABLAB_A_STORM nest in the reply.
+	StormResult storm_request(uint32_t cmd,
+				  const std::function<void(nl_msg*, const std::string&)>& build)
+	{
+		const std::string op = command_name(cmd);
+		StormResult r;
+		transact(
+			cmd, false, [&](nl_msg* m) { build(m, op); },
+			[&](nlattr** tb) {
+				r = parse_storm(require(tb, SLABLAB_A_STORM, op, "SLABLAB_A_STORM"), op);
+			},
+			true);
+		return r;
 	}
 
 	/// Host-side checks (if enabled); their UsageError names the command.
@@ -690,6 +873,9 @@ CacheInfo Client::cache_set(std::string_view name, const Tunables& t)
 					put_u32(m, SLABLAB_CACHE_A_FASTPATH, *t.fastpath, op);
 				if (flags)
 					put_u32(m, SLABLAB_CACHE_A_FLAGS, *flags, op);
+				if (t.fail_slab_every)
+					put_u32(m, SLABLAB_CACHE_A_FAIL_SLAB_EVERY, *t.fail_slab_every,
+						op);
 			});
 		},
 		[&](nlattr** tb) {
@@ -834,6 +1020,120 @@ void Client::selftest_warn()
 {
 	auto& d = impl();
 	d.transact(SLABLAB_CMD_SELFTEST_WARN, false, nullptr, nullptr, false);
+}
+
+uint32_t Client::page_size()
+{
+	auto& d = impl();
+	if (!d.page_size)
+		d.page_size = status().page_size;
+	return d.page_size;
+}
+
+namespace {
+
+void put_storm_id(nl_msg* m, std::optional<uint32_t> id, const std::string& op)
+{
+	if (id)
+		put_nest(m, SLABLAB_A_STORM, op, [&] { put_u32(m, SLABLAB_STORM_A_ID, *id, op); });
+}
+
+}  // namespace
+
+StormResult Client::storm_start(const StormSpec& spec)
+{
+	auto& d = impl();
+	d.check(SLABLAB_CMD_STORM_START, [&] { validate_storm_spec(spec); });
+	page_size();	// before the storm, not while it runs
+	StormResult r = d.storm_request(SLABLAB_CMD_STORM_START,
+					[&](nl_msg* m, const std::string& op) {
+						put_nest(m, SLABLAB_A_STORM, op,
+							 [&] { put_storm_spec(m, spec, op); });
+					});
+	r.page_size = page_size();
+	return r;
+}
+
+StormResult Client::storm_get(std::optional<uint32_t> id)
+{
+	auto& d = impl();
+	StormResult r = d.storm_request(SLABLAB_CMD_STORM_GET, [&](nl_msg* m, const std::string& op) {
+		put_storm_id(m, id, op);
+	});
+	r.page_size = page_size();
+	return r;
+}
+
+StormResult Client::storm_stop(std::optional<uint32_t> id)
+{
+	auto& d = impl();
+	StormResult r = d.storm_request(SLABLAB_CMD_STORM_STOP, [&](nl_msg* m, const std::string& op) {
+		put_storm_id(m, id, op);
+	});
+	r.page_size = page_size();
+	return r;
+}
+
+StormResult Client::run_storm(const StormSpec& spec, const StormProgress& progress,
+			      const ShouldStop& should_stop, std::chrono::milliseconds poll)
+{
+	constexpr auto kTick = std::chrono::milliseconds(20);
+	if (poll < kTick)
+		poll = kTick;
+	if (should_stop && should_stop()) {
+		StormResult none;
+		none.spec = spec;
+		none.interrupted = true;
+		return none;
+	}
+	StormResult r = storm_start(spec);
+	const uint32_t id = r.id;
+	// Short storms end in a few ms: ask soon, then back off to `poll`.
+	auto wait = std::min<std::chrono::milliseconds>(kTick, poll);
+	try {
+		if (progress)
+			progress(r);
+		while (!r.finished()) {
+			bool stop = false;
+			auto next = std::chrono::steady_clock::now() + wait;
+			wait = std::min<std::chrono::milliseconds>(wait * 2, poll);
+			while (std::chrono::steady_clock::now() < next) {
+				if (should_stop && should_stop()) {
+					stop = true;
+					break;
+				}
+				std::this_thread::sleep_for(
+					std::min<std::chrono::nanoseconds>(
+						kTick, next - std::chrono::steady_clock::now()));
+			}
+			if (stop) {
+				try {
+					r = storm_stop(id);
+				} catch (const Error&) {
+					// it ended by itself in the meantime; what it did is still there
+					r = storm_get(id);
+				}
+				if (!r.has_results && r.finished())
+					r = storm_get(id);
+				r.interrupted = true;
+				if (progress)
+					progress(r);
+				return r;
+			}
+			r = storm_get(id);
+			if (progress)
+				progress(r);
+		}
+		return r;
+	} catch (...) {
+		// A failing callback (e.g. Python's KeyboardInterrupt) must not leave the storm
+		// running; errors of the stop itself are secondary to the one on its way.
+		try {
+			storm_stop(id);
+		} catch (...) {
+		}
+		throw;
+	}
 }
 
 }  // namespace slabctl

@@ -312,9 +312,10 @@ std::string table_header(bool activity)
 	return header_line(kNameWidth, activity, false);
 }
 
-std::string table_line(const CacheInfo& c, uint32_t page_size, const TableOptions& o)
+std::string table_line(const CacheInfo& c, uint32_t page_size, const TableOptions& o,
+		       int name_width)
 {
-	return line(c, page_size, o, kNameWidth);
+	return line(c, page_size, o, name_width);
 }
 
 std::string render_table(const std::vector<CacheInfo>& caches, uint32_t page_size,
@@ -455,6 +456,10 @@ std::string render_report(const CacheInfo& c, uint32_t page_size)
 	kv(out, "order", c.order);
 	kv(out, "order_default", fmt::format("{} (largest allowed: {})", c.order_default,
 					     SLABLAB_MAX_ORDER));
+	kv(out, "fail_slab_every", c.fail_slab_every
+		? fmt::format("{} (fault injection: every {}th new slab fails)",
+			      c.fail_slab_every, c.fail_slab_every)
+		: std::string("0 (off)"));
 
 	out += "\nGauges\n";
 	kv(out, "objects", c.objects);

@@ -67,6 +67,7 @@ Json to_json(const CacheInfo& c)
 	j["objs_per_slab"] = c.objs_per_slab;
 	j["order_default"] = c.order_default;
 	j["owner"] = owner_name(c.owner);
+	j["fail_slab_every"] = c.fail_slab_every;
 
 	Json g = Json::object();
 	g["objects"] = c.objects;
@@ -114,6 +115,167 @@ Json to_json(const Handle& h)
 	Json j = Json::object();
 	j["handle"] = h.id;
 	j["count"] = h.count;
+	return j;
+}
+
+namespace {
+
+template <typename T>
+Json opt(const std::optional<T>& v)
+{
+	return v ? Json(*v) : Json(nullptr);
+}
+
+Json opt_str(const std::string& v)
+{
+	return v.empty() ? Json(nullptr) : Json(v);
+}
+
+}  // namespace
+
+Json to_json(const StormSpec& s)
+{
+	Json j = Json::object();
+	j["target"] = storm_target_name(s.target);
+	j["pattern"] = storm_pattern_name(s.pattern);
+	j["cache"] = opt_str(s.cache);
+	j["size"] = opt(s.size);
+	Json sizes = Json::array();
+	for (const auto& e : s.sizes)
+		sizes.push_back(Json{{"size", e.size}, {"weight", e.weight}});
+	j["sizes"] = std::move(sizes);
+	j["threads"] = opt(s.threads);
+	j["cpus"] = opt_str(s.cpus);
+	j["ops"] = opt(s.ops);
+	j["duration_ms"] = opt(s.duration_ms);
+	j["batch"] = opt(s.batch);
+	j["working_set"] = opt(s.working_set);
+	j["ring"] = opt(s.ring);
+	j["seed"] = opt(s.seed);
+	j["max_live_bytes"] = opt(s.max_live_bytes);
+	return j;
+}
+
+Json to_json(const StormFigures& f)
+{
+	Json j = Json::object();
+	for (const auto& fi : figure_table())
+		j[std::string(fi.key)] = opt(figure_value(f, fi.key));
+	j["peak_bytes"] = opt(f.peak_bytes);
+	return j;
+}
+
+Json to_json(const StormResult& r)
+{
+	Json j = Json::object();
+	j["id"] = r.id;
+	j["state"] = storm_state_name(r.state);
+	j["interrupted"] = r.interrupted;
+	j["spec"] = to_json(r.spec);
+	j["progress"] = Json{{"ops_planned", r.ops_planned},
+			     {"ops_done", r.ops_done},
+			     {"elapsed_ns", r.elapsed_ns}};
+	if (r.has_results) {
+		Json res = Json::object();
+		res["allocs"] = r.allocs;
+		res["frees"] = r.frees;
+		res["alloc_cycles"] = r.alloc_cycles;
+		res["free_cycles"] = r.free_cycles;
+		res["pair_cycles"] = r.pair_cycles;
+		res["loop_cycles_x1000"] = r.loop_cycles_x1000;
+		res["failures"] = r.failures;
+		res["peak_pages"] = r.peak_pages;
+		res["peak_live_bytes"] = r.peak_live_bytes;
+		res["meta_bytes"] = r.meta_bytes;
+		res["cycles_per_sec"] = r.cycles_per_sec;
+		res["features"] = r.features ? Json(feature_names(*r.features)) : Json(nullptr);
+		res["features_value"] = opt(r.features);
+		res["cache_flags"] =
+			r.cache_flags ? Json(cache_flag_names(*r.cache_flags)) : Json(nullptr);
+		res["cache_flags_value"] = opt(r.cache_flags);
+		res["native_name"] = opt_str(r.native_name);
+		Json threads = Json::array();
+		for (const auto& t : r.threads) {
+			Json tj = Json::object();
+			tj["cpu"] = t.cpu;
+			tj["ops"] = t.ops;
+			tj["cycles"] = t.cycles;
+			tj["ns"] = t.ns;
+			tj["ops_per_sec"] = t.ns ? Json(static_cast<double>(t.ops) * 1e9 /
+							static_cast<double>(t.ns))
+						 : Json(nullptr);
+			threads.push_back(std::move(tj));
+		}
+		res["threads"] = std::move(threads);
+		res["stats"] = r.has_stats ? stats_to_json(r.stats) : Json(nullptr);
+		j["result"] = std::move(res);
+	} else {
+		j["result"] = nullptr;
+	}
+	j["figures"] = to_json(storm_figures(r));
+	j["page_size"] = r.page_size;
+	return j;
+}
+
+Json to_json(const Summary& s)
+{
+	Json j = Json::object();
+	j["n"] = s.n;
+	auto v = [&](double x) { return s.n ? Json(x) : Json(nullptr); };
+	j["min"] = v(s.min);
+	j["median"] = v(s.median);
+	j["mean"] = v(s.mean);
+	j["max"] = v(s.max);
+	j["sd"] = v(s.sd);
+	return j;
+}
+
+Json to_json(const CompareResult& c)
+{
+	Json j = Json::object();
+	j["pattern"] = storm_pattern_name(c.spec.base.pattern);
+	j["repeat"] = c.spec.repeat;
+	j["interrupted"] = c.interrupted;
+	j["restore_error"] = c.restore_error.empty() ? Json(nullptr) : Json(c.restore_error);
+	j["figures"] = c.figures;
+	Json variants = Json::array();
+	for (std::size_t vi = 0; vi < c.variants.size(); vi++) {
+		const CompareVariant& v = c.variants[vi];
+		Json vj = Json::object();
+		vj["label"] = v.label;
+		vj["target"] = storm_target_name(v.spec.target);
+		vj["set"] = v.set_text.empty() ? Json(nullptr) : Json(v.set_text);
+		vj["threads"] = v.spec.threads ? Json(*v.spec.threads) : Json(nullptr);
+		vj["spec"] = to_json(v.spec);
+		Json summary = Json::object();
+		for (std::size_t fi = 0; fi < c.figures.size() && fi < c.summaries.size(); fi++) {
+			const FigureSummary& fs = c.summaries[fi].at(vi);
+			Json sj = to_json(fs.values);
+			sj["ratio"] = fs.ratio ? Json(*fs.ratio) : Json(nullptr);
+			Json paired = Json::object();
+			paired["n"] = fs.paired.n;
+			auto pv = [&](double x) { return fs.paired.n ? Json(x) : Json(nullptr); };
+			paired["median"] = pv(fs.paired.median);
+			paired["min"] = pv(fs.paired.min);
+			paired["max"] = pv(fs.paired.max);
+			sj["paired_ratio"] = std::move(paired);
+			summary[c.figures[fi]] = std::move(sj);
+		}
+		vj["summary"] = std::move(summary);
+		variants.push_back(std::move(vj));
+	}
+	j["variants"] = std::move(variants);
+	Json runs = Json::array();
+	for (const auto& run : c.runs) {
+		Json rj = Json::object();
+		rj["variant"] = run.variant;
+		rj["label"] = c.variants.at(run.variant).label;
+		rj["repeat"] = run.repeat;
+		rj["counted"] = run.counted();
+		rj["storm"] = to_json(run.result);
+		runs.push_back(std::move(rj));
+	}
+	j["runs"] = std::move(runs);
 	return j;
 }
 

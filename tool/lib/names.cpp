@@ -83,6 +83,31 @@ constexpr std::pair<uint32_t, std::string_view> kOwners[] = {
 	{SLABLAB_OWNER_KMALLOC, "kmalloc"},
 };
 
+constexpr std::pair<uint32_t, std::string_view> kStormTargets[] = {
+	{SLABLAB_TARGET_CACHE, "slablab"},
+	{SLABLAB_TARGET_NATIVE, "native"},
+	{SLABLAB_TARGET_KMALLOC, "kmalloc"},
+	{SLABLAB_TARGET_NATIVE_KMALLOC, "native-kmalloc"},
+};
+static_assert(std::size(kStormTargets) == __SLABLAB_TARGET_MAX);
+
+constexpr std::pair<uint32_t, std::string_view> kStormPatterns[] = {
+	{SLABLAB_PATTERN_PAIR, "pair"},
+	{SLABLAB_PATTERN_BATCH, "batch"},
+	{SLABLAB_PATTERN_REMOTE, "remote"},
+	{SLABLAB_PATTERN_CHURN, "churn"},
+	{SLABLAB_PATTERN_BULK, "bulk"},
+};
+static_assert(std::size(kStormPatterns) == __SLABLAB_PATTERN_MAX);
+
+constexpr std::pair<uint32_t, std::string_view> kStormStates[] = {
+	{SLABLAB_STORM_NONE, "none"},
+	{SLABLAB_STORM_RUNNING, "running"},
+	{SLABLAB_STORM_DONE, "done"},
+	{SLABLAB_STORM_STOPPED, "stopped"},
+};
+static_assert(std::size(kStormStates) == __SLABLAB_STORM_STATE_MAX);
+
 constexpr BitName kCacheFlags[] = {
 	{SLABLAB_CACHE_F_DEBUG, "debug", 'D'},
 	{SLABLAB_CACHE_F_HARDENED, "hardened", 'H'},
@@ -104,7 +129,7 @@ constexpr std::string_view kCommands[] = {
 	"UNSPEC",	 "GET_STATUS",	     "CACHE_NEW",	   "CACHE_DEL",
 	"CACHE_GET",	 "CACHE_SET",	     "CACHE_SHRINK",	   "CACHE_VALIDATE",
 	"CACHE_RESET_STATS", "OBJ_ALLOC",	     "OBJ_FREE",	   "LAB_SET",
-	"SELFTEST_WARN",
+	"SELFTEST_WARN", "STORM_START",	     "STORM_GET",	   "STORM_STOP",
 };
 static_assert(std::size(kCommands) == __SLABLAB_CMD_MAX);
 
@@ -203,6 +228,45 @@ std::vector<std::string_view> page_policy_names()
 std::string owner_name(uint32_t owner)
 {
 	return enum_name(kOwners, owner);
+}
+
+std::string storm_target_name(uint32_t target)
+{
+	return enum_name(kStormTargets, target);
+}
+
+std::optional<uint32_t> storm_target_from_name(std::string_view name) noexcept
+{
+	if (name == "cache")	// the enum's own word for a slablab cache
+		return SLABLAB_TARGET_CACHE;
+	if (name == "native_kmalloc")
+		return SLABLAB_TARGET_NATIVE_KMALLOC;
+	return enum_value(kStormTargets, name);
+}
+
+std::vector<std::string_view> storm_target_names()
+{
+	return enum_names(kStormTargets);
+}
+
+std::string storm_pattern_name(uint32_t pattern)
+{
+	return enum_name(kStormPatterns, pattern);
+}
+
+std::optional<uint32_t> storm_pattern_from_name(std::string_view name) noexcept
+{
+	return enum_value(kStormPatterns, name);
+}
+
+std::vector<std::string_view> storm_pattern_names()
+{
+	return enum_names(kStormPatterns);
+}
+
+std::string storm_state_name(uint32_t state)
+{
+	return enum_name(kStormStates, state);
 }
 
 std::span<const BitName> cache_flag_table() noexcept

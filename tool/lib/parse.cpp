@@ -12,6 +12,8 @@
 #include <cctype>
 #include <cerrno>
 #include <charconv>
+#include <cmath>
+#include <set>
 #include <string>
 
 namespace slabctl {
@@ -202,7 +204,7 @@ const std::vector<std::string_view>& tunable_keys()
 	static const std::vector<std::string_view> keys = {
 		"cpu_partial", "min_partial", "order",	       "fastpath",
 		"debug",       "hardened",    "random",	       "hwcache_align",
-		"flags",
+		"flags",       "fail_slab_every",
 	};
 	return keys;
 }
@@ -269,6 +271,9 @@ void apply_assignment(Tunables& t, std::string_view assignment)
 			throw UsageError(fmt::format("fastpath: '{}' is not one of {}", value,
 						     joined(fastpath_names())));
 		t.fastpath = *fp;
+	} else if (key == "fail_slab_every") {
+		once(t.fail_slab_every.has_value());
+		t.fail_slab_every = parse_u32(key, value);
 	} else if (key == "flags") {
 		once(t.flags.has_value());
 		t.flags = parse_cache_flags(value);
@@ -297,6 +302,317 @@ Tunables parse_assignments(const std::vector<std::string>& assignments)
 		apply_assignment(t, a);
 	validate_tunables(t);
 	return t;
+}
+
+namespace {
+
+/// Split at commas (empty pieces kept).
+std::vector<std::string_view> split_commas(std::string_view text)
+{
+	std::vector<std::string_view> out;
+	std::size_t pos = 0;
+	for (;;) {
+		std::size_t comma = text.find(',', pos);
+		out.push_back(text.substr(pos, comma == std::string_view::npos ? std::string_view::npos
+									      : comma - pos));
+		if (comma == std::string_view::npos)
+			break;
+		pos = comma + 1;
+	}
+	return out;
+}
+
+/// A non-negative decimal number with an optional fraction: "1", "1.5", ".5".
+std::optional<double> parse_decimal(std::string_view text) noexcept
+{
+	if (text.empty() || text.size() > 32)
+		return std::nullopt;
+	bool digits = false, dot = false;
+	for (char c : text) {
+		if (c == '.') {
+			if (dot)
+				return std::nullopt;
+			dot = true;
+		} else if (c >= '0' && c <= '9') {
+			digits = true;
+		} else {
+			return std::nullopt;
+		}
+	}
+	if (!digits)
+		return std::nullopt;
+	return std::stod(std::string(text));
+}
+
+/// The module refuses larger size weights (ERANGE); the uapi header does not say so.
+constexpr uint32_t kMaxStormWeight = 1000000;
+
+void check_range(std::string_view what, uint64_t value, uint64_t min, uint64_t max)
+{
+	if (value < min || value > max)
+		throw UsageError(fmt::format("{} {} is out of range ({}..{})", what, value, min, max),
+				 ERANGE);
+}
+
+}  // namespace
+
+uint64_t parse_count(std::string_view text, std::string_view what)
+{
+	std::string t = lower(text);
+	uint64_t mult = 1;
+	if (!t.empty() && (t.back() == 'k' || t.back() == 'm' || t.back() == 'g') &&
+	    !(t.size() > 2 && t[0] == '0' && t[1] == 'x')) {
+		mult = t.back() == 'k' ? 1000ULL : t.back() == 'm' ? 1000000ULL : 1000000000ULL;
+		t.pop_back();
+	}
+	auto v = parse_uint(t);
+	if (!v)
+		throw UsageError(fmt::format("{}: '{}' is not a count (a number, optionally with k, "
+					     "M or G)",
+					     what, text));
+	if (*v > UINT64_MAX / mult)
+		throw UsageError(fmt::format("{}: '{}' is too large", what, text), ERANGE);
+	return *v * mult;
+}
+
+uint64_t parse_duration_ms(std::string_view text, std::string_view what)
+{
+	std::string t = lower(text);
+	double mult = 1000.0;	// bare numbers are seconds
+	auto strip = [&](std::string_view suffix, double m) {
+		if (t.size() > suffix.size() && t.ends_with(suffix)) {
+			t.resize(t.size() - suffix.size());
+			mult = m;
+			return true;
+		}
+		return false;
+	};
+	(void)(strip("ms", 1.0) || strip("s", 1000.0) || strip("m", 60000.0));
+	auto v = parse_decimal(t);
+	if (!v)
+		throw UsageError(fmt::format("{}: '{}' is not a duration (e.g. 500ms, 2s, 1.5s, "
+					     "1m; a bare number is seconds)",
+					     what, text));
+	double ms = std::round(*v * mult);
+	if (ms > 1e15)
+		throw UsageError(fmt::format("{}: '{}' is too long", what, text), ERANGE);
+	return static_cast<uint64_t>(ms);
+}
+
+double parse_interval_s(std::string_view text, std::string_view what)
+{
+	uint64_t ms = parse_duration_ms(text, what);
+	if (ms == 0)
+		throw UsageError(fmt::format("{}: '{}' must be at least 1 ms", what, text), ERANGE);
+	return static_cast<double>(ms) / 1000.0;
+}
+
+std::vector<uint32_t> parse_cpu_list(std::string_view text)
+{
+	auto bad = [&](std::string_view why) -> UsageError {
+		return UsageError(fmt::format("cpu list '{}': {} (use e.g. 0-3,6 or 0-7:2/4)", text,
+					      why));
+	};
+	if (text.empty())
+		throw bad("empty");
+	auto number = [&](std::string_view n) -> uint32_t {
+		auto v = parse_uint(n);
+		if (!v || n.starts_with("0x") || n.starts_with("0X"))
+			throw bad(fmt::format("'{}' is not a cpu number", n));
+		if (*v >= 65536)
+			throw bad(fmt::format("cpu {} is too large", *v));
+		return static_cast<uint32_t>(*v);
+	};
+	std::set<uint32_t> cpus;
+	for (std::string_view piece : split_commas(text)) {
+		if (piece.empty())
+			throw bad("empty entry");
+		std::string_view range = piece, stride;
+		if (std::size_t colon = piece.find(':'); colon != std::string_view::npos) {
+			range = piece.substr(0, colon);
+			stride = piece.substr(colon + 1);
+		}
+		uint32_t first, last;
+		if (std::size_t dash = range.find('-'); dash != std::string_view::npos) {
+			first = number(range.substr(0, dash));
+			last = number(range.substr(dash + 1));
+			if (last < first)
+				throw bad(fmt::format("range {} goes backwards", range));
+		} else {
+			if (!stride.empty())
+				throw bad("a stride needs a range");
+			first = last = number(range);
+		}
+		uint32_t used = 1, group = 1;
+		if (!stride.empty()) {
+			std::size_t slash = stride.find('/');
+			if (slash == std::string_view::npos)
+				throw bad(fmt::format("stride '{}' is not USED/GROUP", stride));
+			used = number(stride.substr(0, slash));
+			group = number(stride.substr(slash + 1));
+			if (used == 0 || group == 0 || used > group)
+				throw bad(fmt::format("stride '{}' needs 0 < USED <= GROUP", stride));
+		}
+		for (uint32_t c = first; c <= last; c++)
+			if ((c - first) % group < used)
+				cpus.insert(c);
+	}
+	return {cpus.begin(), cpus.end()};
+}
+
+std::vector<StormSize> parse_storm_sizes(std::string_view text)
+{
+	std::vector<StormSize> out;
+	if (text.empty())
+		throw UsageError("sizes: empty (use e.g. 64:3,192:1)");
+	for (std::string_view piece : split_commas(text)) {
+		if (piece.empty())
+			throw UsageError(fmt::format("sizes '{}': empty entry (use e.g. 64:3,192:1)",
+						     text));
+		StormSize e;
+		std::string_view size = piece;
+		if (std::size_t colon = piece.find(':'); colon != std::string_view::npos) {
+			size = piece.substr(0, colon);
+			e.weight = parse_u32("sizes: weight", piece.substr(colon + 1));
+			if (e.weight == 0)
+				throw UsageError(fmt::format("sizes: weight of '{}' must be at least 1",
+							     piece),
+						 ERANGE);
+		}
+		uint64_t bytes = parse_size(size, "sizes");
+		if (bytes == 0 || bytes > UINT32_MAX)
+			throw UsageError(fmt::format("sizes: size '{}' is out of range", size), ERANGE);
+		e.size = static_cast<uint32_t>(bytes);
+		out.push_back(e);
+	}
+	if (out.size() > SLABLAB_STORM_MAX_SIZES)
+		throw UsageError(fmt::format("sizes: {} entries, at most {}", out.size(),
+					     SLABLAB_STORM_MAX_SIZES),
+				 ERANGE);
+	return out;
+}
+
+std::string format_storm_sizes(const std::vector<StormSize>& sizes)
+{
+	std::string out;
+	for (const auto& e : sizes) {
+		if (!out.empty())
+			out += ',';
+		out += e.weight == 1 ? fmt::format("{}", e.size)
+				     : fmt::format("{}:{}", e.size, e.weight);
+	}
+	return out;
+}
+
+std::vector<uint32_t> parse_u32_list(std::string_view text, std::string_view what)
+{
+	std::vector<uint32_t> out;
+	for (std::string_view piece : split_commas(text)) {
+		if (piece.empty())
+			throw UsageError(fmt::format("{}: '{}' has an empty entry", what, text));
+		out.push_back(parse_u32(what, piece));
+	}
+	return out;
+}
+
+void validate_storm_spec(const StormSpec& spec)
+{
+	if (spec.target >= __SLABLAB_TARGET_MAX)
+		throw UsageError(fmt::format("storm target {} is unknown (use {})", spec.target,
+					     joined(storm_target_names(), ", ")));
+	if (spec.pattern >= __SLABLAB_PATTERN_MAX)
+		throw UsageError(fmt::format("storm pattern {} is unknown (use {})", spec.pattern,
+					     joined(storm_pattern_names(), ", ")));
+	const std::string target = storm_target_name(spec.target);
+	if (!spec.cache.empty())
+		validate_cache_name(spec.cache);
+	const bool kmalloc = spec.target == SLABLAB_TARGET_KMALLOC ||
+			     spec.target == SLABLAB_TARGET_NATIVE_KMALLOC;
+	if (spec.size && !spec.sizes.empty())
+		throw UsageError("give a size or a size distribution (sizes), not both");
+	switch (spec.target) {
+	case SLABLAB_TARGET_CACHE:
+		if (spec.cache.empty())
+			throw UsageError("target slablab needs a cache (--cache NAME)");
+		if (spec.size || !spec.sizes.empty())
+			throw UsageError("target slablab takes the object size from its cache: "
+					 "no size or sizes");
+		break;
+	case SLABLAB_TARGET_NATIVE:
+		if (spec.cache.empty() && !spec.size)
+			throw UsageError("target native needs a cache to copy (--cache NAME) or an "
+					 "object size (--size N)");
+		if (!spec.sizes.empty())
+			throw UsageError("target native allocates one size: use --size, not sizes");
+		break;
+	default:
+		break;
+	}
+	if (kmalloc) {
+		if (!spec.cache.empty())
+			throw UsageError(fmt::format("target {} takes --size or --sizes, not a cache",
+						     target));
+		if (!spec.size && spec.sizes.empty())
+			throw UsageError(fmt::format("target {} needs --size N or --sizes "
+						     "SIZE:WEIGHT,…",
+						     target));
+	}
+	if (kmalloc && spec.pattern == SLABLAB_PATTERN_BULK)
+		throw UsageError(fmt::format("pattern bulk needs a cache target (slablab or native), "
+					     "not {}",
+					     target));
+	if (spec.size)
+		check_range("size", *spec.size, 1, SLABLAB_MAX_SIZE);
+	if (spec.sizes.size() > SLABLAB_STORM_MAX_SIZES)
+		throw UsageError(fmt::format("sizes: {} entries, at most {}", spec.sizes.size(),
+					     SLABLAB_STORM_MAX_SIZES),
+				 ERANGE);
+	for (const auto& e : spec.sizes) {
+		check_range("sizes: size", e.size, 1, SLABLAB_MAX_SIZE);
+		check_range("sizes: weight", e.weight, 1, kMaxStormWeight);
+	}
+	if (spec.threads)
+		check_range("threads", *spec.threads, 1, SLABLAB_STORM_MAX_THREADS);
+	if (!spec.cpus.empty()) {
+		if (spec.cpus.size() >= SLABLAB_STORM_CPUS_MAX)
+			throw UsageError(fmt::format("cpu list is {} characters long, at most {}",
+						     spec.cpus.size(), SLABLAB_STORM_CPUS_MAX - 1),
+					 ERANGE);
+		parse_cpu_list(spec.cpus);
+	}
+	if (spec.ops && spec.duration_ms)
+		throw UsageError("give ops or a duration, not both");
+	if (spec.ops)
+		check_range("ops", *spec.ops, 1, UINT64_MAX);
+	if (spec.duration_ms)
+		check_range("duration (ms)", *spec.duration_ms, 1, SLABLAB_STORM_MAX_DURATION_MS);
+	if (spec.batch)
+		check_range("batch", *spec.batch, 1, SLABLAB_STORM_MAX_BATCH);
+	if (spec.working_set)
+		check_range("working set", *spec.working_set, 1, SLABLAB_STORM_MAX_WORKING_SET);
+	if (spec.ring) {
+		check_range("ring", *spec.ring, 2, SLABLAB_STORM_MAX_RING);
+		if (*spec.ring & (*spec.ring - 1))
+			throw UsageError(fmt::format("ring {} is not a power of two", *spec.ring));
+	}
+	if (spec.max_live_bytes)
+		check_range("max live bytes", *spec.max_live_bytes, 1, UINT64_MAX);
+}
+
+Tunables parse_set_variant(std::string_view text)
+{
+	std::vector<std::string> assignments;
+	for (std::string_view piece : split_commas(text)) {
+		if (piece.find('=') == std::string_view::npos && !assignments.empty()) {
+			assignments.back() += ',';
+			assignments.back() += piece;
+		} else {
+			assignments.emplace_back(piece);
+		}
+	}
+	if (text.empty())
+		assignments.clear();
+	return parse_assignments(assignments);
 }
 
 bool name_matches(std::string_view pattern, std::string_view name)

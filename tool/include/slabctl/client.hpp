@@ -5,7 +5,9 @@
 #include "slabctl/error.hpp"
 #include "slabctl/types.hpp"
 
+#include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string_view>
@@ -75,6 +77,33 @@ public:
 	void lab_set_page_policy(uint32_t policy);
 	/// SELFTEST_WARN: only builds with SLABLAB_SELFTEST=1 (EOPNOTSUPP otherwise).
 	void selftest_warn();
+
+	/// STORM_START: start an allocation storm (asynchronous; one at a time in the whole
+	/// lab, EBUSY otherwise). Returns its id, state and the spec as the kernel applied it.
+	StormResult storm_start(const StormSpec& spec);
+	/// STORM_GET: state, progress and (once finished) the results of storm `id`, or of
+	/// the last storm. ENOENT when no storm has run, or `id` is not the last storm.
+	StormResult storm_get(std::optional<uint32_t> id = std::nullopt);
+	/// STORM_STOP: stop storm `id` (or the running one) and wait for it; returns what was
+	/// done (state SLABLAB_STORM_STOPPED).
+	StormResult storm_stop(std::optional<uint32_t> id = std::nullopt);
+
+	using StormProgress = std::function<void(const StormResult&)>;
+	using ShouldStop = std::function<bool()>;
+	/**
+	 * Run a storm to its end: STORM_START, then STORM_GET every `poll` (sooner at
+	 * first: 20 ms, doubling up to `poll`, so that short storms return quickly), calling
+	 * `progress` with each answer, the last one included, until it is done. Whenever
+	 * `should_stop` says so (it is asked every 20 ms) the storm is stopped in the kernel
+	 * (STORM_STOP) and what was done is returned with `interrupted` set. If `progress`
+	 * or `should_stop` throws, the storm is stopped too before the exception goes on.
+	 */
+	StormResult run_storm(const StormSpec& spec, const StormProgress& progress = {},
+			      const ShouldStop& should_stop = {},
+			      std::chrono::milliseconds poll = std::chrono::milliseconds(150));
+
+	/// The page size of the machine (GET_STATUS, asked once per Client).
+	uint32_t page_size();
 
 private:
 	struct Impl;

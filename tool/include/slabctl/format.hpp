@@ -3,6 +3,8 @@
 // of the typed structs, so the host unit tests can check them without the kernel module.
 #pragma once
 
+#include "slabctl/compare.hpp"
+#include "slabctl/storm.hpp"
 #include "slabctl/types.hpp"
 
 #include <cstdint>
@@ -47,8 +49,10 @@ void sort_caches(std::vector<CacheInfo>& caches, SortKey key, uint32_t page_size
 
 /// The header line of the table (no newline).
 std::string table_header(bool activity);
-/// One line (no newline) in the default or the activity (-D) format.
-std::string table_line(const CacheInfo& c, uint32_t page_size, const TableOptions& o);
+/// One line (no newline) in the default or the activity (-D) format; the name column is
+/// `name_width` wide (21, slabinfo's, by default; longer names widen it).
+std::string table_line(const CacheInfo& c, uint32_t page_size, const TableOptions& o,
+		       int name_width = 21);
 /// Header and one line per cache, in the order given, each line ending in '\n'.
 std::string render_table(const std::vector<CacheInfo>& caches, uint32_t page_size,
 			 const TableOptions& o);
@@ -78,5 +82,62 @@ std::string module_version_line(const Status& s);
 std::string render_cache_summary(const CacheInfo& c);
 /// `slabctl validate`: "t64: OK: 3 slabs, 192 objects, 150 free" or the errors.
 std::string render_validate(const ValidateReport& v);
+
+// ---- storms (format_storm.cpp) ----
+
+/// A rate or large count with a decimal SI suffix, rounded: 999 → "999", 16300000 →
+/// "16.3M", 1500 → "1.5k"; `decimals` digits after the point when a suffix is used.
+std::string format_si(double value, int decimals = 1);
+/// A figure for tables: ops/s-like figures with format_si(…, 2), others fixed-point with
+/// the figure's decimals; "-" for nullopt.
+std::string format_figure(std::optional<double> value, const FigureInfo& fi);
+/// Nanoseconds as "850 ns", "12.3 ms", "1.50 s".
+std::string format_ns(uint64_t ns);
+
+/// What a storm ran with: init_on_alloc / init_on_free (FEATURES) and hardened / random
+/// freelists (CACHE_FLAGS for slablab targets, the kernel's FEATURES for native ones).
+struct StormSettings {
+	std::optional<bool> init_on_alloc, init_on_free, hardened, random;
+	bool debug = false;	///< the cache (or native's model) has the debug flag
+};
+StormSettings storm_settings(const StormResult& r);
+/// "init_on_alloc=1 init_on_free=0 hardened=1 random=1" (unknown ones as "?"), then
+/// " debug=1" for a debug cache.
+std::string render_storm_settings(const StormSettings& s);
+
+/// "slablab pair on t64", "native pair like t64", "kmalloc churn of 64:3,192:1".
+std::string storm_title(const StormSpec& s);
+/// Fraction done (0..1) from OPS_PLANNED or DURATION_MS; nullopt if neither is known.
+std::optional<double> storm_fraction(const StormResult& r);
+/// A progress bar line without newline: "[#####.....]  50%  100.0k/200.0k ops  120.0 ms"
+/// (`width` = bar cells).
+std::string render_storm_bar(const StormResult& r, int width = 30);
+/// A plain progress line: "storm 3: 50% 100000/200000 ops 120.0 ms".
+std::string render_storm_line(const StormResult& r);
+/// The result table `slabctl storm` prints at the end.
+std::string render_storm_result(const StormResult& r);
+/// One line about a storm for `watch`: "storm 3 running: slablab pair on t64 45% …".
+std::string render_storm_status(const StormResult& r);
+
+/// The compare tables: per figure min/median/avg/max/sd and the ratio to the first
+/// variant, then the paired per-repeat ratios; the settings each variant ran with.
+std::string render_compare(const CompareResult& c);
+/// One finished run as a plain line: "[ 3/14] native  repeat 2/7: 45.2 cycles per pair".
+std::string render_compare_run_line(const CompareResult& c, const CompareRun& run,
+				    std::size_t index, std::size_t total);
+/// Every run as CSV: a header line and one row per run (every spec, result and derived
+/// field, every stat delta, the per-thread list).
+std::string compare_csv(const CompareResult& c);
+
+// ---- watch ----
+
+/// Header of `slabctl watch`'s table: the -D columns plus Alloc/s and Free/s.
+std::string watch_header(int name_width = 21);
+/**
+ * One line per cache: the -D columns and the allocation and free rates since `prev` (the
+ * same cache in the previous sample; "-" without one), over `seconds`.
+ */
+std::string watch_line(const CacheInfo& now, const CacheInfo* prev, double seconds,
+		       int name_width = 21);
 
 }  // namespace slabctl

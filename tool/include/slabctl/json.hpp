@@ -3,6 +3,8 @@
 // and the dicts the Python package returns; docs/slabctl.md documents the schema.
 #pragma once
 
+#include "slabctl/compare.hpp"
+#include "slabctl/storm.hpp"
 #include "slabctl/types.hpp"
 
 #include <nlohmann/json.hpp>
@@ -31,5 +33,18 @@ Json to_json(const PerCpuInfo& p);
 Json to_json(const CacheInfo& c);
 Json to_json(const ValidateReport& v);
 Json to_json(const Handle& h);
+
+/// The storm spec: every key present, null where unset (the kernel's default).
+Json to_json(const StormSpec& s);
+/// Derived figures: every key present, null where undefined.
+Json to_json(const StormFigures& f);
+/// A storm: id, state, interrupted, spec, progress, result (null until finished),
+/// figures, page_size. docs/slabctl.md has the schema.
+Json to_json(const StormResult& r);
+/// Summary statistics: n, min, median, mean, max, sd (null values when n is 0).
+Json to_json(const Summary& s);
+/// A compare: pattern, repeat, interrupted, figures, variants (label, set, spec, summary
+/// per figure) and runs (variant, repeat, storm). docs/slabctl.md has the schema.
+Json to_json(const CompareResult& c);
 
 }  // namespace slabctl

@@ -33,6 +33,22 @@ std::vector<std::string_view> page_policy_names();
 /// "netlink", "kernel", "kmalloc"; unknown values as "unknown(N)".
 std::string owner_name(uint32_t owner);
 
+/// Storm targets as slabctl spells them: "slablab" (a slablab cache), "native" (the
+/// kernel's SLUB, a kmem_cache made like it), "kmalloc" (slablab_kmalloc),
+/// "native-kmalloc" (the kernel's kmalloc); unknown values as "unknown(N)".
+/// storm_target_from_name() also takes "cache" and "native_kmalloc".
+std::string storm_target_name(uint32_t target);
+std::optional<uint32_t> storm_target_from_name(std::string_view name) noexcept;
+std::vector<std::string_view> storm_target_names();
+
+/// "pair", "batch", "remote", "churn", "bulk"; unknown values as "unknown(N)".
+std::string storm_pattern_name(uint32_t pattern);
+std::optional<uint32_t> storm_pattern_from_name(std::string_view name) noexcept;
+std::vector<std::string_view> storm_pattern_names();
+
+/// "none", "running", "done", "stopped"; unknown values as "unknown(N)".
+std::string storm_state_name(uint32_t state);
+
 /// A named bit of a bitmask.
 struct BitName {
 	uint32_t bit;

@@ -46,6 +46,50 @@ Tunables parse_assignments(const std::vector<std::string>& assignments);
 /// "debug,random" / "none" / "0x5" → SLABLAB_CACHE_F_* bits.
 uint32_t parse_cache_flags(std::string_view text);
 
+/// A count: a number with an optional decimal suffix k, M or G (10^3, 10^6, 10^9; case-
+/// insensitive): "100000", "100k", "2M". Throws UsageError naming `what`.
+uint64_t parse_count(std::string_view text, std::string_view what = "count");
+
+/**
+ * A duration in milliseconds: a number (decimals allowed) with the unit ms, s or m; a
+ * bare number is seconds: "500ms", "2s", "1.5s", "1m", "3" (= 3000). Rounded to whole
+ * milliseconds. Throws UsageError naming `what`.
+ */
+uint64_t parse_duration_ms(std::string_view text, std::string_view what = "duration");
+
+/// An interval in seconds with decimals ("1", "0.5", "250ms" also works), > 0.
+double parse_interval_s(std::string_view text, std::string_view what = "interval");
+
+/**
+ * A cpu list as the kernel's bitmap_parselist() reads it: comma-separated cpus and ranges,
+ * a range optionally strided: "0-3,6", "1", "0-7:2/4". Returns the cpus in ascending order
+ * without duplicates. Throws UsageError.
+ */
+std::vector<uint32_t> parse_cpu_list(std::string_view text);
+
+/// "64:3,192:1": sizes (K/M suffixes allowed) with relative weights; ":W" may be left out
+/// (weight 1). At most SLABLAB_STORM_MAX_SIZES entries. Throws UsageError.
+std::vector<StormSize> parse_storm_sizes(std::string_view text);
+/// The inverse: "64:3,192:1" (":1" is left out).
+std::string format_storm_sizes(const std::vector<StormSize>& sizes);
+
+/// "1,2,4" (each a u32): a list of numbers. Throws UsageError naming `what`.
+std::vector<uint32_t> parse_u32_list(std::string_view text, std::string_view what);
+
+/**
+ * Host-side checks of a storm request: known target and pattern, the attributes the target
+ * needs (slablab: CACHE; native: CACHE or SIZE; kmalloc targets: SIZE or SIZES, no CACHE),
+ * OPS and DURATION_MS not both, and the SLABLAB_STORM_MAX_* limits of the uapi header.
+ */
+void validate_storm_spec(const StormSpec& spec);
+
+/**
+ * One `--set` variant of slabctl compare: "KEY=VALUE[,KEY=VALUE…]" with the keys of
+ * apply_assignment(). A piece without '=' continues the previous value, so
+ * "flags=debug,random,cpu_partial=0" is flags=debug,random and cpu_partial=0.
+ */
+Tunables parse_set_variant(std::string_view text);
+
 /// Shell-style wildcard match (*, ?, [...]) used to pick caches by name.
 bool name_matches(std::string_view pattern, std::string_view name);
 

@@ -67,11 +67,12 @@ struct Tunables {
 	std::optional<uint32_t> flags;
 	uint32_t flags_set = 0;
 	uint32_t flags_clear = 0;
+	std::optional<uint32_t> fail_slab_every;	///< fault injection (0: off)
 
 	bool empty() const noexcept
 	{
 		return !cpu_partial && !min_partial && !order && !fastpath && !flags &&
-		       flags_set == 0 && flags_clear == 0;
+		       flags_set == 0 && flags_clear == 0 && !fail_slab_every;
 	}
 	bool relative_flags() const noexcept { return (flags_set | flags_clear) != 0; }
 };
@@ -99,6 +100,7 @@ struct CacheInfo {
 	uint32_t objs_per_slab = 0;
 	uint32_t order_default = 0;	///< what the order policy chose
 	uint32_t owner = 0;		///< enum slablab_owner
+	uint32_t fail_slab_every = 0;	///< fault injection: every Nth new slab fails (0: off)
 
 	// gauges
 	uint64_t objects = 0;		///< objects in use
@@ -142,6 +144,92 @@ struct Handle {
 struct ShrinkResult {
 	uint64_t slabs_freed = 0;
 	CacheInfo cache;	///< name and gauges after the shrink
+};
+
+/// One entry of a storm's size distribution (SLABLAB_STORM_SIZE_A_ENTRY).
+struct StormSize {
+	uint32_t size = 0;	///< bytes
+	uint32_t weight = 1;	///< relative weight
+	bool operator==(const StormSize&) const = default;
+};
+
+/**
+ * SLABLAB_CMD_STORM_START request (and the spec a STORM_* reply echoes, defaults filled
+ * in). Unset optionals and empty strings/lists are not sent: the kernel picks defaults.
+ */
+struct StormSpec {
+	uint32_t target = SLABLAB_TARGET_CACHE;		///< enum slablab_storm_target
+	uint32_t pattern = SLABLAB_PATTERN_PAIR;	///< enum slablab_storm_pattern
+	std::string cache;				///< slablab cache (CACHE; NATIVE's model)
+	std::optional<uint32_t> size;			///< object size (NATIVE without CACHE, kmalloc)
+	std::vector<StormSize> sizes;			///< weighted sizes (kmalloc targets)
+	std::optional<uint32_t> threads;		///< default: one per cpu of cpus
+	std::string cpus;				///< cpu list "0-3,6"; default: online cpus
+	std::optional<uint64_t> ops;			///< allocations per thread
+	std::optional<uint32_t> duration_ms;		///< instead of ops
+	std::optional<uint32_t> batch;			///< batch / bulk size
+	std::optional<uint32_t> working_set;		///< churn: live objects per thread
+	std::optional<uint32_t> ring;			///< remote: ring slots (power of two)
+	std::optional<uint64_t> seed;			///< RNG seed (churn, sizes)
+	std::optional<uint64_t> max_live_bytes;		///< live-memory cap
+
+	bool operator==(const StormSpec&) const = default;
+};
+
+/// One SLABLAB_STORM_THREAD_A_ENTRY.
+struct StormThread {
+	uint32_t cpu = 0;
+	uint64_t ops = 0;
+	uint64_t cycles = 0;	///< cycles in its timed loops
+	uint64_t ns = 0;	///< from the start barrier to its end
+};
+
+/**
+ * A SLABLAB_A_STORM nest from STORM_START / STORM_GET / STORM_STOP: state, the spec as
+ * the kernel applied it, progress, and (once finished) the results. The derived figures
+ * (cycles per op, ops/s, …) are computed by storm_figures() in storm.hpp.
+ */
+struct StormResult {
+	uint32_t id = 0;
+	uint32_t state = SLABLAB_STORM_NONE;	///< enum slablab_storm_state
+	StormSpec spec;				///< as applied (defaults filled in)
+
+	// progress
+	uint64_t ops_planned = 0;	///< all threads; 0 for duration storms
+	uint64_t ops_done = 0;		///< all threads
+	uint64_t elapsed_ns = 0;	///< start barrier to last thread done (so far)
+
+	// results (once finished)
+	bool has_results = false;	///< any result attribute was present
+	uint64_t allocs = 0;		///< objects allocated in timed loops
+	uint64_t frees = 0;		///< objects freed in timed loops
+	uint64_t alloc_cycles = 0;	///< cycles in timed alloc loops
+	uint64_t free_cycles = 0;	///< cycles in timed free loops
+	uint64_t pair_cycles = 0;	///< cycles in pair loops (alloc + free)
+	uint64_t loop_cycles_x1000 = 0;	///< empty-loop cycles per iteration x 1000
+	uint64_t failures = 0;		///< allocations that returned NULL
+	uint64_t peak_pages = 0;	///< pages held by the target at the peak
+	uint64_t peak_live_bytes = 0;	///< bytes of live objects at that moment
+	uint64_t meta_bytes = 0;	///< slablab off-slab metadata at the peak
+	uint64_t cycles_per_sec = 0;	///< get_cycles() rate
+	std::optional<uint32_t> features;	///< SLABLAB_FEAT_* the kernel ran with
+	std::optional<uint32_t> cache_flags;	///< SLABLAB_CACHE_F_* of the target cache
+	std::vector<StormThread> threads;
+	bool has_stats = false;		///< stat deltas present (slablab targets)
+	StatArray stats{};		///< deltas, indexed by enum slablab_stat_item
+	std::string native_name;	///< the kernel cache's name (NATIVE)
+
+	/// Page size of the machine the storm ran on (from GET_STATUS; 0 if unknown): the
+	/// memory overhead figure needs it.
+	uint32_t page_size = 0;
+	/// Set by Client::run_storm() when it stopped the storm because it was asked to.
+	bool interrupted = false;
+
+	bool running() const noexcept { return state == SLABLAB_STORM_RUNNING; }
+	bool finished() const noexcept
+	{
+		return state == SLABLAB_STORM_DONE || state == SLABLAB_STORM_STOPPED;
+	}
 };
 
 }  // namespace slabctl

@@ -1,0 +1,31 @@
+# SPDX-License-Identifier: GPL-2.0 OR MIT
+"""python3 -m slablab [sweep ARGS...]
+
+Without arguments: the package and module versions and the kernel it runs on.
+``python3 -m slablab sweep ...`` is ``python3 -m slablab.sweep ...`` (docs/sweeps.md).
+"""
+import sys
+
+
+def main(argv=None):
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0] == "sweep":
+        from . import sweep
+        return sweep.main(argv[1:])
+    if argv:
+        print(__doc__.strip(), file=sys.stderr)
+        return 0 if argv[0] in ("-h", "--help") else 2
+    import slablab
+    print(f"slablab {slablab.__version__} (protocol {slablab.API_VERSION})")
+    try:
+        st = slablab.Client().status()
+    except slablab.ModuleNotLoaded as e:
+        print(e)
+        return 1
+    print(f"module {st['version']} on {st['kernel_release']}, {st['nr_online_cpus']} cpus, "
+          f"{st['nr_caches']} caches; features: {', '.join(st['features']) or 'none'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

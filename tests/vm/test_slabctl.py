@@ -1,0 +1,623 @@
+# SPDX-License-Identifier: GPL-2.0
+"""slabctl end to end, in the VM: every command with its text and --json output checked
+against the module's own figures (Python's Client, debugfs), the errors and their exit
+statuses (bad usage 2, unknown cache 1, non-root 4), and the storm commands: storm (all
+targets and patterns, progress lines, Ctrl-C), storm-status, compare (interleaving,
+statistics, CSV, settings restored) and watch; then the Python storm API (storm(),
+storm_start/get/stop, KeyboardInterrupt, compare()).
+
+Storms run with small op counts: the whole file takes well under a minute under TCG."""
+import csv
+import itertools
+import json
+import os
+import signal
+import statistics
+import subprocess
+import threading
+import time
+
+import pytest
+
+import slablab
+from conftest import SLABCTL, consistent, dbg, slabctl
+
+NOBODY = 65534
+_names = itertools.count()
+
+# On the debug kernel (KASAN, lockdep, kmemleak: every process start costs seconds under
+# TCG) only the tests that drive the module through storms run; the command-line surface
+# (arguments, errors, text, JSON of the plain commands) is checked on the release kernel.
+DEBUG_KERNEL = "debug" in os.uname().release
+cli_surface = pytest.mark.skipif(DEBUG_KERNEL, reason="command-line surface: checked on "
+                                 "the release kernel; the debug kernel runs the storm tests")
+
+
+def run(*args, user=None, timeout=120):
+    """slabctl, without checking the exit status."""
+    return slabctl(*args, check=False, user=user)
+
+
+def js(*args):
+    """slabctl … --json, parsed; it must succeed and carry the envelope."""
+    r = slabctl(*args, "--json")
+    doc = json.loads(r.stdout)
+    assert doc["schema"] == "slablab/1", doc
+    return doc
+
+
+@pytest.fixture
+def cache(client):
+    """A fresh 64-byte cache (made through Python: quicker than a slabctl process under
+    TCG); destroyed afterwards, validated first."""
+    name = f"sc{next(_names)}"
+    client.cache_create(name, 64)
+    yield name
+    if storm_state(client) == "running":      # a failed test may leave one behind
+        client.storm_stop()
+    assert client.cache_validate(name)["errors"] == 0
+    client.cache_destroy(name)
+
+
+# ------------------------------------------------------------- basic commands
+
+@cli_surface
+def test_version_and_status_json(client):
+    st = client.status()
+    doc = js("version")
+    assert doc["command"] == "version" and doc["slabctl"] == slablab.__version__
+    assert doc["module"] == st
+    doc = js("status")
+    assert doc["status"] == st
+    text = slabctl("status").stdout
+    assert st["kernel_release"] in text and f"{st['nr_online_cpus']} online" in text
+
+
+@cli_surface
+def test_create_json_matches_debugfs(client):
+    name = f"sc{next(_names)}"
+    doc = js("create", name, "--size", "100", "--align", "16", "--cpu-partial", "13",
+             "--min-partial", "6", "--order", "1", "--fastpath", "irqoff", "--debug")
+    try:
+        c = doc["cache"]
+        assert doc["command"] == "create"
+        assert (c["name"], c["size"], c["align"], c["cpu_partial"], c["min_partial"],
+                c["order"], c["fastpath"]) == (name, 100, 16, 13, 6, 1, "irqoff")
+        assert "debug" in c["flags"]
+        assert c["obj_stride"] == int(dbg(name, "slab_size"))
+        assert c["objs_per_slab"] == int(dbg(name, "objs_per_slab"))
+        assert str(c["cpu_partial"]) == dbg(name, "cpu_partial")
+        assert dbg(name, "fastpath") == "irqoff"
+        assert c == {**client.cache_get(name), "percpu": c["percpu"]}
+    finally:
+        client.cache_destroy(name)
+
+
+@cli_surface
+def test_info_views_match_the_module(client, cache):
+    h = client.obj_alloc(cache, 1000, cpu=0)
+    doc = js("info", cache)
+    [c] = doc["caches"]
+    mine = client.cache_get(cache, percpu=False)
+    assert c["gauges"] == mine["gauges"] and c["stats"] == mine["stats"]
+    assert c["gauges"]["objects"] == 1000 == int(dbg(cache, "objects"))
+    assert doc["page_size"] == client.status()["page_size"]
+    # the default table: Objects, Objsize; -D: Alloc / Free
+    line = [l for l in slabctl("info", cache).stdout.splitlines() if l.startswith(cache)][0]
+    assert line.split()[1:3] == ["1000", "64"]
+    line = [l for l in slabctl("info", "-D", cache).stdout.splitlines()
+            if l.startswith(cache)][0]
+    alloc = mine["stats"]["alloc_fastpath"] + mine["stats"]["alloc_slowpath"]
+    assert line.split()[1:4] == ["1000", str(alloc), "0"]
+    # -r: the full report; --json with per-cpu entries
+    report = slabctl("info", "-r", cache).stdout
+    assert f"Slabcache: {cache}" in report and "Per cpu" in report
+    assert "fail_slab_every" in report
+    # -T over the selection
+    totals = js("info", "-T", cache)["totals"]
+    assert totals["objects"] == 1000 and totals["caches"] == 1
+    client.obj_free(h)
+
+
+@cli_surface
+def test_set_shrink_validate_reset(client, cache):
+    doc = js("set", cache, "cpu_partial=7", "min_partial=0", "fail_slab_every=0")
+    assert (doc["cache"]["cpu_partial"], doc["cache"]["min_partial"]) == (7, 0)
+    assert dbg(cache, "cpu_partial") == "7" and dbg(cache, "min_partial") == "0"
+    assert doc["cache"]["fail_slab_every"] == 0
+    text = slabctl("set", cache, "hardened=0").stdout
+    assert cache in text and "hardened" not in client.cache_get(cache)["flags"]
+    client.obj_free(client.obj_alloc(cache, 500))
+    before = client.cache_get(cache)["gauges"]["slabs"]
+    doc = js("shrink", cache)
+    # (slabs that the flush before the shrink frees are not counted as freed by it)
+    assert 0 <= doc["slabs_freed"] <= before
+    assert doc["cache"]["gauges"]["slabs"] == client.cache_get(cache)["gauges"]["slabs"] == 0
+    doc = js("validate", cache)
+    assert doc["validate"]["ok"] and doc["validate"]["errors"] == 0
+    assert client.cache_get(cache)["stats"]["alloc_fastpath"] > 0
+    assert "reset" in slabctl("reset", cache).stdout
+    assert client.cache_get(cache)["stats"]["alloc_fastpath"] == 0
+    assert dbg(cache, "alloc_fastpath") == "0"
+
+
+@cli_surface
+def test_fail_slab_every(client, cache):
+    slabctl("set", cache, "fail_slab_every=1", "min_partial=0")
+    assert client.cache_get(cache)["fail_slab_every"] == 1
+    assert dbg(cache, "fail_slab_every") == "1"
+    r = run("alloc", cache, "10")
+    assert r.returncode == 1 and "OBJ_ALLOC" in r.stderr
+    slabctl("set", cache, "fail_slab_every=0")
+    client.obj_free(client.obj_alloc(cache, 10))
+
+
+@cli_surface
+def test_alloc_free_json(client, cache):
+    doc = js("alloc", cache, "300", "--cpu", "0")
+    assert (doc["cache"], doc["count"]) == (cache, 300)
+    assert client.cache_get(cache)["gauges"]["objects"] == 300
+    doc = js("free", doc["handle"], "--count", "100", "--cpu", "1")
+    assert doc["remaining"] == 200
+    assert client.cache_get(cache)["gauges"]["objects"] == 200
+    assert "released" in slabctl("free", doc["handle"]).stdout
+    consistent(client, cache)
+
+
+@cli_surface
+def test_lab_page_policy(client):
+    try:
+        assert "page_alloc" in slabctl("lab", "page-policy", "page_alloc").stdout
+        assert client.status()["kmalloc_page_policy"] == "page_alloc"
+    finally:
+        slabctl("lab", "page-policy", "slab")
+    assert client.status()["kmalloc_page_policy"] == "slab"
+
+
+# ---------------------------------------------------------------------- errors
+
+# (Every bad argument is tested on the host, tests/host/test_cli.py; a few again here,
+# where the module is loaded, to see that nothing reaches it.)
+@cli_surface
+@pytest.mark.parametrize("args", [
+    ["create", "x", "--size", "3"], ["storm", "slablab", "pair"],
+    ["compare", "pair", "-c", "x", "--repeat", "0"], ["watch", "--interval", "0"],
+], ids=" ".join)
+def test_bad_usage_exits_2_before_the_kernel(client, args):
+    before = client.status()["nr_caches"]
+    r = run(*args)
+    assert r.returncode == 2, r
+    assert r.stdout == "" and "--help" in r.stderr
+    assert client.status()["nr_caches"] == before
+
+
+@cli_surface
+@pytest.mark.parametrize("args", [
+    ["set", "nosuch", "order=1"], ["info", "-r", "nosuch"], ["watch", "nosuch*", "--count", "1"],
+    ["storm", "slablab", "pair", "-c", "nosuch"],
+    ["compare", "pair", "-c", "nosuch", "--repeat", "1"],
+], ids=" ".join)
+def test_unknown_cache_exits_1(args):
+    r = run(*args)
+    assert r.returncode == 1, r
+    assert "nosuch" in r.stderr and "slabctl:" in r.stderr
+
+
+@cli_surface
+def test_unknown_handle_and_storm():
+    r = run("free", "999999")
+    assert r.returncode == 1 and "OBJ_FREE" in r.stderr
+    r = run("storm-status", "999999")
+    assert r.returncode == 1 and "STORM_GET" in r.stderr
+
+
+@cli_surface
+def test_kernel_refusals_exit_1(client, cache):
+    r = run("storm", "slablab", "pair", "-c", cache, "--cpus", "0-63")
+    assert r.returncode == 1 and "CPUS" in r.stderr
+    r = run("storm", "slablab", "remote", "-c", cache, "--threads", "3")
+    assert r.returncode == 1 and "even number" in r.stderr
+    r = run("storm", "slablab", "churn", "-c", cache, "--working-set", "4M", "--threads", "256",
+            "--max-live", "1M")
+    assert r.returncode == 1 and "cap" in r.stderr
+
+
+@cli_surface
+@pytest.mark.parametrize("args", [
+    ["alloc", "CACHE", "1"], ["storm", "slablab", "pair", "-c", "CACHE"],
+    ["compare", "pair", "-c", "CACHE", "--repeat", "1"], ["storm-status", "--stop"],
+], ids=" ".join)
+def test_non_root_is_refused_with_4(cache, args):
+    args = [cache if a == "CACHE" else a for a in args]
+    r = run(*args, user=NOBODY)
+    assert r.returncode == 4, r
+    assert "CAP_SYS_ADMIN" in r.stderr or "not permitted" in r.stderr
+
+
+@cli_surface
+def test_non_root_may_look(client, cache):
+    for args in (["info", "-r", cache, "--json"], ["watch", cache, "--count", "1"]):
+        r = run(*args, user=NOBODY)
+        assert r.returncode == 0, (args, r.stderr)
+
+
+# ---------------------------------------------------------------------- storms
+
+def storm_json(*args):
+    doc = js("storm", *args)
+    assert doc["command"] == "storm"
+    return doc["storm"]
+
+
+def test_storm_slablab_pair(client, cache):
+    before = client.cache_get(cache)["stats"]
+    s = storm_json("slablab", "pair", "-c", cache, "--ops", "2000", "--threads", "2",
+                   "--cpus", "0-1")
+    spec, res, fig = s["spec"], s["result"], s["figures"]
+    assert s["state"] == "done" and not s["interrupted"]
+    assert (spec["target"], spec["pattern"], spec["cache"], spec["threads"], spec["cpus"],
+            spec["ops"]) == ("slablab", "pair", cache, 2, "0-1", 2000)
+    assert spec["duration_ms"] is None and spec["sizes"] == []
+    assert s["progress"]["ops_planned"] == s["progress"]["ops_done"] == 4000
+    assert res["allocs"] == res["frees"] == 4000 and res["failures"] == 0
+    assert sorted(t["cpu"] for t in res["threads"]) == [0, 1]
+    assert sum(t["ops"] for t in res["threads"]) == 4000
+    # the stat deltas are the module's own counters over the storm
+    after = client.cache_get(cache)["stats"]
+    for k in ("alloc_fastpath", "alloc_slowpath", "free_fastpath", "free_slowpath"):
+        assert res["stats"][k] == after[k] - before[k], k
+    d = res["stats"]
+    assert d["alloc_fastpath"] + d["alloc_slowpath"] == 4000
+    # the derived figures
+    assert fig["cycles_per_pair"] == pytest.approx(res["pair_cycles"] / 4000)
+    assert fig["ops_per_sec"] == pytest.approx(4000 / s["progress"]["elapsed_ns"] * 1e9)
+    assert fig["alloc_fastpath_pct"] == pytest.approx(100 * d["alloc_fastpath"] / 4000)
+    assert fig["ns_per_op"] == pytest.approx(
+        res["pair_cycles"] / 4000 / res["cycles_per_sec"] * 1e9)
+    assert fig["loop_cycles"] == pytest.approx(res["loop_cycles_x1000"] / 1000)
+    assert fig["cycles_per_alloc"] is None
+    assert set(res["cache_flags"]) == set(client.cache_get(cache)["flags"])
+    assert client.cache_get(cache)["gauges"]["objects"] == 0
+    assert s == js("storm-status")["storm"]      # the last storm stays readable
+
+
+@cli_surface
+def test_storm_text_output(cache):
+    r = slabctl("storm", "slablab", "batch", "-c", cache, "--ops", "1000", "--batch", "8")
+    out = r.stdout
+    assert "started: slablab batch on " + cache in out     # plain lines, not a bar
+    assert "\r" not in out and "\033" not in out
+    for row in ("cycles per alloc", "cycles per free", "cycles per pair", "ns per op",
+                "ops/s", "loop overhead", "fast path", "slow path", "cpu partial",
+                "memory", "overhead", "failures", "settings", "init_on_alloc="):
+        assert row in out, row
+    q = slabctl("storm", "slablab", "pair", "-c", cache, "--ops", "100", "-q").stdout
+    assert "started" not in q and "cycles per pair" in q
+
+
+def test_storm_native_and_kmalloc(client, cache):
+    s = storm_json("native", "pair", "-c", cache, "--ops", "1000")
+    assert s["state"] == "done" and s["result"]["native_name"].startswith("slablab-native-")
+    assert s["result"]["stats"] is None and s["figures"]["alloc_fastpath_pct"] is None
+    assert s["figures"]["cycles_per_pair"] > 0
+    s = storm_json("native", "bulk", "--size", "200", "--ops", "512", "--batch", "16")
+    assert s["spec"]["size"] == 200 and s["spec"]["cache"] is None
+    assert s["figures"]["cycles_per_alloc"] > 0 and s["figures"]["cycles_per_free"] > 0
+    before = client.cache_get("kmalloc-64")["stats"]
+    s = storm_json("kmalloc", "batch", "--size", "64", "--ops", "1024", "--threads", "1")
+    after = client.cache_get("kmalloc-64")["stats"]
+    assert s["spec"]["size"] == 64 and s["spec"]["sizes"] == []
+    assert s["result"]["allocs"] >= 1024
+    assert (after["alloc_fastpath"] + after["alloc_slowpath"]
+            - before["alloc_fastpath"] - before["alloc_slowpath"]) == s["result"]["allocs"]
+    assert s["result"]["stats"]["alloc_fastpath"] + s["result"]["stats"]["alloc_slowpath"] \
+        == s["result"]["allocs"]
+    s = storm_json("native-kmalloc", "pair", "--size", "64", "--ops", "1000")
+    assert s["state"] == "done" and s["result"]["allocs"] == s["progress"]["ops_done"]
+
+
+def test_storm_kmalloc_sizes(client):
+    before = {n: client.cache_get(n)["stats"] for n in ("kmalloc-64", "kmalloc-192")}
+    s = storm_json("kmalloc", "batch", "--sizes", "64:3,192:1", "--ops", "1024", "--threads", "1")
+    assert s["spec"]["sizes"] == [{"size": 64, "weight": 3}, {"size": 192, "weight": 1}]
+    assert s["spec"]["size"] is None
+    grew = {n: client.cache_get(n)["stats"]["alloc_fastpath"] + client.cache_get(n)["stats"]
+            ["alloc_slowpath"] - b["alloc_fastpath"] - b["alloc_slowpath"]
+            for n, b in before.items()}
+    assert grew["kmalloc-64"] + grew["kmalloc-192"] == s["result"]["allocs"]
+    assert grew["kmalloc-64"] > grew["kmalloc-192"] > 0          # about 3 : 1
+    r = client.storm("native-kmalloc", "pair", sizes={64: 3, 192: 1}, ops=512, threads=1)
+    assert r["spec"]["sizes"] == [{"size": 64, "weight": 3}, {"size": 192, "weight": 1}]
+
+
+def test_storm_remote_and_churn(client, cache):
+    s = storm_json("slablab", "remote", "-c", cache, "--ops", "2000", "--threads", "2",
+                   "--ring", "64")
+    assert s["spec"]["ring"] == 64
+    assert s["progress"]["ops_planned"] == 2000          # producers' allocations
+    assert s["result"]["stats"]["free_slowpath"] > 0     # frees are remote
+    assert s["figures"]["ops_per_sec"] > 0
+    s = storm_json("slablab", "churn", "-c", cache, "--duration", "400ms",
+                   "--working-set", "2000", "--threads", "1", "--seed", "7")
+    assert s["spec"]["duration_ms"] == 400 and s["spec"]["ops"] is None
+    assert s["spec"]["seed"] == 7 and s["progress"]["ops_planned"] == 0
+    res = s["result"]
+    assert res["peak_pages"] > 0
+    if res["peak_live_bytes"]:
+        want = (res["peak_pages"] * s["page_size"] + res["meta_bytes"]
+                - res["peak_live_bytes"]) / res["peak_live_bytes"] * 100
+        assert s["figures"]["overhead_pct"] == pytest.approx(want)
+    assert client.cache_get(cache)["gauges"]["objects"] == 0
+
+
+def storm_state(client, cache=None):
+    """The last storm's state ('running', …), None before the first storm; with `cache`,
+    None unless the last storm is on that cache."""
+    try:
+        s = client.storm_get()
+    except slablab.NotFound:
+        return None
+    if cache is not None and s["spec"]["cache"] != cache:
+        return None
+    return s["state"]
+
+
+def wait_for(predicate, timeout=30):
+    end = time.time() + timeout
+    while time.time() < end:
+        if predicate():
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def interrupt(client, cache, *args, while_running=None):
+    """Run slabctl ARGS, Ctrl-C it 0.3 s into a storm on `cache` (calling while_running()
+    first, if given); it must exit 130."""
+    p = subprocess.Popen([SLABCTL, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         text=True)
+    try:
+        assert wait_for(lambda: storm_state(client, cache) == "running")
+        if while_running:
+            while_running()
+        time.sleep(0.3)
+        p.send_signal(signal.SIGINT)
+        out, err = p.communicate(timeout=30)
+    finally:
+        if p.poll() is None:
+            p.kill()
+    assert p.returncode == 130, (out, err)
+    return p, out, err
+
+
+def test_storm_ctrl_c_stops_it_in_the_kernel(client, cache):
+    p, out, err = interrupt(client, cache, "storm", "slablab", "pair", "-c", cache,
+                            "--duration", "120s", "--threads", "1", "--cpus", "1")
+    assert "stopped (interrupted: stopped in the kernel)" in out
+    assert "cycles per pair" in out and "interrupted" in err
+    s = client.storm_get()
+    assert s["state"] == "stopped" and s["progress"]["elapsed_ns"] < 100e9
+    assert s["progress"]["ops_done"] > 0
+    assert client.cache_get(cache)["gauges"]["objects"] == 0
+
+
+def test_one_storm_at_a_time_and_storm_status(client, cache):
+    s = client.storm_start("slablab", "pair", cache=cache, duration_ms=120000,
+                             threads=1, cpus="1")
+    try:
+        r = run("storm", "native", "pair", "-c", cache, "--ops", "10")
+        assert r.returncode == 1 and "still running" in r.stderr
+        text = slabctl("storm-status").stdout
+        assert f"storm {s['id']} running" in text
+        doc = js("storm-status", str(s["id"]))
+        assert doc["storm"]["state"] == "running" and doc["storm"]["result"] is None
+        assert run("destroy", cache).returncode == 1          # busy under a storm
+        doc = js("storm-status", "--stop")
+        assert doc["storm"]["state"] == "stopped" and doc["storm"]["result"] is not None
+    finally:
+        client.storm_stop()
+    assert "stopped" in slabctl("storm-status", str(s["id"])).stdout
+
+
+# --------------------------------------------------------------------- compare
+
+def test_compare_interleaves_and_summarizes(client, cache, tmp_path):
+    out = tmp_path / "runs.csv"
+    doc = js("compare", "pair", "-c", cache, "--ops", "1000", "--repeat", "3",
+             "--csv", str(out))
+    assert doc["command"] == "compare" and doc["repeat"] == 3
+    assert [v["label"] for v in doc["variants"]] == ["slablab", "native"]
+    assert doc["figures"] == ["cycles_per_pair"]
+    runs = doc["runs"]
+    assert [r["label"] for r in runs] == ["slablab", "native"] * 3        # A B A B A B
+    assert [r["repeat"] for r in runs] == [1, 1, 2, 2, 3, 3]
+    ids = [r["storm"]["id"] for r in runs]
+    assert ids == sorted(ids) and len(set(ids)) == 6
+    for vi, v in enumerate(doc["variants"]):
+        vals = [r["storm"]["figures"]["cycles_per_pair"] for r in runs if r["variant"] == vi]
+        s = v["summary"]["cycles_per_pair"]
+        assert s["n"] == 3
+        assert s["median"] == pytest.approx(statistics.median(vals))
+        assert s["mean"] == pytest.approx(statistics.mean(vals))
+        assert s["sd"] == pytest.approx(statistics.stdev(vals))
+        assert (s["min"], s["max"]) == (min(vals), max(vals))
+    first = doc["variants"][0]["summary"]["cycles_per_pair"]
+    second = doc["variants"][1]["summary"]["cycles_per_pair"]
+    assert second["ratio"] == pytest.approx(second["median"] / first["median"])
+    paired = [runs[i + 1]["storm"]["figures"]["cycles_per_pair"]
+              / runs[i]["storm"]["figures"]["cycles_per_pair"] for i in (0, 2, 4)]
+    assert second["paired_ratio"]["median"] == pytest.approx(statistics.median(paired))
+    rows = list(csv.DictReader(out.open()))
+    assert len(rows) == 6 and rows[1]["label"] == "native" and rows[1]["target"] == "native"
+    assert float(rows[0]["cycles_per_pair"]) == pytest.approx(
+        runs[0]["storm"]["figures"]["cycles_per_pair"], rel=1e-5)
+    assert int(rows[0]["stat_alloc_fastpath"]) == \
+        runs[0]["storm"]["result"]["stats"]["alloc_fastpath"]
+
+
+@cli_surface
+def test_compare_text_table(cache):
+    out = slabctl("compare", "remote", "-c", cache, "--ops", "1000", "--repeat", "2",
+                  "--threads", "2").stdout
+    assert "[1/4] slablab (repeat 1/2):" in out and "[4/4] native (repeat 2/2):" in out
+    assert "ops/s (higher is better)" in out
+    assert "min    median       avg       max        sd   ratio" in out
+    assert "paired ratio to slablab, per repeat" in out
+    assert "settings:" in out and "init_on_alloc=" in out
+
+
+def test_compare_set_variants_are_restored(client, cache):
+    slabctl("set", cache, "cpu_partial=50", "min_partial=4")
+    doc = js("compare", "batch", "-c", cache, "--ops", "512", "--repeat", "1",
+             "--set", "cpu_partial=0", "--set", "cpu_partial=120,debug=1",
+             "--threads", "1,2")
+    labels = [v["label"] for v in doc["variants"]]
+    assert labels == ["slablab cpu_partial=0 threads=1", "slablab cpu_partial=0 threads=2",
+                      "slablab cpu_partial=120,debug=1 threads=1",
+                      "slablab cpu_partial=120,debug=1 threads=2"]
+    assert doc["figures"] == ["cycles_per_alloc", "cycles_per_free"]
+    flags = [set(r["storm"]["result"]["cache_flags"]) for r in doc["runs"]]
+    assert "debug" not in flags[0] and "debug" in flags[2]
+    assert [r["storm"]["spec"]["threads"] for r in doc["runs"]] == [1, 2, 1, 2]
+    c = client.cache_get(cache)
+    assert (c["cpu_partial"], c["min_partial"]) == (50, 4) and "debug" not in c["flags"]
+    assert dbg(cache, "cpu_partial") == "50"
+
+
+@cli_surface
+def test_compare_kmalloc_targets():
+    doc = js("compare", "pair", "--target", "kmalloc", "--target", "native-kmalloc",
+             "--size", "128", "--ops", "500", "--repeat", "1", "--figure", "ns_per_op")
+    assert [v["target"] for v in doc["variants"]] == ["kmalloc", "native-kmalloc"]
+    assert all(r["storm"]["spec"]["size"] == 128 for r in doc["runs"])
+    assert doc["variants"][1]["summary"]["ns_per_op"]["n"] == 1
+
+
+def test_compare_ctrl_c_restores_settings(client, cache):
+    def applied():
+        assert client.cache_get(cache)["cpu_partial"] == 0
+
+    p, out, err = interrupt(client, cache, "compare", "pair", "-c", cache, "--duration", "120s",
+                            "--set", "cpu_partial=0", "--repeat", "2", "--threads", "1",
+                            "--cpus", "1", while_running=applied)
+    assert "(interrupted)" in out
+    assert client.cache_get(cache)["cpu_partial"] == 120
+    assert client.storm_get()["state"] == "stopped"
+
+
+# ----------------------------------------------------------------------- watch
+
+@cli_surface
+def test_watch_plain_and_json(client, cache):
+    h = client.obj_alloc(cache, 100)
+    out = slabctl("watch", cache, "--count", "2", "--interval", "0.2").stdout
+    blocks = [b for b in out.split("\n\n") if b.strip()]
+    assert len(blocks) == 2 and "\033" not in out
+    for b in blocks:
+        lines = b.splitlines()
+        assert lines[0].startswith("slabctl watch")
+        assert lines[1].split()[:2] == ["Name", "Objects"] and lines[1].endswith("Free/s")
+        assert lines[2].split()[:2] == [cache, "100"]
+    assert blocks[0].splitlines()[2].split()[-2:] == ["-", "-"]
+    assert blocks[1].splitlines()[2].split()[-2:] == ["0", "0"]
+    r = slabctl("watch", cache, "--count", "2", "--interval", "0.2", "--json")
+    docs = [json.loads(line) for line in r.stdout.splitlines()]
+    assert [d["sample"] for d in docs] == [0, 1]
+    assert docs[0]["command"] == "watch" and docs[0]["seconds"] is None
+    [c0], [c1] = docs[0]["caches"], docs[1]["caches"]
+    assert c0["objects"] == 100 and c0["alloc_per_sec"] is None
+    assert c1["alloc_per_sec"] == 0 and docs[1]["seconds"] > 0.1
+    assert c1["alloc"] == client.cache_get(cache)["stats"]["alloc_fastpath"] + \
+        client.cache_get(cache)["stats"]["alloc_slowpath"]
+    client.obj_free(h)
+
+
+def test_watch_shows_a_running_storm(client, cache):
+    s = client.storm_start("slablab", "pair", cache=cache, duration_ms=120000,
+                             threads=1, cpus="1")
+    try:
+        out = slabctl("watch", cache, "--count", "2", "--interval", "0.3").stdout
+        assert f"storm {s['id']} running: slablab pair on {cache}" in out
+        rate = out.split("\n\n")[-1].splitlines()[2].split()[-2]
+        assert rate not in ("-", "0")                     # allocations per second
+    finally:
+        client.storm_stop()
+
+
+# ------------------------------------------------------------- Python's storms
+
+def test_python_storm(client, cache):
+    seen = []
+    r = client.storm("slablab", "pair", cache=cache, ops=1000, threads=2, cpus=[0, 1],
+                     progress=seen.append, poll_interval=0.05)
+    assert r["state"] == "done" and r["spec"]["cpus"] == "0-1"
+    assert seen[0]["state"] == "running" and seen[-1] == r
+    assert r["figures"]["cycles_per_pair"] > 0
+    assert r == client.storm_get(r["id"])
+    with pytest.raises(slablab.NotFound):
+        client.storm_get(r["id"] + 1000)
+    with pytest.raises(slablab.InvalidArgument):
+        client.storm("slablab", "pair")                   # no cache: host check
+    with pytest.raises(slablab.InvalidArgument):
+        client.storm("slablab", "zigzag", cache=cache)
+    with pytest.raises(TypeError):
+        client.storm("kmalloc", "pair", sizes=3.5)
+
+
+def test_python_storm_start_get_stop(client, cache):
+    s = client.storm_start("native", "pair", cache=cache, duration_ms=120000,
+                             threads=1, cpus="1")
+    try:
+        assert s["state"] == "running" and s["result"] is None
+        assert s["figures"]["cycles_per_pair"] is None
+        with pytest.raises(slablab.Busy):
+            client.storm_start("slablab", "pair", cache=cache, ops=10)
+        assert client.storm_get()["id"] == s["id"]
+    finally:
+        stopped = client.storm_stop(s["id"])
+    assert stopped["state"] == "stopped" and stopped["result"] is not None
+    assert stopped["result"]["allocs"] == stopped["progress"]["ops_done"]
+    assert client.storm_stop()["state"] == "stopped"      # stopping again is harmless
+
+
+def test_python_keyboard_interrupt_stops_the_storm(client, cache):
+    assert storm_state(client) != "running"
+    timers = []
+
+    def arm(storm):
+        # Ctrl-C 0.3 s after the storm started, while storm() waits for it
+        if not timers:
+            timers.append(threading.Timer(0.3, os.kill, (os.getpid(), signal.SIGINT)))
+            timers[0].start()
+
+    t0 = time.time()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            client.storm("slablab", "pair", cache=cache, duration_ms=120000, threads=1, cpus="1",
+                         progress=arm)
+    finally:
+        for t in timers:
+            t.cancel()
+    assert time.time() - t0 < 60
+    s = client.storm_get()
+    assert s["state"] == "stopped" and s["progress"]["ops_done"] > 0
+    # an exception in the progress callback stops it too
+    def boom(_):
+        raise ValueError("enough")
+    with pytest.raises(ValueError, match="enough"):
+        client.storm("slablab", "pair", cache=cache, duration_ms=120000, threads=1, cpus="1",
+                     progress=boom)
+    assert client.storm_get()["state"] in ("stopped", "done")
+
+
+def test_python_compare(client, cache):
+    calls = []
+    res = client.compare("pair", cache=cache, sets=[{"cpu_partial": 0}, "cpu_partial=30"],
+                         targets=["slablab", "native"], ops=500, repeat=2,
+                         progress=calls.append)
+    assert [v["label"] for v in res["variants"]] == \
+        ["slablab cpu_partial=0", "slablab cpu_partial=30", "native"]
+    assert len(res["runs"]) == 6 and not res["interrupted"]
+    assert {c["label"] for c in calls} == {v["label"] for v in res["variants"]}
+    assert client.cache_get(cache)["cpu_partial"] == 120
+    assert res["variants"][2]["summary"]["cycles_per_pair"]["n"] == 2

@@ -1,0 +1,541 @@
+# SPDX-License-Identifier: GPL-2.0
+"""The storm engine (module/storm.c) through the Python API: every pattern against a
+slablab cache and against the kernel's SLUB on every online cpu, the kmalloc targets,
+stop and unload in the middle of a storm, the one-storm-at-a-time and busy-cache rules,
+every class of bad specification with the kernel's own message, and fault injection.
+
+After each storm on a slablab cache the cache must be consistent: validate clean, no
+objects left, and the statistic deltas the storm reports must agree with what it did and
+with the cache's own counters (allocations - frees == 0 over the storm; alloc fast +
+slow path == ALLOCS, plus the untimed fill of a churn working set).
+
+Op counts are small: the file runs in well under a minute under TCG. Nothing is timed;
+where a test needs a storm to be running it polls its progress in a bounded loop.
+
+The unload tests come last (file order): they rmmod the module, which makes every
+Client opened before them stale (the generic netlink family gets a new id), and insmod
+it again."""
+import errno
+import os
+import subprocess
+import time
+
+import pytest
+
+import slablab
+from conftest import DEBUGFS, MODULE, consistent, dbg_write
+
+# the module to load again after the unload tests (SLABLAB_MODULE: another build of it)
+MODULE = os.environ.get("SLABLAB_MODULE", MODULE)
+PATTERNS = ("pair", "batch", "remote", "churn", "bulk")
+
+# Small storms: per thread (remote: per producer). Multiples of BATCH, so batch and bulk
+# storms end exactly at OPS.
+SMALL = {
+    "pair": dict(ops=20000),
+    "batch": dict(ops=8192, batch=64),
+    "remote": dict(ops=6000, ring=64),
+    "churn": dict(ops=6000, working_set=512),
+    "bulk": dict(ops=8192, batch=32),
+}
+STAT_CHECKED = ("alloc_fastpath", "alloc_slowpath", "free_fastpath", "free_slowpath",
+                "alloc_slab", "free_slab", "cpu_partial_free", "cpu_partial_alloc")
+HUGE_OPS = 10 ** 9          # a storm that would run into the 10-minute cap
+
+
+def online_cpus():
+    return sorted(os.sched_getaffinity(0))
+
+
+def threads_for(pattern, ncpus):
+    """Threads for a storm 'on every cpu': one per cpu (remote: an even number)."""
+    if pattern == "remote" and ncpus % 2:
+        return ncpus + 1
+    return ncpus
+
+
+def alloc_free(stats):
+    return (stats["alloc_fastpath"] + stats["alloc_slowpath"],
+            stats["free_fastpath"] + stats["free_slowpath"])
+
+
+def untimed_allocs(storm):
+    """Allocations a storm makes outside its timed loops: churn fills its working set
+    first (and frees it at the end) without counting those in ALLOCS/FREES."""
+    spec = storm["spec"]
+    if spec["pattern"] == "churn":
+        return spec["working_set"] * spec["threads"]
+    return 0
+
+
+def wait_running(client, storm_id, min_ops=1, tries=2000):
+    """Poll until storm `storm_id` is running and has done `min_ops`; bounded."""
+    for _ in range(tries):
+        s = client.storm_get(storm_id)
+        if s["state"] != "running" or s["progress"]["ops_done"] >= min_ops:
+            return s
+        time.sleep(0.005)
+    raise AssertionError(f"storm {storm_id} made no progress: {s['progress']}")
+
+
+def check_result(storm, *, complete=True, failures_ok=False):
+    """Invariants of any finished storm dict."""
+    spec, prog, res = storm["spec"], storm["progress"], storm["result"]
+    assert storm["state"] == ("done" if complete else "stopped"), storm["state"]
+    assert res is not None, storm
+    assert len(res["threads"]) == spec["threads"]
+    if not failures_ok:
+        assert res["failures"] == 0, res
+    # every object allocated in a timed loop was freed in one (churn: its working set
+    # is filled and drained outside them, so frees lag by what the fill left behind)
+    if spec["pattern"] != "churn":
+        assert res["allocs"] == res["frees"], res
+    elif res["failures"] == 0:
+        assert res["allocs"] == res["frees"], res
+    if complete:
+        assert prog["ops_done"] == prog["ops_planned"], prog
+        producers = spec["threads"] // 2 if spec["pattern"] == "remote" else spec["threads"]
+        assert prog["ops_planned"] == spec["ops"] * producers
+        if not failures_ok:
+            assert res["allocs"] == prog["ops_done"], (res["allocs"], prog)
+    else:
+        assert prog["ops_done"] < prog["ops_planned"] or spec["duration_ms"], prog
+    assert res["cycles_per_sec"] > 0
+    return res
+
+
+def check_cache_after(client, name, storm, before):
+    """A slablab cache after a storm on it: consistent, empty, validate clean, and the
+    storm's statistic deltas equal to the cache's own over the storm."""
+    res = storm["result"]
+    st = res["stats"]
+    assert st is not None, "a storm on a slablab cache reports statistic deltas"
+    a, f = alloc_free(st)
+    assert a - f == 0, st                       # allocs - frees == 0 over the storm
+    if res["failures"] == 0:
+        assert a == res["allocs"] + untimed_allocs(storm), (a, res["allocs"])
+    c = consistent(client, name, fresh=True)
+    assert c["gauges"]["objects"] == 0, c["gauges"]
+    assert c["gauges"]["live_bytes"] == 0
+    for item in STAT_CHECKED:
+        assert c["stats"][item] - before[item] == st[item], item
+    report = client.cache_validate(name)
+    assert report["ok"] and report["errors"] == 0, report
+    assert report["objects"] == report["free_objects"]
+    return c
+
+
+def storm_on_cache(client, name, pattern, **kw):
+    before = client.cache_get(name)["stats"]
+    r = client.storm("slablab", pattern, cache=name, **kw)
+    return r, before
+
+
+def native_gone(storm):
+    name = storm["result"]["native_name"]
+    assert name and name.startswith("slablab-native-"), storm["result"]
+    return not os.path.exists(f"/sys/kernel/slab/{name}")
+
+
+@pytest.fixture(autouse=True)
+def no_storm_left(client):
+    """A failed test must not leave a storm running into the next one."""
+    yield
+    try:
+        if client.storm_get()["state"] == "running":
+            client.storm_stop()
+    except slablab.Error:       # no storm yet, or a stale client after the unload tests
+        pass
+
+
+# ------------------------------------------------------------ patterns x targets
+
+@pytest.mark.parametrize("pattern", PATTERNS)
+def test_pattern_on_every_cpu_slablab_and_native(client, make_cache, ncpus, pattern):
+    name = make_cache(96)
+    threads = threads_for(pattern, ncpus)
+    r, before = storm_on_cache(client, name, pattern, threads=threads, **SMALL[pattern])
+    res = check_result(r)
+    assert r["spec"]["target"] == "slablab" and r["spec"]["cache"] == name
+    assert r["spec"]["cpus"] == slablab_cpulist(online_cpus())
+    assert {t["cpu"] for t in res["threads"]} == set(online_cpus())
+    assert res["cache_flags"] == client.cache_get(name)["flags"]
+    if pattern == "churn":
+        # (peak_live_bytes may be 0 here: memory is sampled every 50 ms and this storm
+        # can end before the first sample; the sweeps run churn long enough)
+        assert res["peak_pages"] > 0
+    check_cache_after(client, name, r, before)
+
+    # the same storm on the kernel's SLUB, in a kmem_cache made like this one
+    untouched = client.cache_get(name)["stats"]
+    n = client.storm("native", pattern, cache=name, threads=threads, **SMALL[pattern])
+    nres = check_result(n)
+    assert n["spec"]["target"] == "native" and n["spec"]["size"] == 96
+    assert {t["cpu"] for t in nres["threads"]} == set(online_cpus())
+    assert nres["stats"] is None                # SLUB's counters are not slablab's
+    assert native_gone(n)                       # destroyed (empty: no splat) at the end
+    assert client.cache_get(name)["stats"] == untouched     # slablab was not used
+
+
+def slablab_cpulist(cpus):
+    """[0, 1, 2, 5] -> '0-2,5' (the kernel's %*pbl)."""
+    out, start, prev = [], None, None
+    for c in cpus + [None]:
+        if start is not None and (c is None or c != prev + 1):
+            out.append(f"{start}-{prev}" if prev != start else f"{start}")
+            start = None
+        if c is not None and start is None:
+            start = c
+        prev = c
+    return ",".join(out)
+
+
+def test_more_threads_than_cpus_and_a_cpu_subset(client, make_cache, ncpus):
+    name = make_cache(256)
+    r, before = storm_on_cache(client, name, "batch", threads=3 * ncpus, ops=2048, batch=32)
+    res = check_result(r)
+    assert sorted(t["cpu"] for t in res["threads"]) == sorted(online_cpus() * 3)
+    check_cache_after(client, name, r, before)
+    last = online_cpus()[-1]
+    r, before = storm_on_cache(client, name, "pair", cpus=str(last), ops=5000)
+    res = check_result(r)
+    assert r["spec"]["threads"] == 1 and r["spec"]["cpus"] == str(last)
+    assert [t["cpu"] for t in res["threads"]] == [last]
+    check_cache_after(client, name, r, before)
+
+
+@pytest.mark.parametrize("fastpath", ["cmpxchg", "irqoff"])
+def test_debug_cache_under_remote_frees(client, make_cache, ncpus, fastpath):
+    """Red zones and poison checked on every alloc and free while frees are remote."""
+    name = make_cache(200, debug=True, fastpath=fastpath)
+    r, before = storm_on_cache(client, name, "remote", threads=threads_for("remote", ncpus),
+                               ops=3000, ring=32)
+    check_result(r)
+    check_cache_after(client, name, r, before)
+    n = client.storm("native", "remote", cache=name, threads=threads_for("remote", ncpus),
+                     ops=3000, ring=32)
+    check_result(n)
+    assert native_gone(n)
+
+
+# ------------------------------------------------------------------ kmalloc targets
+
+def kmalloc_classes(client):
+    return {c["name"]: c for c in client.cache_list() if c["owner"] == "kmalloc"}
+
+
+def check_kmalloc_classes(client, before):
+    after = kmalloc_classes(client)
+    for name, c in after.items():
+        assert c["gauges"]["objects"] == before[name]["gauges"]["objects"], name
+        if c["gauges"]["slabs"]:
+            report = client.cache_validate(name)
+            assert report["errors"] == 0, report
+
+
+@pytest.mark.parametrize("pattern", ["pair", "batch", "remote", "churn"])
+def test_kmalloc_targets_one_size(client, ncpus, pattern):
+    kw = dict(SMALL[pattern], threads=threads_for(pattern, ncpus))
+    before = kmalloc_classes(client)
+    r = client.storm("kmalloc", pattern, size=100, **kw)
+    res = check_result(r)
+    assert r["spec"]["size"] == 100
+    a, f = alloc_free(res["stats"])             # summed over slablab's kmalloc classes
+    assert a - f == 0 and a == res["allocs"] + untimed_allocs(r)
+    check_kmalloc_classes(client, before)
+    n = client.storm("native-kmalloc", pattern, size=100, **kw)
+    nres = check_result(n)
+    assert nres["stats"] is None and nres["native_name"] is None
+
+
+WEIGHTED = {64: 3, 192: 1, 1000: 1, 5000: 1}
+
+
+@pytest.mark.parametrize("target", ["kmalloc", "native-kmalloc"])
+@pytest.mark.parametrize("pattern", ["batch", "churn"])
+def test_kmalloc_targets_weighted_sizes(client, ncpus, target, pattern):
+    before = kmalloc_classes(client)
+    r = client.storm(target, pattern, sizes=WEIGHTED, seed=7, threads=ncpus, **SMALL[pattern])
+    res = check_result(r)
+    assert {(e["size"], e["weight"]) for e in r["spec"]["sizes"]} == set(WEIGHTED.items())
+    if target == "kmalloc":
+        a, f = alloc_free(res["stats"])
+        assert a - f == 0 and a == res["allocs"] + untimed_allocs(r)
+        # every class of the distribution was used (5000 goes to kmalloc-8k)
+        after = kmalloc_classes(client)
+        used = {n for n in after
+                if alloc_free(after[n]["stats"])[0] > alloc_free(before[n]["stats"])[0]}
+        assert {"kmalloc-64", "kmalloc-192", "kmalloc-1024", "kmalloc-8192"} <= used, used
+        check_kmalloc_classes(client, before)
+    else:
+        assert res["stats"] is None
+
+
+# ------------------------------------------------------------ stop, busy, EBUSY
+
+@pytest.mark.parametrize("pattern", PATTERNS)
+def test_stop_mid_storm(client, make_cache, ncpus, pattern):
+    name = make_cache(128)
+    before = client.cache_get(name)["stats"]
+    kw = dict(SMALL[pattern], ops=HUGE_OPS - HUGE_OPS % 64)
+    s = client.storm_start("slablab", pattern, cache=name, threads=threads_for(pattern, ncpus),
+                           **kw)
+    assert s["state"] == "running" and s["result"] is None
+    assert s["progress"]["ops_planned"] > 0
+    s = wait_running(client, s["id"])
+    assert s["state"] == "running", "a storm of 10^9 ops per thread ended by itself"
+    r = client.storm_stop()
+    assert r["id"] == s["id"]
+    res = check_result(r, complete=False)
+    assert 0 < r["progress"]["ops_done"] < r["progress"]["ops_planned"]
+    assert res["allocs"] > 0
+    assert client.storm_get(r["id"]) == client.storm_get()   # the result stays readable
+    check_cache_after(client, name, r, before)
+
+
+def test_stop_a_finished_storm_keeps_its_result(client, make_cache):
+    name = make_cache(64)
+    r = client.storm("slablab", "pair", cache=name, ops=1000)
+    again = client.storm_stop(r["id"])
+    assert again["state"] == "done" and again["result"]["allocs"] == r["result"]["allocs"]
+    with pytest.raises(slablab.NotFound) as e:
+        client.storm_get(r["id"] + 1000)
+    assert e.value.errno == errno.ENOENT and f"the last storm is {r['id']}" in str(e.value)
+
+
+def test_duration_storm_progress_and_stop(client, make_cache):
+    name = make_cache(64)
+    before = client.cache_get(name)["stats"]
+    s = client.storm_start("slablab", "churn", cache=name, duration_ms=60000,
+                           working_set=256)
+    assert s["spec"]["duration_ms"] == 60000 and s["progress"]["ops_planned"] == 0
+    first = wait_running(client, s["id"])
+    second = wait_running(client, s["id"], min_ops=first["progress"]["ops_done"] + 1)
+    assert second["progress"]["ops_done"] > first["progress"]["ops_done"]
+    assert second["progress"]["elapsed_ns"] >= first["progress"]["elapsed_ns"]
+    r = client.storm_stop()
+    check_result(r, complete=False)
+    assert r["progress"]["ops_done"] >= second["progress"]["ops_done"]
+    check_cache_after(client, name, r, before)
+
+
+def test_destroying_a_cache_under_a_storm_is_busy(client, make_cache):
+    name = make_cache(64)
+    s = client.storm_start("slablab", "batch", cache=name, ops=HUGE_OPS - HUGE_OPS % 16)
+    wait_running(client, s["id"])
+    with pytest.raises(slablab.Busy) as e:
+        client.cache_destroy(name)
+    assert e.value.errno == errno.EBUSY and e.value.op == "CACHE_DEL"
+    assert name in str(e.value) and "storm" in str(e.value)
+    assert client.storm_get()["state"] == "running"          # the storm went on
+    r = client.storm_stop()
+    check_result(r, complete=False)
+    assert client.cache_validate(name)["ok"]
+    # destroyed by make_cache afterwards: the storm no longer pins it
+
+
+def test_second_storm_is_busy(client, make_cache, ncpus):
+    name = make_cache(64)
+    s = client.storm_start("slablab", "pair", cache=name, duration_ms=60000)
+    wait_running(client, s["id"])
+    for target, kw in (("slablab", dict(cache=name)), ("native", dict(size=64)),
+                       ("kmalloc", dict(size=64))):
+        with pytest.raises(slablab.Busy) as e:
+            client.storm_start(target, "pair", ops=10, **kw)
+        assert e.value.errno == errno.EBUSY and e.value.op == "STORM_START"
+        assert f"storm {s['id']} is still running" in str(e.value)
+    assert client.storm_get()["id"] == s["id"]              # nothing replaced it
+    client.storm_stop()
+
+
+# ------------------------------------------------------------------ bad specs
+
+@pytest.fixture(scope="module")
+def raw():
+    """A Client without host-side checks: the kernel sees, and refuses, everything."""
+    return slablab.Client(host_checks=False)
+
+
+def refused(raw, exc, err, text, *args, **kw):
+    try:
+        last = raw.storm_get()["id"]
+    except slablab.NotFound:
+        last = None
+    with pytest.raises(exc) as e:
+        raw.storm_start(*args, **kw)
+    assert e.value.errno == err, (e.value.errno, str(e.value))
+    assert e.value.op == "STORM_START"
+    texts = (text,) if isinstance(text, str) else text
+    assert any(t in str(e.value) for t in texts), str(e.value)
+    try:                                                    # no storm was started
+        assert raw.storm_get()["id"] == last
+    except slablab.NotFound:
+        assert last is None
+    return e.value
+
+
+def test_bad_spec_zero_threads(client, raw, make_cache):
+    name = make_cache(64)
+    refused(raw, slablab.InvalidArgument, errno.ERANGE, "integer out of range",
+            "slablab", "pair", cache=name, threads=0)
+    refused(raw, slablab.InvalidArgument, errno.ERANGE, "integer out of range",
+            "slablab", "pair", cache=name, threads=257)
+    with pytest.raises(slablab.InvalidArgument, match=r"threads 0 is out of range \(1\.\.256\)"):
+        client.storm_start("slablab", "pair", cache=name, threads=0)
+
+
+def test_bad_spec_absurd_sizes(raw):
+    for size in (0, 32769, 1 << 20):
+        refused(raw, slablab.InvalidArgument, errno.ERANGE, "integer out of range",
+                "kmalloc", "pair", size=size)
+        refused(raw, slablab.InvalidArgument, errno.ERANGE, "integer out of range",
+                "native", "pair", size=size)
+    refused(raw, slablab.InvalidArgument, errno.EINVAL, "kmalloc targets need SIZE or SIZES",
+            "native-kmalloc", "pair")
+    refused(raw, slablab.InvalidArgument, errno.EINVAL, "native target needs CACHE",
+            "native", "pair")
+
+
+def test_bad_spec_target_and_cache(raw, make_cache):
+    refused(raw, slablab.InvalidArgument, errno.EINVAL, "the cache target needs CACHE",
+            "slablab", "pair")
+    refused(raw, slablab.NotFound, errno.ENOENT, "no cache named storm-nosuch",
+            "slablab", "pair", cache="storm-nosuch")
+    name = make_cache(64)
+    refused(raw, slablab.InvalidArgument, errno.EINVAL, "give OPS or DURATION_MS, not both",
+            "slablab", "pair", cache=name, ops=100, duration_ms=100)
+    refused(raw, slablab.InvalidArgument, errno.EINVAL,
+            "remote needs an even number of threads", "slablab", "remote", cache=name,
+            threads=3)
+    refused(raw, slablab.InvalidArgument, errno.EINVAL, "bulk needs a cache target",
+            "kmalloc", "bulk", size=64)
+    refused(raw, slablab.InvalidArgument, errno.EINVAL, "bulk needs a cache target",
+            "native-kmalloc", "bulk", size=64)
+    refused(raw, slablab.InvalidArgument, errno.EINVAL, "RING must be a power of two",
+            "slablab", "remote", cache=name, ring=48)
+
+
+def test_bad_spec_memory_cap(raw, make_cache):
+    name = make_cache(4096)
+    e = refused(raw, slablab.OperationFailed, errno.E2BIG, "MiB cap",
+                "slablab", "churn", cache=name, threads=256, working_set=1 << 20)
+    assert "storm may hold" in str(e)
+    refused(raw, slablab.OperationFailed, errno.E2BIG, "over the",
+            "kmalloc", "batch", size=4096, batch=4096, max_live_bytes=1 << 20)
+    refused(raw, slablab.InvalidArgument, errno.ERANGE, "MAX_LIVE_BYTES is at most half of RAM",
+            "slablab", "pair", cache=name, max_live_bytes=1 << 50)
+
+
+def test_bad_spec_cpus(raw, make_cache, ncpus):
+    name = make_cache(64)
+    # beyond nr_cpu_ids (no such cpu): refused as a list that does not parse, or, where
+    # the cpumask is wider than nr_cpu_ids, as a cpu that is not online
+    refused(raw, slablab.InvalidArgument, errno.EINVAL,
+            (f'CPUS "0-{ncpus + 63}" is not a cpu list', f"cpu {ncpus} is not online"),
+            "slablab", "pair", cache=name, cpus=f"0-{ncpus + 63}")
+    refused(raw, slablab.InvalidArgument, errno.EINVAL, "is not a cpu list",
+            "slablab", "pair", cache=name, cpus="0-x")
+
+
+CPU1 = "/sys/devices/system/cpu/cpu1/online"
+
+
+@pytest.mark.skipif(os.cpu_count() < 2 or not os.path.exists(CPU1), reason="needs cpu 1")
+def test_bad_spec_cpu_not_online(raw, make_cache):
+    """A possible but offline cpu: the kernel names it."""
+    name = make_cache(64)
+    with open(CPU1, "w") as f:
+        f.write("0")
+    try:
+        refused(raw, slablab.InvalidArgument, errno.EINVAL, "cpu 1 is not online",
+                "slablab", "pair", cache=name, cpus="1")
+        refused(raw, slablab.InvalidArgument, errno.EINVAL, "cpu 1 is not online",
+                "slablab", "pair", cache=name, cpus="0-1")
+        # the default cpu list is the online cpus
+        r = raw.storm("slablab", "pair", cache=name, ops=2000)
+        assert r["spec"]["cpus"] == "0" and r["spec"]["threads"] == 1
+    finally:
+        with open(CPU1, "w") as f:
+            f.write("1")
+    r = raw.storm("slablab", "pair", cache=name, ops=2000)
+    assert r["spec"]["cpus"] == "0-1"
+    consistent(raw, name)
+
+
+# ------------------------------------------------------------------ fault injection
+
+def set_fail_slab_every(client, name, n):
+    try:
+        client.cache_set(name, fail_slab_every=n)
+    except TypeError:                                   # an older binding
+        dbg_write(name, "fail_slab_every", n)
+    with open(f"{DEBUGFS}/caches/{name}/fail_slab_every") as f:
+        assert f.read().strip() == str(n)
+
+
+@pytest.mark.parametrize("pattern", ["batch", "remote", "churn", "bulk"])
+def test_fault_injection_counts_failures(client, make_cache, ncpus, pattern):
+    # no slab is kept empty, so the storm keeps asking for new ones
+    name = make_cache(512, cpu_partial=0, min_partial=0)
+    set_fail_slab_every(client, name, 3)
+    kw = dict(ops=4096, batch=256, working_set=256, ring=256)
+    r, before = storm_on_cache(client, name, pattern, threads=threads_for(pattern, ncpus),
+                               **kw)
+    # failed allocations count as ops done: the storm still ends exactly at OPS
+    res = check_result(r, failures_ok=True)
+    assert res["failures"] > 0, (res, r["result"]["stats"])
+    assert r["result"]["stats"]["alloc_slab"] > 0
+    check_cache_after(client, name, r, before)
+    set_fail_slab_every(client, name, 0)
+    r, before = storm_on_cache(client, name, pattern, threads=threads_for(pattern, ncpus),
+                               **kw)
+    assert check_result(r)["failures"] == 0
+    check_cache_after(client, name, r, before)
+
+
+# ------------------------------------------------------- unload (keep these last)
+
+def module_loaded():
+    return os.path.exists("/sys/module/slablab")
+
+
+@pytest.mark.parametrize("target,pattern", [("slablab", "remote"), ("native", "churn"),
+                                            ("kmalloc", "batch")])
+def test_unload_mid_storm(target, pattern):
+    """rmmod while a storm runs on a duration: the storm is stopped and its threads are
+    gone before the module text is, and the module loads again. Every Client opened
+    before is stale afterwards (new family id), so this test opens its own."""
+    c = slablab.Client()
+    kw = dict(cache="unload-victim") if target != "kmalloc" else dict(size=200)
+    if target != "kmalloc":
+        c.cache_create("unload-victim", 200)
+    s = c.storm_start(target, pattern, duration_ms=120000,
+                      threads=threads_for(pattern, len(online_cpus())), **kw)
+    assert wait_running(c, s["id"])["state"] == "running"
+    r = subprocess.run(["rmmod", "slablab"], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert not module_loaded()
+    with pytest.raises(slablab.ModuleNotLoaded):
+        slablab.Client()
+    assert not [t for t in os.listdir("/proc") if t.isdigit() and comm(t).startswith(
+        "slablab-storm")], "storm kthreads outlived the module"
+    r = subprocess.run(["insmod", MODULE], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    c = slablab.Client()
+    with pytest.raises(slablab.NotFound):
+        c.storm_get()
+    assert "unload-victim" not in {x["name"] for x in c.cache_list()}
+    # and storms work on the fresh module
+    c.cache_create("after-reload", 64)
+    r = c.storm("slablab", "pair", cache="after-reload", ops=2000)
+    assert r["state"] == "done" and r["id"] == 1
+    assert c.cache_validate("after-reload")["ok"]
+    c.cache_destroy("after-reload")
+
+
+def comm(pid):
+    try:
+        with open(f"/proc/{pid}/comm") as f:
+            return f.read().strip()
+    except OSError:
+        return ""

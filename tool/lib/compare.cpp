@@ -1,0 +1,347 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+#include "slabctl/compare.hpp"
+
+#include "slabctl/names.hpp"
+#include "slabctl/parse.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <set>
+#include <utility>
+
+namespace slabctl {
+namespace {
+
+bool uses_cache_settings(const StormSpec& s)
+{
+	return s.target == SLABLAB_TARGET_CACHE ||
+	       (s.target == SLABLAB_TARGET_NATIVE && !s.cache.empty());
+}
+
+/// The spec a target runs: only the attributes that target takes.
+StormSpec spec_for_target(const StormSpec& base, uint32_t target)
+{
+	StormSpec s = base;
+	s.target = target;
+	switch (target) {
+	case SLABLAB_TARGET_CACHE:
+		s.size.reset();
+		s.sizes.clear();
+		break;
+	case SLABLAB_TARGET_NATIVE:
+		if (!s.cache.empty())
+			s.size.reset();
+		s.sizes.clear();
+		break;
+	default:	// kmalloc targets
+		s.cache.clear();
+		break;
+	}
+	return s;
+}
+
+/// Which tunables any variant touches.
+struct Touched {
+	bool cpu_partial = false, min_partial = false, order = false, fastpath = false,
+	     flags = false, fail_slab_every = false;
+	bool any() const
+	{
+		return cpu_partial || min_partial || order || fastpath || flags || fail_slab_every;
+	}
+};
+
+Touched touched(const std::vector<CompareVariant>& variants)
+{
+	Touched t;
+	for (const auto& v : variants) {
+		if (!v.set)
+			continue;
+		t.cpu_partial |= v.set->cpu_partial.has_value();
+		t.min_partial |= v.set->min_partial.has_value();
+		t.order |= v.set->order.has_value();
+		t.fastpath |= v.set->fastpath.has_value();
+		t.flags |= v.set->flags.has_value() || v.set->relative_flags();
+		t.fail_slab_every |= v.set->fail_slab_every.has_value();
+	}
+	return t;
+}
+
+/// The cache's original values of the touched tunables, as an absolute Tunables.
+Tunables original_settings(const CacheInfo& c, const Touched& t)
+{
+	Tunables o;
+	if (t.cpu_partial)
+		o.cpu_partial = c.cpu_partial;
+	if (t.min_partial)
+		o.min_partial = c.min_partial;
+	if (t.order)
+		o.order = c.order;
+	if (t.fastpath)
+		o.fastpath = c.fastpath;
+	if (t.flags)
+		o.flags = c.flags;
+	if (t.fail_slab_every)
+		o.fail_slab_every = c.fail_slab_every;
+	return o;
+}
+
+/// A variant's settings over the original ones: absolute values for every touched key.
+Tunables absolute_settings(const Tunables& original, const Tunables& set)
+{
+	Tunables a = original;
+	if (set.cpu_partial)
+		a.cpu_partial = set.cpu_partial;
+	if (set.min_partial)
+		a.min_partial = set.min_partial;
+	if (set.order)
+		a.order = set.order;
+	if (set.fastpath)
+		a.fastpath = set.fastpath;
+	if (set.fail_slab_every)
+		a.fail_slab_every = set.fail_slab_every;
+	if (a.flags) {
+		uint32_t base = set.flags ? *set.flags : *a.flags;
+		a.flags = (base | set.flags_set) & ~set.flags_clear;
+	}
+	return a;
+}
+
+bool same_settings(const Tunables& a, const Tunables& b)
+{
+	return a.cpu_partial == b.cpu_partial && a.min_partial == b.min_partial &&
+	       a.order == b.order && a.fastpath == b.fastpath && a.flags == b.flags &&
+	       a.fail_slab_every == b.fail_slab_every;
+}
+
+}  // namespace
+
+std::vector<std::string> compare_figure_keys(const CompareSpec& spec)
+{
+	std::vector<std::string> keys;
+	if (spec.figures.empty()) {
+		for (auto k : main_figures(spec.base.pattern))
+			keys.emplace_back(k);
+		return keys;
+	}
+	for (const auto& k : spec.figures) {
+		if (!figure_info(k)) {
+			std::string known;
+			for (const auto& fi : figure_table())
+				known += fmt::format("{}{}", known.empty() ? "" : ", ", fi.key);
+			throw UsageError(fmt::format("unknown figure '{}' (known: {})", k, known));
+		}
+		if (std::find(keys.begin(), keys.end(), k) == keys.end())
+			keys.push_back(k);
+	}
+	return keys;
+}
+
+std::vector<CompareVariant> compare_variants(const CompareSpec& spec)
+{
+	if (spec.repeat < 1 || spec.repeat > kMaxCompareRepeat)
+		throw UsageError(fmt::format("repeat {} is out of range (1..{})", spec.repeat,
+					     kMaxCompareRepeat),
+				 ERANGE);
+	std::vector<uint32_t> targets = spec.targets;
+	if (targets.empty()) {
+		if (spec.sets.empty())
+			targets = {SLABLAB_TARGET_CACHE, SLABLAB_TARGET_NATIVE};
+		else
+			targets = {SLABLAB_TARGET_CACHE};
+	}
+	for (std::size_t i = 0; i < targets.size(); i++)
+		for (std::size_t j = 0; j < i; j++)
+			if (targets[i] == targets[j])
+				throw UsageError(fmt::format("target {} is given twice",
+							     storm_target_name(targets[i])));
+	std::vector<std::pair<std::string, Tunables>> sets;
+	for (const auto& text : spec.sets) {
+		try {
+			sets.emplace_back(text, parse_set_variant(text));
+		} catch (const UsageError& e) {
+			throw UsageError(fmt::format("--set {}: {}", text, e.what()), e.err);
+		}
+	}
+	if (!sets.empty()) {
+		if (spec.base.cache.empty())
+			throw UsageError("--set changes a slablab cache: give it with --cache NAME");
+		if (std::find(targets.begin(), targets.end(), SLABLAB_TARGET_CACHE) == targets.end())
+			throw UsageError("--set applies to target slablab (the cache), and no slablab "
+					 "target is compared");
+	}
+	for (uint32_t t : spec.threads)
+		if (t < 1 || t > SLABLAB_STORM_MAX_THREADS)
+			throw UsageError(fmt::format("threads {} is out of range (1..{})", t,
+						     SLABLAB_STORM_MAX_THREADS),
+					 ERANGE);
+	std::vector<std::optional<uint32_t>> thread_axis;
+	if (spec.threads.empty())
+		thread_axis.push_back(spec.base.threads);
+	else
+		thread_axis.assign(spec.threads.begin(), spec.threads.end());
+
+	std::vector<CompareVariant> out;
+	for (uint32_t target : targets) {
+		StormSpec tspec = spec_for_target(spec.base, target);
+		std::vector<std::optional<std::pair<std::string, Tunables>>> set_axis;
+		if (target == SLABLAB_TARGET_CACHE && !sets.empty())
+			set_axis.assign(sets.begin(), sets.end());
+		else
+			set_axis.push_back(std::nullopt);
+		for (const auto& set : set_axis) {
+			for (const auto& threads : thread_axis) {
+				CompareVariant v;
+				v.spec = tspec;
+				v.spec.threads = threads;
+				v.label = storm_target_name(target);
+				if (set) {
+					v.set_text = set->first;
+					v.set = set->second;
+					v.label += " " + set->first;
+				}
+				if (spec.threads.size() > 1)
+					v.label += fmt::format(" threads={}", *threads);
+				try {
+					validate_storm_spec(v.spec);
+				} catch (const UsageError& e) {
+					throw UsageError(fmt::format("{}: {}", v.label, e.what()), e.err);
+				}
+				out.push_back(std::move(v));
+			}
+		}
+	}
+	if (out.size() > kMaxCompareVariants)
+		throw UsageError(fmt::format("{} variants, at most {}", out.size(),
+					     kMaxCompareVariants),
+				 ERANGE);
+	return out;
+}
+
+void summarize_compare(CompareResult& result)
+{
+	const std::size_t nv = result.variants.size();
+	result.summaries.assign(result.figures.size(), std::vector<FigureSummary>(nv));
+	uint32_t max_repeat = 0;
+	for (const auto& run : result.runs)
+		max_repeat = std::max(max_repeat, run.repeat);
+	for (std::size_t fi = 0; fi < result.figures.size(); fi++) {
+		const std::string& key = result.figures[fi];
+		// values[variant][repeat - 1]
+		std::vector<std::vector<double>> values(nv, std::vector<double>(max_repeat, NAN));
+		for (const auto& run : result.runs) {
+			if (!run.counted() || run.variant >= nv || run.repeat < 1)
+				continue;
+			if (auto v = figure_value(run.figures, key))
+				values[run.variant][run.repeat - 1] = *v;
+		}
+		auto& row = result.summaries[fi];
+		for (std::size_t v = 0; v < nv; v++)
+			row[v].values = summarize(values[v]);
+		for (std::size_t v = 0; v < nv; v++) {
+			if (row[0].values.n && row[v].values.n && row[0].values.median != 0)
+				row[v].ratio = row[v].values.median / row[0].values.median;
+			std::vector<double> ratios;
+			for (uint32_t r = 0; r < max_repeat; r++) {
+				double a = values[v][r], b = values[0][r];
+				if (!std::isnan(a) && !std::isnan(b) && b != 0)
+					ratios.push_back(a / b);
+			}
+			row[v].paired = summarize(std::move(ratios));
+		}
+	}
+}
+
+CompareResult run_compare(Client& client, const CompareSpec& spec,
+			  const CompareProgressFn& progress, const Client::ShouldStop& should_stop)
+{
+	CompareResult result;
+	result.spec = spec;
+	result.variants = compare_variants(spec);
+	result.figures = compare_figure_keys(spec);
+
+	// Settings: each variant's absolute settings over the cache's original ones.
+	const Touched t = touched(result.variants);
+	Tunables original;
+	std::vector<std::optional<Tunables>> desired(result.variants.size());
+	if (t.any()) {
+		original = original_settings(client.cache_get(spec.base.cache, false), t);
+		for (std::size_t i = 0; i < result.variants.size(); i++) {
+			const auto& v = result.variants[i];
+			if (v.set)
+				desired[i] = absolute_settings(original, *v.set);
+			else if (t.flags && uses_cache_settings(v.spec))
+				desired[i] = original;	// native copies the cache's flags
+		}
+	}
+	std::optional<Tunables> applied;	// nullopt: the original settings
+	auto apply = [&](const Tunables& want) {
+		if (same_settings(want, applied.value_or(original)))
+			return;
+		client.cache_set(spec.base.cache, want);
+		applied = want;
+	};
+	auto restore = [&] {
+		if (!applied || same_settings(*applied, original))
+			return;
+		try {
+			client.cache_set(spec.base.cache, original);
+			applied.reset();
+		} catch (const Error& e) {
+			result.restore_error = fmt::format(
+				"restoring the settings of cache {} failed: {}", spec.base.cache,
+				e.what());
+		}
+	};
+
+	const std::size_t total = result.variants.size() * spec.repeat;
+	try {
+		for (uint32_t rep = 1; rep <= spec.repeat && !result.interrupted; rep++) {
+			for (std::size_t vi = 0; vi < result.variants.size(); vi++) {
+				const CompareVariant& v = result.variants[vi];
+				if (should_stop && should_stop()) {
+					result.interrupted = true;
+					break;
+				}
+				if (desired[vi])
+					apply(*desired[vi]);
+				CompareProgress p;
+				p.run = result.runs.size();
+				p.total = total;
+				p.variant_index = vi;
+				p.variant = &v;
+				p.repeat = rep;
+				StormResult r = client.run_storm(
+					v.spec,
+					[&](const StormResult& s) {
+						if (!progress)
+							return;
+						p.storm = &s;
+						progress(p);
+					},
+					should_stop, spec.poll);
+				CompareRun run;
+				run.variant = vi;
+				run.repeat = rep;
+				run.figures = storm_figures(r);
+				run.result = std::move(r);
+				const bool stopped = run.result.interrupted;
+				result.runs.push_back(std::move(run));
+				if (stopped) {
+					result.interrupted = true;
+					break;
+				}
+			}
+		}
+	} catch (...) {
+		restore();
+		throw;
+	}
+	restore();
+	summarize_compare(result);
+	return result;
+}
+
+}  // namespace slabctl
