@@ -3,11 +3,22 @@
  * slablab generic netlink family: the stable control interface. The protocol is
  * specified in uapi/linux/slablab.h.
  *
+ * Privilege: every command that changes state needs CAP_SYS_ADMIN (SLABLAB_NL_SYS_ADMIN
+ * in the ops table, checked in slablab_nl_pre_doit()); reading caches, status and storm
+ * progress is open to everyone. Those commands also carry GENL_ADMIN_PERM, genetlink's
+ * CAP_NET_ADMIN check: it refuses before the request is even parsed, so an unprivileged
+ * caller learns nothing from malformed requests. Root has both.
+ *
+ * Replies: a handler that changes state allocates its reply before it does anything, so
+ * a request that fails for lack of memory changes nothing (an OBJ_ALLOC whose reply
+ * could not be allocated would otherwise hold objects nobody knows the handle of).
+ *
  * Locking: the family is not parallel_ops, so every handler runs under genl_mutex.
  * Handlers then take cpus_read_lock() and slablab_mutex (slab.c's lock order) through
  * slablab_lock(). Dumps keep their cursor (the index of the next cache) in cb->args[0].
  */
 #include <linux/module.h>
+#include <linux/capability.h>
 #include <linux/utsname.h>
 #include <linux/cpu.h>
 #include <linux/nodemask.h>
@@ -217,32 +228,39 @@ static size_t cache_msg_size(void)
 	return NLMSG_GOODSIZE + num_possible_cpus() * (stats + 5 * nla_total_size(4));
 }
 
-/* Reply to @info with the cache (and whatever @extra adds to the message). */
-static int reply_cache(struct genl_info *info, struct slablab_cache *s, u8 cmd,
-		       const u64 *slabs_freed, int (*extra)(struct sk_buff *, void *),
-		       void *arg)
+/* Start a reply to @info: allocated before the request's work (see the top of the file). */
+static struct sk_buff *reply_new(struct genl_info *info, u8 cmd, size_t size, void **hdr)
 {
-	struct sk_buff *msg = genlmsg_new(cache_msg_size(), GFP_KERNEL);
-	void *hdr;
-	int err = -EMSGSIZE;
+	struct sk_buff *msg = genlmsg_new(size, GFP_KERNEL);
 
 	if (!msg)
-		return -ENOMEM;
-	hdr = genlmsg_put_reply(msg, info, &slablab_family, 0, cmd);
-	if (!hdr)
-		goto err;
-	if (put_cache(msg, s, true, slabs_freed))
-		goto err;
-	if (extra) {
+		return NULL;
+	*hdr = genlmsg_put_reply(msg, info, &slablab_family, 0, cmd);
+	if (!*hdr) {
+		nlmsg_free(msg);
+		return NULL;
+	}
+	return msg;
+}
+
+/*
+ * Fill @msg (from reply_new()) with the cache and whatever @extra adds, and send it.
+ * Consumes @msg in every case.
+ */
+static int reply_cache(struct genl_info *info, struct sk_buff *msg, void *hdr,
+		       struct slablab_cache *s, const u64 *slabs_freed,
+		       int (*extra)(struct sk_buff *, void *), void *arg)
+{
+	int err = put_cache(msg, s, true, slabs_freed);
+
+	if (!err && extra)
 		err = extra(msg, arg);
-		if (err)
-			goto err;
+	if (err) {
+		nlmsg_free(msg);
+		return err;
 	}
 	genlmsg_end(msg, hdr);
 	return genlmsg_reply(msg, info);
-err:
-	nlmsg_free(msg);
-	return err;
 }
 
 static int slablab_nl_get_status(struct sk_buff *skb, struct genl_info *info)
@@ -320,7 +338,9 @@ static int slablab_nl_cache_new(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nlattr *tb[SLABLAB_CACHE_A_MAX + 1];
 	struct slablab_cache *s;
+	struct sk_buff *msg;
 	unsigned int flags;
+	void *hdr;
 	int err;
 
 	err = parse_cache(info, tb);
@@ -333,6 +353,9 @@ static int slablab_nl_cache_new(struct sk_buff *skb, struct genl_info *info)
 	}
 	flags = tb[SLABLAB_CACHE_A_FLAGS] ? nla_get_u32(tb[SLABLAB_CACHE_A_FLAGS]) :
 					    slablab_default_flags();
+	msg = reply_new(info, SLABLAB_CMD_CACHE_NEW, cache_msg_size(), &hdr);
+	if (!msg)
+		return -ENOMEM;
 	slablab_lock();
 	s = slablab_cache_create_owner(nla_data(tb[SLABLAB_CACHE_A_NAME]),
 				       nla_get_u32(tb[SLABLAB_CACHE_A_SIZE]),
@@ -341,23 +364,32 @@ static int slablab_nl_cache_new(struct sk_buff *skb, struct genl_info *info)
 				       flags, NULL, SLABLAB_OWNER_NETLINK, info->extack);
 	if (IS_ERR(s)) {
 		err = PTR_ERR(s);
-		goto out;
+		goto out_free;
 	}
 	tb[SLABLAB_CACHE_A_FLAGS] = NULL;	/* already applied */
 	err = check_tunables(s, tb, info->extack);
 	if (!err)
 		err = apply_tunables(s, tb, info->extack);
-	if (err) {
-		if (!slablab_cache_destroy_locked(s, NULL)) {
-			slablab_unlock();
-			slablab_cache_release(s);
-			return err;
-		}
-		goto out;
-	}
-	err = reply_cache(info, s, SLABLAB_CMD_CACHE_NEW, NULL, NULL, NULL);
-out:
+	if (err)
+		goto out_destroy;
+	err = put_cache(msg, s, true, NULL);
+	if (err)
+		goto out_destroy;
 	slablab_unlock();
+	genlmsg_end(msg, hdr);
+	return genlmsg_reply(msg, info);
+
+out_destroy:
+	/* A request that fails creates nothing; the new cache is empty and unused. */
+	if (!slablab_cache_destroy_locked(s, NULL)) {
+		slablab_unlock();
+		slablab_cache_release(s);
+		nlmsg_free(msg);
+		return err;
+	}
+out_free:
+	slablab_unlock();
+	nlmsg_free(msg);
 	return err;
 }
 
@@ -399,17 +431,24 @@ static int slablab_nl_cache_get(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nlattr *tb[SLABLAB_CACHE_A_MAX + 1];
 	struct slablab_cache *s;
+	struct sk_buff *msg;
+	void *hdr;
 	int err;
 
 	err = parse_cache(info, tb);
 	if (err)
 		return err;
+	msg = reply_new(info, SLABLAB_CMD_CACHE_GET, cache_msg_size(), &hdr);
+	if (!msg)
+		return -ENOMEM;
 	slablab_lock();
 	s = lookup_cache(info, tb);
-	if (IS_ERR(s))
+	if (IS_ERR(s)) {
+		nlmsg_free(msg);
 		err = PTR_ERR(s);
-	else
-		err = reply_cache(info, s, SLABLAB_CMD_CACHE_GET, NULL, NULL, NULL);
+	} else {
+		err = reply_cache(info, msg, hdr, s, NULL, NULL, NULL);
+	}
 	slablab_unlock();
 	return err;
 }
@@ -458,6 +497,8 @@ static int slablab_nl_cache_set(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nlattr *tb[SLABLAB_CACHE_A_MAX + 1];
 	struct slablab_cache *s;
+	struct sk_buff *msg;
+	void *hdr;
 	int err;
 
 	err = parse_cache(info, tb);
@@ -470,19 +511,26 @@ static int slablab_nl_cache_set(struct sk_buff *skb, struct genl_info *info)
 				tb[SLABLAB_CACHE_A_ALIGN]);
 		return -EINVAL;
 	}
+	msg = reply_new(info, SLABLAB_CMD_CACHE_SET, cache_msg_size(), &hdr);
+	if (!msg)
+		return -ENOMEM;
 	slablab_lock();
 	s = lookup_cache(info, tb);
 	if (IS_ERR(s)) {
 		err = PTR_ERR(s);
-		goto out;
+		goto out_free;
 	}
 	err = check_tunables(s, tb, info->extack);
 	if (!err)
 		err = apply_tunables(s, tb, info->extack);
-	if (!err)
-		err = reply_cache(info, s, SLABLAB_CMD_CACHE_SET, NULL, NULL, NULL);
-out:
+	if (err)
+		goto out_free;
+	err = reply_cache(info, msg, hdr, s, NULL, NULL, NULL);
 	slablab_unlock();
+	return err;
+out_free:
+	slablab_unlock();
+	nlmsg_free(msg);
 	return err;
 }
 
@@ -490,21 +538,26 @@ static int slablab_nl_cache_shrink(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nlattr *tb[SLABLAB_CACHE_A_MAX + 1];
 	struct slablab_cache *s;
+	struct sk_buff *msg;
+	void *hdr;
 	u64 freed;
 	int err;
 
 	err = parse_cache(info, tb);
 	if (err)
 		return err;
+	msg = reply_new(info, SLABLAB_CMD_CACHE_SHRINK, cache_msg_size(), &hdr);
+	if (!msg)
+		return -ENOMEM;
 	slablab_lock();
 	s = lookup_cache(info, tb);
 	if (IS_ERR(s)) {
-		err = PTR_ERR(s);
-		goto out;
+		slablab_unlock();
+		nlmsg_free(msg);
+		return PTR_ERR(s);
 	}
 	freed = slablab_shrink_locked(s);
-	err = reply_cache(info, s, SLABLAB_CMD_CACHE_SHRINK, &freed, NULL, NULL);
-out:
+	err = reply_cache(info, msg, hdr, s, &freed, NULL, NULL);
 	slablab_unlock();
 	return err;
 }
@@ -533,6 +586,8 @@ static int slablab_nl_cache_validate(struct sk_buff *skb, struct genl_info *info
 	struct nlattr *tb[SLABLAB_CACHE_A_MAX + 1];
 	struct slablab_validate_report *r;
 	struct slablab_cache *s;
+	struct sk_buff *msg;
+	void *hdr;
 	int err;
 
 	err = parse_cache(info, tb);
@@ -541,16 +596,22 @@ static int slablab_nl_cache_validate(struct sk_buff *skb, struct genl_info *info
 	r = kzalloc(sizeof(*r), GFP_KERNEL);
 	if (!r)
 		return -ENOMEM;
+	msg = reply_new(info, SLABLAB_CMD_CACHE_VALIDATE, cache_msg_size(), &hdr);
+	if (!msg) {
+		err = -ENOMEM;
+		goto out_report;
+	}
 	slablab_lock();
 	s = lookup_cache(info, tb);
 	if (IS_ERR(s)) {
+		nlmsg_free(msg);
 		err = PTR_ERR(s);
-		goto out;
+	} else {
+		slablab_validate(s, r);
+		err = reply_cache(info, msg, hdr, s, NULL, put_validate, r);
 	}
-	slablab_validate(s, r);
-	err = reply_cache(info, s, SLABLAB_CMD_CACHE_VALIDATE, NULL, put_validate, r);
-out:
 	slablab_unlock();
+out_report:
 	kfree(r);
 	return err;
 }
@@ -590,16 +651,11 @@ static int get_cpu_attr(struct genl_info *info, int *cpu)
 	return 0;
 }
 
-static int reply_handle(struct genl_info *info, u8 cmd, u32 id, u32 count)
+/* Fill and send a handle reply started with reply_new(); consumes @msg. */
+static int reply_handle(struct genl_info *info, struct sk_buff *msg, void *hdr, u32 id,
+			u32 count)
 {
-	struct sk_buff *msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
-	void *hdr;
-
-	if (!msg)
-		return -ENOMEM;
-	hdr = genlmsg_put_reply(msg, info, &slablab_family, 0, cmd);
-	if (!hdr || nla_put_u32(msg, SLABLAB_A_HANDLE, id) ||
-	    nla_put_u32(msg, SLABLAB_A_COUNT, count)) {
+	if (nla_put_u32(msg, SLABLAB_A_HANDLE, id) || nla_put_u32(msg, SLABLAB_A_COUNT, count)) {
 		nlmsg_free(msg);
 		return -EMSGSIZE;
 	}
@@ -611,8 +667,10 @@ static int slablab_nl_obj_alloc(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nlattr *tb[SLABLAB_CACHE_A_MAX + 1];
 	struct slablab_cache *s;
+	struct sk_buff *msg;
 	u32 id, count;
 	int cpu, err;
+	void *hdr;
 
 	err = parse_cache(info, tb);
 	if (err)
@@ -620,39 +678,54 @@ static int slablab_nl_obj_alloc(struct sk_buff *skb, struct genl_info *info)
 	if (GENL_REQ_ATTR_CHECK(info, SLABLAB_A_COUNT))
 		return -EINVAL;
 	count = nla_get_u32(info->attrs[SLABLAB_A_COUNT]);
+	msg = reply_new(info, SLABLAB_CMD_OBJ_ALLOC, NLMSG_GOODSIZE, &hdr);
+	if (!msg)
+		return -ENOMEM;
 	slablab_lock();
 	err = get_cpu_attr(info, &cpu);
 	if (err)
-		goto out;
+		goto out_free;
 	s = lookup_cache(info, tb);
 	if (IS_ERR(s)) {
 		err = PTR_ERR(s);
-		goto out;
+		goto out_free;
 	}
 	err = slablab_handle_alloc(s, count, cpu, &id, info->extack);
-	if (!err)
-		err = reply_handle(info, SLABLAB_CMD_OBJ_ALLOC, id, count);
-out:
+	if (err)
+		goto out_free;
+	/* Two u32s always fit a fresh NLMSG_GOODSIZE message: the handle is now the caller's. */
+	err = reply_handle(info, msg, hdr, id, count);
 	slablab_unlock();
+	return err;
+out_free:
+	slablab_unlock();
+	nlmsg_free(msg);
 	return err;
 }
 
 static int slablab_nl_obj_free(struct sk_buff *skb, struct genl_info *info)
 {
 	u32 id, count = 0, left = 0;
+	struct sk_buff *msg;
 	int cpu, err;
+	void *hdr;
 
 	if (GENL_REQ_ATTR_CHECK(info, SLABLAB_A_HANDLE))
 		return -EINVAL;
 	id = nla_get_u32(info->attrs[SLABLAB_A_HANDLE]);
 	if (info->attrs[SLABLAB_A_COUNT])
 		count = nla_get_u32(info->attrs[SLABLAB_A_COUNT]);
+	msg = reply_new(info, SLABLAB_CMD_OBJ_FREE, NLMSG_GOODSIZE, &hdr);
+	if (!msg)
+		return -ENOMEM;
 	slablab_lock();
 	err = get_cpu_attr(info, &cpu);
 	if (!err)
 		err = slablab_handle_free(id, cpu, count, &left, info->extack);
 	if (!err)
-		err = reply_handle(info, SLABLAB_CMD_OBJ_FREE, id, left);
+		err = reply_handle(info, msg, hdr, id, left);
+	else
+		nlmsg_free(msg);
 	slablab_unlock();
 	return err;
 }
@@ -707,6 +780,31 @@ static int slablab_nl_storm_stop(struct sk_buff *skb, struct genl_info *info)
 	return err;
 }
 
+/* genl_ops.internal_flags: the command changes state and needs CAP_SYS_ADMIN. */
+#define SLABLAB_NL_SYS_ADMIN	BIT(0)
+
+#ifdef GENL_SET_ERR_MSG_FMT	/* 6.2 brought this and the split do/dump ops */
+#define slablab_doit_ops genl_split_ops
+#else
+#define slablab_doit_ops genl_ops
+#endif
+
+static int slablab_nl_pre_doit(const struct slablab_doit_ops *ops, struct sk_buff *skb,
+			       struct genl_info *info)
+{
+	/*
+	 * netlink_capable(): the sender now and the socket's opener both need it, so a
+	 * socket opened by root and handed to an unprivileged process grants nothing.
+	 */
+	if ((ops->internal_flags & SLABLAB_NL_SYS_ADMIN) &&
+	    !netlink_capable(skb, CAP_SYS_ADMIN)) {
+		NL_SET_ERR_MSG_MOD(info->extack,
+				   "this command changes state and needs CAP_SYS_ADMIN (run as root)");
+		return -EPERM;
+	}
+	return 0;
+}
+
 static const struct genl_ops slablab_ops[] = {
 	{
 		.cmd = SLABLAB_CMD_GET_STATUS,
@@ -715,10 +813,12 @@ static const struct genl_ops slablab_ops[] = {
 		.cmd = SLABLAB_CMD_CACHE_NEW,
 		.doit = slablab_nl_cache_new,
 		.flags = GENL_ADMIN_PERM,
+		.internal_flags = SLABLAB_NL_SYS_ADMIN,
 	}, {
 		.cmd = SLABLAB_CMD_CACHE_DEL,
 		.doit = slablab_nl_cache_del,
 		.flags = GENL_ADMIN_PERM,
+		.internal_flags = SLABLAB_NL_SYS_ADMIN,
 	}, {
 		.cmd = SLABLAB_CMD_CACHE_GET,
 		.doit = slablab_nl_cache_get,
@@ -727,38 +827,47 @@ static const struct genl_ops slablab_ops[] = {
 		.cmd = SLABLAB_CMD_CACHE_SET,
 		.doit = slablab_nl_cache_set,
 		.flags = GENL_ADMIN_PERM,
+		.internal_flags = SLABLAB_NL_SYS_ADMIN,
 	}, {
 		.cmd = SLABLAB_CMD_CACHE_SHRINK,
 		.doit = slablab_nl_cache_shrink,
 		.flags = GENL_ADMIN_PERM,
+		.internal_flags = SLABLAB_NL_SYS_ADMIN,
 	}, {
 		.cmd = SLABLAB_CMD_CACHE_VALIDATE,
 		.doit = slablab_nl_cache_validate,
 		.flags = GENL_ADMIN_PERM,
+		.internal_flags = SLABLAB_NL_SYS_ADMIN,
 	}, {
 		.cmd = SLABLAB_CMD_CACHE_RESET_STATS,
 		.doit = slablab_nl_cache_reset,
 		.flags = GENL_ADMIN_PERM,
+		.internal_flags = SLABLAB_NL_SYS_ADMIN,
 	}, {
 		.cmd = SLABLAB_CMD_OBJ_ALLOC,
 		.doit = slablab_nl_obj_alloc,
 		.flags = GENL_ADMIN_PERM,
+		.internal_flags = SLABLAB_NL_SYS_ADMIN,
 	}, {
 		.cmd = SLABLAB_CMD_OBJ_FREE,
 		.doit = slablab_nl_obj_free,
 		.flags = GENL_ADMIN_PERM,
+		.internal_flags = SLABLAB_NL_SYS_ADMIN,
 	}, {
 		.cmd = SLABLAB_CMD_LAB_SET,
 		.doit = slablab_nl_lab_set,
 		.flags = GENL_ADMIN_PERM,
+		.internal_flags = SLABLAB_NL_SYS_ADMIN,
 	}, {
 		.cmd = SLABLAB_CMD_SELFTEST_WARN,
 		.doit = slablab_nl_selftest_warn,
 		.flags = GENL_ADMIN_PERM,
+		.internal_flags = SLABLAB_NL_SYS_ADMIN,
 	}, {
 		.cmd = SLABLAB_CMD_STORM_START,
 		.doit = slablab_nl_storm_start,
 		.flags = GENL_ADMIN_PERM,
+		.internal_flags = SLABLAB_NL_SYS_ADMIN,
 	}, {
 		.cmd = SLABLAB_CMD_STORM_GET,
 		.doit = slablab_nl_storm_get,
@@ -766,6 +875,7 @@ static const struct genl_ops slablab_ops[] = {
 		.cmd = SLABLAB_CMD_STORM_STOP,
 		.doit = slablab_nl_storm_stop,
 		.flags = GENL_ADMIN_PERM,
+		.internal_flags = SLABLAB_NL_SYS_ADMIN,
 	},
 };
 
@@ -774,6 +884,7 @@ static struct genl_family slablab_family __ro_after_init = {
 	.version = SLABLAB_GENL_VERSION,
 	.maxattr = SLABLAB_A_MAX,
 	.policy = slablab_policy,
+	.pre_doit = slablab_nl_pre_doit,
 	.netnsok = false,
 	.module = THIS_MODULE,
 	.ops = slablab_ops,

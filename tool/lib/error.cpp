@@ -20,10 +20,11 @@ std::string Error::describe(int err, std::string_view op, std::string_view extac
 		msg.append(": ");
 		msg.append(extack);
 	}
-	// A bare EPERM/EACCES is GENL_ADMIN_PERM refusing a caller without CAP_SYS_ADMIN; with
-	// an extack the module said why itself (e.g. a cache owned by someone else).
+	// A bare EPERM/EACCES is genetlink's GENL_ADMIN_PERM refusing a caller without
+	// CAP_NET_ADMIN; with an extack the module said why itself (no CAP_SYS_ADMIN, a cache
+	// owned by someone else).
 	if ((err == EPERM || err == EACCES) && extack.empty())
-		msg.append(": this command needs root (CAP_SYS_ADMIN)");
+		msg.append(": this command needs root (CAP_SYS_ADMIN and CAP_NET_ADMIN)");
 	return msg;
 }
 

@@ -10,8 +10,11 @@
  * slablab_stat_item, attribute type = item + 1) and, per cpu, under
  * SLABLAB_CACHE_A_PERCPU as a list of SLABLAB_PERCPU_A_ENTRY nests.
  *
- * Commands (→ request, ← reply). [ADMIN] commands need CAP_SYS_ADMIN (GENL_ADMIN_PERM);
- * every request is validated strictly: unknown attributes are rejected with -EINVAL and
+ * Commands (→ request, ← reply). [ADMIN] commands change state and need CAP_SYS_ADMIN
+ * (the module checks it: EPERM with an extack message) and, like every admin generic
+ * netlink command, CAP_NET_ADMIN (GENL_ADMIN_PERM: EPERM before the request is parsed);
+ * a handler allocates its reply before changing anything, so a request that fails
+ * changes nothing. Every request is validated strictly: unknown attributes are rejected with -EINVAL and
  * an extack message naming the attribute.
  *
  * SLABLAB_CMD_GET_STATUS

@@ -23,7 +23,7 @@ public:
 	Error(int err, std::string op, std::string extack, const std::string& message);
 
 	/// The default message: "<op>: <strerror(err)>[: <extack>]"; for EPERM/EACCES without an
-	/// extack (GENL_ADMIN_PERM's refusal) ": this command needs root (CAP_SYS_ADMIN)".
+	/// extack (GENL_ADMIN_PERM's refusal) ": this command needs root (CAP_SYS_ADMIN and CAP_NET_ADMIN)".
 	static std::string describe(int err, std::string_view op, std::string_view extack);
 
 	bool permission_denied() const noexcept;
