@@ -33,6 +33,8 @@ from ._core import (
     STORM_TARGETS,
     format_size,
     main_figures,
+    native_cache,
+    native_caches,
     summarize,
 )
 from .cache import Cache
@@ -65,6 +67,8 @@ __all__ = [
     "FIGURES",
     "format_size",
     "main_figures",
+    "native_caches",
+    "native_cache",
     "summarize",
     "Client",
     "Cache",

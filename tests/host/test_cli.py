@@ -535,3 +535,204 @@ def test_storm_help_names_every_option():
 def test_client_subclass_has_cache(slablab):
     assert issubclass(slablab.Client, slablab._core.Client)
     assert callable(slablab.Client.cache)
+
+
+# --------------------------------- info --native against a fake sysfs ----
+
+STAT_FILES = ["alloc_fastpath", "alloc_slowpath", "free_fastpath", "free_slowpath",
+              "free_frozen", "free_add_partial", "free_remove_partial", "alloc_from_partial",
+              "alloc_slab", "alloc_refill", "alloc_node_mismatch", "free_slab",
+              "cpuslab_flush", "deactivate_full", "deactivate_empty", "deactivate_to_head",
+              "deactivate_to_tail", "deactivate_remote_frees", "deactivate_bypass",
+              "order_fallback", "cmpxchg_double_cpu_fail", "cmpxchg_double_fail",
+              "cpu_partial_alloc", "cpu_partial_free", "cpu_partial_node", "cpu_partial_drain"]
+
+
+def _slub_cache(d, size, nobjects, nslabs, order=0, **files):
+    """A cache directory as Debian's 6.1 kernel has it (SLUB_DEBUG, NUMA, no SLUB_STATS)."""
+    d.mkdir()
+    per_slab = (4096 << order) // size
+    content = {
+        "object_size": size, "slab_size": size, "objs_per_slab": per_slab, "order": order,
+        "align": 8, "aliases": 0, "min_partial": 5, "cpu_partial": 120, "usersize": 0,
+        "objects": f"{nobjects} N0={nobjects}",
+        "total_objects": f"{nslabs * per_slab} N0={nslabs * per_slab}",
+        "slabs": f"{nslabs} N0={nslabs}", "partial": "1 N0=1", "cpu_slabs": "2 N0=2",
+        "objects_partial": "3 N0=3", "slabs_cpu_partial": "16(1) C0=16(1)",
+        "cache_dma": 0, "hwcache_align": 0, "poison": 0, "reclaim_account": 0, "red_zone": 0,
+        "sanity_checks": 0, "store_user": 0, "trace": 0, "destroy_by_rcu": 0, "ctor": "",
+        "shrink": "", "validate": "", "remote_node_defrag_ratio": 100,
+    }
+    content.update(files)
+    for name, value in content.items():
+        if value is not None:
+            (d / name).write_text(f"{value}\n" if value != "" else "")
+
+
+@pytest.fixture
+def slab_tree(tmp_path):
+    """kmalloc-64 (merged: slablab_slab, foo-bar), t64 (a kernel cache named like a
+    slablab one, with SLUB_STATS files), nodebug (no SLUB_DEBUG files), broken (an
+    unreadable objects file), a dangling alias."""
+    root = tmp_path / "slab"
+    root.mkdir()
+    _slub_cache(root / ":0000064", 64, 1000, 20, aliases=2)
+    for alias in ("kmalloc-64", "slablab_slab", "foo-bar"):
+        (root / alias).symlink_to(":0000064")
+    stats = {s: 0 for s in STAT_FILES}
+    stats.update(alloc_fastpath="900 C0=500 C1=400", alloc_slowpath="100 C0=100",
+                 free_fastpath="450 C1=450", free_slowpath="50 C0=50", order_fallback=2,
+                 cmpxchg_double_fail=3)
+    _slub_cache(root / "t64", 192, 500, 200, order=1, hwcache_align=1, poison=1, **stats)
+    _slub_cache(root / "nodebug", 32, 0, 0, objects=0, slabs=None, total_objects=None,
+                sanity_checks=None, poison=None, red_zone=None, store_user=None, trace=None)
+    _slub_cache(root / "broken", 128, 10, 1, objects=None)
+    (root / "broken" / "objects").mkdir()       # reading it fails (EISDIR), even for root
+    (root / "gone").symlink_to(":0009999")
+    return root
+
+
+def native(root, *args):
+    return subprocess.run([str(SLABCTL), *args], capture_output=True, text=True, timeout=60,
+                          check=False, env=dict(os.environ, SLABCTL_SYSFS_SLAB=str(root)))
+
+
+def slub_rows(text):
+    return {l.split()[0]: l.split() for l in text.splitlines() if l.startswith("slub/")}
+
+
+def test_native_table(slab_tree):
+    r = native(slab_tree, "info", "--native")
+    assert r.returncode == 0, r.stderr
+    rows = slub_rows(r.stdout)
+    # merged caches once, under a readable name; no ":" directories, no dangling alias
+    assert sorted(rows) == ["slub/broken", "slub/kmalloc-64", "slub/nodebug", "slub/t64"]
+    assert rows["slub/kmalloc-64"] == ["slub/kmalloc-64", "1000", "64", "81.9K", "18/1/2",
+                                       "64", "0", "5", "78", "*"]
+    # slabinfo's %Fr/%Ef; A (hwcache_align) and P (poison) flags
+    assert rows["slub/t64"][1:4] == ["500", "192", "1.6M"] and rows["slub/t64"][-1] == "AP"
+    # no SLUB_DEBUG: objects and slabs unknown
+    assert rows["slub/nodebug"][1:5] == ["-", "32", "-", "-/1/2"]
+    assert rows["slub/broken"][1] == "-" and rows["slub/broken"][2] == "128"
+    assert "1 file of 1 kernel cache" in r.stderr and "Is a directory" in r.stderr
+    if not MODULE_LOADED:
+        assert "module is not loaded" in r.stderr
+    # -B: bytes
+    rows = slub_rows(native(slab_tree, "info", "--native", "-B", "kmalloc-64").stdout)
+    assert rows["slub/kmalloc-64"][3] == "81920"
+
+
+def test_native_activity_and_sorts(slab_tree):
+    rows = slub_rows(native(slab_tree, "info", "--native", "-D").stdout)
+    assert rows["slub/t64"][1:] == ["500", "1000", "500", "90", "90", "2", "1", "3", "0"]
+    assert rows["slub/kmalloc-64"][1:] == ["1000", "-", "-", "-", "-", "-", "0", "-", "-"]
+    names = [l.split()[0] for l in native(slab_tree, "info", "--native", "-S").stdout.splitlines()[1:]
+             if l.startswith("slub/")]
+    assert names == ["slub/t64", "slub/kmalloc-64", "slub/broken", "slub/nodebug"]
+    names = [l.split()[0] for l in native(slab_tree, "info", "--native", "-A").stdout.splitlines()[1:]
+             if l.startswith("slub/")]
+    assert names[0] == "slub/t64"
+
+
+def test_native_patterns(slab_tree):
+    for pattern in ("kmalloc-*", "slablab_slab", "slub/kmalloc-64", ":0000064", "foo-*"):
+        r = native(slab_tree, "info", "--native", pattern)
+        assert r.returncode == 0, (pattern, r.stderr)
+        assert list(slub_rows(r.stdout)) == ["slub/kmalloc-64"], pattern
+    r = native(slab_tree, "info", "--native", "nomatch*")
+    assert r.returncode == 1 and "no cache matches nomatch*" in r.stderr
+
+
+def test_native_json(slab_tree):
+    r = native(slab_tree, "info", "--native", "--json")
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    assert doc["schema"] == "slablab/1" and doc["command"] == "info"
+    assert doc["native_root"] == str(slab_tree)
+    assert doc["page_size"] == os.sysconf("SC_PAGESIZE")
+    if not MODULE_LOADED:
+        assert doc["module_loaded"] is False
+    caches = {c["name"]: c for c in doc["caches"] if c["allocator"] == "slub"}
+    assert sorted(caches) == ["broken", "kmalloc-64", "nodebug", "t64"]
+    k = caches["kmalloc-64"]
+    assert k["sysfs_name"] == ":0000064"
+    assert k["aliases"] == ["foo-bar", "kmalloc-64", "slablab_slab"]
+    assert (k["size"], k["obj_stride"], k["objs_per_slab"], k["order"], k["merged"]) == (64, 64, 64, 0, 2)
+    assert k["gauges"]["objects"] == 1000 and k["gauges"]["slabs"] == 20
+    assert k["gauges"]["cpu_slabs"] + k["gauges"]["cpu_partial_slabs"] == 2
+    assert k["stats"] is None and k["flags"] == [] and k["unreadable"] == {}
+    assert caches["t64"]["stats"]["alloc_fastpath"] == 900
+    assert set(caches["t64"]["stats"]) == set(STAT_FILES)
+    assert caches["t64"]["flags"] == ["hwcache_align", "poison"]
+    assert caches["nodebug"]["gauges"]["objects"] is None
+    assert caches["nodebug"]["gauges"]["total_objects"] is None
+    assert caches["broken"]["unreadable"] == {"objects": "Is a directory"}
+
+
+def test_native_totals(slab_tree):
+    doc = json.loads(native(slab_tree, "info", "--native", "-T", "--json").stdout)
+    t = doc["native_totals"]
+    assert (t["caches"], t["incomplete"], t["active"]) == (4, 2, 2)
+    assert t["objects"] == 1500 and t["slabs"] == 220
+    assert (t["alloc"], t["free"]) == (1000, 500)
+    if not MODULE_LOADED:
+        assert doc["totals"] is None
+    text = native(slab_tree, "info", "--native", "-T").stdout
+    assert f"Slabcache Totals: kernel SLUB ({slab_tree})" in text
+    assert "2 of 4 caches not counted" in text
+
+
+def test_native_report(slab_tree):
+    r = native(slab_tree, "info", "--native", "-r", "slablab_slab")
+    assert r.returncode == 0, r.stderr
+    assert "Slabcache: slub/kmalloc-64" in r.stdout
+    assert "Names: foo-bar kmalloc-64 slablab_slab" in r.stdout
+    assert "remote_node_defrag_ratio    100" in r.stdout
+    assert "CONFIG_SLUB_STATS" in r.stdout
+    doc = json.loads(native(slab_tree, "info", "--native", "-r", "slub/t64", "--json").stdout)
+    c = doc["cache"]
+    assert c["name"] == "t64" and c["allocator"] == "slub"
+    assert c["files"]["objects"] == "500 N0=500"
+    assert c["percpu_stats"]["alloc_fastpath"] == {"0": 500, "1": 400}
+    assert c["nodes"]["slabs"] == {"0": 200}
+    r = native(slab_tree, "info", "--native", "-r", "nosuch")
+    assert r.returncode == 1 and "no kernel cache 'nosuch'" in r.stderr
+    for bad in ("../etc", "slub/", "a/b", ".."):
+        r = native(slab_tree, "info", "--native", "-r", bad)
+        assert r.returncode == 2 and "not a kernel cache name" in r.stderr, bad
+
+
+def test_native_root_errors(tmp_path):
+    r = native(tmp_path / "nonexistent", "info", "--native")
+    assert r.returncode == 1
+    assert f"cannot read {tmp_path / 'nonexistent'}: No such file or directory" in r.stderr
+    assert r.stdout == ""
+    (tmp_path / "file").write_text("")
+    r = native(tmp_path / "file", "info", "--native", "--json")
+    assert r.returncode == 1 and "Not a directory" in r.stderr and r.stdout == ""
+    r = native(tmp_path / "nonexistent", "info", "--native", "-r", "kmalloc-64")
+    assert r.returncode == 1 and "No such file or directory" in r.stderr
+    if os.geteuid() != 0:
+        locked = tmp_path / "locked"
+        locked.mkdir(mode=0)
+        r = native(locked, "info", "--native")
+        assert r.returncode == 4 and "Permission denied" in r.stderr
+
+
+def test_native_help():
+    out = slabctl("info", "--help").stdout
+    assert "--native" in out and "/sys/kernel/slab" in out
+
+
+@needs_python
+def test_python_native_caches(slablab, slab_tree):
+    caches = {c["name"]: c for c in slablab.native_caches(root=str(slab_tree))}
+    assert sorted(caches) == ["broken", "kmalloc-64", "nodebug", "t64"]
+    assert caches["kmalloc-64"]["allocator"] == "slub"
+    assert [c["name"] for c in slablab.native_caches(str(slab_tree), ["slablab_*"])] == ["kmalloc-64"]
+    c = slablab.native_cache("foo-bar", root=str(slab_tree))
+    assert c["name"] == "kmalloc-64" and c["files"]["order"] == "0"
+    with pytest.raises(slablab.NotFound):
+        slablab.native_cache("nosuch", root=str(slab_tree))
+    with pytest.raises(FileNotFoundError):
+        slablab.native_caches(root=str(slab_tree / "nonexistent"))

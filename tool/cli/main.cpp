@@ -12,10 +12,15 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <filesystem>
 #include <functional>
 #include <optional>
 #include <string>
+#include <system_error>
+#include <variant>
 #include <vector>
+
+#include <unistd.h>
 
 namespace {
 
@@ -27,6 +32,70 @@ std::optional<uint32_t> opt_u32(const CLI::Option* o, uint32_t v)
 	if (o->count() == 0)
 		return std::nullopt;
 	return v;
+}
+
+uint32_t host_page_size()
+{
+	long p = sysconf(_SC_PAGESIZE);
+	return p > 0 ? static_cast<uint32_t>(p) : 4096;
+}
+
+/// A kernel cache name for -r --native: the kernel's name, an alias, the directory name
+/// (":A-0000064") or slub/NAME; never a path.
+void validate_native_name(std::string_view name)
+{
+	std::string_view bare = name;
+	if (bare.starts_with(kNativePrefix))
+		bare.remove_prefix(kNativePrefix.size());
+	if (bare.empty() || bare == "." || bare == ".." || bare.find('/') != bare.npos ||
+	    bare.find('\0') != bare.npos)
+		throw UsageError(fmt::format("'{}' is not a kernel cache name", name));
+}
+
+/// One line on standard error when files could not be read (non-root: most are 0400).
+void note_unreadable(const std::vector<NativeCache>& natives, const std::filesystem::path& root)
+{
+	std::size_t files = 0, caches = 0;
+	int err = 0;
+	for (const auto& c : natives) {
+		auto bad = c.unreadable();
+		if (bad.empty())
+			continue;
+		caches++;
+		files += bad.size();
+		if (!err)
+			err = bad.front()->err;
+	}
+	if (!files)
+		return;
+	fmt::print(stderr,
+		   "slabctl: info: {} file{} of {} kernel cache{} in {} could not be read ({}); "
+		   "their figures show as -{}\n",
+		   files, files == 1 ? "" : "s", caches, caches == 1 ? "" : "s", root.string(),
+		   std::generic_category().message(err),
+		   (err == EACCES || err == EPERM) && geteuid() != 0
+			   ? ": most of them are readable by root only"
+			   : "");
+}
+
+Json totals_json(const Totals& t, bool native)
+{
+	const bool stats = !native || t.without_stats < t.caches - t.incomplete;
+	Json j = Json{{"caches", t.caches},
+		      {"active", t.active},
+		      {"space", t.space},
+		      {"used", t.used},
+		      {"loss", t.loss},
+		      {"objects", t.objects},
+		      {"total_objects", t.total_objects},
+		      {"slabs", t.slabs},
+		      {"partial_slabs", t.partial_slabs},
+		      {"cpu_slabs", t.cpu_slabs},
+		      {"alloc", stats ? Json(t.alloc) : Json(nullptr)},
+		      {"free", stats ? Json(t.free) : Json(nullptr)}};
+	if (native)
+		j["incomplete"] = t.incomplete;
+	return j;
 }
 
 }  // namespace
@@ -102,7 +171,7 @@ int main(int argc, char** argv)
 	// ---- info ----
 	std::vector<std::string> info_patterns;
 	bool info_size = false, info_activity_sort = false, info_activity = false;
-	bool info_totals = false, info_json = false, info_bytes = false;
+	bool info_totals = false, info_json = false, info_bytes = false, info_native = false;
 	std::string info_report;
 	CLI::App* info = subcommand(
 		app, "info",
@@ -119,64 +188,147 @@ int main(int argc, char** argv)
 	info->add_option("-r,--report", info_report,
 			 "Full report on one cache: every gauge and counter, per-cpu breakdown");
 	info->add_flag("-B,--bytes", info_bytes, "Sizes in bytes instead of 4.0K-style");
+	info->add_flag("--native", info_native,
+		       "Also the kernel's own caches (SLUB, read from /sys/kernel/slab), named "
+		       "slub/NAME; '-' where a file could not be read. Works without the module. "
+		       "With -r: the report on a kernel cache");
 	info->add_flag("--json", info_json, "JSON output (schema slablab/1)");
 	auto info_action = [&] {
-		if (!info_report.empty())
-			validate_cache_name(info_report);
-		Client client;
-		const Status st = client.status();
-		if (!info_report.empty()) {
-			CacheInfo c = client.cache_get(info_report, true);
+		const std::filesystem::path root = default_native_root();
+		if (!info_report.empty() && info_native) {
+			validate_native_name(info_report);
+			NativeListing listing = list_native_caches(root);
+			const NativeEntry* e = find_native(listing, info_report);
+			if (!e)
+				throw Error(ENOENT, root.string(), {},
+					    fmt::format("no kernel cache '{}' in {}", info_report,
+							root.string()));
+			NativeCache c = read_native_cache(root, *e, true);
+			note_unreadable({c}, root);
+			const uint32_t page_size = host_page_size();
 			if (info_json) {
 				Json j = json_envelope("info");
-				j["page_size"] = st.page_size;
-				j["cache"] = to_json(c);
+				j["page_size"] = page_size;
+				j["native_root"] = root.string();
+				j["cache"] = to_json(c, true);
 				print_json(j);
 			} else {
-				fmt::print("{}", render_report(c, st.page_size));
+				fmt::print("{}", render_native_report(c, page_size));
 			}
 			return kExitOk;
 		}
-		std::vector<CacheInfo> caches = select_caches(client.cache_list(false), info_patterns);
-		if (!info_patterns.empty() && caches.empty()) {
+		if (!info_report.empty())
+			validate_cache_name(info_report);
+
+		std::optional<Client> client;
+		if (info_native) {
+			try {
+				client.emplace();
+			} catch (const ModuleNotLoaded&) {
+				// said below, once the kernel's caches could be read
+			}
+		} else {
+			client.emplace();
+		}
+		std::optional<Status> st;
+		if (client)
+			st = client->status();
+		const uint32_t page_size = st ? st->page_size : host_page_size();
+
+		if (!info_report.empty()) {
+			CacheInfo c = client->cache_get(info_report, true);
+			if (info_json) {
+				Json j = json_envelope("info");
+				j["page_size"] = page_size;
+				j["cache"] = to_json(c);
+				print_json(j);
+			} else {
+				fmt::print("{}", render_report(c, page_size));
+			}
+			return kExitOk;
+		}
+		std::vector<CacheInfo> caches;
+		if (client)
+			caches = select_caches(client->cache_list(false), info_patterns);
+		std::vector<NativeCache> natives;
+		if (info_native) {
+			natives = read_native_caches(root, [&](const NativeEntry& e) {
+				if (info_patterns.empty())
+					return true;
+				for (const auto& p : info_patterns)
+					if (native_matches(p, e))
+						return true;
+				return false;
+			});
+			if (!client)
+				fmt::print(stderr, "slabctl: info: the slablab module is not loaded: "
+						   "only the kernel's caches are shown\n");
+			note_unreadable(natives, root);
+		}
+		if (!info_patterns.empty() && caches.empty() && natives.empty()) {
 			fmt::print(stderr, "slabctl: info: no cache matches {}\n",
 				   fmt::join(info_patterns, " "));
 			return kExitFailed;
 		}
-		sort_caches(caches,
-			    info_size ? SortKey::size
-				      : (info_activity_sort ? SortKey::activity : SortKey::name),
-			    st.page_size);
+		const SortKey key = info_size ? SortKey::size
+					      : (info_activity_sort ? SortKey::activity : SortKey::name);
+		if (!info_native)
+			sort_caches(caches, key, page_size);
+		std::vector<InfoRow> rows;
+		if (info_native) {
+			rows.reserve(caches.size() + natives.size());
+			for (const auto& c : caches)
+				rows.emplace_back(c);
+			for (const auto& n : natives)
+				rows.emplace_back(n);
+			sort_rows(rows, key, page_size);
+		}
 		if (info_json) {
 			Json j = json_envelope("info");
-			j["page_size"] = st.page_size;
+			j["page_size"] = page_size;
+			if (info_native) {
+				j["module_loaded"] = client.has_value();
+				j["native_root"] = root.string();
+			}
 			Json list = Json::array();
-			for (const auto& c : caches)
-				list.push_back(to_json(c));
+			if (info_native) {
+				for (const auto& r : rows) {
+					if (const auto* c = std::get_if<CacheInfo>(&r))
+						list.push_back(to_json(*c));
+					else
+						list.push_back(to_json(std::get<NativeCache>(r)));
+				}
+			} else {
+				for (const auto& c : caches)
+					list.push_back(to_json(c));
+			}
 			j["caches"] = std::move(list);
 			if (info_totals) {
-				Totals t = compute_totals(caches, st.page_size);
-				j["totals"] = Json{{"caches", t.caches},
-						   {"active", t.active},
-						   {"space", t.space},
-						   {"used", t.used},
-						   {"loss", t.loss},
-						   {"objects", t.objects},
-						   {"total_objects", t.total_objects},
-						   {"slabs", t.slabs},
-						   {"partial_slabs", t.partial_slabs},
-						   {"cpu_slabs", t.cpu_slabs},
-						   {"alloc", t.alloc},
-						   {"free", t.free}};
+				j["totals"] = client ? totals_json(compute_totals(caches, page_size), false)
+						     : Json(nullptr);
+				if (info_native)
+					j["native_totals"] =
+						totals_json(compute_native_totals(natives, page_size), true);
 			}
 			print_json(j);
 		} else if (info_totals) {
-			fmt::print("{}", render_totals(caches, st.page_size, info_bytes));
+			if (!info_native) {
+				fmt::print("{}", render_totals(caches, page_size, info_bytes));
+			} else {
+				if (client)
+					fmt::print("{}\n", render_totals(caches, page_size, info_bytes,
+									  "Slabcache Totals: slablab"));
+				fmt::print("{}", render_native_totals(
+							 natives, page_size, info_bytes,
+							 fmt::format("Slabcache Totals: kernel SLUB ({})",
+								     root.string())));
+			}
 		} else {
 			TableOptions o;
 			o.activity = info_activity;
 			o.bytes = info_bytes;
-			fmt::print("{}", render_table(caches, st.page_size, o));
+			fmt::print("{}", info_native ? render_rows(rows, page_size, o)
+						     : render_table(caches, page_size, o));
 		}
 		return kExitOk;
 	};

@@ -3,6 +3,8 @@
 
 #include "slabctl/names.hpp"
 
+#include <system_error>
+
 namespace slabctl {
 
 
@@ -55,6 +57,7 @@ Json to_json(const CacheInfo& c)
 {
 	Json j = Json::object();
 	j["name"] = c.name;
+	j["allocator"] = "slablab";
 	j["size"] = c.size;
 	j["align"] = c.align;
 	j["flags"] = cache_flag_names(c.flags);
@@ -90,6 +93,119 @@ Json to_json(const CacheInfo& c)
 		for (const auto& p : c.percpu)
 			list.push_back(to_json(p));
 		j["percpu"] = std::move(list);
+	}
+	return j;
+}
+
+namespace {
+
+Json opt_num(const std::optional<uint64_t>& v)
+{
+	return v ? Json(*v) : Json(nullptr);
+}
+
+Json parts_json(const std::vector<NativePart>& parts)
+{
+	Json j = Json::object();
+	for (const auto& p : parts)
+		j[std::to_string(p.id)] = p.value;
+	return j;
+}
+
+}  // namespace
+
+Json to_json(const NativeCache& c, bool full)
+{
+	Json j = Json::object();
+	j["name"] = c.name;
+	j["allocator"] = "slub";
+	j["sysfs_name"] = c.dir;
+	j["aliases"] = c.aliases;
+	j["size"] = opt_num(c.object_size);
+	j["align"] = opt_num(c.align);
+	const auto table = native_flag_table();
+	bool any_flag = false;
+	Json flags = Json::array();
+	for (std::size_t i = 0; i < table.size() && i < c.flags.size(); i++) {
+		if (!c.flags[i])
+			continue;
+		any_flag = true;
+		if (*c.flags[i])
+			flags.push_back(std::string(table[i].file));
+	}
+	j["flags"] = any_flag ? std::move(flags) : Json(nullptr);
+	j["cpu_partial"] = opt_num(c.cpu_partial);
+	j["min_partial"] = opt_num(c.min_partial);
+	j["order"] = opt_num(c.order);
+	j["obj_stride"] = opt_num(c.slab_size);
+	j["objs_per_slab"] = opt_num(c.objs_per_slab);
+	j["merged"] = opt_num(c.merged);
+	j["usersize"] = opt_num(c.usersize);
+
+	Json g = Json::object();
+	g["objects"] = opt_num(c.objects);
+	g["total_objects"] = opt_num(c.total_objects);
+	g["slabs"] = opt_num(c.slabs);
+	g["partial_slabs"] = opt_num(c.partial);
+	// SLUB's cpu_slabs file counts active and cpu partial slabs together; split them as
+	// slablab's gauges are (cpu_slabs + cpu_partial_slabs is the file's number)
+	std::optional<uint64_t> active;
+	if (c.cpu_slabs && c.cpu_partial_slabs)
+		active = *c.cpu_slabs > *c.cpu_partial_slabs ? *c.cpu_slabs - *c.cpu_partial_slabs
+							     : 0;
+	g["cpu_slabs"] = opt_num(active);
+	g["cpu_partial_slabs"] = opt_num(c.cpu_partial_slabs);
+	g["objects_partial"] = opt_num(c.objects_partial);
+	g["pages"] = opt_num(c.pages());
+	std::optional<uint64_t> live;
+	if (c.objects && c.object_size)
+		live = *c.objects * *c.object_size;
+	g["live_bytes"] = opt_num(live);
+	g["meta_bytes"] = nullptr;
+	j["gauges"] = std::move(g);
+
+	if (c.has_stats()) {
+		Json st = Json::object();
+		const auto& names = stat_names();
+		for (std::size_t i = 0; i < kNrStats; i++)
+			st[std::string(names[i])] = opt_num(c.stats[i]);
+		j["stats"] = std::move(st);
+	} else {
+		j["stats"] = nullptr;
+	}
+	Json bad = Json::object();
+	for (const NativeFile* f : c.unreadable())
+		bad[f->name] = std::generic_category().message(f->err);
+	j["unreadable"] = std::move(bad);
+
+	if (full) {
+		Json nodes = Json::object();
+		auto node = [&](std::string_view file, const std::vector<NativePart>& parts) {
+			if (!parts.empty())
+				nodes[std::string(file)] = parts_json(parts);
+		};
+		node("objects", c.objects_nodes);
+		node("total_objects", c.total_objects_nodes);
+		node("slabs", c.slabs_nodes);
+		node("partial", c.partial_nodes);
+		node("cpu_slabs", c.cpu_slabs_nodes);
+		node("objects_partial", c.objects_partial_nodes);
+		j["nodes"] = std::move(nodes);
+		if (c.has_stats()) {
+			Json pc = Json::object();
+			const auto& names = stat_names();
+			for (std::size_t i = 0; i < kNrStats; i++)
+				if (c.stats[i])
+					pc[std::string(names[i])] = parts_json(c.stats_cpus[i]);
+			j["percpu_stats"] = std::move(pc);
+		} else {
+			j["percpu_stats"] = nullptr;
+		}
+		Json files = Json::object();
+		for (const auto& f : c.files)
+			if (!f.absent())
+				files[f.name] = f.err ? Json(nullptr) : Json(f.text);
+		j["files"] = std::move(files);
 	}
 	return j;
 }

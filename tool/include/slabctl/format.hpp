@@ -4,11 +4,14 @@
 #pragma once
 
 #include "slabctl/compare.hpp"
+#include "slabctl/native.hpp"
 #include "slabctl/storm.hpp"
 #include "slabctl/types.hpp"
 
 #include <cstdint>
 #include <string>
+#include <string_view>
+#include <variant>
 #include <vector>
 
 namespace slabctl {
@@ -57,6 +60,29 @@ std::string table_line(const CacheInfo& c, uint32_t page_size, const TableOption
 std::string render_table(const std::vector<CacheInfo>& caches, uint32_t page_size,
 			 const TableOptions& o);
 
+// ---- the kernel's caches in the same table (info --native) ----
+
+/// A row of `slabctl info`: a slablab cache or, with --native, a kernel (SLUB) cache.
+using InfoRow = std::variant<CacheInfo, NativeCache>;
+/// The Name column: "t64", or "slub/kmalloc-64" for a kernel cache.
+std::string row_display_name(const InfoRow& r);
+/// A kernel cache's Flg column, slabinfo's letters: * (other caches merged into it),
+/// d cache_dma, A hwcache_align, P poison, a reclaim_account, Z red_zone, F sanity_checks,
+/// U store_user, T trace; "-" when no flag file could be read.
+std::string native_flag_letters(const NativeCache& c);
+/**
+ * Sort mixed rows: by name (the cache's own name, case-insensitive; a slablab cache before
+ * the kernel cache of the same name), by Space or by activity (largest first; rows whose
+ * figure is unknown last, by name).
+ */
+void sort_rows(std::vector<InfoRow>& rows, SortKey key, uint32_t page_size);
+/// One kernel cache's line: the columns computed as slabinfo.c does, "-" where unknown.
+std::string table_line(const NativeCache& c, uint32_t page_size, const TableOptions& o,
+		       int name_width = 21);
+/// Header and one line per row, slablab and kernel caches alike.
+std::string render_rows(const std::vector<InfoRow>& rows, uint32_t page_size,
+			 const TableOptions& o);
+
 /// Summary over all caches (-T), in the manner of slabinfo's totals().
 struct Totals {
 	uint64_t caches = 0;		///< caches seen
@@ -65,14 +91,34 @@ struct Totals {
 	uint64_t objects = 0, total_objects = 0;
 	uint64_t slabs = 0, partial_slabs = 0, cpu_slabs = 0;
 	uint64_t alloc = 0, free = 0;	///< fast + slow paths
+	uint64_t incomplete = 0;	///< kernel caches not counted: a figure was unknown
+	uint64_t without_stats = 0;	///< caches counted without alloc/free (no SLUB_STATS)
 };
 Totals compute_totals(const std::vector<CacheInfo>& caches, uint32_t page_size);
 std::string render_totals(const std::vector<CacheInfo>& caches, uint32_t page_size,
-			  bool bytes = false);
+			  bool bytes = false, std::string_view title = "Slabcache Totals");
+/**
+ * Totals over kernel caches. A cache counts when its objects, object_size, slab_size,
+ * total_objects, slabs, partial, cpu_slabs and order could all be read; the others are in
+ * `caches` and `incomplete` only. alloc/free sum the caches with SLUB_STATS counters.
+ */
+Totals compute_native_totals(const std::vector<NativeCache>& caches, uint32_t page_size);
+/// As render_totals(); a note says how many caches were not counted, "-" for # Alloc and
+/// # Free'd without SLUB_STATS.
+std::string render_native_totals(const std::vector<NativeCache>& caches, uint32_t page_size,
+				 bool bytes = false,
+				 std::string_view title = "Slabcache Totals");
 
 /// Everything about one cache (-r): geometry, tunables, gauges, the slabinfo-style
 /// performance counter summary, every counter, and the per-cpu breakdown.
 std::string render_report(const CacheInfo& c, uint32_t page_size);
+/**
+ * Everything about one kernel cache (info -r NAME --native): slabinfo's report (sizes,
+ * slabs, debug flags, memory) with "-" for what is unknown, tunables, gauges, the per-node
+ * parts, the SLUB_STATS counters as render_report() shows slablab's (when present), and
+ * every file read with its raw content or why it could not be read.
+ */
+std::string render_native_report(const NativeCache& c, uint32_t page_size);
 
 /// `slabctl status`.
 std::string render_status(const Status& s);

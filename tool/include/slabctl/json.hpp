@@ -4,6 +4,7 @@
 #pragma once
 
 #include "slabctl/compare.hpp"
+#include "slabctl/native.hpp"
 #include "slabctl/storm.hpp"
 #include "slabctl/types.hpp"
 
@@ -31,6 +32,14 @@ Json to_json(const PerCpuInfo& p);
 /// The cache; "stats" only if the kernel sent them, "percpu" only if it sent the breakdown,
 /// "slabs_freed" only in shrink replies.
 Json to_json(const CacheInfo& c);
+/**
+ * A kernel (SLUB) cache: "allocator": "slub", the keys a slablab cache has where SLUB has
+ * the same figure (null when unknown), sysfs_name, aliases, merged, usersize,
+ * gauges.objects_partial, "unreadable" (file: error). With full (info -r --native) also
+ * "nodes" (per-node parts), "percpu_stats" and "files" (every file read: its text, null
+ * when it could not be read). docs/slabctl.md has the schema.
+ */
+Json to_json(const NativeCache& c, bool full = false);
 Json to_json(const ValidateReport& v);
 Json to_json(const Handle& h);
 

@@ -7,6 +7,7 @@
 #include "slabctl/format.hpp"
 #include "slabctl/json.hpp"
 #include "slabctl/names.hpp"
+#include "slabctl/native.hpp"
 #include "slabctl/parse.hpp"
 #include "slabctl/types.hpp"
 #include "slabctl/version.hpp"
