@@ -375,7 +375,7 @@ static ssize_t slablab_selftest_write(struct file *file, const char __user *ubuf
 				      loff_t *ppos)
 {
 	static const char *const ops[] = { "double_free", "use_after_free", "overflow",
-					   "hold", "release" };
+					   "hold", "release", "fastpath_race" };
 	struct slablab_cache *s = file_inode(file)->i_private;
 	int op = parse_name(ubuf, len, ops, ARRAY_SIZE(ops));
 	u8 *obj, *again;
@@ -399,6 +399,12 @@ static ssize_t slablab_selftest_write(struct file *file, const char __user *ubuf
 			return -ENOENT;
 		slablab_cache_free(s, obj);
 		return len;
+	}
+	if (op == 5) {
+		/* the cmpxchg fast path loses its cpu slab to a flush mid-allocation */
+		int err = slablab_selftest_fastpath_race(s);
+
+		return err ? err : len;
 	}
 	if (!(s->flags & SLABLAB_CACHE_F_DEBUG) || s->ctor)
 		return -EINVAL;	/* without debug checks this would corrupt the cache */

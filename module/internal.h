@@ -170,6 +170,7 @@ struct slablab_cache {
 	void *debugfs_priv;
 	bool dead;			/* unlinked; waiting for slablab_cache_release() */
 	void *selftest_obj;		/* an object held by the selftest hook */
+	struct task_struct *selftest_race; /* armed fast-path race test hook */
 };
 
 /* Aggregate figures of a cache, for netlink and debugfs. */
@@ -227,6 +228,7 @@ void slablab_stat_reset(struct slablab_cache *s, int item); /* item < 0: all */
 void slablab_cpu_view(struct slablab_cache *s, int cpu, u32 *slab_objects,
 		      u32 *partial_slabs, u32 *partial_objects);
 u32 slablab_features(void);
+int slablab_selftest_fastpath_race(struct slablab_cache *s);
 unsigned int slablab_nr_caches(void);
 unsigned int slablab_default_flags(void);
 

@@ -71,6 +71,7 @@
 #include <linux/log2.h>
 #include <linux/cache.h>
 #include <linux/sched/mm.h>
+#include <linux/jump_label.h>
 #include "internal.h"
 
 /* slablab_mutex: the cache list, tunable changes, flush work items, handles, debugfs */
@@ -194,9 +195,15 @@ static __always_inline void *get_fp(const struct slablab_cache *s, void *obj)
 }
 
 /*
- * The lockless alloc fast path reads the free pointer of an object another cpu may
- * just have allocated (and the cmpxchg will then fail). With DEBUG_PAGEALLOC its page
- * may even be unmapped, so read it without faulting there.
+ * The lockless alloc fast path reads the free pointer of a cpu freelist head it read
+ * earlier. If the task was preempted or migrated in between, that object may since
+ * have been allocated, or its slab flushed, emptied and freed to the page allocator;
+ * the cmpxchg then fails on the tid and the value is never used, but the read itself
+ * happens, as in SLUB's get_freepointer_safe(). mm/slub.c is built without KASAN and
+ * KCSAN instrumentation (KASAN_SANITIZE_slub.o := n), so its plain read passes; here
+ * READ_ONCE() would have KASAN report a use-after-free of the freed page. Read it the
+ * way only this read may: READ_ONCE_NOCHECK(), unseen by KASAN and KCSAN. With
+ * DEBUG_PAGEALLOC the freed page is unmapped: read it without faulting.
  */
 static __always_inline void *get_fp_safe(const struct slablab_cache *s, void *obj)
 {
@@ -207,7 +214,7 @@ static __always_inline void *get_fp_safe(const struct slablab_cache *s, void *ob
 		if (copy_from_kernel_nofault(&p, (void **)addr, sizeof(p)))
 			return NULL;
 	} else {
-		p = READ_ONCE(*(void **)addr);
+		p = READ_ONCE_NOCHECK(*(void **)addr);
 	}
 	return fp_code(s, p, addr);
 }
@@ -227,6 +234,18 @@ static __always_inline struct slablab_slab *obj_to_slab(const void *obj)
 static __always_inline bool node_match(struct slablab_slab *slab, int node)
 {
 	return node == NUMA_NO_NODE || slab_nid(slab) == node;
+}
+
+/*
+ * The node check of the lockless fast path, which holds no lock on c->slab: that slab
+ * may have been freed, its metadata with it (a kmem_cache object, or the slab's own
+ * leftover space). Ask the struct page of the freelist head instead, which always
+ * exists (it lies in the cpu slab, so its node is the slab's), as SLUB's node_match()
+ * reads only the struct slab overlaying struct page.
+ */
+static __always_inline bool obj_node_match(const void *obj, int node)
+{
+	return node == NUMA_NO_NODE || page_to_nid(virt_to_page(obj)) == node;
 }
 
 static unsigned int slab_objects(struct slablab_slab *slab)
@@ -780,6 +799,14 @@ load:
 	return obj;
 }
 
+/*
+ * Test hook (selftests=1): runs in the cmpxchg fast path between reading the cpu
+ * freelist and using it, where a preempted task can lose its cpu slab to the rest of
+ * the system. See slablab_selftest_fastpath_race().
+ */
+static DEFINE_STATIC_KEY_FALSE(slablab_race_hook);
+static void fastpath_race_hook(struct slablab_cache *s);
+
 static __always_inline bool use_locked_fastpath(const struct slablab_cache *s)
 {
 	return IS_ENABLED(CONFIG_PREEMPT_RT) ||
@@ -826,7 +853,9 @@ redo:
 	barrier();	/* the tid first: a freelist read after it can't be newer */
 	old.freelist = READ_ONCE(c->ft.freelist);
 	slab = READ_ONCE(c->slab);
-	if (unlikely(!old.freelist || !slab || !node_match(slab, node))) {
+	if (static_branch_unlikely(&slablab_race_hook))
+		fastpath_race_hook(s);
+	if (unlikely(!old.freelist || !slab || !obj_node_match(old.freelist, node))) {
 		obj = slab_alloc_slow(s, gfp, node);
 		goto out;
 	}
@@ -1037,6 +1066,74 @@ static void flush_all_mode(struct slablab_cache *s, enum flush_mode mode)
 	}
 	for_each_online_cpu(cpu)
 		flush_work(&per_cpu_ptr(&slablab_flush_works, cpu)->work);
+}
+
+/* The race the test hook stages: the rest of the system flushed this cpu meanwhile. */
+static noinline void fastpath_race_hook(struct slablab_cache *s)
+{
+	struct slablab_slab *slab, *partial;
+	unsigned long flags;
+	void *freelist;
+
+	if (READ_ONCE(s->selftest_race) != current)
+		return;
+	WRITE_ONCE(s->selftest_race, NULL);
+	local_lock_irqsave(&s->cpu->lock, flags);
+	detach_cpu(this_cpu_ptr(s->cpu), FLUSH_ALL, s, &slab, &freelist, &partial);
+	local_unlock_irqrestore(&s->cpu->lock, flags);
+	flush_detached(s, slab, freelist, partial);
+}
+
+/**
+ * slablab_selftest_fastpath_race - make the cmpxchg fast path lose its race (selftests=1)
+ * @s: the cache
+ *
+ * Twice (slablab_cache_alloc(), then slablab_cache_alloc_node() for this node): leave
+ * this cpu an empty cpu slab with every object on the cpu freelist, then allocate with
+ * the test hook armed. Between reading the freelist head and reading that object's free
+ * pointer, the hook flushes the cpu: the slab is deactivated and, with min_partial=0,
+ * handed back to the page allocator. The allocation must then fail its cmpxchg (the
+ * flush moved the tid), having read only what may be read of a freed slab, and retry.
+ *
+ * Return: 0; -EOPNOTSUPP when the cache's fast path takes the local lock (irqoff,
+ * PREEMPT_RT: there is no window); -ENOMEM; -EIO when the hook did not run.
+ */
+int slablab_selftest_fastpath_race(struct slablab_cache *s)
+{
+	int round, err = 0;
+	void *obj;
+
+	if (!slablab_selftests)
+		return -EPERM;
+	if (use_locked_fastpath(s))
+		return -EOPNOTSUPP;
+	static_branch_inc(&slablab_race_hook);
+	for (round = 0; round < 2 && !err; round++) {
+		preempt_disable();
+		obj = slablab_cache_alloc(s, GFP_ATOMIC);
+		if (!obj) {
+			err = -ENOMEM;
+			goto next;
+		}
+		slablab_cache_free(s, obj);
+		WRITE_ONCE(s->selftest_race, current);
+		if (round)
+			obj = slablab_cache_alloc_node(s, GFP_ATOMIC, numa_node_id());
+		else
+			obj = slablab_cache_alloc(s, GFP_ATOMIC);
+		if (READ_ONCE(s->selftest_race)) {
+			WRITE_ONCE(s->selftest_race, NULL);
+			err = -EIO;
+		}
+		if (obj)
+			slablab_cache_free(s, obj);
+		else if (!err)
+			err = -ENOMEM;
+next:
+		preempt_enable();
+	}
+	static_branch_dec(&slablab_race_hook);
+	return err;
 }
 
 static int slablab_cpu_dead(unsigned int cpu)

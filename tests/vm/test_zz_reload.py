@@ -1,6 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 """Runs last (file order): unload with live caches and handles, reload with the test
-hooks, and check the debug mode catches double free, write after free and overflow."""
+hooks, and check the debug mode catches double free, write after free and overflow, and
+that the cmpxchg fast path survives losing its cpu slab mid-allocation."""
+import errno
 import subprocess
 
 import pytest
@@ -85,3 +87,32 @@ def test_destroy_refuses_while_objects_live(hooked):
     with open(f"{DEBUGFS}/caches/held/selftest", "w") as f:
         f.write("release")
     hooked.cache_destroy("held")
+
+
+@pytest.mark.parametrize("size,order", [(96, 1), (192, 0)])
+def test_fastpath_survives_losing_its_slab(hooked, size, order):
+    """The cmpxchg fast path reads the cpu freelist head, then that object's free
+    pointer; a task preempted in between may find the slab flushed and handed back to
+    the page allocator (a churn storm on a cpu_partial=0 cache met this under KASAN).
+    The hook stages it: the read must be one KASAN accepts (as SLUB's
+    get_freepointer_safe()), the node check must not touch the freed slab's metadata
+    (off the slab for 96 bytes at order 1, in the freed pages for 192 at order 0), and
+    the cmpxchg must fail and retry. Twice: through alloc and alloc_node."""
+    if "preempt_rt" in hooked.status()["features"]:
+        pytest.skip("PREEMPT_RT: both fast paths take the local lock, no lockless window")
+    name = f"race-{size}"
+    hooked.cache_create(name, size, cpu_partial=0, min_partial=0, order=order)
+    with open(f"{DEBUGFS}/caches/{name}/selftest", "w") as f:
+        f.write("fastpath_race")
+    st = hooked.cache_get(name)["stats"]
+    assert st["free_slab"] == 2, st                 # the slab went back, each round
+    assert st["cmpxchg_double_cpu_fail"] == 2, st   # and the stale attempt retried
+    assert st["alloc_slab"] == 3, st
+    assert hooked.cache_get(name)["gauges"]["objects"] == 0
+    assert hooked.cache_validate(name)["errors"] == 0
+    hooked.cache_set(name, fastpath="irqoff")
+    with pytest.raises(OSError) as e:               # no lockless window to stage
+        with open(f"{DEBUGFS}/caches/{name}/selftest", "w") as f:
+            f.write("fastpath_race")
+    assert e.value.errno == errno.EOPNOTSUPP
+    hooked.cache_destroy(name)
