@@ -263,6 +263,36 @@ static int reply_cache(struct genl_info *info, struct sk_buff *msg, void *hdr,
 	return genlmsg_reply(msg, info);
 }
 
+/*
+ * The start of every command on one named cache: parse SLABLAB_A_CACHE into @tb,
+ * allocate the reply (@msg non-NULL: before any work, see the top of the file), take
+ * slablab_lock() and find the cache. On success the caller holds the lock and owns
+ * *@msg; on error nothing is held and the reply is freed.
+ */
+static struct slablab_cache *cache_op_begin(struct genl_info *info, struct nlattr **tb,
+					    u8 cmd, struct sk_buff **msg, void **hdr)
+{
+	struct slablab_cache *s;
+	int err;
+
+	err = parse_cache(info, tb);
+	if (err)
+		return ERR_PTR(err);
+	if (msg) {
+		*msg = reply_new(info, cmd, cache_msg_size(), hdr);
+		if (!*msg)
+			return ERR_PTR(-ENOMEM);
+	}
+	slablab_lock();
+	s = lookup_cache(info, tb);
+	if (IS_ERR(s)) {
+		slablab_unlock();
+		if (msg)
+			nlmsg_free(*msg);
+	}
+	return s;
+}
+
 static int slablab_nl_get_status(struct sk_buff *skb, struct genl_info *info)
 {
 	struct sk_buff *msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
@@ -399,15 +429,9 @@ static int slablab_nl_cache_del(struct sk_buff *skb, struct genl_info *info)
 	struct slablab_cache *s;
 	int err;
 
-	err = parse_cache(info, tb);
-	if (err)
-		return err;
-	slablab_lock();
-	s = lookup_cache(info, tb);
-	if (IS_ERR(s)) {
-		err = PTR_ERR(s);
-		goto out;
-	}
+	s = cache_op_begin(info, tb, 0, NULL, NULL);
+	if (IS_ERR(s))
+		return PTR_ERR(s);
 	if (s->owner != SLABLAB_OWNER_NETLINK) {
 		NL_SET_ERR_MSG_FMT_MOD(info->extack, "cache %s is owned by %s, not netlink",
 				       s->name, s->owner == SLABLAB_OWNER_KMALLOC ?
@@ -435,20 +459,10 @@ static int slablab_nl_cache_get(struct sk_buff *skb, struct genl_info *info)
 	void *hdr;
 	int err;
 
-	err = parse_cache(info, tb);
-	if (err)
-		return err;
-	msg = reply_new(info, SLABLAB_CMD_CACHE_GET, cache_msg_size(), &hdr);
-	if (!msg)
-		return -ENOMEM;
-	slablab_lock();
-	s = lookup_cache(info, tb);
-	if (IS_ERR(s)) {
-		nlmsg_free(msg);
-		err = PTR_ERR(s);
-	} else {
-		err = reply_cache(info, msg, hdr, s, NULL, NULL, NULL);
-	}
+	s = cache_op_begin(info, tb, SLABLAB_CMD_CACHE_GET, &msg, &hdr);
+	if (IS_ERR(s))
+		return PTR_ERR(s);
+	err = reply_cache(info, msg, hdr, s, NULL, NULL, NULL);
 	slablab_unlock();
 	return err;
 }
@@ -501,23 +515,15 @@ static int slablab_nl_cache_set(struct sk_buff *skb, struct genl_info *info)
 	void *hdr;
 	int err;
 
-	err = parse_cache(info, tb);
-	if (err)
-		return err;
+	s = cache_op_begin(info, tb, SLABLAB_CMD_CACHE_SET, &msg, &hdr);
+	if (IS_ERR(s))
+		return PTR_ERR(s);
 	if (tb[SLABLAB_CACHE_A_SIZE] || tb[SLABLAB_CACHE_A_ALIGN]) {
 		NL_SET_ERR_MSG_MOD(info->extack,
 				   "size and alignment are fixed at creation; create another cache");
 		NL_SET_BAD_ATTR(info->extack, tb[SLABLAB_CACHE_A_SIZE] ?:
 				tb[SLABLAB_CACHE_A_ALIGN]);
-		return -EINVAL;
-	}
-	msg = reply_new(info, SLABLAB_CMD_CACHE_SET, cache_msg_size(), &hdr);
-	if (!msg)
-		return -ENOMEM;
-	slablab_lock();
-	s = lookup_cache(info, tb);
-	if (IS_ERR(s)) {
-		err = PTR_ERR(s);
+		err = -EINVAL;
 		goto out_free;
 	}
 	err = check_tunables(s, tb, info->extack);
@@ -543,19 +549,9 @@ static int slablab_nl_cache_shrink(struct sk_buff *skb, struct genl_info *info)
 	u64 freed;
 	int err;
 
-	err = parse_cache(info, tb);
-	if (err)
-		return err;
-	msg = reply_new(info, SLABLAB_CMD_CACHE_SHRINK, cache_msg_size(), &hdr);
-	if (!msg)
-		return -ENOMEM;
-	slablab_lock();
-	s = lookup_cache(info, tb);
-	if (IS_ERR(s)) {
-		slablab_unlock();
-		nlmsg_free(msg);
+	s = cache_op_begin(info, tb, SLABLAB_CMD_CACHE_SHRINK, &msg, &hdr);
+	if (IS_ERR(s))
 		return PTR_ERR(s);
-	}
 	freed = slablab_shrink_locked(s);
 	err = reply_cache(info, msg, hdr, s, &freed, NULL, NULL);
 	slablab_unlock();
@@ -590,28 +586,18 @@ static int slablab_nl_cache_validate(struct sk_buff *skb, struct genl_info *info
 	void *hdr;
 	int err;
 
-	err = parse_cache(info, tb);
-	if (err)
-		return err;
 	r = kzalloc(sizeof(*r), GFP_KERNEL);
 	if (!r)
 		return -ENOMEM;
-	msg = reply_new(info, SLABLAB_CMD_CACHE_VALIDATE, cache_msg_size(), &hdr);
-	if (!msg) {
-		err = -ENOMEM;
-		goto out_report;
-	}
-	slablab_lock();
-	s = lookup_cache(info, tb);
+	s = cache_op_begin(info, tb, SLABLAB_CMD_CACHE_VALIDATE, &msg, &hdr);
 	if (IS_ERR(s)) {
-		nlmsg_free(msg);
 		err = PTR_ERR(s);
-	} else {
-		slablab_validate(s, r);
-		err = reply_cache(info, msg, hdr, s, NULL, put_validate, r);
+		goto out;
 	}
+	slablab_validate(s, r);
+	err = reply_cache(info, msg, hdr, s, NULL, put_validate, r);
 	slablab_unlock();
-out_report:
+out:
 	kfree(r);
 	return err;
 }
@@ -620,19 +606,13 @@ static int slablab_nl_cache_reset(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nlattr *tb[SLABLAB_CACHE_A_MAX + 1];
 	struct slablab_cache *s;
-	int err;
 
-	err = parse_cache(info, tb);
-	if (err)
-		return err;
-	slablab_lock();
-	s = lookup_cache(info, tb);
+	s = cache_op_begin(info, tb, 0, NULL, NULL);
 	if (IS_ERR(s))
-		err = PTR_ERR(s);
-	else
-		slablab_stat_reset(s, -1);
+		return PTR_ERR(s);
+	slablab_stat_reset(s, -1);
 	slablab_unlock();
-	return err;
+	return 0;
 }
 
 static int get_cpu_attr(struct genl_info *info, int *cpu)

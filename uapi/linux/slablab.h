@@ -14,8 +14,8 @@
  * (the module checks it: EPERM with an extack message) and, like every admin generic
  * netlink command, CAP_NET_ADMIN (GENL_ADMIN_PERM: EPERM before the request is parsed);
  * a handler allocates its reply before changing anything, so a request that fails
- * changes nothing. Every request is validated strictly: unknown attributes are rejected with -EINVAL and
- * an extack message naming the attribute.
+ * changes nothing. Every request is validated strictly: unknown attributes are rejected
+ * with -EINVAL and an extack message naming the attribute.
  *
  * SLABLAB_CMD_GET_STATUS
  *   → (nothing)
