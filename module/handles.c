@@ -4,14 +4,16 @@
  * cpu and held by the kernel under a handle, then frees them (all or some) on a chosen
  * cpu. Tests use this to build exact situations (allocate on cpu 0, free on cpu 1).
  *
+ * This file keeps the handles (ids, objects held, limits). The allocations and frees
+ * themselves are run by the storm engine (storm.c: slablab_storm_script()), with the
+ * same target primitives, cpu-bound worker kthreads and accounting as storms.
+ *
  * Locking: everything here runs under slablab_mutex (and cpus_read_lock, so a chosen
- * cpu stays online while work_on_cpu() runs there).
+ * cpu stays online while the engine's worker runs there).
  */
 #include <linux/module.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
-#include <linux/workqueue.h>
-#include <linux/sched.h>
 #include "internal.h"
 
 struct slablab_handle {
@@ -28,51 +30,6 @@ static u32 slablab_next_handle = 1;
 static unsigned int slablab_nr_handles;
 static u64 slablab_handle_bytes;
 
-struct handle_job {
-	struct slablab_handle *h;
-	u32 n;		/* objects to allocate or free */
-};
-
-static long handle_alloc_fn(void *arg)
-{
-	struct handle_job *job = arg;
-	struct slablab_handle *h = job->h;
-	u32 i;
-
-	for (i = 0; i < job->n; i++) {
-		h->objs[i] = slablab_cache_alloc(h->s, GFP_KERNEL);
-		if (!h->objs[i]) {
-			slablab_cache_free_bulk(h->s, i, h->objs);
-			return -ENOMEM;
-		}
-		if (!(i & 1023))
-			cond_resched();
-	}
-	h->count = job->n;
-	return 0;
-}
-
-static long handle_free_fn(void *arg)
-{
-	struct handle_job *job = arg;
-	struct slablab_handle *h = job->h;
-	u32 i;
-
-	for (i = 0; i < job->n; i++) {
-		h->count--;
-		slablab_cache_free(h->s, h->objs[h->count]);
-		h->objs[h->count] = NULL;
-		if (!(i & 1023))
-			cond_resched();
-	}
-	return 0;
-}
-
-static long run_on(int cpu, long (*fn)(void *), void *arg)
-{
-	return cpu < 0 ? fn(arg) : work_on_cpu(cpu, fn, arg);
-}
-
 static void handle_destroy(struct slablab_handle *h)
 {
 	list_del(&h->list);
@@ -87,8 +44,7 @@ int slablab_handle_alloc(struct slablab_cache *s, u32 count, int cpu, u32 *id,
 {
 	u64 bytes = (u64)count * s->object_size;
 	struct slablab_handle *h;
-	struct handle_job job;
-	long ret;
+	int ret;
 
 	lockdep_assert_held(&slablab_mutex);
 	if (slablab_nr_handles >= SLABLAB_MAX_HANDLES) {
@@ -112,9 +68,7 @@ int slablab_handle_alloc(struct slablab_cache *s, u32 count, int cpu, u32 *id,
 	}
 	h->s = s;
 	h->capacity = count;
-	job.h = h;
-	job.n = count;
-	ret = run_on(cpu, handle_alloc_fn, &job);
+	ret = slablab_storm_script(s, cpu, true, h->objs, count);
 	if (ret) {
 		NL_SET_ERR_MSG_FMT_MOD(extack, "allocation of %u objects from %s failed",
 				       count, s->name);
@@ -122,6 +76,7 @@ int slablab_handle_alloc(struct slablab_cache *s, u32 count, int cpu, u32 *id,
 		kfree(h);
 		return ret;
 	}
+	h->count = count;
 	/* Ids wrap but skip 0 and ids still in use. */
 	do {
 		struct slablab_handle *o;
@@ -145,7 +100,7 @@ int slablab_handle_alloc(struct slablab_cache *s, u32 count, int cpu, u32 *id,
 int slablab_handle_free(u32 id, int cpu, u32 count, u32 *left, struct netlink_ext_ack *extack)
 {
 	struct slablab_handle *h;
-	struct handle_job job;
+	int err;
 
 	lockdep_assert_held(&slablab_mutex);
 	list_for_each_entry(h, &slablab_handles, list) {
@@ -156,9 +111,15 @@ int slablab_handle_free(u32 id, int cpu, u32 count, u32 *left, struct netlink_ex
 					       h->count);
 			return -ERANGE;
 		}
-		job.h = h;
-		job.n = count ? count : h->count;
-		run_on(cpu, handle_free_fn, &job);
+		if (!count)
+			count = h->count;
+		/* the newest @count objects: the engine frees them last first */
+		err = slablab_storm_script(h->s, cpu, false, h->objs + h->count - count, count);
+		if (err) {
+			NL_SET_ERR_MSG_FMT_MOD(extack, "cannot start a worker on cpu %d", cpu);
+			return err;
+		}
+		h->count -= count;
 		*left = h->count;
 		if (!h->count)
 			handle_destroy(h);
@@ -176,7 +137,8 @@ void slablab_handles_release_cache(struct slablab_cache *s)
 	list_for_each_entry_safe(h, tmp, &slablab_handles, list) {
 		if (h->s != s)
 			continue;
-		slablab_cache_free_bulk(s, h->count, h->objs);
+		/* on this cpu (inline): cannot fail */
+		slablab_storm_script(s, -1, false, h->objs, h->count);
 		handle_destroy(h);
 	}
 }
@@ -187,7 +149,7 @@ void slablab_handles_release_all(void)
 
 	mutex_lock(&slablab_mutex);
 	list_for_each_entry_safe(h, tmp, &slablab_handles, list) {
-		slablab_cache_free_bulk(h->s, h->count, h->objs);
+		slablab_storm_script(h->s, -1, false, h->objs, h->count);
 		handle_destroy(h);
 	}
 	mutex_unlock(&slablab_mutex);

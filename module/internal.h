@@ -241,6 +241,7 @@ void slablab_debugfs_remove_cache(struct slablab_cache *s);
 /* netlink.c */
 int slablab_netlink_init(void);
 void slablab_netlink_exit(void);
+int slablab_put_stats(struct sk_buff *skb, int attr, const u64 *v);
 
 /* storm.c */
 struct genl_info;
@@ -251,8 +252,9 @@ int slablab_storm_get(struct genl_info *info, struct genl_family *family);
 int slablab_storm_stop(struct genl_info *info, struct genl_family *family);
 void slablab_storm_exit(void);
 void slablab_storm_count_direct_pages(long delta);
+int slablab_storm_script(struct slablab_cache *s, int cpu, bool alloc, void **objs, u32 n);
 
-/* handles.c: scripted allocations */
+/* handles.c: scripted allocations (the handles; storm.c runs them) */
 int slablab_handle_alloc(struct slablab_cache *s, u32 count, int cpu, u32 *id,
 			 struct netlink_ext_ack *extack);
 int slablab_handle_free(u32 id, int cpu, u32 count, u32 *left, struct netlink_ext_ack *extack);

@@ -104,7 +104,18 @@ static struct slablab_cache *lookup_cache(struct genl_info *info, struct nlattr 
 	return s;
 }
 
-static int put_stats(struct sk_buff *skb, int attr, struct slablab_cache *s, int cpu)
+/**
+ * slablab_put_stats - put a statistics nest: one u64 per enum slablab_stat_item
+ * @skb: the message
+ * @attr: the nest's attribute type
+ * @v: the values, __SLABLAB_STAT_MAX of them
+ *
+ * Attribute type = item + 1; type 0 is alignment padding (uapi header). Used for cache,
+ * per-cpu and storm statistics alike.
+ *
+ * Return: 0, or -EMSGSIZE (the nest is cancelled).
+ */
+int slablab_put_stats(struct sk_buff *skb, int attr, const u64 *v)
 {
 	struct nlattr *nest = nla_nest_start(skb, attr);
 	int i;
@@ -112,9 +123,7 @@ static int put_stats(struct sk_buff *skb, int attr, struct slablab_cache *s, int
 	if (!nest)
 		return -EMSGSIZE;
 	for (i = 0; i < __SLABLAB_STAT_MAX; i++) {
-		u64 v = cpu < 0 ? slablab_stat_sum(s, i) : slablab_stat_cpu(s, cpu, i);
-
-		if (nla_put_u64_64bit(skb, i + 1, v, 0))
+		if (nla_put_u64_64bit(skb, i + 1, v[i], 0))
 			goto cancel;
 	}
 	nla_nest_end(skb, nest);
@@ -122,6 +131,16 @@ static int put_stats(struct sk_buff *skb, int attr, struct slablab_cache *s, int
 cancel:
 	nla_nest_cancel(skb, nest);
 	return -EMSGSIZE;
+}
+
+static int put_stats(struct sk_buff *skb, int attr, struct slablab_cache *s, int cpu)
+{
+	u64 v[__SLABLAB_STAT_MAX];
+	int i;
+
+	for (i = 0; i < __SLABLAB_STAT_MAX; i++)
+		v[i] = cpu < 0 ? slablab_stat_sum(s, i) : slablab_stat_cpu(s, cpu, i);
+	return slablab_put_stats(skb, attr, v);
 }
 
 static bool cpu_has_activity(struct slablab_cache *s, int cpu)

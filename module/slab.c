@@ -526,8 +526,9 @@ static void *get_freelist(struct slablab_cache *s, struct slablab_slab *slab)
 /*
  * Give a cpu slab back: merge the cpu's freelist into the slab's, unfreeze it, and put
  * it where its fill level says (node partial list, freed, or nowhere when full).
+ * Returns whether the slab was freed.
  */
-static void deactivate_slab(struct slablab_cache *s, struct slablab_slab *slab, void *freelist)
+static bool deactivate_slab(struct slablab_cache *s, struct slablab_slab *slab, void *freelist)
 {
 	struct slablab_node *n = s->node[slab_nid(slab)];
 	struct slablab_counters c;
@@ -560,7 +561,7 @@ static void deactivate_slab(struct slablab_cache *s, struct slablab_slab *slab, 
 		spin_unlock_irqrestore(&n->list_lock, flags);
 		stat(s, SLABLAB_DEACTIVATE_EMPTY);
 		discard_slab(s, slab);
-		return;
+		return true;
 	}
 	if (new.freelist) {
 		add_partial(n, slab, !!tail);
@@ -569,11 +570,17 @@ static void deactivate_slab(struct slablab_cache *s, struct slablab_slab *slab, 
 		stat(s, SLABLAB_DEACTIVATE_FULL);
 	}
 	spin_unlock_irqrestore(&n->list_lock, flags);
+	return false;
 }
 
-/* Unfreeze a list of cpu partial slabs onto their node lists (or free empty ones). */
-static void unfreeze_partials(struct slablab_cache *s, struct slablab_slab *list)
+/*
+ * Unfreeze a list of cpu partial slabs onto their node lists (or free empty ones).
+ * Returns the number of slabs freed.
+ */
+static unsigned int unfreeze_partials(struct slablab_cache *s, struct slablab_slab *list)
 {
+	unsigned int freed = 0;
+
 	while (list) {
 		struct slablab_slab *slab = list;
 		struct slablab_node *n = s->node[slab_nid(slab)];
@@ -597,6 +604,7 @@ static void unfreeze_partials(struct slablab_cache *s, struct slablab_slab *list
 		if (!c.inuse && n->nr_partial >= READ_ONCE(s->min_partial)) {
 			spin_unlock_irqrestore(&n->list_lock, flags);
 			discard_slab(s, slab);
+			freed++;
 			continue;
 		}
 		if (old.freelist) {
@@ -605,6 +613,7 @@ static void unfreeze_partials(struct slablab_cache *s, struct slablab_slab *list
 		}
 		spin_unlock_irqrestore(&n->list_lock, flags);
 	}
+	return freed;
 }
 
 /* A free froze a slab that was full: keep it on this cpu's partial list. */
@@ -997,6 +1006,7 @@ struct slablab_flush_work {
 	struct work_struct work;
 	struct slablab_cache *s;
 	enum flush_mode mode;
+	unsigned int freed;	/* slabs the flush freed */
 };
 
 static DEFINE_PER_CPU(struct slablab_flush_work, slablab_flush_works);
@@ -1023,17 +1033,21 @@ static void detach_cpu(struct slablab_cpu *c, enum flush_mode mode, struct slabl
 	}
 }
 
-static void flush_detached(struct slablab_cache *s, struct slablab_slab *slab, void *freelist,
-			   struct slablab_slab *partial)
+/* Returns the number of slabs freed. */
+static unsigned int flush_detached(struct slablab_cache *s, struct slablab_slab *slab,
+				   void *freelist, struct slablab_slab *partial)
 {
+	unsigned int freed = 0;
+
 	if (slab) {
-		deactivate_slab(s, slab, freelist);
+		freed += deactivate_slab(s, slab, freelist);
 		stat(s, SLABLAB_CPUSLAB_FLUSH);
 	}
 	if (partial) {
-		unfreeze_partials(s, partial);
+		freed += unfreeze_partials(s, partial);
 		stat(s, SLABLAB_CPU_PARTIAL_DRAIN);
 	}
+	return freed;
 }
 
 static void flush_cpu_work(struct work_struct *w)
@@ -1047,12 +1061,16 @@ static void flush_cpu_work(struct work_struct *w)
 	local_lock_irqsave(&s->cpu->lock, flags);
 	detach_cpu(this_cpu_ptr(s->cpu), fw->mode, s, &slab, &freelist, &partial);
 	local_unlock_irqrestore(&s->cpu->lock, flags);
-	flush_detached(s, slab, freelist, partial);
+	fw->freed = flush_detached(s, slab, freelist, partial);
 }
 
-/* Run the flush on every online cpu and wait. Needs cpus_read_lock and slablab_mutex. */
-static void flush_all_mode(struct slablab_cache *s, enum flush_mode mode)
+/*
+ * Run the flush on every online cpu and wait. Needs cpus_read_lock and slablab_mutex.
+ * Returns the number of slabs the flush freed.
+ */
+static unsigned long flush_all_mode(struct slablab_cache *s, enum flush_mode mode)
 {
+	unsigned long freed = 0;
 	int cpu;
 
 	lockdep_assert_held(&slablab_mutex);
@@ -1064,8 +1082,11 @@ static void flush_all_mode(struct slablab_cache *s, enum flush_mode mode)
 		INIT_WORK(&fw->work, flush_cpu_work);
 		queue_work_on(cpu, slablab_flush_wq, &fw->work);
 	}
-	for_each_online_cpu(cpu)
+	for_each_online_cpu(cpu) {
 		flush_work(&per_cpu_ptr(&slablab_flush_works, cpu)->work);
+		freed += per_cpu_ptr(&slablab_flush_works, cpu)->freed;
+	}
+	return freed;
 }
 
 /* The race the test hook stages: the rest of the system flushed this cpu meanwhile. */
@@ -1812,16 +1833,16 @@ int slablab_set_flags(struct slablab_cache *s, unsigned int flags, struct netlin
  * slablab_shrink_locked - flush cpu slabs and free empty slabs beyond min_partial
  * @s: the cache (slablab_mutex and cpus_read_lock held)
  *
- * Return: the number of slabs freed.
+ * Return: the number of slabs freed, by the flush and by the shrink proper.
  */
 unsigned long slablab_shrink_locked(struct slablab_cache *s)
 {
 	struct slablab_slab *slab, *tmp;
-	unsigned long flags, freed = 0;
+	unsigned long flags, freed;
 	LIST_HEAD(victims);
 	int nid;
 
-	flush_all_mode(s, FLUSH_ALL);
+	freed = flush_all_mode(s, FLUSH_ALL);
 	for_each_node(nid) {
 		struct slablab_node *n = s->node[nid];
 

@@ -1,26 +1,45 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Allocation storms: the same workload run against a slablab cache and against the
- * kernel's own allocator, on the same kernel, measured per operation.
+ * The storm engine: workloads run in the kernel against a slablab cache and against the
+ * kernel's own allocator, on the same kernel, measured per operation. It is the one
+ * mechanism that allocates on a chosen cpu: allocation storms and scripted allocations
+ * (SLABLAB_CMD_OBJ_ALLOC/OBJ_FREE, whose handles live in handles.c) both run here.
  *
- * A storm is a controller kthread and THREADS worker kthreads, each bound to a cpu of
- * the storm's cpu list (round robin; more threads than cpus is allowed). Workers wait
- * at a start barrier and the controller releases them together; each runs its pattern
- * in chunks timed with get_cycles(), publishes its progress after every chunk, and
- * checks for a stop request or the deadline between chunks. The controller samples
- * memory (pages held by the target, bytes of live objects) every SAMPLE_MS until the
- * workers are done, then computes statistic deltas and marks the storm finished.
+ * Three layers, shared by both users:
+ *   target   struct storm_target and tg_alloc()/tg_free()/tg_alloc_bulk()/tg_free_bulk():
+ *            what is allocated from (a slablab cache, a native kmem_cache, slablab's or
+ *            the kernel's kmalloc). Dispatched with a switch on a constant inside
+ *            __always_inline loops, so each allocator is called directly, never through
+ *            a function pointer (retpolines would add the same cost to both sides and
+ *            blur the ratio).
+ *   worker   struct storm_thread: one pattern run against one target, with its
+ *            accounting (ops done, allocations, frees, failures, cycles), in a kthread
+ *            bound to its cpu (storm_worker_create()), or inline when any cpu will do.
+ *   storm    struct slablab_storm: the specification, the workers, and for a real storm
+ *            a controller kthread that releases the workers together, samples memory and
+ *            computes the results.
  *
- * Targets are dispatched with a switch on a constant inside __always_inline loops, so
- * slablab and the kernel's allocator are called directly, never through function
- * pointers (retpolines would add the same cost to both and blur the ratio).
+ * A storm is THREADS workers bound round robin to the cpus of its cpu list and one
+ * controller. Workers wait at a start barrier, run their pattern in chunks timed with
+ * get_cycles(), publish progress after every chunk and check for a stop request or the
+ * deadline between chunks. Memory (pages held by the target, bytes of live objects) is
+ * sampled by the controller every SAMPLE_MS and by the workers themselves once their
+ * working set is first full and, for churn, again before they free it, so a storm of any
+ * length has a sample of its steady state.
  *
- * Lifetime and locking: the storm (slablab_storm) is created and replaced under
- * slablab_mutex; only one runs at a time. The controller never takes slablab_mutex, so
- * STORM_STOP and module unload may wait for it while holding the mutex. Results are
- * written before the state becomes DONE/STOPPED with a release store; readers load the
- * state with acquire. A slablab cache under a storm has ->users raised, so destroying
- * it fails with -EBUSY.
+ * A scripted allocation is a storm of one worker running the internal pattern
+ * SCRIPT_ALLOC (allocate N objects, all or nothing) or SCRIPT_FREE (free N objects,
+ * newest first) on the cache target: synchronous (the caller waits for the worker), no
+ * controller, no sampling, never "the last storm", and not subject to one storm at a
+ * time.
+ *
+ * Locking (outermost first): slablab_mutex (storm start/get/stop, scripts, unload) →
+ * st->sample_lock (memory samples: controller and workers) → the target's own locks.
+ * The controller and the workers never take slablab_mutex, so STORM_STOP and module
+ * unload may wait for them while holding it. Results are written before the state
+ * becomes DONE/STOPPED with a release store; readers load the state with acquire. A
+ * slablab cache under a storm has ->users raised, so destroying it fails with -EBUSY;
+ * scripts run under slablab_mutex, so their cache cannot go away meanwhile.
  */
 #include <linux/module.h>
 #include <linux/kthread.h>
@@ -30,6 +49,7 @@
 #include <linux/prandom.h>
 #include <linux/cpumask.h>
 #include <linux/completion.h>
+#include <linux/mutex.h>
 #include <linux/timex.h>
 #include <linux/ktime.h>
 #include <linux/mm.h>
@@ -41,6 +61,19 @@
 #define SAMPLE_MS	50
 #define CHUNK		256	/* ops between progress updates and stop checks */
 #define SIZE_SEQ_LEN	1024	/* precomputed kmalloc sizes per thread */
+#define MAX_KMALLOC_CLASSES	32
+
+/* Internal patterns of scripted allocations: never accepted from userspace. */
+#define SCRIPT_ALLOC	(__SLABLAB_PATTERN_MAX)
+#define SCRIPT_FREE	(__SLABLAB_PATTERN_MAX + 1)
+
+/* What workers allocate from. */
+struct storm_target {
+	u32 kind;			/* enum slablab_storm_target */
+	struct slablab_cache *cache;	/* CACHE (storms pin it through ->users) */
+	struct kmem_cache *native;	/* NATIVE */
+	u32 obj_size;			/* fixed object size of cache targets */
+};
 
 struct storm_ring {
 	void **slot;
@@ -54,13 +87,14 @@ struct storm_ring {
 struct storm_thread {
 	struct slablab_storm *st;
 	int idx;
-	int cpu;
+	int cpu;		/* bound to it; -1: runs inline, on any cpu */
 	u64 ops_done;		/* progress, WRITE_ONCE after each chunk */
 	u64 allocs, frees, failures;
 	u64 alloc_cycles, free_cycles, pair_cycles;
 	u64 ns;
 	u64 end;		/* ktime when its loop ended */
-	long live_bytes;	/* WRITE_ONCE, read by the sampler */
+	long live_bytes;	/* WRITE_ONCE, read by the samplers */
+	bool stopped;		/* left early on a stop request */
 	struct completion exited;	/* the kthread left module code */
 	struct rnd_state rng;
 	void **slots;
@@ -88,13 +122,13 @@ struct slablab_storm {
 	u32 id;
 	u32 state;			/* enum slablab_storm_state, release/acquire */
 	struct storm_spec spec;
+	struct storm_target tg;
 	int *cpu_of;			/* [threads] */
-	struct slablab_cache *cache;	/* CACHE target (pinned through ->users) */
-	struct kmem_cache *native;	/* NATIVE target */
 	char native_name[SLABLAB_NAME_MAX + 16];
-	unsigned int native_order;
-	u32 obj_size;			/* fixed object size of cache targets */
 	u32 cache_flags;
+	/* kmalloc targets: slablab's size classes (they live as long as the module) */
+	struct slablab_cache *kmalloc_caches[MAX_KMALLOC_CLASSES];
+	unsigned int nr_kmalloc_caches;
 	struct storm_thread *t;
 	struct storm_ring *rings;
 	struct task_struct *controller;
@@ -106,6 +140,7 @@ struct slablab_storm {
 	u64 start_ns, end_ns, deadline_ns;
 	u64 loop_cycles_x1000;
 	u64 stats_before[__SLABLAB_STAT_MAX], stats_delta[__SLABLAB_STAT_MAX];
+	struct mutex sample_lock;	/* the peak fields and base_pages */
 	u64 base_pages;
 	u64 peak_pages, peak_live, peak_meta;
 	struct completion done;		/* the controller left module code */
@@ -122,15 +157,15 @@ void slablab_storm_count_direct_pages(long delta)
 	atomic_long_add(delta, &slablab_kmalloc_pages_direct);
 }
 
-/* ---- target dispatch: direct calls, resolved at compile time per loop ---- */
+/* ---- targets: direct calls, resolved at compile time per loop ---- */
 
-static __always_inline void *t_alloc(struct slablab_storm *st, const u32 target, u32 size)
+static __always_inline void *tg_alloc(const struct storm_target *tg, const u32 kind, u32 size)
 {
-	switch (target) {
+	switch (kind) {
 	case SLABLAB_TARGET_CACHE:
-		return slablab_cache_alloc(st->cache, GFP_KERNEL);
+		return slablab_cache_alloc(tg->cache, GFP_KERNEL);
 	case SLABLAB_TARGET_NATIVE:
-		return kmem_cache_alloc(st->native, GFP_KERNEL);
+		return kmem_cache_alloc(tg->native, GFP_KERNEL);
 	case SLABLAB_TARGET_KMALLOC:
 		return slablab_kmalloc(size, GFP_KERNEL);
 	default:
@@ -138,14 +173,14 @@ static __always_inline void *t_alloc(struct slablab_storm *st, const u32 target,
 	}
 }
 
-static __always_inline void t_free(struct slablab_storm *st, const u32 target, void *p)
+static __always_inline void tg_free(const struct storm_target *tg, const u32 kind, void *p)
 {
-	switch (target) {
+	switch (kind) {
 	case SLABLAB_TARGET_CACHE:
-		slablab_cache_free(st->cache, p);
+		slablab_cache_free(tg->cache, p);
 		break;
 	case SLABLAB_TARGET_NATIVE:
-		kmem_cache_free(st->native, p);
+		kmem_cache_free(tg->native, p);
 		break;
 	case SLABLAB_TARGET_KMALLOC:
 		slablab_kfree(p);
@@ -155,376 +190,43 @@ static __always_inline void t_free(struct slablab_storm *st, const u32 target, v
 	}
 }
 
+/* All or nothing: @n, or 0 with nothing held. Cache targets only (storm_parse checks). */
+static __always_inline int tg_alloc_bulk(const struct storm_target *tg, const u32 kind,
+					 u32 n, void **objs)
+{
+	if (kind == SLABLAB_TARGET_CACHE)
+		return slablab_cache_alloc_bulk(tg->cache, GFP_KERNEL, n, objs);
+	return kmem_cache_alloc_bulk(tg->native, GFP_KERNEL, n, objs);
+}
+
+/* Frees @n objects (NULL entries skipped) and clears @objs. */
+static __always_inline void tg_free_bulk(const struct storm_target *tg, const u32 kind,
+					 u32 n, void **objs)
+{
+	u32 i;
+
+	switch (kind) {
+	case SLABLAB_TARGET_CACHE:
+		slablab_cache_free_bulk(tg->cache, n, objs);
+		break;
+	case SLABLAB_TARGET_NATIVE:
+		kmem_cache_free_bulk(tg->native, n, objs);
+		break;
+	default:
+		for (i = 0; i < n; i++) {
+			if (objs[i])
+				tg_free(tg, kind, objs[i]);
+			objs[i] = NULL;
+		}
+	}
+}
+
 static __always_inline u32 t_size(struct storm_thread *t, u64 i)
 {
-	return t->size_seq ? t->size_seq[i & (SIZE_SEQ_LEN - 1)] : t->st->obj_size;
+	return t->size_seq ? t->size_seq[i & (SIZE_SEQ_LEN - 1)] : t->st->tg.obj_size;
 }
 
-static bool storm_should_stop(struct slablab_storm *st)
-{
-	return READ_ONCE(st->stop) || ktime_get_ns() >= st->deadline_ns;
-}
-
-/* More ops to run in this storm? (ops-bounded storms stop at OPS, all at the deadline) */
-/* Ops for the next timed chunk: CHUNK, or what is left of OPS. */
-static u64 chunk_of(struct storm_thread *t, u64 done)
-{
-	struct slablab_storm *st = t->st;
-
-	if (st->spec.duration_ms)
-		return CHUNK;
-	return min_t(u64, CHUNK, st->spec.ops - done);
-}
-
-static bool more(struct storm_thread *t, u64 done)
-{
-	struct slablab_storm *st = t->st;
-
-	if (storm_should_stop(st))
-		return false;
-	return st->spec.duration_ms || done < st->spec.ops;
-}
-
-static __always_inline void run_pair(struct storm_thread *t, const u32 target)
-{
-	struct slablab_storm *st = t->st;
-	u64 done = 0;
-
-	while (more(t, done)) {
-		u64 c0, c1, i, n = chunk_of(t, done);
-
-		c0 = get_cycles();
-		for (i = 0; i < n; i++) {
-			void *p = t_alloc(st, target, t_size(t, done + i));
-
-			if (unlikely(!p)) {
-				t->failures++;
-				continue;
-			}
-			t_free(st, target, p);
-		}
-		c1 = get_cycles();
-		t->pair_cycles += c1 - c0;
-		done += n;
-		t->allocs += n;
-		t->frees += n;
-		WRITE_ONCE(t->ops_done, done);
-		cond_resched();
-	}
-	t->allocs -= t->failures;
-	t->frees -= t->failures;
-}
-
-static __always_inline void run_batch(struct storm_thread *t, const u32 target)
-{
-	struct slablab_storm *st = t->st;
-	u32 n = st->spec.batch, i;
-	u64 done = 0;
-
-	while (more(t, done)) {
-		long live = 0;
-		u64 c0, c1, c2;
-
-		c0 = get_cycles();
-		for (i = 0; i < n; i++)
-			t->slots[i] = t_alloc(st, target, t_size(t, done + i));
-		c1 = get_cycles();
-		for (i = 0; i < n; i++) {
-			if (t->slots[i])
-				live += t_size(t, done + i);
-			else
-				t->failures++;
-		}
-		WRITE_ONCE(t->live_bytes, live);	/* between the timed phases */
-		c2 = get_cycles();
-		for (i = 0; i < n; i++)
-			if (t->slots[i])
-				t_free(st, target, t->slots[i]);
-		t->alloc_cycles += c1 - c0;
-		t->free_cycles += get_cycles() - c2;
-		WRITE_ONCE(t->live_bytes, 0);
-		done += n;
-		WRITE_ONCE(t->ops_done, done);
-		cond_resched();
-	}
-	t->allocs = done - t->failures;
-	t->frees = t->allocs;
-}
-
-static __always_inline void run_bulk(struct storm_thread *t, const u32 target)
-{
-	struct slablab_storm *st = t->st;
-	u32 n = st->spec.batch;
-	u64 done = 0;
-
-	while (more(t, done)) {
-		u64 c0, c1, c2, c3;
-		int got;
-
-		c0 = get_cycles();
-		if (target == SLABLAB_TARGET_CACHE)
-			got = slablab_cache_alloc_bulk(st->cache, GFP_KERNEL, n, t->slots);
-		else
-			got = kmem_cache_alloc_bulk(st->native, GFP_KERNEL, n, t->slots);
-		c1 = get_cycles();
-		if (got != n) {
-			t->failures += n;
-			done += n;
-			WRITE_ONCE(t->ops_done, done);
-			cond_resched();
-			continue;
-		}
-		WRITE_ONCE(t->live_bytes, (long)n * st->obj_size);
-		c2 = get_cycles();
-		if (target == SLABLAB_TARGET_CACHE)
-			slablab_cache_free_bulk(st->cache, n, t->slots);
-		else
-			kmem_cache_free_bulk(st->native, n, t->slots);
-		c3 = get_cycles();
-		WRITE_ONCE(t->live_bytes, 0);
-		t->alloc_cycles += c1 - c0;
-		t->free_cycles += c3 - c2;
-		t->allocs += n;
-		t->frees += n;
-		done += n;
-		WRITE_ONCE(t->ops_done, done);
-		cond_resched();
-	}
-}
-
-static __always_inline void run_churn(struct storm_thread *t, const u32 target)
-{
-	struct slablab_storm *st = t->st;
-	u32 w = st->spec.working_set, i;
-	long live = 0;
-	u64 done = 0;
-
-	/* Fill the working set (not timed). */
-	for (i = 0; i < w; i++) {
-		t->slot_size[i] = t_size(t, i);
-		t->slots[i] = t_alloc(st, target, t->slot_size[i]);
-		if (t->slots[i])
-			live += t->slot_size[i];
-		else
-			t->failures++;
-		if (!(i & 1023))
-			cond_resched();
-	}
-	WRITE_ONCE(t->live_bytes, live);
-	while (more(t, done)) {
-		u64 n = chunk_of(t, done);
-
-		for (i = 0; i < n; i++) {
-			u32 idx = prandom_u32_state(&t->rng) % w;
-			u32 size = t_size(t, done + i);
-			u64 c0, c1, c2;
-			void *p;
-
-			c0 = get_cycles();
-			if (t->slots[idx])
-				t_free(st, target, t->slots[idx]);
-			c1 = get_cycles();
-			p = t_alloc(st, target, size);
-			c2 = get_cycles();
-			if (t->slots[idx]) {
-				live -= t->slot_size[idx];
-				t->frees++;
-				t->free_cycles += c1 - c0;
-			}
-			t->slots[idx] = p;
-			t->slot_size[idx] = size;
-			if (p) {
-				live += size;
-				t->allocs++;
-				t->alloc_cycles += c2 - c1;
-			} else {
-				t->failures++;
-			}
-		}
-		done += n;
-		WRITE_ONCE(t->live_bytes, live);
-		WRITE_ONCE(t->ops_done, done);
-		cond_resched();
-	}
-	/* Let the controller see the working set before it goes away. */
-	for (i = 0; i < w; i++) {
-		if (t->slots[i])
-			t_free(st, target, t->slots[i]);
-		t->slots[i] = NULL;
-		if (!(i & 1023))
-			cond_resched();
-	}
-	WRITE_ONCE(t->live_bytes, 0);
-}
-
-static __always_inline void run_producer(struct storm_thread *t, const u32 target)
-{
-	struct slablab_storm *st = t->st;
-	struct storm_ring *r = t->ring;
-	u64 head = 0, done = 0;
-	unsigned int spins = 0;
-
-	for (;;) {
-		u32 size = t_size(t, done);
-		u64 c0, c1;
-		void *p;
-
-		if (!st->spec.duration_ms && done >= st->spec.ops)
-			break;
-		if (!(done & (CHUNK - 1)) && storm_should_stop(st))
-			break;
-
-		/* acquire tail: the consumer has read the slot before releasing it */
-		while (head - smp_load_acquire(&r->tail) > r->mask) {
-			if (storm_should_stop(st))
-				goto out;
-			cpu_relax();
-			if (!(++spins & 255))
-				cond_resched();
-		}
-		c0 = get_cycles();
-		p = t_alloc(st, target, size);
-		c1 = get_cycles();
-		done++;
-		if (!p) {
-			t->failures++;
-			continue;
-		}
-		t->alloc_cycles += c1 - c0;
-		t->allocs++;
-		r->slot[head & r->mask] = p;
-		r->size[head & r->mask] = size;
-		/* release head: the slot is written before the consumer sees it */
-		smp_store_release(&r->head, ++head);
-		if (!(done & (CHUNK - 1))) {
-			WRITE_ONCE(t->ops_done, done);
-			WRITE_ONCE(t->live_bytes, (long)(head - READ_ONCE(r->tail)) * size);
-			cond_resched();
-		}
-	}
-out:
-	WRITE_ONCE(t->ops_done, done);
-	/* release: every head update happens before producer_done is seen */
-	smp_store_release(&r->producer_done, true);
-}
-
-static __always_inline void run_consumer(struct storm_thread *t, const u32 target)
-{
-	struct slablab_storm *st = t->st;
-	struct storm_ring *r = t->ring;
-	unsigned int spins = 0;
-	u64 tail = 0;
-
-	for (;;) {
-		/* acquire head: pairs with the producer's release of the slot */
-		u64 head = smp_load_acquire(&r->head);
-		u64 c0, c1;
-		void *p;
-
-		if (tail == head) {
-			/* producer_done is released after its last head update */
-			/* acquire: then a final head re-read sees the producer's last slot */
-			if (smp_load_acquire(&r->producer_done) &&
-			    /* acquire: its last slot, if it just pushed one */
-			    tail == smp_load_acquire(&r->head))
-				break;
-			cpu_relax();
-			if (!(++spins & 255))
-				cond_resched();
-			continue;
-		}
-		p = r->slot[tail & r->mask];
-		/* release tail: the slot was read before the producer may reuse it */
-		smp_store_release(&r->tail, ++tail);
-		c0 = get_cycles();
-		t_free(st, target, p);
-		c1 = get_cycles();
-		t->free_cycles += c1 - c0;
-		t->frees++;
-		if (!(tail & (CHUNK - 1))) {
-			WRITE_ONCE(t->ops_done, tail);
-			cond_resched();
-		}
-	}
-	WRITE_ONCE(t->ops_done, tail);
-}
-
-static __always_inline void run_pattern(struct storm_thread *t, const u32 target)
-{
-	switch (t->st->spec.pattern) {
-	case SLABLAB_PATTERN_PAIR:
-		run_pair(t, target);
-		break;
-	case SLABLAB_PATTERN_BATCH:
-		run_batch(t, target);
-		break;
-	case SLABLAB_PATTERN_BULK:
-		if (target == SLABLAB_TARGET_CACHE || target == SLABLAB_TARGET_NATIVE)
-			run_bulk(t, target);
-		break;
-	case SLABLAB_PATTERN_CHURN:
-		run_churn(t, target);
-		break;
-	case SLABLAB_PATTERN_REMOTE:
-		if (t->idx & 1)
-			run_consumer(t, target);
-		else
-			run_producer(t, target);
-		break;
-	}
-}
-
-/* Cycles per iteration (x1000) of an empty timed loop: what timing itself costs. */
-static u64 measure_loop_overhead(void)
-{
-	u64 c0, c1;
-	int i;
-
-	c0 = get_cycles();
-	for (i = 0; i < 1000; i++) {
-		barrier();
-		c1 = get_cycles();
-	}
-	c1 = get_cycles();
-	return c1 - c0;
-}
-
-static int storm_thread_fn(void *arg)
-{
-	struct storm_thread *t = arg;
-	struct slablab_storm *st = t->st;
-	u64 t0;
-
-	atomic_inc(&st->ready);
-	/* acquire go: the controller's set-up is visible after the barrier */
-	while (!smp_load_acquire(&st->go)) {
-		cpu_relax();
-		cond_resched();
-	}
-	if (!READ_ONCE(st->abort)) {
-		t0 = ktime_get_ns();
-		switch (st->spec.target) {
-		case SLABLAB_TARGET_CACHE:
-			run_pattern(t, SLABLAB_TARGET_CACHE);
-			break;
-		case SLABLAB_TARGET_NATIVE:
-			run_pattern(t, SLABLAB_TARGET_NATIVE);
-			break;
-		case SLABLAB_TARGET_KMALLOC:
-			run_pattern(t, SLABLAB_TARGET_KMALLOC);
-			break;
-		default:
-			run_pattern(t, SLABLAB_TARGET_NATIVE_KMALLOC);
-		}
-		t->end = ktime_get_ns();
-		t->ns = t->end - t0;
-	}
-	atomic_dec(&st->running);
-	/* Never return into module text: unload may free it once this completes. */
-	kthread_complete_and_exit(&t->exited, 0);
-}
-
-/* ---- memory sampling ---- */
+/* ---- memory samples ---- */
 
 /* The first number in a sysfs file (the kernel's own SLUB figures), or 0. */
 static u64 read_sysfs_u64(const char *path)
@@ -571,24 +273,20 @@ static const char *const native_kmalloc_names[] = {
 static u64 target_pages(struct slablab_storm *st, u64 *meta)
 {
 	struct slablab_gauges g;
-	struct slablab_cache *s;
 	u64 pages = 0;
 	unsigned int i;
 
 	*meta = 0;
 	switch (st->spec.target) {
 	case SLABLAB_TARGET_CACHE:
-		slablab_gauges(st->cache, &g);
+		slablab_gauges(st->tg.cache, &g);
 		*meta = g.meta_bytes;
 		return g.pages;
 	case SLABLAB_TARGET_NATIVE:
 		return native_slab_pages(st->native_name);
 	case SLABLAB_TARGET_KMALLOC:
-		/* The cache list is stable while a storm runs: kmalloc classes live forever. */
-		list_for_each_entry(s, &slablab_caches, list) {
-			if (s->owner != SLABLAB_OWNER_KMALLOC)
-				continue;
-			slablab_gauges(s, &g);
+		for (i = 0; i < st->nr_kmalloc_caches; i++) {
+			slablab_gauges(st->kmalloc_caches[i], &g);
 			pages += g.pages;
 			*meta += g.meta_bytes;
 		}
@@ -600,11 +298,22 @@ static u64 target_pages(struct slablab_storm *st, u64 *meta)
 	}
 }
 
-static void sample_memory(struct slablab_storm *st)
+/*
+ * Record the target's pages and the workers' live bytes now; keep the sample with the
+ * most pages (then the most live bytes) as the peak. Live bytes are read first: a worker
+ * publishes them after its objects are allocated, so a sample never counts objects its
+ * pages could not hold. @wait: false skips the sample when another one is in progress
+ * (that one sees this worker's published live bytes too). Sleeps (sysfs).
+ */
+static void storm_sample(struct slablab_storm *st, bool wait)
 {
 	u64 pages, meta, live = 0;
 	u32 i;
 
+	if (!wait && !mutex_trylock(&st->sample_lock))
+		return;
+	if (wait)
+		mutex_lock(&st->sample_lock);
 	for (i = 0; i < st->spec.threads; i++)
 		live += max_t(long, READ_ONCE(st->t[i].live_bytes), 0);
 	pages = target_pages(st, &meta);
@@ -614,22 +323,540 @@ static void sample_memory(struct slablab_storm *st)
 		st->peak_live = live;
 		st->peak_meta = meta;
 	}
+	mutex_unlock(&st->sample_lock);
 }
+
+/* ---- worker patterns ---- */
+
+/* Ops for the next chunk: @unit, or what is left of OPS, so OPS is exact. */
+static u64 chunk_of(struct storm_thread *t, u64 done, u64 unit)
+{
+	struct slablab_storm *st = t->st;
+
+	if (st->spec.duration_ms)
+		return unit;
+	return min_t(u64, unit, st->spec.ops - done);
+}
+
+/* More ops to run? Ops storms stop at OPS, every storm at a stop request or deadline. */
+static bool more(struct storm_thread *t, u64 done)
+{
+	struct slablab_storm *st = t->st;
+
+	if (!st->spec.duration_ms && done >= st->spec.ops)
+		return false;
+	if (READ_ONCE(st->stop)) {
+		t->stopped = true;
+		return false;
+	}
+	return ktime_get_ns() < st->deadline_ns;
+}
+
+static __always_inline void run_pair(struct storm_thread *t, const u32 target)
+{
+	struct slablab_storm *st = t->st;
+	u64 done = 0;
+
+	while (more(t, done)) {
+		u64 c0, c1, i, n = chunk_of(t, done, CHUNK);
+
+		c0 = get_cycles();
+		for (i = 0; i < n; i++) {
+			void *p = tg_alloc(&st->tg, target, t_size(t, done + i));
+
+			if (unlikely(!p)) {
+				t->failures++;
+				continue;
+			}
+			tg_free(&st->tg, target, p);
+		}
+		c1 = get_cycles();
+		t->pair_cycles += c1 - c0;
+		done += n;
+		t->allocs += n;
+		t->frees += n;
+		WRITE_ONCE(t->ops_done, done);
+		cond_resched();
+	}
+	t->allocs -= t->failures;
+	t->frees -= t->failures;
+}
+
+static __always_inline void run_batch(struct storm_thread *t, const u32 target)
+{
+	struct slablab_storm *st = t->st;
+	u64 done = 0;
+	u32 n, i;
+
+	while (more(t, done)) {
+		long live = 0;
+		u64 c0, c1, c2;
+
+		n = chunk_of(t, done, st->spec.batch);
+		c0 = get_cycles();
+		for (i = 0; i < n; i++)
+			t->slots[i] = tg_alloc(&st->tg, target, t_size(t, done + i));
+		c1 = get_cycles();
+		for (i = 0; i < n; i++) {
+			if (t->slots[i])
+				live += t_size(t, done + i);
+			else
+				t->failures++;
+		}
+		WRITE_ONCE(t->live_bytes, live);	/* between the timed phases */
+		if (!done)
+			storm_sample(st, false);	/* the first full batch */
+		c2 = get_cycles();
+		for (i = 0; i < n; i++)
+			if (t->slots[i])
+				tg_free(&st->tg, target, t->slots[i]);
+		t->alloc_cycles += c1 - c0;
+		t->free_cycles += get_cycles() - c2;
+		WRITE_ONCE(t->live_bytes, 0);
+		done += n;
+		WRITE_ONCE(t->ops_done, done);
+		cond_resched();
+	}
+	t->allocs = done - t->failures;
+	t->frees = t->allocs;
+}
+
+static __always_inline void run_bulk(struct storm_thread *t, const u32 target)
+{
+	struct slablab_storm *st = t->st;
+	bool sampled = false;
+	u64 done = 0;
+
+	while (more(t, done)) {
+		u32 n = chunk_of(t, done, st->spec.batch);
+		u64 c0, c1, c2, c3;
+		int got;
+
+		c0 = get_cycles();
+		got = tg_alloc_bulk(&st->tg, target, n, t->slots);
+		c1 = get_cycles();
+		if (got != n) {
+			t->failures += n;
+			done += n;
+			WRITE_ONCE(t->ops_done, done);
+			cond_resched();
+			continue;
+		}
+		WRITE_ONCE(t->live_bytes, (long)n * st->tg.obj_size);
+		if (!sampled) {
+			storm_sample(st, false);	/* the first full batch */
+			sampled = true;
+		}
+		c2 = get_cycles();
+		tg_free_bulk(&st->tg, target, n, t->slots);
+		c3 = get_cycles();
+		WRITE_ONCE(t->live_bytes, 0);
+		t->alloc_cycles += c1 - c0;
+		t->free_cycles += c3 - c2;
+		t->allocs += n;
+		t->frees += n;
+		done += n;
+		WRITE_ONCE(t->ops_done, done);
+		cond_resched();
+	}
+}
+
+static __always_inline void run_churn(struct storm_thread *t, const u32 target)
+{
+	struct slablab_storm *st = t->st;
+	u32 w = st->spec.working_set, i;
+	long live = 0;
+	u64 done = 0;
+
+	/* Fill the working set (not timed). */
+	for (i = 0; i < w; i++) {
+		t->slot_size[i] = t_size(t, i);
+		t->slots[i] = tg_alloc(&st->tg, target, t->slot_size[i]);
+		if (t->slots[i])
+			live += t->slot_size[i];
+		else
+			t->failures++;
+		if (!(i & 1023))
+			cond_resched();
+	}
+	WRITE_ONCE(t->live_bytes, live);
+	storm_sample(st, false);		/* the working set is full */
+	while (more(t, done)) {
+		u64 n = chunk_of(t, done, CHUNK);
+
+		for (i = 0; i < n; i++) {
+			u32 idx = prandom_u32_state(&t->rng) % w;
+			u32 size = t_size(t, done + i);
+			u64 c0, c1, c2;
+			void *p;
+
+			c0 = get_cycles();
+			if (t->slots[idx])
+				tg_free(&st->tg, target, t->slots[idx]);
+			c1 = get_cycles();
+			p = tg_alloc(&st->tg, target, size);
+			c2 = get_cycles();
+			if (t->slots[idx]) {
+				live -= t->slot_size[idx];
+				t->frees++;
+				t->free_cycles += c1 - c0;
+			}
+			t->slots[idx] = p;
+			t->slot_size[idx] = size;
+			if (p) {
+				live += size;
+				t->allocs++;
+				t->alloc_cycles += c2 - c1;
+			} else {
+				t->failures++;
+			}
+		}
+		done += n;
+		WRITE_ONCE(t->live_bytes, live);
+		WRITE_ONCE(t->ops_done, done);
+		cond_resched();
+	}
+	/* Steady state, however short the storm: sample before the working set goes. */
+	storm_sample(st, true);
+	for (i = 0; i < w; i++) {
+		if (t->slots[i])
+			tg_free(&st->tg, target, t->slots[i]);
+		t->slots[i] = NULL;
+		if (!(i & 1023))
+			cond_resched();
+	}
+	WRITE_ONCE(t->live_bytes, 0);
+}
+
+static __always_inline void run_producer(struct storm_thread *t, const u32 target)
+{
+	struct slablab_storm *st = t->st;
+	struct storm_ring *r = t->ring;
+	u64 head = 0, done = 0;
+	unsigned int spins = 0;
+
+	for (;;) {
+		u32 size = t_size(t, done);
+		u64 c0, c1;
+		void *p;
+
+		if (!st->spec.duration_ms && done >= st->spec.ops)
+			break;
+		if (!(done & (CHUNK - 1)) && !more(t, done))
+			break;
+
+		/* acquire tail: the consumer has read the slot before releasing it */
+		while (head - smp_load_acquire(&r->tail) > r->mask) {
+			if (!more(t, done))
+				goto out;
+			cpu_relax();
+			if (!(++spins & 255))
+				cond_resched();
+		}
+		c0 = get_cycles();
+		p = tg_alloc(&st->tg, target, size);
+		c1 = get_cycles();
+		done++;
+		if (!p) {
+			t->failures++;
+			continue;
+		}
+		t->alloc_cycles += c1 - c0;
+		t->allocs++;
+		r->slot[head & r->mask] = p;
+		r->size[head & r->mask] = size;
+		/* release head: the slot is written before the consumer sees it */
+		smp_store_release(&r->head, ++head);
+		if (!(done & (CHUNK - 1))) {
+			WRITE_ONCE(t->ops_done, done);
+			WRITE_ONCE(t->live_bytes, (long)(head - READ_ONCE(r->tail)) * size);
+			if (done == CHUNK)
+				storm_sample(st, false);
+			cond_resched();
+		}
+	}
+out:
+	WRITE_ONCE(t->ops_done, done);
+	/* release: every head update happens before producer_done is seen */
+	smp_store_release(&r->producer_done, true);
+}
+
+static __always_inline void run_consumer(struct storm_thread *t, const u32 target)
+{
+	struct slablab_storm *st = t->st;
+	struct storm_ring *r = t->ring;
+	unsigned int spins = 0;
+	u64 tail = 0;
+
+	for (;;) {
+		/* acquire head: pairs with the producer's release of the slot */
+		u64 head = smp_load_acquire(&r->head);
+		u64 c0, c1;
+		void *p;
+
+		if (tail == head) {
+			/* producer_done is released after its last head update */
+			/* acquire: then a final head re-read sees the producer's last slot */
+			if (smp_load_acquire(&r->producer_done) &&
+			    /* acquire: its last slot, if it just pushed one */
+			    tail == smp_load_acquire(&r->head))
+				break;
+			cpu_relax();
+			if (!(++spins & 255))
+				cond_resched();
+			continue;
+		}
+		p = r->slot[tail & r->mask];
+		/* release tail: the slot was read before the producer may reuse it */
+		smp_store_release(&r->tail, ++tail);
+		c0 = get_cycles();
+		tg_free(&st->tg, target, p);
+		c1 = get_cycles();
+		t->free_cycles += c1 - c0;
+		t->frees++;
+		if (!(tail & (CHUNK - 1))) {
+			WRITE_ONCE(t->ops_done, tail);
+			cond_resched();
+		}
+	}
+	WRITE_ONCE(t->ops_done, tail);
+}
+
+/* Scripted allocation: OPS objects into t->slots, all or nothing. */
+static __always_inline void run_script_alloc(struct storm_thread *t, const u32 target)
+{
+	struct slablab_storm *st = t->st;
+	u64 i, n = st->spec.ops;
+
+	for (i = 0; i < n; i++) {
+		t->slots[i] = tg_alloc(&st->tg, target, st->tg.obj_size);
+		if (unlikely(!t->slots[i])) {
+			t->failures++;
+			tg_free_bulk(&st->tg, target, i, t->slots);
+			t->frees = i;
+			break;
+		}
+		t->allocs++;
+		if (!(i & 1023))
+			cond_resched();
+	}
+	t->ops_done = i;
+}
+
+/* Scripted free: the OPS objects of t->slots, newest (last) first. */
+static __always_inline void run_script_free(struct storm_thread *t, const u32 target)
+{
+	struct slablab_storm *st = t->st;
+	u64 i, n = st->spec.ops;
+
+	for (i = 0; i < n; i++) {
+		tg_free(&st->tg, target, t->slots[n - 1 - i]);
+		t->slots[n - 1 - i] = NULL;
+		t->frees++;
+		if (!(i & 1023))
+			cond_resched();
+	}
+	t->ops_done = n;
+}
+
+static __always_inline void run_pattern(struct storm_thread *t, const u32 target)
+{
+	switch (t->st->spec.pattern) {
+	case SLABLAB_PATTERN_PAIR:
+		run_pair(t, target);
+		break;
+	case SLABLAB_PATTERN_BATCH:
+		run_batch(t, target);
+		break;
+	case SLABLAB_PATTERN_BULK:
+		if (target == SLABLAB_TARGET_CACHE || target == SLABLAB_TARGET_NATIVE)
+			run_bulk(t, target);
+		break;
+	case SLABLAB_PATTERN_CHURN:
+		run_churn(t, target);
+		break;
+	case SLABLAB_PATTERN_REMOTE:
+		if (t->idx & 1)
+			run_consumer(t, target);
+		else
+			run_producer(t, target);
+		break;
+	case SCRIPT_ALLOC:
+		if (target == SLABLAB_TARGET_CACHE)
+			run_script_alloc(t, target);
+		break;
+	case SCRIPT_FREE:
+		if (target == SLABLAB_TARGET_CACHE)
+			run_script_free(t, target);
+		break;
+	}
+}
+
+/* A worker's run: its pattern against its target, the target a compile-time constant. */
+static void storm_thread_run(struct storm_thread *t)
+{
+	u64 t0 = ktime_get_ns();
+
+	switch (t->st->spec.target) {
+	case SLABLAB_TARGET_CACHE:
+		run_pattern(t, SLABLAB_TARGET_CACHE);
+		break;
+	case SLABLAB_TARGET_NATIVE:
+		run_pattern(t, SLABLAB_TARGET_NATIVE);
+		break;
+	case SLABLAB_TARGET_KMALLOC:
+		run_pattern(t, SLABLAB_TARGET_KMALLOC);
+		break;
+	default:
+		run_pattern(t, SLABLAB_TARGET_NATIVE_KMALLOC);
+	}
+	t->end = ktime_get_ns();
+	t->ns = t->end - t0;
+}
+
+static int storm_thread_fn(void *arg)
+{
+	struct storm_thread *t = arg;
+	struct slablab_storm *st = t->st;
+
+	atomic_inc(&st->ready);
+	/* acquire go: the controller's set-up is visible after the barrier */
+	while (!smp_load_acquire(&st->go)) {
+		cpu_relax();
+		cond_resched();
+	}
+	if (!READ_ONCE(st->abort))
+		storm_thread_run(t);
+	atomic_dec(&st->running);
+	/* Never return into module text: unload may free it once this completes. */
+	kthread_complete_and_exit(&t->exited, 0);
+}
+
+/* Worker @t's kthread, bound to t->cpu; it runs once woken. */
+static struct task_struct *storm_worker_create(struct storm_thread *t, const char *what)
+{
+	struct task_struct *task;
+
+	task = kthread_create_on_node(storm_thread_fn, t, cpu_to_node(t->cpu), "slablab-%s/%u:%d",
+				      what, t->st->id, t->idx);
+	if (!IS_ERR(task))
+		kthread_bind(task, t->cpu);
+	return task;
+}
+
+static void storm_thread_init(struct slablab_storm *st, u32 i, int cpu)
+{
+	struct storm_thread *t = &st->t[i];
+
+	t->st = st;
+	t->idx = i;
+	t->cpu = cpu;
+	init_completion(&t->exited);
+	prandom_seed_state(&t->rng, st->spec.seed + i);
+}
+
+/* ---- scripted allocations (handles.c) ---- */
+
+/* The one-worker storm scripts run in, one at a time (slablab_mutex). */
+static struct slablab_storm script_storm;
+static struct storm_thread script_thread;
+
+/**
+ * slablab_storm_script - run a scripted allocation or free: a one-worker storm
+ * @s: the cache
+ * @cpu: the cpu to run on (a worker kthread bound to it), or -1 for any (inline)
+ * @alloc: true: allocate @n objects into @objs, all or nothing; false: free the @n
+ *	objects of @objs, last first, and clear them
+ * @objs: the objects
+ * @n: how many
+ *
+ * Scripts run one at a time (slablab_mutex) in a static one-worker storm, so running one
+ * allocates nothing: inline (@cpu < 0) it cannot fail for lack of memory.
+ *
+ * Context: slablab_mutex and cpus_read_lock held (@cpu stays online); sleeps.
+ * Return: 0; -ENOMEM when an allocation failed (nothing is then held); the error of
+ * kthread_create() when no worker could be created (nothing was done).
+ */
+int slablab_storm_script(struct slablab_cache *s, int cpu, bool alloc, void **objs, u32 n)
+{
+	struct slablab_storm *st = &script_storm;
+	struct storm_thread *t = &script_thread;
+	struct task_struct *task;
+
+	lockdep_assert_held(&slablab_mutex);
+	memset(st, 0, sizeof(*st));
+	memset(t, 0, sizeof(*t));
+	st->t = t;
+	st->spec.target = SLABLAB_TARGET_CACHE;
+	st->spec.pattern = alloc ? SCRIPT_ALLOC : SCRIPT_FREE;
+	st->spec.threads = 1;
+	st->spec.ops = n;
+	st->tg.kind = SLABLAB_TARGET_CACHE;
+	st->tg.cache = s;
+	st->tg.obj_size = s->object_size;
+	st->deadline_ns = U64_MAX;
+	st->go = true;			/* no barrier: one worker, the caller waits */
+	atomic_set(&st->running, 1);
+	storm_thread_init(st, 0, cpu);
+	t->slots = objs;
+	if (cpu < 0) {
+		storm_thread_run(t);
+	} else {
+		task = storm_worker_create(t, "script");
+		if (IS_ERR(task))
+			return PTR_ERR(task);
+		wake_up_process(task);
+		wait_for_completion(&t->exited);
+	}
+	return t->failures ? -ENOMEM : 0;
+}
+
+/* ---- the controller ---- */
 
 static void snapshot_stats(struct slablab_storm *st, u64 *out)
 {
-	struct slablab_cache *s;
+	unsigned int c;
 	int i;
 
 	memset(out, 0, sizeof(u64) * __SLABLAB_STAT_MAX);
-	list_for_each_entry(s, &slablab_caches, list) {
-		if (!(st->spec.target == SLABLAB_TARGET_CACHE && s == st->cache) &&
-		    !(st->spec.target == SLABLAB_TARGET_KMALLOC &&
-		      s->owner == SLABLAB_OWNER_KMALLOC))
-			continue;
+	if (st->spec.target == SLABLAB_TARGET_CACHE) {
 		for (i = 0; i < __SLABLAB_STAT_MAX; i++)
-			out[i] += slablab_stat_sum(s, i);
+			out[i] = slablab_stat_sum(st->tg.cache, i);
 	}
+	for (c = 0; c < st->nr_kmalloc_caches; c++)
+		for (i = 0; i < __SLABLAB_STAT_MAX; i++)
+			out[i] += slablab_stat_sum(st->kmalloc_caches[c], i);
+}
+
+/* Cycles per iteration (x1000) of an empty timed loop: what timing itself costs. */
+static u64 measure_loop_overhead(void)
+{
+	u64 c0, c1;
+	int i;
+
+	c0 = get_cycles();
+	for (i = 0; i < 1000; i++) {
+		barrier();
+		c1 = get_cycles();
+	}
+	c1 = get_cycles();
+	return c1 - c0;
+}
+
+/* Stopped: by a request (STORM_STOP, unload), or an OPS storm short of its OPS. */
+static bool storm_stopped_early(struct slablab_storm *st)
+{
+	u32 i;
+
+	for (i = 0; i < st->spec.threads; i++) {
+		struct storm_thread *t = &st->t[i];
+		bool producer = st->spec.pattern != SLABLAB_PATTERN_REMOTE || !(i & 1);
+
+		if (t->stopped ||
+		    (producer && !st->spec.duration_ms && t->ops_done < st->spec.ops))
+			return true;
+	}
+	return false;
 }
 
 static int storm_controller_fn(void *arg)
@@ -654,7 +881,8 @@ static int storm_controller_fn(void *arg)
 
 	while (atomic_read(&st->running)) {
 		schedule_timeout_uninterruptible(msecs_to_jiffies(SAMPLE_MS));
-		sample_memory(st);
+		if (atomic_read(&st->running))
+			storm_sample(st, true);
 	}
 	for (i = 0; i < st->spec.threads; i++)
 		wait_for_completion(&st->t[i].exited);
@@ -666,16 +894,13 @@ static int storm_controller_fn(void *arg)
 	snapshot_stats(st, st->stats_delta);
 	for (i = 0; i < __SLABLAB_STAT_MAX; i++)
 		st->stats_delta[i] -= st->stats_before[i];
-	kmem_cache_destroy(st->native);
-	st->native = NULL;
-	if (st->cache && st->spec.target == SLABLAB_TARGET_CACHE)
-		atomic_dec(&st->cache->users);
-	/* Stopped: by request, or an OPS storm that ran into the time cap. */
+	kmem_cache_destroy(st->tg.native);
+	st->tg.native = NULL;
+	if (st->spec.target == SLABLAB_TARGET_CACHE)
+		atomic_dec(&st->tg.cache->users);
 	/* release state: readers that see DONE/STOPPED see the results */
-	smp_store_release(&st->state,
-			  (READ_ONCE(st->stop) ||
-			   (!st->spec.duration_ms && st->end_ns >= st->deadline_ns)) ?
-			  SLABLAB_STORM_STOPPED : SLABLAB_STORM_DONE);
+	smp_store_release(&st->state, storm_stopped_early(st) ? SLABLAB_STORM_STOPPED :
+			  SLABLAB_STORM_DONE);
 	kthread_complete_and_exit(&st->done, 0);
 }
 
@@ -738,7 +963,7 @@ static u64 storm_live_estimate(struct storm_spec *sp, u32 max_size)
 	return per_thread * sp->threads * max_size;
 }
 
-static int storm_prepare_threads(struct slablab_storm *st, struct netlink_ext_ack *extack)
+static int storm_prepare_threads(struct slablab_storm *st)
 {
 	struct storm_spec *sp = &st->spec;
 	u32 i, j, slots = 0;
@@ -765,11 +990,7 @@ static int storm_prepare_threads(struct slablab_storm *st, struct netlink_ext_ac
 	for (i = 0; i < sp->threads; i++) {
 		struct storm_thread *t = &st->t[i];
 
-		t->st = st;
-		t->idx = i;
-		init_completion(&t->exited);
-		t->cpu = st->cpu_of[i];
-		prandom_seed_state(&t->rng, sp->seed + i);
+		storm_thread_init(st, i, st->cpu_of[i]);
 		if (slots) {
 			t->slots = kvcalloc(slots, sizeof(void *), GFP_KERNEL);
 			t->slot_size = kvcalloc(slots, sizeof(u32), GFP_KERNEL);
@@ -800,10 +1021,6 @@ static int storm_prepare_threads(struct slablab_storm *st, struct netlink_ext_ac
 	return 0;
 }
 
-/* Parse and check SLABLAB_A_STORM; fills st->spec, st->cpu_of, the target. */
-static int storm_parse(struct slablab_storm *st, struct nlattr *nest,
-		       struct netlink_ext_ack *extack);
-
 static int storm_start_threads(struct slablab_storm *st)
 {
 	struct task_struct *task;
@@ -818,9 +1035,7 @@ static int storm_start_threads(struct slablab_storm *st)
 		return err;
 	}
 	for (i = 0; i < st->spec.threads; i++) {
-		task = kthread_create_on_node(storm_thread_fn, &st->t[i],
-					      cpu_to_node(st->t[i].cpu), "slablab-storm/%u:%u",
-					      st->id, i);
+		task = storm_worker_create(&st->t[i], "storm");
 		if (IS_ERR(task)) {
 			u32 j;
 
@@ -835,7 +1050,6 @@ static int storm_start_threads(struct slablab_storm *st)
 			wake_up_process(st->controller);
 			return PTR_ERR(task);
 		}
-		kthread_bind(task, st->t[i].cpu);
 		wake_up_process(task);
 	}
 	wake_up_process(st->controller);
@@ -844,7 +1058,8 @@ static int storm_start_threads(struct slablab_storm *st)
 
 /* ---- netlink ---- */
 
-static struct netlink_range_validation ring_range = { .min = 2, .max = SLABLAB_STORM_MAX_RING };
+static struct netlink_range_validation ring_range = { .min = SLABLAB_STORM_MIN_RING,
+	.max = SLABLAB_STORM_MAX_RING };
 static struct netlink_range_validation ws_range = { .min = 1,
 	.max = SLABLAB_STORM_MAX_WORKING_SET };
 static struct netlink_range_validation batch_range = { .min = 1,
@@ -854,6 +1069,7 @@ static struct netlink_range_validation duration_range = { .min = 1,
 static struct netlink_range_validation size_range = { .min = 1, .max = SLABLAB_MAX_SIZE };
 static struct netlink_range_validation threads_range = { .min = 1,
 	.max = SLABLAB_STORM_MAX_THREADS };
+static struct netlink_range_validation ops_range = { .min = 1, .max = SLABLAB_STORM_MAX_OPS };
 
 static const struct nla_policy storm_size_policy[SLABLAB_STORM_SIZE_A_MAX + 1] = {
 	[SLABLAB_STORM_SIZE_A_SIZE]	= NLA_POLICY_FULL_RANGE(NLA_U32, &size_range),
@@ -870,7 +1086,7 @@ const struct nla_policy slablab_storm_policy[SLABLAB_STORM_A_MAX + 1] = {
 	[SLABLAB_STORM_A_THREADS]	= NLA_POLICY_FULL_RANGE(NLA_U32, &threads_range),
 	[SLABLAB_STORM_A_CPUS]		= { .type = NLA_NUL_STRING,
 					    .len = SLABLAB_STORM_CPUS_MAX - 1 },
-	[SLABLAB_STORM_A_OPS]		= NLA_POLICY_MIN(NLA_U64, 1),
+	[SLABLAB_STORM_A_OPS]		= NLA_POLICY_FULL_RANGE(NLA_U64, &ops_range),
 	[SLABLAB_STORM_A_DURATION_MS]	= NLA_POLICY_FULL_RANGE(NLA_U32, &duration_range),
 	[SLABLAB_STORM_A_BATCH]		= NLA_POLICY_FULL_RANGE(NLA_U32, &batch_range),
 	[SLABLAB_STORM_A_WORKING_SET]	= NLA_POLICY_FULL_RANGE(NLA_U32, &ws_range),
@@ -880,6 +1096,93 @@ const struct nla_policy slablab_storm_policy[SLABLAB_STORM_A_MAX + 1] = {
 	[SLABLAB_STORM_A_ID]		= NLA_POLICY_MIN(NLA_U32, 1),
 };
 
+/* The lowest cpu of the cpu list element "lo-hi:used/group" that is not online. */
+static unsigned int element_not_online(unsigned int lo, unsigned int hi, unsigned int used,
+				       unsigned int group)
+{
+	unsigned int c;
+
+	for (c = lo; c <= hi && c < nr_cpu_ids; c++)
+		if ((c - lo) % group < used && !cpu_online(c))
+			return c;
+	if (hi < nr_cpu_ids || !used)
+		return UINT_MAX;
+	/* the element's first cpu at or above nr_cpu_ids */
+	c = max(lo, nr_cpu_ids);
+	if ((c - lo) % group >= used)
+		c += group - (c - lo) % group;
+	return c >= lo && c <= hi ? c : UINT_MAX;
+}
+
+/*
+ * The lowest cpu of @list that is not online, where cpulist_parse() gave up with -ERANGE
+ * because the list names a cpu at or above nr_cpu_ids; UINT_MAX if there is none (the
+ * list is then malformed). Elements are "N", "N-M" and "N-M:U/G" (U of every G cpus).
+ */
+static unsigned int first_cpu_not_online(const char *list)
+{
+	unsigned int lo, hi, used, group, first = UINT_MAX;
+	const char *p = list;
+	int len;
+
+	while (*p) {
+		if (sscanf(p, "%u%n", &lo, &len) != 1)
+			break;
+		p += len;
+		hi = lo;
+		used = 1;
+		group = 1;
+		if (*p == '-') {
+			if (sscanf(p + 1, "%u%n", &hi, &len) != 1)
+				break;
+			p += 1 + len;
+			if (*p == ':' && sscanf(p, ":%u/%u%n", &used, &group, &len) == 2)
+				p += len;
+		}
+		if (!group || lo > hi)
+			break;
+		first = min(first, element_not_online(lo, hi, used, group));
+		p += strcspn(p, ",");
+		if (*p == ',')
+			p++;
+	}
+	return first;
+}
+
+/* Parse CPUS into @mask: online cpus only. */
+static int storm_parse_cpus(struct storm_spec *sp, struct nlattr *attr, struct cpumask *mask,
+			    struct netlink_ext_ack *extack)
+{
+	unsigned int offline;
+	int err;
+
+	nla_strscpy(sp->cpus, attr, sizeof(sp->cpus));
+	err = cpulist_parse(sp->cpus, mask);
+	if (err == -ERANGE) {
+		/* a cpu beyond nr_cpu_ids: not online, like any other */
+		offline = first_cpu_not_online(sp->cpus);
+		if (offline != UINT_MAX) {
+			NL_SET_ERR_MSG_FMT_MOD(extack, "cpu %u is not online", offline);
+			NL_SET_BAD_ATTR(extack, attr);
+			return -EINVAL;
+		}
+	}
+	if (err || cpumask_empty(mask)) {
+		NL_SET_ERR_MSG_FMT_MOD(extack, "CPUS \"%s\" is not a cpu list like 0-3,6",
+				       sp->cpus);
+		NL_SET_BAD_ATTR(extack, attr);
+		return -EINVAL;
+	}
+	if (!cpumask_subset(mask, cpu_online_mask)) {
+		cpumask_andnot(mask, mask, cpu_online_mask);
+		NL_SET_ERR_MSG_FMT_MOD(extack, "cpu %u is not online", cpumask_first(mask));
+		NL_SET_BAD_ATTR(extack, attr);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Parse and check SLABLAB_A_STORM; fills st->spec, st->cpu_of, the target. */
 static int storm_parse(struct slablab_storm *st, struct nlattr *nest,
 		       struct netlink_ext_ack *extack)
 {
@@ -909,8 +1212,10 @@ static int storm_parse(struct slablab_storm *st, struct nlattr *nest,
 			struct nlattr *sz[SLABLAB_STORM_SIZE_A_MAX + 1];
 
 			if (sp->nr_sizes == SLABLAB_STORM_MAX_SIZES) {
-				NL_SET_ERR_MSG_FMT_MOD(extack, "at most %d sizes",
+				NL_SET_ERR_MSG_FMT_MOD(extack,
+						       "at most SLABLAB_STORM_MAX_SIZES (%d) sizes",
 						       SLABLAB_STORM_MAX_SIZES);
+				NL_SET_BAD_ATTR(extack, e);
 				return -E2BIG;
 			}
 			err = nla_parse_nested(sz, SLABLAB_STORM_SIZE_A_MAX, e, storm_size_policy,
@@ -924,8 +1229,11 @@ static int storm_parse(struct slablab_storm *st, struct nlattr *nest,
 			sp->sizes[sp->nr_sizes] = nla_get_u32(sz[SLABLAB_STORM_SIZE_A_SIZE]);
 			sp->weights[sp->nr_sizes] = sz[SLABLAB_STORM_SIZE_A_WEIGHT] ?
 				nla_get_u32(sz[SLABLAB_STORM_SIZE_A_WEIGHT]) : 1;
-			if (sp->weights[sp->nr_sizes] > 1000000) {
-				NL_SET_ERR_MSG_MOD(extack, "size weights go up to 1000000");
+			if (sp->weights[sp->nr_sizes] > SLABLAB_STORM_MAX_WEIGHT) {
+				NL_SET_ERR_MSG_FMT_MOD(extack,
+						       "size weights go up to SLABLAB_STORM_MAX_WEIGHT (%u)",
+						       SLABLAB_STORM_MAX_WEIGHT);
+				NL_SET_BAD_ATTR(extack, sz[SLABLAB_STORM_SIZE_A_WEIGHT]);
 				return -ERANGE;
 			}
 			max_size = max(max_size, sp->sizes[sp->nr_sizes]);
@@ -954,10 +1262,12 @@ static int storm_parse(struct slablab_storm *st, struct nlattr *nest,
 	if (sp->max_live_bytes > ram / 2) {
 		NL_SET_ERR_MSG_FMT_MOD(extack, "MAX_LIVE_BYTES is at most half of RAM, %llu MiB",
 				       ram / 2 >> 20);
+		NL_SET_BAD_ATTR(extack, tb[SLABLAB_STORM_A_MAX_LIVE_BYTES]);
 		return -ERANGE;
 	}
 
 	/* The target */
+	st->tg.kind = sp->target;
 	switch (sp->target) {
 	case SLABLAB_TARGET_CACHE:
 	case SLABLAB_TARGET_NATIVE:
@@ -966,15 +1276,15 @@ static int storm_parse(struct slablab_storm *st, struct nlattr *nest,
 			return -EINVAL;
 		}
 		if (sp->cache[0]) {
-			st->cache = slablab_cache_find(sp->cache);
-			if (!st->cache) {
+			st->tg.cache = slablab_cache_find(sp->cache);
+			if (!st->tg.cache) {
 				NL_SET_ERR_MSG_FMT_MOD(extack, "no cache named %s", sp->cache);
 				return -ENOENT;
 			}
-			st->obj_size = st->cache->object_size;
-			st->cache_flags = st->cache->flags;
+			st->tg.obj_size = st->tg.cache->object_size;
+			st->cache_flags = st->tg.cache->flags;
 		} else if (sp->target == SLABLAB_TARGET_NATIVE && sp->size) {
-			st->obj_size = sp->size;
+			st->tg.obj_size = sp->size;
 		} else {
 			if (sp->target == SLABLAB_TARGET_CACHE)
 				NL_SET_ERR_MSG_MOD(extack, "the cache target needs CACHE");
@@ -983,8 +1293,8 @@ static int storm_parse(struct slablab_storm *st, struct nlattr *nest,
 						   "the native target needs CACHE (a model) or SIZE");
 			return -EINVAL;
 		}
-		sp->size = st->obj_size;
-		max_size = st->cache ? st->cache->stride : st->obj_size;
+		sp->size = st->tg.obj_size;
+		max_size = st->tg.cache ? st->tg.cache->stride : st->tg.obj_size;
 		break;
 	default:
 		if (sp->pattern == SLABLAB_PATTERN_BULK) {
@@ -1001,27 +1311,16 @@ static int storm_parse(struct slablab_storm *st, struct nlattr *nest,
 			sp->nr_sizes = 1;
 			max_size = sp->size;
 		}
-		st->obj_size = sp->sizes[0];
+		st->tg.obj_size = sp->sizes[0];
 	}
 
 	/* Threads and cpus */
 	if (!zalloc_cpumask_var(&mask, GFP_KERNEL))
 		return -ENOMEM;
 	if (tb[SLABLAB_STORM_A_CPUS]) {
-		nla_strscpy(sp->cpus, tb[SLABLAB_STORM_A_CPUS], sizeof(sp->cpus));
-		if (cpulist_parse(sp->cpus, mask) || cpumask_empty(mask)) {
-			NL_SET_ERR_MSG_FMT_MOD(extack, "CPUS \"%s\" is not a cpu list like 0-3,6",
-					       sp->cpus);
-			err = -EINVAL;
+		err = storm_parse_cpus(sp, tb[SLABLAB_STORM_A_CPUS], mask, extack);
+		if (err)
 			goto out_mask;
-		}
-		if (!cpumask_subset(mask, cpu_online_mask)) {
-			cpumask_andnot(mask, mask, cpu_online_mask);
-			NL_SET_ERR_MSG_FMT_MOD(extack, "cpu %u is not online",
-					       cpumask_first(mask));
-			err = -EINVAL;
-			goto out_mask;
-		}
 	} else {
 		cpumask_copy(mask, cpu_online_mask);
 	}
@@ -1035,6 +1334,7 @@ static int storm_parse(struct slablab_storm *st, struct nlattr *nest,
 		if (sp->threads & 1) {
 			NL_SET_ERR_MSG_MOD(extack,
 					   "remote needs an even number of threads (producer, consumer pairs)");
+			NL_SET_BAD_ATTR(extack, tb[SLABLAB_STORM_A_THREADS]);
 			err = -EINVAL;
 			goto out_mask;
 		}
@@ -1054,7 +1354,8 @@ static int storm_parse(struct slablab_storm *st, struct nlattr *nest,
 
 	live = storm_live_estimate(sp, max_size);
 	if (live > sp->max_live_bytes) {
-		NL_SET_ERR_MSG_FMT_MOD(extack, "storm may hold %llu MiB, over the %llu MiB cap",
+		NL_SET_ERR_MSG_FMT_MOD(extack,
+				       "storm may hold %llu MiB, over the %llu MiB cap (MAX_LIVE_BYTES)",
 				       live >> 20, sp->max_live_bytes >> 20);
 		err = -E2BIG;
 		goto out_mask;
@@ -1063,6 +1364,35 @@ static int storm_parse(struct slablab_storm *st, struct nlattr *nest,
 out_mask:
 	free_cpumask_var(mask);
 	return err;
+}
+
+/* kmalloc targets: slablab's size classes, collected once (slablab_mutex held). */
+static void storm_find_kmalloc_caches(struct slablab_storm *st)
+{
+	struct slablab_cache *s;
+
+	lockdep_assert_held(&slablab_mutex);
+	list_for_each_entry(s, &slablab_caches, list) {
+		if (s->owner == SLABLAB_OWNER_KMALLOC &&
+		    st->nr_kmalloc_caches < MAX_KMALLOC_CLASSES)
+			st->kmalloc_caches[st->nr_kmalloc_caches++] = s;
+	}
+}
+
+/* The reply when no storm has run: STATE NONE, ID 0. */
+static int put_no_storm(struct sk_buff *skb)
+{
+	struct nlattr *nest = nla_nest_start(skb, SLABLAB_A_STORM);
+
+	if (!nest)
+		return -EMSGSIZE;
+	if (nla_put_u32(skb, SLABLAB_STORM_A_ID, 0) ||
+	    nla_put_u32(skb, SLABLAB_STORM_A_STATE, SLABLAB_STORM_NONE)) {
+		nla_nest_cancel(skb, nest);
+		return -EMSGSIZE;
+	}
+	nla_nest_end(skb, nest);
+	return 0;
 }
 
 static int put_storm(struct sk_buff *skb, struct slablab_storm *st)
@@ -1172,15 +1502,9 @@ static int put_storm(struct sk_buff *skb, struct slablab_storm *st)
 			nla_nest_end(skb, e);
 		}
 		nla_nest_end(skb, list);
-		if (sp->target == SLABLAB_TARGET_CACHE || sp->target == SLABLAB_TARGET_KMALLOC) {
-			list = nla_nest_start(skb, SLABLAB_STORM_A_STATS);
-			if (!list)
-				goto cancel;
-			for (i = 0; i < __SLABLAB_STAT_MAX; i++)
-				if (nla_put_u64_64bit(skb, i + 1, st->stats_delta[i], 0))
-					goto cancel;
-			nla_nest_end(skb, list);
-		}
+		if ((sp->target == SLABLAB_TARGET_CACHE || sp->target == SLABLAB_TARGET_KMALLOC) &&
+		    slablab_put_stats(skb, SLABLAB_STORM_A_STATS, st->stats_delta))
+			goto cancel;
 	}
 	nla_nest_end(skb, nest);
 	return 0;
@@ -1189,17 +1513,27 @@ cancel:
 	return -EMSGSIZE;
 }
 
-static int slablab_storm_reply(struct genl_info *info, struct genl_family *family, u8 cmd)
+/* Allocate a reply with room for @threads workers' results (before any state change). */
+static struct sk_buff *storm_reply_new(struct genl_info *info, struct genl_family *family,
+				       u8 cmd, u32 threads, void **hdr)
 {
-	size_t size = NLMSG_GOODSIZE + (slablab_storm ? slablab_storm->spec.threads * 64 : 0);
-	struct sk_buff *msg;
-	void *hdr;
+	struct sk_buff *msg = genlmsg_new(NLMSG_GOODSIZE + (size_t)threads * 64, GFP_KERNEL);
 
-	msg = genlmsg_new(size, GFP_KERNEL);
 	if (!msg)
-		return -ENOMEM;
-	hdr = genlmsg_put_reply(msg, info, family, 0, cmd);
-	if (!hdr || put_storm(msg, slablab_storm)) {
+		return NULL;
+	*hdr = genlmsg_put_reply(msg, info, family, 0, cmd);
+	if (!*hdr) {
+		nlmsg_free(msg);
+		return NULL;
+	}
+	return msg;
+}
+
+/* Fill @msg with @st (NULL: no storm has run) and send it; consumes @msg. */
+static int storm_reply_send(struct genl_info *info, struct sk_buff *msg, void *hdr,
+			    struct slablab_storm *st)
+{
+	if (st ? put_storm(msg, st) : put_no_storm(msg)) {
 		nlmsg_free(msg);
 		return -EMSGSIZE;
 	}
@@ -1207,26 +1541,52 @@ static int slablab_storm_reply(struct genl_info *info, struct genl_family *famil
 	return genlmsg_reply(msg, info);
 }
 
-/* Which storm a GET/STOP names: its ID, or the last one. */
-static int storm_lookup(struct genl_info *info)
+/*
+ * Which storm a GET/STOP names: its ID, or the last one. Sets *@st to it, or to NULL
+ * when no storm has run and no ID was given.
+ */
+static int storm_lookup(struct genl_info *info, struct slablab_storm **st)
 {
-	struct nlattr *tb[SLABLAB_STORM_A_MAX + 1];
+	struct nlattr *tb[SLABLAB_STORM_A_MAX + 1] = {};
 	int err;
 
+	*st = slablab_storm;
+	if (info->attrs[SLABLAB_A_STORM]) {
+		err = nla_parse_nested(tb, SLABLAB_STORM_A_MAX, info->attrs[SLABLAB_A_STORM],
+				       slablab_storm_policy, info->extack);
+		if (err)
+			return err;
+	}
+	if (!tb[SLABLAB_STORM_A_ID])
+		return 0;
 	if (!slablab_storm) {
-		NL_SET_ERR_MSG_MOD(info->extack, "no storm has run yet");
+		NL_SET_ERR_MSG_FMT_MOD(info->extack, "no storm has run yet, so no storm %u",
+				       nla_get_u32(tb[SLABLAB_STORM_A_ID]));
 		return -ENOENT;
 	}
-	if (!info->attrs[SLABLAB_A_STORM])
-		return 0;
-	err = nla_parse_nested(tb, SLABLAB_STORM_A_MAX, info->attrs[SLABLAB_A_STORM],
-			       slablab_storm_policy, info->extack);
-	if (err)
-		return err;
-	if (tb[SLABLAB_STORM_A_ID] && nla_get_u32(tb[SLABLAB_STORM_A_ID]) != slablab_storm->id) {
+	if (nla_get_u32(tb[SLABLAB_STORM_A_ID]) != slablab_storm->id) {
 		NL_SET_ERR_MSG_FMT_MOD(info->extack, "storm %u is gone; the last storm is %u",
 				       nla_get_u32(tb[SLABLAB_STORM_A_ID]), slablab_storm->id);
 		return -ENOENT;
+	}
+	return 0;
+}
+
+/* Create the native target's kmem_cache, made like the slablab cache or of SIZE. */
+static int storm_create_native(struct slablab_storm *st, struct netlink_ext_ack *extack)
+{
+	slab_flags_t flags = 0;
+
+	if (st->cache_flags & SLABLAB_CACHE_F_HWCACHE_ALIGN)
+		flags |= SLAB_HWCACHE_ALIGN;
+	if (st->cache_flags & SLABLAB_CACHE_F_DEBUG)
+		flags |= SLAB_RED_ZONE | SLAB_POISON | SLAB_CONSISTENCY_CHECKS;
+	snprintf(st->native_name, sizeof(st->native_name), "slablab-native-%u", st->id);
+	st->tg.native = kmem_cache_create(st->native_name, st->tg.obj_size,
+					  st->tg.cache ? st->tg.cache->align : 0, flags, NULL);
+	if (!st->tg.native) {
+		NL_SET_ERR_MSG_MOD(extack, "cannot create the native kmem_cache");
+		return -ENOMEM;
 	}
 	return 0;
 }
@@ -1235,6 +1595,8 @@ static int storm_lookup(struct genl_info *info)
 int slablab_storm_start(struct genl_info *info, struct genl_family *family)
 {
 	struct slablab_storm *st;
+	struct sk_buff *msg;
+	void *hdr;
 	int err;
 
 	if (GENL_REQ_ATTR_CHECK(info, SLABLAB_A_STORM))
@@ -1251,48 +1613,47 @@ int slablab_storm_start(struct genl_info *info, struct genl_family *family)
 	if (!st)
 		return -ENOMEM;
 	init_completion(&st->done);
+	mutex_init(&st->sample_lock);
 	err = storm_parse(st, info->attrs[SLABLAB_A_STORM], info->extack);
 	if (err)
 		goto err_free;
-	err = storm_prepare_threads(st, info->extack);
+	err = storm_prepare_threads(st);
 	if (err)
 		goto err_free;
-	if (st->spec.target == SLABLAB_TARGET_NATIVE) {
-		slab_flags_t flags = 0;
-
-		if (st->cache_flags & SLABLAB_CACHE_F_HWCACHE_ALIGN)
-			flags |= SLAB_HWCACHE_ALIGN;
-		if (st->cache_flags & SLABLAB_CACHE_F_DEBUG)
-			flags |= SLAB_RED_ZONE | SLAB_POISON | SLAB_CONSISTENCY_CHECKS;
-		snprintf(st->native_name, sizeof(st->native_name), "slablab-native-%u",
-			 slablab_storm_next_id);
-		st->native = kmem_cache_create(st->native_name, st->obj_size,
-					       st->cache ? st->cache->align : 0, flags, NULL);
-		if (!st->native) {
-			NL_SET_ERR_MSG_MOD(info->extack, "cannot create the native kmem_cache");
-			err = -ENOMEM;
-			goto err_free;
-		}
+	if (st->spec.target == SLABLAB_TARGET_KMALLOC)
+		storm_find_kmalloc_caches(st);
+	msg = storm_reply_new(info, family, SLABLAB_CMD_STORM_START, st->spec.threads, &hdr);
+	if (!msg) {
+		err = -ENOMEM;
+		goto err_free;
 	}
-	st->id = slablab_storm_next_id++;
+	st->id = slablab_storm_next_id;
+	if (st->spec.target == SLABLAB_TARGET_NATIVE) {
+		err = storm_create_native(st, info->extack);
+		if (err)
+			goto err_msg;
+	}
 	st->state = SLABLAB_STORM_RUNNING;
 	if (st->spec.target == SLABLAB_TARGET_CACHE)
-		atomic_inc(&st->cache->users);
+		atomic_inc(&st->tg.cache->users);
 	err = storm_start_threads(st);
 	if (err) {
 		/* With a controller, it unpins and cleans up (storm_free() reaps it). */
 		if (!st->controller) {
 			if (st->spec.target == SLABLAB_TARGET_CACHE)
-				atomic_dec(&st->cache->users);
-			kmem_cache_destroy(st->native);
+				atomic_dec(&st->tg.cache->users);
+			kmem_cache_destroy(st->tg.native);
 		}
 		NL_SET_ERR_MSG_MOD(info->extack, "cannot create the storm's kthreads");
-		goto err_free;
+		goto err_msg;
 	}
+	slablab_storm_next_id++;
 	storm_free(slablab_storm);
 	slablab_storm = st;
-	return slablab_storm_reply(info, family, SLABLAB_CMD_STORM_START);
+	return storm_reply_send(info, msg, hdr, st);
 
+err_msg:
+	nlmsg_free(msg);
 err_free:
 	storm_free(st);
 	return err;
@@ -1300,20 +1661,46 @@ err_free:
 
 int slablab_storm_get(struct genl_info *info, struct genl_family *family)
 {
-	int err = storm_lookup(info);
+	struct slablab_storm *st;
+	struct sk_buff *msg;
+	void *hdr;
+	int err;
 
-	return err ? err : slablab_storm_reply(info, family, SLABLAB_CMD_STORM_GET);
-}
-
-int slablab_storm_stop(struct genl_info *info, struct genl_family *family)
-{
-	int err = storm_lookup(info);
-
+	err = storm_lookup(info, &st);
 	if (err)
 		return err;
-	WRITE_ONCE(slablab_storm->stop, true);
-	storm_reap(slablab_storm);
-	return slablab_storm_reply(info, family, SLABLAB_CMD_STORM_STOP);
+	msg = storm_reply_new(info, family, SLABLAB_CMD_STORM_GET, st ? st->spec.threads : 0,
+			      &hdr);
+	if (!msg)
+		return -ENOMEM;
+	return storm_reply_send(info, msg, hdr, st);
+}
+
+/*
+ * STORM_STOP: a running storm is asked to stop and waited for; a finished one (or none)
+ * is left as it is and reported with its real state.
+ */
+int slablab_storm_stop(struct genl_info *info, struct genl_family *family)
+{
+	struct slablab_storm *st;
+	struct sk_buff *msg;
+	void *hdr;
+	int err;
+
+	err = storm_lookup(info, &st);
+	if (err)
+		return err;
+	msg = storm_reply_new(info, family, SLABLAB_CMD_STORM_STOP, st ? st->spec.threads : 0,
+			      &hdr);
+	if (!msg)
+		return -ENOMEM;
+	if (st) {
+		/* acquire: pairs with the controller's release of the final state */
+		if (smp_load_acquire(&st->state) == SLABLAB_STORM_RUNNING)
+			WRITE_ONCE(st->stop, true);
+		storm_reap(st);
+	}
+	return storm_reply_send(info, msg, hdr, st);
 }
 
 /* Module unload: stop a running storm and wait; slablab_mutex held. */

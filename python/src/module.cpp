@@ -382,7 +382,10 @@ PYBIND11_MODULE(_core, m)
 	limits["storm_max_batch"] = SLABLAB_STORM_MAX_BATCH;
 	limits["storm_max_working_set"] = SLABLAB_STORM_MAX_WORKING_SET;
 	limits["storm_max_ring"] = SLABLAB_STORM_MAX_RING;
+	limits["storm_min_ring"] = SLABLAB_STORM_MIN_RING;
 	limits["storm_max_sizes"] = SLABLAB_STORM_MAX_SIZES;
+	limits["storm_max_weight"] = SLABLAB_STORM_MAX_WEIGHT;
+	limits["storm_max_ops"] = SLABLAB_STORM_MAX_OPS;
 	m.attr("LIMITS") = limits;
 	py::list targets, patterns, states, figures;
 	for (auto n : slabctl::storm_target_names())
@@ -756,8 +759,9 @@ PYBIND11_MODULE(_core, m)
 			},
 			py::arg("id") = py::none(),
 			"STORM_GET: the storm dict of storm `id` (default: the last one): state, "
-			"progress and, once finished, 'result' and 'figures'. NotFound when no storm "
-			"has run or `id` is not the last storm.")
+			"progress and, once finished, 'result' and 'figures'. Before the first storm: "
+			"state 'none' (id 0, spec None); NotFound for an `id` that is not the last "
+			"storm.")
 		.def(
 			"storm_stop",
 			[](slabctl::Client& c, const std::optional<int64_t>& id) {
@@ -771,7 +775,9 @@ PYBIND11_MODULE(_core, m)
 			},
 			py::arg("id") = py::none(),
 			"STORM_STOP: stop storm `id` (default: the last one), wait for its threads and "
-			"return what it did (state 'stopped'; 'done' if it had finished already).")
+			"return what it did (state 'stopped'). A storm that had finished is left "
+			"alone and returned with its real state ('done' or 'stopped'); before the "
+			"first storm, state 'none'.")
 		.def(
 			"storm",
 			[](slabctl::Client& c, const py::object& target, const py::object& pattern,

@@ -639,6 +639,16 @@ TEST(StormJson, Storm)
 	Json r = to_json(running);
 	EXPECT_TRUE(r["result"].is_null());
 	EXPECT_EQ(r["spec"]["sizes"][0]["weight"], 3);
+
+	// STORM_GET before the first storm: STATE NONE, ID 0, no spec
+	StormResult none;
+	none.has_spec = false;
+	Json n = to_json(none);
+	EXPECT_EQ(n["state"], "none");
+	EXPECT_EQ(n["id"], 0);
+	EXPECT_TRUE(n["spec"].is_null());
+	EXPECT_TRUE(n["result"].is_null());
+	EXPECT_EQ(n["progress"]["ops_done"], 0);
 }
 
 TEST(StormJson, Compare)

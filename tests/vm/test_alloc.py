@@ -22,6 +22,35 @@ def test_counts_after_alloc_and_free(client, make_cache):
     assert consistent(client, name)["gauges"]["objects"] == 0
 
 
+def percpu_allocs_frees(client, name):
+    """{cpu: (allocations, frees)} from the cache's per-cpu statistics."""
+    out = {}
+    for p in client.cache_get(name, percpu=True)["percpu"]:
+        st = p["stats"]
+        out[p["cpu"]] = (st["alloc_fastpath"] + st["alloc_slowpath"],
+                         st["free_fastpath"] + st["free_slowpath"])
+    return out
+
+
+def test_scripted_allocations_run_on_the_chosen_cpu(client, make_cache, ncpus):
+    """OBJ_ALLOC/OBJ_FREE with a cpu run in the storm engine's worker bound to that cpu:
+    every allocation and free is counted on it and on no other cpu."""
+    name = make_cache(64)
+    for cpu in range(ncpus):
+        before = percpu_allocs_frees(client, name)
+        h = client.obj_alloc(name, 300, cpu=cpu)
+        free_cpu = (cpu + 1) % ncpus
+        assert client.obj_free(h, cpu=free_cpu, count=120) == 180
+        after = percpu_allocs_frees(client, name)
+        for c in after:
+            a = after[c][0] - before.get(c, (0, 0))[0]
+            f = after[c][1] - before.get(c, (0, 0))[1]
+            assert a == (300 if c == cpu else 0), (c, a)
+            assert f == (120 if c == free_cpu else 0), (c, f)
+        client.obj_free(h, cpu=cpu)
+    assert consistent(client, name)["gauges"]["objects"] == 0
+
+
 def remote_free_scenario(client, name, ncpus):
     """Fill slabs on cpu 0, free them on cpu 1: full slabs turning partial remotely."""
     objs = client.cache_get(name)["objs_per_slab"]

@@ -16,6 +16,7 @@ The unload tests come last (file order): they rmmod the module, which makes ever
 Client opened before them stale (the generic netlink family gets a new id), and insmod
 it again."""
 import errno
+import json
 import os
 import subprocess
 import time
@@ -23,20 +24,20 @@ import time
 import pytest
 
 import slablab
-from conftest import DEBUGFS, MODULE, consistent, dbg_write
+from conftest import DEBUGFS, MODULE, consistent, dbg_write, slabctl
 
 # the module to load again after the unload tests (SLABLAB_MODULE: another build of it)
 MODULE = os.environ.get("SLABLAB_MODULE", MODULE)
 PATTERNS = ("pair", "batch", "remote", "churn", "bulk")
 
-# Small storms: per thread (remote: per producer). Multiples of BATCH, so batch and bulk
-# storms end exactly at OPS.
+# Small storms: per thread (remote: per producer). Batch and bulk OPS are not multiples
+# of BATCH: every storm still ends exactly at OPS (a final partial batch).
 SMALL = {
     "pair": dict(ops=20000),
-    "batch": dict(ops=8192, batch=64),
+    "batch": dict(ops=8200, batch=64),
     "remote": dict(ops=6000, ring=64),
     "churn": dict(ops=6000, working_set=512),
-    "bulk": dict(ops=8192, batch=32),
+    "bulk": dict(ops=8195, batch=32),
 }
 STAT_CHECKED = ("alloc_fastpath", "alloc_slowpath", "free_fastpath", "free_slowpath",
                 "alloc_slab", "free_slab", "cpu_partial_free", "cpu_partial_alloc")
@@ -161,9 +162,9 @@ def test_pattern_on_every_cpu_slablab_and_native(client, make_cache, ncpus, patt
     assert {t["cpu"] for t in res["threads"]} == set(online_cpus())
     assert res["cache_flags"] == client.cache_get(name)["flags"]
     if pattern == "churn":
-        # (peak_live_bytes may be 0 here: memory is sampled every 50 ms and this storm
-        # can end before the first sample; the sweeps run churn long enough)
-        assert res["peak_pages"] > 0
+        # the threads sample memory themselves once their working set is full
+        assert res["peak_pages"] > 0 and res["peak_live_bytes"] > 0, res
+        assert r["figures"]["overhead_pct"] is not None
     check_cache_after(client, name, r, before)
 
     # the same storm on the kernel's SLUB, in a kmem_cache made like this one
@@ -294,13 +295,103 @@ def test_stop_mid_storm(client, make_cache, ncpus, pattern):
 
 
 def test_stop_a_finished_storm_keeps_its_result(client, make_cache):
+    """STORM_STOP on a finished storm is a no-op: its final result, its real state."""
     name = make_cache(64)
     r = client.storm("slablab", "pair", cache=name, ops=1000)
-    again = client.storm_stop(r["id"])
-    assert again["state"] == "done" and again["result"]["allocs"] == r["result"]["allocs"]
+    for _ in range(2):
+        again = client.storm_stop(r["id"])
+        assert again["state"] == "done", again["state"]
+        assert again["result"] == r["result"] and again["progress"] == r["progress"]
+        assert client.storm_get() == again
     with pytest.raises(slablab.NotFound) as e:
         client.storm_get(r["id"] + 1000)
     assert e.value.errno == errno.ENOENT and f"the last storm is {r['id']}" in str(e.value)
+    # a stopped storm stays stopped, with what it had done
+    s = client.storm_start("slablab", "pair", cache=name, ops=HUGE_OPS)
+    wait_running(client, s["id"])
+    stopped = client.storm_stop()
+    assert stopped["state"] == "stopped"
+    again = client.storm_stop(s["id"])
+    assert again["state"] == "stopped" and again["result"] == stopped["result"]
+    assert again["progress"] == stopped["progress"]
+
+
+# ------------------------------------------------------------ exact ops, memory, shrink
+
+@pytest.mark.parametrize("target", ["slablab", "native"])
+@pytest.mark.parametrize("pattern", ["batch", "bulk"])
+@pytest.mark.parametrize("ops,batch", [(1000, 64), (10, 64), (64, 64), (1, 16)])
+def test_ops_are_exact_with_a_final_partial_batch(client, make_cache, ncpus, target, pattern,
+                                                  ops, batch):
+    """OPS is exact for batch and bulk: a final partial batch, never a rounded-up one."""
+    name = make_cache(128)
+    before = client.cache_get(name)["stats"]
+    r = client.storm(target, pattern, cache=name, threads=ncpus, ops=ops, batch=batch)
+    res = check_result(r)
+    assert r["progress"]["ops_planned"] == r["progress"]["ops_done"] == ops * ncpus
+    assert res["allocs"] == res["frees"] == ops * ncpus
+    assert [t["ops"] for t in res["threads"]] == [ops] * ncpus
+    if target == "slablab":
+        check_cache_after(client, name, r, before)
+        assert alloc_free(res["stats"]) == (ops * ncpus, ops * ncpus)
+    else:
+        assert native_gone(r)
+
+
+@pytest.mark.parametrize("target", ["slablab", "native"])
+def test_short_churn_storm_reports_its_memory(client, make_cache, target):
+    """A churn storm shorter than one chunk and far shorter than the controller's 50 ms
+    sampling period still reports its steady state: peak pages, the live bytes of the
+    whole working set at that peak, and a plausible overhead."""
+    ws, size = 512, 96
+    name = make_cache(size)
+    info = client.cache_get(name)
+    r = client.storm(target, "churn", cache=name, cpus=str(online_cpus()[0]), ops=100,
+                     working_set=ws)
+    res = check_result(r)
+    assert res["peak_live_bytes"] == ws * size, res     # one thread, one size: exact
+    held = res["peak_pages"] * r["page_size"] + res["meta_bytes"]
+    assert held >= ws * size, res
+    if target == "slablab":
+        # at least the slabs the working set needs at the cache's order
+        slabs = -(-ws // info["objs_per_slab"])
+        assert res["peak_pages"] >= slabs << info["order"], (res, info)
+    overhead = r["figures"]["overhead_pct"]
+    assert overhead is not None and 0 <= overhead < 100, r["figures"]
+    assert overhead == pytest.approx((held - ws * size) * 100 / (ws * size))
+
+
+@pytest.mark.parametrize("target", ["slablab", "native"])
+def test_short_churn_storm_on_every_cpu_reports_its_memory(client, make_cache, ncpus, target):
+    ws, size = 256, 192
+    name = make_cache(size)
+    r = client.storm(target, "churn", cache=name, threads=ncpus, ops=50, working_set=ws)
+    res = check_result(r)
+    assert ws * size <= res["peak_live_bytes"] <= ncpus * ws * size, res
+    assert res["peak_pages"] * r["page_size"] + res["meta_bytes"] >= res["peak_live_bytes"]
+    overhead = r["figures"]["overhead_pct"]
+    assert overhead is not None and 0 <= overhead < 200, r["figures"]
+
+
+@pytest.mark.parametrize("min_partial", [0, 5])
+@pytest.mark.parametrize("pattern", ["pair", "churn", "remote"])
+def test_shrink_after_a_storm_reports_every_slab_it_freed(client, make_cache, ncpus,
+                                                          min_partial, pattern):
+    """SLABS_FREED counts the slabs the shrink's cpu flush freed too: slabs before minus
+    slabs after, on a cache nobody else uses."""
+    name = make_cache(256, min_partial=min_partial)
+    r = client.storm("slablab", pattern, cache=name, threads=threads_for(pattern, ncpus),
+                     **SMALL[pattern])
+    check_result(r)
+    before = client.cache_get(name)["gauges"]
+    assert before["objects"] == 0 and before["cpu_slabs"] > 0, before
+    freed = client.cache_shrink(name)
+    after = consistent(client, name)["gauges"]
+    assert freed == before["slabs"] - after["slabs"], (freed, before, after)
+    assert after["slabs"] == after["partial_slabs"] <= max(min_partial, 0)
+    if min_partial == 0:
+        assert after["slabs"] == 0 and freed == before["slabs"] > 0
+    assert client.cache_shrink(name) == 0                   # nothing left to free
 
 
 def test_duration_storm_progress_and_stop(client, make_cache):
@@ -426,15 +517,52 @@ def test_bad_spec_memory_cap(raw, make_cache):
             "slablab", "pair", cache=name, max_live_bytes=1 << 50)
 
 
+def first_not_online(cpus):
+    online = set(online_cpus())
+    return min(c for c in cpus if c not in online)
+
+
 def test_bad_spec_cpus(raw, make_cache, ncpus):
     name = make_cache(64)
-    # beyond nr_cpu_ids (no such cpu): refused as a list that does not parse, or, where
-    # the cpumask is wider than nr_cpu_ids, as a cpu that is not online
-    refused(raw, slablab.InvalidArgument, errno.EINVAL,
-            (f'CPUS "0-{ncpus + 63}" is not a cpu list', f"cpu {ncpus} is not online"),
-            "slablab", "pair", cache=name, cpus=f"0-{ncpus + 63}")
-    refused(raw, slablab.InvalidArgument, errno.EINVAL, "is not a cpu list",
-            "slablab", "pair", cache=name, cpus="0-x")
+    # cpus at and beyond nr_cpu_ids (no such cpu) are not online like any other: the
+    # kernel names the first one, whatever the width of its cpumasks
+    last = max(online_cpus())
+    for cpus, listed in ((f"0-{ncpus + 63}", range(ncpus + 64)), ("4000", [4000]),
+                         (f"{last},9999", [last, 9999]), ("9999,5000", [5000, 9999]),
+                         ("0-100000:1/50000", [0, 50000, 100000]),
+                         (f"{last},{ncpus + 100}-{ncpus + 200}:1/2",
+                          [last] + list(range(ncpus + 100, ncpus + 201, 2)))):
+        refused(raw, slablab.InvalidArgument, errno.EINVAL,
+                f"cpu {first_not_online(listed)} is not online",
+                "slablab", "pair", cache=name, cpus=cpus)
+    for garbage in ("0-x", "x", "3-1", ",", "0-4:0/2"):
+        refused(raw, slablab.InvalidArgument, errno.EINVAL, "is not a cpu list",
+                "slablab", "pair", cache=name, cpus=garbage)
+
+
+def test_bad_spec_limits_are_named(raw, make_cache):
+    """The limits that are not a plain attribute range name themselves (uapi #defines)."""
+    name = make_cache(64)
+    e = refused(raw, slablab.InvalidArgument, errno.ERANGE,
+                "size weights go up to SLABLAB_STORM_MAX_WEIGHT (1000000)",
+                "kmalloc", "pair", sizes={64: 1000001})
+    assert slablab.LIMITS["storm_max_weight"] == 1000000
+    refused(raw, slablab.OperationFailed, errno.E2BIG,
+            "at most SLABLAB_STORM_MAX_SIZES (16) sizes",
+            "kmalloc", "pair", sizes={8 * (i + 1): 1 for i in range(17)})
+    refused(raw, slablab.InvalidArgument, errno.ERANGE, "integer out of range",
+            "slablab", "remote", cache=name, ring=slablab.LIMITS["storm_min_ring"] - 1)
+    refused(raw, slablab.InvalidArgument, errno.ERANGE, "integer out of range",
+            "slablab", "pair", cache=name, ops=slablab.LIMITS["storm_max_ops"] + 1)
+    e = refused(raw, slablab.OperationFailed, errno.E2BIG, "(MAX_LIVE_BYTES)",
+                "slablab", "churn", cache=name, working_set=1 << 16, max_live_bytes=1 << 20)
+    assert "over the 1 MiB cap" in str(e)
+    # the host-side checks know the same limits
+    with pytest.raises(slablab.InvalidArgument, match="out of range"):
+        slablab.Client().storm_start("kmalloc", "pair", sizes={64: 1000001})
+    with pytest.raises(slablab.InvalidArgument, match="out of range"):
+        slablab.Client().storm_start("slablab", "pair", cache=name,
+                                     ops=slablab.LIMITS["storm_max_ops"] + 1)
 
 
 CPU1 = "/sys/devices/system/cpu/cpu1/online"
@@ -522,8 +650,7 @@ def test_unload_mid_storm(target, pattern):
     r = subprocess.run(["insmod", MODULE], capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr
     c = slablab.Client()
-    with pytest.raises(slablab.NotFound):
-        c.storm_get()
+    check_no_storm_has_run(c)
     assert "unload-victim" not in {x["name"] for x in c.cache_list()}
     # and storms work on the fresh module
     c.cache_create("after-reload", 64)
@@ -531,6 +658,23 @@ def test_unload_mid_storm(target, pattern):
     assert r["state"] == "done" and r["id"] == 1
     assert c.cache_validate("after-reload")["ok"]
     c.cache_destroy("after-reload")
+
+
+def check_no_storm_has_run(c):
+    """A fresh module: STORM_GET and STORM_STOP answer STATE NONE, ID 0, no spec; an ID
+    is ENOENT; slabctl says so."""
+    none = c.storm_get()
+    assert none["state"] == "none" and none["id"] == 0, none
+    assert none["spec"] is None and none["result"] is None, none
+    assert c.storm_stop() == none
+    for call in (c.storm_get, c.storm_stop):
+        with pytest.raises(slablab.NotFound) as e:
+            call(1)
+        assert e.value.errno == errno.ENOENT and "no storm has run yet" in str(e.value)
+    r = slabctl("storm-status")
+    assert r.stdout == "no storm has run\n", r.stdout
+    doc = json.loads(slabctl("storm-status", "--json").stdout)
+    assert doc["storm"]["state"] == "none" and doc["storm"]["spec"] is None, doc
 
 
 def comm(pid):

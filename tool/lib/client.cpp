@@ -459,6 +459,7 @@ StormResult parse_storm(nlattr* nest, const std::string& op)
 	u32(SLABLAB_STORM_A_STATE, r.state, "STORM_A_STATE");
 
 	StormSpec& s = r.spec;
+	r.has_spec = tb[SLABLAB_STORM_A_TARGET] != nullptr;	// not before the first storm
 	u32(SLABLAB_STORM_A_TARGET, s.target, "STORM_A_TARGET");
 	u32(SLABLAB_STORM_A_PATTERN, s.pattern, "STORM_A_PATTERN");
 	if (tb[SLABLAB_STORM_A_CACHE])

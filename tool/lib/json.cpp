@@ -287,7 +287,7 @@ Json to_json(const StormResult& r)
 	j["id"] = r.id;
 	j["state"] = storm_state_name(r.state);
 	j["interrupted"] = r.interrupted;
-	j["spec"] = to_json(r.spec);
+	j["spec"] = r.has_spec ? to_json(r.spec) : Json(nullptr);	// null: no storm has run
 	j["progress"] = Json{{"ops_planned", r.ops_planned},
 			     {"ops_done", r.ops_done},
 			     {"elapsed_ns", r.elapsed_ns}};

@@ -344,9 +344,6 @@ std::optional<double> parse_decimal(std::string_view text) noexcept
 	return std::stod(std::string(text));
 }
 
-/// The module refuses larger size weights (ERANGE); the uapi header does not say so.
-constexpr uint32_t kMaxStormWeight = 1000000;
-
 void check_range(std::string_view what, uint64_t value, uint64_t min, uint64_t max)
 {
 	if (value < min || value > max)
@@ -569,7 +566,7 @@ void validate_storm_spec(const StormSpec& spec)
 				 ERANGE);
 	for (const auto& e : spec.sizes) {
 		check_range("sizes: size", e.size, 1, SLABLAB_MAX_SIZE);
-		check_range("sizes: weight", e.weight, 1, kMaxStormWeight);
+		check_range("sizes: weight", e.weight, 1, SLABLAB_STORM_MAX_WEIGHT);
 	}
 	if (spec.threads)
 		check_range("threads", *spec.threads, 1, SLABLAB_STORM_MAX_THREADS);
@@ -583,7 +580,7 @@ void validate_storm_spec(const StormSpec& spec)
 	if (spec.ops && spec.duration_ms)
 		throw UsageError("give ops or a duration, not both");
 	if (spec.ops)
-		check_range("ops", *spec.ops, 1, UINT64_MAX);
+		check_range("ops", *spec.ops, 1, SLABLAB_STORM_MAX_OPS);
 	if (spec.duration_ms)
 		check_range("duration (ms)", *spec.duration_ms, 1, SLABLAB_STORM_MAX_DURATION_MS);
 	if (spec.batch)
@@ -591,7 +588,7 @@ void validate_storm_spec(const StormSpec& spec)
 	if (spec.working_set)
 		check_range("working set", *spec.working_set, 1, SLABLAB_STORM_MAX_WORKING_SET);
 	if (spec.ring) {
-		check_range("ring", *spec.ring, 2, SLABLAB_STORM_MAX_RING);
+		check_range("ring", *spec.ring, SLABLAB_STORM_MIN_RING, SLABLAB_STORM_MAX_RING);
 		if (*spec.ring & (*spec.ring - 1))
 			throw UsageError(fmt::format("ring {} is not a power of two", *spec.ring));
 	}

@@ -62,6 +62,9 @@
  * SLABLAB_CMD_CACHE_SHRINK [ADMIN]
  *   → SLABLAB_A_CACHE { NAME }
  *   ← SLABLAB_A_CACHE { NAME, SLABS_FREED, gauges }
+ *   Flushes every cpu's slab and partial list, then frees empty node-list slabs beyond
+ *   MIN_PARTIAL. SLABS_FREED counts every slab the shrink gave back, those the flush
+ *   freed included: on a quiet cache it is SLABS before minus SLABS after.
  *
  * SLABLAB_CMD_CACHE_VALIDATE [ADMIN]
  *   → SLABLAB_A_CACHE { NAME }
@@ -73,14 +76,21 @@
  *
  * SLABLAB_CMD_OBJ_ALLOC [ADMIN]   scripted allocation into a kernel-held handle
  *   → SLABLAB_A_CACHE { NAME }, SLABLAB_A_COUNT u32 (1..SLABLAB_MAX_HANDLE_OBJECTS),
- *     SLABLAB_A_CPU u32 (optional; default: any)
+ *     SLABLAB_A_CPU u32 (optional, an online cpu; default: any)
  *   ← SLABLAB_A_HANDLE u32, SLABLAB_A_COUNT u32 (objects held)
- *   Runs on the given cpu (a work item bound to it). All or nothing.
+ *   Run by the storm engine: a one-thread storm on the cache, in a worker kthread bound
+ *   to CPU (without CPU: in the caller's context). All or nothing: -ENOMEM (extack
+ *   "allocation of N objects from CACHE failed") when any allocation fails, and then
+ *   nothing is held. At most SLABLAB_MAX_HANDLES handles (-ENOSPC) holding at most
+ *   SLABLAB_MAX_HANDLE_BYTES of objects (COUNT x object size; -E2BIG). A cpu that is
+ *   not online: -EINVAL "cpu N is not online".
  *
  * SLABLAB_CMD_OBJ_FREE [ADMIN]
  *   → SLABLAB_A_HANDLE u32, SLABLAB_A_CPU u32 (optional), SLABLAB_A_COUNT u32 (optional:
  *     free only that many, newest first; default all, which releases the handle)
  *   ← SLABLAB_A_HANDLE, SLABLAB_A_COUNT (objects still held)
+ *   Run like OBJ_ALLOC. -ENOENT for an unknown handle, -ERANGE for a COUNT over what it
+ *   holds, -ENOMEM when no worker could be started on CPU; nothing is freed then.
  *
  * SLABLAB_CMD_LAB_SET [ADMIN]
  *   → SLABLAB_A_KMALLOC_PAGE_POLICY u32
@@ -96,17 +106,26 @@
  *   ← SLABLAB_A_STORM { ID, STATE, spec as applied (defaults filled in) }
  *   One storm runs at a time in the whole lab: a second START is refused with -EBUSY
  *   (measurements of two storms at once would disturb each other). The result of the
- *   last storm stays readable until the next START replaces it.
+ *   last storm stays readable until the next START replaces it. Every limit is given
+ *   next to its attribute below; values outside the attribute's range fail with
+ *   -ERANGE (the kernel's policy check, which reports the range), the others with the
+ *   errno and an extack message naming the limit. An OPS storm runs exactly OPS ops per
+ *   thread (a final partial batch if need be): OPS_DONE = OPS_PLANNED when it is DONE.
  *
  * SLABLAB_CMD_STORM_GET
  *   → SLABLAB_A_STORM { ID } (optional: the last storm)
  *   ← SLABLAB_A_STORM { ID, STATE, spec, progress (OPS_PLANNED, OPS_DONE, ELAPSED_NS),
  *                       and once finished the results (ALLOCS … STATS, THREAD list) }
+ *   Before the first storm: SLABLAB_A_STORM { ID = 0, STATE = SLABLAB_STORM_NONE } and
+ *   nothing else; with an ID, -ENOENT. An ID other than the last storm's: -ENOENT.
  *
  * SLABLAB_CMD_STORM_STOP [ADMIN]
  *   → SLABLAB_A_STORM { ID } (optional)
- *   Stops the storm (threads finish their current chunk) and waits for it; the reply is
- *   as for STORM_GET, STATE = SLABLAB_STORM_STOPPED, with what was done so far.
+ *   A running storm is asked to stop (threads finish their current chunk) and waited
+ *   for; the reply is as for STORM_GET, STATE = SLABLAB_STORM_STOPPED, with what was
+ *   done so far. A storm that had already finished is left alone: the reply is its
+ *   final result with its real state (DONE, or STOPPED). Before the first storm the
+ *   reply is as for STORM_GET (STATE = SLABLAB_STORM_NONE).
  *
  * Storm targets (SLABLAB_STORM_A_TARGET, enum slablab_storm_target):
  *   CACHE     the slablab cache named by CACHE;
@@ -116,6 +135,9 @@
  *   KMALLOC   slablab_kmalloc()/slablab_kfree() with SIZE or the SIZES distribution;
  *   NATIVE_KMALLOC  the kernel's kmalloc()/kfree(), same sizes.
  * Patterns (enum slablab_storm_pattern): see docs/storms.md for what each models.
+ * Memory at the peak (PEAK_PAGES, PEAK_LIVE_BYTES, META_BYTES) is sampled every 50 ms
+ * and by the storm threads themselves once their working set is full (churn: also just
+ * before they free it), so a storm of any length reports its steady state.
  *
  * Enums end in __SLABLAB_*_MAX; new values only ever go at the end.
  */
@@ -337,13 +359,17 @@ enum slablab_stat_item {
 
 #define SLABLAB_STAT_MAX (__SLABLAB_STAT_MAX - 1)
 
-/* Storm limits */
+/* Storm limits (the ranges are also given next to each attribute) */
 #define SLABLAB_STORM_MAX_THREADS	256
 #define SLABLAB_STORM_MAX_DURATION_MS	600000	/* every storm ends within 10 minutes */
+/* OPS per thread: more could never finish within SLABLAB_STORM_MAX_DURATION_MS */
+#define SLABLAB_STORM_MAX_OPS		1099511627776ULL	/* 2^40 */
 #define SLABLAB_STORM_MAX_BATCH		65536
 #define SLABLAB_STORM_MAX_WORKING_SET	4194304
+#define SLABLAB_STORM_MIN_RING		2
 #define SLABLAB_STORM_MAX_RING		65536
-#define SLABLAB_STORM_MAX_SIZES		16
+#define SLABLAB_STORM_MAX_SIZES		16	/* SIZES entries */
+#define SLABLAB_STORM_MAX_WEIGHT	1000000	/* of one SIZES entry */
 #define SLABLAB_STORM_CPUS_MAX		256	/* length of the CPUS list string */
 
 /**
@@ -395,20 +421,34 @@ enum slablab_storm_attr {
 	/* the specification */
 	SLABLAB_STORM_A_TARGET,		/* u32, enum slablab_storm_target */
 	SLABLAB_STORM_A_PATTERN,	/* u32, enum slablab_storm_pattern */
-	SLABLAB_STORM_A_CACHE,		/* string: slablab cache (CACHE; NATIVE's model) */
-	SLABLAB_STORM_A_SIZE,		/* u32: object size (NATIVE without CACHE, kmalloc) */
-	SLABLAB_STORM_A_SIZES,		/* nest of SLABLAB_STORM_SIZE_A_ENTRY (kmalloc) */
-	SLABLAB_STORM_A_THREADS,	/* u32, default: one per cpu of CPUS */
-	SLABLAB_STORM_A_CPUS,		/* string cpu list ("0-3,6"), default: online */
-	SLABLAB_STORM_A_OPS,		/* u64 per thread (allocations), default 100000 */
-	SLABLAB_STORM_A_DURATION_MS,	/* u32, instead of OPS */
-	SLABLAB_STORM_A_BATCH,		/* u32: batch/bulk size, default 16 */
-	SLABLAB_STORM_A_WORKING_SET,	/* u32: churn objects per thread, default 4096 */
-	SLABLAB_STORM_A_RING,		/* u32: remote ring slots (power of 2), default 256 */
+	/* string < SLABLAB_NAME_MAX: slablab cache (CACHE; NATIVE's model); -ENOENT if none */
+	SLABLAB_STORM_A_CACHE,
+	/* u32 1..SLABLAB_MAX_SIZE: object size (NATIVE without CACHE, kmalloc) */
+	SLABLAB_STORM_A_SIZE,
+	/* nest of up to SLABLAB_STORM_MAX_SIZES SLABLAB_STORM_SIZE_A_ENTRY (kmalloc) */
+	SLABLAB_STORM_A_SIZES,
+	/* u32 1..SLABLAB_STORM_MAX_THREADS, default: one per cpu of CPUS; remote: even */
+	SLABLAB_STORM_A_THREADS,
+	/* string < SLABLAB_STORM_CPUS_MAX: cpu list ("0-3,6") of online cpus, default online */
+	SLABLAB_STORM_A_CPUS,
+	/* u64 1..SLABLAB_STORM_MAX_OPS per thread (remote: per producer), default 100000 */
+	SLABLAB_STORM_A_OPS,
+	/* u32 1..SLABLAB_STORM_MAX_DURATION_MS, instead of OPS */
+	SLABLAB_STORM_A_DURATION_MS,
+	/* u32 1..SLABLAB_STORM_MAX_BATCH: batch/bulk size, default 16 */
+	SLABLAB_STORM_A_BATCH,
+	/* u32 1..SLABLAB_STORM_MAX_WORKING_SET: churn objects per thread, default 4096 */
+	SLABLAB_STORM_A_WORKING_SET,
+	/* u32: remote ring slots, a power of two SLABLAB_STORM_MIN_RING..MAX_RING, default 256 */
+	SLABLAB_STORM_A_RING,
 	SLABLAB_STORM_A_SEED,		/* u64: RNG seed (churn, sizes), default 1 */
-	SLABLAB_STORM_A_MAX_LIVE_BYTES,	/* u64: live-memory cap, default RAM / 4 */
+	/*
+	 * u64 1..RAM / 2 (-ERANGE): cap on the live memory the spec may hold, threads x
+	 * objects each pattern keeps x object size (-E2BIG if over); default RAM / 4
+	 */
+	SLABLAB_STORM_A_MAX_LIVE_BYTES,
 	/* state and progress */
-	SLABLAB_STORM_A_ID,		/* u32 */
+	SLABLAB_STORM_A_ID,		/* u32, from 1; 0 only in the STATE NONE reply */
 	SLABLAB_STORM_A_STATE,		/* u32, enum slablab_storm_state */
 	SLABLAB_STORM_A_OPS_PLANNED,	/* u64, all threads; 0 for duration storms */
 	SLABLAB_STORM_A_OPS_DONE,	/* u64, all threads */
@@ -442,8 +482,8 @@ enum slablab_storm_attr {
 enum slablab_storm_size_attr {
 	SLABLAB_STORM_SIZE_A_UNSPEC,
 	SLABLAB_STORM_SIZE_A_ENTRY,	/* nest */
-	SLABLAB_STORM_SIZE_A_SIZE,	/* u32 bytes */
-	SLABLAB_STORM_SIZE_A_WEIGHT,	/* u32 relative weight */
+	SLABLAB_STORM_SIZE_A_SIZE,	/* u32 bytes, 1..SLABLAB_MAX_SIZE (required) */
+	SLABLAB_STORM_SIZE_A_WEIGHT,	/* u32 relative weight, 1..SLABLAB_STORM_MAX_WEIGHT */
 	__SLABLAB_STORM_SIZE_A_MAX
 };
 

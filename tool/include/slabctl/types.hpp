@@ -193,6 +193,8 @@ struct StormResult {
 	uint32_t id = 0;
 	uint32_t state = SLABLAB_STORM_NONE;	///< enum slablab_storm_state
 	StormSpec spec;				///< as applied (defaults filled in)
+	/// false for the STATE NONE reply (no storm has run): it carries no spec
+	bool has_spec = true;
 
 	// progress
 	uint64_t ops_planned = 0;	///< all threads; 0 for duration storms
