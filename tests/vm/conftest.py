@@ -22,8 +22,11 @@ MODULE = os.path.join(REPO, "module", "slablab.ko")
 _names = itertools.count()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def client():
+    """A Client per test file: a file that reloads the module (test_storms.py's unload
+    tests, test_zz_reload.py) leaves earlier Clients with a stale family id, and no
+    other file may depend on running before it."""
     return slablab.Client()
 
 

@@ -14,7 +14,7 @@ where a test needs a storm to be running it polls its progress in a bounded loop
 
 The unload tests come last (file order): they rmmod the module, which makes every
 Client opened before them stale (the generic netlink family gets a new id), and insmod
-it again."""
+it again; the next file gets a new Client (conftest's client fixture is per file)."""
 import errno
 import json
 import os

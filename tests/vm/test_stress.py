@@ -89,13 +89,6 @@ def full_points():
                                                  FASTPATHS)]
 
 
-@pytest.fixture(scope="module")
-def client():
-    """This file's own Client: test_storms.py reloads the module before this file runs,
-    which leaves the session's Client (conftest) with a stale family id."""
-    return slablab.Client()
-
-
 _names = itertools.count()
 
 
