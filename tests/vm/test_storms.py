@@ -370,7 +370,22 @@ def test_short_churn_storm_on_every_cpu_reports_its_memory(client, make_cache, n
     assert ws * size <= res["peak_live_bytes"] <= ncpus * ws * size, res
     assert res["peak_pages"] * r["page_size"] + res["meta_bytes"] >= res["peak_live_bytes"]
     overhead = r["figures"]["overhead_pct"]
-    assert overhead is not None and 0 <= overhead < 200, r["figures"]
+    assert overhead is not None and overhead >= 0, r["figures"]
+    if target == "slablab" or not _kernel_grows_slots(size):
+        # (a KASAN kernel's SLUB adds redzones to every slot and keeps freed objects in
+        # its quarantine: its overhead there says nothing about the allocator)
+        assert overhead < 200, r["figures"]
+
+
+def _kernel_grows_slots(size):
+    """True when the running kernel's SLUB stores a size-byte kmalloc object in a
+    bigger slot (KASAN, slub_debug red zones)."""
+    base = f"/sys/kernel/slab/kmalloc-{size}"
+    try:
+        with open(f"{base}/slab_size") as a, open(f"{base}/object_size") as b:
+            return int(a.read()) != int(b.read())
+    except OSError:
+        return True
 
 
 @pytest.mark.parametrize("min_partial", [0, 5])
