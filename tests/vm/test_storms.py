@@ -618,8 +618,11 @@ def set_fail_slab_every(client, name, n):
 
 @pytest.mark.parametrize("pattern", ["batch", "remote", "churn", "bulk"])
 def test_fault_injection_counts_failures(client, make_cache, ncpus, pattern):
-    # no slab is kept empty, so the storm keeps asking for new ones
-    name = make_cache(512, cpu_partial=0, min_partial=0)
+    # no slab is kept empty, so the storm keeps asking for new ones. remote's consumers
+    # may keep up with its producers, whose cpu slab then refills from the remote frees
+    # and needs no new slab (seen with 8 objects to a slab): with 32 KiB objects, one to
+    # an order-3 slab, any two objects in flight need two slabs.
+    name = make_cache(32768 if pattern == "remote" else 512, cpu_partial=0, min_partial=0)
     set_fail_slab_every(client, name, 3)
     kw = dict(ops=4096, batch=256, working_set=256, ring=256)
     r, before = storm_on_cache(client, name, pattern, threads=threads_for(pattern, ncpus),
