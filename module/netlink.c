@@ -252,14 +252,14 @@ static struct sk_buff *reply_new(struct genl_info *info, u8 cmd, size_t size, vo
 {
 	struct sk_buff *msg = genlmsg_new(size, GFP_KERNEL);
 
-	if (!msg)
-		return NULL;
-	*hdr = genlmsg_put_reply(msg, info, &slablab_family, 0, cmd);
-	if (!*hdr) {
+	if (msg) {
+		*hdr = genlmsg_put_reply(msg, info, &slablab_family, 0, cmd);
+		if (*hdr)
+			return msg;
 		nlmsg_free(msg);
-		return NULL;
 	}
-	return msg;
+	NL_SET_ERR_MSG_MOD(info->extack, "no memory for the reply; nothing was changed");
+	return NULL;
 }
 
 /*
@@ -650,6 +650,13 @@ static int get_cpu_attr(struct genl_info *info, int *cpu)
 	return 0;
 }
 
+/*
+ * A handle reply: two u32s. Sized exactly, so it comes from a small kmalloc class that
+ * can always fall back to an order-0 slab, not from a high-order one that fails first
+ * when memory is short (or when the fault-injection tests fail high orders).
+ */
+#define HANDLE_REPLY_SIZE	(2 * nla_total_size(sizeof(u32)))
+
 /* Fill and send a handle reply started with reply_new(); consumes @msg. */
 static int reply_handle(struct genl_info *info, struct sk_buff *msg, void *hdr, u32 id,
 			u32 count)
@@ -677,7 +684,7 @@ static int slablab_nl_obj_alloc(struct sk_buff *skb, struct genl_info *info)
 	if (GENL_REQ_ATTR_CHECK(info, SLABLAB_A_COUNT))
 		return -EINVAL;
 	count = nla_get_u32(info->attrs[SLABLAB_A_COUNT]);
-	msg = reply_new(info, SLABLAB_CMD_OBJ_ALLOC, NLMSG_GOODSIZE, &hdr);
+	msg = reply_new(info, SLABLAB_CMD_OBJ_ALLOC, HANDLE_REPLY_SIZE, &hdr);
 	if (!msg)
 		return -ENOMEM;
 	slablab_lock();
@@ -692,7 +699,7 @@ static int slablab_nl_obj_alloc(struct sk_buff *skb, struct genl_info *info)
 	err = slablab_handle_alloc(s, count, cpu, &id, info->extack);
 	if (err)
 		goto out_free;
-	/* Two u32s always fit a fresh NLMSG_GOODSIZE message: the handle is now the caller's. */
+	/* The message was sized for these two u32s: the handle is now the caller's. */
 	err = reply_handle(info, msg, hdr, id, count);
 	slablab_unlock();
 	return err;
@@ -714,7 +721,7 @@ static int slablab_nl_obj_free(struct sk_buff *skb, struct genl_info *info)
 	id = nla_get_u32(info->attrs[SLABLAB_A_HANDLE]);
 	if (info->attrs[SLABLAB_A_COUNT])
 		count = nla_get_u32(info->attrs[SLABLAB_A_COUNT]);
-	msg = reply_new(info, SLABLAB_CMD_OBJ_FREE, NLMSG_GOODSIZE, &hdr);
+	msg = reply_new(info, SLABLAB_CMD_OBJ_FREE, HANDLE_REPLY_SIZE, &hdr);
 	if (!msg)
 		return -ENOMEM;
 	slablab_lock();

@@ -1310,8 +1310,8 @@ def test_page_allocation_failure_is_enomem(client):
     client.cache_create(name, 32768, min_partial=0)
     try:
         # space counts pages: failures start after 12 order-3 allocations of this task.
-        # Not all are slablab's: the netlink reply's kmalloc-8k may need an order-3 slab
-        # too on this kernel, so only "most of them" is certain.
+        # Not all need be slablab's (anything else this task allocates at order >= 3
+        # draws on the same budget), so only "most of them" is certain.
         with Failing(FAIL_PAGE, **{"min-order": "3", "space": str(12 * 8)}):
             with pytest.raises(slablab.OperationFailed) as e:
                 client.obj_alloc(name, 40)
@@ -1330,8 +1330,9 @@ def test_page_allocation_failure_is_enomem(client):
 @needs_fault_injection
 def test_high_order_failure_falls_back(client):
     """A 2 KiB cache uses order-3 slabs; when only order >= 2 fails, new slabs come at
-    order 0 (order_fallback counted) and the allocation succeeds. (Not order >= 1: the
-    netlink reply itself may then need an order-1 kmalloc-8k slab.)"""
+    order 0 (order_fallback counted) and the allocation succeeds. (Not order >= 1: a
+    kmalloc the request makes on the way, e.g. for the netlink request itself, may need
+    an order-1 slab. The reply is sized to fall back to order 0.)"""
     name = "hostile-fallback"
     client.cache_create(name, 2048, min_partial=0)
     try:
