@@ -44,3 +44,6 @@ echo "== slabctl info -D (activity: the storms' allocations and frees, fast-path
 echo
 echo "== slabctl info (slabinfo's table)"
 "$SLABCTL" info 'demo-*'
+echo
+echo "== slabctl info --native (slablab's caches beside the kernel's own SLUB caches)"
+"$SLABCTL" info --native 'demo-*' 'kmalloc-64' 'kmalloc-192' 'kmalloc-1k' 'kmalloc-4k'
