@@ -1659,28 +1659,13 @@ err_free:
 	return err;
 }
 
-int slablab_storm_get(struct genl_info *info, struct genl_family *family)
-{
-	struct slablab_storm *st;
-	struct sk_buff *msg;
-	void *hdr;
-	int err;
-
-	err = storm_lookup(info, &st);
-	if (err)
-		return err;
-	msg = storm_reply_new(info, family, SLABLAB_CMD_STORM_GET, st ? st->spec.threads : 0,
-			      &hdr);
-	if (!msg)
-		return -ENOMEM;
-	return storm_reply_send(info, msg, hdr, st);
-}
-
 /*
- * STORM_STOP: a running storm is asked to stop and waited for; a finished one (or none)
+ * STORM_GET and STORM_STOP: report the storm asked for (or the last one, or NONE). With
+ * @stop, a running storm is first asked to stop and waited for; a finished one (or none)
  * is left as it is and reported with its real state.
  */
-int slablab_storm_stop(struct genl_info *info, struct genl_family *family)
+static int storm_report(struct genl_info *info, struct genl_family *family, u8 cmd,
+			bool stop)
 {
 	struct slablab_storm *st;
 	struct sk_buff *msg;
@@ -1690,17 +1675,26 @@ int slablab_storm_stop(struct genl_info *info, struct genl_family *family)
 	err = storm_lookup(info, &st);
 	if (err)
 		return err;
-	msg = storm_reply_new(info, family, SLABLAB_CMD_STORM_STOP, st ? st->spec.threads : 0,
-			      &hdr);
+	msg = storm_reply_new(info, family, cmd, st ? st->spec.threads : 0, &hdr);
 	if (!msg)
 		return -ENOMEM;
-	if (st) {
+	if (stop && st) {
 		/* acquire: pairs with the controller's release of the final state */
 		if (smp_load_acquire(&st->state) == SLABLAB_STORM_RUNNING)
 			WRITE_ONCE(st->stop, true);
 		storm_reap(st);
 	}
 	return storm_reply_send(info, msg, hdr, st);
+}
+
+int slablab_storm_get(struct genl_info *info, struct genl_family *family)
+{
+	return storm_report(info, family, SLABLAB_CMD_STORM_GET, false);
+}
+
+int slablab_storm_stop(struct genl_info *info, struct genl_family *family)
+{
+	return storm_report(info, family, SLABLAB_CMD_STORM_STOP, true);
 }
 
 /* Module unload: stop a running storm and wait; slablab_mutex held. */
