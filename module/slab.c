@@ -420,13 +420,15 @@ static struct slablab_slab *new_slab(struct slablab_cache *s, gfp_t gfp, int nod
 	struct slablab_counters cnt = { .word = 0 };
 	struct slablab_slab *slab;
 	struct page *page = NULL;
+	unsigned int fail_every = READ_ONCE(s->fail_slab_every);
 	unsigned int nr, meta_off;
 	unsigned long flags;
 
 	if (order < min_order)
 		order = min_order;
-	if (unlikely(READ_ONCE(s->fail_slab_every)) &&
-	    !(atomic_inc_return(&s->fail_slab_count) % READ_ONCE(s->fail_slab_every)))
+	/* Read once: the knob may drop to 0 between a test and a division. */
+	if (unlikely(fail_every) &&
+	    !((unsigned int)atomic_inc_return(&s->fail_slab_count) % fail_every))
 		return NULL;	/* injected failure: as if the page allocator said no */
 	if (order > min_order)
 		/* Don't work hard for a high order: fall back to the smallest that fits. */

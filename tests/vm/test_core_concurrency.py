@@ -1,0 +1,94 @@
+# SPDX-License-Identifier: GPL-2.0
+"""The allocator core while things happen at once (issue 11): tunables, validate, the
+per-cpu view and statistic resets *during* storms, plus the SLUB 6.1 fidelity of
+deactivate_slab's head/tail choice.
+
+Every storm here runs for a bounded time (duration_ms) and the loop that acts on the
+cache meanwhile is bounded by the storm's end; nothing sleeps to wait for a race. The
+races themselves cannot be forced from user space: each test makes its window as
+likely as it can in a few seconds of TCG time (one object to a slab or few, min_partial
+0, so that slabs are made and freed all the time) and the debug kernel (KASAN) turns
+a bad read that the stock kernel survives into a splat, which fails the VM run."""
+import os
+import time
+
+import pytest
+
+import slablab
+from conftest import DEBUGFS, consistent, dbg, dbg_write
+from test_storms import alloc_free, threads_for
+
+NCPUS = os.cpu_count() or 1
+STORM_MS = 3000
+WRAPPED = 1 << 48           # no count of a few seconds gets near; a wrapped one is ~2^64
+
+
+@pytest.fixture(autouse=True)
+def no_storm_left(client):
+    yield
+    try:
+        if client.storm_get()["state"] == "running":
+            client.storm_stop()
+    except slablab.Error:
+        pass
+
+
+def while_storm(client, name, pattern, action, ms=STORM_MS, **kw):
+    """Start a storm of `ms` on cache `name`, call action(i) until it has ended (at
+    least once), return (the storm dict, rounds). The storm is stopped if action fails."""
+    kw.setdefault("threads", threads_for(pattern, NCPUS))
+    s = client.storm_start("slablab", pattern, cache=name, duration_ms=ms, **kw)
+    rounds = 0
+    try:
+        deadline = time.monotonic() + ms / 1000 + 120
+        while True:
+            action(rounds)
+            rounds += 1
+            r = client.storm_get(s["id"])
+            if r["state"] != "running":
+                return r, rounds
+            assert time.monotonic() < deadline, f"storm {s['id']} did not end: {r}"
+    except BaseException:
+        client.storm_stop(s["id"])
+        raise
+
+
+def check_after(client, name, storm, failures_ok=False):
+    """The storm ended on its own, freed what it allocated, and the cache is consistent,
+    empty and validates clean."""
+    assert storm["state"] == "done", storm["state"]
+    res = storm["result"]
+    if not failures_ok:
+        assert res["failures"] == 0, res
+    a, f = alloc_free(res["stats"])
+    assert a == f, res["stats"]
+    c = consistent(client, name)
+    assert c["gauges"]["objects"] == 0, c["gauges"]
+    report = client.cache_validate(name)
+    assert report["errors"] == 0 and report["objects"] == report["free_objects"], report
+    return c
+
+
+# ------------------------------------------------- defect 1: fail_slab_every read once
+
+def test_fail_slab_every_toggled_during_new_slab(client, make_cache):
+    """fail_slab_every flipped between 0 and 1, over netlink and debugfs, while a storm
+    needs a new slab for every allocation (one 4 KiB object to an order-0 slab,
+    min_partial 0). new_slab() read the knob twice, testing one value and dividing by
+    the next: 0 there was a divide error, a kernel crash."""
+    name = make_cache(4096, order=0, cpu_partial=0, min_partial=0)
+    path = f"{DEBUGFS}/caches/{name}/fail_slab_every"
+
+    def flip(i):
+        for _ in range(20):
+            client.cache_set(name, fail_slab_every=1)
+            client.cache_set(name, fail_slab_every=0)
+            with open(path, "w") as f:
+                f.write("1")
+            with open(path, "w") as f:
+                f.write("0")
+
+    r, rounds = while_storm(client, name, "batch", flip, batch=16)
+    assert dbg(name, "fail_slab_every") == "0"
+    assert r["result"]["stats"]["alloc_slab"] > 0, r["result"]["stats"]
+    check_after(client, name, r, failures_ok=True)
