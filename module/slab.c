@@ -49,7 +49,8 @@
  *   s->slabs_lock (spinlock, irqsave)  s->all_slabs and the slab/page gauges; taken
  *                                      alone, except by validate, which holds it around
  *                                      each node's list_lock so no slab can vanish
- *   n->list_lock (spinlock, irqsave)   a node's partial list and nr_partial
+ *   n->list_lock (spinlock, irqsave)   a node's partial list and nr_partial, the
+ *                                      ON_PARTIAL and DYING bits of its slabs
  *   slab->fc (double-word cmpxchg)     freelist + inuse/objects/frozen of one slab
  *
  * Statistics are per-cpu, monotonic counters (this_cpu_inc); "reset" records a new
@@ -373,6 +374,16 @@ static void remove_partial(struct slablab_node *n, struct slablab_slab *slab)
 	n->nr_partial--;
 }
 
+/*
+ * An empty unfrozen slab off every list will be discarded once list_lock is dropped:
+ * say so while the lock is held (validate holds it, see SLABLAB_SLAB_DYING).
+ */
+static void mark_dying(struct slablab_node *n, struct slablab_slab *slab)
+{
+	lockdep_assert_held(&n->list_lock);
+	slab->base_flags |= SLABLAB_SLAB_DYING;
+}
+
 static unsigned int min_order_for(const struct slablab_cache *s)
 {
 	return slablab_size_order(s->stride, PAGE_SIZE);
@@ -413,7 +424,13 @@ static void *build_freelist(struct slablab_cache *s, void *base, unsigned int nr
 	return head;
 }
 
-static struct slablab_slab *new_slab(struct slablab_cache *s, gfp_t gfp, int node)
+/*
+ * A new slab for the calling cpu. It is published on s->all_slabs already frozen, with
+ * every object counted in use and its freelist handed to the caller in @freelist, so
+ * that nobody (validate) ever sees it unfrozen with a freelist the cpu is consuming.
+ */
+static struct slablab_slab *new_slab(struct slablab_cache *s, gfp_t gfp, int node,
+				     void **freelist)
 {
 	unsigned int order = READ_ONCE(s->order), min_order = min_order_for(s);
 	gfp_t pgfp = (gfp & SLABLAB_RECLAIM_GFP) | __GFP_COMP;
@@ -462,10 +479,11 @@ static struct slablab_slab *new_slab(struct slablab_cache *s, gfp_t gfp, int nod
 	slab->cache = s;
 	INIT_LIST_HEAD(&slab->node_list);
 	set_page_private(page, (unsigned long)slab);
-	slab->fc.freelist = build_freelist(s, slab_base(slab), nr);
-	cnt.inuse = 0;
+	*freelist = build_freelist(s, slab_base(slab), nr);
+	cnt.inuse = nr;
 	cnt.objects = nr;
-	cnt.frozen = 0;
+	cnt.frozen = 1;
+	slab->fc.freelist = NULL;
 	slab->fc.word = cnt.word;
 
 	spin_lock_irqsave(&s->slabs_lock, flags);
@@ -560,6 +578,7 @@ static bool deactivate_slab(struct slablab_cache *s, struct slablab_slab *slab, 
 	if (old.freelist)
 		stat(s, SLABLAB_DEACTIVATE_REMOTE_FREES);
 	if (!c.inuse && n->nr_partial >= READ_ONCE(s->min_partial)) {
+		mark_dying(n, slab);
 		spin_unlock_irqrestore(&n->list_lock, flags);
 		stat(s, SLABLAB_DEACTIVATE_EMPTY);
 		discard_slab(s, slab);
@@ -604,6 +623,7 @@ static unsigned int unfreeze_partials(struct slablab_cache *s, struct slablab_sl
 			stat(s, SLABLAB_CMPXCHG_DOUBLE_FAIL);
 		}
 		if (!c.inuse && n->nr_partial >= READ_ONCE(s->min_partial)) {
+			mark_dying(n, slab);
 			spin_unlock_irqrestore(&n->list_lock, flags);
 			discard_slab(s, slab);
 			freed++;
@@ -723,7 +743,6 @@ static void *get_partial(struct slablab_cache *s, int node, struct slablab_cpu *
 static void *slab_alloc_slow(struct slablab_cache *s, gfp_t gfp, int node)
 {
 	struct slablab_slab *slab, *fresh;
-	struct slablab_counters cn;
 	struct slablab_cpu *c;
 	unsigned long flags;
 	void *freelist, *obj;
@@ -778,17 +797,10 @@ retry:
 	}
 	local_unlock_irqrestore(&s->cpu->lock, flags);
 
-	fresh = new_slab(s, gfp, node);
+	fresh = new_slab(s, gfp, node, &freelist);
 	if (!fresh)
 		return NULL;
 	stat(s, SLABLAB_ALLOC_SLAB);
-	/* Nobody else can see the new slab yet: freeze it with plain stores. */
-	freelist = fresh->fc.freelist;
-	cn.word = fresh->fc.word;
-	cn.inuse = cn.objects;
-	cn.frozen = 1;
-	fresh->fc.freelist = NULL;
-	fresh->fc.word = cn.word;
 
 	local_lock_irqsave(&s->cpu->lock, flags);
 	c = this_cpu_ptr(s->cpu);
@@ -936,6 +948,7 @@ static void slab_free_slow(struct slablab_cache *s, struct slablab_slab *slab, v
 			remove_partial(n, slab);
 			stat(s, SLABLAB_FREE_REMOVE_PARTIAL);
 		}
+		mark_dying(n, slab);
 		spin_unlock_irqrestore(&n->list_lock, flags);
 		discard_slab(s, slab);
 		return;
@@ -1858,6 +1871,7 @@ unsigned long slablab_shrink_locked(struct slablab_cache *s)
 			if (c.inuse || c.frozen)
 				continue;
 			remove_partial(n, slab);
+			mark_dying(n, slab);
 			list_add(&slab->node_list, &victims);
 		}
 		spin_unlock_irqrestore(&n->list_lock, flags);
@@ -1924,9 +1938,15 @@ static void validate_slab(struct slablab_cache *s, struct slablab_slab *slab,
 		verr(r, s, slab, "inuse %lu > objects %lu", c.inuse, c.objects);
 	if (c.frozen)
 		return;	/* a cpu owns it now: its freelist is not ours to walk */
-	if (v.freelist && !slab_on_partial(slab))
+	if (slab_dying(slab)) {
+		/* Freed as soon as validate lets go of slabs_lock; its freelist is still whole. */
+		if (c.inuse || slab_on_partial(slab))
+			verr(r, s, slab, "marked for freeing but inuse %lu, on a list %lu",
+			     c.inuse, slab_on_partial(slab));
+	} else if (v.freelist && !slab_on_partial(slab)) {
 		verr(r, s, slab, "has free objects but is on no list (inuse %lu/%lu)",
 		     c.inuse, c.objects);
+	}
 	for (p = v.freelist; p; p = get_fp(s, p)) {
 		unsigned long off = (unsigned long)p - (unsigned long)slab_base(slab);
 

@@ -92,3 +92,44 @@ def test_fail_slab_every_toggled_during_new_slab(client, make_cache):
     assert dbg(name, "fail_slab_every") == "0"
     assert r["result"]["stats"]["alloc_slab"] > 0, r["result"]["stats"]
     check_after(client, name, r, failures_ok=True)
+
+
+# ------------------------------------------ defect 3: validate on a busy, healthy cache
+
+@pytest.mark.parametrize("cpu_partial", [0, 2])
+@pytest.mark.parametrize("pattern", ["pair", "remote", "churn"])
+def test_validate_clean_while_storms_run(client, make_cache, pattern, cpu_partial):
+    """validate, again and again, while every cpu allocates and frees: slabs in flight
+    (an empty one between its last free and discard_slab(), a new one before its cpu
+    froze it) are not corruption. Four objects to a slab and min_partial 0 keep slabs
+    coming and going; validate's own flush adds deactivations."""
+    name = make_cache(1024, order=0, cpu_partial=cpu_partial, min_partial=0)
+    reports = []
+
+    def check(i):
+        rep = client.cache_validate(name)
+        reports.append(rep)
+        assert rep["errors"] == 0, rep
+
+    r, rounds = while_storm(client, name, pattern, check, working_set=64, ring=64)
+    assert rounds >= 2 and any(rep["slabs"] for rep in reports), (rounds, reports[:3])
+    c = check_after(client, name, r)
+    assert c["stats"]["free_slab"] > 0, c["stats"]
+
+
+def test_validate_clean_while_tunables_change(client, make_cache):
+    """validate interleaved with cpu_partial/min_partial changes and shrinks (each a
+    flush of every cpu) under a remote-free storm."""
+    name = make_cache(512, order=0, cpu_partial=2, min_partial=0)
+    settings = [dict(cpu_partial=0, min_partial=0), dict(cpu_partial=2, min_partial=1),
+                dict(cpu_partial=30, min_partial=0)]
+
+    def step(i):
+        client.cache_set(name, **settings[i % len(settings)])
+        if i % 2:
+            client.cache_shrink(name)
+        rep = client.cache_validate(name)
+        assert rep["errors"] == 0, rep
+
+    r, _ = while_storm(client, name, "remote", step, ring=64)
+    check_after(client, name, r)
