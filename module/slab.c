@@ -20,7 +20,15 @@
  *                   (where remote frees land);
  *   - cpu partial:  frozen, on one cpu's c->partial list (put there by a free);
  *   - node partial: unfrozen, has free objects, on s->node[nid]->partial;
- *   - full:         unfrozen, no free objects, on no list.
+ *   - full:         unfrozen, no free objects, on no list;
+ *   - dying:        unfrozen, empty, on no list, SLABLAB_SLAB_DYING set: the path that
+ *                   emptied it decided under list_lock to free it and will call
+ *                   discard_slab() once that lock is dropped.
+ *   A new slab is published on s->all_slabs already frozen, its freelist held by the
+ *   cpu that made it; a slab leaves c->slab before anything may unfreeze it (see
+ *   slab_alloc_slow()), so that what c->slab points to is never freed. validate walks
+ *   s->all_slabs under slabs_lock and the slab's list_lock, and so sees every slab in
+ *   one of these states, never between two.
  *   Frozen slabs are touched only by their cpu, except that anyone may push freed
  *   objects onto slab->fc.freelist with the slab's double-word cmpxchg. A free that
  *   turns a full slab partial either freezes it onto the freeing cpu's partial list
@@ -769,12 +777,19 @@ retry:
 		goto load;
 	}
 	if (slab) {
+		/*
+		 * get_freelist() unfreezes a slab it finds full; remote frees may then empty
+		 * and discard it at once. Take it out of c->slab first, so that nobody who
+		 * reads c->slab (slablab_cpu_view(), under slabs_lock, which discard_slab()
+		 * needs) can find a slab that is already freed; back when it had objects.
+		 */
+		WRITE_ONCE(c->slab, NULL);
 		freelist = get_freelist(s, slab);
 		if (freelist) {
+			WRITE_ONCE(c->slab, slab);
 			stat(s, SLABLAB_ALLOC_REFILL);
 			goto load;
 		}
-		c->slab = NULL;
 		c->ft.word = next_tid(c->ft.word);
 		stat(s, SLABLAB_DEACTIVATE_BYPASS);
 	}

@@ -133,3 +133,28 @@ def test_validate_clean_while_tunables_change(client, make_cache):
 
     r, _ = while_storm(client, name, "remote", step, ring=64)
     check_after(client, name, r)
+
+
+# --------------------------------------- defect 10: the per-cpu view reads live slabs
+
+def test_cpu_view_during_remote_frees(client, make_cache):
+    """The per-cpu view (CACHE_GET's per-cpu entries, debugfs slabs_cpu_partial and
+    cpu_slabs) read over and over while consumers free a producer's objects: a full cpu
+    slab was unfrozen before it left c->slab, so remote frees could empty and free it
+    while the view read its metadata (a use-after-free KASAN reports; on the stock
+    kernel a stale count out of range, when the memory was reused). Every cpu slab of
+    an order-0 cache with no fallback has 0 or objs_per_slab objects."""
+    name = make_cache(1024, order=0, cpu_partial=0, min_partial=0)
+    per_slab = client.cache_get(name, percpu=False)["objs_per_slab"]
+
+    def view(i):
+        c = client.cache_get(name, percpu=True)
+        for p in c["percpu"]:
+            assert p["cpu_slab_objects"] in (0, per_slab), (p, per_slab)
+        dbg(name, "slabs_cpu_partial")
+        dbg(name, "cpu_slabs")
+
+    r, rounds = while_storm(client, name, "remote", view, ring=16)
+    assert rounds >= 2
+    c = check_after(client, name, r)
+    assert c["stats"]["order_fallback"] == 0
