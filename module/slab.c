@@ -755,6 +755,13 @@ static void *slab_alloc_slow(struct slablab_cache *s, gfp_t gfp, int node)
 	unsigned long flags;
 	void *freelist, *obj;
 
+	/*
+	 * A node without normal memory (memoryless, offline) never has slabs of its own:
+	 * the page allocator falls back elsewhere, so insisting on the node would take a
+	 * new slab for every allocation. Ignore the constraint, as SLUB (slab_nodes) does.
+	 */
+	if (node != NUMA_NO_NODE && !node_state(node, N_NORMAL_MEMORY))
+		node = NUMA_NO_NODE;
 	local_lock_irqsave(&s->cpu->lock, flags);
 	c = this_cpu_ptr(s->cpu);
 retry:
@@ -1228,7 +1235,8 @@ EXPORT_SYMBOL_GPL(slablab_cache_alloc);
  */
 void *slablab_cache_alloc_node(struct slablab_cache *s, gfp_t gfp, int node)
 {
-	if (node != NUMA_NO_NODE && (node < 0 || node >= nr_node_ids || !node_online(node)))
+	/* Nodes without normal memory are mapped to NUMA_NO_NODE by the slow path. */
+	if (node != NUMA_NO_NODE && (node < 0 || node >= nr_node_ids))
 		node = NUMA_NO_NODE;
 	return slab_alloc(s, gfp, node);
 }
