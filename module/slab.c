@@ -2051,11 +2051,20 @@ void slablab_validate(struct slablab_cache *s, struct slablab_validate_report *r
 
 /* ---- statistics ---- */
 
+/*
+ * One cpu's count since the last reset. A reset copies the count into the baseline
+ * while the cpu keeps counting: read the baseline first, and clamp, so that a reset
+ * racing this read gives 0 rather than a difference wrapped to ~1.8e19.
+ */
 u64 slablab_stat_cpu(struct slablab_cache *s, int cpu, int item)
 {
 	struct slablab_cpu *c = per_cpu_ptr(s->cpu, cpu);
+	unsigned long base, now;
 
-	return READ_ONCE(c->stat[item]) - READ_ONCE(c->stat_base[item]);
+	base = READ_ONCE(c->stat_base[item]);
+	smp_rmb();	/* pairs with the data dependency in slablab_stat_reset() */
+	now = READ_ONCE(c->stat[item]);
+	return now >= base ? now - base : 0;
 }
 
 u64 slablab_stat_sum(struct slablab_cache *s, int item)
