@@ -554,7 +554,9 @@ static void *get_freelist(struct slablab_cache *s, struct slablab_slab *slab)
 /*
  * Give a cpu slab back: merge the cpu's freelist into the slab's, unfreeze it, and put
  * it where its fill level says (node partial list, freed, or nowhere when full).
- * Returns whether the slab was freed.
+ * As SLUB 6.1 does, a slab goes to the partial list's tail when it had remote frees
+ * (objects on slab->fc.freelist: it is likely to get more, so use others first), else
+ * to its head. Returns whether the slab was freed.
  */
 static bool deactivate_slab(struct slablab_cache *s, struct slablab_slab *slab, void *freelist)
 {
@@ -593,8 +595,8 @@ static bool deactivate_slab(struct slablab_cache *s, struct slablab_slab *slab, 
 		return true;
 	}
 	if (new.freelist) {
-		add_partial(n, slab, !!tail);
-		stat(s, tail ? SLABLAB_DEACTIVATE_TO_TAIL : SLABLAB_DEACTIVATE_TO_HEAD);
+		add_partial(n, slab, !!old.freelist);
+		stat(s, old.freelist ? SLABLAB_DEACTIVATE_TO_TAIL : SLABLAB_DEACTIVATE_TO_HEAD);
 	} else {
 		stat(s, SLABLAB_DEACTIVATE_FULL);
 	}

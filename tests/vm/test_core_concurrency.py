@@ -186,3 +186,31 @@ def test_stats_reset_during_a_storm_never_wraps(client, make_cache):
     r, rounds = while_storm(client, name, "pair", reset_and_read)
     assert rounds >= 2
     assert r["state"] == "done"
+
+
+# --------------------------------- fidelity: deactivate_slab's head/tail (SLUB 6.1)
+
+@pytest.mark.skipif(NCPUS < 2, reason="needs 2 cpus for a remote free")
+@pytest.mark.parametrize("remote", [False, True], ids=["local-frees", "remote-frees"])
+def test_deactivate_to_tail_only_with_remote_frees(client, make_cache, remote):
+    """A cpu slab goes back to the node list's tail when it had remote frees, to its
+    head otherwise, whatever the cpu's own freelist holds (mm/slub.c 6.1). Objects
+    taken on cpu 0, half freed back on cpu 0 (its cpu freelist) or on cpu 1 (the slab's
+    freelist), then a shrink flushes cpu 0's slab."""
+    name = make_cache(256, order=0, cpu_partial=0, min_partial=5)
+    per_slab = client.cache_get(name, percpu=False)["objs_per_slab"]
+    h = client.obj_alloc(name, per_slab // 2, cpu=0)
+    client.obj_free(h, cpu=1 if remote else 0, count=per_slab // 4)
+    before = client.cache_get(name, percpu=False)["stats"]
+    client.cache_shrink(name)
+    st = client.cache_get(name, percpu=False)["stats"]
+    d = {k: st[k] - before[k] for k in ("deactivate_to_head", "deactivate_to_tail",
+                                        "deactivate_remote_frees", "cpuslab_flush")}
+    assert d["cpuslab_flush"] >= 1, d
+    if remote:
+        assert d == dict(d, deactivate_to_tail=1, deactivate_to_head=0,
+                         deactivate_remote_frees=1), d
+    else:
+        assert d == dict(d, deactivate_to_tail=0, deactivate_to_head=1,
+                         deactivate_remote_frees=0), d
+    client.obj_free(h, cpu=0)
