@@ -1045,6 +1045,7 @@ struct slablab_flush_work {
 	struct work_struct work;
 	struct slablab_cache *s;
 	enum flush_mode mode;
+	bool skip;		/* nothing to flush on this cpu: no work queued */
 	unsigned int freed;	/* slabs the flush freed */
 };
 
@@ -1104,8 +1105,23 @@ static void flush_cpu_work(struct work_struct *w)
 }
 
 /*
- * Run the flush on every online cpu and wait. Needs cpus_read_lock and slablab_mutex.
- * Returns the number of slabs the flush freed.
+ * Whether a cpu has anything for a flush to do, read from another cpu without its lock,
+ * as SLUB 6.1's has_cpu_slab(): a cpu without a cpu slab or cpu partial slabs is
+ * skipped (a FLUSH_PARTIAL_OVER_LIMIT one unless its list is over the bound). The
+ * work re-reads everything under the cpu's lock.
+ */
+static bool cpu_needs_flush(struct slablab_cache *s, int cpu, enum flush_mode mode)
+{
+	struct slablab_cpu *c = per_cpu_ptr(s->cpu, cpu);
+
+	if (mode == FLUSH_PARTIAL_OVER_LIMIT)
+		return READ_ONCE(c->partial_slabs) > READ_ONCE(s->cpu_partial_slabs);
+	return READ_ONCE(c->slab) || READ_ONCE(c->partial);
+}
+
+/*
+ * Run the flush on every online cpu that has something to flush, and wait. Needs
+ * cpus_read_lock and slablab_mutex. Returns the number of slabs the flush freed.
  */
 static unsigned long flush_all_mode(struct slablab_cache *s, enum flush_mode mode)
 {
@@ -1116,14 +1132,22 @@ static unsigned long flush_all_mode(struct slablab_cache *s, enum flush_mode mod
 	for_each_online_cpu(cpu) {
 		struct slablab_flush_work *fw = per_cpu_ptr(&slablab_flush_works, cpu);
 
+		fw->skip = !cpu_needs_flush(s, cpu, mode);
+		if (fw->skip)
+			continue;
 		fw->s = s;
 		fw->mode = mode;
+		fw->freed = 0;
 		INIT_WORK(&fw->work, flush_cpu_work);
 		queue_work_on(cpu, slablab_flush_wq, &fw->work);
 	}
 	for_each_online_cpu(cpu) {
-		flush_work(&per_cpu_ptr(&slablab_flush_works, cpu)->work);
-		freed += per_cpu_ptr(&slablab_flush_works, cpu)->freed;
+		struct slablab_flush_work *fw = per_cpu_ptr(&slablab_flush_works, cpu);
+
+		if (fw->skip)
+			continue;
+		flush_work(&fw->work);
+		freed += fw->freed;
 	}
 	return freed;
 }
