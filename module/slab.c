@@ -83,6 +83,15 @@
 #include <linux/jump_label.h>
 #include "internal.h"
 
+/* include/slablab.h's flags are the uapi's, and SLABLAB_KERNEL_DEFAULTS is none of them. */
+static_assert(SLABLAB_DEBUG == SLABLAB_CACHE_F_DEBUG);
+static_assert(SLABLAB_HARDENED == SLABLAB_CACHE_F_HARDENED);
+static_assert(SLABLAB_RANDOM == SLABLAB_CACHE_F_RANDOM);
+static_assert(SLABLAB_HWCACHE_ALIGN == SLABLAB_CACHE_F_HWCACHE_ALIGN);
+static_assert((SLABLAB_DEBUG | SLABLAB_HARDENED | SLABLAB_RANDOM | SLABLAB_HWCACHE_ALIGN) ==
+	      __SLABLAB_CACHE_F_ALL);
+static_assert(!(SLABLAB_KERNEL_DEFAULTS & __SLABLAB_CACHE_F_ALL));
+
 /* slablab_mutex: the cache list, tunable changes, flush work items, handles, debugfs */
 DEFINE_MUTEX(slablab_mutex);
 LIST_HEAD(slablab_caches);
