@@ -22,7 +22,12 @@
 static struct dentry *slablab_debugfs_root;
 static struct dentry *slablab_debugfs_caches;
 
-static const char *const stat_names[__SLABLAB_STAT_MAX] = {
+/*
+ * Unsized, so that an item added at the end of the uapi enum without a name here
+ * breaks the build (BUILD_BUG_ON in slablab_debugfs_init()); one added in the middle
+ * leaves a hole, which slablab_debugfs_init() refuses.
+ */
+static const char *const stat_names[] = {
 	[SLABLAB_ALLOC_FASTPATH] = "alloc_fastpath",
 	[SLABLAB_ALLOC_SLOWPATH] = "alloc_slowpath",
 	[SLABLAB_FREE_FASTPATH] = "free_fastpath",
@@ -524,6 +529,13 @@ static const struct file_operations slablab_policy_fops = {
 
 int slablab_debugfs_init(void)
 {
+	int i;
+
+	BUILD_BUG_ON(ARRAY_SIZE(stat_names) != __SLABLAB_STAT_MAX);
+	for (i = 0; i < ARRAY_SIZE(stat_names); i++) {
+		if (WARN(!stat_names[i], "slablab: stat item %d has no debugfs name\n", i))
+			return -EINVAL;
+	}
 	slablab_debugfs_root = debugfs_create_dir("slablab", NULL);
 	slablab_debugfs_caches = debugfs_create_dir("caches", slablab_debugfs_root);
 	debugfs_create_file("version", 0444, slablab_debugfs_root, NULL, &slablab_version_fops);

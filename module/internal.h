@@ -77,12 +77,19 @@ struct slablab_slab {
 	};
 	struct list_head all_list;	/* s->all_slabs, under s->slabs_lock */
 	struct slablab_cache *cache;
-	unsigned long base_flags;	/* page_address() | SLABLAB_SLAB_ON_PARTIAL */
+	unsigned long base_flags;	/* page_address() | SLABLAB_SLAB_* */
 };
 
 #define SLABLAB_SLAB_ON_PARTIAL	1UL	/* on its node's partial list (list_lock) */
 #define SLABLAB_SLAB_ON_SLAB	2UL	/* lives in the slab's own leftover space */
-#define SLABLAB_SLAB_FLAGS	(SLABLAB_SLAB_ON_PARTIAL | SLABLAB_SLAB_ON_SLAB)
+/*
+ * Empty, unfrozen, on no list and on its way to discard_slab(): set under the node's
+ * list_lock in the same critical section that decided to free it, so that validate
+ * (which holds that lock) never mistakes a slab in flight for a lost one.
+ */
+#define SLABLAB_SLAB_DYING	4UL
+#define SLABLAB_SLAB_FLAGS	(SLABLAB_SLAB_ON_PARTIAL | SLABLAB_SLAB_ON_SLAB | \
+				 SLABLAB_SLAB_DYING)
 
 static inline void *slab_base(const struct slablab_slab *slab)
 {
@@ -107,6 +114,11 @@ static inline int slab_nid(const struct slablab_slab *slab)
 static inline bool slab_on_partial(const struct slablab_slab *slab)
 {
 	return slab->base_flags & SLABLAB_SLAB_ON_PARTIAL;
+}
+
+static inline bool slab_dying(const struct slablab_slab *slab)
+{
+	return slab->base_flags & SLABLAB_SLAB_DYING;
 }
 
 /* Per-node lists. */

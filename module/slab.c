@@ -20,7 +20,15 @@
  *                   (where remote frees land);
  *   - cpu partial:  frozen, on one cpu's c->partial list (put there by a free);
  *   - node partial: unfrozen, has free objects, on s->node[nid]->partial;
- *   - full:         unfrozen, no free objects, on no list.
+ *   - full:         unfrozen, no free objects, on no list;
+ *   - dying:        unfrozen, empty, on no list, SLABLAB_SLAB_DYING set: the path that
+ *                   emptied it decided under list_lock to free it and will call
+ *                   discard_slab() once that lock is dropped.
+ *   A new slab is published on s->all_slabs already frozen, its freelist held by the
+ *   cpu that made it; a slab leaves c->slab before anything may unfreeze it (see
+ *   slab_alloc_slow()), so that what c->slab points to is never freed. validate walks
+ *   s->all_slabs under slabs_lock and the slab's list_lock, and so sees every slab in
+ *   one of these states, never between two.
  *   Frozen slabs are touched only by their cpu, except that anyone may push freed
  *   objects onto slab->fc.freelist with the slab's double-word cmpxchg. A free that
  *   turns a full slab partial either freezes it onto the freeing cpu's partial list
@@ -49,7 +57,8 @@
  *   s->slabs_lock (spinlock, irqsave)  s->all_slabs and the slab/page gauges; taken
  *                                      alone, except by validate, which holds it around
  *                                      each node's list_lock so no slab can vanish
- *   n->list_lock (spinlock, irqsave)   a node's partial list and nr_partial
+ *   n->list_lock (spinlock, irqsave)   a node's partial list and nr_partial, the
+ *                                      ON_PARTIAL and DYING bits of its slabs
  *   slab->fc (double-word cmpxchg)     freelist + inuse/objects/frozen of one slab
  *
  * Statistics are per-cpu, monotonic counters (this_cpu_inc); "reset" records a new
@@ -73,6 +82,15 @@
 #include <linux/sched/mm.h>
 #include <linux/jump_label.h>
 #include "internal.h"
+
+/* include/slablab.h's flags are the uapi's, and SLABLAB_KERNEL_DEFAULTS is none of them. */
+static_assert(SLABLAB_DEBUG == SLABLAB_CACHE_F_DEBUG);
+static_assert(SLABLAB_HARDENED == SLABLAB_CACHE_F_HARDENED);
+static_assert(SLABLAB_RANDOM == SLABLAB_CACHE_F_RANDOM);
+static_assert(SLABLAB_HWCACHE_ALIGN == SLABLAB_CACHE_F_HWCACHE_ALIGN);
+static_assert((SLABLAB_DEBUG | SLABLAB_HARDENED | SLABLAB_RANDOM | SLABLAB_HWCACHE_ALIGN) ==
+	      __SLABLAB_CACHE_F_ALL);
+static_assert(!(SLABLAB_KERNEL_DEFAULTS & __SLABLAB_CACHE_F_ALL));
 
 /* slablab_mutex: the cache list, tunable changes, flush work items, handles, debugfs */
 DEFINE_MUTEX(slablab_mutex);
@@ -373,6 +391,16 @@ static void remove_partial(struct slablab_node *n, struct slablab_slab *slab)
 	n->nr_partial--;
 }
 
+/*
+ * An empty unfrozen slab off every list will be discarded once list_lock is dropped:
+ * say so while the lock is held (validate holds it, see SLABLAB_SLAB_DYING).
+ */
+static void mark_dying(struct slablab_node *n, struct slablab_slab *slab)
+{
+	lockdep_assert_held(&n->list_lock);
+	slab->base_flags |= SLABLAB_SLAB_DYING;
+}
+
 static unsigned int min_order_for(const struct slablab_cache *s)
 {
 	return slablab_size_order(s->stride, PAGE_SIZE);
@@ -413,20 +441,28 @@ static void *build_freelist(struct slablab_cache *s, void *base, unsigned int nr
 	return head;
 }
 
-static struct slablab_slab *new_slab(struct slablab_cache *s, gfp_t gfp, int node)
+/*
+ * A new slab for the calling cpu. It is published on s->all_slabs already frozen, with
+ * every object counted in use and its freelist handed to the caller in @freelist, so
+ * that nobody (validate) ever sees it unfrozen with a freelist the cpu is consuming.
+ */
+static struct slablab_slab *new_slab(struct slablab_cache *s, gfp_t gfp, int node,
+				     void **freelist)
 {
 	unsigned int order = READ_ONCE(s->order), min_order = min_order_for(s);
 	gfp_t pgfp = (gfp & SLABLAB_RECLAIM_GFP) | __GFP_COMP;
 	struct slablab_counters cnt = { .word = 0 };
 	struct slablab_slab *slab;
 	struct page *page = NULL;
+	unsigned int fail_every = READ_ONCE(s->fail_slab_every);
 	unsigned int nr, meta_off;
 	unsigned long flags;
 
 	if (order < min_order)
 		order = min_order;
-	if (unlikely(READ_ONCE(s->fail_slab_every)) &&
-	    !(atomic_inc_return(&s->fail_slab_count) % READ_ONCE(s->fail_slab_every)))
+	/* Read once: the knob may drop to 0 between a test and a division. */
+	if (unlikely(fail_every) &&
+	    !((unsigned int)atomic_inc_return(&s->fail_slab_count) % fail_every))
 		return NULL;	/* injected failure: as if the page allocator said no */
 	if (order > min_order)
 		/* Don't work hard for a high order: fall back to the smallest that fits. */
@@ -460,10 +496,11 @@ static struct slablab_slab *new_slab(struct slablab_cache *s, gfp_t gfp, int nod
 	slab->cache = s;
 	INIT_LIST_HEAD(&slab->node_list);
 	set_page_private(page, (unsigned long)slab);
-	slab->fc.freelist = build_freelist(s, slab_base(slab), nr);
-	cnt.inuse = 0;
+	*freelist = build_freelist(s, slab_base(slab), nr);
+	cnt.inuse = nr;
 	cnt.objects = nr;
-	cnt.frozen = 0;
+	cnt.frozen = 1;
+	slab->fc.freelist = NULL;
 	slab->fc.word = cnt.word;
 
 	spin_lock_irqsave(&s->slabs_lock, flags);
@@ -526,7 +563,9 @@ static void *get_freelist(struct slablab_cache *s, struct slablab_slab *slab)
 /*
  * Give a cpu slab back: merge the cpu's freelist into the slab's, unfreeze it, and put
  * it where its fill level says (node partial list, freed, or nowhere when full).
- * Returns whether the slab was freed.
+ * As SLUB 6.1 does, a slab goes to the partial list's tail when it had remote frees
+ * (objects on slab->fc.freelist: it is likely to get more, so use others first), else
+ * to its head. Returns whether the slab was freed.
  */
 static bool deactivate_slab(struct slablab_cache *s, struct slablab_slab *slab, void *freelist)
 {
@@ -558,14 +597,15 @@ static bool deactivate_slab(struct slablab_cache *s, struct slablab_slab *slab, 
 	if (old.freelist)
 		stat(s, SLABLAB_DEACTIVATE_REMOTE_FREES);
 	if (!c.inuse && n->nr_partial >= READ_ONCE(s->min_partial)) {
+		mark_dying(n, slab);
 		spin_unlock_irqrestore(&n->list_lock, flags);
 		stat(s, SLABLAB_DEACTIVATE_EMPTY);
 		discard_slab(s, slab);
 		return true;
 	}
 	if (new.freelist) {
-		add_partial(n, slab, !!tail);
-		stat(s, tail ? SLABLAB_DEACTIVATE_TO_TAIL : SLABLAB_DEACTIVATE_TO_HEAD);
+		add_partial(n, slab, !!old.freelist);
+		stat(s, old.freelist ? SLABLAB_DEACTIVATE_TO_TAIL : SLABLAB_DEACTIVATE_TO_HEAD);
 	} else {
 		stat(s, SLABLAB_DEACTIVATE_FULL);
 	}
@@ -602,6 +642,7 @@ static unsigned int unfreeze_partials(struct slablab_cache *s, struct slablab_sl
 			stat(s, SLABLAB_CMPXCHG_DOUBLE_FAIL);
 		}
 		if (!c.inuse && n->nr_partial >= READ_ONCE(s->min_partial)) {
+			mark_dying(n, slab);
 			spin_unlock_irqrestore(&n->list_lock, flags);
 			discard_slab(s, slab);
 			freed++;
@@ -721,11 +762,17 @@ static void *get_partial(struct slablab_cache *s, int node, struct slablab_cpu *
 static void *slab_alloc_slow(struct slablab_cache *s, gfp_t gfp, int node)
 {
 	struct slablab_slab *slab, *fresh;
-	struct slablab_counters cn;
 	struct slablab_cpu *c;
 	unsigned long flags;
 	void *freelist, *obj;
 
+	/*
+	 * A node without normal memory (memoryless, offline) never has slabs of its own:
+	 * the page allocator falls back elsewhere, so insisting on the node would take a
+	 * new slab for every allocation. Ignore the constraint, as SLUB (slab_nodes) does.
+	 */
+	if (node != NUMA_NO_NODE && !node_state(node, N_NORMAL_MEMORY))
+		node = NUMA_NO_NODE;
 	local_lock_irqsave(&s->cpu->lock, flags);
 	c = this_cpu_ptr(s->cpu);
 retry:
@@ -748,12 +795,19 @@ retry:
 		goto load;
 	}
 	if (slab) {
+		/*
+		 * get_freelist() unfreezes a slab it finds full; remote frees may then empty
+		 * and discard it at once. Take it out of c->slab first, so that nobody who
+		 * reads c->slab (slablab_cpu_view(), under slabs_lock, which discard_slab()
+		 * needs) can find a slab that is already freed; back when it had objects.
+		 */
+		WRITE_ONCE(c->slab, NULL);
 		freelist = get_freelist(s, slab);
 		if (freelist) {
+			WRITE_ONCE(c->slab, slab);
 			stat(s, SLABLAB_ALLOC_REFILL);
 			goto load;
 		}
-		c->slab = NULL;
 		c->ft.word = next_tid(c->ft.word);
 		stat(s, SLABLAB_DEACTIVATE_BYPASS);
 	}
@@ -776,17 +830,10 @@ retry:
 	}
 	local_unlock_irqrestore(&s->cpu->lock, flags);
 
-	fresh = new_slab(s, gfp, node);
+	fresh = new_slab(s, gfp, node, &freelist);
 	if (!fresh)
 		return NULL;
 	stat(s, SLABLAB_ALLOC_SLAB);
-	/* Nobody else can see the new slab yet: freeze it with plain stores. */
-	freelist = fresh->fc.freelist;
-	cn.word = fresh->fc.word;
-	cn.inuse = cn.objects;
-	cn.frozen = 1;
-	fresh->fc.freelist = NULL;
-	fresh->fc.word = cn.word;
 
 	local_lock_irqsave(&s->cpu->lock, flags);
 	c = this_cpu_ptr(s->cpu);
@@ -934,6 +981,7 @@ static void slab_free_slow(struct slablab_cache *s, struct slablab_slab *slab, v
 			remove_partial(n, slab);
 			stat(s, SLABLAB_FREE_REMOVE_PARTIAL);
 		}
+		mark_dying(n, slab);
 		spin_unlock_irqrestore(&n->list_lock, flags);
 		discard_slab(s, slab);
 		return;
@@ -1006,6 +1054,7 @@ struct slablab_flush_work {
 	struct work_struct work;
 	struct slablab_cache *s;
 	enum flush_mode mode;
+	bool skip;		/* nothing to flush on this cpu: no work queued */
 	unsigned int freed;	/* slabs the flush freed */
 };
 
@@ -1065,8 +1114,23 @@ static void flush_cpu_work(struct work_struct *w)
 }
 
 /*
- * Run the flush on every online cpu and wait. Needs cpus_read_lock and slablab_mutex.
- * Returns the number of slabs the flush freed.
+ * Whether a cpu has anything for a flush to do, read from another cpu without its lock,
+ * as SLUB 6.1's has_cpu_slab(): a cpu without a cpu slab or cpu partial slabs is
+ * skipped (a FLUSH_PARTIAL_OVER_LIMIT one unless its list is over the bound). The
+ * work re-reads everything under the cpu's lock.
+ */
+static bool cpu_needs_flush(struct slablab_cache *s, int cpu, enum flush_mode mode)
+{
+	struct slablab_cpu *c = per_cpu_ptr(s->cpu, cpu);
+
+	if (mode == FLUSH_PARTIAL_OVER_LIMIT)
+		return READ_ONCE(c->partial_slabs) > READ_ONCE(s->cpu_partial_slabs);
+	return READ_ONCE(c->slab) || READ_ONCE(c->partial);
+}
+
+/*
+ * Run the flush on every online cpu that has something to flush, and wait. Needs
+ * cpus_read_lock and slablab_mutex. Returns the number of slabs the flush freed.
  */
 static unsigned long flush_all_mode(struct slablab_cache *s, enum flush_mode mode)
 {
@@ -1077,14 +1141,22 @@ static unsigned long flush_all_mode(struct slablab_cache *s, enum flush_mode mod
 	for_each_online_cpu(cpu) {
 		struct slablab_flush_work *fw = per_cpu_ptr(&slablab_flush_works, cpu);
 
+		fw->skip = !cpu_needs_flush(s, cpu, mode);
+		if (fw->skip)
+			continue;
 		fw->s = s;
 		fw->mode = mode;
+		fw->freed = 0;
 		INIT_WORK(&fw->work, flush_cpu_work);
 		queue_work_on(cpu, slablab_flush_wq, &fw->work);
 	}
 	for_each_online_cpu(cpu) {
-		flush_work(&per_cpu_ptr(&slablab_flush_works, cpu)->work);
-		freed += per_cpu_ptr(&slablab_flush_works, cpu)->freed;
+		struct slablab_flush_work *fw = per_cpu_ptr(&slablab_flush_works, cpu);
+
+		if (fw->skip)
+			continue;
+		flush_work(&fw->work);
+		freed += fw->freed;
 	}
 	return freed;
 }
@@ -1198,7 +1270,8 @@ EXPORT_SYMBOL_GPL(slablab_cache_alloc);
  */
 void *slablab_cache_alloc_node(struct slablab_cache *s, gfp_t gfp, int node)
 {
-	if (node != NUMA_NO_NODE && (node < 0 || node >= nr_node_ids || !node_online(node)))
+	/* Nodes without normal memory are mapped to NUMA_NO_NODE by the slow path. */
+	if (node != NUMA_NO_NODE && (node < 0 || node >= nr_node_ids))
 		node = NUMA_NO_NODE;
 	return slab_alloc(s, gfp, node);
 }
@@ -1856,6 +1929,7 @@ unsigned long slablab_shrink_locked(struct slablab_cache *s)
 			if (c.inuse || c.frozen)
 				continue;
 			remove_partial(n, slab);
+			mark_dying(n, slab);
 			list_add(&slab->node_list, &victims);
 		}
 		spin_unlock_irqrestore(&n->list_lock, flags);
@@ -1922,9 +1996,15 @@ static void validate_slab(struct slablab_cache *s, struct slablab_slab *slab,
 		verr(r, s, slab, "inuse %lu > objects %lu", c.inuse, c.objects);
 	if (c.frozen)
 		return;	/* a cpu owns it now: its freelist is not ours to walk */
-	if (v.freelist && !slab_on_partial(slab))
+	if (slab_dying(slab)) {
+		/* Freed as soon as validate lets go of slabs_lock; its freelist is still whole. */
+		if (c.inuse || slab_on_partial(slab))
+			verr(r, s, slab, "marked for freeing but inuse %lu, on a list %lu",
+			     c.inuse, slab_on_partial(slab));
+	} else if (v.freelist && !slab_on_partial(slab)) {
 		verr(r, s, slab, "has free objects but is on no list (inuse %lu/%lu)",
 		     c.inuse, c.objects);
+	}
 	for (p = v.freelist; p; p = get_fp(s, p)) {
 		unsigned long off = (unsigned long)p - (unsigned long)slab_base(slab);
 
@@ -2006,11 +2086,20 @@ void slablab_validate(struct slablab_cache *s, struct slablab_validate_report *r
 
 /* ---- statistics ---- */
 
+/*
+ * One cpu's count since the last reset. A reset copies the count into the baseline
+ * while the cpu keeps counting: read the baseline first, and clamp, so that a reset
+ * racing this read gives 0 rather than a difference wrapped to ~1.8e19.
+ */
 u64 slablab_stat_cpu(struct slablab_cache *s, int cpu, int item)
 {
 	struct slablab_cpu *c = per_cpu_ptr(s->cpu, cpu);
+	unsigned long base, now;
 
-	return READ_ONCE(c->stat[item]) - READ_ONCE(c->stat_base[item]);
+	base = READ_ONCE(c->stat_base[item]);
+	smp_rmb();	/* pairs with the data dependency in slablab_stat_reset() */
+	now = READ_ONCE(c->stat[item]);
+	return now >= base ? now - base : 0;
 }
 
 u64 slablab_stat_sum(struct slablab_cache *s, int item)
