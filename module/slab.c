@@ -644,6 +644,7 @@ static unsigned int unfreeze_partials(struct slablab_cache *s, struct slablab_sl
 		if (!c.inuse && n->nr_partial >= READ_ONCE(s->min_partial)) {
 			mark_dying(n, slab);
 			spin_unlock_irqrestore(&n->list_lock, flags);
+			stat(s, SLABLAB_DEACTIVATE_EMPTY);
 			discard_slab(s, slab);
 			freed++;
 			continue;
@@ -1131,8 +1132,13 @@ static bool cpu_needs_flush(struct slablab_cache *s, int cpu, enum flush_mode mo
 /*
  * Run the flush on every online cpu that has something to flush, and wait. Needs
  * cpus_read_lock and slablab_mutex. Returns the number of slabs the flush freed.
+ *
+ * The skip is best effort on a busy cache, as in SLUB 6.1: a cpu between taking a new
+ * slab and publishing it may read as empty. That is fine for shrink, validate and a
+ * cpu_partial change; callers that free every slab afterwards (destroy, a flags
+ * change) must not leave a cpu pointing into freed pages, so they pass @every_cpu.
  */
-static unsigned long flush_all_mode(struct slablab_cache *s, enum flush_mode mode)
+static unsigned long flush_cpus(struct slablab_cache *s, enum flush_mode mode, bool every_cpu)
 {
 	unsigned long freed = 0;
 	int cpu;
@@ -1141,7 +1147,7 @@ static unsigned long flush_all_mode(struct slablab_cache *s, enum flush_mode mod
 	for_each_online_cpu(cpu) {
 		struct slablab_flush_work *fw = per_cpu_ptr(&slablab_flush_works, cpu);
 
-		fw->skip = !cpu_needs_flush(s, cpu, mode);
+		fw->skip = !every_cpu && !cpu_needs_flush(s, cpu, mode);
 		if (fw->skip)
 			continue;
 		fw->s = s;
@@ -1159,6 +1165,11 @@ static unsigned long flush_all_mode(struct slablab_cache *s, enum flush_mode mod
 		freed += fw->freed;
 	}
 	return freed;
+}
+
+static unsigned long flush_all_mode(struct slablab_cache *s, enum flush_mode mode)
+{
+	return flush_cpus(s, mode, false);
 }
 
 /* The race the test hook stages: the rest of the system flushed this cpu meanwhile. */
@@ -1734,7 +1745,7 @@ int slablab_cache_destroy_locked(struct slablab_cache *s, struct netlink_ext_ack
 		NL_SET_ERR_MSG_FMT_MOD(extack, "cache %s is in use by a running storm", s->name);
 		return -EBUSY;
 	}
-	flush_all_mode(s, FLUSH_ALL);
+	flush_cpus(s, FLUSH_ALL, true);
 	live = objects_in_use(s);
 	if (live) {
 		NL_SET_ERR_MSG_FMT_MOD(extack, "cache %s still has %llu objects allocated",
@@ -1880,7 +1891,7 @@ int slablab_set_flags(struct slablab_cache *s, unsigned int flags, struct netlin
 				       live);
 		return -EBUSY;
 	}
-	flush_all_mode(s, FLUSH_ALL);
+	flush_cpus(s, FLUSH_ALL, true);
 	discard_all_slabs(s);
 	s->flags = flags;
 	compute_layout(s);
@@ -2096,8 +2107,7 @@ u64 slablab_stat_cpu(struct slablab_cache *s, int cpu, int item)
 	struct slablab_cpu *c = per_cpu_ptr(s->cpu, cpu);
 	unsigned long base, now;
 
-	base = READ_ONCE(c->stat_base[item]);
-	smp_rmb();	/* pairs with the data dependency in slablab_stat_reset() */
+	base = smp_load_acquire(&c->stat_base[item]);	/* pairs with slablab_stat_reset() */
 	now = READ_ONCE(c->stat[item]);
 	return now >= base ? now - base : 0;
 }
@@ -2137,7 +2147,8 @@ void slablab_stat_reset(struct slablab_cache *s, int item)
 
 		for (i = 0; i < __SLABLAB_STAT_MAX; i++) {
 			if (item < 0 || item == i)
-				WRITE_ONCE(c->stat_base[i], READ_ONCE(c->stat[i]));
+				/* release: a reader that sees the baseline sees its count */
+				smp_store_release(&c->stat_base[i], READ_ONCE(c->stat[i]));
 		}
 	}
 }
