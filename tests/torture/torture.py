@@ -61,6 +61,7 @@ CACHES = (
     ("tt-4096", 4096, {"cpu_partial": 0, "min_partial": 0}),
 )
 KMALLOC_SIZES = (1, 8, 100, 192, 1000, 5000, 16384)
+KMALLOC_MAX_CLASS = 8192    # slablab_kmalloc(): larger sizes go to the page allocator
 WEIGHTED_SIZES = {64: 3, 192: 1, 1000: 1, 5000: 1}
 FLAG_SETS = ("none", "hardened,random", "debug", "debug,hardened,random",
              "hwcache_align,random", "random")
@@ -71,8 +72,8 @@ HELD_BYTES_MAX = 64 << 20   # scripted objects held at most (beside the storms)
 # Control actions and their weights. "set:*" are CACHE_SET requests.
 ACTIONS = {
     "set:cpu_partial": 5, "set:min_partial": 4, "set:order": 4, "set:fastpath": 4,
-    "set:flags": 3, "set:fail_slab_every": 4, "set:multi": 3,
-    "shrink": 5, "validate": 6, "reset_stats": 3, "get": 2,
+    "set:flags": 3, "set:fail_slab_every": 4, "set:multi": 3, "fail_flip": 2,
+    "shrink": 5, "validate": 8, "reset_stats": 3, "get": 2,
     "obj_alloc": 6, "obj_free": 5, "cpu": 4, "stop": 2, "cpu+stop": 2, "cache_del": 2,
     "rmmod": 1,
 }
@@ -234,6 +235,7 @@ class Torture:
         self.kmalloc = []                   # names of slablab's kmalloc classes
         self.kmalloc_fail_gen = 0
         self.kmalloc_failing = set()        # kmalloc classes with fail_slab_every != 0
+        self.resets = collections.Counter()     # reset_stats started, by cache
         self.inflight = {}                  # thread name -> (label, start)
         self.counts = collections.Counter()     # (kind, outcome)
         self.slowest = collections.defaultdict(float)
@@ -412,8 +414,13 @@ class Torture:
         kind = d["kind"]
         if kind.startswith("set:"):
             self.act_set(c, d)
+        elif kind == "fail_flip":
+            self.act_fail_flip(c, d)
         elif kind in ("shrink", "validate", "reset_stats", "get"):
             st, name = self.pick_cache(d)
+            if kind == "reset_stats":
+                with self.lock:
+                    self.resets[name] += 1
             with self.call(f"{kind} {name}"):
                 if kind == "shrink":
                     c.cache_shrink(name)
@@ -450,6 +457,18 @@ class Torture:
         else:
             raise Failure(f"unknown action {kind}")
         return None
+
+    def act_fail_flip(self, c, d):
+        """fail_slab_every 1 (every new slab fails: the storm's cpus keep coming back to
+        new_slab()) and 0, ten times over: a storm must never see the 0 as a divisor."""
+        st, name = self.pick_cache(d)
+        for _ in range(10):
+            for value in (1, 0):
+                self.fail_changing(st, name, value, before=True)
+                with self.call(f"cache_set {name} fail_slab_every={value}"):
+                    c.cache_set(name, fail_slab_every=value)
+                self.fail_changing(st, name, value, before=False)
+        self.count(d["kind"], "ok")
 
     def tunables_of(self, c, name):
         with self.call(f"cache_get {name}"):
@@ -712,6 +731,7 @@ class Torture:
         with self.lock:
             mark = (st.scripted, st.fail_gen, st.fail, st.deleted,
                     self.kmalloc_fail_gen, bool(self.kmalloc_failing))
+            resets = self.resets_of(target, st)
         with self.lock:
             self.current = (st.name if target in ("slablab", "native") else
                             self.kmalloc_class(d.get("size")))
@@ -738,12 +758,27 @@ class Torture:
                 failures_ok = mark[5] or self.kmalloc_fail_gen != mark[4]
             else:
                 failures_ok = False
-        check_storm(r, failures_ok=failures_ok,
-                    stats_exact=not (target == "slablab" and scripted_changed))
+        try:
+            check_storm(r, failures_ok=failures_ok,
+                        stats_exact=not (target == "slablab" and scripted_changed))
+        except Failure as f:
+            with self.lock:
+                if self.resets_of(target, st) != resets:
+                    raise Failure(f"{f} [reset_stats ran on its cache(s) during the storm]") \
+                        from None
+            raise
         if target == "native":
             self.check_native_gone(r)
         self.storms[r["state"]] += 1
         self.storm_combos[(target, pattern)] += 1
+
+    def resets_of(self, target, st):
+        """How many reset_stats the caches of a storm on `target` have seen (lock held)."""
+        if target == "slablab":
+            return self.resets[st.name]
+        if target == "kmalloc":
+            return sum(self.resets[n] for n in self.kmalloc)
+        return 0
 
     def kmalloc_class(self, size):
         """slablab's kmalloc class for `size` bytes (None: several sizes, or none)."""
@@ -908,7 +943,10 @@ def check_storm(storm, failures_ok, stats_exact):
     duration storm has no OPS to reach; the statistic deltas are exact unless scripted
     allocations ran on the same cache meanwhile, and never wrap)."""
     spec, prog, res = storm["spec"], storm["progress"], storm["result"]
-    what = f"storm {storm['id']} {spec['target']}/{spec['pattern']}"
+    shown = ("threads", "cpus", "ops", "duration_ms", "batch", "ring", "working_set",
+             "cache", "size", "sizes")
+    what = (f"storm {storm['id']} {spec['target']}/{spec['pattern']} (" +
+            ", ".join(f"{k} {spec[k]}" for k in shown if spec.get(k)) + ")")
 
     def need(cond, msg):
         if not cond:
@@ -941,7 +979,10 @@ def check_storm(storm, failures_ok, stats_exact):
     if stats_exact:
         a, f = alloc_free(st)
         need(a == f, f"allocs - frees over the storm = {a - f}: {st}")
-        if res["failures"] == 0:
+        # kmalloc sizes above the largest class (8 KiB) go to the page allocator,
+        # uncounted by the classes' statistics
+        sizes = [e["size"] for e in spec.get("sizes") or []] or [spec.get("size") or 0]
+        if res["failures"] == 0 and max(sizes) <= KMALLOC_MAX_CLASS:
             need(a == res["allocs"] + untimed_allocs(storm),
                  f"fast + slow path allocs {a} != ALLOCS {res['allocs']} + "
                  f"{untimed_allocs(storm)} untimed")
