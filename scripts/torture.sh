@@ -20,6 +20,7 @@
 #   VM_CPUS          vCPUs (default 4; at least 3: one goes offline, cpu 0 never does)
 #   SLABLAB_MODULE   the module (default module/slablab.ko); PYTHON, VM_* as for vm.sh
 #   SLABLAB_TORTURE_VERBOSE=1  print every decision as it is made
+#   SLABLAB_TORTURE_SKIP=kind,...  decide these actions but do not do them (e.g. cpu,cpu+stop)
 set -euo pipefail
 
 REPO=$(cd "$(dirname "$0")/.." && pwd)
@@ -32,13 +33,13 @@ SEED=${TORTURE_SEED:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}
 export VM_CPUS=${VM_CPUS:-4}
 
 case ${1:-} in
--h | --help) sed -n '3,23p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+-h | --help) sed -n '3,/^[^#]/{/^#/p}' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 esac
 die() { echo "torture: $*" >&2; exit 2; }
-[[ $SECS =~ ^[0-9]+$ ]] && [ "$SECS" -ge 1 ] ||
+{ [[ $SECS =~ ^[0-9]+$ ]] && [ "$SECS" -ge 1 ]; } ||
 	die "TORTURE_SECONDS '$SECS' is not a positive whole number of seconds"
 [[ $SEED =~ ^[0-9]+$ ]] || die "TORTURE_SEED '$SEED' is not a non-negative integer"
-[[ $VM_CPUS =~ ^[0-9]+$ ]] && [ "$VM_CPUS" -ge 3 ] ||
+{ [[ $VM_CPUS =~ ^[0-9]+$ ]] && [ "$VM_CPUS" -ge 3 ]; } ||
 	die "VM_CPUS=$VM_CPUS: the torture run needs at least 3 vCPUs (one goes offline, cpu 0 never)"
 for f in "$MODULE" "$BUILD/python/slablab/__init__.py"; do
 	[ -e "$f" ] || die "$f is missing: run 'make' (or make module KERNEL=$KERNEL) first"

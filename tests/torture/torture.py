@@ -115,6 +115,8 @@ def control_decision(kind, r, ncpus):
         else:
             names = [kind[4:]]
         d["set"] = {n: tunable_value(n, r) for n in names}
+    elif kind == "validate":
+        d["repeat"] = r.choice((1, 1, 5, 20))      # bursts: slabs in flight (defect 3)
     elif kind == "obj_alloc":
         d["kmalloc"] = False
         d["count"] = r.choice((1, 7, 64, 500, 2000))
@@ -158,6 +160,8 @@ def storm_decision(i, r, ncpus):
         else:
             d["size"] = r.choice(KMALLOC_SIZES)
     d["seed"] = r.randrange(1, 1 << 31)
+    # stopped by the storm thread after this long (a slow kernel still goes round)
+    d["max_s"] = r.choice((3, 6, 10, 20))
     return d
 
 
@@ -421,17 +425,18 @@ class Torture:
             if kind == "reset_stats":
                 with self.lock:
                     self.resets[name] += 1
-            with self.call(f"{kind} {name}"):
-                if kind == "shrink":
-                    c.cache_shrink(name)
-                elif kind == "reset_stats":
-                    c.cache_reset_stats(name)
-                elif kind == "get":
-                    c.cache_get(name, percpu=True)
-                else:
-                    rep = c.cache_validate(name)
-            if kind == "validate" and (rep["errors"] or not rep["ok"]):
-                raise Failure(f"validate {name} on a busy cache: {rep}")
+            for _ in range(d.get("repeat", 1)):
+                with self.call(f"{kind} {name}"):
+                    if kind == "shrink":
+                        c.cache_shrink(name)
+                    elif kind == "reset_stats":
+                        c.cache_reset_stats(name)
+                    elif kind == "get":
+                        c.cache_get(name, percpu=True)
+                    else:
+                        rep = c.cache_validate(name)
+                if kind == "validate" and (rep["errors"] or not rep["ok"]):
+                    raise Failure(f"validate {name} on a busy cache: {rep}")
             self.count(kind, "ok")
         elif kind == "obj_alloc":
             self.act_obj_alloc(c, d)
@@ -747,7 +752,7 @@ class Torture:
             self.expect(f"storm {target}", e, allowed)
             self.storms["refused"] += 1
             return
-        r = self.wait_storm(c, s["id"], gen)
+        r = self.wait_storm(c, s["id"], gen, now() + d["max_s"])
         if r is None:
             return
         with self.lock:
@@ -787,15 +792,15 @@ class Torture:
         fits = [n for n in self.kmalloc if int(n.split("-")[1]) >= size]
         return fits[0] if fits else None
 
-    def wait_storm(self, c, sid, gen):
-        """Poll storm `sid` until it ends; stop it when the time is up. None: lost to an
-        rmmod."""
+    def wait_storm(self, c, sid, gen, stop_at):
+        """Poll storm `sid` until it ends; stop it at `stop_at` or when the time is up.
+        None: lost to an rmmod."""
         last_ops, moved = -1, now()
         stopped = False
         while True:
             try:
-                if now() >= self.end and not stopped:
-                    with self.call("storm_stop (time is up)"):
+                if now() >= min(self.end, stop_at) and not stopped:
+                    with self.call("storm_stop (its time is up)"):
                         c.storm_stop(sid)
                     stopped = True
                 with self.call(f"storm_get {sid}"):
