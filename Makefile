@@ -8,6 +8,9 @@
 #                   use) — what CI runs; with KERNEL=... the VM suite on that kernel only
 #   make test-quick host tests + the VM suite on the stock kernel only (~10 min)
 #   make test-full  the same as make test
+#   make torture    the torture run in the VM: storms while a control thread changes
+#                   everything else at random (TORTURE_SECONDS=300, TORTURE_SEED=...,
+#                   VM_CPUS=4; docs/testing.md)
 #   make demo       boot the VM and show slablab at work
 #   make vm         an interactive shell in the test VM
 #   make check      checkpatch --strict on module/ and uapi/
@@ -40,10 +43,11 @@ KDIR_EFF   = $(KDIR)
 endif
 
 .PHONY: all deps kernel module tool test test-quick test-full test-host test-vm demo vm check clean \
-	distclean bench sweep soak
+	distclean bench sweep soak torture
 
 GRID ?= small
 SOAK_SECONDS ?= 600
+TORTURE_SECONDS ?= 300
 
 all: module tool
 
@@ -95,6 +99,12 @@ sweep: all
 # The long stress grid, repeated for SOAK_SECONDS (docs/sweeps.md).
 soak: all
 	@$(REPO)/scripts/soak.sh $(SOAK_SECONDS)
+
+# The torture run (docs/testing.md): TORTURE_SECONDS, TORTURE_SEED (printed by every run;
+# the same seed makes the same decisions), KERNEL, VM_CPUS (default 4, at least 3).
+torture: all
+	@TORTURE_SECONDS='$(TORTURE_SECONDS)' $(if $(TORTURE_SEED),TORTURE_SEED='$(TORTURE_SEED)') \
+		$(REPO)/scripts/stage.sh "torture ($(TORTURE_SECONDS)s)" $(REPO)/scripts/torture.sh
 
 demo: all
 	@$(REPO)/scripts/vm.sh --module $(REPO)/module/slablab.ko -- $(REPO)/scripts/demo.sh

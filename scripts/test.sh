@@ -9,7 +9,9 @@
 #         TEST_KERNELS (default: KERNEL, 6.1); `make test` sets "6.1 debug". The module
 #         in module/ must be built for the first one; for the others this script builds
 #         the kernel (scripts/kernel.sh) and the module (make module KERNEL=...) first.
-#         docs/profiles.md describes the kernels.
+#         docs/profiles.md describes the kernels. After the debug kernel's suite, a short
+#         torture run on it (scripts/torture.sh, its own VM with 4 vCPUs, TEST_TORTURE_SECONDS,
+#         default 90; 0 skips it).
 # Each stage prints its wall time; the last line sums every pytest/ctest result.
 set -uo pipefail
 
@@ -63,6 +65,32 @@ run_vm_on() {
 		--kernel-dir "$dir" --module "$REPO/module/slablab.ko" -- \
 		"$PYTHON" -m pytest -q -p no:cacheprovider --junitxml="$RESULTS/vm-$k.xml" \
 		"${tests[@]}" || rc=1
+	[ "$k" != debug ] || run_torture_on "$k" "$dir"
+}
+
+# A short torture run (docs/testing.md) in its own VM; its verdict joins the result files
+# as one test case, so the closing line counts it.
+run_torture_on() {
+	local k=$1 dir=$2 secs=${TEST_TORTURE_SECONDS:-90} seed trc=0 t0 t1
+	[ "$secs" != 0 ] || return 0
+	seed=${TORTURE_SEED:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}
+	t0=$(date +%s.%N)
+	KERNEL=$k KERNEL_DIR=$dir VM_CPUS=4 TORTURE_SECONDS=$secs TORTURE_SEED=$seed \
+		VM_LOG="$BUILD/vm/torture-$k.log" \
+		$STAGE "torture $k (${secs}s)" "$REPO/scripts/torture.sh" || trc=$?
+	t1=$(date +%s.%N)
+	[ $trc -eq 0 ] || rc=1
+	"$PYTHON" - "$RESULTS/torture-$k.xml" "$k" "$seed" "$trc" "$(echo "$t1 - $t0" | bc)" <<'PY'
+import sys
+from xml.sax.saxutils import quoteattr
+path, k, seed, rc, t = sys.argv[1:]
+name = quoteattr(f"torture[{k}, seed {seed}]")
+fail = "" if rc == "0" else (f'<failure message={quoteattr(f"scripts/torture.sh exit {rc}")}/>')
+with open(path, "w") as f:
+    f.write(f'<testsuite name="torture" tests="1" failures="{int(rc != "0")}" errors="0" '
+            f'skipped="0"><testcase classname="torture" name={name} time="{t}">{fail}'
+            f'</testcase></testsuite>\n')
+PY
 }
 
 run_vm() {
@@ -96,6 +124,7 @@ for path in glob.glob(sys.argv[1] + "/*.xml"):
 print(f"slablab: {p} passed, {f} failed, {s} skipped")
 PY
 if [ $rc -ne 0 ]; then
-	echo "make test: FAILED (see the stage lines above; VM serial log: build/vm/serial.log)" >&2
+	echo "make test: FAILED (see the stage lines above; VM serial log: build/vm/serial.log," \
+		"the torture run's: build/vm/torture-debug.log)" >&2
 fi
 exit $rc

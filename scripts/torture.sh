@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# scripts/torture.sh: the torture run (`make torture`, docs/testing.md). Boots the test VM
+# and runs tests/torture/torture.py there for TORTURE_SECONDS: every storm pattern against
+# every target in turn while a control thread changes tunables, shrinks, validates,
+# resets statistics, allocates and frees on other cpus, takes cpus offline and online,
+# stops storms, tries CACHE_DEL and rmmod (loading the module again when it unloads).
+# Fails on a splat in the kernel log (scripts/vm.sh: 125), a broken storm identity, a
+# validate error, an unexpected error, a call that does not return within 60 s (the
+# blocked tasks are dumped into the kernel log), or a module that does not unload at the
+# end.
+#
+# Environment:
+#   TORTURE_SECONDS  how long the storms and the control thread run (default 300)
+#   TORTURE_SEED     the seed of every decision (default: a random one, printed first);
+#                    the same seed makes the same decisions
+#   KERNEL           the test kernel (6.1, debug, ...; as for scripts/vm.sh); the module
+#                    must be built for it (make torture does that)
+#   VM_CPUS          vCPUs (default 4; at least 3: one goes offline, cpu 0 never does)
+#   SLABLAB_MODULE   the module (default module/slablab.ko); PYTHON, VM_* as for vm.sh
+#   SLABLAB_TORTURE_VERBOSE=1  print every decision as it is made
+#   SLABLAB_TORTURE_SKIP=kind,...  decide these actions but do not do them (e.g. cpu,cpu+stop)
+set -euo pipefail
+
+REPO=$(cd "$(dirname "$0")/.." && pwd)
+PYTHON=${PYTHON:-/usr/bin/python3}
+BUILD=${SLABLAB_BUILD:-$REPO/build}
+MODULE=${SLABLAB_MODULE:-$REPO/module/slablab.ko}
+KERNEL=${KERNEL:-6.1}
+SECS=${TORTURE_SECONDS:-300}
+SEED=${TORTURE_SEED:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}
+export VM_CPUS=${VM_CPUS:-4}
+
+case ${1:-} in
+-h | --help) sed -n '3,/^[^#]/{/^#/p}' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+esac
+die() { echo "torture: $*" >&2; exit 2; }
+{ [[ $SECS =~ ^[0-9]+$ ]] && [ "$SECS" -ge 1 ]; } ||
+	die "TORTURE_SECONDS '$SECS' is not a positive whole number of seconds"
+[[ $SEED =~ ^[0-9]+$ ]] || die "TORTURE_SEED '$SEED' is not a non-negative integer"
+{ [[ $VM_CPUS =~ ^[0-9]+$ ]] && [ "$VM_CPUS" -ge 3 ]; } ||
+	die "VM_CPUS=$VM_CPUS: the torture run needs at least 3 vCPUs (one goes offline, cpu 0 never)"
+for f in "$MODULE" "$BUILD/python/slablab/__init__.py"; do
+	[ -e "$f" ] || die "$f is missing: run 'make' (or make module KERNEL=$KERNEL) first"
+done
+MODULE=$(realpath "$MODULE")
+
+kdir=${KERNEL_DIR:-$("$REPO/scripts/kernel.sh" "$KERNEL")} || die "scripts/kernel.sh $KERNEL failed"
+if [ "$KERNEL" = debug ]; then
+	# as in scripts/test.sh: kmemleak's own summary line is not a splat here (its
+	# reports are), and KASAN/lockdep under TCG are slow
+	export VM_SPLAT_IGNORE="${VM_SPLAT_IGNORE:+$VM_SPLAT_IGNORE|}kmemleak: [0-9]+ new suspected memory leaks"
+fi
+# boot, two Python starts, the final checks and a storm stopped at the end
+export VM_TIMEOUT=${VM_TIMEOUT:-$((SECS * 2 + 900))}
+export SLABLAB_BUILD=$BUILD
+
+echo "torture: ${SECS}s on kernel $KERNEL with $VM_CPUS vCPUs, seed $SEED" >&2
+echo "torture: rerun: make torture KERNEL=$KERNEL VM_CPUS=$VM_CPUS TORTURE_SECONDS=$SECS TORTURE_SEED=$SEED" >&2
+rc=0
+"$REPO/scripts/vm.sh" --kernel-dir "$kdir" --module "$MODULE" -- \
+	"$PYTHON" "$REPO/tests/torture/torture.py" --seconds "$SECS" --seed "$SEED" \
+	--module "$MODULE" || rc=$?
+if [ $rc -eq 0 ]; then
+	echo "torture: PASSED (seed $SEED)" >&2
+else
+	case $rc in
+	125) why="kernel splat (see above; a hang shows as \"blocked for more than 20 seconds\" and torture: HANG)" ;;
+	124) why="VM timeout" ;;
+	122) why="the guest crashed" ;;
+	3) why="hang: a call did not return (blocked tasks in the kernel log)" ;;
+	*) why="exit $rc" ;;
+	esac
+	echo "torture: FAILED: $why; rerun: make torture KERNEL=$KERNEL VM_CPUS=$VM_CPUS TORTURE_SECONDS=$SECS TORTURE_SEED=$SEED" >&2
+fi
+exit $rc
