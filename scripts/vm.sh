@@ -372,6 +372,8 @@ SPLAT_RE+='|suspicious RCU usage|bad unlock balance|kmemleak: .*suspected memory
 SPLAT_RE+='|unreferenced object 0x|general protection fault|Kernel panic'
 SPLAT_RE+='|self-detected stall|detected stalls? on CPU|soft lockup|hard LOCKUP'
 SPLAT_RE+='|blocked for more than [0-9]+ seconds|hung_task'
+# Every x86 die() header ("divide error: 0000 [#1] PREEMPT SMP", "invalid opcode: ...")
+SPLAT_RE+='|: [0-9a-f]{4} \[#[0-9]+\]'
 splats() {
 	SPLAT_RE=$SPLAT_RE IGNORE=${VM_SPLAT_IGNORE:-} awk '
 	/^\[ *[0-9]+\.[0-9]+\]/ {
