@@ -41,6 +41,10 @@
  *   because slow-path holders can be preempted mid-update; see the docs.
  *
  * Locks and their order (outermost first)
+ *   storm_mutex (storm.c)              the storm; held while waiting for a storm's
+ *                                      controller, which takes cpus_read_lock (its
+ *                                      kmem_cache_destroy()): so nobody waits for a
+ *                                      controller under the two locks below
  *   cpu_hotplug_lock (cpus_read_lock)  keeps the set of online cpus still while caches
  *                                      are created, destroyed, flushed or re-tuned
  *   slablab_mutex                      the cache list, names, debugfs, handles,

@@ -33,13 +33,31 @@
  * controller, no sampling, never "the last storm", and not subject to one storm at a
  * time.
  *
- * Locking (outermost first): slablab_mutex (storm start/get/stop, scripts, unload) →
- * st->sample_lock (memory samples: controller and workers) → the target's own locks.
- * The controller and the workers never take slablab_mutex, so STORM_STOP and module
- * unload may wait for them while holding it. Results are written before the state
- * becomes DONE/STOPPED with a release store; readers load the state with acquire. A
- * slablab cache under a storm has ->users raised, so destroying it fails with -EBUSY;
- * scripts run under slablab_mutex, so their cache cannot go away meanwhile.
+ * Locking (outermost first):
+ *   storm_mutex          the storm: slablab_storm, its id, STORM_START/GET/STOP and
+ *                        unload; held while waiting for a storm's controller
+ *   cpu_hotplug_lock     (cpus_read_lock) and
+ *   slablab_mutex        slab.c's locks, taken only briefly, by STORM_START, to find and
+ *                        pin its cache and the kmalloc classes and to check its cpus
+ *                        against the online ones; and by scripts (their callers hold
+ *                        both, handles.c)
+ *   st->sample_lock      memory samples: controller and workers
+ *   the target's own locks.
+ * Nobody waits for a storm's controller while holding cpus_read_lock or slablab_mutex,
+ * and the native kmem_cache is created and destroyed with neither held: the controller
+ * destroys it, kmem_cache_create() and kmem_cache_destroy() take cpus_read_lock, and a
+ * cpu going offline holds the hotplug lock for writing while slablab_cpu_dead() takes
+ * slablab_mutex. A pending hotplug writer blocks new readers, so a STORM_STOP waiting
+ * under either lock for a controller blocked in kmem_cache_destroy() would wait for
+ * ever; and kmem_cache_create() under cpus_read_lock would read-lock it recursively,
+ * which deadlocks the same way when a writer queues in between.
+ * The controller and the workers take neither storm_mutex nor slablab_mutex. Results
+ * are written before the state becomes DONE/STOPPED with a release store; readers load
+ * the state with acquire. A slablab cache under a storm has ->users raised (pinned under
+ * slablab_mutex), so destroying it fails with -EBUSY until the controller drops it.
+ * Scripts run under slablab_mutex and cpus_read_lock, so their cache cannot go away and
+ * their cpu stays online meanwhile: their worker only allocates or frees, which never
+ * waits for either lock.
  */
 #include <linux/module.h>
 #include <linux/kthread.h>
@@ -47,6 +65,7 @@
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 #include <linux/prandom.h>
+#include <linux/cpu.h>
 #include <linux/cpumask.h>
 #include <linux/completion.h>
 #include <linux/mutex.h>
@@ -126,6 +145,8 @@ struct slablab_storm {
 	int *cpu_of;			/* [threads] */
 	char native_name[SLABLAB_NAME_MAX + 16];
 	u32 cache_flags;
+	u32 cache_align;		/* of the model cache (native targets) */
+	bool pinned;			/* tg.cache->users raised for this storm */
 	/* kmalloc targets: slablab's size classes (they live as long as the module) */
 	struct slablab_cache *kmalloc_caches[MAX_KMALLOC_CLASSES];
 	unsigned int nr_kmalloc_caches;
@@ -144,9 +165,11 @@ struct slablab_storm {
 	u64 base_pages;
 	u64 peak_pages, peak_live, peak_meta;
 	struct completion done;		/* the controller left module code */
-	bool reaped;			/* someone waited for done (slablab_mutex) */
+	bool reaped;			/* someone waited for done (storm_mutex) */
 };
 
+/* storm_mutex: slablab_storm and slablab_storm_next_id; the outermost lock (see above) */
+static DEFINE_MUTEX(storm_mutex);
 static struct slablab_storm *slablab_storm;	/* the current or last storm */
 static u32 slablab_storm_next_id = 1;
 static atomic_long_t slablab_kmalloc_pages_direct = ATOMIC_LONG_INIT(0);
@@ -859,6 +882,22 @@ static bool storm_stopped_early(struct slablab_storm *st)
 	return false;
 }
 
+/*
+ * Give the target back: destroy the native kmem_cache, unpin the slablab cache. The
+ * controller does it last; storm_free() does it for a storm that never had one.
+ * kmem_cache_destroy() takes cpus_read_lock: never call this holding it or
+ * slablab_mutex (see the top of the file).
+ */
+static void storm_release_target(struct slablab_storm *st)
+{
+	lockdep_assert_not_held(&slablab_mutex);
+	kmem_cache_destroy(st->tg.native);
+	st->tg.native = NULL;
+	if (st->pinned)
+		atomic_dec(&st->tg.cache->users);
+	st->pinned = false;
+}
+
 static int storm_controller_fn(void *arg)
 {
 	struct slablab_storm *st = arg;
@@ -894,19 +933,21 @@ static int storm_controller_fn(void *arg)
 	snapshot_stats(st, st->stats_delta);
 	for (i = 0; i < __SLABLAB_STAT_MAX; i++)
 		st->stats_delta[i] -= st->stats_before[i];
-	kmem_cache_destroy(st->tg.native);
-	st->tg.native = NULL;
-	if (st->spec.target == SLABLAB_TARGET_CACHE)
-		atomic_dec(&st->tg.cache->users);
+	storm_release_target(st);
 	/* release state: readers that see DONE/STOPPED see the results */
 	smp_store_release(&st->state, storm_stopped_early(st) ? SLABLAB_STORM_STOPPED :
 			  SLABLAB_STORM_DONE);
 	kthread_complete_and_exit(&st->done, 0);
 }
 
-/* Wait until the controller has left module code (slablab_mutex held). */
+/*
+ * Wait until the controller has left module code: storm_mutex held, and neither
+ * cpus_read_lock nor slablab_mutex (the controller may be waiting for cpus_read_lock).
+ */
 static void storm_reap(struct slablab_storm *st)
 {
+	lockdep_assert_held(&storm_mutex);
+	lockdep_assert_not_held(&slablab_mutex);
 	if (!st->reaped)
 		wait_for_completion(&st->done);
 	st->reaped = true;
@@ -922,6 +963,8 @@ static void storm_free(struct slablab_storm *st)
 		return;
 	if (st->controller)
 		storm_reap(st);
+	else
+		storm_release_target(st);
 	if (st->t) {
 		for (i = 0; i < st->spec.threads; i++) {
 			kvfree(st->t[i].slots);
@@ -1283,6 +1326,7 @@ static int storm_parse(struct slablab_storm *st, struct nlattr *nest,
 			}
 			st->tg.obj_size = st->tg.cache->object_size;
 			st->cache_flags = st->tg.cache->flags;
+			st->cache_align = st->tg.cache->align;
 		} else if (sp->target == SLABLAB_TARGET_NATIVE && sp->size) {
 			st->tg.obj_size = sp->size;
 		} else {
@@ -1295,6 +1339,9 @@ static int storm_parse(struct slablab_storm *st, struct nlattr *nest,
 		}
 		sp->size = st->tg.obj_size;
 		max_size = st->tg.cache ? st->tg.cache->stride : st->tg.obj_size;
+		/* A native target's model is copied, not used: it may go away. */
+		if (sp->target == SLABLAB_TARGET_NATIVE)
+			st->tg.cache = NULL;
 		break;
 	default:
 		if (sp->pattern == SLABLAB_PATTERN_BULK) {
@@ -1572,7 +1619,10 @@ static int storm_lookup(struct genl_info *info, struct slablab_storm **st)
 	return 0;
 }
 
-/* Create the native target's kmem_cache, made like the slablab cache or of SIZE. */
+/*
+ * Create the native target's kmem_cache, made like the slablab cache or of SIZE. Takes
+ * cpus_read_lock (kmem_cache_create): called with neither it nor slablab_mutex held.
+ */
 static int storm_create_native(struct slablab_storm *st, struct netlink_ext_ack *extack)
 {
 	slab_flags_t flags = 0;
@@ -1582,8 +1632,8 @@ static int storm_create_native(struct slablab_storm *st, struct netlink_ext_ack 
 	if (st->cache_flags & SLABLAB_CACHE_F_DEBUG)
 		flags |= SLAB_RED_ZONE | SLAB_POISON | SLAB_CONSISTENCY_CHECKS;
 	snprintf(st->native_name, sizeof(st->native_name), "slablab-native-%u", st->id);
-	st->tg.native = kmem_cache_create(st->native_name, st->tg.obj_size,
-					  st->tg.cache ? st->tg.cache->align : 0, flags, NULL);
+	st->tg.native = kmem_cache_create(st->native_name, st->tg.obj_size, st->cache_align,
+					  flags, NULL);
 	if (!st->tg.native) {
 		NL_SET_ERR_MSG_MOD(extack, "cannot create the native kmem_cache");
 		return -ENOMEM;
@@ -1591,7 +1641,31 @@ static int storm_create_native(struct slablab_storm *st, struct netlink_ext_ack 
 	return 0;
 }
 
-/* Called with slablab_lock() held. */
+/*
+ * storm_parse() under slab.c's locks, the only time STORM_START holds them: the cache is
+ * found and pinned (a storm's cache cannot be destroyed), the kmalloc classes collected,
+ * the cpus checked against the online ones.
+ */
+static int storm_parse_locked(struct slablab_storm *st, struct nlattr *nest,
+			      struct netlink_ext_ack *extack)
+{
+	int err;
+
+	cpus_read_lock();
+	mutex_lock(&slablab_mutex);
+	err = storm_parse(st, nest, extack);
+	if (!err && st->spec.target == SLABLAB_TARGET_CACHE) {
+		atomic_inc(&st->tg.cache->users);
+		st->pinned = true;
+	}
+	if (!err && st->spec.target == SLABLAB_TARGET_KMALLOC)
+		storm_find_kmalloc_caches(st);
+	mutex_unlock(&slablab_mutex);
+	cpus_read_unlock();
+	return err;
+}
+
+/* STORM_START; takes storm_mutex, and slab.c's locks only in storm_parse_locked(). */
 int slablab_storm_start(struct genl_info *info, struct genl_family *family)
 {
 	struct slablab_storm *st;
@@ -1601,27 +1675,29 @@ int slablab_storm_start(struct genl_info *info, struct genl_family *family)
 
 	if (GENL_REQ_ATTR_CHECK(info, SLABLAB_A_STORM))
 		return -EINVAL;
+	mutex_lock(&storm_mutex);
 	if (slablab_storm &&
 	    /* acquire: a finished storm's controller is done with its fields */
 	    smp_load_acquire(&slablab_storm->state) == SLABLAB_STORM_RUNNING) {
 		NL_SET_ERR_MSG_FMT_MOD(info->extack,
 				       "storm %u is still running: one storm at a time",
 				       slablab_storm->id);
-		return -EBUSY;
+		err = -EBUSY;
+		goto out_unlock;
 	}
 	st = kzalloc(sizeof(*st), GFP_KERNEL);
-	if (!st)
-		return -ENOMEM;
+	if (!st) {
+		err = -ENOMEM;
+		goto out_unlock;
+	}
 	init_completion(&st->done);
 	mutex_init(&st->sample_lock);
-	err = storm_parse(st, info->attrs[SLABLAB_A_STORM], info->extack);
+	err = storm_parse_locked(st, info->attrs[SLABLAB_A_STORM], info->extack);
 	if (err)
 		goto err_free;
 	err = storm_prepare_threads(st);
 	if (err)
 		goto err_free;
-	if (st->spec.target == SLABLAB_TARGET_KMALLOC)
-		storm_find_kmalloc_caches(st);
 	msg = storm_reply_new(info, family, SLABLAB_CMD_STORM_START, st->spec.threads, &hdr);
 	if (!msg) {
 		err = -ENOMEM;
@@ -1634,28 +1710,24 @@ int slablab_storm_start(struct genl_info *info, struct genl_family *family)
 			goto err_msg;
 	}
 	st->state = SLABLAB_STORM_RUNNING;
-	if (st->spec.target == SLABLAB_TARGET_CACHE)
-		atomic_inc(&st->tg.cache->users);
 	err = storm_start_threads(st);
 	if (err) {
-		/* With a controller, it unpins and cleans up (storm_free() reaps it). */
-		if (!st->controller) {
-			if (st->spec.target == SLABLAB_TARGET_CACHE)
-				atomic_dec(&st->tg.cache->users);
-			kmem_cache_destroy(st->tg.native);
-		}
+		/* storm_free() reaps the controller, if any, or releases the target itself */
 		NL_SET_ERR_MSG_MOD(info->extack, "cannot create the storm's kthreads");
 		goto err_msg;
 	}
 	slablab_storm_next_id++;
 	storm_free(slablab_storm);
 	slablab_storm = st;
-	return storm_reply_send(info, msg, hdr, st);
+	err = storm_reply_send(info, msg, hdr, st);
+	goto out_unlock;
 
 err_msg:
 	nlmsg_free(msg);
 err_free:
 	storm_free(st);
+out_unlock:
+	mutex_unlock(&storm_mutex);
 	return err;
 }
 
@@ -1672,19 +1744,25 @@ static int storm_report(struct genl_info *info, struct genl_family *family, u8 c
 	void *hdr;
 	int err;
 
+	mutex_lock(&storm_mutex);
 	err = storm_lookup(info, &st);
 	if (err)
-		return err;
+		goto out;
 	msg = storm_reply_new(info, family, cmd, st ? st->spec.threads : 0, &hdr);
-	if (!msg)
-		return -ENOMEM;
+	if (!msg) {
+		err = -ENOMEM;
+		goto out;
+	}
 	if (stop && st) {
 		/* acquire: pairs with the controller's release of the final state */
 		if (smp_load_acquire(&st->state) == SLABLAB_STORM_RUNNING)
 			WRITE_ONCE(st->stop, true);
 		storm_reap(st);
 	}
-	return storm_reply_send(info, msg, hdr, st);
+	err = storm_reply_send(info, msg, hdr, st);
+out:
+	mutex_unlock(&storm_mutex);
+	return err;
 }
 
 int slablab_storm_get(struct genl_info *info, struct genl_family *family)
@@ -1697,12 +1775,17 @@ int slablab_storm_stop(struct genl_info *info, struct genl_family *family)
 	return storm_report(info, family, SLABLAB_CMD_STORM_STOP, true);
 }
 
-/* Module unload: stop a running storm and wait; slablab_mutex held. */
+/*
+ * Module unload, after the netlink family is gone: stop a running storm and wait for it,
+ * holding neither cpus_read_lock nor slablab_mutex (see the top of the file).
+ */
 void slablab_storm_exit(void)
 {
-	if (!slablab_storm)
-		return;
-	WRITE_ONCE(slablab_storm->stop, true);
-	storm_free(slablab_storm);
-	slablab_storm = NULL;
+	mutex_lock(&storm_mutex);
+	if (slablab_storm) {
+		WRITE_ONCE(slablab_storm->stop, true);
+		storm_free(slablab_storm);
+		slablab_storm = NULL;
+	}
+	mutex_unlock(&storm_mutex);
 }
