@@ -2027,6 +2027,27 @@ u64 slablab_stat_sum(struct slablab_cache *s, int item)
 	return sum;
 }
 
+/**
+ * slablab_stat_sum_raw - the monotonic count of one event over all cpus, resets ignored
+ * @s: the cache
+ * @item: enum slablab_stat_item
+ *
+ * What storms snapshot: the difference of two raw sums is the events in between, even
+ * when CACHE_RESET_STATS moved the baseline meanwhile (slablab_stat_sum() would then go
+ * backwards, and a delta of it wrap).
+ *
+ * Return: the sum of the per-cpu counters since the cache was created.
+ */
+u64 slablab_stat_sum_raw(struct slablab_cache *s, int item)
+{
+	u64 sum = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		sum += READ_ONCE(per_cpu_ptr(s->cpu, cpu)->stat[item]);
+	return sum;
+}
+
 s64 slablab_stat_sum_raw_alloc(struct slablab_cache *s)
 {
 	s64 n = 0;

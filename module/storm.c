@@ -836,6 +836,11 @@ int slablab_storm_script(struct slablab_cache *s, int cpu, bool alloc, void **ob
 
 /* ---- the controller ---- */
 
+/*
+ * The target's raw (monotonic) counters: a CACHE_RESET_STATS during the storm moves the
+ * reset baseline, never these, so the difference of two snapshots stays what the storm
+ * did.
+ */
 static void snapshot_stats(struct slablab_storm *st, u64 *out)
 {
 	unsigned int c;
@@ -844,11 +849,11 @@ static void snapshot_stats(struct slablab_storm *st, u64 *out)
 	memset(out, 0, sizeof(u64) * __SLABLAB_STAT_MAX);
 	if (st->spec.target == SLABLAB_TARGET_CACHE) {
 		for (i = 0; i < __SLABLAB_STAT_MAX; i++)
-			out[i] = slablab_stat_sum(st->tg.cache, i);
+			out[i] = slablab_stat_sum_raw(st->tg.cache, i);
 	}
 	for (c = 0; c < st->nr_kmalloc_caches; c++)
 		for (i = 0; i < __SLABLAB_STAT_MAX; i++)
-			out[i] += slablab_stat_sum(st->kmalloc_caches[c], i);
+			out[i] += slablab_stat_sum_raw(st->kmalloc_caches[c], i);
 }
 
 /* Cycles per iteration (x1000) of an empty timed loop: what timing itself costs. */

@@ -294,6 +294,34 @@ def test_stop_mid_storm(client, make_cache, ncpus, pattern):
     check_cache_after(client, name, r, before)
 
 
+@pytest.mark.parametrize("target", ("slablab", "kmalloc"))
+def test_reset_stats_during_a_storm_keeps_its_deltas(client, make_cache, ncpus, target):
+    """CACHE_RESET_STATS while a storm runs: the storm's statistic deltas still count
+    what it did (they come from the raw counters, not the reset-relative ones, which a
+    reset moves back: the delta then wrapped to ~2^64)."""
+    if target == "slablab":
+        name, kw = make_cache(128), {}
+        kw["cache"] = name
+    else:
+        name, kw = "kmalloc-256", dict(size=200)
+    s = client.storm_start(target, "churn", threads=ncpus, ops=HUGE_OPS, working_set=64,
+                           **kw)
+    s = wait_running(client, s["id"])
+    resets = 0
+    for _ in range(5):
+        client.cache_reset_stats(name)
+        resets += client.storm_get(s["id"])["state"] == "running"
+    assert resets, "the storm ended before any reset: make it longer"
+    r = client.storm_stop()
+    res = check_result(r, complete=False)
+    st = res["stats"]
+    assert all(v < 1 << 48 for v in st.values()), st
+    a, f = alloc_free(st)
+    assert a == f, st                                     # every object came back
+    assert a == res["allocs"] + untimed_allocs(r), (a, res["allocs"])
+    assert res["allocs"] > 0
+
+
 def test_stop_a_finished_storm_keeps_its_result(client, make_cache):
     """STORM_STOP on a finished storm is a no-op: its final result, its real state."""
     name = make_cache(64)
