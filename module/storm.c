@@ -989,26 +989,147 @@ static void storm_free(struct slablab_storm *st)
 	kfree(st);
 }
 
-/* Objects one worker may hold at once, and the largest object: for the memory cap. */
-static u64 storm_live_estimate(struct storm_spec *sp, u32 max_size)
+/* What kvcalloc()/kcalloc() of @bytes really takes: its kmalloc bucket, or 2^n pages. */
+static u64 alloc_bytes(u64 bytes)
 {
-	u64 per_thread;
+	return bytes ? kmalloc_size_roundup(bytes) : 0;
+}
+
+/*
+ * Bytes @n objects take in slabs of 2^@order pages with @stride-byte slots, whole slabs
+ * counted pro rata (the leftover included); @meta: slablab's 64-byte slab metadata,
+ * beside the slab when its leftover cannot hold it.
+ */
+static u64 slab_bytes(u64 n, u32 stride, u32 order, bool meta)
+{
+	u64 slab = (u64)PAGE_SIZE << order;
+	u32 objs = slablab_objs_per_slab(order, stride, PAGE_SIZE);
+
+	if (!objs)
+		return n * (PAGE_SIZE << get_order(stride));
+	if (meta && slab - (u64)objs * stride < sizeof(struct slablab_slab))
+		slab += sizeof(struct slablab_slab);
+	return DIV_ROUND_UP_ULL(n * slab, objs);
+}
+
+/*
+ * The slot SLUB gives an object of the native kmem_cache (calculate_sizes() in 6.1,
+ * without KASAN or slub_debug= on the command line): the object word aligned; debug
+ * (red zone, poison) adds a red zone on each side and the free pointer after it.
+ */
+static u32 native_stride(u32 size, u32 align, u32 cache_flags)
+{
+	u32 end = ALIGN(size, sizeof(void *));
+
+	if (cache_flags & SLABLAB_CACHE_F_HWCACHE_ALIGN) {
+		u32 ralign = cache_line_size();
+
+		while (size <= ralign / 2)
+			ralign /= 2;
+		align = max(align, ralign);
+	}
+	align = max_t(u32, align, sizeof(void *));
+	if (cache_flags & SLABLAB_CACHE_F_DEBUG) {
+		if (end == size)
+			end += sizeof(void *);		/* right red zone */
+		end += sizeof(void *);			/* free pointer, outside the object */
+		end += ALIGN(sizeof(void *), align);	/* left red zone */
+	}
+	return ALIGN(end, align);
+}
+
+/* Bytes @n objects of @size really take from the storm's target. */
+static u64 storm_objs_bytes(struct slablab_storm *st, u32 size, u64 n)
+{
+	unsigned int nr_cpus = num_present_cpus() > 1 ? num_present_cpus() : nr_cpu_ids;
+	struct slablab_cache *s = NULL;
+	u64 pages = n * (PAGE_SIZE << get_order(size));
+	struct slablab_order_choice oc;
+	unsigned int i;
+	u32 stride;
+
+	switch (st->spec.target) {
+	case SLABLAB_TARGET_CACHE:
+		s = st->tg.cache;
+		return slab_bytes(n, s->stride, READ_ONCE(s->order), true);
+	case SLABLAB_TARGET_NATIVE:
+		/* SLUB's order policy, as slablab's (policy.h) mirrors it */
+		stride = native_stride(size, st->cache_align, st->cache_flags);
+		oc = slablab_calc_order(stride, nr_cpus, SLABLAB_DEFAULT_MAX_ORDER, PAGE_SIZE);
+		if (oc.reason == SLABLAB_ORDER_TOO_BIG)
+			return n * (PAGE_SIZE << get_order(stride));
+		return slab_bytes(n, stride, oc.order, false);
+	case SLABLAB_TARGET_KMALLOC:
+		/* the smallest class that fits, else (or by page policy) the page allocator */
+		for (i = 0; i < st->nr_kmalloc_caches; i++) {
+			struct slablab_cache *k = st->kmalloc_caches[i];
+
+			if (k->object_size >= size && (!s || k->object_size < s->object_size))
+				s = k;
+		}
+		if (!s)
+			return pages;
+		return max(pages, slab_bytes(n, s->stride, READ_ONCE(s->order), true));
+	default:
+		return n * kmalloc_size_roundup(size);
+	}
+}
+
+/*
+ * What a storm may hold at once, for the memory cap: the objects each pattern keeps,
+ * all of the largest size, in what the target really takes for them (size classes,
+ * strides, slab leftovers), plus the storm's own bookkeeping (slot arrays, rings, size
+ * sequences, thread structures and kthread stacks).
+ */
+static u64 storm_live_estimate(struct slablab_storm *st)
+{
+	struct storm_spec *sp = &st->spec;
+	u64 objs, slots = 0, pairs = sp->threads / 2, bytes = 0, book;
+	u32 i;
 
 	switch (sp->pattern) {
 	case SLABLAB_PATTERN_BATCH:
 	case SLABLAB_PATTERN_BULK:
-		per_thread = sp->batch;
+		slots = sp->batch;
+		objs = slots * sp->threads;
 		break;
 	case SLABLAB_PATTERN_CHURN:
-		per_thread = sp->working_set;
+		slots = sp->working_set;
+		objs = slots * sp->threads;
 		break;
 	case SLABLAB_PATTERN_REMOTE:
-		per_thread = sp->ring;	/* per pair, so per thread is generous */
+		objs = pairs * (sp->ring + 1);	/* a full ring, and one being freed */
 		break;
 	default:
-		per_thread = 1;
+		objs = sp->threads;
 	}
-	return per_thread * sp->threads * max_size;
+	if (!sp->nr_sizes)
+		bytes = storm_objs_bytes(st, st->tg.obj_size, objs);
+	for (i = 0; i < sp->nr_sizes; i++)
+		bytes = max(bytes, storm_objs_bytes(st, sp->sizes[i], objs));
+
+	book = alloc_bytes((u64)sp->threads * sizeof(struct storm_thread)) + THREAD_SIZE;
+	book += sp->threads * (THREAD_SIZE + alloc_bytes(slots * sizeof(void *)) +
+			       alloc_bytes(slots * sizeof(u32)) +
+			       (sp->nr_sizes ? alloc_bytes(SIZE_SEQ_LEN * sizeof(u32)) : 0));
+	if (sp->pattern == SLABLAB_PATTERN_REMOTE)
+		book += alloc_bytes(pairs * sizeof(struct storm_ring)) +
+			pairs * (alloc_bytes(sp->ring * sizeof(void *)) +
+				 alloc_bytes(sp->ring * sizeof(u32)));
+	return bytes + book;
+}
+
+/* kmalloc targets: slablab's size classes, collected once (slablab_mutex held). */
+static void storm_find_kmalloc_caches(struct slablab_storm *st)
+{
+	struct slablab_cache *s;
+
+	lockdep_assert_held(&slablab_mutex);
+	list_for_each_entry(s, &slablab_caches, list) {
+		if (s->owner == SLABLAB_OWNER_KMALLOC &&
+		    st->nr_kmalloc_caches < MAX_KMALLOC_CLASSES)
+			st->kmalloc_caches[st->nr_kmalloc_caches++] = s;
+	}
 }
 
 static int storm_prepare_threads(struct slablab_storm *st)
@@ -1238,7 +1359,7 @@ static int storm_parse(struct slablab_storm *st, struct nlattr *nest,
 	struct storm_spec *sp = &st->spec;
 	u64 ram = (u64)totalram_pages() << PAGE_SHIFT, live;
 	cpumask_var_t mask;
-	u32 max_size = 0, i, ncpus;
+	u32 i, ncpus;
 	int err, rem, cpu;
 
 	err = nla_parse_nested(tb, SLABLAB_STORM_A_MAX, nest, slablab_storm_policy, extack);
@@ -1284,7 +1405,6 @@ static int storm_parse(struct slablab_storm *st, struct nlattr *nest,
 				NL_SET_BAD_ATTR(extack, sz[SLABLAB_STORM_SIZE_A_WEIGHT]);
 				return -ERANGE;
 			}
-			max_size = max(max_size, sp->sizes[sp->nr_sizes]);
 			sp->nr_sizes++;
 		}
 	}
@@ -1343,7 +1463,6 @@ static int storm_parse(struct slablab_storm *st, struct nlattr *nest,
 			return -EINVAL;
 		}
 		sp->size = st->tg.obj_size;
-		max_size = st->tg.cache ? st->tg.cache->stride : st->tg.obj_size;
 		/* A native target's model is copied, not used: it may go away. */
 		if (sp->target == SLABLAB_TARGET_NATIVE)
 			st->tg.cache = NULL;
@@ -1361,7 +1480,6 @@ static int storm_parse(struct slablab_storm *st, struct nlattr *nest,
 			sp->sizes[0] = sp->size;
 			sp->weights[0] = 1;
 			sp->nr_sizes = 1;
-			max_size = sp->size;
 		}
 		st->tg.obj_size = sp->sizes[0];
 	}
@@ -1404,7 +1522,9 @@ static int storm_parse(struct slablab_storm *st, struct nlattr *nest,
 			cpu = cpumask_first(mask);
 	}
 
-	live = storm_live_estimate(sp, max_size);
+	if (sp->target == SLABLAB_TARGET_KMALLOC)
+		storm_find_kmalloc_caches(st);
+	live = storm_live_estimate(st);
 	if (live > sp->max_live_bytes) {
 		NL_SET_ERR_MSG_FMT_MOD(extack,
 				       "storm may hold %llu MiB, over the %llu MiB cap (MAX_LIVE_BYTES)",
@@ -1416,19 +1536,6 @@ static int storm_parse(struct slablab_storm *st, struct nlattr *nest,
 out_mask:
 	free_cpumask_var(mask);
 	return err;
-}
-
-/* kmalloc targets: slablab's size classes, collected once (slablab_mutex held). */
-static void storm_find_kmalloc_caches(struct slablab_storm *st)
-{
-	struct slablab_cache *s;
-
-	lockdep_assert_held(&slablab_mutex);
-	list_for_each_entry(s, &slablab_caches, list) {
-		if (s->owner == SLABLAB_OWNER_KMALLOC &&
-		    st->nr_kmalloc_caches < MAX_KMALLOC_CLASSES)
-			st->kmalloc_caches[st->nr_kmalloc_caches++] = s;
-	}
 }
 
 /* The reply when no storm has run: STATE NONE, ID 0. */
@@ -1663,8 +1770,6 @@ static int storm_parse_locked(struct slablab_storm *st, struct nlattr *nest,
 		atomic_inc(&st->tg.cache->users);
 		st->pinned = true;
 	}
-	if (!err && st->spec.target == SLABLAB_TARGET_KMALLOC)
-		storm_find_kmalloc_caches(st);
 	mutex_unlock(&slablab_mutex);
 	cpus_read_unlock();
 	return err;

@@ -18,6 +18,7 @@ it again; the next file gets a new Client (conftest's client fixture is per file
 import errno
 import json
 import os
+import re
 import subprocess
 import time
 
@@ -558,6 +559,23 @@ def test_bad_spec_memory_cap(raw, make_cache):
             "kmalloc", "batch", size=4096, batch=4096, max_live_bytes=1 << 20)
     refused(raw, slablab.InvalidArgument, errno.ERANGE, "MAX_LIVE_BYTES is at most half of RAM",
             "slablab", "pair", cache=name, max_live_bytes=1 << 50)
+
+
+def test_memory_cap_counts_what_is_really_allocated(raw, client, ncpus):
+    """The cap counts what a storm really allocates: the issue's kmalloc churn of 1-byte
+    objects, 4 Mi of them per thread on 256 threads, takes kmalloc-8 slots (8 bytes, not
+    1) and 12 bytes of bookkeeping per slot, ~20 GiB, where threads x working set x SIZE
+    said 1 GiB. Realistic storms of the same shape still run."""
+    for target in ("kmalloc", "native-kmalloc"):
+        e = refused(raw, slablab.OperationFailed, errno.E2BIG, "over the",
+                    target, "churn", size=1, working_set=4194304, threads=256)
+        m = re.search(r"storm may hold (\d+) MiB", str(e))
+        assert m and int(m.group(1)) >= 20 * 1024, str(e)
+    for target in ("kmalloc", "native-kmalloc"):
+        r = client.storm(target, "churn", size=1, working_set=4096, threads=ncpus, ops=2000)
+        check_result(r)
+    r = client.storm("native", "churn", size=4096, working_set=256, threads=ncpus, ops=500)
+    check_result(r)
 
 
 def first_not_online(cpus):

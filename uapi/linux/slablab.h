@@ -443,8 +443,9 @@ enum slablab_storm_attr {
 	SLABLAB_STORM_A_RING,
 	SLABLAB_STORM_A_SEED,		/* u64: RNG seed (churn, sizes), default 1 */
 	/*
-	 * u64 1..RAM / 2 (-ERANGE): cap on the live memory the spec may hold, threads x
-	 * objects each pattern keeps x object size (-E2BIG if over); default RAM / 4
+	 * u64 1..RAM / 2 (-ERANGE): cap on the memory the spec may hold at once, the objects
+	 * each pattern keeps as the target really allocates them plus the storm's own
+	 * bookkeeping (-E2BIG if over; docs/storms.md); default RAM / 4
 	 */
 	SLABLAB_STORM_A_MAX_LIVE_BYTES,
 	/* state and progress */
