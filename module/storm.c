@@ -57,7 +57,9 @@
  * slablab_mutex), so destroying it fails with -EBUSY until the controller drops it.
  * Scripts run under slablab_mutex and cpus_read_lock, so their cache cannot go away and
  * their cpu stays online meanwhile: their worker only allocates or frees, which never
- * waits for either lock.
+ * waits for either lock. Storms and scripts refuse the caches of other kernel modules
+ * (SLABLAB_OWNER_KERNEL): such a module may destroy its cache and unload at any time,
+ * and a pinned cache would outlive it with its ctor pointing into freed module text.
  */
 #include <linux/module.h>
 #include <linux/kthread.h>
@@ -1448,6 +1450,15 @@ static int storm_parse(struct slablab_storm *st, struct nlattr *nest,
 			if (!st->tg.cache) {
 				NL_SET_ERR_MSG_FMT_MOD(extack, "no cache named %s", sp->cache);
 				return -ENOENT;
+			}
+			/* its module may destroy it and unload (a native model is only copied) */
+			if (sp->target == SLABLAB_TARGET_CACHE &&
+			    st->tg.cache->owner == SLABLAB_OWNER_KERNEL) {
+				NL_SET_ERR_MSG_FMT_MOD(extack,
+						       "cache %s belongs to another kernel module: no storms on it",
+						       sp->cache);
+				NL_SET_BAD_ATTR(extack, tb[SLABLAB_STORM_A_CACHE]);
+				return -EPERM;
 			}
 			st->tg.obj_size = st->tg.cache->object_size;
 			st->cache_flags = st->tg.cache->flags;

@@ -724,6 +724,42 @@ def test_unload_mid_storm(target, pattern):
     c.cache_destroy("after-reload")
 
 
+def test_kernel_owned_cache_refuses_storms_and_handles():
+    """A cache another kernel module made (slablab_cache_create(), owner "kernel") takes
+    no storm and no OBJ_ALLOC: both would pin it, so its module's destroy would fail
+    with EBUSY and the module unload anyway, leaving the cache's ctor pointing into
+    freed text. A native storm may still copy it as its model. The test hook that makes
+    such a cache needs selftests=1: reload with it, and without it after."""
+    def reload(*params):
+        subprocess.run(["rmmod", "slablab"], check=True, capture_output=True, timeout=120)
+        subprocess.run(["insmod", MODULE, *params], check=True, capture_output=True,
+                       timeout=120)
+        return slablab.Client()
+
+    def hook(op):
+        with open(f"{DEBUGFS}/selftest_kernel_cache", "w") as f:
+            f.write(op)
+
+    c = reload("selftests=1")
+    try:
+        hook("create")
+        name = "selftest-kernel"
+        assert c.cache_get(name)["owner"] == "kernel"
+        with pytest.raises(slablab.PermissionDenied) as e:
+            c.storm_start("slablab", "pair", cache=name, ops=100)
+        assert "belongs to another kernel module: no storms on it" in str(e.value)
+        with pytest.raises(slablab.PermissionDenied) as e:
+            c.obj_alloc(name, 1, cpu=0)
+        assert "belongs to another kernel module: no handles on it" in str(e.value)
+        check_no_storm_has_run(c)
+        r = c.storm("native", "pair", cache=name, ops=100)
+        assert r["state"] == "done" and r["result"]["failures"] == 0
+        hook("destroy")                     # nothing pins it: its module may go
+        assert name not in {x["name"] for x in c.cache_list()}
+    finally:
+        reload()
+
+
 def check_no_storm_has_run(c):
     """A fresh module: STORM_GET and STORM_STOP answer STATE NONE, ID 0, no spec; an ID
     is ENOENT; slabctl says so."""

@@ -83,7 +83,9 @@
  *   "allocation of N objects from CACHE failed") when any allocation fails, and then
  *   nothing is held. At most SLABLAB_MAX_HANDLES handles (-ENOSPC) holding at most
  *   SLABLAB_MAX_HANDLE_BYTES of objects (COUNT x object size; -E2BIG). A cpu that is
- *   not online: -EINVAL "cpu N is not online".
+ *   not online: -EINVAL "cpu N is not online". A cache of another kernel module (owner
+ *   SLABLAB_OWNER_KERNEL; it may be destroyed any time): -EPERM. Storms refuse such a
+ *   cache as their target the same way.
  *
  * SLABLAB_CMD_OBJ_FREE [ADMIN]
  *   → SLABLAB_A_HANDLE u32, SLABLAB_A_CPU u32 (optional), SLABLAB_A_COUNT u32 (optional:
