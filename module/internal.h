@@ -234,6 +234,7 @@ void slablab_validate(struct slablab_cache *s, struct slablab_validate_report *r
 void slablab_gauges(struct slablab_cache *s, struct slablab_gauges *g);
 u64 slablab_stat_cpu(struct slablab_cache *s, int cpu, int item);
 u64 slablab_stat_sum(struct slablab_cache *s, int item);
+u64 slablab_stat_sum_raw(struct slablab_cache *s, int item);
 s64 slablab_stat_sum_raw_alloc(struct slablab_cache *s);
 void slablab_slab_exit_caches(void);
 void slablab_stat_reset(struct slablab_cache *s, int item); /* item < 0: all */

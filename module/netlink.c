@@ -15,7 +15,9 @@
  *
  * Locking: the family is not parallel_ops, so every handler runs under genl_mutex.
  * Handlers then take cpus_read_lock() and slablab_mutex (slab.c's lock order) through
- * slablab_lock(). Dumps keep their cursor (the index of the next cache) in cb->args[0].
+ * slablab_lock(); storm commands take storm.c's storm_mutex instead, and those two
+ * only briefly inside it (storm.c's lock order). Dumps keep their cursor (the index of
+ * the next cache) in cb->args[0].
  */
 #include <linux/module.h>
 #include <linux/capability.h>
@@ -756,34 +758,24 @@ static int slablab_nl_selftest_warn(struct sk_buff *skb, struct genl_info *info)
 	return 0;
 }
 
+/*
+ * Storm commands take storm.c's storm_mutex, and slablab_lock()'s locks only briefly
+ * inside: a STORM_STOP waits for the storm's controller, which may itself be waiting
+ * for cpus_read_lock (storm.c's lock order).
+ */
 static int slablab_nl_storm_start(struct sk_buff *skb, struct genl_info *info)
 {
-	int err;
-
-	slablab_lock();
-	err = slablab_storm_start(info, &slablab_family);
-	slablab_unlock();
-	return err;
+	return slablab_storm_start(info, &slablab_family);
 }
 
 static int slablab_nl_storm_get(struct sk_buff *skb, struct genl_info *info)
 {
-	int err;
-
-	slablab_lock();
-	err = slablab_storm_get(info, &slablab_family);
-	slablab_unlock();
-	return err;
+	return slablab_storm_get(info, &slablab_family);
 }
 
 static int slablab_nl_storm_stop(struct sk_buff *skb, struct genl_info *info)
 {
-	int err;
-
-	slablab_lock();
-	err = slablab_storm_stop(info, &slablab_family);
-	slablab_unlock();
-	return err;
+	return slablab_storm_stop(info, &slablab_family);
 }
 
 /* genl_ops.internal_flags: the command changes state and needs CAP_SYS_ADMIN. */

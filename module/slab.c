@@ -49,6 +49,10 @@
  *   because slow-path holders can be preempted mid-update; see the docs.
  *
  * Locks and their order (outermost first)
+ *   storm_mutex (storm.c)              the storm; held while waiting for a storm's
+ *                                      controller, which takes cpus_read_lock (its
+ *                                      kmem_cache_destroy()): so nobody waits for a
+ *                                      controller under the two locks below
  *   cpu_hotplug_lock (cpus_read_lock)  keeps the set of online cpus still while caches
  *                                      are created, destroyed, flushed or re-tuned
  *   slablab_mutex                      the cache list, names, debugfs, handles,
@@ -2119,6 +2123,27 @@ u64 slablab_stat_sum(struct slablab_cache *s, int item)
 
 	for_each_possible_cpu(cpu)
 		sum += slablab_stat_cpu(s, cpu, item);
+	return sum;
+}
+
+/**
+ * slablab_stat_sum_raw - the monotonic count of one event over all cpus, resets ignored
+ * @s: the cache
+ * @item: enum slablab_stat_item
+ *
+ * What storms snapshot: the difference of two raw sums is the events in between, even
+ * when CACHE_RESET_STATS moved the baseline meanwhile (slablab_stat_sum() would then go
+ * backwards, and a delta of it wrap).
+ *
+ * Return: the sum of the per-cpu counters since the cache was created.
+ */
+u64 slablab_stat_sum_raw(struct slablab_cache *s, int item)
+{
+	u64 sum = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		sum += READ_ONCE(per_cpu_ptr(s->cpu, cpu)->stat[item]);
 	return sum;
 }
 

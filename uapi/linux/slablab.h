@@ -83,7 +83,9 @@
  *   "allocation of N objects from CACHE failed") when any allocation fails, and then
  *   nothing is held. At most SLABLAB_MAX_HANDLES handles (-ENOSPC) holding at most
  *   SLABLAB_MAX_HANDLE_BYTES of objects (COUNT x object size; -E2BIG). A cpu that is
- *   not online: -EINVAL "cpu N is not online".
+ *   not online: -EINVAL "cpu N is not online". A cache of another kernel module (owner
+ *   SLABLAB_OWNER_KERNEL; it may be destroyed any time): -EPERM. Storms refuse such a
+ *   cache as their target the same way.
  *
  * SLABLAB_CMD_OBJ_FREE [ADMIN]
  *   → SLABLAB_A_HANDLE u32, SLABLAB_A_CPU u32 (optional), SLABLAB_A_COUNT u32 (optional:
@@ -443,8 +445,9 @@ enum slablab_storm_attr {
 	SLABLAB_STORM_A_RING,
 	SLABLAB_STORM_A_SEED,		/* u64: RNG seed (churn, sizes), default 1 */
 	/*
-	 * u64 1..RAM / 2 (-ERANGE): cap on the live memory the spec may hold, threads x
-	 * objects each pattern keeps x object size (-E2BIG if over); default RAM / 4
+	 * u64 1..RAM / 2 (-ERANGE): cap on the memory the spec may hold at once, the objects
+	 * each pattern keeps as the target really allocates them plus the storm's own
+	 * bookkeeping (-E2BIG if over; docs/storms.md); default RAM / 4
 	 */
 	SLABLAB_STORM_A_MAX_LIVE_BYTES,
 	/* state and progress */
