@@ -345,19 +345,25 @@ err:
 	return -EMSGSIZE;
 }
 
-/* Check every tunable in @tb against @s before anything is applied. */
+/*
+ * Check every tunable in @tb against @s before anything is applied: flags and order
+ * together, the order against the layout the new flags give. The other tunables were
+ * range-checked by the policy and cannot fail, so apply_tunables() after this changes
+ * nothing unless it succeeds (slablab_set_flags() undoes itself when memory runs out).
+ */
 static int check_tunables(struct slablab_cache *s, struct nlattr **tb,
 			  struct netlink_ext_ack *extack)
 {
-	if (tb[SLABLAB_CACHE_A_ORDER]) {
-		int err = slablab_check_order(s, nla_get_u32(tb[SLABLAB_CACHE_A_ORDER]), extack);
+	struct nlattr *fa = tb[SLABLAB_CACHE_A_FLAGS], *oa = tb[SLABLAB_CACHE_A_ORDER];
+	u32 flags = fa ? nla_get_u32(fa) : 0, order = oa ? nla_get_u32(oa) : 0;
+	int err;
 
-		if (err) {
-			NL_SET_BAD_ATTR(extack, tb[SLABLAB_CACHE_A_ORDER]);
-			return err;
-		}
-	}
-	return 0;
+	err = slablab_check_tunables(s, fa ? &flags : NULL, oa ? &order : NULL, extack);
+	if (err == -ERANGE)
+		NL_SET_BAD_ATTR(extack, oa);
+	else if (err)
+		NL_SET_BAD_ATTR(extack, fa);
+	return err;
 }
 
 static int apply_tunables(struct slablab_cache *s, struct nlattr **tb,

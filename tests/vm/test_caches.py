@@ -209,3 +209,61 @@ def test_non_root_is_refused(make_cache):
     assert r.returncode == 4
     # reading is allowed
     assert slabctl("info", name, user=65534).returncode == 0
+
+
+# ---- CACHE_SET is all or nothing (issue #11, defect 6)
+
+def _settings(client, name):
+    c = client.cache_get(name, percpu=False)
+    return ({k: c[k] for k in ("flags", "obj_stride", "order", "order_default", "objs_per_slab",
+                               "cpu_partial", "min_partial", "fastpath", "fail_slab_every")},
+            {f: dbg(name, f) for f in ("slab_size", "red_zone", "order", "min_partial")})
+
+
+def test_set_flags_and_order_is_all_or_nothing(client, make_cache):
+    """{debug, order 0} on a 4096-byte cache: debug needs order 1, so the request is
+    refused (ERANGE, naming the order) and nothing of it applies, debug included, even
+    though flags are applied before the order."""
+    name = make_cache(4096, debug=False)
+    before = _settings(client, name)
+    assert before[0]["order"] > 0 and dbg(name, "red_zone") == "0"
+    with pytest.raises(ValueError) as e:
+        client.cache_set(name, debug=True, order=0, min_partial=7, cpu_partial=2,
+                         fastpath="irqoff")
+    assert e.value.errno == errno.ERANGE and "order 0" in str(e.value), e.value
+    assert _settings(client, name) == before
+    # the same change with an order the debug layout can hold applies as a whole
+    c = client.cache_set(name, debug=True, order=1, min_partial=7)
+    assert (c["order"], c["min_partial"]) == (1, 7) and dbg(name, "red_zone") == "1"
+    assert c["obj_stride"] > 4096
+
+
+def test_set_order_is_checked_against_the_new_flags(client, make_cache):
+    """Switching debug off and order 0 at once on a 4096-byte debug cache: order 0
+    cannot hold a debug slot but holds the plain one the request asks for."""
+    name = make_cache(4096, debug=True)
+    assert client.cache_get(name)["obj_stride"] > 4096
+    with pytest.raises(ValueError):
+        client.cache_set(name, order=0)                  # debug stays: refused
+    c = client.cache_set(name, debug=False, order=0)
+    assert (c["order"], c["obj_stride"], c["objs_per_slab"]) == (0, 4096, 1)
+    assert "debug" not in c["flags"] and dbg(name, "red_zone") == "0"
+    h = client.obj_alloc(name, 5)
+    client.obj_free(h)
+    consistent(client, name)
+
+
+def test_refused_flags_change_leaves_the_other_tunables(client, make_cache):
+    """A flags change refused because the cache holds objects (EBUSY) takes the order,
+    min_partial, cpu_partial and fastpath sent with it down too."""
+    name = make_cache(256, debug=False)
+    h = client.obj_alloc(name, 3)
+    try:
+        before = _settings(client, name)
+        with pytest.raises(slablab.Busy):
+            client.cache_set(name, debug=True, order=3, min_partial=9, cpu_partial=0,
+                             fastpath="irqoff")
+        assert _settings(client, name) == before
+    finally:
+        client.obj_free(h)
+

@@ -57,6 +57,9 @@
  *   → SLABLAB_A_CACHE { NAME, any of CPU_PARTIAL, MIN_PARTIAL, ORDER, FASTPATH, FLAGS,
  *                       FAIL_SLAB_EVERY }
  *   All values are checked before any is applied: a bad request changes nothing.
+ *   ORDER is checked against the layout FLAGS give (with FLAGS=DEBUG the slot grows by
+ *   a red zone and a free pointer, so a 4096-byte cache needs order 1): -ERANGE for an
+ *   order too small for it, -EBUSY for FLAGS of a cache holding objects.
  *   ← the cache as for CACHE_GET
  *
  * SLABLAB_CMD_CACHE_SHRINK [ADMIN]
