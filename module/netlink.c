@@ -705,8 +705,18 @@ static int slablab_nl_obj_alloc(struct sk_buff *skb, struct genl_info *info)
 	err = slablab_handle_alloc(s, count, cpu, &id, info->extack);
 	if (err)
 		goto out_free;
-	/* The message was sized for these two u32s: the handle is now the caller's. */
+	/*
+	 * The message was sized for these two u32s. The handle is the caller's only once
+	 * the reply is delivered: when it is not (-EAGAIN: the caller's receive queue is
+	 * full), the objects are freed again, inline on this cpu (which cannot fail), so
+	 * the error the caller may see means what it says: nothing was allocated.
+	 */
 	err = reply_handle(info, msg, hdr, id, count);
+	if (err) {
+		u32 left;
+
+		WARN_ON_ONCE(slablab_handle_free(id, -1, 0, &left, NULL));
+	}
 	slablab_unlock();
 	return err;
 out_free:

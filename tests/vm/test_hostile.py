@@ -1241,6 +1241,58 @@ def test_destroy_with_handles_of_other_clients(client):
         other.obj_free(h)
 
 
+def test_obj_alloc_whose_reply_is_not_delivered_allocates_nothing(client, nl):
+    """OBJ_ALLOC requests sent on a socket with the smallest receive buffer, none of
+    the replies read: once the queue is full the module cannot deliver the handle
+    (genlmsg_reply: EAGAIN), and must then free the objects again, so that every
+    object the cache holds belongs to a handle some reply reported."""
+    name = "hostile-undelivered"
+    sent = 64
+    client.cache_create(name, 64)
+    sock = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, NETLINK_GENERIC)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1)   # the minimum
+        sock.bind((0, 0))
+        for seq in range(1, sent + 1):
+            body = b"".join(a.encode(HDRLEN, []) for a in
+                            (nest(A_["CACHE"], s(C_["NAME"], name)), u32(A_["COUNT"], 1)))
+            genl = struct.pack("=BBH", U["SLABLAB_CMD_OBJ_ALLOC"], 1, 0)
+            sock.send(struct.pack("=IHHII", 16 + len(genl) + len(body), nl.family,
+                                  NLM_F_REQUEST | NLM_F_ACK, seq, 0) + genl + body)
+        handles, overrun = {}, False
+        while True:
+            try:
+                data = sock.recv(1 << 16, socket.MSG_DONTWAIT)
+            except BlockingIOError:
+                break
+            except OSError as e:
+                assert e.errno == errno.ENOBUFS, e     # replies were dropped
+                overrun = True
+                continue
+            off = 0
+            while off + 16 <= len(data):
+                ln, typ, _, _, _ = struct.unpack_from("=IHHII", data, off)
+                if typ == nl.family:
+                    a = {t_: struct.unpack("=I", v[:4])[0]
+                         for t_, v in parse_attrs(data[off + 20:off + ln])}
+                    handles[a[A_["HANDLE"]]] = a[A_["COUNT"]]
+                off += (ln + 3) & ~3
+    finally:
+        sock.close()
+    try:
+        assert overrun and len(handles) < sent, \
+            f"the receive queue never filled: {len(handles)} of {sent} replies read"
+        objects = client.cache_get(name)["gauges"]["objects"]
+        assert objects == sum(handles.values()), \
+            (f"{objects} objects allocated, {sum(handles.values())} reported in "
+             f"{len(handles)} replies of {sent}: the others were orphaned")
+        for h in handles:
+            client.obj_free(h)
+        assert client.cache_get(name)["gauges"]["objects"] == 0
+    finally:
+        client.cache_destroy(name)
+
+
 # ---- fault injection (debug kernel: FAIL_PAGE_ALLOC, FAILSLAB)
 
 FAIL_PAGE = "/sys/kernel/debug/fail_page_alloc"

@@ -86,7 +86,9 @@
  *   "allocation of N objects from CACHE failed") when any allocation fails, and then
  *   nothing is held. At most SLABLAB_MAX_HANDLES handles (-ENOSPC) holding at most
  *   SLABLAB_MAX_HANDLE_BYTES of objects (COUNT x object size; -E2BIG). A cpu that is
- *   not online: -EINVAL "cpu N is not online".
+ *   not online: -EINVAL "cpu N is not online". When the reply cannot be delivered
+ *   (-EAGAIN: the caller's receive queue is full) the objects are freed again and no
+ *   handle remains: a caller that sees no reply owns nothing.
  *
  * SLABLAB_CMD_OBJ_FREE [ADMIN]
  *   → SLABLAB_A_HANDLE u32, SLABLAB_A_CPU u32 (optional), SLABLAB_A_COUNT u32 (optional:
