@@ -267,3 +267,123 @@ def test_refused_flags_change_leaves_the_other_tunables(client, make_cache):
     finally:
         client.obj_free(h)
 
+
+# ---- the CACHE_GET dump: per-cpu entries over several messages (defect 8)
+
+import socket  # noqa: E402
+import struct  # noqa: E402
+
+from test_hostile import (A_, C_, HDRLEN, NETLINK_GENERIC, NLM_F_DUMP,  # noqa: E402
+                          NLM_F_REQUEST, NLMSG_DONE, NLMSG_ERROR, U, Genl, parse_attrs,
+                          u32)
+
+NLM_F_DUMP_INTR = 0x10
+P_ = {n[len("SLABLAB_PERCPU_A_"):]: U[n] for n in U if n.startswith("SLABLAB_PERCPU_A_")}
+# one per-cpu entry: ENTRY { CPU, 3 x u32, STATS { one u64 per stat } }
+ENTRY_BYTES = 4 + 4 * 8 + 4 + U["__SLABLAB_STAT_MAX"] * 12
+# a whole cache without its per-cpu entries, at most: headers, name, 13 u32, 10 u64
+CACHE_BYTES = 20 + 4 + 36 + 13 * 8 + 10 * 16 + 4 + U["__SLABLAB_STAT_MAX"] * 12
+
+
+@pytest.fixture(scope="module")
+def family():
+    g = Genl()
+    yield g.family
+    g.close()
+
+
+def raw_dump(family, percpu, bufsize):
+    """A CACHE_GET dump on a fresh socket read bufsize bytes at a time: the kernel
+    fills each dump message up to the largest read the socket has made. Returns
+    ([(nlmsg flags, {cache attribute: payload})], whether NLMSG_DONE had DUMP_INTR)."""
+    sock = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, NETLINK_GENERIC)
+    try:
+        sock.bind((0, 0))
+        sock.settimeout(120)
+        attrs = [u32(A_["FLAGS"], U["SLABLAB_GET_F_PERCPU"])] if percpu else []
+        body = b"".join(a.encode(HDRLEN, []) for a in attrs)
+        genl = struct.pack("=BBH", U["SLABLAB_CMD_CACHE_GET"], 1, 0)
+        sock.send(struct.pack("=IHHII", 16 + len(genl) + len(body), family,
+                              NLM_F_REQUEST | NLM_F_DUMP, 1, 0) + genl + body)
+        msgs = []
+        while True:
+            data, _, mflags, _ = sock.recvmsg(bufsize)
+            assert not mflags & socket.MSG_TRUNC, f"a dump message over {bufsize} bytes"
+            off = 0
+            while off + 16 <= len(data):
+                ln, typ, fl, _, _ = struct.unpack_from("=IHHII", data, off)
+                msg = data[off:off + ln]
+                off += (ln + 3) & ~3
+                if typ in (NLMSG_DONE, NLMSG_ERROR):
+                    err = struct.unpack_from("=i", msg, 16)[0]
+                    if err:
+                        raise OSError(-err, f"CACHE_GET dump: {os.strerror(-err)}")
+                    return msgs, bool(fl & NLM_F_DUMP_INTR)
+                msgs.append((fl, dict(parse_attrs(dict(parse_attrs(msg[20:]))[A_["CACHE"]]))))
+    finally:
+        sock.close()
+
+
+def reassemble(msgs):
+    """[(name, [cpus of its per-cpu entries])] in dump order, and how many messages
+    only continued the per-cpu entries of the cache before them."""
+    caches, more = [], 0
+    for _, c in msgs:
+        name = c[C_["NAME"]].rstrip(b"\0").decode()
+        cpus = [struct.unpack("=I", dict(parse_attrs(e))[P_["CPU"]])[0]
+                for _, e in parse_attrs(c.get(C_["PERCPU"], b""))]
+        if C_["SIZE"] in c:
+            caches.append((name, cpus))
+            continue
+        assert set(c) == {C_["NAME"], C_["PERCPU"]}, sorted(c)
+        assert caches and caches[-1][0] == name, f"per-cpu entries of {name} alone"
+        caches[-1][1].extend(cpus)
+        more += 1
+    return caches, more
+
+
+def online_cpus():
+    return sorted(os.sched_getaffinity(0))
+
+
+@pytest.mark.parametrize("bufsize", [4096, 16384, 32768])
+def test_percpu_dump_fits_any_reader(client, family, make_cache, bufsize):
+    """Every cache with one per-cpu entry per online cpu, whatever the number of cpus
+    (scripts/test.sh runs this file's percpu_dump tests in a 64-cpu VM too): a cache
+    whose entries do not fit one message continues in the next ones, each within the
+    reader's buffer, instead of failing the dump with EMSGSIZE."""
+    make_cache(64)
+    cpus = online_cpus()
+    msgs, _ = raw_dump(family, True, bufsize)
+    caches, more = reassemble(msgs)
+    names = [n for n, _ in caches]
+    assert len(names) == len(set(names)), names
+    for name, got in caches:
+        assert got == sorted(set(got)), (name, got)           # in order, each once
+        assert set(cpus) <= set(got), (name, got)
+    if len(cpus) * ENTRY_BYTES > bufsize:
+        assert more, f"{len(cpus)} cpus fit one {bufsize}-byte message?"
+    elif CACHE_BYTES + len(cpus) * ENTRY_BYTES <= 3500:       # under NLMSG_GOODSIZE
+        assert not more, "a cache that fits a message of its own was split"
+    print(f"{len(cpus)} cpus, {bufsize}-byte reads: {len(msgs)} messages, "
+          f"{more} continuations")
+
+
+def test_percpu_dump_client_reassembles(client, make_cache):
+    """The client (libslabctl, here through Python) puts split caches back together: the dump's
+    per-cpu breakdown of a cache equals the single-cache reply's."""
+    name = make_cache(128)
+    h = [client.obj_alloc(name, 10, cpu=c) for c in online_cpus()]
+    try:
+        listed = {c["name"]: c for c in client.cache_list(percpu=True)}
+        assert name in listed
+        one = client.cache_get(name, percpu=True)
+        assert [p["cpu"] for p in listed[name]["percpu"]] == [p["cpu"] for p in one["percpu"]]
+        assert [p["cpu"] for p in one["percpu"]] == online_cpus()
+        assert listed[name]["percpu"] == one["percpu"]      # the cache is quiet
+        for c in listed.values():
+            assert set(online_cpus()) <= {p["cpu"] for p in c["percpu"]}, c["name"]
+    finally:
+        for x in h:
+            client.obj_free(x)
+

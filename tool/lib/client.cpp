@@ -394,6 +394,19 @@ CacheInfo parse_cache(nlattr* nest, const std::string& op)
 	return c;
 }
 
+/**
+ * Whether a CACHE_GET dump message only continues the per-cpu entries of the cache the
+ * message before it began: its cache nest has NAME and PERCPU but no SIZE (the module
+ * splits a cache whose per-cpu entries do not fit one message; uapi header).
+ */
+bool is_percpu_continuation(nlattr* nest)
+{
+	nlattr* tb[SLABLAB_CACHE_A_MAX + 1] = {};
+	if (nla_parse_nested(tb, SLABLAB_CACHE_A_MAX, nest, nullptr) < 0)
+		return false;
+	return tb[SLABLAB_CACHE_A_PERCPU] && !tb[SLABLAB_CACHE_A_SIZE];
+}
+
 void put_storm_spec(nl_msg* m, const StormSpec& spec, const std::string& op)
 {
 	put_u32(m, SLABLAB_STORM_A_TARGET, spec.target, op);
@@ -828,8 +841,21 @@ std::vector<CacheInfo> Client::cache_list(bool percpu)
 					put_u32(m, SLABLAB_A_FLAGS, SLABLAB_GET_F_PERCPU, op);
 			},
 			[&](nlattr** tb) {
-				if (tb[SLABLAB_A_CACHE])
-					caches.push_back(parse_cache(tb[SLABLAB_A_CACHE], op));
+				if (!tb[SLABLAB_A_CACHE])
+					return;
+				CacheInfo c = parse_cache(tb[SLABLAB_A_CACHE], op);
+				if (!is_percpu_continuation(tb[SLABLAB_A_CACHE])) {
+					caches.push_back(std::move(c));
+					return;
+				}
+				// More per-cpu entries of the cache the previous message began.
+				if (caches.empty() || caches.back().name != c.name ||
+				    !caches.back().has_percpu)
+					protocol_error(op, fmt::format("per-cpu entries of cache {} "
+								       "without the cache",
+								       c.name));
+				auto& into = caches.back().percpu;
+				into.insert(into.end(), c.percpu.begin(), c.percpu.end());
 			},
 			false);
 		if (!interrupted)

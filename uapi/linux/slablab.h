@@ -52,6 +52,11 @@
  *   A single-cache reply (doit) always carries PERCPU; dumps leave it out unless
  *   SLABLAB_A_FLAGS has SLABLAB_GET_F_PERCPU. Stats nests hold u64 attributes only;
  *   attribute type 0 inside them is alignment padding and is to be ignored.
+ *   In a dump, a cache whose per-cpu entries do not fit one message (~350 bytes a cpu)
+ *   spans several consecutive messages: the first carries the whole cache and the
+ *   entries that fit, each following one only SLABLAB_A_CACHE { NAME, PERCPU { ENTRY
+ *   … } } with further entries (no SIZE: that tells a continuation from a cache). A
+ *   reader appends those entries to the cache before. Entries come in cpu order.
  *
  * SLABLAB_CMD_CACHE_SET [ADMIN]
  *   → SLABLAB_A_CACHE { NAME, any of CPU_PARTIAL, MIN_PARTIAL, ORDER, FASTPATH, FLAGS,
