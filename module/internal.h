@@ -197,6 +197,7 @@ struct slablab_validate_report {
 extern bool slablab_selftests;
 extern struct mutex slablab_mutex;
 extern struct list_head slablab_caches;
+extern unsigned int slablab_caches_gen;
 extern unsigned int slablab_page_policy;
 
 /* slab.c */

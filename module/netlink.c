@@ -15,7 +15,7 @@
  *
  * Locking: the family is not parallel_ops, so every handler runs under genl_mutex.
  * Handlers then take cpus_read_lock() and slablab_mutex (slab.c's lock order) through
- * slablab_lock(). The cache dump's cursor: slablab_nl_cache_dump().
+ * slablab_lock(). The cache dump's cursor and consistency check: slablab_nl_cache_dump().
  */
 #include <linux/module.h>
 #include <linux/capability.h>
@@ -543,7 +543,9 @@ static int slablab_nl_cache_get(struct sk_buff *skb, struct genl_info *info)
  * per-cpu entries continue from. A cache whose per-cpu entries do not fit a message
  * of its own (many cpus) spans several: the first carries the whole cache with the
  * entries that fit, each next one only its NAME and further PERCPU entries, always
- * first in its skb.
+ * first in its skb. An index into a list that changes between calls could skip or repeat a
+ * cache: cb->seq is the list's generation, and genl_dump_check_consistent() flags
+ * NLM_F_DUMP_INTR on every message after a change, so the reader dumps again.
  */
 static int slablab_nl_cache_dump(struct sk_buff *skb, struct netlink_callback *cb)
 {
@@ -559,6 +561,7 @@ static int slablab_nl_cache_dump(struct sk_buff *skb, struct netlink_callback *c
 	struct slablab_cache *s;
 
 	slablab_lock();
+	cb->seq = slablab_caches_gen << 1 | 1;	/* never 0: 0 means "not known yet" */
 	list_for_each_entry(s, &slablab_caches, list) {
 		void *hdr;
 
@@ -587,6 +590,7 @@ static int slablab_nl_cache_dump(struct sk_buff *skb, struct netlink_callback *c
 			 * does not fit a message of its own: else it starts the next one.
 			 */
 			if (first) {
+				genl_dump_check_consistent(cb, hdr);
 				genlmsg_end(skb, hdr);
 			} else {
 				genlmsg_cancel(skb, hdr);
@@ -594,6 +598,8 @@ static int slablab_nl_cache_dump(struct sk_buff *skb, struct netlink_callback *c
 			}
 			break;
 		}
+		/* on messages sent only: it records cb->seq as seen */
+		genl_dump_check_consistent(cb, hdr);
 		genlmsg_end(skb, hdr);
 		first = false;
 		idx++;

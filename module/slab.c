@@ -77,6 +77,8 @@
 /* slablab_mutex: the cache list, tunable changes, flush work items, handles, debugfs */
 DEFINE_MUTEX(slablab_mutex);
 LIST_HEAD(slablab_caches);
+/* Bumped on every change of slablab_caches (slablab_mutex): the cache dump's cb->seq. */
+unsigned int slablab_caches_gen;
 unsigned int slablab_page_policy = SLABLAB_PAGE_POLICY_SLAB;
 
 static struct kmem_cache *slablab_meta_cache;
@@ -1580,6 +1582,7 @@ struct slablab_cache *slablab_cache_create_owner(const char *name, unsigned int 
 		s->node[nid] = n;
 	}
 	list_add_tail(&s->list, &slablab_caches);
+	slablab_caches_gen++;
 	slablab_debugfs_add_cache(s);
 	return s;
 
@@ -1680,6 +1683,7 @@ int slablab_cache_destroy_locked(struct slablab_cache *s, struct netlink_ext_ack
 		return -EBUSY;
 	}
 	list_del(&s->list);
+	slablab_caches_gen++;
 	s->dead = true;
 	discard_all_slabs(s);
 	return 0;

@@ -268,10 +268,13 @@ def test_refused_flags_change_leaves_the_other_tunables(client, make_cache):
         client.obj_free(h)
 
 
-# ---- the CACHE_GET dump: per-cpu entries over several messages (defect 8)
+# ---- the CACHE_GET dump: per-cpu entries over several messages (defect 8), and
+# ---- NLM_F_DUMP_INTR when the cache list changes during a dump (defect 9)
 
 import socket  # noqa: E402
 import struct  # noqa: E402
+import threading  # noqa: E402
+import time  # noqa: E402
 
 from test_hostile import (A_, C_, HDRLEN, NETLINK_GENERIC, NLM_F_DUMP,  # noqa: E402
                           NLM_F_REQUEST, NLMSG_DONE, NLMSG_ERROR, U, Genl, parse_attrs,
@@ -387,3 +390,87 @@ def test_percpu_dump_client_reassembles(client, make_cache):
         for x in h:
             client.obj_free(x)
 
+
+@pytest.fixture
+def interleaved(client):
+    """12 caches that stay and 12 that a churn will delete and re-create, alternating
+    in the cache list, so a deletion moves every later cache down one place."""
+    stay, churn = [f"dump-stay{i}" for i in range(12)], [f"dump-churn{i}" for i in range(12)]
+    for a, b in zip(stay, churn):
+        client.cache_create(a, 64)
+        client.cache_create(b, 64)
+    yield stay, churn
+    for n in stay + churn:
+        try:
+            client.cache_destroy(n)
+        except slablab.NotFound:
+            pass
+
+
+def _churn(names, stop, step=None):
+    """Delete and re-create the caches of names round-robin until stop is set; with
+    step (an Event), one delete + create each time step is set."""
+    c = slablab.Client()
+    i = 0
+    while not stop.is_set():
+        if step is not None:
+            if not step.wait(0.5):
+                continue
+            step.clear()
+        n = names[i % len(names)]
+        c.cache_destroy(n)
+        c.cache_create(n, 64)
+        i += 1
+
+
+def test_dump_interrupted_by_change_is_flagged(client, family, interleaved):
+    """Dumps (small reads: a few caches per message) while another thread deletes and
+    re-creates caches: some dump must carry NLM_F_DUMP_INTR, and every dump without
+    it lists each cache that stayed exactly once and no cache twice."""
+    stay, churn = interleaved
+    stop = threading.Event()
+    t = threading.Thread(target=_churn, args=(churn, stop), daemon=True)
+    t.start()
+    flagged = dumps = 0
+    deadline = time.monotonic() + 60
+    try:
+        while time.monotonic() < deadline and (flagged < 3 or dumps < 10):
+            msgs, done_intr = raw_dump(family, True, 4096)
+            dumps += 1
+            intr = done_intr or any(fl & NLM_F_DUMP_INTR for fl, _ in msgs)
+            if intr:
+                flagged += 1
+                continue
+            names = [n for n, _ in reassemble(msgs)[0]]
+            assert len(names) == len(set(names)), f"unflagged dump repeats: {names}"
+            assert set(stay) <= set(names), f"unflagged dump misses {set(stay) - set(names)}"
+    finally:
+        stop.set()
+        t.join()
+    print(f"{dumps} dumps, {flagged} flagged NLM_F_DUMP_INTR")
+    assert flagged, f"none of {dumps} dumps during the churn was flagged NLM_F_DUMP_INTR"
+
+
+def test_client_dump_retries_when_interrupted(client, interleaved):
+    """cache_list() while another thread deletes and re-creates a cache once per call:
+    the client sees NLM_F_DUMP_INTR and dumps again (dump_retries), so every list it
+    returns holds each cache that stayed exactly once and no cache twice."""
+    stay, churn = interleaved
+    c = slablab.Client()
+    stop, step = threading.Event(), threading.Event()
+    t = threading.Thread(target=_churn, args=(churn, stop, step), daemon=True)
+    t.start()
+    lists = 0
+    deadline = time.monotonic() + 60
+    try:
+        while time.monotonic() < deadline and (c.dump_retries < 3 or lists < 10):
+            step.set()
+            names = [x["name"] for x in c.cache_list(percpu=True)]
+            lists += 1
+            assert len(names) == len(set(names)), f"the list repeats a cache: {names}"
+            assert set(stay) <= set(names), f"the list misses {set(stay) - set(names)}"
+    finally:
+        stop.set()
+        t.join()
+    print(f"{lists} lists, {c.dump_retries} dumps repeated")
+    assert c.dump_retries, f"none of {lists} dumps during the churn was repeated"

@@ -24,6 +24,7 @@
 #include <sys/socket.h>
 #include <sys/time.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <exception>
@@ -582,6 +583,7 @@ struct Client::Impl {
 	Options options;
 	std::mutex mutex;
 	uint32_t page_size = 0;	///< cached GET_STATUS page size (0: not asked yet)
+	std::atomic<uint64_t> dump_retries{0};	///< dumps repeated after NLM_F_DUMP_INTR
 
 	explicit Impl(Options o) : options(o)
 	{
@@ -860,6 +862,7 @@ std::vector<CacheInfo> Client::cache_list(bool percpu)
 			false);
 		if (!interrupted)
 			break;
+		d.dump_retries++;
 		if (attempt + 1 >= kDumpRetries)
 			throw Error(EAGAIN, op, {},
 				    fmt::format("{}: the cache list kept changing during the dump "
@@ -867,6 +870,11 @@ std::vector<CacheInfo> Client::cache_list(bool percpu)
 						op, kDumpRetries));
 	}
 	return caches;
+}
+
+uint64_t Client::dump_retries() const
+{
+	return impl().dump_retries.load();
 }
 
 CacheInfo Client::cache_set(std::string_view name, const Tunables& t)

@@ -57,6 +57,9 @@
  *   entries that fit, each following one only SLABLAB_A_CACHE { NAME, PERCPU { ENTRY
  *   … } } with further entries (no SIZE: that tells a continuation from a cache). A
  *   reader appends those entries to the cache before. Entries come in cpu order.
+ *   A dump during which a cache was created or destroyed has NLM_F_DUMP_INTR on the
+ *   messages after the change and on NLMSG_DONE: it may have skipped or repeated a
+ *   cache, and is to be dumped again.
  *
  * SLABLAB_CMD_CACHE_SET [ADMIN]
  *   → SLABLAB_A_CACHE { NAME, any of CPU_PARTIAL, MIN_PARTIAL, ORDER, FASTPATH, FLAGS,

@@ -60,6 +60,8 @@ public:
 	/// together. A dump the module flags NLM_F_DUMP_INTR (the cache list changed while
 	/// it ran) is repeated, three tries in all, then EAGAIN.
 	std::vector<CacheInfo> cache_list(bool percpu = false);
+	/// How many times this Client repeated an interrupted cache_list() dump.
+	uint64_t dump_retries() const;
 	/// CACHE_SET with only the fields set in t; returns the cache after the change.
 	CacheInfo cache_set(std::string_view name, const Tunables& t);
 	/// CACHE_SHRINK.
