@@ -274,7 +274,9 @@ class State:
         self.caches = {}
         for _, attrs in dump.replies:
             nest_ = dict(attrs)[A_["CACHE"]]
-            self.caches[dict(parse_attrs(nest_))[C_["NAME"]].rstrip(b"\0").decode()] = nest_
+            nm = dict(parse_attrs(nest_))[C_["NAME"]].rstrip(b"\0").decode()
+            # many cpus: more per-cpu entries of the cache before (uapi, CACHE_GET)
+            self.caches[nm] = self.caches.get(nm, b"") + nest_
         st = nl.cmd("GET_STATUS")
         assert st.error == 0, st
         self.status = st.replies[0][1]
