@@ -836,6 +836,7 @@ std::vector<CacheInfo> Client::cache_list(bool percpu)
 	std::vector<CacheInfo> caches;
 	for (int attempt = 0;; attempt++) {
 		caches.clear();
+		std::string orphan;	// a continuation not of the cache before it
 		bool interrupted = d.transact(
 			SLABLAB_CMD_CACHE_GET, true,
 			[&](nl_msg* m) {
@@ -851,15 +852,21 @@ std::vector<CacheInfo> Client::cache_list(bool percpu)
 					return;
 				}
 				// More per-cpu entries of the cache the previous message began.
+				// After a change of the cache list (the dump is then flagged
+				// interrupted and repeated) they may belong to another cache.
 				if (caches.empty() || caches.back().name != c.name ||
-				    !caches.back().has_percpu)
-					protocol_error(op, fmt::format("per-cpu entries of cache {} "
-								       "without the cache",
-								       c.name));
+				    !caches.back().has_percpu) {
+					orphan = c.name;
+					return;
+				}
 				auto& into = caches.back().percpu;
 				into.insert(into.end(), c.percpu.begin(), c.percpu.end());
 			},
 			false);
+		if (!interrupted && !orphan.empty())
+			protocol_error(op, fmt::format("per-cpu entries of cache {} without the "
+						       "cache",
+						       orphan));
 		if (!interrupted)
 			break;
 		d.dump_retries++;
