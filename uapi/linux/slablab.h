@@ -52,11 +52,22 @@
  *   A single-cache reply (doit) always carries PERCPU; dumps leave it out unless
  *   SLABLAB_A_FLAGS has SLABLAB_GET_F_PERCPU. Stats nests hold u64 attributes only;
  *   attribute type 0 inside them is alignment padding and is to be ignored.
+ *   In a dump, a cache whose per-cpu entries do not fit one message (~350 bytes a cpu)
+ *   spans several consecutive messages: the first carries the whole cache and the
+ *   entries that fit, each following one only SLABLAB_A_CACHE { NAME, PERCPU { ENTRY
+ *   … } } with further entries (no SIZE: that tells a continuation from a cache). A
+ *   reader appends those entries to the cache before. Entries come in cpu order.
+ *   A dump during which a cache was created or destroyed has NLM_F_DUMP_INTR on the
+ *   messages after the change and on NLMSG_DONE: it may have skipped or repeated a
+ *   cache, and is to be dumped again.
  *
  * SLABLAB_CMD_CACHE_SET [ADMIN]
  *   → SLABLAB_A_CACHE { NAME, any of CPU_PARTIAL, MIN_PARTIAL, ORDER, FASTPATH, FLAGS,
  *                       FAIL_SLAB_EVERY }
  *   All values are checked before any is applied: a bad request changes nothing.
+ *   ORDER is checked against the layout FLAGS give (with FLAGS=DEBUG the slot grows by
+ *   a red zone and a free pointer, so a 4096-byte cache needs order 1): -ERANGE for an
+ *   order too small for it, -EBUSY for FLAGS of a cache holding objects.
  *   ← the cache as for CACHE_GET
  *
  * SLABLAB_CMD_CACHE_SHRINK [ADMIN]
@@ -85,7 +96,9 @@
  *   SLABLAB_MAX_HANDLE_BYTES of objects (COUNT x object size; -E2BIG). A cpu that is
  *   not online: -EINVAL "cpu N is not online". A cache of another kernel module (owner
  *   SLABLAB_OWNER_KERNEL; it may be destroyed any time): -EPERM. Storms refuse such a
- *   cache as their target the same way.
+ *   cache as their target the same way. When the reply cannot be delivered (-EAGAIN:
+ *   the caller's receive queue is full) the objects are freed again and no handle
+ *   remains: a caller that sees no reply owns nothing.
  *
  * SLABLAB_CMD_OBJ_FREE [ADMIN]
  *   → SLABLAB_A_HANDLE u32, SLABLAB_A_CPU u32 (optional), SLABLAB_A_COUNT u32 (optional:
