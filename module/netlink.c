@@ -511,6 +511,13 @@ static int slablab_nl_cache_del(struct sk_buff *skb, struct genl_info *info)
 		err = -EPERM;
 		goto out;
 	}
+	/* Refuse before freeing the handles' objects: a refused request changes nothing. */
+	if (atomic_read(&s->users)) {
+		NL_SET_ERR_MSG_FMT_MOD(info->extack, "cache %s is in use by a running storm",
+				       s->name);
+		err = -EBUSY;
+		goto out;
+	}
 	slablab_handles_release_cache(s);
 	err = slablab_cache_destroy_locked(s, info->extack);
 	if (!err) {

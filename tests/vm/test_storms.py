@@ -455,7 +455,10 @@ def test_duration_storm_progress_and_stop(client, make_cache):
 
 
 def test_destroying_a_cache_under_a_storm_is_busy(client, make_cache):
+    """The refused CACHE_DEL changes nothing: the storm goes on and the cache's handles
+    (and their objects) are still there."""
     name = make_cache(64)
+    h = client.obj_alloc(name, 10)
     s = client.storm_start("slablab", "batch", cache=name, ops=HUGE_OPS - HUGE_OPS % 16)
     wait_running(client, s["id"])
     with pytest.raises(slablab.Busy) as e:
@@ -466,6 +469,9 @@ def test_destroying_a_cache_under_a_storm_is_busy(client, make_cache):
     r = client.storm_stop()
     check_result(r, complete=False)
     assert client.cache_validate(name)["ok"]
+    assert client.cache_get(name)["gauges"]["objects"] == 10  # the handle's objects
+    assert client.obj_free(h, count=4) == 6                   # and the handle itself
+    client.obj_free(h)
     # destroyed by make_cache afterwards: the storm no longer pins it
 
 
