@@ -1035,6 +1035,7 @@ static u32 native_stride(u32 size, u32 align, u32 cache_flags)
 		if (end == size)
 			end += sizeof(void *);		/* right red zone */
 		end += sizeof(void *);			/* free pointer, outside the object */
+		end += sizeof(void *);			/* SLUB's red zone padding word */
 		end += ALIGN(sizeof(void *), align);	/* left red zone */
 	}
 	return ALIGN(end, align);
@@ -1078,6 +1079,25 @@ static u64 storm_objs_bytes(struct slablab_storm *st, u32 size, u64 n)
 }
 
 /*
+ * Empty and partial slabs a slablab cache target may keep besides the live objects, at
+ * the tunables in force at START: every cpu of the storm's cpu partial list (and its
+ * cpu slab), and min_partial slabs on every node. With cpu_partial raised far, a remote
+ * storm's consumers otherwise pile up empty slabs the live count never shows.
+ */
+static u64 storm_held_bytes(struct slablab_storm *st)
+{
+	struct slablab_cache *s = st->tg.cache;
+	u64 cpus, slabs;
+
+	if (st->spec.target != SLABLAB_TARGET_CACHE)
+		return 0;
+	cpus = min_t(u64, st->spec.threads, num_online_cpus());
+	slabs = cpus * (READ_ONCE(s->cpu_partial_slabs) + 1) +
+		(u64)nr_node_ids * READ_ONCE(s->min_partial);
+	return slabs * ((u64)PAGE_SIZE << READ_ONCE(s->order));
+}
+
+/*
  * What a storm may hold at once, for the memory cap: the objects each pattern keeps,
  * all of the largest size, in what the target really takes for them (size classes,
  * strides, slab leftovers), plus the storm's own bookkeeping (slot arrays, rings, size
@@ -1118,7 +1138,7 @@ static u64 storm_live_estimate(struct slablab_storm *st)
 		book += alloc_bytes(pairs * sizeof(struct storm_ring)) +
 			pairs * (alloc_bytes(sp->ring * sizeof(void *)) +
 				 alloc_bytes(sp->ring * sizeof(u32)));
-	return bytes + book;
+	return bytes + book + storm_held_bytes(st);
 }
 
 /* kmalloc targets: slablab's size classes, collected once (slablab_mutex held). */
@@ -1192,21 +1212,38 @@ static int storm_prepare_threads(struct slablab_storm *st)
 	return 0;
 }
 
-static int storm_start_threads(struct slablab_storm *st)
+/*
+ * The controller and the workers, bound and woken. The cpus were checked online at parse
+ * time, but the locks were dropped since (the native cache and the big allocations are
+ * made without them): check again under cpus_read_lock, which keeps every cpu online
+ * until its worker is bound and running there. Nothing here waits for the controller,
+ * so holding cpus_read_lock is safe (storm.c's lock order).
+ */
+static int storm_start_threads(struct slablab_storm *st, struct netlink_ext_ack *extack)
 {
 	struct task_struct *task;
+	int err = 0;
 	u32 i;
 
 	atomic_set(&st->running, st->spec.threads);
 	st->controller = kthread_create(storm_controller_fn, st, "slablab-storm/%u", st->id);
 	if (IS_ERR(st->controller)) {
-		int err = PTR_ERR(st->controller);
-
+		err = PTR_ERR(st->controller);
 		st->controller = NULL;
+		NL_SET_ERR_MSG_MOD(extack, "cannot create the storm's controller kthread");
 		return err;
 	}
+	cpus_read_lock();
 	for (i = 0; i < st->spec.threads; i++) {
-		task = storm_worker_create(&st->t[i], "storm");
+		if (!cpu_online(st->t[i].cpu)) {
+			NL_SET_ERR_MSG_FMT_MOD(extack, "cpu %d went offline during set-up",
+					       st->t[i].cpu);
+			task = ERR_PTR(-EINVAL);
+		} else {
+			task = storm_worker_create(&st->t[i], "storm");
+			if (IS_ERR(task))
+				NL_SET_ERR_MSG_MOD(extack, "cannot create the storm's kthreads");
+		}
 		if (IS_ERR(task)) {
 			u32 j;
 
@@ -1218,13 +1255,14 @@ static int storm_start_threads(struct slablab_storm *st)
 			atomic_add(st->spec.threads - i, &st->ready);
 			/* release go: the abort flag is visible to workers at the barrier */
 			smp_store_release(&st->go, true);
-			wake_up_process(st->controller);
-			return PTR_ERR(task);
+			err = PTR_ERR(task);
+			break;
 		}
 		wake_up_process(task);
 	}
+	cpus_read_unlock();
 	wake_up_process(st->controller);
-	return 0;
+	return err;
 }
 
 /* ---- netlink ---- */
@@ -1831,16 +1869,20 @@ int slablab_storm_start(struct genl_info *info, struct genl_family *family)
 			goto err_msg;
 	}
 	st->state = SLABLAB_STORM_RUNNING;
-	err = storm_start_threads(st);
-	if (err) {
-		/* storm_free() reaps the controller, if any, or releases the target itself */
-		NL_SET_ERR_MSG_MOD(info->extack, "cannot create the storm's kthreads");
+	err = storm_start_threads(st, info->extack);
+	if (err)	/* storm_free() reaps the controller, if any, or releases the target */
 		goto err_msg;
-	}
 	slablab_storm_next_id++;
 	storm_free(slablab_storm);
 	slablab_storm = st;
 	err = storm_reply_send(info, msg, hdr, st);
+	if (err) {
+		/* Undeliverable (the caller's receive queue is full): nobody knows of this
+		 * storm, so stop it rather than leave it running behind an error.
+		 */
+		WRITE_ONCE(st->stop, true);
+		storm_reap(st);
+	}
 	goto out_unlock;
 
 err_msg:

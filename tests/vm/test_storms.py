@@ -584,6 +584,21 @@ def test_memory_cap_counts_what_is_really_allocated(raw, client, ncpus):
     check_result(r)
 
 
+def test_memory_cap_counts_the_cache_partial_slabs(raw, client, make_cache):
+    """A remote storm holds few live objects, but its consumer frees into slabs its cpu
+    partial list keeps: with cpu_partial raised to the limit a 32 KiB cache may keep
+    thousands of 64 KiB slabs per cpu. The cap counts them at the tunables in force."""
+    name = make_cache(32768)
+    small = dict(threads=2, ring=2, max_live_bytes=64 << 20)
+    r = client.storm("slablab", "remote", cache=name, ops=200, **small)   # defaults fit
+    check_result(r)
+    client.cache_set(name, cpu_partial=65536, min_partial=1024)
+    e = refused(raw, slablab.OperationFailed, errno.E2BIG, "over the",
+                "slablab", "remote", cache=name, ops=200, **small)
+    m = re.search(r"storm may hold (\d+) MiB", str(e))
+    assert m and int(m.group(1)) >= 1024, str(e)
+
+
 def first_not_online(cpus):
     online = set(online_cpus())
     return min(c for c in cpus if c not in online)

@@ -57,9 +57,9 @@
  *   entries that fit, each following one only SLABLAB_A_CACHE { NAME, PERCPU { ENTRY
  *   … } } with further entries (no SIZE: that tells a continuation from a cache). A
  *   reader appends those entries to the cache before. Entries come in cpu order.
- *   A dump during which a cache was created or destroyed has NLM_F_DUMP_INTR on the
- *   messages after the change and on NLMSG_DONE: it may have skipped or repeated a
- *   cache, and is to be dumped again.
+ *   A dump during which a cache was created or destroyed has NLM_F_DUMP_INTR on some
+ *   message from the change on (possibly only on NLMSG_DONE): check every message. Such
+ *   a dump may have skipped or repeated a cache, and is to be dumped again.
  *
  * SLABLAB_CMD_CACHE_SET [ADMIN]
  *   → SLABLAB_A_CACHE { NAME, any of CPU_PARTIAL, MIN_PARTIAL, ORDER, FASTPATH, FLAGS,
@@ -69,6 +69,8 @@
  *   a red zone and a free pointer, so a 4096-byte cache needs order 1): -ERANGE for an
  *   order too small for it, -EBUSY for FLAGS of a cache holding objects.
  *   ← the cache as for CACHE_GET
+ *   A reply that cannot be delivered (-EAGAIN: the caller's receive queue is full)
+ *   does not undo the change: read the cache back with CACHE_GET.
  *
  * SLABLAB_CMD_CACHE_SHRINK [ADMIN]
  *   → SLABLAB_A_CACHE { NAME }
@@ -126,6 +128,11 @@
  *   -ERANGE (the kernel's policy check, which reports the range), the others with the
  *   errno and an extack message naming the limit. An OPS storm runs exactly OPS ops per
  *   thread (a final partial batch if need be): OPS_DONE = OPS_PLANNED when it is DONE.
+ *   A cpu of CPUS that goes offline while the storm is set up: -EINVAL "cpu N went
+ *   offline during set-up". A storm whose reply cannot be delivered is stopped again (STOPPED).
+ *   MAX_LIVE_BYTES is checked against what the storm may hold at the cache's tunables
+ *   in force at START (live objects in real slot sizes, cpu and node partial slabs,
+ *   the storm's own bookkeeping); raising them during the storm is not re-checked.
  *
  * SLABLAB_CMD_STORM_GET
  *   → SLABLAB_A_STORM { ID } (optional: the last storm)
