@@ -94,6 +94,9 @@ PY
 }
 
 run_vm() {
+	# tests/vm/test_ynl.py drives the module with the kernel's ynl cli (fetched once)
+	"$REPO/scripts/ynl.sh" >/dev/null ||
+		echo "test: scripts/ynl.sh failed: tests/vm/test_ynl.py will skip" >&2
 	for k in "${KERNELS[@]}"; do
 		run_vm_on "$k"
 	done
