@@ -10,6 +10,7 @@
 #                             (the schema of uapi/slablab.yaml's protocol)
 #   eval "$(scripts/ynl.sh)"  ... and use them: $YNL_CLI --spec uapi/slablab.yaml --do ...
 #   scripts/ynl.sh --dir      print only YNL_DIR (tools/net/ynl)
+#   YNL_REFRESH=1 scripts/ynl.sh   fetch bookworm-backports' current version
 #
 # Only those two directories are taken from the source tarball (a few hundred KB), into
 # ${SLABLAB_CACHE:-~/.cache/slablab}/src/ynl-VERSION/ (not linux-source-*: that name is
@@ -42,11 +43,14 @@ cached() {
 		2>/dev/null | sort -V | tail -1
 }
 
-mkdir -p "$CACHE/src"
-exec {lockfd}>"$CACHE/src/.ynl.lock"
-flock "$lockfd"
-
 DIR=$(cached)
+if [ -z "$DIR" ] || [ "${YNL_REFRESH:-0}" = 1 ]; then
+	# Only a fetch takes the lock (the VM sees the cache read-only and never fetches).
+	mkdir -p "$CACHE/src"
+	exec {lockfd}>"$CACHE/src/.ynl.lock"
+	flock "$lockfd"
+	[ "${YNL_REFRESH:-0}" = 1 ] || DIR=$(cached)
+fi
 if [ -z "$DIR" ] || [ "${YNL_REFRESH:-0}" = 1 ]; then
 	if [ -z "$(find "$APTDIR/lists" -maxdepth 1 -name '*Packages*' -mtime -1 2>/dev/null)" ]; then
 		log "updating bookworm-backports package lists"
