@@ -118,7 +118,8 @@ def test_cache_lifecycle(client):
         r = ynl("cache-set", {"cache": {"name": name, "cpu-partial": 65537}}, check=False)
         assert r.returncode != 0
         assert "Numerical result out of range" in r.stdout, r.stdout
-        assert "cpu-partial" in r.stdout and "65536" in r.stdout, r.stdout
+        assert "'bad-attr': '.cache.cpu-partial'" in r.stdout, r.stdout
+        assert "'max-value': 65536" in r.stdout, r.stdout
 
         # objects through a handle, then shrink and validate
         h = ynl("obj-alloc", {"cache": {"name": name}, "count": 100})
