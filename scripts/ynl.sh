@@ -39,8 +39,9 @@ apt_bpo() {
 
 # The newest copy already unpacked, if any.
 cached() {
-	find "$CACHE/src" -mindepth 1 -maxdepth 1 -type d -name 'ynl-*' ! -name '*.tmp' \
-		2>/dev/null | sort -V | tail -1
+	[ -d "$CACHE/src" ] || return 0
+	find "$CACHE/src" -mindepth 1 -maxdepth 1 -type d -name 'ynl-*' ! -name '*.tmp' |
+		sort -V | tail -1
 }
 
 DIR=$(cached)
