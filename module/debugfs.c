@@ -489,6 +489,45 @@ void slablab_debugfs_remove_cache(struct slablab_cache *s)
 	s->debugfs_priv = NULL;
 }
 
+/*
+ * Test hook (selftests=1 only): selftest_kernel_cache makes ("create") or destroys
+ * ("destroy") the cache "selftest-kernel" through slablab_cache_create() and
+ * slablab_cache_destroy(), as another kernel module would: owner "kernel". Its mutex
+ * is taken before slab.c's locks.
+ */
+static DEFINE_MUTEX(selftest_kernel_lock);
+static struct slablab_cache *selftest_kernel_cache;
+
+static ssize_t slablab_selftest_kernel_write(struct file *file, const char __user *ubuf,
+					     size_t len, loff_t *ppos)
+{
+	static const char *const ops[] = { "create", "destroy" };
+	int op = parse_name(ubuf, len, ops, ARRAY_SIZE(ops)), err = 0;
+
+	if (op < 0)
+		return op;
+	mutex_lock(&selftest_kernel_lock);
+	if (!op && !selftest_kernel_cache) {
+		selftest_kernel_cache = slablab_cache_create("selftest-kernel", 64, 0, 0, NULL);
+		err = selftest_kernel_cache ? 0 : -ENOMEM;
+	} else if (op && selftest_kernel_cache) {
+		err = slablab_cache_destroy(selftest_kernel_cache);
+		if (!err)
+			selftest_kernel_cache = NULL;
+	} else {
+		err = op ? -ENOENT : -EEXIST;
+	}
+	mutex_unlock(&selftest_kernel_lock);
+	return err ? err : len;
+}
+
+static const struct file_operations slablab_selftest_kernel_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.write = slablab_selftest_kernel_write,
+	.llseek = noop_llseek,
+};
+
 static int slablab_version_show(struct seq_file *m, void *v)
 {
 	seq_printf(m, "%s api %d\n", SLABLAB_VERSION, SLABLAB_GENL_VERSION);
@@ -541,6 +580,9 @@ int slablab_debugfs_init(void)
 	debugfs_create_file("version", 0444, slablab_debugfs_root, NULL, &slablab_version_fops);
 	debugfs_create_file("kmalloc_page_policy", 0644, slablab_debugfs_root, NULL,
 			    &slablab_policy_fops);
+	if (slablab_selftests)
+		debugfs_create_file("selftest_kernel_cache", 0200, slablab_debugfs_root, NULL,
+				    &slablab_selftest_kernel_fops);
 	return 0;
 }
 

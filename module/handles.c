@@ -47,6 +47,13 @@ int slablab_handle_alloc(struct slablab_cache *s, u32 count, int cpu, u32 *id,
 	int ret;
 
 	lockdep_assert_held(&slablab_mutex);
+	if (s->owner == SLABLAB_OWNER_KERNEL) {
+		/* its module may destroy it and unload: objects held here would stop that */
+		NL_SET_ERR_MSG_FMT_MOD(extack,
+				       "cache %s belongs to another kernel module: no handles on it",
+				       s->name);
+		return -EPERM;
+	}
 	if (slablab_nr_handles >= SLABLAB_MAX_HANDLES) {
 		NL_SET_ERR_MSG_FMT_MOD(extack, "too many handles (%u); free some first",
 				       SLABLAB_MAX_HANDLES);

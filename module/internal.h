@@ -209,6 +209,7 @@ struct slablab_validate_report {
 extern bool slablab_selftests;
 extern struct mutex slablab_mutex;
 extern struct list_head slablab_caches;
+extern unsigned int slablab_caches_gen;
 extern unsigned int slablab_page_policy;
 
 /* slab.c */
@@ -227,13 +228,14 @@ int slablab_set_order(struct slablab_cache *s, unsigned int order, struct netlin
 int slablab_set_fastpath(struct slablab_cache *s, unsigned int mode);
 void slablab_set_fail_slab_every(struct slablab_cache *s, unsigned int n);
 int slablab_set_flags(struct slablab_cache *s, unsigned int flags, struct netlink_ext_ack *extack);
-int slablab_check_order(struct slablab_cache *s, unsigned int order,
-			struct netlink_ext_ack *extack);
+int slablab_check_tunables(struct slablab_cache *s, const u32 *flags, const u32 *order,
+			   struct netlink_ext_ack *extack);
 unsigned long slablab_shrink_locked(struct slablab_cache *s);
 void slablab_validate(struct slablab_cache *s, struct slablab_validate_report *r);
 void slablab_gauges(struct slablab_cache *s, struct slablab_gauges *g);
 u64 slablab_stat_cpu(struct slablab_cache *s, int cpu, int item);
 u64 slablab_stat_sum(struct slablab_cache *s, int item);
+u64 slablab_stat_sum_raw(struct slablab_cache *s, int item);
 s64 slablab_stat_sum_raw_alloc(struct slablab_cache *s);
 void slablab_slab_exit_caches(void);
 void slablab_stat_reset(struct slablab_cache *s, int item); /* item < 0: all */

@@ -47,9 +47,8 @@ err_debugfs:
 static void __exit slablab_exit(void)
 {
 	slablab_netlink_exit();
-	mutex_lock(&slablab_mutex);
+	/* not under slablab_mutex: it waits for the storm's controller (storm.c) */
 	slablab_storm_exit();
-	mutex_unlock(&slablab_mutex);
 	slablab_handles_release_all();
 	slablab_slab_exit();
 	slablab_debugfs_exit();

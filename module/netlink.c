@@ -15,7 +15,9 @@
  *
  * Locking: the family is not parallel_ops, so every handler runs under genl_mutex.
  * Handlers then take cpus_read_lock() and slablab_mutex (slab.c's lock order) through
- * slablab_lock(). Dumps keep their cursor (the index of the next cache) in cb->args[0].
+ * slablab_lock(); storm commands take storm.c's storm_mutex instead, and those two
+ * only briefly inside it (storm.c's lock order). The cache dump's cursor and
+ * consistency check: slablab_nl_cache_dump().
  */
 #include <linux/module.h>
 #include <linux/capability.h>
@@ -154,33 +156,50 @@ static bool cpu_has_activity(struct slablab_cache *s, int cpu)
 	return false;
 }
 
-static int put_percpu(struct sk_buff *skb, struct slablab_cache *s)
+/*
+ * Put a PERCPU nest with the entries of @s from cpu *@next on, as many as fit, and
+ * leave *@next at the first cpu not put (nr_cpu_ids when every one was). Possible
+ * cpus that are offline and never did anything in the cache are left out.
+ *
+ * Return: 0 (possibly with entries left over), or -EMSGSIZE when not even one of the
+ * entries left fits (the nest is cancelled).
+ */
+static int put_percpu(struct sk_buff *skb, struct slablab_cache *s, int *next)
 {
 	struct nlattr *list = nla_nest_start(skb, SLABLAB_CACHE_A_PERCPU), *e;
 	u32 slab_objs, pslabs, pobjs;
+	unsigned int put = 0;
 	int cpu;
 
 	if (!list)
 		return -EMSGSIZE;
-	for_each_possible_cpu(cpu) {
+	for (cpu = *next; cpu < nr_cpu_ids; cpu++) {
+		if (!cpu_possible(cpu))
+			continue;
 		slablab_cpu_view(s, cpu, &slab_objs, &pslabs, &pobjs);
 		if (!cpu_online(cpu) && !slab_objs && !pslabs && !cpu_has_activity(s, cpu))
 			continue;
 		e = nla_nest_start(skb, SLABLAB_PERCPU_A_ENTRY);
-		if (!e ||
-		    nla_put_u32(skb, SLABLAB_PERCPU_A_CPU, cpu) ||
+		if (!e)
+			break;
+		if (nla_put_u32(skb, SLABLAB_PERCPU_A_CPU, cpu) ||
 		    nla_put_u32(skb, SLABLAB_PERCPU_A_CPU_SLAB_OBJECTS, slab_objs) ||
 		    nla_put_u32(skb, SLABLAB_PERCPU_A_CPU_PARTIAL_SLABS, pslabs) ||
 		    nla_put_u32(skb, SLABLAB_PERCPU_A_CPU_PARTIAL_OBJECTS, pobjs) ||
-		    put_stats(skb, SLABLAB_PERCPU_A_STATS, s, cpu))
-			goto cancel;
+		    put_stats(skb, SLABLAB_PERCPU_A_STATS, s, cpu)) {
+			nla_nest_cancel(skb, e);
+			break;
+		}
 		nla_nest_end(skb, e);
+		put++;
 	}
+	if (cpu < nr_cpu_ids && !put) {
+		nla_nest_cancel(skb, list);
+		return -EMSGSIZE;
+	}
+	*next = cpu;
 	nla_nest_end(skb, list);
 	return 0;
-cancel:
-	nla_nest_cancel(skb, list);
-	return -EMSGSIZE;
 }
 
 static int put_gauges(struct sk_buff *skb, struct slablab_cache *s)
@@ -206,7 +225,11 @@ static int put_gauges(struct sk_buff *skb, struct slablab_cache *s)
 	return 0;
 }
 
-static int put_cache(struct sk_buff *skb, struct slablab_cache *s, bool percpu,
+/*
+ * Put the SLABLAB_A_CACHE nest of @s. With @percpu, its per-cpu entries from cpu
+ * *@percpu on follow, as many as fit (see put_percpu()); without, none.
+ */
+static int put_cache(struct sk_buff *skb, struct slablab_cache *s, int *percpu,
 		     const u64 *slabs_freed)
 {
 	struct nlattr *nest = nla_nest_start(skb, SLABLAB_A_CACHE);
@@ -231,7 +254,25 @@ static int put_cache(struct sk_buff *skb, struct slablab_cache *s, bool percpu,
 	    put_stats(skb, SLABLAB_CACHE_A_STATS, s, -1) ||
 	    (slabs_freed && nla_put_u64_64bit(skb, SLABLAB_CACHE_A_SLABS_FREED, *slabs_freed,
 					       SLABLAB_CACHE_A_PAD)) ||
-	    (percpu && put_percpu(skb, s))) {
+	    (percpu && put_percpu(skb, s, percpu))) {
+		nla_nest_cancel(skb, nest);
+		return -EMSGSIZE;
+	}
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
+/*
+ * A dump message continuing the per-cpu entries of @s from cpu *@next: only
+ * SLABLAB_A_CACHE { NAME, PERCPU { ... } } (uapi header, CACHE_GET).
+ */
+static int put_cache_percpu_more(struct sk_buff *skb, struct slablab_cache *s, int *next)
+{
+	struct nlattr *nest = nla_nest_start(skb, SLABLAB_A_CACHE);
+
+	if (!nest)
+		return -EMSGSIZE;
+	if (nla_put_string(skb, SLABLAB_CACHE_A_NAME, s->name) || put_percpu(skb, s, next)) {
 		nla_nest_cancel(skb, nest);
 		return -EMSGSIZE;
 	}
@@ -270,8 +311,11 @@ static int reply_cache(struct genl_info *info, struct sk_buff *msg, void *hdr,
 		       struct slablab_cache *s, const u64 *slabs_freed,
 		       int (*extra)(struct sk_buff *, void *), void *arg)
 {
-	int err = put_cache(msg, s, true, slabs_freed);
+	int cpu = 0, err = put_cache(msg, s, &cpu, slabs_freed);
 
+	/* The message was sized for every cpu (cache_msg_size()). */
+	if (!err && cpu < nr_cpu_ids)
+		err = -EMSGSIZE;
 	if (!err && extra)
 		err = extra(msg, arg);
 	if (err) {
@@ -345,19 +389,25 @@ err:
 	return -EMSGSIZE;
 }
 
-/* Check every tunable in @tb against @s before anything is applied. */
+/*
+ * Check every tunable in @tb against @s before anything is applied: flags and order
+ * together, the order against the layout the new flags give. The other tunables were
+ * range-checked by the policy and cannot fail, so apply_tunables() after this changes
+ * nothing unless it succeeds (slablab_set_flags() undoes itself when memory runs out).
+ */
 static int check_tunables(struct slablab_cache *s, struct nlattr **tb,
 			  struct netlink_ext_ack *extack)
 {
-	if (tb[SLABLAB_CACHE_A_ORDER]) {
-		int err = slablab_check_order(s, nla_get_u32(tb[SLABLAB_CACHE_A_ORDER]), extack);
+	struct nlattr *fa = tb[SLABLAB_CACHE_A_FLAGS], *oa = tb[SLABLAB_CACHE_A_ORDER];
+	u32 flags = fa ? nla_get_u32(fa) : 0, order = oa ? nla_get_u32(oa) : 0;
+	int err;
 
-		if (err) {
-			NL_SET_BAD_ATTR(extack, tb[SLABLAB_CACHE_A_ORDER]);
-			return err;
-		}
-	}
-	return 0;
+	err = slablab_check_tunables(s, fa ? &flags : NULL, oa ? &order : NULL, extack);
+	if (err == -ERANGE)
+		NL_SET_BAD_ATTR(extack, oa);
+	else if (err)
+		NL_SET_BAD_ATTR(extack, fa);
+	return err;
 }
 
 static int apply_tunables(struct slablab_cache *s, struct nlattr **tb,
@@ -389,8 +439,8 @@ static int slablab_nl_cache_new(struct sk_buff *skb, struct genl_info *info)
 	struct slablab_cache *s;
 	struct sk_buff *msg;
 	unsigned int flags;
+	int cpu, err;
 	void *hdr;
-	int err;
 
 	err = parse_cache(info, tb);
 	if (err)
@@ -421,7 +471,10 @@ static int slablab_nl_cache_new(struct sk_buff *skb, struct genl_info *info)
 		err = apply_tunables(s, tb, info->extack);
 	if (err)
 		goto out_destroy;
-	err = put_cache(msg, s, true, NULL);
+	cpu = 0;
+	err = put_cache(msg, s, &cpu, NULL);
+	if (!err && cpu < nr_cpu_ids)
+		err = -EMSGSIZE;
 	if (err)
 		goto out_destroy;
 	slablab_unlock();
@@ -458,6 +511,13 @@ static int slablab_nl_cache_del(struct sk_buff *skb, struct genl_info *info)
 		err = -EPERM;
 		goto out;
 	}
+	/* Refuse before freeing the handles' objects: a refused request changes nothing. */
+	if (atomic_read(&s->users)) {
+		NL_SET_ERR_MSG_FMT_MOD(info->extack, "cache %s is in use by a running storm",
+				       s->name);
+		err = -EBUSY;
+		goto out;
+	}
 	slablab_handles_release_cache(s);
 	err = slablab_cache_destroy_locked(s, info->extack);
 	if (!err) {
@@ -486,6 +546,16 @@ static int slablab_nl_cache_get(struct sk_buff *skb, struct genl_info *info)
 	return err;
 }
 
+/*
+ * The cache dump. Cursor: cb->args[0] is the index of the cache to put next in
+ * slablab_caches; cb->args[1] is 0 when that cache was not begun, else the cpu its
+ * per-cpu entries continue from. A cache whose per-cpu entries do not fit a message
+ * of its own (many cpus) spans several: the first carries the whole cache with the
+ * entries that fit, each next one only its NAME and further PERCPU entries, always
+ * first in its skb. An index into a list that changes between calls could skip or repeat a
+ * cache: cb->seq is the list's generation, and genl_dump_check_consistent() flags
+ * NLM_F_DUMP_INTR on every message after a change, so the reader dumps again.
+ */
 static int slablab_nl_cache_dump(struct sk_buff *skb, struct netlink_callback *cb)
 {
 	const struct genl_dumpit_info *info = genl_dumpit_info(cb);
@@ -494,35 +564,59 @@ static int slablab_nl_cache_dump(struct sk_buff *skb, struct netlink_callback *c
 #else
 	struct nlattr *fl = info->attrs[SLABLAB_A_FLAGS];
 #endif
-	bool percpu = fl && (nla_get_u32(fl) & SLABLAB_GET_F_PERCPU);
-	struct slablab_cache *s;
+	bool percpu = fl && (nla_get_u32(fl) & SLABLAB_GET_F_PERCPU), first = true;
 	long idx = 0, start = cb->args[0];
-	int err = 0;
+	int cpu = cb->args[1], err = 0;
+	struct slablab_cache *s;
 
 	slablab_lock();
+	cb->seq = slablab_caches_gen << 1 | 1;	/* never 0: 0 means "not known yet" */
 	list_for_each_entry(s, &slablab_caches, list) {
 		void *hdr;
 
-		if (idx++ < start)
+		if (idx < start) {
+			idx++;
 			continue;
+		}
 		hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid, cb->nlh->nlmsg_seq,
 				  &slablab_family, NLM_F_MULTI, SLABLAB_CMD_CACHE_GET);
-		if (!hdr) {
-			idx--;
+		if (!hdr)
 			break;
-		}
-		if (put_cache(skb, s, percpu, NULL)) {
+		if (cpu)
+			err = put_cache_percpu_more(skb, s, &cpu);
+		else
+			err = put_cache(skb, s, percpu ? &cpu : NULL, NULL);
+		if (err) {
 			genlmsg_cancel(skb, hdr);
-			idx--;
-			/* A cache that does not fit an empty message never will. */
-			if (idx == start)
-				err = -EMSGSIZE;
+			/* What does not fit an empty message never will. */
+			if (!first)
+				err = 0;
 			break;
 		}
+		if (percpu && cpu < nr_cpu_ids) {
+			/*
+			 * Not every per-cpu entry fitted. A cache is split only when it
+			 * does not fit a message of its own: else it starts the next one.
+			 */
+			if (first) {
+				genl_dump_check_consistent(cb, hdr);
+				genlmsg_end(skb, hdr);
+			} else {
+				genlmsg_cancel(skb, hdr);
+				cpu = 0;
+			}
+			break;
+		}
+		/* on messages sent only: it records cb->seq as seen */
+		genl_dump_check_consistent(cb, hdr);
 		genlmsg_end(skb, hdr);
+		first = false;
+		idx++;
+		cpu = 0;
 	}
 	slablab_unlock();
 	cb->args[0] = idx;
+	cb->args[1] = cpu;
 	return err ? err : skb->len;
 }
 
@@ -699,8 +793,18 @@ static int slablab_nl_obj_alloc(struct sk_buff *skb, struct genl_info *info)
 	err = slablab_handle_alloc(s, count, cpu, &id, info->extack);
 	if (err)
 		goto out_free;
-	/* The message was sized for these two u32s: the handle is now the caller's. */
+	/*
+	 * The message was sized for these two u32s. The handle is the caller's only once
+	 * the reply is delivered: when it is not (-EAGAIN: the caller's receive queue is
+	 * full), the objects are freed again, inline on this cpu (which cannot fail), so
+	 * the error the caller may see means what it says: nothing was allocated.
+	 */
 	err = reply_handle(info, msg, hdr, id, count);
+	if (err) {
+		u32 left;
+
+		WARN_ON_ONCE(slablab_handle_free(id, -1, 0, &left, NULL));
+	}
 	slablab_unlock();
 	return err;
 out_free:
@@ -756,34 +860,24 @@ static int slablab_nl_selftest_warn(struct sk_buff *skb, struct genl_info *info)
 	return 0;
 }
 
+/*
+ * Storm commands take storm.c's storm_mutex, and slablab_lock()'s locks only briefly
+ * inside: a STORM_STOP waits for the storm's controller, which may itself be waiting
+ * for cpus_read_lock (storm.c's lock order).
+ */
 static int slablab_nl_storm_start(struct sk_buff *skb, struct genl_info *info)
 {
-	int err;
-
-	slablab_lock();
-	err = slablab_storm_start(info, &slablab_family);
-	slablab_unlock();
-	return err;
+	return slablab_storm_start(info, &slablab_family);
 }
 
 static int slablab_nl_storm_get(struct sk_buff *skb, struct genl_info *info)
 {
-	int err;
-
-	slablab_lock();
-	err = slablab_storm_get(info, &slablab_family);
-	slablab_unlock();
-	return err;
+	return slablab_storm_get(info, &slablab_family);
 }
 
 static int slablab_nl_storm_stop(struct sk_buff *skb, struct genl_info *info)
 {
-	int err;
-
-	slablab_lock();
-	err = slablab_storm_stop(info, &slablab_family);
-	slablab_unlock();
-	return err;
+	return slablab_storm_stop(info, &slablab_family);
 }
 
 /* genl_ops.internal_flags: the command changes state and needs CAP_SYS_ADMIN. */

@@ -49,6 +49,10 @@
  *   because slow-path holders can be preempted mid-update; see the docs.
  *
  * Locks and their order (outermost first)
+ *   storm_mutex (storm.c)              the storm; held while waiting for a storm's
+ *                                      controller, which takes cpus_read_lock (its
+ *                                      kmem_cache_destroy()): so nobody waits for a
+ *                                      controller under the two locks below
  *   cpu_hotplug_lock (cpus_read_lock)  keeps the set of online cpus still while caches
  *                                      are created, destroyed, flushed or re-tuned
  *   slablab_mutex                      the cache list, names, debugfs, handles,
@@ -95,6 +99,8 @@ static_assert(!(SLABLAB_KERNEL_DEFAULTS & __SLABLAB_CACHE_F_ALL));
 /* slablab_mutex: the cache list, tunable changes, flush work items, handles, debugfs */
 DEFINE_MUTEX(slablab_mutex);
 LIST_HEAD(slablab_caches);
+/* Bumped on every change of slablab_caches (slablab_mutex): the cache dump's cb->seq. */
+unsigned int slablab_caches_gen;
 unsigned int slablab_page_policy = SLABLAB_PAGE_POLICY_SLAB;
 
 static struct kmem_cache *slablab_meta_cache;
@@ -1460,12 +1466,16 @@ struct slablab_cache *slablab_cache_find(const char *name)
 	return NULL;
 }
 
-/* Object slot layout from size, alignment and flags; sets stride and fp_offset. */
-static void compute_layout(struct slablab_cache *s)
+/*
+ * Object slot layout from size, alignment and @flags: returns the stride and sets
+ * *@fp_offset. Reads nothing of @s but its creation-time fields.
+ */
+static unsigned int layout_stride(const struct slablab_cache *s, unsigned int flags,
+				  unsigned int *fp_offset)
 {
 	unsigned int size = s->object_size, align = s->align, end = size;
 
-	if (s->flags & SLABLAB_CACHE_F_HWCACHE_ALIGN) {
+	if (flags & SLABLAB_CACHE_F_HWCACHE_ALIGN) {
 		unsigned int ralign = cache_line_size();
 
 		while (size <= ralign / 2)
@@ -1473,21 +1483,27 @@ static void compute_layout(struct slablab_cache *s)
 		align = max(align, ralign);
 	}
 	align = max_t(unsigned int, align, sizeof(void *));
-	if (s->flags & SLABLAB_CACHE_F_DEBUG) {
+	if (flags & SLABLAB_CACHE_F_DEBUG) {
 		/* object | red zone | free pointer */
 		end = size + rz_len(s);
-		s->fp_offset = end;
+		*fp_offset = end;
 		end += sizeof(void *);
 	} else if (s->ctor) {
 		/* The constructed object must survive being free: pointer after it. */
-		s->fp_offset = ALIGN(size, sizeof(void *));
-		end = s->fp_offset + sizeof(void *);
+		*fp_offset = ALIGN(size, sizeof(void *));
+		end = *fp_offset + sizeof(void *);
 	} else {
 		/* Mid-object, as SLUB does, away from the edges overflows hit first. */
-		s->fp_offset = ALIGN_DOWN(size / 2, sizeof(void *));
+		*fp_offset = ALIGN_DOWN(size / 2, sizeof(void *));
 		end = max_t(unsigned int, size, sizeof(void *));
 	}
-	s->stride = slablab_stride(end, align);
+	return slablab_stride(end, align);
+}
+
+/* The layout of the cache's current flags; sets stride and fp_offset. */
+static void compute_layout(struct slablab_cache *s)
+{
+	s->stride = layout_stride(s, s->flags, &s->fp_offset);
 }
 
 static int init_random_seq(struct slablab_cache *s)
@@ -1654,6 +1670,7 @@ struct slablab_cache *slablab_cache_create_owner(const char *name, unsigned int 
 		s->node[nid] = n;
 	}
 	list_add_tail(&s->list, &slablab_caches);
+	slablab_caches_gen++;
 	slablab_debugfs_add_cache(s);
 	return s;
 
@@ -1754,6 +1771,7 @@ int slablab_cache_destroy_locked(struct slablab_cache *s, struct netlink_ext_ack
 		return -EBUSY;
 	}
 	list_del(&s->list);
+	slablab_caches_gen++;
 	s->dead = true;
 	discard_all_slabs(s);
 	return 0;
@@ -1816,18 +1834,65 @@ int slablab_set_min_partial(struct slablab_cache *s, unsigned int slabs)
 	return 0;
 }
 
-int slablab_check_order(struct slablab_cache *s, unsigned int order,
-			struct netlink_ext_ack *extack)
+/**
+ * slablab_check_tunables - check a flags and an order change as one, applying nothing
+ * @s: the cache (slablab_mutex and cpus_read_lock held)
+ * @flags: the new flags, or NULL to keep the current ones
+ * @order: the new order, or NULL to keep it
+ * @extack: where to say what is wrong, or NULL
+ *
+ * The order is checked against the layout the new flags give, not the current one, so
+ * that slablab_set_flags() followed by slablab_set_order() with values this accepted
+ * can only fail for lack of memory, and then slablab_set_flags() changes nothing: a
+ * CACHE_SET with both is all or nothing.
+ *
+ * Return: 0, -EINVAL (unknown flags), -EBUSY (flags of a cache in use or not owned by
+ * netlink), -E2BIG (the new layout exceeds the largest slab) or -ERANGE (order).
+ */
+int slablab_check_tunables(struct slablab_cache *s, const u32 *flags, const u32 *order,
+			   struct netlink_ext_ack *extack)
 {
-	if (order > SLABLAB_MAX_ORDER) {
-		NL_SET_ERR_MSG_FMT_MOD(extack, "order %u out of range 0..%d", order,
+	unsigned int stride = s->stride, fp_offset, min_order;
+	u64 live;
+
+	lockdep_assert_held(&slablab_mutex);
+	if (flags && *flags != s->flags) {
+		if (*flags & ~__SLABLAB_CACHE_F_ALL) {
+			NL_SET_ERR_MSG_FMT_MOD(extack, "unknown cache flags %#x",
+					       *flags & ~__SLABLAB_CACHE_F_ALL);
+			return -EINVAL;
+		}
+		if (s->owner != SLABLAB_OWNER_NETLINK || atomic_read(&s->users)) {
+			NL_SET_ERR_MSG_MOD(extack,
+					   "flags of this cache cannot change while it is in use");
+			return -EBUSY;
+		}
+		live = objects_in_use(s);
+		if (live) {
+			NL_SET_ERR_MSG_FMT_MOD(extack,
+					       "flags can only change on an empty cache: %llu objects allocated",
+					       live);
+			return -EBUSY;
+		}
+		stride = layout_stride(s, *flags, &fp_offset);
+	}
+	min_order = slablab_size_order(stride, PAGE_SIZE);
+	if (min_order > SLABLAB_MAX_ORDER) {
+		NL_SET_ERR_MSG_FMT_MOD(extack, "object stride %u exceeds an order-%d slab",
+				       stride, SLABLAB_MAX_ORDER);
+		return -E2BIG;
+	}
+	if (!order)
+		return 0;
+	if (*order > SLABLAB_MAX_ORDER) {
+		NL_SET_ERR_MSG_FMT_MOD(extack, "order %u out of range 0..%d", *order,
 				       SLABLAB_MAX_ORDER);
 		return -ERANGE;
 	}
-	if (order < min_order_for(s)) {
+	if (*order < min_order) {
 		NL_SET_ERR_MSG_FMT_MOD(extack,
 				       "order %u slabs cannot hold one %u-byte object (minimum order %u)",
-				       order, s->stride, min_order_for(s));
+				       *order, stride, min_order);
 		return -ERANGE;
 	}
 	return 0;
@@ -1835,7 +1900,7 @@ int slablab_check_order(struct slablab_cache *s, unsigned int order,
 
 int slablab_set_order(struct slablab_cache *s, unsigned int order, struct netlink_ext_ack *extack)
 {
-	int err = slablab_check_order(s, order, extack);
+	int err = slablab_check_tunables(s, NULL, &order, extack);
 
 	if (err)
 		return err;
@@ -1869,28 +1934,12 @@ int slablab_set_flags(struct slablab_cache *s, unsigned int flags, struct netlin
 	unsigned int old_flags = s->flags, old_stride = s->stride, old_fp = s->fp_offset;
 	struct slablab_order_choice old_choice = s->order_choice;
 	unsigned int old_default = s->order_default;
-	u64 live;
 	int err;
 
-	if (flags & ~__SLABLAB_CACHE_F_ALL) {
-		NL_SET_ERR_MSG_FMT_MOD(extack, "unknown cache flags %#x",
-				       flags & ~__SLABLAB_CACHE_F_ALL);
-		return -EINVAL;
-	}
-	if (flags == s->flags)
-		return 0;
-	if (s->owner != SLABLAB_OWNER_NETLINK || atomic_read(&s->users)) {
-		NL_SET_ERR_MSG_MOD(extack, "flags of this cache cannot change while it is in use");
-		return -EBUSY;
-	}
 	/* Refuse before touching anything: a refused request changes nothing. */
-	live = objects_in_use(s);
-	if (live) {
-		NL_SET_ERR_MSG_FMT_MOD(extack,
-				       "flags can only change on an empty cache: %llu objects allocated",
-				       live);
-		return -EBUSY;
-	}
+	err = slablab_check_tunables(s, &flags, NULL, extack);
+	if (err || flags == s->flags)
+		return err;
 	flush_cpus(s, FLUSH_ALL, true);
 	discard_all_slabs(s);
 	s->flags = flags;
@@ -2119,6 +2168,27 @@ u64 slablab_stat_sum(struct slablab_cache *s, int item)
 
 	for_each_possible_cpu(cpu)
 		sum += slablab_stat_cpu(s, cpu, item);
+	return sum;
+}
+
+/**
+ * slablab_stat_sum_raw - the monotonic count of one event over all cpus, resets ignored
+ * @s: the cache
+ * @item: enum slablab_stat_item
+ *
+ * What storms snapshot: the difference of two raw sums is the events in between, even
+ * when CACHE_RESET_STATS moved the baseline meanwhile (slablab_stat_sum() would then go
+ * backwards, and a delta of it wrap).
+ *
+ * Return: the sum of the per-cpu counters since the cache was created.
+ */
+u64 slablab_stat_sum_raw(struct slablab_cache *s, int item)
+{
+	u64 sum = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		sum += READ_ONCE(per_cpu_ptr(s->cpu, cpu)->stat[item]);
 	return sum;
 }
 

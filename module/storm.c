@@ -33,13 +33,33 @@
  * controller, no sampling, never "the last storm", and not subject to one storm at a
  * time.
  *
- * Locking (outermost first): slablab_mutex (storm start/get/stop, scripts, unload) →
- * st->sample_lock (memory samples: controller and workers) → the target's own locks.
- * The controller and the workers never take slablab_mutex, so STORM_STOP and module
- * unload may wait for them while holding it. Results are written before the state
- * becomes DONE/STOPPED with a release store; readers load the state with acquire. A
- * slablab cache under a storm has ->users raised, so destroying it fails with -EBUSY;
- * scripts run under slablab_mutex, so their cache cannot go away meanwhile.
+ * Locking (outermost first):
+ *   storm_mutex          the storm: slablab_storm, its id, STORM_START/GET/STOP and
+ *                        unload; held while waiting for a storm's controller
+ *   cpu_hotplug_lock     (cpus_read_lock) and
+ *   slablab_mutex        slab.c's locks, taken only briefly, by STORM_START, to find and
+ *                        pin its cache and the kmalloc classes and to check its cpus
+ *                        against the online ones; and by scripts (their callers hold
+ *                        both, handles.c)
+ *   st->sample_lock      memory samples: controller and workers
+ *   the target's own locks.
+ * Nobody waits for a storm's controller while holding cpus_read_lock or slablab_mutex,
+ * and the native kmem_cache is created and destroyed with neither held: the controller
+ * destroys it, kmem_cache_create() and kmem_cache_destroy() take cpus_read_lock, and a
+ * cpu going offline holds the hotplug lock for writing while slablab_cpu_dead() takes
+ * slablab_mutex. A pending hotplug writer blocks new readers, so a STORM_STOP waiting
+ * under either lock for a controller blocked in kmem_cache_destroy() would wait for
+ * ever; and kmem_cache_create() under cpus_read_lock would read-lock it recursively,
+ * which deadlocks the same way when a writer queues in between.
+ * The controller and the workers take neither storm_mutex nor slablab_mutex. Results
+ * are written before the state becomes DONE/STOPPED with a release store; readers load
+ * the state with acquire. A slablab cache under a storm has ->users raised (pinned under
+ * slablab_mutex), so destroying it fails with -EBUSY until the controller drops it.
+ * Scripts run under slablab_mutex and cpus_read_lock, so their cache cannot go away and
+ * their cpu stays online meanwhile: their worker only allocates or frees, which never
+ * waits for either lock. Storms and scripts refuse the caches of other kernel modules
+ * (SLABLAB_OWNER_KERNEL): such a module may destroy its cache and unload at any time,
+ * and a pinned cache would outlive it with its ctor pointing into freed module text.
  */
 #include <linux/module.h>
 #include <linux/kthread.h>
@@ -47,6 +67,7 @@
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 #include <linux/prandom.h>
+#include <linux/cpu.h>
 #include <linux/cpumask.h>
 #include <linux/completion.h>
 #include <linux/mutex.h>
@@ -126,6 +147,8 @@ struct slablab_storm {
 	int *cpu_of;			/* [threads] */
 	char native_name[SLABLAB_NAME_MAX + 16];
 	u32 cache_flags;
+	u32 cache_align;		/* of the model cache (native targets) */
+	bool pinned;			/* tg.cache->users raised for this storm */
 	/* kmalloc targets: slablab's size classes (they live as long as the module) */
 	struct slablab_cache *kmalloc_caches[MAX_KMALLOC_CLASSES];
 	unsigned int nr_kmalloc_caches;
@@ -144,9 +167,11 @@ struct slablab_storm {
 	u64 base_pages;
 	u64 peak_pages, peak_live, peak_meta;
 	struct completion done;		/* the controller left module code */
-	bool reaped;			/* someone waited for done (slablab_mutex) */
+	bool reaped;			/* someone waited for done (storm_mutex) */
 };
 
+/* storm_mutex: slablab_storm and slablab_storm_next_id; the outermost lock (see above) */
+static DEFINE_MUTEX(storm_mutex);
 static struct slablab_storm *slablab_storm;	/* the current or last storm */
 static u32 slablab_storm_next_id = 1;
 static atomic_long_t slablab_kmalloc_pages_direct = ATOMIC_LONG_INIT(0);
@@ -813,6 +838,11 @@ int slablab_storm_script(struct slablab_cache *s, int cpu, bool alloc, void **ob
 
 /* ---- the controller ---- */
 
+/*
+ * The target's raw (monotonic) counters: a CACHE_RESET_STATS during the storm moves the
+ * reset baseline, never these, so the difference of two snapshots stays what the storm
+ * did.
+ */
 static void snapshot_stats(struct slablab_storm *st, u64 *out)
 {
 	unsigned int c;
@@ -821,11 +851,11 @@ static void snapshot_stats(struct slablab_storm *st, u64 *out)
 	memset(out, 0, sizeof(u64) * __SLABLAB_STAT_MAX);
 	if (st->spec.target == SLABLAB_TARGET_CACHE) {
 		for (i = 0; i < __SLABLAB_STAT_MAX; i++)
-			out[i] = slablab_stat_sum(st->tg.cache, i);
+			out[i] = slablab_stat_sum_raw(st->tg.cache, i);
 	}
 	for (c = 0; c < st->nr_kmalloc_caches; c++)
 		for (i = 0; i < __SLABLAB_STAT_MAX; i++)
-			out[i] += slablab_stat_sum(st->kmalloc_caches[c], i);
+			out[i] += slablab_stat_sum_raw(st->kmalloc_caches[c], i);
 }
 
 /* Cycles per iteration (x1000) of an empty timed loop: what timing itself costs. */
@@ -857,6 +887,22 @@ static bool storm_stopped_early(struct slablab_storm *st)
 			return true;
 	}
 	return false;
+}
+
+/*
+ * Give the target back: destroy the native kmem_cache, unpin the slablab cache. The
+ * controller does it last; storm_free() does it for a storm that never had one.
+ * kmem_cache_destroy() takes cpus_read_lock: never call this holding it or
+ * slablab_mutex (see the top of the file).
+ */
+static void storm_release_target(struct slablab_storm *st)
+{
+	lockdep_assert_not_held(&slablab_mutex);
+	kmem_cache_destroy(st->tg.native);
+	st->tg.native = NULL;
+	if (st->pinned)
+		atomic_dec(&st->tg.cache->users);
+	st->pinned = false;
 }
 
 static int storm_controller_fn(void *arg)
@@ -894,19 +940,21 @@ static int storm_controller_fn(void *arg)
 	snapshot_stats(st, st->stats_delta);
 	for (i = 0; i < __SLABLAB_STAT_MAX; i++)
 		st->stats_delta[i] -= st->stats_before[i];
-	kmem_cache_destroy(st->tg.native);
-	st->tg.native = NULL;
-	if (st->spec.target == SLABLAB_TARGET_CACHE)
-		atomic_dec(&st->tg.cache->users);
+	storm_release_target(st);
 	/* release state: readers that see DONE/STOPPED see the results */
 	smp_store_release(&st->state, storm_stopped_early(st) ? SLABLAB_STORM_STOPPED :
 			  SLABLAB_STORM_DONE);
 	kthread_complete_and_exit(&st->done, 0);
 }
 
-/* Wait until the controller has left module code (slablab_mutex held). */
+/*
+ * Wait until the controller has left module code: storm_mutex held, and neither
+ * cpus_read_lock nor slablab_mutex (the controller may be waiting for cpus_read_lock).
+ */
 static void storm_reap(struct slablab_storm *st)
 {
+	lockdep_assert_held(&storm_mutex);
+	lockdep_assert_not_held(&slablab_mutex);
 	if (!st->reaped)
 		wait_for_completion(&st->done);
 	st->reaped = true;
@@ -922,6 +970,8 @@ static void storm_free(struct slablab_storm *st)
 		return;
 	if (st->controller)
 		storm_reap(st);
+	else
+		storm_release_target(st);
 	if (st->t) {
 		for (i = 0; i < st->spec.threads; i++) {
 			kvfree(st->t[i].slots);
@@ -941,26 +991,147 @@ static void storm_free(struct slablab_storm *st)
 	kfree(st);
 }
 
-/* Objects one worker may hold at once, and the largest object: for the memory cap. */
-static u64 storm_live_estimate(struct storm_spec *sp, u32 max_size)
+/* What kvcalloc()/kcalloc() of @bytes really takes: its kmalloc bucket, or 2^n pages. */
+static u64 alloc_bytes(u64 bytes)
 {
-	u64 per_thread;
+	return bytes ? kmalloc_size_roundup(bytes) : 0;
+}
+
+/*
+ * Bytes @n objects take in slabs of 2^@order pages with @stride-byte slots, whole slabs
+ * counted pro rata (the leftover included); @meta: slablab's 64-byte slab metadata,
+ * beside the slab when its leftover cannot hold it.
+ */
+static u64 slab_bytes(u64 n, u32 stride, u32 order, bool meta)
+{
+	u64 slab = (u64)PAGE_SIZE << order;
+	u32 objs = slablab_objs_per_slab(order, stride, PAGE_SIZE);
+
+	if (!objs)
+		return n * (PAGE_SIZE << get_order(stride));
+	if (meta && slab - (u64)objs * stride < sizeof(struct slablab_slab))
+		slab += sizeof(struct slablab_slab);
+	return DIV_ROUND_UP_ULL(n * slab, objs);
+}
+
+/*
+ * The slot SLUB gives an object of the native kmem_cache (calculate_sizes() in 6.1,
+ * without KASAN or slub_debug= on the command line): the object word aligned; debug
+ * (red zone, poison) adds a red zone on each side and the free pointer after it.
+ */
+static u32 native_stride(u32 size, u32 align, u32 cache_flags)
+{
+	u32 end = ALIGN(size, sizeof(void *));
+
+	if (cache_flags & SLABLAB_CACHE_F_HWCACHE_ALIGN) {
+		u32 ralign = cache_line_size();
+
+		while (size <= ralign / 2)
+			ralign /= 2;
+		align = max(align, ralign);
+	}
+	align = max_t(u32, align, sizeof(void *));
+	if (cache_flags & SLABLAB_CACHE_F_DEBUG) {
+		if (end == size)
+			end += sizeof(void *);		/* right red zone */
+		end += sizeof(void *);			/* free pointer, outside the object */
+		end += ALIGN(sizeof(void *), align);	/* left red zone */
+	}
+	return ALIGN(end, align);
+}
+
+/* Bytes @n objects of @size really take from the storm's target. */
+static u64 storm_objs_bytes(struct slablab_storm *st, u32 size, u64 n)
+{
+	unsigned int nr_cpus = num_present_cpus() > 1 ? num_present_cpus() : nr_cpu_ids;
+	struct slablab_cache *s = NULL;
+	u64 pages = n * (PAGE_SIZE << get_order(size));
+	struct slablab_order_choice oc;
+	unsigned int i;
+	u32 stride;
+
+	switch (st->spec.target) {
+	case SLABLAB_TARGET_CACHE:
+		s = st->tg.cache;
+		return slab_bytes(n, s->stride, READ_ONCE(s->order), true);
+	case SLABLAB_TARGET_NATIVE:
+		/* SLUB's order policy, as slablab's (policy.h) mirrors it */
+		stride = native_stride(size, st->cache_align, st->cache_flags);
+		oc = slablab_calc_order(stride, nr_cpus, SLABLAB_DEFAULT_MAX_ORDER, PAGE_SIZE);
+		if (oc.reason == SLABLAB_ORDER_TOO_BIG)
+			return n * (PAGE_SIZE << get_order(stride));
+		return slab_bytes(n, stride, oc.order, false);
+	case SLABLAB_TARGET_KMALLOC:
+		/* the smallest class that fits, else (or by page policy) the page allocator */
+		for (i = 0; i < st->nr_kmalloc_caches; i++) {
+			struct slablab_cache *k = st->kmalloc_caches[i];
+
+			if (k->object_size >= size && (!s || k->object_size < s->object_size))
+				s = k;
+		}
+		if (!s)
+			return pages;
+		return max(pages, slab_bytes(n, s->stride, READ_ONCE(s->order), true));
+	default:
+		return n * kmalloc_size_roundup(size);
+	}
+}
+
+/*
+ * What a storm may hold at once, for the memory cap: the objects each pattern keeps,
+ * all of the largest size, in what the target really takes for them (size classes,
+ * strides, slab leftovers), plus the storm's own bookkeeping (slot arrays, rings, size
+ * sequences, thread structures and kthread stacks).
+ */
+static u64 storm_live_estimate(struct slablab_storm *st)
+{
+	struct storm_spec *sp = &st->spec;
+	u64 objs, slots = 0, pairs = sp->threads / 2, bytes = 0, book;
+	u32 i;
 
 	switch (sp->pattern) {
 	case SLABLAB_PATTERN_BATCH:
 	case SLABLAB_PATTERN_BULK:
-		per_thread = sp->batch;
+		slots = sp->batch;
+		objs = slots * sp->threads;
 		break;
 	case SLABLAB_PATTERN_CHURN:
-		per_thread = sp->working_set;
+		slots = sp->working_set;
+		objs = slots * sp->threads;
 		break;
 	case SLABLAB_PATTERN_REMOTE:
-		per_thread = sp->ring;	/* per pair, so per thread is generous */
+		objs = pairs * (sp->ring + 1);	/* a full ring, and one being freed */
 		break;
 	default:
-		per_thread = 1;
+		objs = sp->threads;
 	}
-	return per_thread * sp->threads * max_size;
+	if (!sp->nr_sizes)
+		bytes = storm_objs_bytes(st, st->tg.obj_size, objs);
+	for (i = 0; i < sp->nr_sizes; i++)
+		bytes = max(bytes, storm_objs_bytes(st, sp->sizes[i], objs));
+
+	book = alloc_bytes((u64)sp->threads * sizeof(struct storm_thread)) + THREAD_SIZE;
+	book += sp->threads * (THREAD_SIZE + alloc_bytes(slots * sizeof(void *)) +
+			       alloc_bytes(slots * sizeof(u32)) +
+			       (sp->nr_sizes ? alloc_bytes(SIZE_SEQ_LEN * sizeof(u32)) : 0));
+	if (sp->pattern == SLABLAB_PATTERN_REMOTE)
+		book += alloc_bytes(pairs * sizeof(struct storm_ring)) +
+			pairs * (alloc_bytes(sp->ring * sizeof(void *)) +
+				 alloc_bytes(sp->ring * sizeof(u32)));
+	return bytes + book;
+}
+
+/* kmalloc targets: slablab's size classes, collected once (slablab_mutex held). */
+static void storm_find_kmalloc_caches(struct slablab_storm *st)
+{
+	struct slablab_cache *s;
+
+	lockdep_assert_held(&slablab_mutex);
+	list_for_each_entry(s, &slablab_caches, list) {
+		if (s->owner == SLABLAB_OWNER_KMALLOC &&
+		    st->nr_kmalloc_caches < MAX_KMALLOC_CLASSES)
+			st->kmalloc_caches[st->nr_kmalloc_caches++] = s;
+	}
 }
 
 static int storm_prepare_threads(struct slablab_storm *st)
@@ -1190,7 +1361,7 @@ static int storm_parse(struct slablab_storm *st, struct nlattr *nest,
 	struct storm_spec *sp = &st->spec;
 	u64 ram = (u64)totalram_pages() << PAGE_SHIFT, live;
 	cpumask_var_t mask;
-	u32 max_size = 0, i, ncpus;
+	u32 i, ncpus;
 	int err, rem, cpu;
 
 	err = nla_parse_nested(tb, SLABLAB_STORM_A_MAX, nest, slablab_storm_policy, extack);
@@ -1236,7 +1407,6 @@ static int storm_parse(struct slablab_storm *st, struct nlattr *nest,
 				NL_SET_BAD_ATTR(extack, sz[SLABLAB_STORM_SIZE_A_WEIGHT]);
 				return -ERANGE;
 			}
-			max_size = max(max_size, sp->sizes[sp->nr_sizes]);
 			sp->nr_sizes++;
 		}
 	}
@@ -1281,8 +1451,18 @@ static int storm_parse(struct slablab_storm *st, struct nlattr *nest,
 				NL_SET_ERR_MSG_FMT_MOD(extack, "no cache named %s", sp->cache);
 				return -ENOENT;
 			}
+			/* its module may destroy it and unload (a native model is only copied) */
+			if (sp->target == SLABLAB_TARGET_CACHE &&
+			    st->tg.cache->owner == SLABLAB_OWNER_KERNEL) {
+				NL_SET_ERR_MSG_FMT_MOD(extack,
+						       "cache %s belongs to another kernel module: no storms on it",
+						       sp->cache);
+				NL_SET_BAD_ATTR(extack, tb[SLABLAB_STORM_A_CACHE]);
+				return -EPERM;
+			}
 			st->tg.obj_size = st->tg.cache->object_size;
 			st->cache_flags = st->tg.cache->flags;
+			st->cache_align = st->tg.cache->align;
 		} else if (sp->target == SLABLAB_TARGET_NATIVE && sp->size) {
 			st->tg.obj_size = sp->size;
 		} else {
@@ -1294,7 +1474,9 @@ static int storm_parse(struct slablab_storm *st, struct nlattr *nest,
 			return -EINVAL;
 		}
 		sp->size = st->tg.obj_size;
-		max_size = st->tg.cache ? st->tg.cache->stride : st->tg.obj_size;
+		/* A native target's model is copied, not used: it may go away. */
+		if (sp->target == SLABLAB_TARGET_NATIVE)
+			st->tg.cache = NULL;
 		break;
 	default:
 		if (sp->pattern == SLABLAB_PATTERN_BULK) {
@@ -1309,7 +1491,6 @@ static int storm_parse(struct slablab_storm *st, struct nlattr *nest,
 			sp->sizes[0] = sp->size;
 			sp->weights[0] = 1;
 			sp->nr_sizes = 1;
-			max_size = sp->size;
 		}
 		st->tg.obj_size = sp->sizes[0];
 	}
@@ -1352,7 +1533,9 @@ static int storm_parse(struct slablab_storm *st, struct nlattr *nest,
 			cpu = cpumask_first(mask);
 	}
 
-	live = storm_live_estimate(sp, max_size);
+	if (sp->target == SLABLAB_TARGET_KMALLOC)
+		storm_find_kmalloc_caches(st);
+	live = storm_live_estimate(st);
 	if (live > sp->max_live_bytes) {
 		NL_SET_ERR_MSG_FMT_MOD(extack,
 				       "storm may hold %llu MiB, over the %llu MiB cap (MAX_LIVE_BYTES)",
@@ -1364,19 +1547,6 @@ static int storm_parse(struct slablab_storm *st, struct nlattr *nest,
 out_mask:
 	free_cpumask_var(mask);
 	return err;
-}
-
-/* kmalloc targets: slablab's size classes, collected once (slablab_mutex held). */
-static void storm_find_kmalloc_caches(struct slablab_storm *st)
-{
-	struct slablab_cache *s;
-
-	lockdep_assert_held(&slablab_mutex);
-	list_for_each_entry(s, &slablab_caches, list) {
-		if (s->owner == SLABLAB_OWNER_KMALLOC &&
-		    st->nr_kmalloc_caches < MAX_KMALLOC_CLASSES)
-			st->kmalloc_caches[st->nr_kmalloc_caches++] = s;
-	}
 }
 
 /* The reply when no storm has run: STATE NONE, ID 0. */
@@ -1572,7 +1742,10 @@ static int storm_lookup(struct genl_info *info, struct slablab_storm **st)
 	return 0;
 }
 
-/* Create the native target's kmem_cache, made like the slablab cache or of SIZE. */
+/*
+ * Create the native target's kmem_cache, made like the slablab cache or of SIZE. Takes
+ * cpus_read_lock (kmem_cache_create): called with neither it nor slablab_mutex held.
+ */
 static int storm_create_native(struct slablab_storm *st, struct netlink_ext_ack *extack)
 {
 	slab_flags_t flags = 0;
@@ -1582,8 +1755,8 @@ static int storm_create_native(struct slablab_storm *st, struct netlink_ext_ack 
 	if (st->cache_flags & SLABLAB_CACHE_F_DEBUG)
 		flags |= SLAB_RED_ZONE | SLAB_POISON | SLAB_CONSISTENCY_CHECKS;
 	snprintf(st->native_name, sizeof(st->native_name), "slablab-native-%u", st->id);
-	st->tg.native = kmem_cache_create(st->native_name, st->tg.obj_size,
-					  st->tg.cache ? st->tg.cache->align : 0, flags, NULL);
+	st->tg.native = kmem_cache_create(st->native_name, st->tg.obj_size, st->cache_align,
+					  flags, NULL);
 	if (!st->tg.native) {
 		NL_SET_ERR_MSG_MOD(extack, "cannot create the native kmem_cache");
 		return -ENOMEM;
@@ -1591,7 +1764,29 @@ static int storm_create_native(struct slablab_storm *st, struct netlink_ext_ack 
 	return 0;
 }
 
-/* Called with slablab_lock() held. */
+/*
+ * storm_parse() under slab.c's locks, the only time STORM_START holds them: the cache is
+ * found and pinned (a storm's cache cannot be destroyed), the kmalloc classes collected,
+ * the cpus checked against the online ones.
+ */
+static int storm_parse_locked(struct slablab_storm *st, struct nlattr *nest,
+			      struct netlink_ext_ack *extack)
+{
+	int err;
+
+	cpus_read_lock();
+	mutex_lock(&slablab_mutex);
+	err = storm_parse(st, nest, extack);
+	if (!err && st->spec.target == SLABLAB_TARGET_CACHE) {
+		atomic_inc(&st->tg.cache->users);
+		st->pinned = true;
+	}
+	mutex_unlock(&slablab_mutex);
+	cpus_read_unlock();
+	return err;
+}
+
+/* STORM_START; takes storm_mutex, and slab.c's locks only in storm_parse_locked(). */
 int slablab_storm_start(struct genl_info *info, struct genl_family *family)
 {
 	struct slablab_storm *st;
@@ -1601,27 +1796,29 @@ int slablab_storm_start(struct genl_info *info, struct genl_family *family)
 
 	if (GENL_REQ_ATTR_CHECK(info, SLABLAB_A_STORM))
 		return -EINVAL;
+	mutex_lock(&storm_mutex);
 	if (slablab_storm &&
 	    /* acquire: a finished storm's controller is done with its fields */
 	    smp_load_acquire(&slablab_storm->state) == SLABLAB_STORM_RUNNING) {
 		NL_SET_ERR_MSG_FMT_MOD(info->extack,
 				       "storm %u is still running: one storm at a time",
 				       slablab_storm->id);
-		return -EBUSY;
+		err = -EBUSY;
+		goto out_unlock;
 	}
 	st = kzalloc(sizeof(*st), GFP_KERNEL);
-	if (!st)
-		return -ENOMEM;
+	if (!st) {
+		err = -ENOMEM;
+		goto out_unlock;
+	}
 	init_completion(&st->done);
 	mutex_init(&st->sample_lock);
-	err = storm_parse(st, info->attrs[SLABLAB_A_STORM], info->extack);
+	err = storm_parse_locked(st, info->attrs[SLABLAB_A_STORM], info->extack);
 	if (err)
 		goto err_free;
 	err = storm_prepare_threads(st);
 	if (err)
 		goto err_free;
-	if (st->spec.target == SLABLAB_TARGET_KMALLOC)
-		storm_find_kmalloc_caches(st);
 	msg = storm_reply_new(info, family, SLABLAB_CMD_STORM_START, st->spec.threads, &hdr);
 	if (!msg) {
 		err = -ENOMEM;
@@ -1634,28 +1831,24 @@ int slablab_storm_start(struct genl_info *info, struct genl_family *family)
 			goto err_msg;
 	}
 	st->state = SLABLAB_STORM_RUNNING;
-	if (st->spec.target == SLABLAB_TARGET_CACHE)
-		atomic_inc(&st->tg.cache->users);
 	err = storm_start_threads(st);
 	if (err) {
-		/* With a controller, it unpins and cleans up (storm_free() reaps it). */
-		if (!st->controller) {
-			if (st->spec.target == SLABLAB_TARGET_CACHE)
-				atomic_dec(&st->tg.cache->users);
-			kmem_cache_destroy(st->tg.native);
-		}
+		/* storm_free() reaps the controller, if any, or releases the target itself */
 		NL_SET_ERR_MSG_MOD(info->extack, "cannot create the storm's kthreads");
 		goto err_msg;
 	}
 	slablab_storm_next_id++;
 	storm_free(slablab_storm);
 	slablab_storm = st;
-	return storm_reply_send(info, msg, hdr, st);
+	err = storm_reply_send(info, msg, hdr, st);
+	goto out_unlock;
 
 err_msg:
 	nlmsg_free(msg);
 err_free:
 	storm_free(st);
+out_unlock:
+	mutex_unlock(&storm_mutex);
 	return err;
 }
 
@@ -1672,19 +1865,25 @@ static int storm_report(struct genl_info *info, struct genl_family *family, u8 c
 	void *hdr;
 	int err;
 
+	mutex_lock(&storm_mutex);
 	err = storm_lookup(info, &st);
 	if (err)
-		return err;
+		goto out;
 	msg = storm_reply_new(info, family, cmd, st ? st->spec.threads : 0, &hdr);
-	if (!msg)
-		return -ENOMEM;
+	if (!msg) {
+		err = -ENOMEM;
+		goto out;
+	}
 	if (stop && st) {
 		/* acquire: pairs with the controller's release of the final state */
 		if (smp_load_acquire(&st->state) == SLABLAB_STORM_RUNNING)
 			WRITE_ONCE(st->stop, true);
 		storm_reap(st);
 	}
-	return storm_reply_send(info, msg, hdr, st);
+	err = storm_reply_send(info, msg, hdr, st);
+out:
+	mutex_unlock(&storm_mutex);
+	return err;
 }
 
 int slablab_storm_get(struct genl_info *info, struct genl_family *family)
@@ -1697,12 +1896,17 @@ int slablab_storm_stop(struct genl_info *info, struct genl_family *family)
 	return storm_report(info, family, SLABLAB_CMD_STORM_STOP, true);
 }
 
-/* Module unload: stop a running storm and wait; slablab_mutex held. */
+/*
+ * Module unload, after the netlink family is gone: stop a running storm and wait for it,
+ * holding neither cpus_read_lock nor slablab_mutex (see the top of the file).
+ */
 void slablab_storm_exit(void)
 {
-	if (!slablab_storm)
-		return;
-	WRITE_ONCE(slablab_storm->stop, true);
-	storm_free(slablab_storm);
-	slablab_storm = NULL;
+	mutex_lock(&storm_mutex);
+	if (slablab_storm) {
+		WRITE_ONCE(slablab_storm->stop, true);
+		storm_free(slablab_storm);
+		slablab_storm = NULL;
+	}
+	mutex_unlock(&storm_mutex);
 }

@@ -616,7 +616,13 @@ PYBIND11_MODULE(_core, m)
 			},
 			py::arg("percpu") = false,
 			"CACHE_GET dump: every cache (netlink-created, kernel-created and the "
-			"kmalloc size classes) as a list of dicts like cache_get().")
+			"kmalloc size classes) as a list of dicts like cache_get(). A dump the "
+			"module flags as interrupted by a change of the cache list is repeated "
+			"(dump_retries counts that); when it keeps changing, OperationFailed "
+			"with errno EAGAIN.")
+		.def_property_readonly(
+			"dump_retries", [](const slabctl::Client& c) { return c.dump_retries(); },
+			"How many times this Client repeated an interrupted cache_list() dump.")
 		.def(
 			"cache_set",
 			[](slabctl::Client& c, const std::string& name, std::optional<int64_t> cpu_partial,

@@ -209,3 +209,268 @@ def test_non_root_is_refused(make_cache):
     assert r.returncode == 4
     # reading is allowed
     assert slabctl("info", name, user=65534).returncode == 0
+
+
+# ---- CACHE_SET is all or nothing (issue #11, defect 6)
+
+def _settings(client, name):
+    c = client.cache_get(name, percpu=False)
+    return ({k: c[k] for k in ("flags", "obj_stride", "order", "order_default", "objs_per_slab",
+                               "cpu_partial", "min_partial", "fastpath", "fail_slab_every")},
+            {f: dbg(name, f) for f in ("slab_size", "red_zone", "order", "min_partial")})
+
+
+def test_set_flags_and_order_is_all_or_nothing(client, make_cache):
+    """{debug, order 0} on a 4096-byte cache: debug needs order 1, so the request is
+    refused (ERANGE, naming the order) and nothing of it applies, debug included, even
+    though flags are applied before the order."""
+    name = make_cache(4096, debug=False)
+    before = _settings(client, name)
+    assert before[0]["order"] > 0 and dbg(name, "red_zone") == "0"
+    with pytest.raises(ValueError) as e:
+        client.cache_set(name, debug=True, order=0, min_partial=7, cpu_partial=2,
+                         fastpath="irqoff")
+    assert e.value.errno == errno.ERANGE and "order 0" in str(e.value), e.value
+    assert _settings(client, name) == before
+    # the same change with an order the debug layout can hold applies as a whole
+    c = client.cache_set(name, debug=True, order=1, min_partial=7)
+    assert (c["order"], c["min_partial"]) == (1, 7) and dbg(name, "red_zone") == "1"
+    assert c["obj_stride"] > 4096
+
+
+def test_set_order_is_checked_against_the_new_flags(client, make_cache):
+    """Switching debug off and order 0 at once on a 4096-byte debug cache: order 0
+    cannot hold a debug slot but holds the plain one the request asks for."""
+    name = make_cache(4096, debug=True)
+    assert client.cache_get(name)["obj_stride"] > 4096
+    with pytest.raises(ValueError):
+        client.cache_set(name, order=0)                  # debug stays: refused
+    c = client.cache_set(name, debug=False, order=0)
+    assert (c["order"], c["obj_stride"], c["objs_per_slab"]) == (0, 4096, 1)
+    assert "debug" not in c["flags"] and dbg(name, "red_zone") == "0"
+    h = client.obj_alloc(name, 5)
+    client.obj_free(h)
+    consistent(client, name)
+
+
+def test_refused_flags_change_leaves_the_other_tunables(client, make_cache):
+    """A flags change refused because the cache holds objects (EBUSY) takes the order,
+    min_partial, cpu_partial and fastpath sent with it down too."""
+    name = make_cache(256, debug=False)
+    h = client.obj_alloc(name, 3)
+    try:
+        before = _settings(client, name)
+        with pytest.raises(slablab.Busy):
+            client.cache_set(name, debug=True, order=3, min_partial=9, cpu_partial=0,
+                             fastpath="irqoff")
+        assert _settings(client, name) == before
+    finally:
+        client.obj_free(h)
+
+
+# ---- the CACHE_GET dump: per-cpu entries over several messages (defect 8), and
+# ---- NLM_F_DUMP_INTR when the cache list changes during a dump (defect 9)
+
+import socket  # noqa: E402
+import struct  # noqa: E402
+import threading  # noqa: E402
+import time  # noqa: E402
+
+from test_hostile import (A_, C_, HDRLEN, NETLINK_GENERIC, NLM_F_DUMP,  # noqa: E402
+                          NLM_F_REQUEST, NLMSG_DONE, NLMSG_ERROR, U, Genl, parse_attrs,
+                          u32)
+
+NLM_F_DUMP_INTR = 0x10
+P_ = {n[len("SLABLAB_PERCPU_A_"):]: U[n] for n in U if n.startswith("SLABLAB_PERCPU_A_")}
+# one per-cpu entry: ENTRY { CPU, 3 x u32, STATS { one u64 per stat } }
+ENTRY_BYTES = 4 + 4 * 8 + 4 + U["__SLABLAB_STAT_MAX"] * 12
+# a whole cache without its per-cpu entries, at most: headers, name, 13 u32, 10 u64
+CACHE_BYTES = 20 + 4 + 36 + 13 * 8 + 10 * 16 + 4 + U["__SLABLAB_STAT_MAX"] * 12
+
+
+@pytest.fixture(scope="module")
+def family():
+    g = Genl()
+    yield g.family
+    g.close()
+
+
+def raw_dump(family, percpu, bufsize):
+    """A CACHE_GET dump on a fresh socket read bufsize bytes at a time: the kernel
+    fills each dump message up to the largest read the socket has made. Returns
+    ([(nlmsg flags, {cache attribute: payload})], whether NLMSG_DONE had DUMP_INTR)."""
+    sock = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, NETLINK_GENERIC)
+    try:
+        sock.bind((0, 0))
+        sock.settimeout(120)
+        attrs = [u32(A_["FLAGS"], U["SLABLAB_GET_F_PERCPU"])] if percpu else []
+        body = b"".join(a.encode(HDRLEN, []) for a in attrs)
+        genl = struct.pack("=BBH", U["SLABLAB_CMD_CACHE_GET"], 1, 0)
+        sock.send(struct.pack("=IHHII", 16 + len(genl) + len(body), family,
+                              NLM_F_REQUEST | NLM_F_DUMP, 1, 0) + genl + body)
+        msgs = []
+        while True:
+            data, _, mflags, _ = sock.recvmsg(bufsize)
+            assert not mflags & socket.MSG_TRUNC, f"a dump message over {bufsize} bytes"
+            off = 0
+            while off + 16 <= len(data):
+                ln, typ, fl, _, _ = struct.unpack_from("=IHHII", data, off)
+                msg = data[off:off + ln]
+                off += (ln + 3) & ~3
+                if typ in (NLMSG_DONE, NLMSG_ERROR):
+                    err = struct.unpack_from("=i", msg, 16)[0]
+                    if err:
+                        raise OSError(-err, f"CACHE_GET dump: {os.strerror(-err)}")
+                    return msgs, bool(fl & NLM_F_DUMP_INTR)
+                msgs.append((fl, dict(parse_attrs(dict(parse_attrs(msg[20:]))[A_["CACHE"]]))))
+    finally:
+        sock.close()
+
+
+def reassemble(msgs):
+    """[(name, [cpus of its per-cpu entries])] in dump order, and how many messages
+    only continued the per-cpu entries of the cache before them."""
+    caches, more = [], 0
+    for _, c in msgs:
+        name = c[C_["NAME"]].rstrip(b"\0").decode()
+        cpus = [struct.unpack("=I", dict(parse_attrs(e))[P_["CPU"]])[0]
+                for _, e in parse_attrs(c.get(C_["PERCPU"], b""))]
+        if C_["SIZE"] in c:
+            caches.append((name, cpus))
+            continue
+        assert set(c) == {C_["NAME"], C_["PERCPU"]}, sorted(c)
+        assert caches and caches[-1][0] == name, f"per-cpu entries of {name} alone"
+        caches[-1][1].extend(cpus)
+        more += 1
+    return caches, more
+
+
+def online_cpus():
+    return sorted(os.sched_getaffinity(0))
+
+
+@pytest.mark.parametrize("bufsize", [4096, 16384, 32768])
+def test_percpu_dump_fits_any_reader(client, family, make_cache, bufsize):
+    """Every cache with one per-cpu entry per online cpu, whatever the number of cpus
+    (scripts/test.sh runs this file's percpu_dump tests in a 64-cpu VM too): a cache
+    whose entries do not fit one message continues in the next ones, each within the
+    reader's buffer, instead of failing the dump with EMSGSIZE."""
+    make_cache(64)
+    cpus = online_cpus()
+    msgs, _ = raw_dump(family, True, bufsize)
+    caches, more = reassemble(msgs)
+    names = [n for n, _ in caches]
+    assert len(names) == len(set(names)), names
+    for name, got in caches:
+        assert got == sorted(set(got)), (name, got)           # in order, each once
+        assert set(cpus) <= set(got), (name, got)
+    if len(cpus) * ENTRY_BYTES > bufsize:
+        assert more, f"{len(cpus)} cpus fit one {bufsize}-byte message?"
+    elif CACHE_BYTES + len(cpus) * ENTRY_BYTES <= 3500:       # under NLMSG_GOODSIZE
+        assert not more, "a cache that fits a message of its own was split"
+    print(f"{len(cpus)} cpus, {bufsize}-byte reads: {len(msgs)} messages, "
+          f"{more} continuations")
+
+
+def test_percpu_dump_client_reassembles(client, make_cache):
+    """The client (libslabctl, here through Python) puts split caches back together: the dump's
+    per-cpu breakdown of a cache equals the single-cache reply's."""
+    name = make_cache(128)
+    h = [client.obj_alloc(name, 10, cpu=c) for c in online_cpus()]
+    try:
+        listed = {c["name"]: c for c in client.cache_list(percpu=True)}
+        assert name in listed
+        one = client.cache_get(name, percpu=True)
+        assert [p["cpu"] for p in listed[name]["percpu"]] == [p["cpu"] for p in one["percpu"]]
+        assert [p["cpu"] for p in one["percpu"]] == online_cpus()
+        assert listed[name]["percpu"] == one["percpu"]      # the cache is quiet
+        for c in listed.values():
+            assert set(online_cpus()) <= {p["cpu"] for p in c["percpu"]}, c["name"]
+    finally:
+        for x in h:
+            client.obj_free(x)
+
+
+@pytest.fixture
+def interleaved(client):
+    """12 caches that stay and 12 that a churn will delete and re-create, alternating
+    in the cache list, so a deletion moves every later cache down one place."""
+    stay, churn = [f"dump-stay{i}" for i in range(12)], [f"dump-churn{i}" for i in range(12)]
+    for a, b in zip(stay, churn):
+        client.cache_create(a, 64)
+        client.cache_create(b, 64)
+    yield stay, churn
+    for n in stay + churn:
+        try:
+            client.cache_destroy(n)
+        except slablab.NotFound:
+            pass
+
+
+def _churn(names, stop, step=None):
+    """Delete and re-create the caches of names round-robin until stop is set; with
+    step (an Event), one delete + create each time step is set."""
+    c = slablab.Client()
+    i = 0
+    while not stop.is_set():
+        if step is not None:
+            if not step.wait(0.5):
+                continue
+            step.clear()
+        n = names[i % len(names)]
+        c.cache_destroy(n)
+        c.cache_create(n, 64)
+        i += 1
+
+
+def test_dump_interrupted_by_change_is_flagged(client, family, interleaved):
+    """Dumps (small reads: a few caches per message) while another thread deletes and
+    re-creates caches: some dump must carry NLM_F_DUMP_INTR, and every dump without
+    it lists each cache that stayed exactly once and no cache twice."""
+    stay, churn = interleaved
+    stop = threading.Event()
+    t = threading.Thread(target=_churn, args=(churn, stop), daemon=True)
+    t.start()
+    flagged = dumps = 0
+    deadline = time.monotonic() + 60
+    try:
+        while time.monotonic() < deadline and (flagged < 3 or dumps < 10):
+            msgs, done_intr = raw_dump(family, True, 4096)
+            dumps += 1
+            intr = done_intr or any(fl & NLM_F_DUMP_INTR for fl, _ in msgs)
+            if intr:
+                flagged += 1
+                continue
+            names = [n for n, _ in reassemble(msgs)[0]]
+            assert len(names) == len(set(names)), f"unflagged dump repeats: {names}"
+            assert set(stay) <= set(names), f"unflagged dump misses {set(stay) - set(names)}"
+    finally:
+        stop.set()
+        t.join()
+    print(f"{dumps} dumps, {flagged} flagged NLM_F_DUMP_INTR")
+    assert flagged, f"none of {dumps} dumps during the churn was flagged NLM_F_DUMP_INTR"
+
+
+def test_client_dump_retries_when_interrupted(client, interleaved):
+    """cache_list() while another thread deletes and re-creates a cache once per call:
+    the client sees NLM_F_DUMP_INTR and dumps again (dump_retries), so every list it
+    returns holds each cache that stayed exactly once and no cache twice."""
+    stay, churn = interleaved
+    c = slablab.Client()
+    stop, step = threading.Event(), threading.Event()
+    t = threading.Thread(target=_churn, args=(churn, stop, step), daemon=True)
+    t.start()
+    lists = 0
+    deadline = time.monotonic() + 60
+    try:
+        while time.monotonic() < deadline and (c.dump_retries < 3 or lists < 10):
+            step.set()
+            names = [x["name"] for x in c.cache_list(percpu=True)]
+            lists += 1
+            assert len(names) == len(set(names)), f"the list repeats a cache: {names}"
+            assert set(stay) <= set(names), f"the list misses {set(stay) - set(names)}"
+    finally:
+        stop.set()
+        t.join()
+    print(f"{lists} lists, {c.dump_retries} dumps repeated")
+    assert c.dump_retries, f"none of {lists} dumps during the churn was repeated"

@@ -24,6 +24,7 @@
 #include <sys/socket.h>
 #include <sys/time.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <exception>
@@ -394,6 +395,19 @@ CacheInfo parse_cache(nlattr* nest, const std::string& op)
 	return c;
 }
 
+/**
+ * Whether a CACHE_GET dump message only continues the per-cpu entries of the cache the
+ * message before it began: its cache nest has NAME and PERCPU but no SIZE (the module
+ * splits a cache whose per-cpu entries do not fit one message; uapi header).
+ */
+bool is_percpu_continuation(nlattr* nest)
+{
+	nlattr* tb[SLABLAB_CACHE_A_MAX + 1] = {};
+	if (nla_parse_nested(tb, SLABLAB_CACHE_A_MAX, nest, nullptr) < 0)
+		return false;
+	return tb[SLABLAB_CACHE_A_PERCPU] && !tb[SLABLAB_CACHE_A_SIZE];
+}
+
 void put_storm_spec(nl_msg* m, const StormSpec& spec, const std::string& op)
 {
 	put_u32(m, SLABLAB_STORM_A_TARGET, spec.target, op);
@@ -569,6 +583,7 @@ struct Client::Impl {
 	Options options;
 	std::mutex mutex;
 	uint32_t page_size = 0;	///< cached GET_STATUS page size (0: not asked yet)
+	std::atomic<uint64_t> dump_retries{0};	///< dumps repeated after NLM_F_DUMP_INTR
 
 	explicit Impl(Options o) : options(o)
 	{
@@ -821,6 +836,7 @@ std::vector<CacheInfo> Client::cache_list(bool percpu)
 	std::vector<CacheInfo> caches;
 	for (int attempt = 0;; attempt++) {
 		caches.clear();
+		std::string orphan;	// a continuation not of the cache before it
 		bool interrupted = d.transact(
 			SLABLAB_CMD_CACHE_GET, true,
 			[&](nl_msg* m) {
@@ -828,12 +844,32 @@ std::vector<CacheInfo> Client::cache_list(bool percpu)
 					put_u32(m, SLABLAB_A_FLAGS, SLABLAB_GET_F_PERCPU, op);
 			},
 			[&](nlattr** tb) {
-				if (tb[SLABLAB_A_CACHE])
-					caches.push_back(parse_cache(tb[SLABLAB_A_CACHE], op));
+				if (!tb[SLABLAB_A_CACHE])
+					return;
+				CacheInfo c = parse_cache(tb[SLABLAB_A_CACHE], op);
+				if (!is_percpu_continuation(tb[SLABLAB_A_CACHE])) {
+					caches.push_back(std::move(c));
+					return;
+				}
+				// More per-cpu entries of the cache the previous message began.
+				// After a change of the cache list (the dump is then flagged
+				// interrupted and repeated) they may belong to another cache.
+				if (caches.empty() || caches.back().name != c.name ||
+				    !caches.back().has_percpu) {
+					orphan = c.name;
+					return;
+				}
+				auto& into = caches.back().percpu;
+				into.insert(into.end(), c.percpu.begin(), c.percpu.end());
 			},
 			false);
+		if (!interrupted && !orphan.empty())
+			protocol_error(op, fmt::format("per-cpu entries of cache {} without the "
+						       "cache",
+						       orphan));
 		if (!interrupted)
 			break;
+		d.dump_retries++;
 		if (attempt + 1 >= kDumpRetries)
 			throw Error(EAGAIN, op, {},
 				    fmt::format("{}: the cache list kept changing during the dump "
@@ -841,6 +877,11 @@ std::vector<CacheInfo> Client::cache_list(bool percpu)
 						op, kDumpRetries));
 	}
 	return caches;
+}
+
+uint64_t Client::dump_retries() const
+{
+	return impl().dump_retries.load();
 }
 
 CacheInfo Client::cache_set(std::string_view name, const Tunables& t)

@@ -52,11 +52,22 @@
  *   A single-cache reply (doit) always carries PERCPU; dumps leave it out unless
  *   SLABLAB_A_FLAGS has SLABLAB_GET_F_PERCPU. Stats nests hold u64 attributes only;
  *   attribute type 0 inside them is alignment padding and is to be ignored.
+ *   In a dump, a cache whose per-cpu entries do not fit one message (~350 bytes a cpu)
+ *   spans several consecutive messages: the first carries the whole cache and the
+ *   entries that fit, each following one only SLABLAB_A_CACHE { NAME, PERCPU { ENTRY
+ *   … } } with further entries (no SIZE: that tells a continuation from a cache). A
+ *   reader appends those entries to the cache before. Entries come in cpu order.
+ *   A dump during which a cache was created or destroyed has NLM_F_DUMP_INTR on the
+ *   messages after the change and on NLMSG_DONE: it may have skipped or repeated a
+ *   cache, and is to be dumped again.
  *
  * SLABLAB_CMD_CACHE_SET [ADMIN]
  *   → SLABLAB_A_CACHE { NAME, any of CPU_PARTIAL, MIN_PARTIAL, ORDER, FASTPATH, FLAGS,
  *                       FAIL_SLAB_EVERY }
  *   All values are checked before any is applied: a bad request changes nothing.
+ *   ORDER is checked against the layout FLAGS give (with FLAGS=DEBUG the slot grows by
+ *   a red zone and a free pointer, so a 4096-byte cache needs order 1): -ERANGE for an
+ *   order too small for it, -EBUSY for FLAGS of a cache holding objects.
  *   ← the cache as for CACHE_GET
  *
  * SLABLAB_CMD_CACHE_SHRINK [ADMIN]
@@ -83,7 +94,11 @@
  *   "allocation of N objects from CACHE failed") when any allocation fails, and then
  *   nothing is held. At most SLABLAB_MAX_HANDLES handles (-ENOSPC) holding at most
  *   SLABLAB_MAX_HANDLE_BYTES of objects (COUNT x object size; -E2BIG). A cpu that is
- *   not online: -EINVAL "cpu N is not online".
+ *   not online: -EINVAL "cpu N is not online". A cache of another kernel module (owner
+ *   SLABLAB_OWNER_KERNEL; it may be destroyed any time): -EPERM. Storms refuse such a
+ *   cache as their target the same way. When the reply cannot be delivered (-EAGAIN:
+ *   the caller's receive queue is full) the objects are freed again and no handle
+ *   remains: a caller that sees no reply owns nothing.
  *
  * SLABLAB_CMD_OBJ_FREE [ADMIN]
  *   → SLABLAB_A_HANDLE u32, SLABLAB_A_CPU u32 (optional), SLABLAB_A_COUNT u32 (optional:
@@ -443,8 +458,9 @@ enum slablab_storm_attr {
 	SLABLAB_STORM_A_RING,
 	SLABLAB_STORM_A_SEED,		/* u64: RNG seed (churn, sizes), default 1 */
 	/*
-	 * u64 1..RAM / 2 (-ERANGE): cap on the live memory the spec may hold, threads x
-	 * objects each pattern keeps x object size (-E2BIG if over); default RAM / 4
+	 * u64 1..RAM / 2 (-ERANGE): cap on the memory the spec may hold at once, the objects
+	 * each pattern keeps as the target really allocates them plus the storm's own
+	 * bookkeeping (-E2BIG if over; docs/storms.md); default RAM / 4
 	 */
 	SLABLAB_STORM_A_MAX_LIVE_BYTES,
 	/* state and progress */

@@ -55,8 +55,13 @@ public:
 	/// CACHE_GET (doit). The kernel always sends the per-cpu breakdown for a single
 	/// cache; with percpu=false it is dropped here.
 	CacheInfo cache_get(std::string_view name, bool percpu = true);
-	/// CACHE_GET with NLM_F_DUMP: every cache, per-cpu entries only if percpu.
+	/// CACHE_GET with NLM_F_DUMP: every cache, per-cpu entries only if percpu. A cache
+	/// whose per-cpu entries the module split over several messages is put back
+	/// together. A dump the module flags NLM_F_DUMP_INTR (the cache list changed while
+	/// it ran) is repeated, three tries in all, then EAGAIN.
 	std::vector<CacheInfo> cache_list(bool percpu = false);
+	/// How many times this Client repeated an interrupted cache_list() dump.
+	uint64_t dump_retries() const;
 	/// CACHE_SET with only the fields set in t; returns the cache after the change.
 	CacheInfo cache_set(std::string_view name, const Tunables& t);
 	/// CACHE_SHRINK.
