@@ -12,6 +12,7 @@
 #                   everything else at random (TORTURE_SECONDS=300, TORTURE_SEED=...,
 #                   VM_CPUS=4; docs/testing.md)
 #   make demo       boot the VM and show slablab at work
+#   make ynl-demo   the kernel's ynl cli driving slablab with uapi/slablab.yaml in the VM
 #   make vm         an interactive shell in the test VM
 #   make check      checkpatch --strict on module/ and uapi/
 #
@@ -43,7 +44,7 @@ KDIR_EFF   = $(KDIR)
 endif
 
 .PHONY: all deps kernel module tool test test-quick test-full test-host test-vm demo vm check clean \
-	distclean bench sweep soak torture
+	distclean bench sweep soak torture ynl-demo
 
 GRID ?= small
 SOAK_SECONDS ?= 600
@@ -108,6 +109,11 @@ torture: all
 
 demo: all
 	@$(REPO)/scripts/vm.sh --module $(REPO)/module/slablab.ko -- $(REPO)/scripts/demo.sh
+
+# The kernel's ynl cli driving the module with uapi/slablab.yaml (docs/netlink.md).
+ynl-demo: module
+	@$(REPO)/scripts/ynl.sh >/dev/null
+	@$(REPO)/scripts/vm.sh --module $(REPO)/module/slablab.ko -- $(REPO)/scripts/ynl-demo.sh
 
 vm: all
 	@$(REPO)/scripts/vm.sh --interactive --module $(REPO)/module/slablab.ko

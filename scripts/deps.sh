@@ -10,7 +10,7 @@ PKGS=(
 	libnl-3-dev libnl-genl-3-dev
 	libcli11-dev libfmt-dev nlohmann-json3-dev libgtest-dev
 	pybind11-dev python3-dev python3-pytest
-	python3-matplotlib
+	python3-matplotlib python3-yaml python3-jsonschema
 )
 
 missing=()

@@ -120,6 +120,9 @@ run_vm_wide() {
 }
 
 run_vm() {
+	# tests/vm/test_ynl.py drives the module with the kernel's ynl cli (fetched once)
+	"$REPO/scripts/ynl.sh" >/dev/null ||
+		echo "test: scripts/ynl.sh failed: tests/vm/test_ynl.py will skip" >&2
 	for k in "${KERNELS[@]}"; do
 		run_vm_on "$k"
 		# before another kernel's module build replaces module/slablab.ko

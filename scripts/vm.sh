@@ -20,6 +20,8 @@ set -euo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)
 CACHE=${SLABLAB_CACHE:-$HOME/.cache/slablab}
+# The guest sees the host's root read-only: tests find the cache (scripts/ynl.sh's tools) here.
+export SLABLAB_CACHE=$CACHE
 QEMU=${VM_QEMU:-qemu-system-x86_64}
 # Prefix of the command's output lines in the serial log; splat detection skips them.
 OUT_PREFIX='[cmd] '
