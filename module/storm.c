@@ -39,8 +39,9 @@
  *   cpu_hotplug_lock     (cpus_read_lock) and
  *   slablab_mutex        slab.c's locks, taken only briefly, by STORM_START, to find and
  *                        pin its cache and the kmalloc classes and to check its cpus
- *                        against the online ones; and by scripts (their callers hold
- *                        both, handles.c)
+ *                        against the online ones (cpus_read_lock again while binding
+ *                        and waking its workers, so each cpu is still online); and by
+ *                        scripts (their callers hold both, handles.c)
  *   st->sample_lock      memory samples: controller and workers
  *   the target's own locks.
  * Nobody waits for a storm's controller while holding cpus_read_lock or slablab_mutex,
