@@ -28,17 +28,8 @@ APTDIR=$CACHE/apt-backports
 log() { echo "kernel: $*" >&2; }
 die() { echo "kernel: error: $*" >&2; exit 1; }
 
-apt_bpo() {
-	# apt with its own sources list and state, so the machine's apt setup is never changed.
-	mkdir -p "$APTDIR/lists/partial" "$APTDIR/cache/archives/partial"
-	local src="$APTDIR/sources.list"
-	[ -f "$src" ] || echo "deb http://deb.debian.org/debian bookworm-backports main" >"$src"
-	local prog=$1
-	shift
-	"$prog" -q -o Dir::Etc::SourceList="$src" -o Dir::Etc::SourceParts=/nonexistent \
-		-o Dir::State::Lists="$APTDIR/lists" -o Dir::Cache="$APTDIR/cache" \
-		-o Debug::NoLocking=1 "$@"
-}
+# shellcheck source=scripts/apt-bpo.sh
+. "$(dirname "${BASH_SOURCE[0]}")/apt-bpo.sh"
 
 bpo=0
 flavour=amd64

@@ -25,17 +25,8 @@ PKG=linux-source-6.12
 log() { echo "ynl: $*" >&2; }
 die() { echo "ynl: error: $*" >&2; exit 1; }
 
-apt_bpo() {
-	# apt with its own sources list and state (as scripts/kernel.sh's apt_bpo)
-	mkdir -p "$APTDIR/lists/partial" "$APTDIR/cache/archives/partial"
-	local src="$APTDIR/sources.list"
-	[ -f "$src" ] || echo "deb http://deb.debian.org/debian bookworm-backports main" >"$src"
-	local prog=$1
-	shift
-	"$prog" -q -o Dir::Etc::SourceList="$src" -o Dir::Etc::SourceParts=/nonexistent \
-		-o Dir::State::Lists="$APTDIR/lists" -o Dir::Cache="$APTDIR/cache" \
-		-o Debug::NoLocking=1 -o APT::Sandbox::User=root "$@"
-}
+# shellcheck source=scripts/apt-bpo.sh
+. "$(dirname "${BASH_SOURCE[0]}")/apt-bpo.sh"
 
 # The newest copy already unpacked, if any.
 cached() {

@@ -36,6 +36,18 @@ def ncpus():
 
 
 @pytest.fixture
+def no_storm_left(client):
+    """A failed test must not leave a storm running into the next one (storm test files
+    use it for every test: pytestmark)."""
+    yield
+    try:
+        if client.storm_get()["state"] == "running":
+            client.storm_stop()
+    except slablab.Error:       # no storm yet, or a stale client after the unload tests
+        pass
+
+
+@pytest.fixture
 def make_cache(client):
     """make_cache(size, **tunables) -> name; every cache made is destroyed afterwards,
     after its handles are freed, and must validate clean first."""

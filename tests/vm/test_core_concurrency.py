@@ -14,7 +14,6 @@ import time
 
 import pytest
 
-import slablab
 from conftest import DEBUGFS, consistent, dbg, dbg_write
 from test_storms import alloc_free, threads_for
 
@@ -23,14 +22,7 @@ STORM_MS = 3000
 WRAPPED = 1 << 48           # no count of a few seconds gets near; a wrapped one is ~2^64
 
 
-@pytest.fixture(autouse=True)
-def no_storm_left(client):
-    yield
-    try:
-        if client.storm_get()["state"] == "running":
-            client.storm_stop()
-    except slablab.Error:
-        pass
+pytestmark = pytest.mark.usefixtures("no_storm_left")   # conftest.py
 
 
 def while_storm(client, name, pattern, action, ms=STORM_MS, **kw):

@@ -27,6 +27,8 @@ import pytest
 import slablab
 from conftest import DEBUGFS, MODULE, consistent, dbg_write, slabctl
 
+pytestmark = pytest.mark.usefixtures("no_storm_left")   # conftest.py
+
 # the module to load again after the unload tests (SLABLAB_MODULE: another build of it)
 MODULE = os.environ.get("SLABLAB_MODULE", MODULE)
 PATTERNS = ("pair", "batch", "remote", "churn", "bulk")
@@ -137,17 +139,6 @@ def native_gone(storm):
     name = storm["result"]["native_name"]
     assert name and name.startswith("slablab-native-"), storm["result"]
     return not os.path.exists(f"/sys/kernel/slab/{name}")
-
-
-@pytest.fixture(autouse=True)
-def no_storm_left(client):
-    """A failed test must not leave a storm running into the next one."""
-    yield
-    try:
-        if client.storm_get()["state"] == "running":
-            client.storm_stop()
-    except slablab.Error:       # no storm yet, or a stale client after the unload tests
-        pass
 
 
 # ------------------------------------------------------------ patterns x targets
