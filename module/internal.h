@@ -68,16 +68,22 @@ struct slablab_counters {
  * that has 64 bytes (free), else in a kernel kmem_cache (counted in the cache's
  * meta_bytes) — never in front of the objects, so page-sized objects still pack 8 to
  * an order-3 slab. 64 bytes: the page, its order and node derive from @base_flags.
+ * @fc: freelist + struct slablab_counters, changed together by one double-word cmpxchg
+ * @node_list: link in the node partial list, under its list_lock
+ * @next: link in a cpu partial list (a slab is never on both)
+ * @all_list: link in the cache's all_slabs, under its slabs_lock
+ * @cache: the cache the slab belongs to
+ * @base_flags: page_address() | SLABLAB_SLAB_* (ON_PARTIAL and DYING under list_lock)
  */
 struct slablab_slab {
-	union slablab_pair fc;		/* freelist + struct slablab_counters */
+	union slablab_pair fc;
 	union {
-		struct list_head node_list; /* node partial list, under list_lock */
-		struct slablab_slab *next;  /* cpu partial list link (never both) */
+		struct list_head node_list;
+		struct slablab_slab *next;
 	};
-	struct list_head all_list;	/* s->all_slabs, under s->slabs_lock */
+	struct list_head all_list;
 	struct slablab_cache *cache;
-	unsigned long base_flags;	/* page_address() | SLABLAB_SLAB_* */
+	unsigned long base_flags;
 };
 
 #define SLABLAB_SLAB_ON_PARTIAL	1UL	/* on its node's partial list (list_lock) */
@@ -141,48 +147,84 @@ struct slablab_cpu {
 
 /**
  * struct slablab_cache - one slablab cache
+ * @cpu: per-cpu state (active slab, lockless freelist, cpu partial list, statistics)
+ * @object_size: the size asked for
+ * @stride: bytes per object slot in a slab (object, alignment, debug red zones)
+ * @align: object alignment
+ * @fp_offset: free pointer offset in a slot
+ * @flags: SLABLAB_CACHE_F_*
+ * @fastpath: enum slablab_fastpath
+ * @order: order of new slabs
+ * @order_default: the order the policy chose at creation (or the last layout change)
+ * @order_choice: the policy's whole answer: order, objects per slab and why
+ * @cpu_partial: objects a cpu partial list may hold (SLUB's cpu_partial)
+ * @cpu_partial_slabs: the slab bound derived from @cpu_partial
+ * @min_partial: empty slabs a node partial list keeps
+ * @fail_slab_every: fault injection: fail every Nth new slab (0: never)
+ * @fail_slab_count: new slabs counted for @fail_slab_every
+ * @random: free pointer obfuscation key (SLAB_FREELIST_HARDENED's)
+ * @random_seq: freelist randomization sequence, or NULL
+ * @random_seq_len: entries of @random_seq
+ * @ctor: constructor called on every new object slot, or NULL
+ * @owner: who made the cache and may destroy it (netlink, kmalloc, another module)
+ * @name: the cache's name, unique among slablab's caches
+ * @node: per-node partial lists, [nr_node_ids]
+ * @slabs_lock: protects @all_slabs and the gauges below it
+ * @all_slabs: every slab of the cache (validate walks it)
+ * @nr_slabs: slabs
+ * @total_objects: object slots in all slabs
+ * @nr_pages: pages in all slabs
+ * @nr_meta_slabs: slabs whose metadata is off the slab (in a kernel kmem_cache)
+ * @debug_errors: corruption reports in debug mode
+ * @list: link in slablab_caches, under slablab_mutex
+ * @users: storms and handles holding the cache (destroy fails with -EBUSY)
+ * @debugfs: the cache's debugfs directory
+ * @debugfs_priv: debugfs.c's private data of the directory
+ * @dead: unlinked, waiting for slablab_cache_release()
+ * @selftest_obj: an object held by the selftest hook
+ * @selftest_race: the task that armed the fast-path race test hook, or NULL
  */
 struct slablab_cache {
 	struct slablab_cpu __percpu *cpu;
-	unsigned int object_size;	/* size asked for */
-	unsigned int stride;		/* bytes per object slot in a slab */
+	unsigned int object_size;
+	unsigned int stride;
 	unsigned int align;
-	unsigned int fp_offset;		/* free pointer offset in a slot */
-	unsigned int flags;		/* SLABLAB_CACHE_F_* */
-	unsigned int fastpath;		/* enum slablab_fastpath */
-	unsigned int order;		/* order of new slabs */
+	unsigned int fp_offset;
+	unsigned int flags;
+	unsigned int fastpath;
+	unsigned int order;
 	unsigned int order_default;
 	struct slablab_order_choice order_choice;
-	unsigned int cpu_partial;	/* objects */
-	unsigned int cpu_partial_slabs;	/* derived bound */
+	unsigned int cpu_partial;
+	unsigned int cpu_partial_slabs;
 	unsigned int min_partial;
-	unsigned int fail_slab_every;	/* fault injection: fail every Nth new slab */
+	unsigned int fail_slab_every;
 	atomic_t fail_slab_count;
-	unsigned long random;		/* free pointer obfuscation key */
-	unsigned int *random_seq;	/* freelist randomization sequence, or NULL */
+	unsigned long random;
+	unsigned int *random_seq;
 	unsigned int random_seq_len;
 	void (*ctor)(void *obj);
 	enum slablab_owner owner;
 	char name[SLABLAB_NAME_MAX];
 
-	struct slablab_node **node;	/* [nr_node_ids] */
+	struct slablab_node **node;
 
-	spinlock_t slabs_lock;		/* all_slabs and the gauges below */
+	spinlock_t slabs_lock;	/* all_slabs and the gauges below */
 	struct list_head all_slabs;
 	unsigned long nr_slabs;
 	unsigned long total_objects;
 	unsigned long nr_pages;
-	unsigned long nr_meta_slabs;	/* slabs whose metadata is off the slab */
+	unsigned long nr_meta_slabs;
 
-	atomic_long_t debug_errors;	/* corruption reports in debug mode */
+	atomic_long_t debug_errors;
 
-	struct list_head list;		/* slablab_caches, under slablab_mutex */
-	atomic_t users;			/* storms / handles holding the cache */
+	struct list_head list;
+	atomic_t users;
 	struct dentry *debugfs;
 	void *debugfs_priv;
-	bool dead;			/* unlinked; waiting for slablab_cache_release() */
-	void *selftest_obj;		/* an object held by the selftest hook */
-	struct task_struct *selftest_race; /* armed fast-path race test hook */
+	bool dead;
+	void *selftest_obj;
+	struct task_struct *selftest_race;
 };
 
 /* Aggregate figures of a cache, for netlink and debugfs. */

@@ -179,7 +179,11 @@ static inline unsigned int slablab_default_cpu_partial(unsigned int stride, unsi
 
 /**
  * slablab_cpu_partial_slabs - slabs a per-cpu partial list may hold for @cpu_partial
- * objects, assuming slabs on it are half free (SLUB's slub_set_cpu_partial()).
+ * objects, assuming slabs on it are half free (SLUB's slub_set_cpu_partial())
+ * @cpu_partial: the cache's cpu_partial, in objects
+ * @objs_per_slab: objects in one slab of the cache
+ *
+ * Return: the bound in slabs; 0 when either is 0 (no cpu partial list).
  */
 static inline unsigned int slablab_cpu_partial_slabs(unsigned int cpu_partial,
 						     unsigned int objs_per_slab)
