@@ -384,40 +384,56 @@ static ssize_t slablab_selftest_write(struct file *file, const char __user *ubuf
 	struct slablab_cache *s = file_inode(file)->i_private;
 	int op = parse_name(ubuf, len, ops, ARRAY_SIZE(ops));
 	u8 *obj, *again;
+	int err = 0;
 
 	if (op < 0)
 		return op;
+	if (op == 5) {
+		/*
+		 * The cmpxchg fast path loses its cpu slab to a flush mid-allocation. Not
+		 * under slablab_mutex: arming the hook's static key takes cpus_read_lock.
+		 */
+		err = slablab_selftest_fastpath_race(s);
+		return err ? err : len;
+	}
+	/* The others allocate: never from a cache a destroy is discarding (->dead). */
+	mutex_lock(&slablab_mutex);
+	if (s->dead) {
+		err = -ENOENT;
+		goto out;
+	}
 	if (op == 3) {
 		/* hold one object, as another kernel user of the cache would */
 		obj = slablab_cache_alloc(s, GFP_KERNEL);
-		if (!obj)
-			return -ENOMEM;
-		if (cmpxchg(&s->selftest_obj, NULL, obj)) {
+		if (!obj) {
+			err = -ENOMEM;
+		} else if (s->selftest_obj) {
 			slablab_cache_free(s, obj);
-			return -EBUSY;
+			err = -EBUSY;
+		} else {
+			s->selftest_obj = obj;
 		}
-		return len;
+		goto out;
 	}
 	if (op == 4) {
-		obj = xchg(&s->selftest_obj, NULL);
-		if (!obj)
-			return -ENOENT;
-		slablab_cache_free(s, obj);
-		return len;
+		obj = s->selftest_obj;
+		s->selftest_obj = NULL;
+		if (obj)
+			slablab_cache_free(s, obj);
+		else
+			err = -ENOENT;
+		goto out;
 	}
-	if (op == 5) {
-		/* the cmpxchg fast path loses its cpu slab to a flush mid-allocation */
-		int err = slablab_selftest_fastpath_race(s);
-
-		return err ? err : len;
+	if (!(s->flags & SLABLAB_CACHE_F_DEBUG) || s->ctor) {
+		err = -EINVAL;	/* without debug checks this would corrupt the cache */
+		goto out;
 	}
-	if (!(s->flags & SLABLAB_CACHE_F_DEBUG) || s->ctor)
-		return -EINVAL;	/* without debug checks this would corrupt the cache */
 	preempt_disable();
 	obj = slablab_cache_alloc(s, GFP_ATOMIC);
 	if (!obj) {
 		preempt_enable();
-		return -ENOMEM;
+		err = -ENOMEM;
+		goto out;
 	}
 	switch (op) {
 	case 0:
@@ -436,7 +452,9 @@ static ssize_t slablab_selftest_write(struct file *file, const char __user *ubuf
 		break;
 	}
 	preempt_enable();
-	return len;
+out:
+	mutex_unlock(&slablab_mutex);
+	return err ? err : len;
 }
 
 static const struct file_operations slablab_selftest_fops = {

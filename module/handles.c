@@ -136,6 +136,20 @@ int slablab_handle_free(u32 id, int cpu, u32 count, u32 *left, struct netlink_ex
 	return -ENOENT;
 }
 
+/* Objects the handles on @s hold (slablab_mutex held). */
+u64 slablab_handles_objects(struct slablab_cache *s)
+{
+	struct slablab_handle *h;
+	u64 n = 0;
+
+	lockdep_assert_held(&slablab_mutex);
+	list_for_each_entry(h, &slablab_handles, list) {
+		if (h->s == s)
+			n += h->count;
+	}
+	return n;
+}
+
 void slablab_handles_release_cache(struct slablab_cache *s)
 {
 	struct slablab_handle *h, *tmp;

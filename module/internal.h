@@ -314,6 +314,7 @@ int slablab_storm_script(struct slablab_cache *s, int cpu, bool alloc, void **ob
 int slablab_handle_alloc(struct slablab_cache *s, u32 count, int cpu, u32 *id,
 			 struct netlink_ext_ack *extack);
 int slablab_handle_free(u32 id, int cpu, u32 count, u32 *left, struct netlink_ext_ack *extack);
+u64 slablab_handles_objects(struct slablab_cache *s);
 void slablab_handles_release_cache(struct slablab_cache *s);
 void slablab_handles_release_all(void);
 

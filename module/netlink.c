@@ -499,6 +499,7 @@ static int slablab_nl_cache_del(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nlattr *tb[SLABLAB_CACHE_A_MAX + 1];
 	struct slablab_cache *s;
+	s64 live;
 	int err;
 
 	s = cache_op_begin(info, tb, 0, NULL, NULL);
@@ -511,10 +512,22 @@ static int slablab_nl_cache_del(struct sk_buff *skb, struct genl_info *info)
 		err = -EPERM;
 		goto out;
 	}
-	/* Refuse before freeing the handles' objects: a refused request changes nothing. */
+	/*
+	 * Refuse before freeing the handles' objects: a refused request changes nothing.
+	 * Under slablab_mutex with no storm, only the handles (and the selftest hook, which
+	 * takes the mutex too) allocate from a netlink cache.
+	 */
 	if (atomic_read(&s->users)) {
 		NL_SET_ERR_MSG_FMT_MOD(info->extack, "cache %s is in use by a running storm",
 				       s->name);
+		err = -EBUSY;
+		goto out;
+	}
+	live = slablab_stat_sum_raw_alloc(s);
+	if (live > (s64)slablab_handles_objects(s)) {
+		NL_SET_ERR_MSG_FMT_MOD(info->extack,
+				       "cache %s still has %lld objects allocated besides its handles",
+				       s->name, live - (s64)slablab_handles_objects(s));
 		err = -EBUSY;
 		goto out;
 	}

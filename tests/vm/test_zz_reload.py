@@ -77,16 +77,20 @@ def test_corruption_hooks_refuse_non_debug_caches(hooked):
 
 
 def test_destroy_refuses_while_objects_live(hooked):
+    """An object held by another kernel user (the hook) makes CACHE_DEL refuse, and the
+    refused request frees nothing: the cache's handles and their objects stay."""
     hooked.cache_create("held", 64)
+    h = hooked.obj_alloc("held", 5)
     with open(f"{DEBUGFS}/caches/held/selftest", "w") as f:
         f.write("hold")
     with pytest.raises(slablab.Busy) as e:
         hooked.cache_destroy("held")
     assert "1 objects" in str(e.value) and e.value.errno == 16
-    assert dbg("held", "objects") == "1"
+    assert dbg("held", "objects") == "6"
+    assert hooked.obj_free(h, count=2) == 3                  # the handle is still there
     with open(f"{DEBUGFS}/caches/held/selftest", "w") as f:
         f.write("release")
-    hooked.cache_destroy("held")
+    hooked.cache_destroy("held")                            # frees the handle's 3 too
 
 
 @pytest.mark.parametrize("size,order", [(96, 1), (192, 0)])
