@@ -587,6 +587,7 @@ class Torture:
             return
         with self.lock:
             st.scripted += 1
+        deleted = False
         try:
             with self.call(f"cache_destroy {name}"):
                 c.cache_destroy(name)
@@ -595,8 +596,9 @@ class Torture:
             deleted = False
             self.expect(kind, e, [(errno.EBUSY, "in use by a running storm")])
         finally:
-            # CACHE_DEL releases the cache's handles first, whatever it answers
-            st.handles = []
+            # a deleted cache's handles went with it; a refused CACHE_DEL frees nothing
+            if deleted:
+                st.handles = []
             with self.lock:
                 st.scripted += 1
         if deleted:
