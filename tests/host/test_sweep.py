@@ -131,8 +131,8 @@ def test_plan_interleaves_variants_inside_each_repeat():
 
 def test_plan_remote_labels_the_default_cpu_partial():
     pts = grid.plan("remote", grid.GRIDS["small"], repeat=1, default_cpu_partial=52)
-    assert [p.variant for p in pts[:3]] == ["slablab cpu_partial=52", "slablab cpu_partial=0",
-                                           "SLUB"]
+    assert [p.variant for p in pts[:3]] == [
+        "slablab cpu_partial=52", "slablab cpu_partial=0", "SLUB"]
     assert [p.cpu_partial for p in pts[:3]] == [52, 0, None]
     assert [p.x for p in pts[::3]] == [2, 4, 8]
 
