@@ -20,6 +20,7 @@ import time
 import pytest
 
 import slablab
+from slablab import analysis
 from conftest import SLABCTL, consistent, dbg, slabctl
 
 NOBODY = 65534
@@ -573,7 +574,11 @@ def test_compare_interleaves_and_summarizes(client, cache, tmp_path):
               / runs[i]["storm"]["figures"]["cycles_per_pair"] for i in (0, 2, 4)]
     assert second["paired_ratio"]["median"] == pytest.approx(statistics.median(paired))
     rows = list(csv.DictReader(out.open()))
-    assert len(rows) == 6 and rows[1]["label"] == "native" and rows[1]["target"] == "native"
+    assert len(rows) == 6 and rows[1]["variant"] == "native" and rows[1]["target"] == "native"
+    # one runs schema: Python writes the very cells slabctl wrote, from the JSON
+    assert list(rows[0]) == list(slablab.RUN_CSV_COLUMNS)
+    assert [analysis.run_row(r["storm"], experiment="compare", variant=r["label"],
+                             repeat=r["repeat"], run=i + 1) for i, r in enumerate(runs)] == rows
     assert float(rows[0]["cycles_per_pair"]) == pytest.approx(
         runs[0]["storm"]["figures"]["cycles_per_pair"], rel=1e-5)
     assert int(rows[0]["stat_alloc_fastpath"]) == \
