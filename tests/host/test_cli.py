@@ -567,7 +567,7 @@ def native(root, *args):
 
 
 def slub_rows(text):
-    return {l.split()[0]: l.split() for l in text.splitlines() if l.startswith("slub/")}
+    return {ln.split()[0]: ln.split() for ln in text.splitlines() if ln.startswith("slub/")}
 
 
 def test_native_table(slab_tree):
@@ -595,11 +595,11 @@ def test_native_activity_and_sorts(slab_tree):
     rows = slub_rows(native(slab_tree, "info", "--native", "-D").stdout)
     assert rows["slub/t64"][1:] == ["500", "1000", "500", "90", "90", "2", "1", "3", "0"]
     assert rows["slub/kmalloc-64"][1:] == ["1000", "-", "-", "-", "-", "-", "0", "-", "-"]
-    names = [l.split()[0] for l in native(slab_tree, "info", "--native", "-S").stdout.splitlines()[1:]
-             if l.startswith("slub/")]
+    names = [ln.split()[0] for ln in native(slab_tree, "info", "--native", "-S").stdout.splitlines()[1:]
+             if ln.startswith("slub/")]
     assert names == ["slub/t64", "slub/kmalloc-64", "slub/broken", "slub/nodebug"]
-    names = [l.split()[0] for l in native(slab_tree, "info", "--native", "-A").stdout.splitlines()[1:]
-             if l.startswith("slub/")]
+    names = [ln.split()[0] for ln in native(slab_tree, "info", "--native", "-A").stdout.splitlines()[1:]
+             if ln.startswith("slub/")]
     assert names[0] == "slub/t64"
 
 
