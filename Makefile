@@ -2,8 +2,9 @@
 #
 # slablab — one-command build and test.
 #
-#   make            build the module (against the test kernel), slabctl, the Python package
-#   make test       host tests + the VM suite on the stock kernel, then on the debug
+#   make            build the module (against the test kernel), slabctl, and install the
+#                   Python package into build/venv (pip install ./python, offline)
+#   make test       the linters (make lint), host tests + the VM suite on the stock kernel, then on the debug
 #                   kernel (KASAN, lockdep, kmemleak; built from Debian's source on first
 #                   use) — what CI runs; with KERNEL=... the VM suite on that kernel only
 #   make test-quick host tests + the VM suite on the stock kernel only (~10 min)
@@ -15,10 +16,13 @@
 #   make ynl-demo   the kernel's ynl cli driving slablab with uapi/slablab.yaml in the VM
 #   make vm         an interactive shell in the test VM
 #   make check      checkpatch --strict on module/ and uapi/
+#   make lint       make check, shellcheck on scripts/, flake8 on python/ and tests/, mypy
+#                   on the Python package (scripts/lint.sh)
 #
 # KERNEL=6.1 (default) | 6.12 | 6.12-rt | debug | <Debian ABI>   picks the test kernel
 # KDIR=/lib/modules/$(uname -r)/build                     builds against any kernel tree
-# PYTHON=/usr/bin/python3                                 the Python the tests use
+# PYTHON=/usr/bin/python3     the Python the extension is built for and build/venv is made
+#                             from; the tests run build/venv/bin/python (SLABLAB_PYTHON)
 
 REPO    := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
 PYTHON  ?= /usr/bin/python3
@@ -31,9 +35,11 @@ endif
 KERNEL  ?= 6.1
 TEST_KERNELS ?= $(DEFAULT_TEST_KERNELS)
 BUILD   := $(REPO)/build
+VENV    := $(BUILD)/venv
+SLABLAB_PYTHON := $(VENV)/bin/python
 JOBS    ?= $(shell nproc)
 SLABLAB_CACHE ?= $(HOME)/.cache/slablab
-export SLABLAB_CACHE PYTHON KERNEL TEST_KERNELS
+export SLABLAB_CACHE PYTHON SLABLAB_PYTHON KERNEL TEST_KERNELS
 
 # The kernel cache dir (fetched on first use) unless KDIR is given.
 ifeq ($(origin KDIR), undefined)
@@ -43,14 +49,14 @@ else
 KDIR_EFF   = $(KDIR)
 endif
 
-.PHONY: all deps kernel module tool test test-quick test-full test-host test-vm demo vm check clean \
+.PHONY: all deps kernel module tool python lint test test-quick test-full test-host test-vm demo vm check clean \
 	distclean bench sweep soak torture ynl-demo
 
 GRID ?= small
 SOAK_SECONDS ?= 600
 TORTURE_SECONDS ?= 300
 
-all: module tool
+all: module python
 
 deps:
 	@$(REPO)/scripts/deps.sh
@@ -74,16 +80,29 @@ tool: deps
 		-DPYTHON_EXECUTABLE=$(PYTHON) -DPython_EXECUTABLE=$(PYTHON) >/dev/null
 	@$(REPO)/scripts/stage.sh "tool build" cmake --build $(BUILD) -j$(JOBS)
 
+# The slablab package in a venv that sees Debian's packages (pandas, matplotlib, pytest):
+# pip builds nothing itself here, it takes _core from the build tree (python/setup.py).
+python: tool
+	@[ -x '$(SLABLAB_PYTHON)' ] || $(PYTHON) -m venv --system-site-packages '$(VENV)'
+	@SLABLAB_CMAKE_BUILD='$(BUILD)' $(REPO)/scripts/stage.sh "python package" \
+		'$(SLABLAB_PYTHON)' -m pip install -q --no-index --no-build-isolation \
+		--disable-pip-version-check --force-reinstall --no-deps '$(REPO)/python'
+
+lint: deps
+	@$(REPO)/scripts/stage.sh "lint" $(REPO)/scripts/lint.sh
+
 test: all
+	@$(MAKE) -s --no-print-directory lint
 	@$(REPO)/scripts/test.sh
 
 test-quick: all
 	@TEST_KERNELS='$(KERNEL)' $(REPO)/scripts/test.sh
 
 test-full: all
+	@$(MAKE) -s --no-print-directory lint
 	@TEST_KERNELS='6.1 debug' $(REPO)/scripts/test.sh
 
-test-host: tool
+test-host: python
 	@$(REPO)/scripts/test.sh host
 
 test-vm: all

@@ -30,8 +30,11 @@ if [ "${1:-}" = "--fetch" ]; then
 	exit 0
 fi
 cd "$REPO"
-files=$(ls module/*.c module/*.h uapi/linux/*.h include/*.h | grep -v "\.mod\.c$")
+files=()
+for f in module/*.c module/*.h uapi/linux/*.h include/*.h; do
+	[[ $f == *.mod.c ]] || files+=("$f")
+done
 # --no-tree: we are not in a kernel tree; the spelling list sits beside the script.
 perl "$CKP" --no-tree --strict --show-types --terse \
 	--ignore FILE_PATH_CHANGES,SPDX_LICENSE_TAG \
-	-f $files && echo "checkpatch: clean ($(echo $files | wc -w) files)"
+	-f "${files[@]}" && echo "checkpatch: clean (${#files[@]} files)"

@@ -32,13 +32,11 @@ die() { echo "kernel: error: $*" >&2; exit 1; }
 . "$(dirname "${BASH_SOURCE[0]}")/apt-bpo.sh"
 
 bpo=0
-flavour=amd64
 case "$KERNEL" in
 6.1) meta=linux-image-amd64 ;;
 6.12) bpo=1; meta=linux-image-amd64 ;;
-6.12-rt) bpo=1; meta=linux-image-rt-amd64; flavour=rt-amd64 ;;
-*-amd64) meta= ; abi=$KERNEL; [[ $KERNEL == *bpo* ]] && bpo=1
-	 [[ $KERNEL == *-rt-amd64 ]] && flavour=rt-amd64 ;;
+6.12-rt) bpo=1; meta=linux-image-rt-amd64 ;;
+*-amd64) meta= ; abi=$KERNEL; [[ $KERNEL == *bpo* ]] && bpo=1 ;;
 *) die "unknown KERNEL '$KERNEL' (use 6.1, 6.12, 6.12-rt, debug or an ABI name like 6.1.0-57-amd64)" ;;
 esac
 
@@ -89,7 +87,7 @@ R=$DIR/root
 KDIR_TMP=$DIR.tmp/root/usr/src/linux-headers-$abi
 # The -amd64 headers include the -common tree by absolute /usr/src path: point it into the cache.
 sed -i "s#/usr/src/#$R/usr/src/#g" "$KDIR_TMP/Makefile"
-vmlinuz=$(ls "$DIR.tmp/root/boot/vmlinuz-"* | head -1)
+vmlinuz=$(find "$DIR.tmp/root/boot" -maxdepth 1 -name 'vmlinuz-*' | sort | head -1)
 krel=${vmlinuz##*/vmlinuz-}
 # Debian generates modules.dep at install time; the VM's initramfs needs it to order insmods.
 depmod -b "$DIR.tmp/root" "$krel" || die "depmod failed for $krel"

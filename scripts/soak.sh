@@ -12,14 +12,15 @@
 # failures (injected ones), rounds of the grid, and the seed that replays the order.
 #
 # Environment: SLABLAB_SOAK_SEED (default: the time), SLABLAB_MODULE (default
-# module/slablab.ko), PYTHON, KERNEL/KERNEL_DIR and VM_* as for scripts/vm.sh.
+# module/slablab.ko), SLABLAB_PYTHON (the Python with the slablab package, default
+# build/venv/bin/python: make installs it), KERNEL/KERNEL_DIR and VM_* as for scripts/vm.sh.
 # The report (JSON) is kept in build/soak/report-<UTC date-time>.json; it is rewritten
 # every 20 storms, so a guest that crashed still leaves what it had done.
 set -euo pipefail
 
 REPO=$(cd "$(dirname "$0")/.." && pwd)
-PYTHON=${PYTHON:-/usr/bin/python3}
 BUILD=${SLABLAB_BUILD:-$REPO/build}
+PYTHON=${SLABLAB_PYTHON:-$BUILD/venv/bin/python}
 MODULE=${SLABLAB_MODULE:-$REPO/module/slablab.ko}
 
 case ${1:-} in
@@ -30,7 +31,7 @@ if ! [[ $SECONDS_WANTED =~ ^[0-9]+$ ]] || [ "$SECONDS_WANTED" -lt 1 ]; then
 	echo "usage: scripts/soak.sh [SECONDS]   (a whole number of seconds, default 600)" >&2
 	exit 2
 fi
-for f in "$MODULE" "$BUILD/python/slablab/__init__.py"; do
+for f in "$MODULE" "$PYTHON"; do
 	if [ ! -e "$f" ]; then
 		echo "soak.sh: $f is missing: run 'make' first" >&2
 		exit 2

@@ -18,14 +18,19 @@
 set -uo pipefail
 
 REPO=$(cd "$(dirname "$0")/.." && pwd)
-PYTHON=${PYTHON:-/usr/bin/python3}
 BUILD=$REPO/build
+# the Python with the slablab package installed (make: pip install ./python into build/venv)
+PYTHON=${SLABLAB_PYTHON:-$BUILD/venv/bin/python}
 WHAT=${1:-all}
 RESULTS=$BUILD/test-results
 STAGE=$REPO/scripts/stage.sh
+if ! "$PYTHON" -c 'import slablab' 2>/dev/null; then
+	echo "test: $PYTHON cannot import slablab: run make first (it installs the package)" >&2
+	exit 2
+fi
 rm -rf "$RESULTS"
 mkdir -p "$RESULTS"
-export SLABLAB_BUILD=$BUILD PYTHONDONTWRITEBYTECODE=1
+export SLABLAB_BUILD=$BUILD SLABLAB_PYTHON=$PYTHON PYTHONDONTWRITEBYTECODE=1
 rc=0
 
 run_host() {

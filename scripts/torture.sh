@@ -18,14 +18,15 @@
 #   KERNEL           the test kernel (6.1, debug, ...; as for scripts/vm.sh); the module
 #                    must be built for it (make torture does that)
 #   VM_CPUS          vCPUs (default 4; at least 3: one goes offline, cpu 0 never does)
-#   SLABLAB_MODULE   the module (default module/slablab.ko); PYTHON, VM_* as for vm.sh
+#   SLABLAB_MODULE   the module (default module/slablab.ko); VM_* as for vm.sh
+#   SLABLAB_PYTHON   the Python with the slablab package (default build/venv/bin/python)
 #   SLABLAB_TORTURE_VERBOSE=1  print every decision as it is made
 #   SLABLAB_TORTURE_SKIP=kind,...  decide these actions but do not do them (e.g. cpu,cpu+stop)
 set -euo pipefail
 
 REPO=$(cd "$(dirname "$0")/.." && pwd)
-PYTHON=${PYTHON:-/usr/bin/python3}
 BUILD=${SLABLAB_BUILD:-$REPO/build}
+PYTHON=${SLABLAB_PYTHON:-$BUILD/venv/bin/python}
 MODULE=${SLABLAB_MODULE:-$REPO/module/slablab.ko}
 KERNEL=${KERNEL:-6.1}
 SECS=${TORTURE_SECONDS:-300}
@@ -41,7 +42,7 @@ die() { echo "torture: $*" >&2; exit 2; }
 [[ $SEED =~ ^[0-9]+$ ]] || die "TORTURE_SEED '$SEED' is not a non-negative integer"
 { [[ $VM_CPUS =~ ^[0-9]+$ ]] && [ "$VM_CPUS" -ge 3 ]; } ||
 	die "VM_CPUS=$VM_CPUS: the torture run needs at least 3 vCPUs (one goes offline, cpu 0 never)"
-for f in "$MODULE" "$BUILD/python/slablab/__init__.py"; do
+for f in "$MODULE" "$PYTHON"; do
 	[ -e "$f" ] || die "$f is missing: run 'make' (or make module KERNEL=$KERNEL) first"
 done
 MODULE=$(realpath "$MODULE")

@@ -17,6 +17,8 @@ Results are plain dicts with the keys of ``slabctl --json`` (schema ``slablab/1`
 see docs/python.md.
 """
 
+from typing import Any
+
 from . import _core
 from ._core import (
     API_VERSION,
@@ -27,6 +29,7 @@ from ._core import (
     JSON_SCHEMA,
     LIMITS,
     PAGE_POLICIES,
+    RUN_CSV_COLUMNS,
     STAT_NAMES,
     STORM_PATTERNS,
     STORM_STATES,
@@ -48,6 +51,7 @@ from .errors import (
     OperationFailed,
     PermissionDenied,
 )
+from .shapes import CacheInfo, Compare, Status, Storm
 
 __version__ = _core.__version__
 
@@ -65,6 +69,7 @@ __all__ = [
     "STORM_PATTERNS",
     "STORM_STATES",
     "FIGURES",
+    "RUN_CSV_COLUMNS",
     "format_size",
     "main_figures",
     "native_caches",
@@ -80,17 +85,21 @@ __all__ = [
     "InvalidArgument",
     "Busy",
     "OperationFailed",
+    "CacheInfo",
+    "Compare",
+    "Status",
+    "Storm",
 ]
 
 
 class Client(_core.Client):
     __doc__ = _core.Client.__doc__
 
-    def cache(self, name, size, **tunables):
+    def cache(self, name: str, size: int, **tunables: Any) -> Cache:
         """A :class:`Cache` context manager: ``with client.cache("t64", size=64) as c:``
         creates the cache (with the keyword tunables of :meth:`cache_create`) on entry and
         frees its objects and destroys it on exit."""
         return Cache(self, name, size, **tunables)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"<slablab.Client family_id={self.family_id}>"

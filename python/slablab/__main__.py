@@ -5,15 +5,16 @@ Without arguments: the package and module versions and the kernel it runs on.
 ``python3 -m slablab sweep ...`` is ``python3 -m slablab.sweep ...`` (docs/sweeps.md).
 """
 import sys
+from typing import Optional, Sequence
 
 
-def main(argv=None):
+def main(argv: Optional[Sequence[str]] = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and argv[0] == "sweep":
         from . import sweep
         return sweep.main(argv[1:])
     if argv:
-        print(__doc__.strip(), file=sys.stderr)
+        print((__doc__ or "").strip(), file=sys.stderr)
         return 0 if argv[0] in ("-h", "--help") else 2
     import slablab
     print(f"slablab {slablab.__version__} (protocol {slablab.API_VERSION})")

@@ -24,6 +24,7 @@ kernel's text included.
 """
 
 import errno as _errno
+from typing import Any, Dict, Tuple, Type
 
 __all__ = [
     "Error",
@@ -40,18 +41,20 @@ __all__ = [
 class Error(Exception):
     """Base class of every slablab exception.
 
-    :ivar errno: positive errno of the failure
+    :ivar errno: positive errno of the failure (0 when made without one)
     :ivar op: the operation that failed, e.g. ``"CACHE_NEW"`` (``""`` for host checks)
     :ivar extack: the kernel's extended-ack message, ``""`` if none
     """
 
-    def __init__(self, message, errno=None, op="", extack=""):
+    errno: int
+
+    def __init__(self, message: str, errno: int = 0, op: str = "", extack: str = "") -> None:
         super().__init__(message)
         self.errno = errno
         self.op = op
         self.extack = extack
 
-    def __reduce__(self):
+    def __reduce__(self) -> Tuple[Any, ...]:
         return (type(self), (str(self), self.errno, self.op, self.extack))
 
 
@@ -85,7 +88,7 @@ class OperationFailed(Error, OSError):
     """Any other errno (ENOMEM, EOPNOTSUPP, ETIMEDOUT, EPROTO, ...)."""
 
 
-_BY_ERRNO = {
+_BY_ERRNO: Dict[int, Type[Error]] = {
     _errno.EPERM: PermissionDenied,
     _errno.EACCES: PermissionDenied,
     _errno.ENOENT: NotFound,
@@ -96,13 +99,14 @@ _BY_ERRNO = {
 }
 
 
-def error_class(errno, module_not_loaded=False):
+def error_class(errno: int, module_not_loaded: bool = False) -> Type[Error]:
     """The exception class used for a failure with this errno."""
     if module_not_loaded:
         return ModuleNotLoaded
     return _BY_ERRNO.get(errno, OperationFailed)
 
 
-def _make(message, errno, op, extack, module_not_loaded=False):
+def _make(message: str, errno: int, op: str, extack: str,
+          module_not_loaded: bool = False) -> Error:
     """Called by slablab._core's exception translator."""
     return error_class(errno, module_not_loaded)(message, errno=errno, op=op, extack=extack)

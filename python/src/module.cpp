@@ -400,6 +400,10 @@ PYBIND11_MODULE(_core, m)
 	m.attr("STORM_PATTERNS") = py::tuple(patterns);
 	m.attr("STORM_STATES") = py::tuple(states);
 	m.attr("FIGURES") = py::tuple(figures);
+	py::list run_csv_columns;
+	for (const auto& col : slabctl::run_csv_columns())
+		run_csv_columns.append(py::str(col));
+	m.attr("RUN_CSV_COLUMNS") = py::tuple(run_csv_columns);
 
 	py::register_exception_translator([](std::exception_ptr p) {
 		try {

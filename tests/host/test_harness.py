@@ -3,6 +3,7 @@
 run (so they fail `make test`), and the serial log keeps the evidence."""
 import os
 import subprocess
+import sys
 
 import pytest
 
@@ -10,7 +11,8 @@ REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 BUILD = os.environ.get("SLABLAB_BUILD", os.path.join(REPO, "build"))
 MODULE = os.path.join(REPO, "module", "slablab.ko")
 VM = os.path.join(REPO, "scripts", "vm.sh")
-PY = os.environ.get("PYTHON", "/usr/bin/python3")
+# the Python with slablab installed (build/venv/bin/python under make)
+PY = os.environ.get("SLABLAB_PYTHON", sys.executable)
 
 pytestmark = pytest.mark.skipif(not os.path.exists(MODULE),
                                 reason="module not built (run make module)")
@@ -33,7 +35,7 @@ def test_failing_test_in_vm_fails_the_run(tmp_path):
 
 def test_kernel_warn_fails_the_run(tmp_path):
     script = (f"rmmod slablab && insmod {MODULE} selftests=1 && "
-              f"PYTHONPATH={BUILD}/python {PY} -c 'import slablab; slablab.Client().selftest_warn()'"
+              f"{PY} -c 'import slablab; slablab.Client().selftest_warn()'"
               f" && echo command-passed")
     r, log = vm(tmp_path, "sh", "-c", script)
     assert "command-passed" in r.stdout, r.stdout + r.stderr   # the command itself passed

@@ -495,7 +495,11 @@ TEST(Compare, Csv)
 	std::stringstream hs(header);
 	for (std::string col; std::getline(hs, col, ',');)
 		cols.push_back(col);
-	for (auto k : {"run", "repeat", "label", "target", "pattern", "cache", "threads", "ops",
+	// the shared runs schema (run_csv_columns(), slablab.RUN_CSV_COLUMNS), tidy keys first
+	EXPECT_EQ(cols, run_csv_columns());
+	EXPECT_EQ(std::vector<std::string>(cols.begin(), cols.begin() + 4),
+		  (std::vector<std::string>{"experiment", "variant", "x", "repeat"}));
+	for (auto k : {"run", "repeat", "set", "target", "pattern", "cache", "threads", "ops",
 		       "ops_done", "pair_cycles", "cycles_per_pair", "ops_per_sec", "overhead_pct",
 		       "stat_alloc_fastpath", "stat_cpu_partial_drain", "thread_list", "hardened"})
 		EXPECT_NE(std::find(cols.begin(), cols.end(), k), cols.end()) << k;
@@ -510,6 +514,8 @@ TEST(Compare, Csv)
 	EXPECT_EQ(rows, c.runs.size());
 	EXPECT_TRUE(contains(csv, "0:1000:40000:400000;1:1000:60000:1000000"));
 	EXPECT_TRUE(contains(csv, ",slablab,pair,t64,"));
+	// one thread count: no swept x; the variant is its label
+	EXPECT_TRUE(contains(csv, "\ncompare,native,,1,2,")) << csv;
 }
 
 TEST(StormText, Result)

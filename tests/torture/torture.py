@@ -1019,9 +1019,6 @@ def set_hung_task_timeout():
 
 
 def worker(args):
-    sys.path.insert(0, os.path.join(os.environ.get("SLABLAB_BUILD", os.path.join(
-        os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
-        "build")), "python"))
     rc = Torture(args).run()
     print(EXIT_MARK + str(rc), flush=True)
     return rc

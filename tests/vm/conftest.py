@@ -10,9 +10,12 @@ import pytest
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BUILD = os.environ.get("SLABLAB_BUILD", os.path.join(REPO, "build"))
-sys.path.insert(0, os.path.join(BUILD, "python"))
 
-import slablab  # noqa: E402
+try:
+    import slablab
+except ImportError as e:
+    pytest.exit(f"conftest: slablab is not installed for {sys.executable} ({e}): run make, "
+                "and the tests with build/venv/bin/python (docs/testing.md)", returncode=4)
 
 DEBUGFS = "/sys/kernel/debug/slablab"
 SLABCTL = os.path.join(BUILD, "tool", "slabctl")

@@ -3,7 +3,7 @@
 min_partial, shrink, validate under cross-cpu traffic, fast-path modes."""
 import pytest
 
-from conftest import consistent, dbg
+from conftest import consistent
 
 CPU_PARTIAL_STATS = ("cpu_partial_alloc", "cpu_partial_free", "cpu_partial_node",
                      "cpu_partial_drain")

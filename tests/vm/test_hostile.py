@@ -763,9 +763,9 @@ def storm_cases():
              msg=f"up to SLABLAB_STORM_MAX_WEIGHT ({U['SLABLAB_STORM_MAX_WEIGHT']})"),
         Case("STORM-sizes-too-many", n,
              [spec(tgt, pat, nest(ST_["SIZES"], *[nest(SZ_["ENTRY"], u32(SZ_["SIZE"], 8 + i),
-                                                      mark=i == U["SLABLAB_STORM_MAX_SIZES"])
-                                                 for i in range(U["SLABLAB_STORM_MAX_SIZES"]
-                                                                + 1)]))],
+                                                       mark=i == U["SLABLAB_STORM_MAX_SIZES"])
+                                                  for i in range(U["SLABLAB_STORM_MAX_SIZES"]
+                                                                 + 1)]))],
              err=errno.E2BIG, bad=True,
              msg=f"at most SLABLAB_STORM_MAX_SIZES ({U['SLABLAB_STORM_MAX_SIZES']}) sizes"),
         Case("STORM-max-live-over-half-ram", n,

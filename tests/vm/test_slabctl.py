@@ -20,6 +20,7 @@ import time
 import pytest
 
 import slablab
+from slablab import analysis
 from conftest import SLABCTL, consistent, dbg, slabctl
 
 NOBODY = 65534
@@ -103,10 +104,10 @@ def test_info_views_match_the_module(client, cache):
     assert c["gauges"]["objects"] == 1000 == int(dbg(cache, "objects"))
     assert doc["page_size"] == client.status()["page_size"]
     # the default table: Objects, Objsize; -D: Alloc / Free
-    line = [l for l in slabctl("info", cache).stdout.splitlines() if l.startswith(cache)][0]
+    line = [ln for ln in slabctl("info", cache).stdout.splitlines() if ln.startswith(cache)][0]
     assert line.split()[1:3] == ["1000", "64"]
-    line = [l for l in slabctl("info", "-D", cache).stdout.splitlines()
-            if l.startswith(cache)][0]
+    line = [ln for ln in slabctl("info", "-D", cache).stdout.splitlines()
+            if ln.startswith(cache)][0]
     alloc = mine["stats"]["alloc_fastpath"] + mine["stats"]["alloc_slowpath"]
     assert line.split()[1:4] == ["1000", str(alloc), "0"]
     # -r: the full report; --json with per-cpu entries
@@ -263,7 +264,7 @@ def native_doc(*args):
 def test_info_native_lists_both_allocators(client, cache):
     r = slabctl("info", "--native")
     lines = r.stdout.splitlines()
-    names = [l.split()[0] for l in lines[1:]]
+    names = [ln.split()[0] for ln in lines[1:]]
     # the kernel's caches, marked; slablab's (its kmalloc-64 size class too), unmarked
     assert "slub/kmalloc-64" in names and "kmalloc-64" in names and cache in names
     # each kernel cache once: no ":0000064"-style directory names when an alias exists
@@ -317,8 +318,8 @@ def test_info_native_figures_match_sysfs(client, cache):
     assert len(differ) <= max(5, steady // 10), differ
     # the kernel's kmalloc-64 in the table: Objsize and O from the files
     d = os.path.basename(os.path.realpath(f"{SYS_SLAB}/kmalloc-64"))
-    [line] = [l for l in slabctl("info", "--native", "slub/kmalloc-64").stdout.splitlines()
-              if l.startswith("slub/kmalloc-64 ")]
+    [line] = [ln for ln in slabctl("info", "--native", "slub/kmalloc-64").stdout.splitlines()
+              if ln.startswith("slub/kmalloc-64 ")]
     f = line.split()
     assert int(f[2]) == slab_file(d, "object_size") and int(f[6]) == slab_file(d, "order")
     assert int(f[5]) == slab_file(d, "objs_per_slab")
@@ -329,8 +330,8 @@ def test_info_native_figures_match_sysfs(client, cache):
     text = slabctl("info", "--native", "-T").stdout
     assert "Slabcache Totals: slablab" in text and "Slabcache Totals: kernel SLUB" in text
     # -D: "-" for the kernel's counters (Debian's kernel has no SLUB_STATS)
-    [line] = [l for l in slabctl("info", "--native", "-D", "slub/kmalloc-64").stdout.splitlines()
-              if l.startswith("slub/")]
+    [line] = [ln for ln in slabctl("info", "--native", "-D", "slub/kmalloc-64").stdout.splitlines()
+              if ln.startswith("slub/")]
     assert line.split()[2:6] == ["-", "-", "-", "-"]
 
 
@@ -354,7 +355,7 @@ def test_info_native_non_root(cache):
     assert r.returncode == 0, r.stderr
     assert "could not be read (Permission denied)" in r.stderr
     assert "readable by root only" in r.stderr
-    rows = {l.split()[0]: l.split() for l in r.stdout.splitlines()[1:]}
+    rows = {ln.split()[0]: ln.split() for ln in r.stdout.splitlines()[1:]}
     assert rows["slub/kmalloc-64"][1:3] == ["-", "-"]     # 0400 files
     assert rows[cache][1] == "0"                           # slablab's: over netlink
     r = run("info", "--native", "--json", user=NOBODY)
@@ -528,7 +529,7 @@ def test_storm_ctrl_c_stops_it_in_the_kernel(client, cache):
 
 def test_one_storm_at_a_time_and_storm_status(client, cache):
     s = client.storm_start("slablab", "pair", cache=cache, duration_ms=120000,
-                             threads=1, cpus="1")
+                           threads=1, cpus="1")
     try:
         r = run("storm", "native", "pair", "-c", cache, "--ops", "10")
         assert r.returncode == 1 and "still running" in r.stderr
@@ -573,7 +574,11 @@ def test_compare_interleaves_and_summarizes(client, cache, tmp_path):
               / runs[i]["storm"]["figures"]["cycles_per_pair"] for i in (0, 2, 4)]
     assert second["paired_ratio"]["median"] == pytest.approx(statistics.median(paired))
     rows = list(csv.DictReader(out.open()))
-    assert len(rows) == 6 and rows[1]["label"] == "native" and rows[1]["target"] == "native"
+    assert len(rows) == 6 and rows[1]["variant"] == "native" and rows[1]["target"] == "native"
+    # one runs schema: Python writes the very cells slabctl wrote, from the JSON
+    assert list(rows[0]) == list(slablab.RUN_CSV_COLUMNS)
+    assert [analysis.run_row(r["storm"], experiment="compare", variant=r["label"],
+                             repeat=r["repeat"], run=i + 1) for i, r in enumerate(runs)] == rows
     assert float(rows[0]["cycles_per_pair"]) == pytest.approx(
         runs[0]["storm"]["figures"]["cycles_per_pair"], rel=1e-5)
     assert int(rows[0]["stat_alloc_fastpath"]) == \
@@ -659,7 +664,7 @@ def test_watch_plain_and_json(client, cache):
 
 def test_watch_shows_a_running_storm(client, cache):
     s = client.storm_start("slablab", "pair", cache=cache, duration_ms=120000,
-                             threads=1, cpus="1")
+                           threads=1, cpus="1")
     try:
         out = slabctl("watch", cache, "--count", "2", "--interval", "0.3").stdout
         assert f"storm {s['id']} running: slablab pair on {cache}" in out
@@ -691,7 +696,7 @@ def test_python_storm(client, cache):
 
 def test_python_storm_start_get_stop(client, cache):
     s = client.storm_start("native", "pair", cache=cache, duration_ms=120000,
-                             threads=1, cpus="1")
+                           threads=1, cpus="1")
     try:
         assert s["state"] == "running" and s["result"] is None
         assert s["figures"]["cycles_per_pair"] is None
@@ -727,6 +732,7 @@ def test_python_keyboard_interrupt_stops_the_storm(client, cache):
     s = client.storm_get()
     assert s["state"] == "stopped" and s["progress"]["ops_done"] > 0
     # an exception in the progress callback stops it too
+
     def boom(_):
         raise ValueError("enough")
     with pytest.raises(ValueError, match="enough"):

@@ -389,22 +389,33 @@ std::string render_compare(const CompareResult& c)
 	return out;
 }
 
-std::string compare_csv(const CompareResult& c)
+std::vector<std::string> run_csv_columns()
 {
+	// The tidy keys first (one row per run: experiment, variant, x, repeat), then the
+	// run as the kernel reported it. slablab.sweep writes the same columns (and adds
+	// its own after them): docs/sweeps.md.
 	std::vector<std::string> cols = {
-		"run", "repeat", "variant", "label", "set", "target", "pattern", "cache", "size",
-		"sizes", "threads", "cpus", "ops", "duration_ms", "batch", "working_set", "ring",
-		"seed", "max_live_bytes", "id", "state", "interrupted", "ops_planned", "ops_done",
-		"elapsed_ns", "allocs", "frees", "alloc_cycles", "free_cycles", "pair_cycles",
-		"loop_cycles_x1000", "failures", "peak_pages", "peak_live_bytes", "meta_bytes",
-		"cycles_per_sec", "features", "cache_flags", "native_name", "page_size",
-		"init_on_alloc", "init_on_free", "hardened", "random"};
+		"experiment", "variant", "x", "repeat", "run", "set", "target", "pattern",
+		"cache", "size", "sizes", "threads", "cpus", "ops", "duration_ms", "batch",
+		"working_set", "ring", "seed", "max_live_bytes", "id", "state", "interrupted",
+		"ops_planned", "ops_done", "elapsed_ns", "allocs", "frees", "alloc_cycles",
+		"free_cycles", "pair_cycles", "loop_cycles_x1000", "failures", "peak_pages",
+		"peak_live_bytes", "meta_bytes", "cycles_per_sec", "features", "cache_flags",
+		"native_name", "page_size", "init_on_alloc", "init_on_free", "hardened", "random"};
 	for (const auto& fi : figure_table())
 		cols.emplace_back(fi.key);
 	cols.emplace_back("peak_bytes");
 	for (std::size_t i = 0; i < kNrStats; i++)
 		cols.push_back("stat_" + std::string(stat_name(i)));
 	cols.emplace_back("thread_list");
+	return cols;
+}
+
+std::string compare_csv(const CompareResult& c)
+{
+	const std::vector<std::string> cols = run_csv_columns();
+	// x is the swept value: the thread count when --threads gave several
+	const bool threads_swept = c.spec.threads.size() > 1;
 
 	std::string out;
 	for (std::size_t i = 0; i < cols.size(); i++)
@@ -420,8 +431,8 @@ std::string compare_csv(const CompareResult& c)
 		const StormSettings st = storm_settings(r);
 		auto b = [](std::optional<bool> x) { return x ? std::string(*x ? "1" : "0") : ""; };
 		std::vector<std::string> f = {
-			fmt::format("{}", ri + 1), fmt::format("{}", run.repeat),
-			fmt::format("{}", run.variant), v.label, v.set_text,
+			"compare", v.label, threads_swept ? opt_csv(s.threads) : std::string(),
+			fmt::format("{}", run.repeat), fmt::format("{}", ri + 1), v.set_text,
 			storm_target_name(s.target), storm_pattern_name(s.pattern), s.cache,
 			opt_csv(s.size), format_storm_sizes(s.sizes), opt_csv(s.threads), s.cpus,
 			opt_csv(s.ops), opt_csv(s.duration_ms), opt_csv(s.batch),

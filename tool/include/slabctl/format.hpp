@@ -171,8 +171,12 @@ std::string render_compare(const CompareResult& c);
 /// One finished run as a plain line: "[ 3/14] native  repeat 2/7: 45.2 cycles per pair".
 std::string render_compare_run_line(const CompareResult& c, const CompareRun& run,
 				    std::size_t index, std::size_t total);
-/// Every run as CSV: a header line and one row per run (every spec, result and derived
-/// field, every stat delta, the per-thread list).
+/// The columns of the runs CSV, shared by `slabctl compare --csv` and the Python sweeps
+/// (slablab.RUN_CSV_COLUMNS): experiment, variant, x, repeat, run, set, the spec, the
+/// storm, every result, figure and stat delta, the per-thread list.
+std::vector<std::string> run_csv_columns();
+/// Every run as CSV (run_csv_columns()): a header line and one row per run; experiment
+/// is "compare", variant the variant's label, x the thread count when several were given.
 std::string compare_csv(const CompareResult& c);
 
 // ---- watch ----

@@ -1,0 +1,280 @@
+# SPDX-License-Identifier: GPL-2.0 OR MIT
+"""slablab.analysis: runs as CSV rows and as a tidy pandas DataFrame.
+
+One schema for every run of a storm, whoever ran it: ``slabctl compare --csv`` writes
+:data:`RUN_COLUMNS` (the C++ library defines them: ``run_csv_columns()``), and a sweep
+writes the same columns and then :data:`SWEEP_COLUMNS`, its own context. The first
+four are the tidy keys, one row per run::
+
+    experiment  variant                 x     repeat  ...  cycles_per_alloc ... stat_*
+    batch       slablab                 64    0
+    batch       SLUB                    64    0
+    compare     native                        1             (slabctl compare --csv)
+
+:func:`read_runs` reads either kind of file (or several) into a DataFrame with numeric
+columns as numbers; :func:`compare_frame` makes the same frame from
+:meth:`slablab.Client.compare`'s result; :func:`medians` and :func:`summary_text` are
+what the plots and ``summary.txt`` show. docs/sweeps.md lists the columns.
+"""
+
+import math
+import os
+from typing import (TYPE_CHECKING, Any, Dict, Iterable, List, Mapping, Optional, Sequence,
+                    Union)
+
+from ._core import RUN_CSV_COLUMNS, STAT_NAMES
+from .shapes import CacheInfo, Compare, Storm, StormResults
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = ["RUN_COLUMNS", "SWEEP_COLUMNS", "KEYS", "LIST_LOCK_STATS", "run_row",
+           "sweep_row", "read_runs", "runs_frame", "compare_frame", "medians",
+           "summary_text", "MAIN_FIGURES"]
+
+#: The runs CSV schema shared with ``slabctl compare --csv``.
+RUN_COLUMNS: Sequence[str] = tuple(RUN_CSV_COLUMNS)
+#: The tidy keys: one row per (experiment, variant, x, repeat).
+KEYS = ("experiment", "variant", "x", "repeat")
+
+#: A sweep's columns after :data:`RUN_COLUMNS`.
+SWEEP_COLUMNS: Sequence[str] = (
+    "date",             # ISO 8601 UTC time the storm ended
+    "sweep",            # ISO 8601 UTC time the sweep started (one value per sweep)
+    "grid",             # small | full
+    "allocator",        # slablab | slub
+    "kernel_release", "vm_cpus", "slablab_version",
+    "kernel_features",  # slablab.FEATURES names of the kernel, '+'-joined
+    # the slablab cache before the storm (for SLUB runs: the cache SLUB's was made like)
+    "cache_size", "cache_align", "cache_flag_names", "cache_cpu_partial",
+    "cache_min_partial", "cache_order", "cache_fastpath", "cache_obj_stride",
+    "cache_objs_per_slab",
+    "thread_ops_min", "thread_ops_max", "thread_ns_min", "thread_ns_max",
+    "tput_ops_per_sec",         # ops_done / the longest thread's time (docs/sweeps.md)
+    "list_lock_ops_per_1000",   # node-list operations (LIST_LOCK_STATS) per 1000 ops
+)
+
+#: Node-list (list_lock) operations among the statistics: what per-cpu partial lists save.
+LIST_LOCK_STATS = ("alloc_from_partial", "free_add_partial", "free_remove_partial",
+                   "cpu_partial_node", "cpu_partial_drain")
+
+#: Per experiment: the figures summary_text() shows (column, heading).
+MAIN_FIGURES: Dict[str, List[tuple[str, str]]] = {
+    "remote": [("tput_ops_per_sec", "ops/s")],
+    "batch": [("cycles_per_alloc", "cyc/alloc"), ("cycles_per_free", "cyc/free")],
+    "churn": [("overhead_pct", "overhead %")],
+    "fastpath": [("alloc_fastpath_pct", "alloc fast %"), ("free_fastpath_pct", "free fast %"),
+                 ("list_lock_ops_per_1000", "list ops/1k"), ("tput_ops_per_sec", "ops/s")],
+}
+X_NAMES = {"remote": "threads", "batch": "size", "churn": "size", "fastpath": "cpu_partial"}
+
+Cell = Union[str, int, float, None]
+
+
+def _cell(v: Any) -> str:
+    """A CSV cell as ``slabctl compare --csv`` writes it: empty for None, 1/0 for
+    booleans, floats with 6 significant digits."""
+    if v is None:
+        return ""
+    if isinstance(v, bool):
+        return "1" if v else "0"
+    if isinstance(v, float):
+        return "" if math.isnan(v) else f"{v:.6g}"
+    if isinstance(v, (list, tuple)):
+        return "+".join(str(x) for x in v)
+    return str(v)
+
+
+def _settings(storm: Storm) -> Dict[str, Optional[bool]]:
+    """init_on_alloc, init_on_free, hardened and random as the storm ran (as slabctl's
+    storm_settings(): the cache's flags for a slablab cache, else the kernel's)."""
+    res = storm["result"]
+    features = res["features"] if res else None
+    flags = res["cache_flags"] if res else None
+    out: Dict[str, Optional[bool]] = dict(init_on_alloc=None, init_on_free=None,
+                                          hardened=None, random=None)
+    if features is not None:
+        out["init_on_alloc"] = "init_on_alloc" in features
+        out["init_on_free"] = "init_on_free" in features
+    spec = storm["spec"]
+    if spec is not None and spec["target"] == "slablab":
+        if flags is not None:
+            out["hardened"] = "hardened" in flags
+            out["random"] = "random" in flags
+    elif features is not None:
+        out["hardened"] = "freelist_hardened" in features
+        out["random"] = "freelist_random" in features
+    return out
+
+
+def run_row(storm: Storm, *, experiment: str, variant: str, x: Cell = None,
+            repeat: int = 0, run: int = 1, set: str = "") -> Dict[str, str]:
+    """One row of :data:`RUN_COLUMNS` from a storm dict, formatted as
+    ``slabctl compare --csv`` formats it."""
+    row: Dict[str, Any] = dict(experiment=experiment, variant=variant, x=x, repeat=repeat,
+                               run=run, set=set)
+    spec = storm["spec"]
+    if spec is not None:
+        for k in ("target", "pattern", "cache", "size", "threads", "cpus", "ops",
+                  "duration_ms", "batch", "working_set", "ring", "seed", "max_live_bytes"):
+            row[k] = spec[k]  # type: ignore[literal-required]
+        row["sizes"] = ",".join(str(e["size"]) if e["weight"] == 1
+                                else f"{e['size']}:{e['weight']}" for e in spec["sizes"])
+    row.update(id=storm["id"], state=storm["state"], interrupted=storm["interrupted"],
+               page_size=storm["page_size"], **storm["progress"])
+    res: Optional[StormResults] = storm["result"]
+    for k in ("allocs", "frees", "alloc_cycles", "free_cycles", "pair_cycles",
+              "loop_cycles_x1000", "failures", "peak_pages", "peak_live_bytes", "meta_bytes",
+              "cycles_per_sec"):
+        row[k] = res[k] if res else 0  # type: ignore[literal-required]
+    if res:
+        row["features"] = res["features_value"]
+        row["cache_flags"] = res["cache_flags_value"]
+        row["native_name"] = res["native_name"]
+        row["thread_list"] = ";".join(f"{t['cpu']}:{t['ops']}:{t['cycles']}:{t['ns']}"
+                                      for t in res["threads"])
+    row.update(_settings(storm))
+    row.update(storm["figures"])
+    stats = res["stats"] if res else None
+    for name in STAT_NAMES:
+        row["stat_" + name] = stats[name] if stats else None
+    return {c: _cell(row.get(c)) for c in RUN_COLUMNS}
+
+
+def sweep_row(storm: Storm, cache: Optional[CacheInfo],
+              meta: Mapping[str, Any]) -> Dict[str, str]:
+    """The :data:`SWEEP_COLUMNS` of a sweep's row: ``meta`` (date, sweep, grid,
+    allocator, kernel ...), the cache's settings, the threads' spread and the
+    throughput and list-lock figures."""
+    row: Dict[str, Any] = dict(meta)
+    if cache is not None:
+        for k in ("size", "align", "cpu_partial", "min_partial", "order", "fastpath",
+                  "obj_stride", "objs_per_slab"):
+            row["cache_" + k] = cache[k]  # type: ignore[literal-required]
+        row["cache_flag_names"] = cache["flags"]
+    res = storm["result"]
+    threads = res["threads"] if res else []
+    if threads:
+        row["thread_ops_min"] = min(t["ops"] for t in threads)
+        row["thread_ops_max"] = max(t["ops"] for t in threads)
+        row["thread_ns_min"] = min(t["ns"] for t in threads)
+        row["thread_ns_max"] = max(t["ns"] for t in threads)
+    # Throughput from the threads' own clocks: the storm's elapsed_ns ends when the
+    # controller's 50 ms sampling sleep does, which dwarfs a short storm.
+    done = storm["progress"]["ops_done"]
+    longest = max((t["ns"] for t in threads), default=0)
+    if done and longest:
+        row["tput_ops_per_sec"] = done * 1e9 / longest
+    stats = res["stats"] if res else None
+    if stats and done:
+        row["list_lock_ops_per_1000"] = (sum(stats.get(k, 0) for k in LIST_LOCK_STATS)
+                                         * 1000 / done)
+    return {c: _cell(row.get(c)) for c in SWEEP_COLUMNS}
+
+
+# ---------------------------------------------------------------- DataFrames
+
+_TEXT = {"experiment", "variant", "set", "target", "pattern", "cache", "sizes", "cpus",
+         "state", "native_name", "thread_list", "date", "sweep", "grid", "allocator",
+         "kernel_release", "slablab_version", "kernel_features", "cache_fastpath",
+         "cache_flag_names"}
+
+
+def _typed(df: "pd.DataFrame") -> "pd.DataFrame":
+    """Text columns as str ("" for empty), every other column numeric (NaN for empty)."""
+    import pandas as pd
+    for c in df.columns:
+        if c in _TEXT:
+            df[c] = df[c].fillna("").astype(str)
+        else:
+            df[c] = pd.to_numeric(df[c], errors="coerce")
+    return df
+
+
+def runs_frame(rows: Iterable[Mapping[str, Any]]) -> "pd.DataFrame":
+    """A tidy DataFrame from row dicts (:func:`run_row`, plus :func:`sweep_row`)."""
+    import pandas as pd
+    rows = list(rows)
+    cols = list(RUN_COLUMNS) + [c for c in SWEEP_COLUMNS if any(c in r for r in rows)]
+    return _typed(pd.DataFrame([{c: r.get(c, "") for c in cols} for r in rows],
+                               columns=cols).replace("", float("nan")))
+
+
+def read_runs(paths: Union[str, "os.PathLike[str]", Iterable[Union[str, "os.PathLike[str]"]]]
+              ) -> "pd.DataFrame":
+    """Read runs CSV files (sweeps' ``sweep.csv``, ``slabctl compare --csv``) into one
+    tidy DataFrame: one row per run; columns missing from a file are NaN."""
+    import pandas as pd
+    if isinstance(paths, (str, os.PathLike)):
+        paths = [paths]
+    frames = [pd.read_csv(p, dtype=str, keep_default_na=False, na_values=[""])
+              for p in paths]
+    if not frames:
+        raise ValueError("read_runs: no file given")
+    df = pd.concat(frames, ignore_index=True, sort=False)
+    missing = [c for c in KEYS if c not in df.columns]
+    if missing:
+        raise ValueError(f"read_runs: not a runs CSV: no column {', '.join(missing)}")
+    return _typed(df)
+
+
+def compare_frame(result: Compare) -> "pd.DataFrame":
+    """:meth:`slablab.Client.compare`'s result as the frame ``slabctl compare --csv``
+    would have written: experiment "compare", variant the label."""
+    threads = {v["threads"] for v in result["variants"]}
+    rows = []
+    for i, r in enumerate(result["runs"]):
+        v = result["variants"][r["variant"]]
+        rows.append(run_row(r["storm"], experiment="compare", variant=r["label"],
+                            x=v["threads"] if len(threads) > 1 else None,
+                            repeat=r["repeat"], run=i + 1, set=v["set"] or ""))
+    return runs_frame(rows)
+
+
+def medians(df: "pd.DataFrame", figure: str, experiment: Optional[str] = None
+            ) -> "pd.DataFrame":
+    """Median, min, max and count of a figure per experiment, variant and x (in the
+    order the variants first appear)."""
+    d = df if experiment is None else df[df["experiment"] == experiment]
+    d = d[d[figure].notna()]
+    g = d.groupby(["experiment", "variant", "x"], sort=False, dropna=False)[figure]
+    out = g.agg(["median", "min", "max", "count"]).reset_index()
+    order = {v: i for i, v in enumerate(dict.fromkeys(d["variant"]))}
+    return out.sort_values(["experiment", "variant", "x"],
+                           key=lambda s: s.map(order) if s.name == "variant" else s,
+                           kind="stable").reset_index(drop=True)
+
+
+def fmt(v: Any) -> str:
+    """A figure for a table: 1.23M, 45k, 12.3; '-' for none."""
+    if v is None or v == "":
+        return "-"
+    x = float(v)
+    if math.isnan(x):
+        return "-"
+    if abs(x) >= 1e6:
+        return f"{x / 1e6:.2f}M"
+    if abs(x) >= 1e4:
+        return f"{x / 1e3:.0f}k"
+    return f"{x:.1f}"
+
+
+def summary_text(df: "pd.DataFrame") -> str:
+    """A text table of medians per experiment, variant and x (``summary.txt``)."""
+    out = []
+    for exp, figs in MAIN_FIGURES.items():
+        d = df[df["experiment"] == exp]
+        if d.empty:
+            continue
+        out.append(f"\n{exp}:")
+        out.append(f"  {'variant':28s} {X_NAMES[exp]:>11s} "
+                   + " ".join(f"{h:>12s}" for _, h in figs))
+        cols = [c for c, _ in figs if c in d.columns]
+        g = d.groupby(["variant", "x"], sort=False, dropna=False)[cols].median()
+        for variant in dict.fromkeys(d["variant"]):
+            part = g.loc[variant].sort_index(na_position="last")
+            for x, meds in part.iterrows():
+                xs = "-" if isinstance(x, float) and math.isnan(x) else f"{x:g}"
+                cells = [f"{fmt(meds.get(c)):>12s}" for c, _ in figs]
+                out.append(f"  {variant:28s} {xs:>11s} " + " ".join(cells))
+    return "\n".join(out) + "\n"

@@ -1,0 +1,272 @@
+# SPDX-License-Identifier: GPL-2.0 OR MIT
+"""The ``slablab/1`` JSON shapes as :class:`typing.TypedDict`\\ s.
+
+Every result of :class:`slablab.Client` is a plain dict with the keys of ``slabctl
+--json`` (docs/slabctl.md, "JSON output"; ``tool/lib/json.cpp`` builds both): these
+classes name those keys and their types for type checkers. At run time they are
+ordinary dicts. ``None`` stands for JSON ``null`` (a value the kernel did not report).
+"""
+
+from typing import List, Optional, TypedDict
+
+__all__ = [
+    "Stats", "Status", "Gauges", "PerCpu", "CacheInfo", "NativeGauges", "NativeCache",
+    "ValidateReport", "StormSize", "StormSpec", "StormProgress", "StormThread",
+    "StormResults", "Figures", "Storm", "Summary", "PairedRatio", "FigureSummary",
+    "CompareVariant", "CompareRun", "Compare",
+]
+
+#: Event counters keyed by :data:`slablab.STAT_NAMES`.
+Stats = dict[str, int]
+
+
+class Status(TypedDict):
+    """:meth:`Client.status`, ``slabctl status --json``."""
+    version: str
+    api_version: int
+    kernel_release: str
+    nr_cpu_ids: int
+    nr_online_cpus: int
+    nr_nodes: int
+    page_size: int
+    nr_caches: int
+    features: List[str]
+    features_value: int
+    kmalloc_page_policy: str
+
+
+class Gauges(TypedDict):
+    objects: int
+    total_objects: int
+    slabs: int
+    partial_slabs: int
+    cpu_slabs: int
+    cpu_partial_slabs: int
+    pages: int
+    live_bytes: int
+    meta_bytes: int
+
+
+class PerCpu(TypedDict):
+    cpu: int
+    cpu_slab_objects: int
+    cpu_partial_slabs: int
+    cpu_partial_objects: int
+    stats: Stats
+
+
+class _CacheInfo(TypedDict):
+    name: str
+    allocator: str              # "slablab"
+    size: int
+    align: int
+    flags: List[str]
+    flags_value: int
+    cpu_partial: int
+    min_partial: int
+    order: int
+    fastpath: str
+    obj_stride: int
+    objs_per_slab: int
+    order_default: int
+    owner: str
+    gauges: Gauges
+
+
+class CacheInfo(_CacheInfo, total=False):
+    """A slablab cache: :meth:`Client.cache_get`, ``cache_create``, ``cache_set``,
+    ``cache_list``; ``stats`` and ``percpu`` when asked for, ``slabs_freed`` after a
+    shrink."""
+    stats: Stats
+    percpu: List[PerCpu]
+    slabs_freed: int
+
+
+class NativeGauges(TypedDict):
+    objects: Optional[int]
+    total_objects: Optional[int]
+    slabs: Optional[int]
+    partial_slabs: Optional[int]
+    cpu_slabs: Optional[int]
+    cpu_partial_slabs: Optional[int]
+    objects_partial: Optional[int]
+    pages: Optional[int]
+    live_bytes: Optional[int]
+    meta_bytes: None
+
+
+class _NativeCache(TypedDict):
+    name: str
+    allocator: str              # "slub"
+    sysfs_name: str
+    aliases: List[str]
+    size: Optional[int]
+    align: Optional[int]
+    flags: Optional[List[str]]
+    cpu_partial: Optional[int]
+    min_partial: Optional[int]
+    order: Optional[int]
+    obj_stride: Optional[int]
+    objs_per_slab: Optional[int]
+    merged: Optional[int]
+    usersize: Optional[int]
+    gauges: NativeGauges
+    stats: Optional[dict[str, Optional[int]]]
+    unreadable: dict[str, str]
+
+
+class NativeCache(_NativeCache, total=False):
+    """A kernel (SLUB) cache from /sys/kernel/slab: :func:`slablab.native_caches`;
+    :func:`slablab.native_cache` adds the per-node, per-cpu and raw file views."""
+    nodes: dict[str, dict[str, int]]
+    percpu_stats: Optional[dict[str, dict[str, int]]]
+    files: dict[str, Optional[str]]
+
+
+class ValidateReport(TypedDict):
+    """:meth:`Client.cache_validate`."""
+    cache: str
+    ok: bool
+    slabs: int
+    objects: int
+    free_objects: int
+    errors: int
+    first_error: Optional[str]
+
+
+class StormSize(TypedDict):
+    size: int
+    weight: int
+
+
+class StormSpec(TypedDict):
+    """A storm's specification as the kernel applied it (defaults filled in)."""
+    target: str
+    pattern: str
+    cache: Optional[str]
+    size: Optional[int]
+    sizes: List[StormSize]
+    threads: Optional[int]
+    cpus: Optional[str]
+    ops: Optional[int]
+    duration_ms: Optional[int]
+    batch: Optional[int]
+    working_set: Optional[int]
+    ring: Optional[int]
+    seed: Optional[int]
+    max_live_bytes: Optional[int]
+
+
+class StormProgress(TypedDict):
+    ops_planned: int
+    ops_done: int
+    elapsed_ns: int
+
+
+class StormThread(TypedDict):
+    cpu: int
+    ops: int
+    cycles: int
+    ns: int
+    ops_per_sec: Optional[float]
+
+
+class StormResults(TypedDict):
+    allocs: int
+    frees: int
+    alloc_cycles: int
+    free_cycles: int
+    pair_cycles: int
+    loop_cycles_x1000: int
+    failures: int
+    peak_pages: int
+    peak_live_bytes: int
+    meta_bytes: int
+    cycles_per_sec: int
+    features: Optional[List[str]]
+    features_value: Optional[int]
+    cache_flags: Optional[List[str]]
+    cache_flags_value: Optional[int]
+    native_name: Optional[str]
+    threads: List[StormThread]
+    stats: Optional[Stats]
+
+
+class Figures(TypedDict):
+    """The derived figures (:data:`slablab.FIGURES` and ``peak_bytes``); ``None`` where
+    a figure does not apply to the storm."""
+    cycles_per_pair: Optional[float]
+    cycles_per_alloc: Optional[float]
+    cycles_per_free: Optional[float]
+    ns_per_op: Optional[float]
+    ops_per_sec: Optional[float]
+    thread_ops_per_sec_min: Optional[float]
+    thread_ops_per_sec_max: Optional[float]
+    alloc_fastpath_pct: Optional[float]
+    free_fastpath_pct: Optional[float]
+    overhead_pct: Optional[float]
+    loop_cycles: Optional[float]
+    peak_bytes: Optional[int]
+
+
+class Storm(TypedDict):
+    """A storm: :meth:`Client.storm`, ``storm_start``, ``storm_get``, ``storm_stop``.
+    ``spec`` is ``None`` when no storm has run, ``result`` until one has results."""
+    id: int
+    state: str
+    interrupted: bool
+    spec: Optional[StormSpec]
+    progress: StormProgress
+    result: Optional[StormResults]
+    figures: Figures
+    page_size: int
+
+
+class Summary(TypedDict):
+    """:func:`slablab.summarize`: ``None`` for an empty sample."""
+    n: int
+    min: Optional[float]
+    median: Optional[float]
+    mean: Optional[float]
+    max: Optional[float]
+    sd: Optional[float]
+
+
+class PairedRatio(TypedDict):
+    n: int
+    median: Optional[float]
+    min: Optional[float]
+    max: Optional[float]
+
+
+class FigureSummary(Summary):
+    ratio: Optional[float]
+    paired_ratio: PairedRatio
+
+
+class CompareVariant(TypedDict):
+    label: str
+    target: str
+    set: Optional[str]
+    threads: Optional[int]
+    spec: StormSpec
+    summary: dict[str, FigureSummary]
+
+
+class CompareRun(TypedDict):
+    variant: int
+    label: str
+    repeat: int
+    counted: bool
+    storm: Storm
+
+
+class Compare(TypedDict):
+    """:meth:`Client.compare`, ``slabctl compare --json``."""
+    pattern: str
+    repeat: int
+    interrupted: bool
+    restore_error: Optional[str]
+    figures: List[str]
+    variants: List[CompareVariant]
+    runs: List[CompareRun]

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# The linters `make lint` (and so `make test`, .ci/run) runs, each from a Debian package
+# that scripts/deps.sh installs. Every one runs, each as a timed stage, and the script
+# fails if any of them found something:
+#   - checkpatch --strict on module/, uapi/, include/ (scripts/checkpatch.sh, make check)
+#   - ShellCheck on scripts/ and .ci/run
+#   - flake8 on python/ and tests/ (configuration: setup.cfg)
+#   - mypy on the slablab package (configuration: python/pyproject.toml)
+# scripts/lint.sh [checkpatch|shellcheck|flake8|mypy]...   runs only those.
+set -uo pipefail
+REPO=$(cd "$(dirname "$0")/.." && pwd)
+cd "$REPO" || exit 2
+
+lint_one() {
+	case $1 in
+	checkpatch) "$REPO/scripts/checkpatch.sh" ;;
+	shellcheck)
+		local files
+		mapfile -t files < <(git ls-files 'scripts/*.sh' 'scripts/vm/*' .ci/run)
+		# -x: follow the files they source (scripts/apt-bpo.sh)
+		shellcheck -x "${files[@]}" && echo "shellcheck: clean (${#files[@]} files)" ;;
+	flake8) /usr/bin/python3 -m flake8 python tests && echo "flake8: clean" ;;
+	# the source tree's package: mypy reads _core.pyi for the extension
+	mypy) cd python && /usr/bin/python3 -m mypy --config-file pyproject.toml -p slablab ;;
+	*) echo "lint: no linter '$1' (checkpatch, shellcheck, flake8, mypy)" >&2; return 2 ;;
+	esac
+}
+
+if [ "${1:-}" = --one ]; then
+	lint_one "$2"
+	exit
+fi
+what=("$@")
+[ ${#what[@]} -gt 0 ] || what=(checkpatch shellcheck flake8 mypy)
+rc=0
+for w in "${what[@]}"; do
+	"$REPO/scripts/stage.sh" "lint: $w" "$0" --one "$w" || rc=1
+done
+exit $rc

@@ -1,0 +1,317 @@
+# SPDX-License-Identifier: GPL-2.0 OR MIT
+"""Host tests of the sweep modules (slablab.grid, runner, analysis, plots): no kernel
+module; the runner drives a fake Client that returns storm dicts of the slablab/1
+shape. Every plot is drawn once on the Agg backend."""
+
+import csv
+import json
+
+import pytest
+
+pd = pytest.importorskip("pandas")
+matplotlib = pytest.importorskip("matplotlib")
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+
+import slablab  # noqa: E402
+from slablab import analysis, grid, plots, runner, sweep  # noqa: E402
+
+
+def fake_storm(target, pattern, *, cache, threads=2, ops=None, duration_ms=None,
+               working_set=None, ring=None, batch=None, cpus=None, sid=1, size=64,
+               cpu_partial=0):
+    """A finished storm as Client.storm() returns it; figures depend on the inputs so
+    that medians and plots have something to show."""
+    threads = threads or 2
+    slablab_target = target == "slablab"
+    done = ops if ops else 4 * (working_set or 100)
+    stats = {n: 0 for n in slablab.STAT_NAMES} if slablab_target else None
+    if stats is not None:
+        stats["alloc_fastpath"] = done - cpu_partial
+        stats["alloc_from_partial"] = 10 + cpu_partial
+    return {
+        "id": sid, "state": "done", "interrupted": False, "page_size": 4096,
+        "spec": {"target": target, "pattern": pattern, "cache": cache, "size": None,
+                 "sizes": [{"size": 64, "weight": 3}, {"size": 192, "weight": 1}]
+                 if pattern == "batch" else [],
+                 "threads": threads, "cpus": cpus, "ops": ops, "duration_ms": duration_ms,
+                 "batch": batch, "working_set": working_set, "ring": ring, "seed": 7,
+                 "max_live_bytes": None},
+        "progress": {"ops_planned": done, "ops_done": done, "elapsed_ns": 50_000_000},
+        "result": {
+            "allocs": done, "frees": done, "alloc_cycles": 100 * done,
+            "free_cycles": 80 * done, "pair_cycles": 0, "loop_cycles_x1000": 1500,
+            "failures": 0, "peak_pages": 10, "peak_live_bytes": 30000, "meta_bytes": 64,
+            "cycles_per_sec": 2_000_000_000,
+            "features": ["init_on_alloc", "freelist_hardened"], "features_value": 5,
+            "cache_flags": ["hardened"] if slablab_target else None,
+            "cache_flags_value": 2 if slablab_target else None,
+            "native_name": None if slablab_target else "slablab_native_1",
+            "threads": [{"cpu": c, "ops": done // threads, "cycles": 1000, "ns": 1_000_000 * (c + 1),
+                         "ops_per_sec": None} for c in range(threads)],
+            "stats": stats,
+        },
+        "figures": {"cycles_per_pair": None, "cycles_per_alloc": 100.0 + size / 8,
+                    "cycles_per_free": 80.5, "ns_per_op": 12.5, "ops_per_sec": 1.5e6,
+                    "thread_ops_per_sec_min": 1e6, "thread_ops_per_sec_max": 2e6,
+                    "alloc_fastpath_pct": 99.5 - cpu_partial / 100, "free_fastpath_pct": 50.0,
+                    "overhead_pct": 1.6 if slablab_target else 0.4, "loop_cycles": 1.5,
+                    "peak_bytes": 40960},
+    }
+
+
+class FakeClient:
+    """The Client methods the runner uses, recording what it was asked."""
+
+    def __init__(self, short_churns=0):
+        self.caches = {}
+        self.calls = []
+        self.short_churns = short_churns
+        self.nstorms = 0
+
+    def status(self):
+        return {"version": "0.1.0", "api_version": 1, "kernel_release": "6.1.0-test",
+                "nr_cpu_ids": 2, "nr_online_cpus": 2, "nr_nodes": 1, "page_size": 4096,
+                "nr_caches": 0, "features": ["init_on_alloc"], "features_value": 1,
+                "kmalloc_page_policy": "buddy"}
+
+    def storm_get(self):
+        raise slablab.NotFound("no storm", 2)
+
+    def cache_create(self, name, size):
+        self.caches[name] = {"name": name, "allocator": "slablab", "size": size, "align": 8,
+                             "flags": ["hardened"], "flags_value": 2, "cpu_partial": 52,
+                             "min_partial": 5, "order": 0, "fastpath": "cmpxchg",
+                             "obj_stride": size, "objs_per_slab": 4096 // size,
+                             "order_default": 0, "owner": "user", "gauges": {}}
+        return dict(self.caches[name])
+
+    def cache_get(self, name, percpu=True):
+        return dict(self.caches[name])
+
+    def cache_set(self, name, **tunables):
+        self.calls.append(("set", name, tunables))
+        self.caches[name].update(tunables)
+        return dict(self.caches[name])
+
+    def cache_shrink(self, name):
+        self.calls.append(("shrink", name))
+        return 0
+
+    def cache_destroy(self, name):
+        self.calls.append(("destroy", name))
+        del self.caches[name]
+
+    def storm(self, target, pattern, cache, **kw):
+        self.nstorms += 1
+        self.calls.append(("storm", target, pattern, cache, kw))
+        c = self.caches[cache]
+        s = fake_storm(target, pattern, cache=cache, sid=self.nstorms, size=c["size"],
+                       cpu_partial=c["cpu_partial"], **kw)
+        if pattern == "churn" and self.short_churns:
+            self.short_churns -= 1
+            for t in s["result"]["threads"]:
+                t["ops"] = 1        # fewer replacements than the working set
+        return s
+
+
+# ---------------------------------------------------------------- grid
+
+def test_plan_interleaves_variants_inside_each_repeat():
+    g = grid.GRIDS["small"]
+    pts = grid.plan("batch", g, repeat=2)
+    assert len(pts) == 2 * len(g["batch"]["sizes"]) * 2
+    assert [(p.allocator, p.x, p.repeat) for p in pts[:4]] == [
+        ("slablab", 8, 0), ("slub", 8, 0), ("slablab", 32, 0), ("slub", 32, 0)]
+    assert {p.repeat for p in pts} == {0, 1}
+    assert pts[0].storm == dict(threads=1, cpus="0", ops=30000, batch=10000)
+    assert pts[1].target == "native" and pts[0].target == "slablab"
+
+
+def test_plan_remote_labels_the_default_cpu_partial():
+    pts = grid.plan("remote", grid.GRIDS["small"], repeat=1, default_cpu_partial=52)
+    assert [p.variant for p in pts[:3]] == [
+        "slablab cpu_partial=52", "slablab cpu_partial=0", "SLUB"]
+    assert [p.cpu_partial for p in pts[:3]] == [52, 0, None]
+    assert [p.x for p in pts[::3]] == [2, 4, 8]
+
+
+def test_plan_fastpath_has_one_slub_reference_per_pattern():
+    g = grid.GRIDS["small"]
+    pts = grid.plan("fastpath", g, repeat=1)
+    slub = [p for p in pts if p.allocator == "slub"]
+    assert [(p.variant, p.x) for p in slub] == [("SLUB remote", None), ("SLUB churn", None)]
+    churn = [p for p in pts if p.variant == "slablab churn"]
+    assert [p.x for p in churn] == g["fastpath"]["cpu_partial"]
+    assert churn[0].storm == dict(duration_ms=300, working_set=4096)
+
+
+def test_plan_refuses_unknown_experiments_and_repeats():
+    with pytest.raises(ValueError, match="no experiment"):
+        grid.plan("nosuch", grid.GRIDS["small"])
+    with pytest.raises(ValueError, match="at least 1"):
+        grid.plan("batch", grid.GRIDS["small"], repeat=-1)
+    assert grid.cache_sizes("churn", grid.GRIDS["full"])[-1] == 8192
+
+
+# ---------------------------------------------------------------- analysis
+
+def test_run_row_formats_like_slabctl_compare_csv():
+    row = analysis.run_row(fake_storm("slablab", "batch", cache="c64", ops=1000, batch=10),
+                           experiment="compare", variant="slablab", repeat=1, run=1)
+    assert list(row) == list(slablab.RUN_CSV_COLUMNS)
+    assert list(row)[:4] == ["experiment", "variant", "x", "repeat"]
+    assert row["x"] == "" and row["sizes"] == "64:3,192" and row["cpus"] == ""
+    assert row["interrupted"] == "0" and row["features"] == "5" and row["cache_flags"] == "2"
+    assert (row["init_on_alloc"], row["init_on_free"], row["hardened"], row["random"]) == \
+        ("1", "0", "1", "0")
+    assert row["cycles_per_alloc"] == "108" and row["cycles_per_pair"] == ""
+    assert row["ops_per_sec"] == "1.5e+06"      # fmt's {:.6g}, as compare_csv()
+    assert row["thread_list"] == "0:500:1000:1000000;1:500:1000:2000000"
+    assert row["stat_alloc_fastpath"] == "1000"
+    native = analysis.run_row(fake_storm("native", "batch", cache="c64", ops=1000),
+                              experiment="e", variant="SLUB")
+    # a native storm: the kernel's freelist features, no stats
+    assert native["hardened"] == "1" and native["stat_alloc_fastpath"] == ""
+    assert native["native_name"] == "slablab_native_1"
+
+
+def test_sweep_row_throughput_and_list_lock_figures():
+    s = fake_storm("slablab", "remote", cache="c", ops=1000, cpu_partial=6)
+    extra = analysis.sweep_row(s, None, {"grid": "small", "allocator": "slablab"})
+    assert list(extra) == list(analysis.SWEEP_COLUMNS)
+    # 1000 ops over the longest thread's 2 ms
+    assert float(extra["tput_ops_per_sec"]) == pytest.approx(500_000)
+    assert float(extra["list_lock_ops_per_1000"]) == pytest.approx(16)
+    assert extra["thread_ns_min"] == "1000000" and extra["cache_size"] == ""
+
+
+def test_compare_frame_matches_the_csv_shape():
+    result = {"pattern": "pair", "repeat": 2, "interrupted": False, "restore_error": None,
+              "figures": ["cycles_per_pair"],
+              "variants": [{"label": "slablab", "target": "slablab", "set": None,
+                            "threads": 2, "spec": {}, "summary": {}},
+                           {"label": "native", "target": "native", "set": None,
+                            "threads": 2, "spec": {}, "summary": {}}],
+              "runs": [{"variant": v, "label": ["slablab", "native"][v], "repeat": r,
+                        "counted": True,
+                        "storm": fake_storm(["slablab", "native"][v], "pair", cache="t")}
+                       for r in (1, 2) for v in (0, 1)]}
+    df = analysis.compare_frame(result)
+    assert list(df.columns) == list(slablab.RUN_CSV_COLUMNS)
+    assert list(df["variant"]) == ["slablab", "native", "slablab", "native"]
+    assert list(df["run"]) == [1, 2, 3, 4] and df["x"].isna().all()
+    assert df["experiment"].eq("compare").all()
+    assert df["cycles_per_alloc"].dtype.kind in "if"
+
+
+# ---------------------------------------------------------------- runner
+
+@pytest.fixture
+def swept(tmp_path):
+    """A whole small-grid sweep (1 repeat) on the fake client."""
+    client = FakeClient(short_churns=1)
+    log = []
+    path, summary = runner.run_sweep("small", str(tmp_path), repeat=1, log=log.append,
+                                     client=client)
+    return client, path, summary, log
+
+
+def test_runner_writes_one_row_per_point(swept, tmp_path):
+    client, path, summary, log = swept
+    g = grid.GRIDS["small"]
+    expected = sum(len(grid.plan(e, g, 1)) for e in grid.EXPERIMENTS)
+    with open(path, newline="") as f:
+        rows = list(csv.DictReader(f))
+    assert len(rows) == expected
+    assert list(rows[0]) == sweep.COLUMNS
+    assert summary["storms"] == expected + 1        # one churn storm ran again
+    assert json.loads((tmp_path / "sweep.json").read_text())["storms"] == summary["storms"]
+    assert any("churn phase too short" in line for line in log)
+    # every storm started from a shrunk cache; every cache was destroyed
+    assert not client.caches
+    storms = [i for i, c in enumerate(client.calls) if c[0] == "storm"]
+    assert all(client.calls[i - 1][0] == "shrink" for i in storms)
+    # the rerun had twice the duration
+    durations = [c[4].get("duration_ms") for c in client.calls
+                 if c[0] == "storm" and c[2] == "churn"]
+    assert durations[:2] == [300, 600]
+    df = analysis.read_runs(path)
+    assert set(df["experiment"]) == set(grid.EXPERIMENTS)
+    assert df.loc[df["allocator"] == "slub", "target"].eq("native").all()
+    remote = df[df["experiment"] == "remote"]
+    assert set(remote["variant"]) == {"slablab cpu_partial=52", "slablab cpu_partial=0", "SLUB"}
+
+
+def test_runner_refuses_a_csv_of_another_schema(tmp_path):
+    (tmp_path / "sweep.csv").write_text("date,grid,experiment\n")
+    with pytest.raises(SystemExit, match="other columns"):
+        runner.Runner(FakeClient(), "small", str(tmp_path))
+
+
+def test_read_runs_concatenates_sweep_and_compare_files(swept, tmp_path):
+    _, path, _, _ = swept
+    comp = tmp_path / "compare.csv"
+    with open(comp, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=slablab.RUN_CSV_COLUMNS)
+        w.writeheader()
+        w.writerow(analysis.run_row(fake_storm("slablab", "pair", cache="t"),
+                                    experiment="compare", variant="slablab", repeat=1))
+    df = analysis.read_runs([path, comp])
+    assert df["experiment"].iloc[-1] == "compare"
+    assert pd.isna(df["tput_ops_per_sec"].iloc[-1])     # not a sweep column of compare
+    with pytest.raises(ValueError, match="not a runs CSV"):
+        bad = tmp_path / "bad.csv"
+        bad.write_text("a,b\n1,2\n")
+        analysis.read_runs(bad)
+
+
+def test_medians_and_summary(swept):
+    _, path, _, _ = swept
+    df = analysis.read_runs(path)
+    m = analysis.medians(df, "cycles_per_alloc", "batch")
+    assert list(m.columns) == ["experiment", "variant", "x", "median", "min", "max", "count"]
+    assert list(dict.fromkeys(m["variant"])) == ["slablab", "SLUB"]
+    assert m.loc[(m["variant"] == "slablab") & (m["x"] == 64), "median"].item() == 108
+    text = analysis.summary_text(df)
+    assert "\nbatch:" in text and "cyc/alloc" in text and "cpu_partial" in text
+    assert analysis.fmt(1.5e6) == "1.50M" and analysis.fmt(float("nan")) == "-"
+
+
+# ---------------------------------------------------------------- plots
+
+@pytest.mark.parametrize("name", sorted(plots.PLOTS))
+def test_every_plot_draws_on_agg(swept, name):
+    _, path, _, _ = swept
+    df = analysis.read_runs(path)
+    ax = plots.PLOTS[name](df)
+    try:
+        assert ax.lines or ax.collections, name      # something was drawn
+        assert ax.get_ylabel()
+        ax.figure.canvas.draw()
+    finally:
+        plt.close(ax.figure)
+    fig, given = plt.subplots()
+    try:
+        assert plots.PLOTS[name](df, given) is given
+    finally:
+        plt.close(fig)
+
+
+def test_plot_csv_writes_every_png_and_the_summary(swept, tmp_path):
+    _, path, _, _ = swept
+    out = tmp_path / "plots"
+    written = sweep.plot_csv([path], str(out), log=lambda s: None)
+    assert sorted(p.rsplit("/", 1)[1] for p in written) == sorted(
+        f[0] for f in plots.FIGURES.values())
+    for p in written:
+        assert open(p, "rb").read(8) == b"\x89PNG\r\n\x1a\n"
+    assert "remote:" in (out / "summary.txt").read_text()
+
+
+def test_sweep_cli_columns(capsys):
+    assert sweep.main(["columns"]) == 0
+    assert capsys.readouterr().out.split() == sweep.COLUMNS
+    with pytest.raises(SystemExit):
+        sweep.main(["run", "--only", "nosuch"])
