@@ -11,8 +11,11 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 #include <string>
+#include <string_view>
+#include <vector>
 
 namespace slabctl::cli {
 
@@ -113,6 +116,16 @@ int main(int argc, char** argv)
 			     "Print slabctl's version and exit");
 	app.require_subcommand(0, 1);
 
+	// Only the commands named on the command line (info when none is) declare their
+	// options: building CLI11's option tree of every command was half of slabctl's
+	// start-up (docs/slabctl.md, "Start-up"). The others are listed by --help all the same.
+	const std::vector<std::string_view> args(argv + 1, argv + argc);
+	auto named = [&](std::string_view name) {
+		return std::find(args.begin(), args.end(), name) != args.end();
+	};
+	const bool any_named = std::any_of(commands().begin(), commands().end(), [&](const Command& c) {
+		return c.parent.empty() && named(c.name);
+	});
 	std::map<std::string_view, CLI::App*> by_name;	// parents, for their subcommands
 	std::map<const CLI::App*, Action> actions;
 	for (const Command& c : commands()) {
@@ -120,7 +133,8 @@ int main(int argc, char** argv)
 		CLI::App* cmd = subcommand(parent, std::string(c.name), std::string(c.description));
 		if (c.parent.empty())
 			by_name.emplace(c.name, cmd);
-		actions.emplace(cmd, c.setup(*cmd));
+		if (named(c.name) || (!any_named && c.name == "info"))
+			actions.emplace(cmd, c.setup(*cmd));
 	}
 
 	try {

@@ -77,17 +77,22 @@ CLI::Option* accept_storm_pattern(CLI::Option* opt)
 	return names_option(opt, storm_pattern_names(), storm_pattern_from_name);
 }
 
+// Built once: AsNumberWithUnit lower-cases and checks its table (with std::locale) each
+// time it is made, and slabctl declares every command's options on every start.
 CLI::Validator size_value()
 {
-	return with_message(CLI::AsSizeValue(false), "size", "K, M or G");
+	static const CLI::Validator v = with_message(CLI::AsSizeValue(false), "size", "K, M or G");
+	return v;
 }
 
 CLI::Validator count_value()
 {
 	static const std::map<std::string, uint64_t> decimal = {
 		{"k", 1000}, {"m", 1000 * 1000}, {"g", 1000 * 1000 * 1000}};
-	CLI::AsNumberWithUnit inner(decimal, CLI::AsNumberWithUnit::CASE_INSENSITIVE, "k|M|G");
-	return with_message(inner, "count", "k, M or G");
+	static const CLI::Validator v = with_message(
+		CLI::AsNumberWithUnit(decimal, CLI::AsNumberWithUnit::CASE_INSENSITIVE, "k|M|G"),
+		"count", "k, M or G");
+	return v;
 }
 
 }  // namespace slabctl::cli
