@@ -21,6 +21,8 @@
 #
 # KERNEL=6.1 (default) | 6.12 | 6.12-rt | debug | <Debian ABI>   picks the test kernel
 # KDIR=/lib/modules/$(uname -r)/build                     builds against any kernel tree
+# BUILD_TYPE=Release (default) | RelWithDebInfo | Debug    slabctl's CMake build type;
+#   DEBUG=1 is short for BUILD_TYPE=RelWithDebInfo (debug info for gdb/perf)
 # PYTHON=/usr/bin/python3     the Python the extension is built for and build/venv is made
 #                             from; the tests run build/venv/bin/python (SLABLAB_PYTHON)
 
@@ -37,11 +39,16 @@ TEST_KERNELS ?= $(DEFAULT_TEST_KERNELS)
 BUILD   := $(REPO)/build
 VENV    := $(BUILD)/venv
 SLABLAB_PYTHON := $(VENV)/bin/python
+ifeq ($(DEBUG),1)
+BUILD_TYPE ?= RelWithDebInfo
+endif
+BUILD_TYPE ?= Release
 JOBS    ?= $(shell nproc)
 SLABLAB_CACHE ?= $(HOME)/.cache/slablab
 export SLABLAB_CACHE PYTHON SLABLAB_PYTHON KERNEL TEST_KERNELS
 
-# The kernel cache dir (fetched on first use) unless KDIR is given.
+# The kernel cache dir (fetched on first use) unless KDIR is given. Recursively expanded
+# (=): only the targets that use it (module) run deps.sh and kernel.sh.
 ifeq ($(origin KDIR), undefined)
 KERNEL_DIR = $(shell $(REPO)/scripts/deps.sh >&2 && $(REPO)/scripts/kernel.sh $(KERNEL))
 KDIR_EFF   = $(shell . $(KERNEL_DIR)/env && echo $$KDIR)
@@ -76,7 +83,7 @@ module: deps
 
 tool: deps
 	@$(REPO)/scripts/stage.sh "cmake configure" \
-		cmake -S $(REPO) -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+		cmake -S $(REPO) -B $(BUILD) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) \
 		-DPYTHON_EXECUTABLE=$(PYTHON) -DPython_EXECUTABLE=$(PYTHON) >/dev/null
 	@$(REPO)/scripts/stage.sh "tool build" cmake --build $(BUILD) -j$(JOBS)
 
@@ -140,9 +147,19 @@ vm: all
 check:
 	@$(REPO)/scripts/checkpatch.sh
 
+# The module is cleaned with the kernel tree it was built against (recorded by `make
+# module`), or KDIR when given: clean never installs packages or fetches a kernel.
 clean:
-	-@[ -d "$(KDIR_EFF)" ] && $(MAKE) -C $(KDIR_EFF) M=$(REPO)/module clean >/dev/null
-	rm -rf $(BUILD)
+	-@kdir='$(if $(filter command line environment,$(origin KDIR)),$(KDIR))'; \
+	[ -n "$$kdir" ] || kdir=$$(cat '$(BUILD)/module.kdir' 2>/dev/null); \
+	if [ -n "$$kdir" ] && [ -d "$$kdir" ]; then \
+		$(MAKE) -s -C "$$kdir" M='$(REPO)/module' clean >/dev/null; \
+	else \
+		rm -f '$(REPO)'/module/*.o '$(REPO)'/module/.*.cmd '$(REPO)'/module/*.ko \
+			'$(REPO)'/module/*.mod '$(REPO)'/module/*.mod.c '$(REPO)'/module/modules.order \
+			'$(REPO)'/module/Module.symvers; \
+	fi
+	rm -rf $(BUILD) $(REPO)/python/build $(REPO)/python/slablab.egg-info
 
 distclean: clean
 	rm -rf $(SLABLAB_CACHE)

@@ -99,19 +99,6 @@ TEST(StormNames, TargetsPatternsStates)
 	EXPECT_EQ(command_name(SLABLAB_CMD_STORM_STOP), "STORM_STOP");
 }
 
-TEST(StormParse, Count)
-{
-	EXPECT_EQ(parse_count("100000"), 100000u);
-	EXPECT_EQ(parse_count("100k"), 100000u);
-	EXPECT_EQ(parse_count("2M"), 2000000u);
-	EXPECT_EQ(parse_count("1g"), 1000000000u);
-	EXPECT_EQ(parse_count("0x10"), 16u);
-	EXPECT_THROW(parse_count("k"), UsageError);
-	EXPECT_THROW(parse_count("1.5k"), UsageError);
-	EXPECT_THROW(parse_count("-1"), UsageError);
-	EXPECT_THROW(parse_count("99999999999G"), UsageError);
-}
-
 TEST(StormParse, Duration)
 {
 	EXPECT_EQ(parse_duration_ms("500ms"), 500u);

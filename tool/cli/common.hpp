@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
-// slabctl: what the command files share — exit statuses, help footer, JSON printing, the
-// interrupt flag and terminal checks.
+// slabctl: what the command files share — the command table, exit statuses, help footer,
+// JSON printing, the interrupt flag and terminal checks.
 #pragma once
 
 #include "slabctl/slabctl.hpp"
@@ -8,7 +8,9 @@
 #include <CLI/CLI.hpp>
 
 #include <functional>
+#include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace slabctl::cli {
@@ -24,8 +26,45 @@ enum ExitStatus : int {
 
 extern const char* const kFooter;
 
-/// The command chosen on the command line; run after parsing.
+/// The command chosen on the command line; run after parsing, returns the exit status.
 using Action = std::function<int()>;
+
+/**
+ * One slabctl command (as iproute2's cmds[] or batctl's COMMAND_NAMED): where it sits in
+ * the command tree, its one-line help, and the function that declares its options into an
+ * options struct of its own and returns the Action that runs it with them.
+ */
+struct Command {
+	std::string_view parent;	///< "" for a top-level command, else its parent ("lab")
+	std::string_view name;
+	std::string_view description;
+	Action (*setup)(CLI::App& cmd);
+};
+
+/// Every command, parents before their subcommands, in the order --help lists them.
+std::span<const Command> commands();
+
+// The commands' setup functions: cmd_query.cpp (read-only views), cmd_cache.cpp (cache
+// lifecycle and tunables), cmd_objects.cpp (objects and module settings), cmd_storm.cpp,
+// cmd_watch.cpp.
+Action setup_version(CLI::App& cmd);
+Action setup_status(CLI::App& cmd);
+Action setup_info(CLI::App& cmd);
+Action setup_create(CLI::App& cmd);
+Action setup_destroy(CLI::App& cmd);
+Action setup_set(CLI::App& cmd);
+Action setup_shrink(CLI::App& cmd);
+Action setup_validate(CLI::App& cmd);
+Action setup_reset(CLI::App& cmd);
+Action setup_alloc(CLI::App& cmd);
+Action setup_free(CLI::App& cmd);
+Action setup_lab(CLI::App& cmd);
+Action setup_lab_page_policy(CLI::App& cmd);
+Action setup_lab_selftest_warn(CLI::App& cmd);
+Action setup_storm(CLI::App& cmd);
+Action setup_storm_status(CLI::App& cmd);
+Action setup_compare(CLI::App& cmd);
+Action setup_watch(CLI::App& cmd);
 
 CLI::App* subcommand(CLI::App& parent, const std::string& name, const std::string& desc);
 void print_json(const Json& j);
@@ -42,9 +81,5 @@ bool sleep_unless_interrupted(double seconds);
 
 bool stdout_is_tty() noexcept;
 bool stderr_is_tty() noexcept;
-
-/// The storm and compare commands (storm.cpp), watch (watch.cpp).
-void add_storm_commands(CLI::App& app, Action& action);
-void add_watch_command(CLI::App& app, Action& action);
 
 }  // namespace slabctl::cli

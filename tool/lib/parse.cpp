@@ -353,25 +353,6 @@ void check_range(std::string_view what, uint64_t value, uint64_t min, uint64_t m
 
 }  // namespace
 
-uint64_t parse_count(std::string_view text, std::string_view what)
-{
-	std::string t = lower(text);
-	uint64_t mult = 1;
-	if (!t.empty() && (t.back() == 'k' || t.back() == 'm' || t.back() == 'g') &&
-	    !(t.size() > 2 && t[0] == '0' && t[1] == 'x')) {
-		mult = t.back() == 'k' ? 1000ULL : t.back() == 'm' ? 1000000ULL : 1000000000ULL;
-		t.pop_back();
-	}
-	auto v = parse_uint(t);
-	if (!v)
-		throw UsageError(fmt::format("{}: '{}' is not a count (a number, optionally with k, "
-					     "M or G)",
-					     what, text));
-	if (*v > UINT64_MAX / mult)
-		throw UsageError(fmt::format("{}: '{}' is too large", what, text), ERANGE);
-	return *v * mult;
-}
-
 uint64_t parse_duration_ms(std::string_view text, std::string_view what)
 {
 	std::string t = lower(text);

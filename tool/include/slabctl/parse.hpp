@@ -46,10 +46,6 @@ Tunables parse_assignments(const std::vector<std::string>& assignments);
 /// "debug,random" / "none" / "0x5" → SLABLAB_CACHE_F_* bits.
 uint32_t parse_cache_flags(std::string_view text);
 
-/// A count: a number with an optional decimal suffix k, M or G (10^3, 10^6, 10^9; case-
-/// insensitive): "100000", "100k", "2M". Throws UsageError naming `what`.
-uint64_t parse_count(std::string_view text, std::string_view what = "count");
-
 /**
  * A duration in milliseconds: a number (decimals allowed) with the unit ms, s or m; a
  * bare number is seconds: "500ms", "2s", "1.5s", "1m", "3" (= 3000). Rounded to whole

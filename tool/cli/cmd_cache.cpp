@@ -1,0 +1,250 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+// slabctl create, destroy, set, shrink, validate and reset: a cache's life and tunables.
+#include "common.hpp"
+#include "options.hpp"
+
+#include <fmt/format.h>
+
+#include <cerrno>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace slabctl::cli {
+namespace {
+
+// ---- the tunables, as options of `create` ----
+// Kept in one struct and one function apiece (declare, apply), apart from the rest of
+// `create`, so that they can become a loop over the protocol's table of tunables.
+
+struct TunableOptions {
+	uint32_t cpu_partial = 0, min_partial = 0, order = 0;
+	Fastpath fastpath = Fastpath::cmpxchg;
+	bool debug = false, hardened = false, random = false, hwcache_align = false;
+	// given on the command line? (unset tunables are not sent: the kernel's default)
+	const CLI::Option *cpu_partial_opt = nullptr, *min_partial_opt = nullptr,
+			  *order_opt = nullptr, *fastpath_opt = nullptr;
+};
+
+void add_tunable_options(CLI::App& cmd, TunableOptions& t)
+{
+	t.cpu_partial_opt = cmd.add_option(
+		"--cpu-partial", t.cpu_partial,
+		fmt::format("Objects kept on per-cpu partial lists, 0..{} (0 disables them)",
+			    SLABLAB_MAX_CPU_PARTIAL));
+	t.min_partial_opt = cmd.add_option(
+		"--min-partial", t.min_partial,
+		fmt::format("Slabs kept on each node partial list, 0..{}", SLABLAB_MAX_MIN_PARTIAL));
+	t.order_opt = cmd.add_option("--order", t.order,
+				     fmt::format("Slab order, 0..{}", SLABLAB_MAX_ORDER));
+	t.fastpath_opt = accept_fastpath(
+		cmd.add_option("--fastpath", t.fastpath, "Allocation fast path"));
+	cmd.add_flag("--debug", t.debug, "Poisoning, red zones, free-pointer checks");
+	cmd.add_flag("--hardened", t.hardened, "Obfuscate free pointers");
+	cmd.add_flag("--random", t.random, "Randomize the freelists of new slabs");
+	cmd.add_flag("--hwcache-align", t.hwcache_align, "Align objects to cache lines");
+}
+
+std::optional<uint32_t> if_given(const CLI::Option* opt, uint32_t value)
+{
+	if (opt->count() == 0)
+		return std::nullopt;
+	return value;
+}
+
+void apply_tunables(const TunableOptions& t, CacheSpec& spec)
+{
+	spec.cpu_partial = if_given(t.cpu_partial_opt, t.cpu_partial);
+	spec.min_partial = if_given(t.min_partial_opt, t.min_partial);
+	spec.order = if_given(t.order_opt, t.order);
+	spec.fastpath = if_given(t.fastpath_opt, wire(t.fastpath));
+	uint32_t flags = 0;
+	if (t.debug)
+		flags |= SLABLAB_CACHE_F_DEBUG;
+	if (t.hardened)
+		flags |= SLABLAB_CACHE_F_HARDENED;
+	if (t.random)
+		flags |= SLABLAB_CACHE_F_RANDOM;
+	if (t.hwcache_align)
+		flags |= SLABLAB_CACHE_F_HWCACHE_ALIGN;
+	if (flags)
+		spec.flags = flags;
+}
+
+// ---- create ----
+
+struct CreateOptions {
+	std::string name;
+	uint64_t size = 0, align = 0;
+	const CLI::Option* align_opt = nullptr;
+	TunableOptions tunables;
+	bool json = false;
+};
+
+uint32_t to_u32(uint64_t v, std::string_view what)
+{
+	if (v > UINT32_MAX)
+		throw UsageError(fmt::format("{} {} is out of range", what, v), ERANGE);
+	return static_cast<uint32_t>(v);
+}
+
+int run_create(const CreateOptions& o)
+{
+	CacheSpec spec;
+	spec.name = o.name;
+	spec.size = to_u32(o.size, "--size");
+	if (o.align_opt->count())
+		spec.align = to_u32(o.align, "--align");
+	apply_tunables(o.tunables, spec);
+	validate_spec(spec);
+
+	Client client;
+	CacheInfo c = client.cache_create(spec);
+	if (o.json) {
+		Json j = json_envelope("create");
+		j["cache"] = to_json(c);
+		print_json(j);
+	} else {
+		fmt::print("created {}\n", render_cache_summary(c));
+	}
+	return kExitOk;
+}
+
+// ---- set ----
+
+struct SetOptions {
+	std::string name;
+	std::vector<std::string> assignments;
+	bool json = false;
+};
+
+int run_set(const SetOptions& o)
+{
+	validate_cache_name(o.name);
+	Tunables t = parse_assignments(o.assignments);
+	Client client;
+	CacheInfo c = client.cache_set(o.name, t);
+	if (o.json) {
+		Json j = json_envelope("set");
+		j["cache"] = to_json(c);
+		print_json(j);
+	} else {
+		fmt::print("{}\n", render_cache_summary(c));
+	}
+	return kExitOk;
+}
+
+/// The options of the commands that take a cache name and an optional --json.
+struct NameOptions {
+	std::string name;
+	bool json = false;
+};
+
+std::shared_ptr<NameOptions> add_name_options(CLI::App& cmd, bool json)
+{
+	auto o = std::make_shared<NameOptions>();
+	cmd.add_option("NAME", o->name, "Cache name")->required();
+	if (json)
+		cmd.add_flag("--json", o->json, "JSON output (schema slablab/1)");
+	return o;
+}
+
+}  // namespace
+
+Action setup_create(CLI::App& cmd)
+{
+	auto o = std::make_shared<CreateOptions>();
+	cmd.add_option("NAME", o->name, "Cache name: 1-31 of A-Z a-z 0-9 _ . : -")->required();
+	cmd.add_option("-s,--size", o->size,
+		       fmt::format("Object size in bytes, {}..{} (K/M suffixes: 4K = 4096)",
+				   SLABLAB_MIN_SIZE, SLABLAB_MAX_SIZE))
+		->required()
+		->transform(size_value());
+	o->align_opt = cmd.add_option("--align", o->align,
+				      fmt::format("Alignment: a power of two up to {} (0 = default)",
+						  SLABLAB_MAX_ALIGN))
+			       ->transform(size_value());
+	add_tunable_options(cmd, o->tunables);
+	cmd.add_flag("--json", o->json, "Print the new cache as JSON (schema slablab/1)");
+	return [o] { return run_create(*o); };
+}
+
+Action setup_destroy(CLI::App& cmd)
+{
+	auto o = add_name_options(cmd, false);
+	return [o] {
+		validate_cache_name(o->name);
+		Client client;
+		client.cache_destroy(o->name);
+		fmt::print("destroyed {}\n", o->name);
+		return kExitOk;
+	};
+}
+
+Action setup_set(CLI::App& cmd)
+{
+	auto o = std::make_shared<SetOptions>();
+	cmd.add_option("NAME", o->name, "Cache name")->required();
+	cmd.add_option("KEY=VALUE", o->assignments,
+		       fmt::format("cpu_partial=N min_partial=N order=0..{} fastpath=cmpxchg|irqoff "
+				   "debug=0|1 hardened=0|1 random=0|1 hwcache_align=0|1 "
+				   "flags=debug,random|none fail_slab_every=N",
+				   SLABLAB_MAX_ORDER))
+		->required();
+	cmd.add_flag("--json", o->json, "Print the cache after the change as JSON");
+	return [o] { return run_set(*o); };
+}
+
+Action setup_shrink(CLI::App& cmd)
+{
+	auto o = add_name_options(cmd, true);
+	return [o] {
+		validate_cache_name(o->name);
+		Client client;
+		ShrinkResult r = client.cache_shrink(o->name);
+		if (o->json) {
+			Json j = json_envelope("shrink");
+			j["slabs_freed"] = r.slabs_freed;
+			j["cache"] = to_json(r.cache);
+			print_json(j);
+		} else {
+			fmt::print("{}: {} slab{} freed; {} slabs, {} pages left\n",
+				   r.cache.name.empty() ? o->name : r.cache.name, r.slabs_freed,
+				   r.slabs_freed == 1 ? "" : "s", r.cache.slabs, r.cache.pages);
+		}
+		return kExitOk;
+	};
+}
+
+Action setup_validate(CLI::App& cmd)
+{
+	auto o = add_name_options(cmd, true);
+	return [o] {
+		validate_cache_name(o->name);
+		Client client;
+		ValidateReport v = client.cache_validate(o->name);
+		if (o->json) {
+			Json j = json_envelope("validate");
+			j["validate"] = to_json(v);
+			print_json(j);
+		} else {
+			fmt::print("{}\n", render_validate(v));
+		}
+		return v.ok() ? kExitOk : kExitFailed;
+	};
+}
+
+Action setup_reset(CLI::App& cmd)
+{
+	auto o = add_name_options(cmd, false);
+	return [o] {
+		validate_cache_name(o->name);
+		Client client;
+		client.cache_reset_stats(o->name);
+		fmt::print("reset the counters of {}\n", o->name);
+		return kExitOk;
+	};
+}
+
+}  // namespace slabctl::cli
