@@ -473,7 +473,7 @@ static const struct file_operations slablab_dbg_fops = {
 	.release = single_release,
 };
 
-void slablab_debugfs_add_cache(struct slablab_cache *s)
+static void slablab_debugfs_add_cache(struct slablab_cache *s)
 {
 	struct slablab_dbg_file *files;
 	struct dentry *dir;
@@ -499,13 +499,19 @@ void slablab_debugfs_add_cache(struct slablab_cache *s)
 	s->debugfs_priv = files;
 }
 
-void slablab_debugfs_remove_cache(struct slablab_cache *s)
+static void slablab_debugfs_remove_cache(struct slablab_cache *s)
 {
 	debugfs_remove_recursive(s->debugfs);
 	s->debugfs = NULL;
 	kfree(s->debugfs_priv);
 	s->debugfs_priv = NULL;
 }
+
+/* slab.c tells us of every cache made (slablab_mutex held) and freed (no lock). */
+static const struct slablab_cache_observer slablab_debugfs_observer = {
+	.added = slablab_debugfs_add_cache,
+	.released = slablab_debugfs_remove_cache,
+};
 
 /*
  * Test hook (selftests=1 only): selftest_kernel_cache makes ("create") or destroys
@@ -601,10 +607,12 @@ int slablab_debugfs_init(void)
 	if (slablab_selftests)
 		debugfs_create_file("selftest_kernel_cache", 0200, slablab_debugfs_root, NULL,
 				    &slablab_selftest_kernel_fops);
+	slablab_set_cache_observer(&slablab_debugfs_observer);
 	return 0;
 }
 
 void slablab_debugfs_exit(void)
 {
+	slablab_set_cache_observer(NULL);
 	debugfs_remove_recursive(slablab_debugfs_root);
 }
