@@ -552,6 +552,33 @@ static const struct file_operations slablab_selftest_kernel_fops = {
 	.llseek = noop_llseek,
 };
 
+/*
+ * Test hook (selftests=1 only): selftest_native_sysfs names the directory storms read
+ * SLUB's figures of native targets from instead of /sys/kernel/slab, so a test can
+ * show that a storm whose figures cannot be read is refused (storm.c).
+ */
+static ssize_t slablab_selftest_sysfs_write(struct file *file, const char __user *ubuf,
+					    size_t len, loff_t *ppos)
+{
+	char root[64];
+	int err;
+
+	if (!len || len >= sizeof(root))
+		return -EINVAL;
+	if (copy_from_user(root, ubuf, len))
+		return -EFAULT;
+	root[len] = 0;
+	err = slablab_storm_set_sysfs_root(strim(root));
+	return err ? err : len;
+}
+
+static const struct file_operations slablab_selftest_sysfs_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.write = slablab_selftest_sysfs_write,
+	.llseek = noop_llseek,
+};
+
 static int slablab_version_show(struct seq_file *m, void *v)
 {
 	seq_printf(m, "%s api %d\n", SLABLAB_VERSION, SLABLAB_GENL_VERSION);
@@ -607,6 +634,9 @@ int slablab_debugfs_init(void)
 	if (slablab_selftests)
 		debugfs_create_file("selftest_kernel_cache", 0200, slablab_debugfs_root, NULL,
 				    &slablab_selftest_kernel_fops);
+	if (slablab_selftests)
+		debugfs_create_file("selftest_native_sysfs", 0200, slablab_debugfs_root, NULL,
+				    &slablab_selftest_sysfs_fops);
 	slablab_set_cache_observer(&slablab_debugfs_observer);
 	return 0;
 }

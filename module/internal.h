@@ -424,6 +424,7 @@ int slablab_storm_start(const struct slablab_storm_spec *spec, const unsigned lo
 int slablab_storm_report(u32 id, bool stop, struct slablab_storm_report *rep,
 			 struct netlink_ext_ack *extack);
 void slablab_storm_exit(void);
+int slablab_storm_set_sysfs_root(const char *root);
 
 /* handles.c: scripted allocations (the handles, and the runs on a chosen cpu) */
 int slablab_handle_alloc(struct slablab_cache *s, u32 count, int cpu, u32 *id,

@@ -139,6 +139,8 @@ struct slablab_storm {
 	struct mutex sample_lock;	/* the peak fields and base_pages */
 	u64 base_pages;
 	u64 peak_pages, peak_live, peak_meta;
+	char sysfs_root[64];		/* storm_sysfs_root at start */
+	bool sysfs_warned;		/* a sample could not read a native figure */
 	struct completion done;		/* the controller left module code */
 	bool reaped;			/* someone waited for done (storm_mutex) */
 };
@@ -219,39 +221,58 @@ static __always_inline u32 t_size(struct storm_thread *t, u64 i)
 
 /* ---- memory samples ---- */
 
-/* The first number in a sysfs file (the kernel's own SLUB figures), or 0. */
-static u64 read_sysfs_u64(const char *path)
+/*
+ * Where SLUB's figures of the native targets are read: /sys/kernel/slab, or what the
+ * selftest hook slablab_storm_set_sysfs_root() put there (storm_mutex). A storm copies
+ * it at start.
+ */
+static char storm_sysfs_root[64] = "/sys/kernel/slab";
+
+/* The first number in a sysfs file (the kernel's own SLUB figures) into *@v. */
+static int read_sysfs_u64(const char *path, u64 *v)
 {
 	char buf[32] = "";
 	struct file *f;
 	loff_t pos = 0;
-	u64 v = 0;
+	ssize_t len;
+	char *sp;
+	int err;
 
 	f = filp_open(path, O_RDONLY, 0);
 	if (IS_ERR(f))
-		return 0;
-	if (kernel_read(f, buf, sizeof(buf) - 1, &pos) > 0) {
-		char *sp = strchr(buf, ' ');
-
-		if (sp)
-			*sp = 0;
-		if (kstrtou64(strim(buf), 10, &v))
-			v = 0;
-	}
+		return PTR_ERR(f);
+	len = kernel_read(f, buf, sizeof(buf) - 1, &pos);
 	filp_close(f, NULL);
-	return v;
+	if (len < 0)
+		return len;
+	sp = strchr(buf, ' ');
+	if (sp)
+		*sp = 0;
+	err = kstrtou64(strim(buf), 10, v);
+	return err ? -EIO : 0;
 }
 
-static u64 native_slab_pages(const char *name)
+/*
+ * Pages the native kmem_cache @name holds: slabs << order, from its sysfs directory.
+ * On an error, *@pages is 0 and @path names the file that could not be read.
+ */
+static int native_slab_pages(struct slablab_storm *st, const char *name, u64 *pages,
+			     char *path, size_t path_len)
 {
-	char path[96];
 	u64 slabs, order;
+	int err;
 
-	snprintf(path, sizeof(path), "/sys/kernel/slab/%s/slabs", name);
-	slabs = read_sysfs_u64(path);
-	snprintf(path, sizeof(path), "/sys/kernel/slab/%s/order", name);
-	order = read_sysfs_u64(path);
-	return slabs << order;
+	*pages = 0;
+	snprintf(path, path_len, "%s/%s/slabs", st->sysfs_root, name);
+	err = read_sysfs_u64(path, &slabs);
+	if (err)
+		return err;
+	snprintf(path, path_len, "%s/%s/order", st->sysfs_root, name);
+	err = read_sysfs_u64(path, &order);
+	if (err)
+		return err;
+	*pages = slabs << order;
+	return 0;
 }
 
 static const char *const native_kmalloc_names[] = {
@@ -260,10 +281,56 @@ static const char *const native_kmalloc_names[] = {
 	"kmalloc-8k",
 };
 
+/*
+ * Pages a native target holds now: its kmem_cache, or the kernel's kmalloc classes.
+ * Stops at the first file that cannot be read, named in @path, and returns its error.
+ */
+static int native_target_pages(struct slablab_storm *st, u64 *pages, char *path,
+			       size_t path_len)
+{
+	unsigned int i;
+	u64 n;
+	int err;
+
+	if (st->spec.target == SLABLAB_TARGET_NATIVE)
+		return native_slab_pages(st, st->native_name, pages, path, path_len);
+	*pages = 0;
+	for (i = 0; i < ARRAY_SIZE(native_kmalloc_names); i++) {
+		err = native_slab_pages(st, native_kmalloc_names[i], &n, path, path_len);
+		if (err)
+			return err;
+		*pages += n;
+	}
+	return 0;
+}
+
+/*
+ * A native target's figures are SLUB's sysfs files: refuse a storm whose files cannot
+ * be read (no SLUB sysfs, a class this kernel lacks) rather than report 0 pages.
+ */
+static int storm_check_native_figures(struct slablab_storm *st,
+				      struct netlink_ext_ack *extack)
+{
+	char path[128];
+	u64 pages;
+	int err;
+
+	if (st->spec.target != SLABLAB_TARGET_NATIVE &&
+	    st->spec.target != SLABLAB_TARGET_NATIVE_KMALLOC)
+		return 0;
+	err = native_target_pages(st, &pages, path, sizeof(path));
+	if (err)
+		NL_SET_ERR_MSG_FMT_MOD(extack,
+				       "cannot read %s (error %d): the native target's memory figures come from there",
+				       path, err);
+	return err;
+}
+
 /* Pages the storm's target holds now (kmalloc targets: all size classes). */
 static u64 target_pages(struct slablab_storm *st, u64 *meta)
 {
 	struct slablab_gauges g;
+	char path[128];
 	u64 pages = 0;
 	unsigned int i;
 
@@ -273,8 +340,6 @@ static u64 target_pages(struct slablab_storm *st, u64 *meta)
 		slablab_gauges(st->tg.cache, &g);
 		*meta = g.meta_bytes;
 		return g.pages;
-	case SLABLAB_TARGET_NATIVE:
-		return native_slab_pages(st->native_name);
 	case SLABLAB_TARGET_KMALLOC:
 		for (i = 0; i < st->nr_kmalloc_caches; i++) {
 			slablab_gauges(st->kmalloc_caches[i], &g);
@@ -283,8 +348,12 @@ static u64 target_pages(struct slablab_storm *st, u64 *meta)
 		}
 		return pages + slablab_kmalloc_direct_pages();
 	default:
-		for (i = 0; i < ARRAY_SIZE(native_kmalloc_names); i++)
-			pages += native_slab_pages(native_kmalloc_names[i]);
+		/* checked readable at start; should that change, say so once */
+		if (native_target_pages(st, &pages, path, sizeof(path)) && !st->sysfs_warned) {
+			st->sysfs_warned = true;
+			pr_warn("storm %u: cannot read %s: its figures count 0 pages\n", st->id,
+				path);
+		}
 		return pages;
 	}
 }
@@ -1426,6 +1495,7 @@ int slablab_storm_start(const struct slablab_storm_spec *spec, const unsigned lo
 	init_completion(&st->done);
 	mutex_init(&st->sample_lock);
 	st->spec = *spec;
+	strscpy(st->sysfs_root, storm_sysfs_root, sizeof(st->sysfs_root));
 	err = storm_setup_locked(st, cpus, nr_cpu_bits, bad_attr, extack);
 	if (err)
 		goto err_free;
@@ -1438,6 +1508,9 @@ int slablab_storm_start(const struct slablab_storm_spec *spec, const unsigned lo
 		if (err)
 			goto err_free;
 	}
+	err = storm_check_native_figures(st, extack);
+	if (err)
+		goto err_free;
 	st->state = SLABLAB_STORM_RUNNING;
 	err = storm_start_threads(st, extack);
 	if (err)	/* storm_free() reaps the controller, if any, or releases the target */
@@ -1499,6 +1572,28 @@ int slablab_storm_report(u32 id, bool stop, struct slablab_storm_report *rep,
 	}
 	storm_fill_report(st, rep);
 out:
+	mutex_unlock(&storm_mutex);
+	return err;
+}
+
+/**
+ * slablab_storm_set_sysfs_root - read native targets' figures from elsewhere (selftests)
+ * @root: the directory that stands for /sys/kernel/slab
+ *
+ * A test hook (debugfs, selftests=1): a root without the files shows how a storm
+ * whose figures cannot be read is refused. Storms running keep the root they had.
+ *
+ * Return: 0, or -ENAMETOOLONG.
+ */
+int slablab_storm_set_sysfs_root(const char *root)
+{
+	int err = 0;
+
+	mutex_lock(&storm_mutex);
+	if (strscpy(storm_sysfs_root, root, sizeof(storm_sysfs_root)) < 0) {
+		strscpy(storm_sysfs_root, "/sys/kernel/slab", sizeof(storm_sysfs_root));
+		err = -ENAMETOOLONG;
+	}
 	mutex_unlock(&storm_mutex);
 	return err;
 }
