@@ -92,13 +92,14 @@ def graph():
     if not shutil.which("nm"):
         pytest.skip("nm (binutils) is missing")
     names = kbuild_objects()
+    sources = [n + ".c" for n in names] + [f for f in os.listdir(MODULE) if f.endswith(".h")]
+    newest = max(os.path.getmtime(os.path.join(MODULE, f)) for f in sources
+                 if os.path.exists(os.path.join(MODULE, f)))
     for n in names:
         obj = os.path.join(MODULE, n + ".o")
         if not os.path.exists(obj):
             pytest.skip(f"module/{n}.o is not built: run `make module` "
                         "(make test builds it before the host tests)")
-        newest = max(os.path.getmtime(os.path.join(MODULE, f)) for f in os.listdir(MODULE)
-                     if f.endswith((".c", ".h")))
         if os.path.getmtime(obj) < newest:
             pytest.skip(f"module/{n}.o is older than the module's sources: run `make module`")
     return call_graph(names)
