@@ -473,7 +473,7 @@ static const struct file_operations slablab_dbg_fops = {
 	.release = single_release,
 };
 
-void slablab_debugfs_add_cache(struct slablab_cache *s)
+static void slablab_debugfs_add_cache(struct slablab_cache *s)
 {
 	struct slablab_dbg_file *files;
 	struct dentry *dir;
@@ -499,13 +499,19 @@ void slablab_debugfs_add_cache(struct slablab_cache *s)
 	s->debugfs_priv = files;
 }
 
-void slablab_debugfs_remove_cache(struct slablab_cache *s)
+static void slablab_debugfs_remove_cache(struct slablab_cache *s)
 {
 	debugfs_remove_recursive(s->debugfs);
 	s->debugfs = NULL;
 	kfree(s->debugfs_priv);
 	s->debugfs_priv = NULL;
 }
+
+/* slab.c tells us of every cache made (slablab_mutex held) and freed (no lock). */
+static const struct slablab_cache_observer slablab_debugfs_observer = {
+	.added = slablab_debugfs_add_cache,
+	.released = slablab_debugfs_remove_cache,
+};
 
 /*
  * Test hook (selftests=1 only): selftest_kernel_cache makes ("create") or destroys
@@ -543,6 +549,33 @@ static const struct file_operations slablab_selftest_kernel_fops = {
 	.owner = THIS_MODULE,
 	.open = simple_open,
 	.write = slablab_selftest_kernel_write,
+	.llseek = noop_llseek,
+};
+
+/*
+ * Test hook (selftests=1 only): selftest_native_sysfs names the directory storms read
+ * SLUB's figures of native targets from instead of /sys/kernel/slab, so a test can
+ * show that a storm whose figures cannot be read is refused (storm.c).
+ */
+static ssize_t slablab_selftest_sysfs_write(struct file *file, const char __user *ubuf,
+					    size_t len, loff_t *ppos)
+{
+	char root[64];
+	int err;
+
+	if (!len || len >= sizeof(root))
+		return -EINVAL;
+	if (copy_from_user(root, ubuf, len))
+		return -EFAULT;
+	root[len] = 0;
+	err = slablab_storm_set_sysfs_root(strim(root));
+	return err ? err : len;
+}
+
+static const struct file_operations slablab_selftest_sysfs_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.write = slablab_selftest_sysfs_write,
 	.llseek = noop_llseek,
 };
 
@@ -601,10 +634,15 @@ int slablab_debugfs_init(void)
 	if (slablab_selftests)
 		debugfs_create_file("selftest_kernel_cache", 0200, slablab_debugfs_root, NULL,
 				    &slablab_selftest_kernel_fops);
+	if (slablab_selftests)
+		debugfs_create_file("selftest_native_sysfs", 0200, slablab_debugfs_root, NULL,
+				    &slablab_selftest_sysfs_fops);
+	slablab_set_cache_observer(&slablab_debugfs_observer);
 	return 0;
 }
 
 void slablab_debugfs_exit(void)
 {
+	slablab_set_cache_observer(NULL);
 	debugfs_remove_recursive(slablab_debugfs_root);
 }

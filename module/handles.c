@@ -4,15 +4,16 @@
  * cpu and held by the kernel under a handle, then frees them (all or some) on a chosen
  * cpu. Tests use this to build exact situations (allocate on cpu 0, free on cpu 1).
  *
- * This file keeps the handles (ids, objects held, limits). The allocations and frees
- * themselves are run by the storm engine (storm.c: slablab_storm_script()), with the
- * same target primitives, cpu-bound worker kthreads and accounting as storms.
+ * This file keeps the handles (ids, objects held, limits) and runs the allocations and
+ * frees itself: on the chosen cpu through smp_call_on_cpu() (that cpu's bound kworker;
+ * the caller waits), or inline without a cpu. It calls only the allocator (slab.c).
  *
  * Locking: everything here runs under slablab_mutex (and cpus_read_lock, so a chosen
- * cpu stays online while the engine's worker runs there).
+ * cpu stays online while the kworker runs there; the kworker takes neither lock).
  */
 #include <linux/module.h>
 #include <linux/slab.h>
+#include <linux/smp.h>
 #include <linux/vmalloc.h>
 #include "internal.h"
 
@@ -29,6 +30,64 @@ static LIST_HEAD(slablab_handles);
 static u32 slablab_next_handle = 1;
 static unsigned int slablab_nr_handles;
 static u64 slablab_handle_bytes;
+
+/* One scripted allocation or free: @n objects of @s, in @objs. */
+struct handle_run {
+	struct slablab_cache *s;
+	void **objs;
+	u32 n;
+};
+
+/* Allocate run->n objects into run->objs, all or nothing: 0 or -ENOMEM. */
+static int handle_run_alloc(void *arg)
+{
+	struct handle_run *run = arg;
+	u32 i;
+
+	for (i = 0; i < run->n; i++) {
+		run->objs[i] = slablab_cache_alloc(run->s, GFP_KERNEL);
+		if (unlikely(!run->objs[i])) {
+			slablab_cache_free_bulk(run->s, i, run->objs);
+			return -ENOMEM;
+		}
+		if (!(i & 1023))
+			cond_resched();
+	}
+	return 0;
+}
+
+/* Free the run->n objects of run->objs, newest (last) first, and clear them. */
+static int handle_run_free(void *arg)
+{
+	struct handle_run *run = arg;
+	u32 i;
+
+	for (i = 0; i < run->n; i++) {
+		u32 last = run->n - 1 - i;
+
+		slablab_cache_free(run->s, run->objs[last]);
+		run->objs[last] = NULL;
+		if (!(i & 1023))
+			cond_resched();
+	}
+	return 0;
+}
+
+/*
+ * Run @fn on @cpu, or here when @cpu < 0 (then it cannot fail for want of a worker).
+ * Context: slablab_mutex and cpus_read_lock held, so @cpu stays online; sleeps.
+ * Return: @fn's result, or -ENXIO when @cpu is not online.
+ */
+static int handle_run_on(int cpu, int (*fn)(void *), struct slablab_cache *s, void **objs,
+			 u32 n)
+{
+	struct handle_run run = { .s = s, .objs = objs, .n = n };
+
+	lockdep_assert_held(&slablab_mutex);
+	if (cpu < 0)
+		return fn(&run);
+	return smp_call_on_cpu(cpu, fn, &run, false);
+}
 
 static void handle_destroy(struct slablab_handle *h)
 {
@@ -75,10 +134,13 @@ int slablab_handle_alloc(struct slablab_cache *s, u32 count, int cpu, u32 *id,
 	}
 	h->s = s;
 	h->capacity = count;
-	ret = slablab_storm_script(s, cpu, true, h->objs, count);
+	ret = handle_run_on(cpu, handle_run_alloc, s, h->objs, count);
 	if (ret) {
-		NL_SET_ERR_MSG_FMT_MOD(extack, "allocation of %u objects from %s failed",
-				       count, s->name);
+		if (ret == -ENXIO)
+			NL_SET_ERR_MSG_FMT_MOD(extack, "cpu %d is not online", cpu);
+		else
+			NL_SET_ERR_MSG_FMT_MOD(extack, "allocation of %u objects from %s failed",
+					       count, s->name);
 		kvfree(h->objs);
 		kfree(h);
 		return ret;
@@ -120,10 +182,11 @@ int slablab_handle_free(u32 id, int cpu, u32 count, u32 *left, struct netlink_ex
 		}
 		if (!count)
 			count = h->count;
-		/* the newest @count objects: the engine frees them last first */
-		err = slablab_storm_script(h->s, cpu, false, h->objs + h->count - count, count);
+		/* the newest @count objects, freed last first */
+		err = handle_run_on(cpu, handle_run_free, h->s, h->objs + h->count - count,
+				    count);
 		if (err) {
-			NL_SET_ERR_MSG_FMT_MOD(extack, "cannot start a worker on cpu %d", cpu);
+			NL_SET_ERR_MSG_FMT_MOD(extack, "cpu %d is not online", cpu);
 			return err;
 		}
 		h->count -= count;
@@ -159,7 +222,7 @@ void slablab_handles_release_cache(struct slablab_cache *s)
 		if (h->s != s)
 			continue;
 		/* on this cpu (inline): cannot fail */
-		slablab_storm_script(s, -1, false, h->objs, h->count);
+		handle_run_on(-1, handle_run_free, s, h->objs, h->count);
 		handle_destroy(h);
 	}
 }
@@ -170,7 +233,7 @@ void slablab_handles_release_all(void)
 
 	mutex_lock(&slablab_mutex);
 	list_for_each_entry_safe(h, tmp, &slablab_handles, list) {
-		slablab_storm_script(h->s, -1, false, h->objs, h->count);
+		handle_run_on(-1, handle_run_free, h->s, h->objs, h->count);
 		handle_destroy(h);
 	}
 	mutex_unlock(&slablab_mutex);

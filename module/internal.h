@@ -248,13 +248,26 @@ struct slablab_validate_report {
 	char first_error[160];
 };
 
+/**
+ * struct slablab_cache_observer - told of every cache made and released
+ * @added: the cache was made and listed (slablab_mutex held)
+ * @released: the cache, unlisted, is about to be freed (no slab.c lock held)
+ *
+ * How slab.c, the bottom layer, lets debugfs.c give each cache a directory without
+ * calling upwards (docs/design.md, "Layers").
+ */
+struct slablab_cache_observer {
+	void (*added)(struct slablab_cache *s);
+	void (*released)(struct slablab_cache *s);
+};
+
+/* slab.c: the allocator, the bottom layer */
 extern bool slablab_selftests;
 extern struct mutex slablab_mutex;
 extern struct list_head slablab_caches;
 extern unsigned int slablab_caches_gen;
 extern unsigned int slablab_page_policy;
 
-/* slab.c */
 int slablab_slab_init(void);
 void slablab_slab_exit(void);
 struct slablab_cache *slablab_cache_create_owner(const char *name, unsigned int size,
@@ -287,30 +300,133 @@ u32 slablab_features(void);
 int slablab_selftest_fastpath_race(struct slablab_cache *s);
 unsigned int slablab_nr_caches(void);
 unsigned int slablab_default_flags(void);
+unsigned long slablab_kmalloc_direct_pages(void);
+void slablab_set_cache_observer(const struct slablab_cache_observer *obs);
 
 /* debugfs.c */
 int slablab_debugfs_init(void);
 void slablab_debugfs_exit(void);
-void slablab_debugfs_add_cache(struct slablab_cache *s);
-void slablab_debugfs_remove_cache(struct slablab_cache *s);
 
-/* netlink.c */
+/* netlink.c: the generic netlink family, its policies and its ops */
 int slablab_netlink_init(void);
 void slablab_netlink_exit(void);
 int slablab_put_stats(struct sk_buff *skb, int attr, const u64 *v);
-
-/* storm.c */
-struct genl_info;
-struct genl_family;
 extern const struct nla_policy slablab_storm_policy[SLABLAB_STORM_A_MAX + 1];
-int slablab_storm_start(struct genl_info *info, struct genl_family *family);
-int slablab_storm_get(struct genl_info *info, struct genl_family *family);
-int slablab_storm_stop(struct genl_info *info, struct genl_family *family);
-void slablab_storm_exit(void);
-void slablab_storm_count_direct_pages(long delta);
-int slablab_storm_script(struct slablab_cache *s, int cpu, bool alloc, void **objs, u32 n);
 
-/* handles.c: scripted allocations (the handles; storm.c runs them) */
+/* storm.c: the storm engine */
+
+/**
+ * struct slablab_storm_spec - what a storm runs: parsed from STORM_START (netlink.c),
+ * completed by slablab_storm_start() and reported back as the storm ran
+ * @target: enum slablab_storm_target
+ * @pattern: enum slablab_storm_pattern
+ * @cache: the slablab cache (cache target) or the model (native), "" for none
+ * @size: object size (0: the cache's); the engine sets the size it used
+ * @nr_sizes: entries of @sizes and @weights (kmalloc targets)
+ * @sizes: object sizes, drawn by weight
+ * @weights: the weights of @sizes
+ * @threads: workers (0: one per cpu; the remote pattern at least 2)
+ * @cpus: the cpus the workers are bound to, as a cpu list (set by the engine)
+ * @ops: operations per worker (producer, for remote), unless @duration_ms
+ * @duration_ms: run this long instead (0: @ops)
+ * @batch: objects per batch (batch, bulk)
+ * @working_set: live objects per worker (churn)
+ * @ring: slots of each producer/consumer ring (remote), a power of two
+ * @seed: seed of the workers' random numbers
+ * @max_live_bytes: what the storm may hold at once
+ */
+struct slablab_storm_spec {
+	u32 target;
+	u32 pattern;
+	char cache[SLABLAB_NAME_MAX];
+	u32 size;
+	u32 nr_sizes;
+	u32 sizes[SLABLAB_STORM_MAX_SIZES];
+	u32 weights[SLABLAB_STORM_MAX_SIZES];
+	u32 threads;
+	char cpus[SLABLAB_STORM_CPUS_MAX];
+	u64 ops;
+	u32 duration_ms;
+	u32 batch;
+	u32 working_set;
+	u32 ring;
+	u64 seed;
+	u64 max_live_bytes;
+};
+
+/**
+ * struct slablab_storm_thread_result - one worker's figures
+ * @cpu: the cpu it was bound to
+ * @ops: operations it did
+ * @cycles: cycles in its timed sections
+ * @ns: how long it ran
+ */
+struct slablab_storm_thread_result {
+	u32 cpu;
+	u64 ops;
+	u64 cycles;
+	u64 ns;
+};
+
+/**
+ * struct slablab_storm_report - a storm as STORM_START/GET/STOP report it
+ * @id: the storm (0: no storm has run)
+ * @state: enum slablab_storm_state (NONE: no storm has run, nothing below is set)
+ * @spec: what it runs
+ * @ops_planned: operations all workers will do (0 for a timed storm)
+ * @ops_done: operations done so far
+ * @elapsed_ns: since the workers were released (to the end, once finished)
+ * @cache_flags: SLABLAB_CACHE_F_* of the cache or the native target's model
+ * @native_name: the native target's kmem_cache, "" for other targets
+ * @finished: DONE or STOPPED: the results below are set
+ * @allocs: allocations that succeeded
+ * @frees: frees
+ * @alloc_cycles: cycles in timed allocations
+ * @free_cycles: cycles in timed frees
+ * @pair_cycles: cycles in timed allocate-free pairs
+ * @loop_cycles_x1000: cycles of 1000 iterations of an empty timed loop
+ * @failures: allocations that failed
+ * @peak_pages: pages the target held at the peak sample
+ * @peak_live_bytes: live object bytes at that sample
+ * @meta_bytes: slab metadata bytes off the slabs at that sample
+ * @has_stats: @stats holds the allocator's counters (cache and kmalloc targets)
+ * @stats: the allocator's events during the storm, per enum slablab_stat_item
+ * @thread: per worker, [@spec.threads]
+ */
+struct slablab_storm_report {
+	u32 id;
+	u32 state;
+	struct slablab_storm_spec spec;
+	u64 ops_planned;
+	u64 ops_done;
+	u64 elapsed_ns;
+	u32 cache_flags;
+	char native_name[SLABLAB_NAME_MAX + 16];
+	bool finished;
+	u64 allocs;
+	u64 frees;
+	u64 alloc_cycles;
+	u64 free_cycles;
+	u64 pair_cycles;
+	u64 loop_cycles_x1000;
+	u64 failures;
+	u64 peak_pages;
+	u64 peak_live_bytes;
+	u64 meta_bytes;
+	bool has_stats;
+	u64 stats[__SLABLAB_STAT_MAX];
+	struct slablab_storm_thread_result thread[SLABLAB_STORM_MAX_THREADS];
+};
+
+int slablab_storm_start(const struct slablab_storm_spec *spec, const unsigned long *cpus,
+			unsigned int nr_cpu_bits, struct slablab_storm_report *rep,
+			u32 *bad_attr, struct netlink_ext_ack *extack);
+int slablab_storm_report(u32 id, bool stop, struct slablab_storm_report *rep,
+			 struct netlink_ext_ack *extack);
+void slablab_storm_exit(void);
+int slablab_storm_set_sysfs_root(const char *root);
+
+/* handles.c: scripted allocations (the handles, and the runs on a chosen cpu) */
 int slablab_handle_alloc(struct slablab_cache *s, u32 count, int cpu, u32 *id,
 			 struct netlink_ext_ack *extack);
 int slablab_handle_free(u32 id, int cpu, u32 count, u32 *left, struct netlink_ext_ack *extack);

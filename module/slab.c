@@ -96,12 +96,39 @@ static_assert((SLABLAB_DEBUG | SLABLAB_HARDENED | SLABLAB_RANDOM | SLABLAB_HWCAC
 	      __SLABLAB_CACHE_F_ALL);
 static_assert(!(SLABLAB_KERNEL_DEFAULTS & __SLABLAB_CACHE_F_ALL));
 
+/*
+ * The module parameters and globals every layer reads live here, at the bottom, so
+ * that no file has to call upwards (docs/design.md, "Layers").
+ */
+bool slablab_selftests;
+module_param_named(selftests, slablab_selftests, bool, 0444);
+MODULE_PARM_DESC(selftests,
+		 "enable the test harness hooks: SELFTEST_WARN and debugfs caches/*/selftest (never on a real system)");
+
+#ifndef NL_SET_ERR_MSG_FMT
+char slablab_extack_buf[128];
+#endif
+
 /* slablab_mutex: the cache list, tunable changes, flush work items, handles, debugfs */
 DEFINE_MUTEX(slablab_mutex);
 LIST_HEAD(slablab_caches);
 /* Bumped on every change of slablab_caches (slablab_mutex): the cache dump's cb->seq. */
 unsigned int slablab_caches_gen;
 unsigned int slablab_page_policy = SLABLAB_PAGE_POLICY_SLAB;
+
+/*
+ * Pages slablab_kmalloc() handed out straight from the page allocator (large requests,
+ * or the page policy): storms of the kmalloc target count them with the size classes.
+ */
+static atomic_long_t slablab_kmalloc_pages_direct = ATOMIC_LONG_INIT(0);
+
+/*
+ * Who is told of every cache made and freed: debugfs.c, a layer above, which gives each
+ * cache its directory. Set before slablab_slab_init() and cleared after
+ * slablab_slab_exit() (module init and exit), so it never changes while caches come
+ * and go.
+ */
+static const struct slablab_cache_observer *slablab_observer;
 
 static struct kmem_cache *slablab_meta_cache;
 static struct workqueue_struct *slablab_flush_wq;
@@ -1671,7 +1698,8 @@ struct slablab_cache *slablab_cache_create_owner(const char *name, unsigned int 
 	}
 	list_add_tail(&s->list, &slablab_caches);
 	slablab_caches_gen++;
-	slablab_debugfs_add_cache(s);
+	if (slablab_observer)
+		slablab_observer->added(s);
 	return s;
 
 err_free:
@@ -1786,7 +1814,8 @@ int slablab_cache_destroy_locked(struct slablab_cache *s, struct netlink_ext_ack
  */
 void slablab_cache_release(struct slablab_cache *s)
 {
-	slablab_debugfs_remove_cache(s);
+	if (slablab_observer)
+		slablab_observer->released(s);
 	free_cache_struct(s);
 }
 
@@ -2311,7 +2340,7 @@ void *slablab_kmalloc(size_t size, gfp_t gfp)
 	page = alloc_pages(gfp | __GFP_COMP, get_order(size));
 	if (!page)
 		return NULL;
-	slablab_storm_count_direct_pages(1L << get_order(size));
+	atomic_long_add(1L << get_order(size), &slablab_kmalloc_pages_direct);
 	return page_address(page);
 }
 EXPORT_SYMBOL_GPL(slablab_kmalloc);
@@ -2331,7 +2360,7 @@ void slablab_kfree(const void *p)
 	slab = (struct slablab_slab *)page_private(page);
 	if (!slab) {
 		/* Straight from the page allocator (large, or the page policy). */
-		slablab_storm_count_direct_pages(-(1L << compound_order(page)));
+		atomic_long_sub(1L << compound_order(page), &slablab_kmalloc_pages_direct);
 		__free_pages(page, compound_order(page));
 		return;
 	}
@@ -2339,7 +2368,28 @@ void slablab_kfree(const void *p)
 }
 EXPORT_SYMBOL_GPL(slablab_kfree);
 
+/**
+ * slablab_kmalloc_direct_pages - pages slablab_kmalloc() took from the page allocator
+ *
+ * Return: the pages held now by slablab_kmalloc() allocations that no size class served.
+ */
+unsigned long slablab_kmalloc_direct_pages(void)
+{
+	return atomic_long_read(&slablab_kmalloc_pages_direct);
+}
+
 /* ---- init / exit ---- */
+
+/**
+ * slablab_set_cache_observer - name who is told of every cache made and released
+ * @obs: the observer, or NULL for none
+ *
+ * Context: module init before slablab_slab_init(), or exit after slablab_slab_exit().
+ */
+void slablab_set_cache_observer(const struct slablab_cache_observer *obs)
+{
+	slablab_observer = obs;
+}
 
 int slablab_slab_init(void)
 {

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The storm engine: workloads run in the kernel against a slablab cache and against the
- * kernel's own allocator, on the same kernel, measured per operation. It is the one
- * mechanism that allocates on a chosen cpu: allocation storms and scripted allocations
- * (SLABLAB_CMD_OBJ_ALLOC/OBJ_FREE, whose handles live in handles.c) both run here.
+ * kernel's own allocator, on the same kernel, measured per operation. Its interface is
+ * plain C (internal.h): slablab_storm_start() takes a struct slablab_storm_spec that
+ * netlink.c parsed from STORM_START, slablab_storm_report() fills a struct
+ * slablab_storm_report for STORM_GET/STOP. It calls only the allocator (slab.c).
  *
- * Three layers, shared by both users:
+ * Three layers:
  *   target   struct storm_target and tg_alloc()/tg_free()/tg_alloc_bulk()/tg_free_bulk():
  *            what is allocated from (a slablab cache, a native kmem_cache, slablab's or
  *            the kernel's kmalloc). Dispatched with a switch on a constant inside
@@ -14,10 +15,10 @@
  *            blur the ratio).
  *   worker   struct storm_thread: one pattern run against one target, with its
  *            accounting (ops done, allocations, frees, failures, cycles), in a kthread
- *            bound to its cpu (storm_worker_create()), or inline when any cpu will do.
- *   storm    struct slablab_storm: the specification, the workers, and for a real storm
- *            a controller kthread that releases the workers together, samples memory and
- *            computes the results.
+ *            bound to its cpu (storm_worker_create()).
+ *   storm    struct slablab_storm: the specification, the workers, and a controller
+ *            kthread that releases the workers together, samples memory and computes
+ *            the results.
  *
  * A storm is THREADS workers bound round robin to the cpus of its cpu list and one
  * controller. Workers wait at a start barrier, run their pattern in chunks timed with
@@ -27,12 +28,6 @@
  * working set is first full and, for churn, again before they free it, so a storm of any
  * length has a sample of its steady state.
  *
- * A scripted allocation is a storm of one worker running the internal pattern
- * SCRIPT_ALLOC (allocate N objects, all or nothing) or SCRIPT_FREE (free N objects,
- * newest first) on the cache target: synchronous (the caller waits for the worker), no
- * controller, no sampling, never "the last storm", and not subject to one storm at a
- * time.
- *
  * Locking (outermost first):
  *   storm_mutex          the storm: slablab_storm, its id, STORM_START/GET/STOP and
  *                        unload; held while waiting for a storm's controller
@@ -40,8 +35,7 @@
  *   slablab_mutex        slab.c's locks, taken only briefly, by STORM_START, to find and
  *                        pin its cache and the kmalloc classes and to check its cpus
  *                        against the online ones (cpus_read_lock again while binding
- *                        and waking its workers, so each cpu is still online); and by
- *                        scripts (their callers hold both, handles.c)
+ *                        and waking its workers, so each cpu is still online)
  *   st->sample_lock      memory samples: controller and workers
  *   the target's own locks.
  * Nobody waits for a storm's controller while holding cpus_read_lock or slablab_mutex,
@@ -56,11 +50,9 @@
  * are written before the state becomes DONE/STOPPED with a release store; readers load
  * the state with acquire. A slablab cache under a storm has ->users raised (pinned under
  * slablab_mutex), so destroying it fails with -EBUSY until the controller drops it.
- * Scripts run under slablab_mutex and cpus_read_lock, so their cache cannot go away and
- * their cpu stays online meanwhile: their worker only allocates or frees, which never
- * waits for either lock. Storms and scripts refuse the caches of other kernel modules
- * (SLABLAB_OWNER_KERNEL): such a module may destroy its cache and unload at any time,
- * and a pinned cache would outlive it with its ctor pointing into freed module text.
+ * Storms refuse the caches of other kernel modules (SLABLAB_OWNER_KERNEL): such a module
+ * may destroy its cache and unload at any time, and a pinned cache would outlive it
+ * with its ctor pointing into freed module text.
  */
 #include <linux/module.h>
 #include <linux/kthread.h>
@@ -77,17 +69,12 @@
 #include <linux/mm.h>
 #include <linux/fs.h>
 #include <linux/delay.h>
-#include <net/genetlink.h>
 #include "internal.h"
 
 #define SAMPLE_MS	50
 #define CHUNK		256	/* ops between progress updates and stop checks */
 #define SIZE_SEQ_LEN	1024	/* precomputed kmalloc sizes per thread */
 #define MAX_KMALLOC_CLASSES	32
-
-/* Internal patterns of scripted allocations: never accepted from userspace. */
-#define SCRIPT_ALLOC	(__SLABLAB_PATTERN_MAX)
-#define SCRIPT_FREE	(__SLABLAB_PATTERN_MAX + 1)
 
 /* What workers allocate from. */
 struct storm_target {
@@ -109,7 +96,7 @@ struct storm_ring {
 struct storm_thread {
 	struct slablab_storm *st;
 	int idx;
-	int cpu;		/* bound to it; -1: runs inline, on any cpu */
+	int cpu;		/* bound to it */
 	u64 ops_done;		/* progress, WRITE_ONCE after each chunk */
 	u64 allocs, frees, failures;
 	u64 alloc_cycles, free_cycles, pair_cycles;
@@ -125,25 +112,10 @@ struct storm_thread {
 	struct storm_ring *ring;
 } ____cacheline_aligned_in_smp;
 
-struct storm_spec {
-	u32 target, pattern;
-	char cache[SLABLAB_NAME_MAX];
-	u32 size;
-	u32 nr_sizes;
-	u32 sizes[SLABLAB_STORM_MAX_SIZES], weights[SLABLAB_STORM_MAX_SIZES];
-	u32 threads;
-	char cpus[SLABLAB_STORM_CPUS_MAX];
-	u64 ops;
-	u32 duration_ms;
-	u32 batch, working_set, ring;
-	u64 seed;
-	u64 max_live_bytes;
-};
-
 struct slablab_storm {
 	u32 id;
 	u32 state;			/* enum slablab_storm_state, release/acquire */
-	struct storm_spec spec;
+	struct slablab_storm_spec spec;
 	struct storm_target tg;
 	int *cpu_of;			/* [threads] */
 	char native_name[SLABLAB_NAME_MAX + 16];
@@ -167,6 +139,8 @@ struct slablab_storm {
 	struct mutex sample_lock;	/* the peak fields and base_pages */
 	u64 base_pages;
 	u64 peak_pages, peak_live, peak_meta;
+	char sysfs_root[64];		/* storm_sysfs_root at start */
+	bool sysfs_warned;		/* a sample could not read a native figure */
 	struct completion done;		/* the controller left module code */
 	bool reaped;			/* someone waited for done (storm_mutex) */
 };
@@ -175,13 +149,6 @@ struct slablab_storm {
 static DEFINE_MUTEX(storm_mutex);
 static struct slablab_storm *slablab_storm;	/* the current or last storm */
 static u32 slablab_storm_next_id = 1;
-static atomic_long_t slablab_kmalloc_pages_direct = ATOMIC_LONG_INIT(0);
-
-/* slab.c counts pages slablab_kmalloc hands out straight from the page allocator. */
-void slablab_storm_count_direct_pages(long delta)
-{
-	atomic_long_add(delta, &slablab_kmalloc_pages_direct);
-}
 
 /* ---- targets: direct calls, resolved at compile time per loop ---- */
 
@@ -254,39 +221,58 @@ static __always_inline u32 t_size(struct storm_thread *t, u64 i)
 
 /* ---- memory samples ---- */
 
-/* The first number in a sysfs file (the kernel's own SLUB figures), or 0. */
-static u64 read_sysfs_u64(const char *path)
+/*
+ * Where SLUB's figures of the native targets are read: /sys/kernel/slab, or what the
+ * selftest hook slablab_storm_set_sysfs_root() put there (storm_mutex). A storm copies
+ * it at start.
+ */
+static char storm_sysfs_root[64] = "/sys/kernel/slab";
+
+/* The first number in a sysfs file (the kernel's own SLUB figures) into *@v. */
+static int read_sysfs_u64(const char *path, u64 *v)
 {
 	char buf[32] = "";
 	struct file *f;
 	loff_t pos = 0;
-	u64 v = 0;
+	ssize_t len;
+	char *sp;
+	int err;
 
 	f = filp_open(path, O_RDONLY, 0);
 	if (IS_ERR(f))
-		return 0;
-	if (kernel_read(f, buf, sizeof(buf) - 1, &pos) > 0) {
-		char *sp = strchr(buf, ' ');
-
-		if (sp)
-			*sp = 0;
-		if (kstrtou64(strim(buf), 10, &v))
-			v = 0;
-	}
+		return PTR_ERR(f);
+	len = kernel_read(f, buf, sizeof(buf) - 1, &pos);
 	filp_close(f, NULL);
-	return v;
+	if (len < 0)
+		return len;
+	sp = strchr(buf, ' ');
+	if (sp)
+		*sp = 0;
+	err = kstrtou64(strim(buf), 10, v);
+	return err ? -EIO : 0;
 }
 
-static u64 native_slab_pages(const char *name)
+/*
+ * Pages the native kmem_cache @name holds: slabs << order, from its sysfs directory.
+ * On an error, *@pages is 0 and @path names the file that could not be read.
+ */
+static int native_slab_pages(struct slablab_storm *st, const char *name, u64 *pages,
+			     char *path, size_t path_len)
 {
-	char path[96];
 	u64 slabs, order;
+	int err;
 
-	snprintf(path, sizeof(path), "/sys/kernel/slab/%s/slabs", name);
-	slabs = read_sysfs_u64(path);
-	snprintf(path, sizeof(path), "/sys/kernel/slab/%s/order", name);
-	order = read_sysfs_u64(path);
-	return slabs << order;
+	*pages = 0;
+	snprintf(path, path_len, "%s/%s/slabs", st->sysfs_root, name);
+	err = read_sysfs_u64(path, &slabs);
+	if (err)
+		return err;
+	snprintf(path, path_len, "%s/%s/order", st->sysfs_root, name);
+	err = read_sysfs_u64(path, &order);
+	if (err)
+		return err;
+	*pages = slabs << order;
+	return 0;
 }
 
 static const char *const native_kmalloc_names[] = {
@@ -295,10 +281,56 @@ static const char *const native_kmalloc_names[] = {
 	"kmalloc-8k",
 };
 
+/*
+ * Pages a native target holds now: its kmem_cache, or the kernel's kmalloc classes.
+ * Stops at the first file that cannot be read, named in @path, and returns its error.
+ */
+static int native_target_pages(struct slablab_storm *st, u64 *pages, char *path,
+			       size_t path_len)
+{
+	unsigned int i;
+	u64 n;
+	int err;
+
+	if (st->spec.target == SLABLAB_TARGET_NATIVE)
+		return native_slab_pages(st, st->native_name, pages, path, path_len);
+	*pages = 0;
+	for (i = 0; i < ARRAY_SIZE(native_kmalloc_names); i++) {
+		err = native_slab_pages(st, native_kmalloc_names[i], &n, path, path_len);
+		if (err)
+			return err;
+		*pages += n;
+	}
+	return 0;
+}
+
+/*
+ * A native target's figures are SLUB's sysfs files: refuse a storm whose files cannot
+ * be read (no SLUB sysfs, a class this kernel lacks) rather than report 0 pages.
+ */
+static int storm_check_native_figures(struct slablab_storm *st,
+				      struct netlink_ext_ack *extack)
+{
+	char path[128];
+	u64 pages;
+	int err;
+
+	if (st->spec.target != SLABLAB_TARGET_NATIVE &&
+	    st->spec.target != SLABLAB_TARGET_NATIVE_KMALLOC)
+		return 0;
+	err = native_target_pages(st, &pages, path, sizeof(path));
+	if (err)
+		NL_SET_ERR_MSG_FMT_MOD(extack,
+				       "cannot read %s (error %d): the native target's memory figures come from there",
+				       path, err);
+	return err;
+}
+
 /* Pages the storm's target holds now (kmalloc targets: all size classes). */
 static u64 target_pages(struct slablab_storm *st, u64 *meta)
 {
 	struct slablab_gauges g;
+	char path[128];
 	u64 pages = 0;
 	unsigned int i;
 
@@ -308,18 +340,20 @@ static u64 target_pages(struct slablab_storm *st, u64 *meta)
 		slablab_gauges(st->tg.cache, &g);
 		*meta = g.meta_bytes;
 		return g.pages;
-	case SLABLAB_TARGET_NATIVE:
-		return native_slab_pages(st->native_name);
 	case SLABLAB_TARGET_KMALLOC:
 		for (i = 0; i < st->nr_kmalloc_caches; i++) {
 			slablab_gauges(st->kmalloc_caches[i], &g);
 			pages += g.pages;
 			*meta += g.meta_bytes;
 		}
-		return pages + atomic_long_read(&slablab_kmalloc_pages_direct);
+		return pages + slablab_kmalloc_direct_pages();
 	default:
-		for (i = 0; i < ARRAY_SIZE(native_kmalloc_names); i++)
-			pages += native_slab_pages(native_kmalloc_names[i]);
+		/* checked readable at start; should that change, say so once */
+		if (native_target_pages(st, &pages, path, sizeof(path)) && !st->sysfs_warned) {
+			st->sysfs_warned = true;
+			pr_warn("storm %u: cannot read %s: its figures count 0 pages\n", st->id,
+				path);
+		}
 		return pages;
 	}
 }
@@ -648,43 +682,6 @@ static __always_inline void run_consumer(struct storm_thread *t, const u32 targe
 	WRITE_ONCE(t->ops_done, tail);
 }
 
-/* Scripted allocation: OPS objects into t->slots, all or nothing. */
-static __always_inline void run_script_alloc(struct storm_thread *t, const u32 target)
-{
-	struct slablab_storm *st = t->st;
-	u64 i, n = st->spec.ops;
-
-	for (i = 0; i < n; i++) {
-		t->slots[i] = tg_alloc(&st->tg, target, st->tg.obj_size);
-		if (unlikely(!t->slots[i])) {
-			t->failures++;
-			tg_free_bulk(&st->tg, target, i, t->slots);
-			t->frees = i;
-			break;
-		}
-		t->allocs++;
-		if (!(i & 1023))
-			cond_resched();
-	}
-	t->ops_done = i;
-}
-
-/* Scripted free: the OPS objects of t->slots, newest (last) first. */
-static __always_inline void run_script_free(struct storm_thread *t, const u32 target)
-{
-	struct slablab_storm *st = t->st;
-	u64 i, n = st->spec.ops;
-
-	for (i = 0; i < n; i++) {
-		tg_free(&st->tg, target, t->slots[n - 1 - i]);
-		t->slots[n - 1 - i] = NULL;
-		t->frees++;
-		if (!(i & 1023))
-			cond_resched();
-	}
-	t->ops_done = n;
-}
-
 static __always_inline void run_pattern(struct storm_thread *t, const u32 target)
 {
 	switch (t->st->spec.pattern) {
@@ -706,14 +703,6 @@ static __always_inline void run_pattern(struct storm_thread *t, const u32 target
 			run_consumer(t, target);
 		else
 			run_producer(t, target);
-		break;
-	case SCRIPT_ALLOC:
-		if (target == SLABLAB_TARGET_CACHE)
-			run_script_alloc(t, target);
-		break;
-	case SCRIPT_FREE:
-		if (target == SLABLAB_TARGET_CACHE)
-			run_script_free(t, target);
 		break;
 	}
 }
@@ -759,12 +748,12 @@ static int storm_thread_fn(void *arg)
 }
 
 /* Worker @t's kthread, bound to t->cpu; it runs once woken. */
-static struct task_struct *storm_worker_create(struct storm_thread *t, const char *what)
+static struct task_struct *storm_worker_create(struct storm_thread *t)
 {
 	struct task_struct *task;
 
-	task = kthread_create_on_node(storm_thread_fn, t, cpu_to_node(t->cpu), "slablab-%s/%u:%d",
-				      what, t->st->id, t->idx);
+	task = kthread_create_on_node(storm_thread_fn, t, cpu_to_node(t->cpu),
+				      "slablab-storm/%u:%d", t->st->id, t->idx);
 	if (!IS_ERR(task))
 		kthread_bind(task, t->cpu);
 	return task;
@@ -779,62 +768,6 @@ static void storm_thread_init(struct slablab_storm *st, u32 i, int cpu)
 	t->cpu = cpu;
 	init_completion(&t->exited);
 	prandom_seed_state(&t->rng, st->spec.seed + i);
-}
-
-/* ---- scripted allocations (handles.c) ---- */
-
-/* The one-worker storm scripts run in, one at a time (slablab_mutex). */
-static struct slablab_storm script_storm;
-static struct storm_thread script_thread;
-
-/**
- * slablab_storm_script - run a scripted allocation or free: a one-worker storm
- * @s: the cache
- * @cpu: the cpu to run on (a worker kthread bound to it), or -1 for any (inline)
- * @alloc: true: allocate @n objects into @objs, all or nothing; false: free the @n
- *	objects of @objs, last first, and clear them
- * @objs: the objects
- * @n: how many
- *
- * Scripts run one at a time (slablab_mutex) in a static one-worker storm, so running one
- * allocates nothing: inline (@cpu < 0) it cannot fail for lack of memory.
- *
- * Context: slablab_mutex and cpus_read_lock held (@cpu stays online); sleeps.
- * Return: 0; -ENOMEM when an allocation failed (nothing is then held); the error of
- * kthread_create() when no worker could be created (nothing was done).
- */
-int slablab_storm_script(struct slablab_cache *s, int cpu, bool alloc, void **objs, u32 n)
-{
-	struct slablab_storm *st = &script_storm;
-	struct storm_thread *t = &script_thread;
-	struct task_struct *task;
-
-	lockdep_assert_held(&slablab_mutex);
-	memset(st, 0, sizeof(*st));
-	memset(t, 0, sizeof(*t));
-	st->t = t;
-	st->spec.target = SLABLAB_TARGET_CACHE;
-	st->spec.pattern = alloc ? SCRIPT_ALLOC : SCRIPT_FREE;
-	st->spec.threads = 1;
-	st->spec.ops = n;
-	st->tg.kind = SLABLAB_TARGET_CACHE;
-	st->tg.cache = s;
-	st->tg.obj_size = s->object_size;
-	st->deadline_ns = U64_MAX;
-	st->go = true;			/* no barrier: one worker, the caller waits */
-	atomic_set(&st->running, 1);
-	storm_thread_init(st, 0, cpu);
-	t->slots = objs;
-	if (cpu < 0) {
-		storm_thread_run(t);
-	} else {
-		task = storm_worker_create(t, "script");
-		if (IS_ERR(task))
-			return PTR_ERR(task);
-		wake_up_process(task);
-		wait_for_completion(&t->exited);
-	}
-	return t->failures ? -ENOMEM : 0;
 }
 
 /* ---- the controller ---- */
@@ -1106,7 +1039,7 @@ static u64 storm_held_bytes(struct slablab_storm *st)
  */
 static u64 storm_live_estimate(struct slablab_storm *st)
 {
-	struct storm_spec *sp = &st->spec;
+	struct slablab_storm_spec *sp = &st->spec;
 	u64 objs, slots = 0, pairs = sp->threads / 2, bytes = 0, book;
 	u32 i;
 
@@ -1157,7 +1090,7 @@ static void storm_find_kmalloc_caches(struct slablab_storm *st)
 
 static int storm_prepare_threads(struct slablab_storm *st)
 {
-	struct storm_spec *sp = &st->spec;
+	struct slablab_storm_spec *sp = &st->spec;
 	u32 i, j, slots = 0;
 
 	st->t = kvcalloc(sp->threads, sizeof(*st->t), GFP_KERNEL);
@@ -1241,7 +1174,7 @@ static int storm_start_threads(struct slablab_storm *st, struct netlink_ext_ack 
 					       st->t[i].cpu);
 			task = ERR_PTR(-EINVAL);
 		} else {
-			task = storm_worker_create(&st->t[i], "storm");
+			task = storm_worker_create(&st->t[i]);
 			if (IS_ERR(task))
 				NL_SET_ERR_MSG_MOD(extack, "cannot create the storm's kthreads");
 		}
@@ -1266,216 +1199,17 @@ static int storm_start_threads(struct slablab_storm *st, struct netlink_ext_ack 
 	return err;
 }
 
-/* ---- netlink ---- */
-
-static struct netlink_range_validation ring_range = { .min = SLABLAB_STORM_MIN_RING,
-	.max = SLABLAB_STORM_MAX_RING };
-static struct netlink_range_validation ws_range = { .min = 1,
-	.max = SLABLAB_STORM_MAX_WORKING_SET };
-static struct netlink_range_validation batch_range = { .min = 1,
-	.max = SLABLAB_STORM_MAX_BATCH };
-static struct netlink_range_validation duration_range = { .min = 1,
-	.max = SLABLAB_STORM_MAX_DURATION_MS };
-static struct netlink_range_validation size_range = { .min = 1, .max = SLABLAB_MAX_SIZE };
-static struct netlink_range_validation threads_range = { .min = 1,
-	.max = SLABLAB_STORM_MAX_THREADS };
-static struct netlink_range_validation ops_range = { .min = 1, .max = SLABLAB_STORM_MAX_OPS };
-
-static const struct nla_policy storm_size_policy[SLABLAB_STORM_SIZE_A_MAX + 1] = {
-	[SLABLAB_STORM_SIZE_A_SIZE]	= NLA_POLICY_FULL_RANGE(NLA_U32, &size_range),
-	[SLABLAB_STORM_SIZE_A_WEIGHT]	= NLA_POLICY_MIN(NLA_U32, 1),
-};
-
-const struct nla_policy slablab_storm_policy[SLABLAB_STORM_A_MAX + 1] = {
-	[SLABLAB_STORM_A_TARGET]	= NLA_POLICY_MAX(NLA_U32, __SLABLAB_TARGET_MAX - 1),
-	[SLABLAB_STORM_A_PATTERN]	= NLA_POLICY_MAX(NLA_U32, __SLABLAB_PATTERN_MAX - 1),
-	[SLABLAB_STORM_A_CACHE]		= { .type = NLA_NUL_STRING, .len = SLABLAB_NAME_MAX - 1 },
-	[SLABLAB_STORM_A_SIZE]		= NLA_POLICY_FULL_RANGE(NLA_U32, &size_range),
-	/* an array of SLABLAB_STORM_SIZE_A_ENTRY nests, each checked by storm_size_policy */
-	[SLABLAB_STORM_A_SIZES]		= NLA_POLICY_NESTED_ARRAY(storm_size_policy),
-	[SLABLAB_STORM_A_THREADS]	= NLA_POLICY_FULL_RANGE(NLA_U32, &threads_range),
-	[SLABLAB_STORM_A_CPUS]		= { .type = NLA_NUL_STRING,
-					    .len = SLABLAB_STORM_CPUS_MAX - 1 },
-	[SLABLAB_STORM_A_OPS]		= NLA_POLICY_FULL_RANGE(NLA_U64, &ops_range),
-	[SLABLAB_STORM_A_DURATION_MS]	= NLA_POLICY_FULL_RANGE(NLA_U32, &duration_range),
-	[SLABLAB_STORM_A_BATCH]		= NLA_POLICY_FULL_RANGE(NLA_U32, &batch_range),
-	[SLABLAB_STORM_A_WORKING_SET]	= NLA_POLICY_FULL_RANGE(NLA_U32, &ws_range),
-	[SLABLAB_STORM_A_RING]		= NLA_POLICY_FULL_RANGE(NLA_U32, &ring_range),
-	[SLABLAB_STORM_A_SEED]		= { .type = NLA_U64 },
-	[SLABLAB_STORM_A_MAX_LIVE_BYTES] = NLA_POLICY_MIN(NLA_U64, 1),
-	[SLABLAB_STORM_A_ID]		= NLA_POLICY_MIN(NLA_U32, 1),
-};
-
-/* The lowest cpu of the cpu list element "lo-hi:used/group" that is not online. */
-static unsigned int element_not_online(unsigned int lo, unsigned int hi, unsigned int used,
-				       unsigned int group)
-{
-	unsigned int c;
-
-	for (c = lo; c <= hi && c < nr_cpu_ids; c++)
-		if ((c - lo) % group < used && !cpu_online(c))
-			return c;
-	if (hi < nr_cpu_ids || !used)
-		return UINT_MAX;
-	/* the element's first cpu at or above nr_cpu_ids */
-	c = max(lo, nr_cpu_ids);
-	if ((c - lo) % group >= used)
-		c += group - (c - lo) % group;
-	return c >= lo && c <= hi ? c : UINT_MAX;
-}
+/* ---- set-up: the spec checked against the allocator and the cpus ---- */
 
 /*
- * The lowest cpu of @list that is not online, where cpulist_parse() gave up with -ERANGE
- * because the list names a cpu at or above nr_cpu_ids; UINT_MAX if there is none (the
- * list is then malformed). Elements are "N", "N-M" and "N-M:U/G" (U of every G cpus).
+ * The target: find the cache (or the native target's model) and check the spec fits
+ * it; the object size of cache targets, the first size of kmalloc ones.
  */
-static unsigned int first_cpu_not_online(const char *list)
+static int storm_setup_target(struct slablab_storm *st, u32 *bad_attr,
+			      struct netlink_ext_ack *extack)
 {
-	unsigned int lo, hi, used, group, first = UINT_MAX;
-	const char *p = list;
-	int len;
+	struct slablab_storm_spec *sp = &st->spec;
 
-	while (*p) {
-		if (sscanf(p, "%u%n", &lo, &len) != 1)
-			break;
-		p += len;
-		hi = lo;
-		used = 1;
-		group = 1;
-		if (*p == '-') {
-			if (sscanf(p + 1, "%u%n", &hi, &len) != 1)
-				break;
-			p += 1 + len;
-			if (*p == ':' && sscanf(p, ":%u/%u%n", &used, &group, &len) == 2)
-				p += len;
-		}
-		if (!group || lo > hi)
-			break;
-		first = min(first, element_not_online(lo, hi, used, group));
-		p += strcspn(p, ",");
-		if (*p == ',')
-			p++;
-	}
-	return first;
-}
-
-/* Parse CPUS into @mask: online cpus only. */
-static int storm_parse_cpus(struct storm_spec *sp, struct nlattr *attr, struct cpumask *mask,
-			    struct netlink_ext_ack *extack)
-{
-	unsigned int offline;
-	int err;
-
-	nla_strscpy(sp->cpus, attr, sizeof(sp->cpus));
-	err = cpulist_parse(sp->cpus, mask);
-	if (err == -ERANGE) {
-		/* a cpu beyond nr_cpu_ids: not online, like any other */
-		offline = first_cpu_not_online(sp->cpus);
-		if (offline != UINT_MAX) {
-			NL_SET_ERR_MSG_FMT_MOD(extack, "cpu %u is not online", offline);
-			NL_SET_BAD_ATTR(extack, attr);
-			return -EINVAL;
-		}
-	}
-	if (err || cpumask_empty(mask)) {
-		NL_SET_ERR_MSG_FMT_MOD(extack, "CPUS \"%s\" is not a cpu list like 0-3,6",
-				       sp->cpus);
-		NL_SET_BAD_ATTR(extack, attr);
-		return -EINVAL;
-	}
-	if (!cpumask_subset(mask, cpu_online_mask)) {
-		cpumask_andnot(mask, mask, cpu_online_mask);
-		NL_SET_ERR_MSG_FMT_MOD(extack, "cpu %u is not online", cpumask_first(mask));
-		NL_SET_BAD_ATTR(extack, attr);
-		return -EINVAL;
-	}
-	return 0;
-}
-
-/* Parse and check SLABLAB_A_STORM; fills st->spec, st->cpu_of, the target. */
-static int storm_parse(struct slablab_storm *st, struct nlattr *nest,
-		       struct netlink_ext_ack *extack)
-{
-	struct nlattr *tb[SLABLAB_STORM_A_MAX + 1], *e;
-	struct storm_spec *sp = &st->spec;
-	u64 ram = (u64)totalram_pages() << PAGE_SHIFT, live;
-	cpumask_var_t mask;
-	u32 i, ncpus;
-	int err, rem, cpu;
-
-	err = nla_parse_nested(tb, SLABLAB_STORM_A_MAX, nest, slablab_storm_policy, extack);
-	if (err)
-		return err;
-	if (NL_REQ_ATTR_CHECK(extack, nest, tb, SLABLAB_STORM_A_TARGET) ||
-	    NL_REQ_ATTR_CHECK(extack, nest, tb, SLABLAB_STORM_A_PATTERN)) {
-		NL_SET_ERR_MSG_MOD(extack, "a storm needs a TARGET and a PATTERN");
-		return -EINVAL;
-	}
-	sp->target = nla_get_u32(tb[SLABLAB_STORM_A_TARGET]);
-	sp->pattern = nla_get_u32(tb[SLABLAB_STORM_A_PATTERN]);
-	if (tb[SLABLAB_STORM_A_CACHE])
-		nla_strscpy(sp->cache, tb[SLABLAB_STORM_A_CACHE], sizeof(sp->cache));
-	if (tb[SLABLAB_STORM_A_SIZE])
-		sp->size = nla_get_u32(tb[SLABLAB_STORM_A_SIZE]);
-	if (tb[SLABLAB_STORM_A_SIZES]) {
-		nla_for_each_nested(e, tb[SLABLAB_STORM_A_SIZES], rem) {
-			struct nlattr *sz[SLABLAB_STORM_SIZE_A_MAX + 1];
-
-			if (sp->nr_sizes == SLABLAB_STORM_MAX_SIZES) {
-				NL_SET_ERR_MSG_FMT_MOD(extack,
-						       "at most SLABLAB_STORM_MAX_SIZES (%d) sizes",
-						       SLABLAB_STORM_MAX_SIZES);
-				NL_SET_BAD_ATTR(extack, e);
-				return -E2BIG;
-			}
-			err = nla_parse_nested(sz, SLABLAB_STORM_SIZE_A_MAX, e, storm_size_policy,
-					       extack);
-			if (err)
-				return err;
-			if (!sz[SLABLAB_STORM_SIZE_A_SIZE]) {
-				NL_SET_ERR_MSG_MOD(extack, "a SIZES entry needs a SIZE");
-				return -EINVAL;
-			}
-			sp->sizes[sp->nr_sizes] = nla_get_u32(sz[SLABLAB_STORM_SIZE_A_SIZE]);
-			sp->weights[sp->nr_sizes] = sz[SLABLAB_STORM_SIZE_A_WEIGHT] ?
-				nla_get_u32(sz[SLABLAB_STORM_SIZE_A_WEIGHT]) : 1;
-			if (sp->weights[sp->nr_sizes] > SLABLAB_STORM_MAX_WEIGHT) {
-				NL_SET_ERR_MSG_FMT_MOD(extack,
-						       "size weights go up to SLABLAB_STORM_MAX_WEIGHT (%u)",
-						       SLABLAB_STORM_MAX_WEIGHT);
-				NL_SET_BAD_ATTR(extack, sz[SLABLAB_STORM_SIZE_A_WEIGHT]);
-				return -ERANGE;
-			}
-			sp->nr_sizes++;
-		}
-	}
-	if (tb[SLABLAB_STORM_A_OPS] && tb[SLABLAB_STORM_A_DURATION_MS]) {
-		NL_SET_ERR_MSG_MOD(extack, "give OPS or DURATION_MS, not both");
-		return -EINVAL;
-	}
-	sp->ops = tb[SLABLAB_STORM_A_OPS] ? nla_get_u64(tb[SLABLAB_STORM_A_OPS]) : 100000;
-	sp->duration_ms = tb[SLABLAB_STORM_A_DURATION_MS] ?
-			  nla_get_u32(tb[SLABLAB_STORM_A_DURATION_MS]) : 0;
-	sp->batch = tb[SLABLAB_STORM_A_BATCH] ? nla_get_u32(tb[SLABLAB_STORM_A_BATCH]) : 16;
-	sp->working_set = tb[SLABLAB_STORM_A_WORKING_SET] ?
-			  nla_get_u32(tb[SLABLAB_STORM_A_WORKING_SET]) : 4096;
-	sp->ring = tb[SLABLAB_STORM_A_RING] ? nla_get_u32(tb[SLABLAB_STORM_A_RING]) : 256;
-	sp->seed = tb[SLABLAB_STORM_A_SEED] ? nla_get_u64(tb[SLABLAB_STORM_A_SEED]) : 1;
-	sp->max_live_bytes = tb[SLABLAB_STORM_A_MAX_LIVE_BYTES] ?
-			     nla_get_u64(tb[SLABLAB_STORM_A_MAX_LIVE_BYTES]) : ram / 4;
-	if (!is_power_of_2(sp->ring)) {
-		NL_SET_ERR_MSG_MOD(extack, "RING must be a power of two");
-		NL_SET_BAD_ATTR(extack, tb[SLABLAB_STORM_A_RING]);
-		return -EINVAL;
-	}
-	if (sp->max_live_bytes > ram / 2) {
-		NL_SET_ERR_MSG_FMT_MOD(extack, "MAX_LIVE_BYTES is at most half of RAM, %llu MiB",
-				       ram / 2 >> 20);
-		NL_SET_BAD_ATTR(extack, tb[SLABLAB_STORM_A_MAX_LIVE_BYTES]);
-		return -ERANGE;
-	}
-
-	/* The target */
 	st->tg.kind = sp->target;
 	switch (sp->target) {
 	case SLABLAB_TARGET_CACHE:
@@ -1496,7 +1230,7 @@ static int storm_parse(struct slablab_storm *st, struct nlattr *nest,
 				NL_SET_ERR_MSG_FMT_MOD(extack,
 						       "cache %s belongs to another kernel module: no storms on it",
 						       sp->cache);
-				NL_SET_BAD_ATTR(extack, tb[SLABLAB_STORM_A_CACHE]);
+				*bad_attr = SLABLAB_STORM_A_CACHE;
 				return -EPERM;
 			}
 			st->tg.obj_size = st->tg.cache->object_size;
@@ -1516,7 +1250,7 @@ static int storm_parse(struct slablab_storm *st, struct nlattr *nest,
 		/* A native target's model is copied, not used: it may go away. */
 		if (sp->target == SLABLAB_TARGET_NATIVE)
 			st->tg.cache = NULL;
-		break;
+		return 0;
 	default:
 		if (sp->pattern == SLABLAB_PATTERN_BULK) {
 			NL_SET_ERR_MSG_MOD(extack, "bulk needs a cache target, not kmalloc");
@@ -1532,29 +1266,62 @@ static int storm_parse(struct slablab_storm *st, struct nlattr *nest,
 			sp->nr_sizes = 1;
 		}
 		st->tg.obj_size = sp->sizes[0];
+		if (sp->target == SLABLAB_TARGET_KMALLOC)
+			storm_find_kmalloc_caches(st);
+		return 0;
 	}
+}
 
-	/* Threads and cpus */
+/*
+ * The cpus asked for (@cpus, NULL: the online ones) into @mask: each must be online;
+ * a cpu at or above nr_cpu_ids is not online like any other.
+ */
+static int storm_setup_mask(const unsigned long *cpus, unsigned int nr_cpu_bits,
+			    struct cpumask *mask, u32 *bad_attr, struct netlink_ext_ack *extack)
+{
+	unsigned int cpu;
+
+	if (!cpus) {
+		cpumask_copy(mask, cpu_online_mask);
+		return 0;
+	}
+	for_each_set_bit(cpu, cpus, nr_cpu_bits) {
+		if (cpu >= nr_cpu_ids || !cpu_online(cpu)) {
+			NL_SET_ERR_MSG_FMT_MOD(extack, "cpu %u is not online", cpu);
+			*bad_attr = SLABLAB_STORM_A_CPUS;
+			return -EINVAL;
+		}
+		cpumask_set_cpu(cpu, mask);
+	}
+	return 0;
+}
+
+/* The cpus and the threads: THREADS workers bound round robin to the cpus (st->cpu_of). */
+static int storm_setup_cpus(struct slablab_storm *st, const unsigned long *cpus,
+			    unsigned int nr_cpu_bits, u32 *bad_attr,
+			    struct netlink_ext_ack *extack)
+{
+	struct slablab_storm_spec *sp = &st->spec;
+	bool threads_given = sp->threads;
+	cpumask_var_t mask;
+	int err, cpu;
+	u32 i;
+
 	if (!zalloc_cpumask_var(&mask, GFP_KERNEL))
 		return -ENOMEM;
-	if (tb[SLABLAB_STORM_A_CPUS]) {
-		err = storm_parse_cpus(sp, tb[SLABLAB_STORM_A_CPUS], mask, extack);
-		if (err)
-			goto out_mask;
-	} else {
-		cpumask_copy(mask, cpu_online_mask);
-	}
+	err = storm_setup_mask(cpus, nr_cpu_bits, mask, bad_attr, extack);
+	if (err)
+		goto out_mask;
 	snprintf(sp->cpus, sizeof(sp->cpus), "%*pbl", cpumask_pr_args(mask));
-	ncpus = cpumask_weight(mask);
-	sp->threads = tb[SLABLAB_STORM_A_THREADS] ? nla_get_u32(tb[SLABLAB_STORM_A_THREADS]) :
-						    ncpus;
+	if (!sp->threads)
+		sp->threads = cpumask_weight(mask);
 	if (sp->pattern == SLABLAB_PATTERN_REMOTE) {
-		if (!tb[SLABLAB_STORM_A_THREADS] && sp->threads == 1)
+		if (!threads_given && sp->threads == 1)
 			sp->threads = 2;
 		if (sp->threads & 1) {
 			NL_SET_ERR_MSG_MOD(extack,
 					   "remote needs an even number of threads (producer, consumer pairs)");
-			NL_SET_BAD_ATTR(extack, tb[SLABLAB_STORM_A_THREADS]);
+			*bad_attr = SLABLAB_STORM_A_THREADS;
 			err = -EINVAL;
 			goto out_mask;
 		}
@@ -1571,214 +1338,50 @@ static int storm_parse(struct slablab_storm *st, struct nlattr *nest,
 		if (cpu >= nr_cpu_ids)
 			cpu = cpumask_first(mask);
 	}
-
-	if (sp->target == SLABLAB_TARGET_KMALLOC)
-		storm_find_kmalloc_caches(st);
-	live = storm_live_estimate(st);
-	if (live > sp->max_live_bytes) {
-		NL_SET_ERR_MSG_FMT_MOD(extack,
-				       "storm may hold %llu MiB, over the %llu MiB cap (MAX_LIVE_BYTES)",
-				       live >> 20, sp->max_live_bytes >> 20);
-		err = -E2BIG;
-		goto out_mask;
-	}
-	err = 0;
 out_mask:
 	free_cpumask_var(mask);
 	return err;
 }
 
-/* The reply when no storm has run: STATE NONE, ID 0. */
-static int put_no_storm(struct sk_buff *skb)
+/* The memory cap: what the storm may hold at once, at most MAX_LIVE_BYTES. */
+static int storm_check_live(struct slablab_storm *st, struct netlink_ext_ack *extack)
 {
-	struct nlattr *nest = nla_nest_start(skb, SLABLAB_A_STORM);
+	u64 live = storm_live_estimate(st);
 
-	if (!nest)
-		return -EMSGSIZE;
-	if (nla_put_u32(skb, SLABLAB_STORM_A_ID, 0) ||
-	    nla_put_u32(skb, SLABLAB_STORM_A_STATE, SLABLAB_STORM_NONE)) {
-		nla_nest_cancel(skb, nest);
-		return -EMSGSIZE;
+	if (live > st->spec.max_live_bytes) {
+		NL_SET_ERR_MSG_FMT_MOD(extack,
+				       "storm may hold %llu MiB, over the %llu MiB cap (MAX_LIVE_BYTES)",
+				       live >> 20, st->spec.max_live_bytes >> 20);
+		return -E2BIG;
 	}
-	nla_nest_end(skb, nest);
 	return 0;
-}
-
-static int put_storm(struct sk_buff *skb, struct slablab_storm *st)
-{
-	/* acquire state: pairs with the controller's release; results are valid */
-	u32 state = smp_load_acquire(&st->state);
-	struct storm_spec *sp = &st->spec;
-	struct nlattr *nest, *list, *e;
-	u64 done = 0, now;
-	u32 i;
-
-	nest = nla_nest_start(skb, SLABLAB_A_STORM);
-	if (!nest)
-		return -EMSGSIZE;
-	for (i = 0; i < sp->threads; i++)
-		done += (sp->pattern == SLABLAB_PATTERN_REMOTE && (i & 1)) ? 0 :
-			READ_ONCE(st->t[i].ops_done);
-	now = state == SLABLAB_STORM_RUNNING ? ktime_get_ns() : st->end_ns;
-	if (nla_put_u32(skb, SLABLAB_STORM_A_ID, st->id) ||
-	    nla_put_u32(skb, SLABLAB_STORM_A_STATE, state) ||
-	    nla_put_u32(skb, SLABLAB_STORM_A_TARGET, sp->target) ||
-	    nla_put_u32(skb, SLABLAB_STORM_A_PATTERN, sp->pattern) ||
-	    (sp->cache[0] && nla_put_string(skb, SLABLAB_STORM_A_CACHE, sp->cache)) ||
-	    nla_put_u32(skb, SLABLAB_STORM_A_SIZE, sp->size) ||
-	    nla_put_u32(skb, SLABLAB_STORM_A_THREADS, sp->threads) ||
-	    nla_put_string(skb, SLABLAB_STORM_A_CPUS, sp->cpus) ||
-	    nla_put_u64_64bit(skb, SLABLAB_STORM_A_OPS, sp->ops, SLABLAB_STORM_A_PAD) ||
-	    nla_put_u32(skb, SLABLAB_STORM_A_DURATION_MS, sp->duration_ms) ||
-	    nla_put_u32(skb, SLABLAB_STORM_A_BATCH, sp->batch) ||
-	    nla_put_u32(skb, SLABLAB_STORM_A_WORKING_SET, sp->working_set) ||
-	    nla_put_u32(skb, SLABLAB_STORM_A_RING, sp->ring) ||
-	    nla_put_u64_64bit(skb, SLABLAB_STORM_A_SEED, sp->seed, SLABLAB_STORM_A_PAD) ||
-	    nla_put_u64_64bit(skb, SLABLAB_STORM_A_MAX_LIVE_BYTES, sp->max_live_bytes,
-			      SLABLAB_STORM_A_PAD) ||
-	    nla_put_u64_64bit(skb, SLABLAB_STORM_A_OPS_PLANNED,
-			      sp->duration_ms ? 0 : sp->ops *
-			      (sp->pattern == SLABLAB_PATTERN_REMOTE ? sp->threads / 2 :
-			       sp->threads), SLABLAB_STORM_A_PAD) ||
-	    nla_put_u64_64bit(skb, SLABLAB_STORM_A_OPS_DONE, done, SLABLAB_STORM_A_PAD) ||
-	    nla_put_u64_64bit(skb, SLABLAB_STORM_A_ELAPSED_NS,
-			      st->start_ns && now > st->start_ns ? now - st->start_ns : 0,
-			      SLABLAB_STORM_A_PAD) ||
-	    nla_put_u32(skb, SLABLAB_STORM_A_FEATURES, slablab_features()) ||
-	    nla_put_u32(skb, SLABLAB_STORM_A_CACHE_FLAGS, st->cache_flags) ||
-	    nla_put_u64_64bit(skb, SLABLAB_STORM_A_CYCLES_PER_SEC, (u64)tsc_khz * 1000,
-			      SLABLAB_STORM_A_PAD) ||
-	    (st->native_name[0] &&
-	     nla_put_string(skb, SLABLAB_STORM_A_NATIVE_NAME, st->native_name)))
-		goto cancel;
-	if (sp->nr_sizes > 1 || (sp->nr_sizes && sp->target >= SLABLAB_TARGET_KMALLOC)) {
-		list = nla_nest_start(skb, SLABLAB_STORM_A_SIZES);
-		if (!list)
-			goto cancel;
-		for (i = 0; i < sp->nr_sizes; i++) {
-			e = nla_nest_start(skb, SLABLAB_STORM_SIZE_A_ENTRY);
-			if (!e || nla_put_u32(skb, SLABLAB_STORM_SIZE_A_SIZE, sp->sizes[i]) ||
-			    nla_put_u32(skb, SLABLAB_STORM_SIZE_A_WEIGHT, sp->weights[i]))
-				goto cancel;
-			nla_nest_end(skb, e);
-		}
-		nla_nest_end(skb, list);
-	}
-	if (state == SLABLAB_STORM_DONE || state == SLABLAB_STORM_STOPPED) {
-		u64 allocs = 0, frees = 0, ac = 0, fc = 0, pc = 0, fail = 0;
-
-		for (i = 0; i < sp->threads; i++) {
-			struct storm_thread *t = &st->t[i];
-
-			allocs += t->allocs;
-			frees += t->frees;
-			ac += t->alloc_cycles;
-			fc += t->free_cycles;
-			pc += t->pair_cycles;
-			fail += t->failures;
-		}
-		if (nla_put_u64_64bit(skb, SLABLAB_STORM_A_ALLOCS, allocs, SLABLAB_STORM_A_PAD) ||
-		    nla_put_u64_64bit(skb, SLABLAB_STORM_A_FREES, frees, SLABLAB_STORM_A_PAD) ||
-		    nla_put_u64_64bit(skb, SLABLAB_STORM_A_ALLOC_CYCLES, ac, SLABLAB_STORM_A_PAD) ||
-		    nla_put_u64_64bit(skb, SLABLAB_STORM_A_FREE_CYCLES, fc, SLABLAB_STORM_A_PAD) ||
-		    nla_put_u64_64bit(skb, SLABLAB_STORM_A_PAIR_CYCLES, pc, SLABLAB_STORM_A_PAD) ||
-		    nla_put_u64_64bit(skb, SLABLAB_STORM_A_LOOP_CYCLES, st->loop_cycles_x1000,
-				      SLABLAB_STORM_A_PAD) ||
-		    nla_put_u64_64bit(skb, SLABLAB_STORM_A_FAILURES, fail, SLABLAB_STORM_A_PAD) ||
-		    nla_put_u64_64bit(skb, SLABLAB_STORM_A_PEAK_PAGES, st->peak_pages,
-				      SLABLAB_STORM_A_PAD) ||
-		    nla_put_u64_64bit(skb, SLABLAB_STORM_A_PEAK_LIVE_BYTES, st->peak_live,
-				      SLABLAB_STORM_A_PAD) ||
-		    nla_put_u64_64bit(skb, SLABLAB_STORM_A_META_BYTES, st->peak_meta,
-				      SLABLAB_STORM_A_PAD))
-			goto cancel;
-		list = nla_nest_start(skb, SLABLAB_STORM_A_THREAD_LIST);
-		if (!list)
-			goto cancel;
-		for (i = 0; i < sp->threads; i++) {
-			struct storm_thread *t = &st->t[i];
-
-			e = nla_nest_start(skb, SLABLAB_STORM_THREAD_A_ENTRY);
-			if (!e || nla_put_u32(skb, SLABLAB_STORM_THREAD_A_CPU, t->cpu) ||
-			    nla_put_u64_64bit(skb, SLABLAB_STORM_THREAD_A_OPS, t->ops_done,
-					      SLABLAB_STORM_THREAD_A_PAD) ||
-			    nla_put_u64_64bit(skb, SLABLAB_STORM_THREAD_A_CYCLES,
-					      t->alloc_cycles + t->free_cycles + t->pair_cycles,
-					      SLABLAB_STORM_THREAD_A_PAD) ||
-			    nla_put_u64_64bit(skb, SLABLAB_STORM_THREAD_A_NS, t->ns,
-					      SLABLAB_STORM_THREAD_A_PAD))
-				goto cancel;
-			nla_nest_end(skb, e);
-		}
-		nla_nest_end(skb, list);
-		if ((sp->target == SLABLAB_TARGET_CACHE || sp->target == SLABLAB_TARGET_KMALLOC) &&
-		    slablab_put_stats(skb, SLABLAB_STORM_A_STATS, st->stats_delta))
-			goto cancel;
-	}
-	nla_nest_end(skb, nest);
-	return 0;
-cancel:
-	nla_nest_cancel(skb, nest);
-	return -EMSGSIZE;
-}
-
-/* Allocate a reply with room for @threads workers' results (before any state change). */
-static struct sk_buff *storm_reply_new(struct genl_info *info, struct genl_family *family,
-				       u8 cmd, u32 threads, void **hdr)
-{
-	struct sk_buff *msg = genlmsg_new(NLMSG_GOODSIZE + (size_t)threads * 64, GFP_KERNEL);
-
-	if (!msg)
-		return NULL;
-	*hdr = genlmsg_put_reply(msg, info, family, 0, cmd);
-	if (!*hdr) {
-		nlmsg_free(msg);
-		return NULL;
-	}
-	return msg;
-}
-
-/* Fill @msg with @st (NULL: no storm has run) and send it; consumes @msg. */
-static int storm_reply_send(struct genl_info *info, struct sk_buff *msg, void *hdr,
-			    struct slablab_storm *st)
-{
-	if (st ? put_storm(msg, st) : put_no_storm(msg)) {
-		nlmsg_free(msg);
-		return -EMSGSIZE;
-	}
-	genlmsg_end(msg, hdr);
-	return genlmsg_reply(msg, info);
 }
 
 /*
- * Which storm a GET/STOP names: its ID, or the last one. Sets *@st to it, or to NULL
- * when no storm has run and no ID was given.
+ * The spec checked and completed under slab.c's locks, the only time a start holds
+ * them: the cache is found and pinned (a storm's cache cannot be destroyed), the kmalloc
+ * classes collected, the cpus checked against the online ones.
  */
-static int storm_lookup(struct genl_info *info, struct slablab_storm **st)
+static int storm_setup_locked(struct slablab_storm *st, const unsigned long *cpus,
+			      unsigned int nr_cpu_bits, u32 *bad_attr,
+			      struct netlink_ext_ack *extack)
 {
-	struct nlattr *tb[SLABLAB_STORM_A_MAX + 1] = {};
 	int err;
 
-	*st = slablab_storm;
-	if (info->attrs[SLABLAB_A_STORM]) {
-		err = nla_parse_nested(tb, SLABLAB_STORM_A_MAX, info->attrs[SLABLAB_A_STORM],
-				       slablab_storm_policy, info->extack);
-		if (err)
-			return err;
+	cpus_read_lock();
+	mutex_lock(&slablab_mutex);
+	err = storm_setup_target(st, bad_attr, extack);
+	if (!err)
+		err = storm_setup_cpus(st, cpus, nr_cpu_bits, bad_attr, extack);
+	if (!err)
+		err = storm_check_live(st, extack);
+	if (!err && st->spec.target == SLABLAB_TARGET_CACHE) {
+		atomic_inc(&st->tg.cache->users);
+		st->pinned = true;
 	}
-	if (!tb[SLABLAB_STORM_A_ID])
-		return 0;
-	if (!slablab_storm) {
-		NL_SET_ERR_MSG_FMT_MOD(info->extack, "no storm has run yet, so no storm %u",
-				       nla_get_u32(tb[SLABLAB_STORM_A_ID]));
-		return -ENOENT;
-	}
-	if (nla_get_u32(tb[SLABLAB_STORM_A_ID]) != slablab_storm->id) {
-		NL_SET_ERR_MSG_FMT_MOD(info->extack, "storm %u is gone; the last storm is %u",
-				       nla_get_u32(tb[SLABLAB_STORM_A_ID]), slablab_storm->id);
-		return -ENOENT;
-	}
-	return 0;
+	mutex_unlock(&slablab_mutex);
+	cpus_read_unlock();
+	return err;
 }
 
 /*
@@ -1803,44 +1406,83 @@ static int storm_create_native(struct slablab_storm *st, struct netlink_ext_ack 
 	return 0;
 }
 
-/*
- * storm_parse() under slab.c's locks, the only time STORM_START holds them: the cache is
- * found and pinned (a storm's cache cannot be destroyed), the kmalloc classes collected,
- * the cpus checked against the online ones.
- */
-static int storm_parse_locked(struct slablab_storm *st, struct nlattr *nest,
-			      struct netlink_ext_ack *extack)
-{
-	int err;
+/* ---- reports ---- */
 
-	cpus_read_lock();
-	mutex_lock(&slablab_mutex);
-	err = storm_parse(st, nest, extack);
-	if (!err && st->spec.target == SLABLAB_TARGET_CACHE) {
-		atomic_inc(&st->tg.cache->users);
-		st->pinned = true;
+/* What @st has done so far, or (finished) its results, into @rep. */
+static void storm_fill_report(struct slablab_storm *st, struct slablab_storm_report *rep)
+{
+	/* acquire state: pairs with the controller's release; results are valid */
+	u32 state = smp_load_acquire(&st->state);
+	struct slablab_storm_spec *sp = &st->spec;
+	u64 now;
+	u32 i;
+
+	memset(rep, 0, sizeof(*rep));
+	rep->id = st->id;
+	rep->state = state;
+	rep->spec = *sp;
+	for (i = 0; i < sp->threads; i++)
+		rep->ops_done += (sp->pattern == SLABLAB_PATTERN_REMOTE && (i & 1)) ? 0 :
+				 READ_ONCE(st->t[i].ops_done);
+	rep->ops_planned = sp->duration_ms ? 0 : sp->ops *
+			   (sp->pattern == SLABLAB_PATTERN_REMOTE ? sp->threads / 2 : sp->threads);
+	now = state == SLABLAB_STORM_RUNNING ? ktime_get_ns() : st->end_ns;
+	rep->elapsed_ns = st->start_ns && now > st->start_ns ? now - st->start_ns : 0;
+	rep->cache_flags = st->cache_flags;
+	strscpy(rep->native_name, st->native_name, sizeof(rep->native_name));
+	if (state != SLABLAB_STORM_DONE && state != SLABLAB_STORM_STOPPED)
+		return;
+	rep->finished = true;
+	for (i = 0; i < sp->threads; i++) {
+		struct storm_thread *t = &st->t[i];
+
+		rep->allocs += t->allocs;
+		rep->frees += t->frees;
+		rep->alloc_cycles += t->alloc_cycles;
+		rep->free_cycles += t->free_cycles;
+		rep->pair_cycles += t->pair_cycles;
+		rep->failures += t->failures;
+		rep->thread[i].cpu = t->cpu;
+		rep->thread[i].ops = t->ops_done;
+		rep->thread[i].cycles = t->alloc_cycles + t->free_cycles + t->pair_cycles;
+		rep->thread[i].ns = t->ns;
 	}
-	mutex_unlock(&slablab_mutex);
-	cpus_read_unlock();
-	return err;
+	rep->loop_cycles_x1000 = st->loop_cycles_x1000;
+	rep->peak_pages = st->peak_pages;
+	rep->peak_live_bytes = st->peak_live;
+	rep->meta_bytes = st->peak_meta;
+	rep->has_stats = sp->target == SLABLAB_TARGET_CACHE || sp->target == SLABLAB_TARGET_KMALLOC;
+	memcpy(rep->stats, st->stats_delta, sizeof(rep->stats));
 }
 
-/* STORM_START; takes storm_mutex, and slab.c's locks only in storm_parse_locked(). */
-int slablab_storm_start(struct genl_info *info, struct genl_family *family)
+/* ---- the interface: start, report (and stop), unload ---- */
+
+/**
+ * slablab_storm_start - start a storm
+ * @spec: what to run (netlink.c parsed it; limits of the attribute policies hold)
+ * @cpus: the cpus to bind the workers to, or NULL for every online cpu
+ * @nr_cpu_bits: bits of @cpus
+ * @rep: the storm as it started (also on an undeliverable reply: stop it by its id)
+ * @bad_attr: set to the SLABLAB_STORM_A_* attribute an error is about, if one is
+ * @extack: why not
+ *
+ * One storm at a time: -EBUSY while one runs. Takes storm_mutex, and slab.c's locks
+ * only briefly inside it (storm_setup_locked()).
+ *
+ * Return: 0, or an errno (nothing then runs).
+ */
+int slablab_storm_start(const struct slablab_storm_spec *spec, const unsigned long *cpus,
+			unsigned int nr_cpu_bits, struct slablab_storm_report *rep,
+			u32 *bad_attr, struct netlink_ext_ack *extack)
 {
 	struct slablab_storm *st;
-	struct sk_buff *msg;
-	void *hdr;
 	int err;
 
-	if (GENL_REQ_ATTR_CHECK(info, SLABLAB_A_STORM))
-		return -EINVAL;
 	mutex_lock(&storm_mutex);
 	if (slablab_storm &&
 	    /* acquire: a finished storm's controller is done with its fields */
 	    smp_load_acquire(&slablab_storm->state) == SLABLAB_STORM_RUNNING) {
-		NL_SET_ERR_MSG_FMT_MOD(info->extack,
-				       "storm %u is still running: one storm at a time",
+		NL_SET_ERR_MSG_FMT_MOD(extack, "storm %u is still running: one storm at a time",
 				       slablab_storm->id);
 		err = -EBUSY;
 		goto out_unlock;
@@ -1852,42 +1494,33 @@ int slablab_storm_start(struct genl_info *info, struct genl_family *family)
 	}
 	init_completion(&st->done);
 	mutex_init(&st->sample_lock);
-	err = storm_parse_locked(st, info->attrs[SLABLAB_A_STORM], info->extack);
+	st->spec = *spec;
+	strscpy(st->sysfs_root, storm_sysfs_root, sizeof(st->sysfs_root));
+	err = storm_setup_locked(st, cpus, nr_cpu_bits, bad_attr, extack);
 	if (err)
 		goto err_free;
 	err = storm_prepare_threads(st);
 	if (err)
 		goto err_free;
-	msg = storm_reply_new(info, family, SLABLAB_CMD_STORM_START, st->spec.threads, &hdr);
-	if (!msg) {
-		err = -ENOMEM;
-		goto err_free;
-	}
 	st->id = slablab_storm_next_id;
 	if (st->spec.target == SLABLAB_TARGET_NATIVE) {
-		err = storm_create_native(st, info->extack);
+		err = storm_create_native(st, extack);
 		if (err)
-			goto err_msg;
+			goto err_free;
 	}
+	err = storm_check_native_figures(st, extack);
+	if (err)
+		goto err_free;
 	st->state = SLABLAB_STORM_RUNNING;
-	err = storm_start_threads(st, info->extack);
+	err = storm_start_threads(st, extack);
 	if (err)	/* storm_free() reaps the controller, if any, or releases the target */
-		goto err_msg;
+		goto err_free;
 	slablab_storm_next_id++;
 	storm_free(slablab_storm);
 	slablab_storm = st;
-	err = storm_reply_send(info, msg, hdr, st);
-	if (err) {
-		/* Undeliverable (the caller's receive queue is full): nobody knows of this
-		 * storm, so stop it rather than leave it running behind an error.
-		 */
-		WRITE_ONCE(st->stop, true);
-		storm_reap(st);
-	}
+	storm_fill_report(st, rep);
 	goto out_unlock;
 
-err_msg:
-	nlmsg_free(msg);
 err_free:
 	storm_free(st);
 out_unlock:
@@ -1895,48 +1528,74 @@ out_unlock:
 	return err;
 }
 
-/*
- * STORM_GET and STORM_STOP: report the storm asked for (or the last one, or NONE). With
- * @stop, a running storm is first asked to stop and waited for; a finished one (or none)
- * is left as it is and reported with its real state.
+/**
+ * slablab_storm_report - report a storm, and stop it first if asked
+ * @id: the storm (0: the last one)
+ * @stop: ask a running storm to stop and wait for it; a finished one (or none) is left
+ *	as it is and reported with its real state
+ * @rep: the report; STATE NONE and ID 0 when no storm has run (and @id is 0)
+ * @extack: why not
+ *
+ * Takes storm_mutex (and, stopping, waits for the storm's controller under it).
+ *
+ * Return: 0, or -ENOENT when storm @id is not the last one (or none has run).
  */
-static int storm_report(struct genl_info *info, struct genl_family *family, u8 cmd,
-			bool stop)
+int slablab_storm_report(u32 id, bool stop, struct slablab_storm_report *rep,
+			 struct netlink_ext_ack *extack)
 {
 	struct slablab_storm *st;
-	struct sk_buff *msg;
-	void *hdr;
-	int err;
+	int err = 0;
 
 	mutex_lock(&storm_mutex);
-	err = storm_lookup(info, &st);
-	if (err)
-		goto out;
-	msg = storm_reply_new(info, family, cmd, st ? st->spec.threads : 0, &hdr);
-	if (!msg) {
-		err = -ENOMEM;
+	st = slablab_storm;
+	if (id && !st) {
+		NL_SET_ERR_MSG_FMT_MOD(extack, "no storm has run yet, so no storm %u", id);
+		err = -ENOENT;
 		goto out;
 	}
-	if (stop && st) {
+	if (id && id != st->id) {
+		NL_SET_ERR_MSG_FMT_MOD(extack, "storm %u is gone; the last storm is %u", id,
+				       st->id);
+		err = -ENOENT;
+		goto out;
+	}
+	if (!st) {
+		memset(rep, 0, sizeof(*rep));
+		rep->state = SLABLAB_STORM_NONE;
+		goto out;
+	}
+	if (stop) {
 		/* acquire: pairs with the controller's release of the final state */
 		if (smp_load_acquire(&st->state) == SLABLAB_STORM_RUNNING)
 			WRITE_ONCE(st->stop, true);
 		storm_reap(st);
 	}
-	err = storm_reply_send(info, msg, hdr, st);
+	storm_fill_report(st, rep);
 out:
 	mutex_unlock(&storm_mutex);
 	return err;
 }
 
-int slablab_storm_get(struct genl_info *info, struct genl_family *family)
+/**
+ * slablab_storm_set_sysfs_root - read native targets' figures from elsewhere (selftests)
+ * @root: the directory that stands for /sys/kernel/slab
+ *
+ * A test hook (debugfs, selftests=1): a root without the files shows how a storm
+ * whose figures cannot be read is refused. Storms running keep the root they had.
+ *
+ * Return: 0, or -ENAMETOOLONG.
+ */
+int slablab_storm_set_sysfs_root(const char *root)
 {
-	return storm_report(info, family, SLABLAB_CMD_STORM_GET, false);
-}
+	int err = 0;
 
-int slablab_storm_stop(struct genl_info *info, struct genl_family *family)
-{
-	return storm_report(info, family, SLABLAB_CMD_STORM_STOP, true);
+	mutex_lock(&storm_mutex);
+	if (strscpy(storm_sysfs_root, root, sizeof(storm_sysfs_root)) < 0) {
+		strscpy(storm_sysfs_root, "/sys/kernel/slab", sizeof(storm_sysfs_root));
+		err = -ENAMETOOLONG;
+	}
+	mutex_unlock(&storm_mutex);
+	return err;
 }
 
 /*

@@ -776,6 +776,41 @@ def test_kernel_owned_cache_refuses_storms_and_handles():
         reload()
 
 
+def test_native_figures_that_cannot_be_read_refuse_the_storm():
+    """A native target's memory figures are SLUB's sysfs files: where they cannot be
+    read the storm is refused, naming the file, instead of reporting 0 pages. The test
+    hook that moves the directory away needs selftests=1: reload with it, and without
+    it after."""
+    def reload(*params):
+        subprocess.run(["rmmod", "slablab"], check=True, capture_output=True, timeout=120)
+        subprocess.run(["insmod", MODULE, *params], check=True, capture_output=True,
+                       timeout=120)
+        return slablab.Client()
+
+    def sysfs_root(path):
+        with open(f"{DEBUGFS}/selftest_native_sysfs", "w") as f:
+            f.write(path)
+
+    c = reload("selftests=1")
+    try:
+        c.cache_create("native-model", 64)
+        sysfs_root("/sys/kernel/slab-none")
+        with pytest.raises(slablab.NotFound) as e:
+            c.storm_start("native", "pair", cache="native-model", ops=100)
+        assert "cannot read /sys/kernel/slab-none/slablab-native-1/slabs" in str(e.value)
+        with pytest.raises(slablab.NotFound) as e:
+            c.storm_start("native-kmalloc", "pair", size=64, ops=100)
+        assert "cannot read /sys/kernel/slab-none/kmalloc-8/slabs" in str(e.value)
+        check_no_storm_has_run(c)                  # refused: nothing ran
+        sysfs_root("/sys/kernel/slab")
+        for target, spec in (("native", dict(cache="native-model")),   # a new cache
+                             ("native-kmalloc", dict(size=4096))):      # 4 MiB more
+            r = c.storm(target, "batch", batch=1024, ops=2048, **spec)
+            assert r["state"] == "done" and r["result"]["peak_pages"] > 0, r
+    finally:
+        reload()
+
+
 def check_no_storm_has_run(c):
     """A fresh module: STORM_GET and STORM_STOP answer STATE NONE, ID 0, no spec; an ID
     is ENOENT; slabctl says so."""

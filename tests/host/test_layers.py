@@ -1,0 +1,140 @@
+# SPDX-License-Identifier: GPL-2.0
+"""The module's files call each other in one direction only (docs/design.md, "Layers"):
+the file-level call graph of module/, derived from the built objects, has no cycle, and
+the allocator (slab.c) is at the bottom, calling no other file of the module.
+
+An arrow A -> B means: A's object has an undefined symbol that B's object defines
+(`nm`). The objects are the ones module/Kbuild links into slablab.ko, so a new file is
+covered as soon as it is built. `make test` builds the module before the host tests;
+where it has not been built (or is older than its sources) the tests skip and say so."""
+import os
+import re
+import shutil
+import subprocess
+
+import pytest
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+MODULE = os.path.join(REPO, "module")
+BOTTOM = "slab"     # the allocator
+
+
+def kbuild_objects():
+    """The objects module/Kbuild links into slablab.ko, by base name."""
+    with open(os.path.join(MODULE, "Kbuild")) as f:
+        text = f.read().replace("\\\n", " ")
+    m = re.search(r"^slablab-y\s*[:+]?=\s*(.*)$", text, re.M)
+    assert m, "module/Kbuild has no slablab-y line"
+    return [o[:-2] for o in m.group(1).split() if o.endswith(".o")]
+
+
+def symbols(obj):
+    """(defined, undefined) global symbols of an object file."""
+    out = subprocess.run(["nm", obj], check=True, capture_output=True, text=True).stdout
+    defined, undefined = set(), set()
+    for line in out.splitlines():
+        parts = line.split()
+        if len(parts) == 2 and parts[0] == "U":
+            undefined.add(parts[1])
+        elif len(parts) == 3 and parts[1] in "TDBRVWGS":
+            defined.add(parts[2])
+    return defined, undefined
+
+
+def call_graph(names):
+    """{A: {B: [symbols of B that A uses]}} over the module's objects."""
+    syms = {n: symbols(os.path.join(MODULE, n + ".o")) for n in names}
+    graph = {}
+    for a in names:
+        graph[a] = {}
+        for b in names:
+            used = sorted(syms[a][1] & syms[b][0]) if a != b else []
+            if used:
+                graph[a][b] = used
+    return graph
+
+
+def find_cycle(graph):
+    """One cycle of @graph as a list of nodes [n0, n1, ..., n0], or None."""
+    state = {}          # absent: unvisited, 1: on the stack, 2: done
+    stack = []
+
+    def visit(n):
+        state[n] = 1
+        stack.append(n)
+        for m in sorted(graph.get(n, ())):
+            if state.get(m) == 1:
+                return stack[stack.index(m):] + [m]
+            if m not in state:
+                found = visit(m)
+                if found:
+                    return found
+        stack.pop()
+        state[n] = 2
+        return None
+
+    for n in sorted(graph):
+        if n not in state:
+            found = visit(n)
+            if found:
+                return found
+    return None
+
+
+def describe(graph, cycle):
+    return "\n".join(f"  {a}.c -> {b}.c: {', '.join(graph[a][b][:6])}"
+                     + (" ..." if len(graph[a][b]) > 6 else "")
+                     for a, b in zip(cycle, cycle[1:]))
+
+
+@pytest.fixture(scope="module")
+def graph():
+    if not shutil.which("nm"):
+        pytest.skip("nm (binutils) is missing")
+    names = kbuild_objects()
+    sources = [n + ".c" for n in names] + [f for f in os.listdir(MODULE) if f.endswith(".h")]
+    newest = max(os.path.getmtime(os.path.join(MODULE, f)) for f in sources
+                 if os.path.exists(os.path.join(MODULE, f)))
+    for n in names:
+        obj = os.path.join(MODULE, n + ".o")
+        if not os.path.exists(obj):
+            pytest.skip(f"module/{n}.o is not built: run `make module` "
+                        "(make test builds it before the host tests)")
+        if os.path.getmtime(obj) < newest:
+            pytest.skip(f"module/{n}.o is older than the module's sources: run `make module`")
+    return call_graph(names)
+
+
+def test_module_call_graph_has_no_cycle(graph):
+    cycle = find_cycle(graph)
+    assert cycle is None, ("the module's files call each other in a circle:\n"
+                           + describe(graph, cycle))
+
+
+def test_allocator_is_at_the_bottom(graph):
+    assert BOTTOM in graph, f"no {BOTTOM}.o in module/Kbuild"
+    assert not graph[BOTTOM], (f"{BOTTOM}.c (the allocator) calls upwards:\n"
+                               + "\n".join(f"  {BOTTOM}.c -> {b}.c: {', '.join(s)}"
+                                           for b, s in graph[BOTTOM].items()))
+
+
+def test_every_file_is_reached_from_main(graph):
+    """The graph is real: main.c (init/exit) reaches every other file."""
+    seen, todo = set(), ["main"]
+    while todo:
+        n = todo.pop()
+        if n not in seen:
+            seen.add(n)
+            todo += graph.get(n, {})
+    assert seen == set(graph), f"not reached from main.c: {sorted(set(graph) - seen)}"
+
+
+def test_find_cycle_finds_and_prints_one():
+    """The detector itself: a cycle is found and printed, a DAG passes."""
+    g = {"slab": {}, "storm": {"slab": ["a"], "netlink": ["b"]},
+         "netlink": {"storm": ["c"]}, "main": {"netlink": ["d"]}}
+    cycle = find_cycle(g)
+    assert cycle in (["storm", "netlink", "storm"], ["netlink", "storm", "netlink"])
+    assert "netlink.c -> storm.c: c" in describe(g, cycle)
+    del g["netlink"]["storm"]
+    assert find_cycle(g) is None
