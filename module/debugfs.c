@@ -17,6 +17,7 @@
 #include <linux/uaccess.h>
 #include <linux/cpu.h>
 #include <linux/slab.h>
+#include <linux/fault-inject.h>
 #include "internal.h"
 
 static struct dentry *slablab_debugfs_root;
@@ -680,6 +681,12 @@ int slablab_debugfs_init(void)
 	if (slablab_selftests)
 		debugfs_create_file("selftest_kernel_cache", 0200, slablab_debugfs_root, NULL,
 				    &slablab_selftest_kernel_fops);
+#ifdef CONFIG_FAULT_INJECTION_DEBUG_FS
+	/* a convenience like the rest: new slabs just never fail where it is missing */
+	if (IS_ERR(fault_create_debugfs_attr("fail_new_slab", slablab_debugfs_root,
+					     &slablab_fail_new_slab)))
+		pr_warn("no debugfs slablab/fail_new_slab: fault injection unavailable\n");
+#endif
 	return 0;
 }
 

@@ -249,6 +249,9 @@ struct slablab_validate_report {
 };
 
 extern bool slablab_selftests;
+#ifdef CONFIG_FAULT_INJECTION_DEBUG_FS
+extern struct fault_attr slablab_fail_new_slab;
+#endif
 extern struct mutex slablab_mutex;
 extern struct list_head slablab_caches;
 extern unsigned int slablab_caches_gen;

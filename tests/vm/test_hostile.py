@@ -1294,6 +1294,7 @@ def test_obj_alloc_whose_reply_is_not_delivered_allocates_nothing(client, nl):
 
 FAIL_PAGE = "/sys/kernel/debug/fail_page_alloc"
 FAILSLAB = "/sys/kernel/debug/failslab"
+FAIL_NEW_SLAB = f"{DEBUGFS}/fail_new_slab"      # slablab's own fault_attr
 needs_fault_injection = pytest.mark.skipif(
     not os.path.isdir(FAIL_PAGE) or not os.path.isdir(FAILSLAB),
     reason="needs CONFIG_FAIL_PAGE_ALLOC and CONFIG_FAILSLAB with debugfs: "
@@ -1312,7 +1313,7 @@ class Failing:
         if attr == FAIL_PAGE:
             self.settings.setdefault("ignore-gfp-wait", "N")
             self.settings.setdefault("ignore-gfp-highmem", "Y")
-        else:
+        elif attr == FAILSLAB:
             self.settings.setdefault("ignore-gfp-wait", "N")
         self.saved = {}
 
@@ -1347,6 +1348,48 @@ def _clean(client, name, objects):
     rep = client.cache_validate(name)
     assert rep["errors"] == 0, rep
     return c
+
+
+def test_fail_new_slab_fault_attr(client):
+    """Where the kernel has CONFIG_FAULT_INJECTION_DEBUG_FS (the debug kernel), new
+    slabs of slablab's caches fail through the kernel's own fault_attr machinery,
+    debugfs slablab/fail_new_slab/ (as failslab). With task-filter only this task's new
+    slabs fail: OBJ_ALLOC in the caller's context fails with ENOMEM, all or nothing,
+    while the same request run by a worker kthread (cpu 0) succeeds; times counts the
+    failures down, and with it spent the same call succeeds."""
+    if not os.path.isdir(FAIL_NEW_SLAB):
+        # never a silent skip where the kernel has the machinery
+        assert not os.path.isdir(FAIL_PAGE) and not os.path.isdir(FAILSLAB), \
+            "the kernel has fault injection in debugfs, slablab no fail_new_slab/"
+        pytest.skip("kernel without CONFIG_FAULT_INJECTION_DEBUG_FS (the debug kernel "
+                    "has it): caches/<name>/fail_slab_every is the knob there")
+    name = "hostile-fail-new-slab"
+    client.cache_create(name, 4096, min_partial=0, cpu_partial=0)
+    try:
+        count = client.cache_get(name)["objs_per_slab"] * 3
+        with Failing(FAIL_NEW_SLAB):
+            with pytest.raises(slablab.OperationFailed) as e:
+                client.obj_alloc(name, count)
+            assert e.value.errno == errno.ENOMEM, e.value
+            assert f"allocation of {count} objects" in e.value.extack
+            _clean(client, name, 0)
+            h = client.obj_alloc(name, count, cpu=0)       # a kthread: not this task
+            _clean(client, name, count)
+            client.obj_free(h)
+        _clean(client, name, 0)
+        with Failing(FAIL_NEW_SLAB, times="1"):
+            with pytest.raises(slablab.OperationFailed) as e:
+                client.obj_alloc(name, count)
+            assert e.value.errno == errno.ENOMEM, e.value
+            with open(f"{FAIL_NEW_SLAB}/times") as f:
+                assert f.read().strip() == "0"
+            h = client.obj_alloc(name, count)               # the one failure is spent
+        c = _clean(client, name, count)
+        assert c["stats"]["alloc_slab"] >= 3, c["stats"]
+        client.obj_free(h)
+        _clean(client, name, 0)
+    finally:
+        client.cache_destroy(name)
 
 
 @needs_fault_injection
