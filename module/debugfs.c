@@ -4,7 +4,11 @@
  * files named and formatted like /sys/kernel/slab/<cache>/ (values; stat files as
  * "SUM C0=n C1=m"; writing 0 to a stat file resets it), so tools written for
  * /sys/kernel/slab read a slablab cache directory unchanged. Netlink stays the stable
- * interface; this is the convenient one for people and shell scripts.
+ * interface; this is the convenient one for people and shell scripts, and the home of
+ * the test hooks, which are no part of the netlink ABI: caches/<name>/fail_slab_every
+ * (fault injection on any kernel), fail_new_slab/ (the kernel's fault_attr, where it
+ * has CONFIG_FAULT_INJECTION_DEBUG_FS) and, with selftests=1 only, selftest_warn,
+ * selftest_kernel_cache and caches/<name>/selftest.
  *
  * Lifetime: files are created with debugfs_create_file(), whose proxy makes
  * debugfs_remove_recursive() wait for handlers in flight. Writers take cpus_read_lock
@@ -626,6 +630,25 @@ static const struct file_operations slablab_selftest_kernel_fops = {
 	.llseek = noop_llseek,
 };
 
+/*
+ * Test hook (selftests=1 only): any write to selftest_warn triggers a kernel WARN, so
+ * that the test harness can prove it catches splats (netdevsim keeps its test hooks in
+ * debugfs too: they are no part of the netlink ABI).
+ */
+static ssize_t slablab_selftest_warn_write(struct file *file, const char __user *ubuf,
+					   size_t len, loff_t *ppos)
+{
+	WARN(1, "slablab: selftest WARN requested through debugfs\n");
+	return len;
+}
+
+static const struct file_operations slablab_selftest_warn_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.write = slablab_selftest_warn_write,
+	.llseek = noop_llseek,
+};
+
 static int slablab_version_show(struct seq_file *m, void *v)
 {
 	seq_printf(m, "%s api %d\n", SLABLAB_VERSION, SLABLAB_GENL_VERSION);
@@ -678,9 +701,12 @@ int slablab_debugfs_init(void)
 	debugfs_create_file("version", 0444, slablab_debugfs_root, NULL, &slablab_version_fops);
 	debugfs_create_file("kmalloc_page_policy", 0644, slablab_debugfs_root, NULL,
 			    &slablab_policy_fops);
-	if (slablab_selftests)
+	if (slablab_selftests) {
 		debugfs_create_file("selftest_kernel_cache", 0200, slablab_debugfs_root, NULL,
 				    &slablab_selftest_kernel_fops);
+		debugfs_create_file("selftest_warn", 0200, slablab_debugfs_root, NULL,
+				    &slablab_selftest_warn_fops);
+	}
 #ifdef CONFIG_FAULT_INJECTION_DEBUG_FS
 	/* a convenience like the rest: new slabs just never fail where it is missing */
 	if (IS_ERR(fault_create_debugfs_attr("fail_new_slab", slablab_debugfs_root,

@@ -14,7 +14,7 @@
 bool slablab_selftests;
 module_param_named(selftests, slablab_selftests, bool, 0444);
 MODULE_PARM_DESC(selftests,
-		 "enable the test harness hooks: SELFTEST_WARN and debugfs caches/*/selftest (never on a real system)");
+		 "enable the test harness hooks in debugfs: selftest_warn, selftest_kernel_cache, caches/*/selftest (never on a real system)");
 
 #ifndef NL_SET_ERR_MSG_FMT
 char slablab_extack_buf[128];

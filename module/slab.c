@@ -1933,7 +1933,10 @@ int slablab_set_order(struct slablab_cache *s, unsigned int order, struct netlin
 	return 0;
 }
 
-/* Fault injection usable on any kernel: every Nth new slab fails (0: never). */
+/*
+ * Fault injection usable on any kernel (debugfs caches/<name>/fail_slab_every): every
+ * Nth new slab fails (0: never).
+ */
 void slablab_set_fail_slab_every(struct slablab_cache *s, unsigned int n)
 {
 	atomic_set(&s->fail_slab_count, 0);

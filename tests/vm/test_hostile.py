@@ -426,6 +426,11 @@ def build_cases():
     # unknown commands
     for num in (0, U["__SLABLAB_CMD_MAX"], 255):
         cases.append(Case(f"unknown-cmd-{num}", None, [], err=errno.EOPNOTSUPP, cmd_num=num))
+    # reserved command numbers (12: SELFTEST_WARN, now debugfs selftest_warn) are unknown
+    reserved = set(range(1, U["__SLABLAB_CMD_MAX"])) - {U[c] for c in COMMANDS}
+    assert reserved == {12}, sorted(reserved)
+    for num in sorted(reserved):
+        cases.append(Case(f"reserved-cmd-{num}", None, [], err=errno.EOPNOTSUPP, cmd_num=num))
 
     # --- CACHE_NEW
     n = "CACHE_NEW"
@@ -583,15 +588,16 @@ def build_cases():
         Case("SET-fastpath-nested-flag", "CACHE_SET",
              [cache(name(), A(C_["FASTPATH"], struct.pack("=I", 0), nested=True, mark=True))],
              msg=NESTED_UNEXPECTED, bad=True),
-        Case("SET-fail-slab-every-u64", "CACHE_SET",
-             [cache(name(), u64(C_["FAIL_SLAB_EVERY"], 1, mark=True))], msg=BADLEN, bad=True),
-        Case("SET-fail-slab-every-nested-flag", "CACHE_SET",
-             [cache(name(), A(C_["FAIL_SLAB_EVERY"], struct.pack("=I", 1), nested=True,
-                              mark=True))],
-             msg=NESTED_UNEXPECTED, bad=True),
-        Case("NEW-fail-slab-every-string", "CACHE_NEW",
-             [cache(name("h1"), u32(C_["SIZE"], 64), s(C_["FAIL_SLAB_EVERY"], "1", mark=True))],
-             msg=BADLEN, bad=True),
+        # reserved (fault injection left netlink for debugfs): refused in any shape
+        Case("SET-reserved-fail-slab-every", "CACHE_SET",
+             [cache(name(), u32(C_["FAIL_SLAB_EVERY"], 1, mark=True))],
+             msg=UNSUPPORTED, bad=True),
+        Case("SET-reserved-fail-slab-every-0", "CACHE_SET",
+             [cache(name(), u32(C_["FAIL_SLAB_EVERY"], 0, mark=True))],
+             msg=UNSUPPORTED, bad=True),
+        Case("NEW-reserved-fail-slab-every", "CACHE_NEW",
+             [cache(name("h1"), u32(C_["SIZE"], 64), u32(C_["FAIL_SLAB_EVERY"], 1, mark=True))],
+             msg=UNSUPPORTED, bad=True),
     ]
 
     # --- OBJ_ALLOC / OBJ_FREE
@@ -649,7 +655,7 @@ def build_cases():
              err=errno.ERANGE, msg=RANGE, bad=True),
     ]
 
-    # --- LAB_SET, SELFTEST_WARN, GET_STATUS
+    # --- LAB_SET, GET_STATUS
     cases += [
         Case("LAB-no-policy", "LAB_SET", [], miss=A_["KMALLOC_PAGE_POLICY"]),
         Case("LAB-policy-range", "LAB_SET",
@@ -662,8 +668,6 @@ def build_cases():
              msg=BADLEN, bad=True),
         Case("LAB-policy-string", "LAB_SET",
              [s(A_["KMALLOC_PAGE_POLICY"], "page_alloc", mark=True)], msg=BADLEN, bad=True),
-        Case("SELFTEST-without-selftests", "SELFTEST_WARN", [], err=errno.EOPNOTSUPP,
-             msg="selftests=1"),
         Case("STATUS-dump", "GET_STATUS", [], err=errno.EOPNOTSUPP,
              flags=NLM_F_REQUEST | NLM_F_DUMP),
     ]
@@ -981,7 +985,6 @@ def test_unprivileged_user_is_refused(nl, lab):
         "OBJ_ALLOC": [cache(name()), u32(A_["COUNT"], 1)],
         "OBJ_FREE": [u32(A_["HANDLE"], handle)],
         "LAB_SET": [u32(A_["KMALLOC_PAGE_POLICY"], 1)],
-        "SELFTEST_WARN": [],
         "STORM_START": [nest(A_["STORM"], u32(ST_["TARGET"], 2), u32(ST_["PATTERN"], 0),
                              u32(ST_["SIZE"], 64), u32(ST_["OPS"], 1))],
         "STORM_STOP": [],

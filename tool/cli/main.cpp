@@ -435,7 +435,7 @@ int main(int argc, char** argv)
 	set->add_option("KEY=VALUE", set_assignments,
 			fmt::format("cpu_partial=N min_partial=N order=0..{} fastpath=cmpxchg|irqoff "
 			"debug=0|1 hardened=0|1 random=0|1 hwcache_align=0|1 "
-			"flags=debug,random|none fail_slab_every=N", SLABLAB_MAX_ORDER))
+			"flags=debug,random|none", SLABLAB_MAX_ORDER))
 		->required();
 	set->add_flag("--json", set_json, "Print the cache after the change as JSON");
 	set->callback([&] {
@@ -605,18 +605,6 @@ int main(int argc, char** argv)
 			Client client;
 			client.lab_set_page_policy(*p);
 			fmt::print("kmalloc page policy: {}\n", policy);
-			return kExitOk;
-		};
-	});
-	CLI::App* selftest = subcommand(
-		*lab, "selftest-warn",
-		"Trigger a WARN_ONCE in the kernel (SLABLAB_SELFTEST=1 builds only) to prove the "
-		"test harness catches splats");
-	selftest->callback([&] {
-		action = [&] {
-			Client client;
-			client.selftest_warn();
-			fmt::print("selftest warning triggered\n");
 			return kExitOk;
 		};
 	});
