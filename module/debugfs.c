@@ -4,7 +4,11 @@
  * files named and formatted like /sys/kernel/slab/<cache>/ (values; stat files as
  * "SUM C0=n C1=m"; writing 0 to a stat file resets it), so tools written for
  * /sys/kernel/slab read a slablab cache directory unchanged. Netlink stays the stable
- * interface; this is the convenient one for people and shell scripts.
+ * interface; this is the convenient one for people and shell scripts, and the home of
+ * the test hooks, which are no part of the netlink ABI: caches/<name>/fail_slab_every
+ * (fault injection on any kernel), fail_new_slab/ (the kernel's fault_attr, where it
+ * has CONFIG_FAULT_INJECTION_DEBUG_FS) and, with selftests=1 only, selftest_warn,
+ * selftest_kernel_cache, selftest_native_sysfs and caches/<name>/selftest.
  *
  * Lifetime: files are created with debugfs_create_file(), whose proxy makes
  * debugfs_remove_recursive() wait for handlers in flight. Writers take cpus_read_lock
@@ -17,6 +21,7 @@
 #include <linux/uaccess.h>
 #include <linux/cpu.h>
 #include <linux/slab.h>
+#include <linux/fault-inject.h>
 #include "internal.h"
 
 static struct dentry *slablab_debugfs_root;
@@ -272,18 +277,30 @@ static int slablab_dbg_open(struct inode *inode, struct file *file)
 	return single_open(file, slablab_dbg_show, inode->i_private);
 }
 
-static int parse_name(const char __user *ubuf, size_t len, const char *const *names,
-		      int n)
+/* A word written to a file, without surrounding white space, into @buf of @size. */
+static int copy_word(char *buf, size_t size, const char __user *ubuf, size_t len)
 {
-	char buf[16];
-	int i;
+	char *word;
 
-	if (len >= sizeof(buf))
+	if (len >= size)
 		return -EINVAL;
 	if (copy_from_user(buf, ubuf, len))
 		return -EFAULT;
 	buf[len] = 0;
-	strim(buf);
+	word = strim(buf);
+	memmove(buf, word, strlen(word) + 1);
+	return 0;
+}
+
+static int parse_name(const char __user *ubuf, size_t len, const char *const *names,
+		      int n)
+{
+	char buf[16];
+	int i, err;
+
+	err = copy_word(buf, sizeof(buf), ubuf, len);
+	if (err)
+		return err;
 	for (i = 0; i < n; i++)
 		if (names[i] && !strcmp(buf, names[i]))
 			return i;
@@ -373,88 +390,155 @@ out:
 }
 
 /*
- * Test hooks (selftests=1 only): make the corruption the debug checks must catch.
- * Each runs with preemption off so the object comes back from this cpu's freelist.
+ * Test hooks (selftests=1 only): writing the name of one case to caches/<name>/selftest
+ * runs it on that cache. The corruption cases make what the debug checks must catch;
+ * each takes its object with preemption off, so that a freed object comes back from
+ * this cpu's freelist.
  */
+
+/* An object from this cpu's freelist, with preemption off; NULL (preemption on) if none. */
+static u8 *selftest_alloc_here(struct slablab_cache *s)
+{
+	u8 *obj;
+
+	preempt_disable();
+	obj = slablab_cache_alloc(s, GFP_ATOMIC);
+	if (!obj)
+		preempt_enable();
+	return obj;
+}
+
+static int selftest_double_free(struct slablab_cache *s)
+{
+	u8 *obj = selftest_alloc_here(s);
+
+	if (!obj)
+		return -ENOMEM;
+	slablab_cache_free(s, obj);
+	slablab_cache_free(s, obj);
+	preempt_enable();
+	return 0;
+}
+
+/* Write to a free object, then allocate it again: the poison check must see it. */
+static int selftest_use_after_free(struct slablab_cache *s)
+{
+	u8 *obj = selftest_alloc_here(s), *again;
+
+	if (!obj)
+		return -ENOMEM;
+	slablab_cache_free(s, obj);
+	obj[0] = 0x42;
+	again = slablab_cache_alloc(s, GFP_ATOMIC);
+	slablab_cache_free(s, again);
+	preempt_enable();
+	return 0;
+}
+
+/* One byte past the object: the red zone check on free must see it. */
+static int selftest_overflow(struct slablab_cache *s)
+{
+	u8 *obj = selftest_alloc_here(s);
+
+	if (!obj)
+		return -ENOMEM;
+	obj[s->object_size] = 0x42;
+	slablab_cache_free(s, obj);
+	preempt_enable();
+	return 0;
+}
+
+/* Hold one object, as another kernel user of the cache would (one at a time). */
+static int selftest_hold(struct slablab_cache *s)
+{
+	void *obj = slablab_cache_alloc(s, GFP_KERNEL);
+
+	if (!obj)
+		return -ENOMEM;
+	if (s->selftest_obj) {
+		slablab_cache_free(s, obj);
+		return -EBUSY;
+	}
+	s->selftest_obj = obj;
+	return 0;
+}
+
+/* Free the object hold took. */
+static int selftest_release(struct slablab_cache *s)
+{
+	void *obj = s->selftest_obj;
+
+	if (!obj)
+		return -ENOENT;
+	s->selftest_obj = NULL;
+	slablab_cache_free(s, obj);
+	return 0;
+}
+
+/* How a case runs (slablab_selftest_case.needs). */
+#define SELFTEST_LOCKED	BIT(0)	/* under slablab_mutex, on a live cache: it allocates */
+#define SELFTEST_DEBUG	BIT(1)	/* only on a debug cache without ctor: it corrupts */
+
+/**
+ * struct slablab_selftest_case - one test hook of caches/<name>/selftest
+ * @name: what is written to the file to run it
+ * @run: the case; returns 0 or a negative errno (the write's result)
+ * @needs: SELFTEST_LOCKED and/or SELFTEST_DEBUG
+ */
+struct slablab_selftest_case {
+	const char *name;
+	int (*run)(struct slablab_cache *s);
+	unsigned int needs;
+};
+
+static const struct slablab_selftest_case selftest_cases[] = {
+	{ "double_free", selftest_double_free, SELFTEST_LOCKED | SELFTEST_DEBUG },
+	{ "use_after_free", selftest_use_after_free, SELFTEST_LOCKED | SELFTEST_DEBUG },
+	{ "overflow", selftest_overflow, SELFTEST_LOCKED | SELFTEST_DEBUG },
+	{ "hold", selftest_hold, SELFTEST_LOCKED },
+	{ "release", selftest_release, SELFTEST_LOCKED },
+	/*
+	 * The cmpxchg fast path loses its cpu slab to a flush mid-allocation. Not under
+	 * slablab_mutex: arming the hook's static key takes cpus_read_lock.
+	 */
+	{ "fastpath_race", slablab_selftest_fastpath_race, 0 },
+};
+
+static int slablab_selftest_run(struct slablab_cache *s, const struct slablab_selftest_case *c)
+{
+	int err;
+
+	if (!(c->needs & SELFTEST_LOCKED))
+		return c->run(s);
+	/* Never allocate from a cache a destroy is discarding (->dead). */
+	mutex_lock(&slablab_mutex);
+	if (s->dead)
+		err = -ENOENT;
+	else if ((c->needs & SELFTEST_DEBUG) && (!(s->flags & SLABLAB_CACHE_F_DEBUG) || s->ctor))
+		err = -EINVAL;	/* without debug checks this would corrupt the cache */
+	else
+		err = c->run(s);
+	mutex_unlock(&slablab_mutex);
+	return err;
+}
+
 static ssize_t slablab_selftest_write(struct file *file, const char __user *ubuf, size_t len,
 				      loff_t *ppos)
 {
-	static const char *const ops[] = { "double_free", "use_after_free", "overflow",
-					   "hold", "release", "fastpath_race" };
 	struct slablab_cache *s = file_inode(file)->i_private;
-	int op = parse_name(ubuf, len, ops, ARRAY_SIZE(ops));
-	u8 *obj, *again;
-	int err = 0;
+	char buf[16];
+	int err, i;
 
-	if (op < 0)
-		return op;
-	if (op == 5) {
-		/*
-		 * The cmpxchg fast path loses its cpu slab to a flush mid-allocation. Not
-		 * under slablab_mutex: arming the hook's static key takes cpus_read_lock.
-		 */
-		err = slablab_selftest_fastpath_race(s);
-		return err ? err : len;
-	}
-	/* The others allocate: never from a cache a destroy is discarding (->dead). */
-	mutex_lock(&slablab_mutex);
-	if (s->dead) {
-		err = -ENOENT;
-		goto out;
-	}
-	if (op == 3) {
-		/* hold one object, as another kernel user of the cache would */
-		obj = slablab_cache_alloc(s, GFP_KERNEL);
-		if (!obj) {
-			err = -ENOMEM;
-		} else if (s->selftest_obj) {
-			slablab_cache_free(s, obj);
-			err = -EBUSY;
-		} else {
-			s->selftest_obj = obj;
+	err = copy_word(buf, sizeof(buf), ubuf, len);
+	if (err)
+		return err;
+	for (i = 0; i < ARRAY_SIZE(selftest_cases); i++) {
+		if (!strcmp(buf, selftest_cases[i].name)) {
+			err = slablab_selftest_run(s, &selftest_cases[i]);
+			return err ? err : len;
 		}
-		goto out;
 	}
-	if (op == 4) {
-		obj = s->selftest_obj;
-		s->selftest_obj = NULL;
-		if (obj)
-			slablab_cache_free(s, obj);
-		else
-			err = -ENOENT;
-		goto out;
-	}
-	if (!(s->flags & SLABLAB_CACHE_F_DEBUG) || s->ctor) {
-		err = -EINVAL;	/* without debug checks this would corrupt the cache */
-		goto out;
-	}
-	preempt_disable();
-	obj = slablab_cache_alloc(s, GFP_ATOMIC);
-	if (!obj) {
-		preempt_enable();
-		err = -ENOMEM;
-		goto out;
-	}
-	switch (op) {
-	case 0:
-		slablab_cache_free(s, obj);
-		slablab_cache_free(s, obj);
-		break;
-	case 1:
-		slablab_cache_free(s, obj);
-		obj[0] = 0x42;
-		again = slablab_cache_alloc(s, GFP_ATOMIC);
-		slablab_cache_free(s, again);
-		break;
-	case 2:
-		obj[s->object_size] = 0x42;
-		slablab_cache_free(s, obj);
-		break;
-	}
-	preempt_enable();
-out:
-	mutex_unlock(&slablab_mutex);
-	return err ? err : len;
+	return -EINVAL;
 }
 
 static const struct file_operations slablab_selftest_fops = {
@@ -579,6 +663,25 @@ static const struct file_operations slablab_selftest_sysfs_fops = {
 	.llseek = noop_llseek,
 };
 
+/*
+ * Test hook (selftests=1 only): any write to selftest_warn triggers a kernel WARN, so
+ * that the test harness can prove it catches splats (netdevsim keeps its test hooks in
+ * debugfs too: they are no part of the netlink ABI).
+ */
+static ssize_t slablab_selftest_warn_write(struct file *file, const char __user *ubuf,
+					   size_t len, loff_t *ppos)
+{
+	WARN(1, "slablab: selftest WARN requested through debugfs\n");
+	return len;
+}
+
+static const struct file_operations slablab_selftest_warn_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.write = slablab_selftest_warn_write,
+	.llseek = noop_llseek,
+};
+
 static int slablab_version_show(struct seq_file *m, void *v)
 {
 	seq_printf(m, "%s api %d\n", SLABLAB_VERSION, SLABLAB_GENL_VERSION);
@@ -631,12 +734,20 @@ int slablab_debugfs_init(void)
 	debugfs_create_file("version", 0444, slablab_debugfs_root, NULL, &slablab_version_fops);
 	debugfs_create_file("kmalloc_page_policy", 0644, slablab_debugfs_root, NULL,
 			    &slablab_policy_fops);
-	if (slablab_selftests)
+	if (slablab_selftests) {
 		debugfs_create_file("selftest_kernel_cache", 0200, slablab_debugfs_root, NULL,
 				    &slablab_selftest_kernel_fops);
-	if (slablab_selftests)
+		debugfs_create_file("selftest_warn", 0200, slablab_debugfs_root, NULL,
+				    &slablab_selftest_warn_fops);
 		debugfs_create_file("selftest_native_sysfs", 0200, slablab_debugfs_root, NULL,
 				    &slablab_selftest_sysfs_fops);
+	}
+#ifdef CONFIG_FAULT_INJECTION_DEBUG_FS
+	/* a convenience like the rest: new slabs just never fail where it is missing */
+	if (IS_ERR(fault_create_debugfs_attr("fail_new_slab", slablab_debugfs_root,
+					     &slablab_fail_new_slab)))
+		pr_warn("no debugfs slablab/fail_new_slab: fault injection unavailable\n");
+#endif
 	slablab_set_cache_observer(&slablab_debugfs_observer);
 	return 0;
 }

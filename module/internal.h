@@ -160,7 +160,8 @@ struct slablab_cpu {
  * @cpu_partial: objects a cpu partial list may hold (SLUB's cpu_partial)
  * @cpu_partial_slabs: the slab bound derived from @cpu_partial
  * @min_partial: empty slabs a node partial list keeps
- * @fail_slab_every: fault injection: fail every Nth new slab (0: never)
+ * @fail_slab_every: fault injection (debugfs caches/<name>/fail_slab_every): fail
+ *	every Nth new slab (0: never)
  * @fail_slab_count: new slabs counted for @fail_slab_every
  * @random: free pointer obfuscation key (SLAB_FREELIST_HARDENED's)
  * @random_seq: freelist randomization sequence, or NULL
@@ -263,6 +264,9 @@ struct slablab_cache_observer {
 
 /* slab.c: the allocator, the bottom layer */
 extern bool slablab_selftests;
+#ifdef CONFIG_FAULT_INJECTION_DEBUG_FS
+extern struct fault_attr slablab_fail_new_slab;
+#endif
 extern struct mutex slablab_mutex;
 extern struct list_head slablab_caches;
 extern unsigned int slablab_caches_gen;

@@ -50,7 +50,6 @@ static const struct nla_policy slablab_cache_policy[SLABLAB_CACHE_A_MAX + 1] = {
 	[SLABLAB_CACHE_A_MIN_PARTIAL]	= NLA_POLICY_MAX(NLA_U32, SLABLAB_MAX_MIN_PARTIAL),
 	[SLABLAB_CACHE_A_ORDER]		= NLA_POLICY_MAX(NLA_U32, SLABLAB_MAX_ORDER),
 	[SLABLAB_CACHE_A_FASTPATH]	= NLA_POLICY_MAX(NLA_U32, __SLABLAB_FASTPATH_MAX - 1),
-	[SLABLAB_CACHE_A_FAIL_SLAB_EVERY] = { .type = NLA_U32 },
 	/* everything else is reply-only: strict validation rejects it as unsupported */
 };
 
@@ -252,7 +251,6 @@ static int put_cache(struct sk_buff *skb, struct slablab_cache *s, int *percpu,
 			slablab_objs_per_slab(READ_ONCE(s->order), s->stride, PAGE_SIZE)) ||
 	    nla_put_u32(skb, SLABLAB_CACHE_A_ORDER_DEFAULT, s->order_default) ||
 	    nla_put_u32(skb, SLABLAB_CACHE_A_OWNER, s->owner) ||
-	    nla_put_u32(skb, SLABLAB_CACHE_A_FAIL_SLAB_EVERY, READ_ONCE(s->fail_slab_every)) ||
 	    put_gauges(skb, s) ||
 	    put_stats(skb, SLABLAB_CACHE_A_STATS, s, -1) ||
 	    (slabs_freed && nla_put_u64_64bit(skb, SLABLAB_CACHE_A_SLABS_FREED, *slabs_freed,
@@ -431,8 +429,6 @@ static int apply_tunables(struct slablab_cache *s, struct nlattr **tb,
 		err = slablab_set_min_partial(s, nla_get_u32(tb[SLABLAB_CACHE_A_MIN_PARTIAL]));
 	if (!err && tb[SLABLAB_CACHE_A_FASTPATH])
 		err = slablab_set_fastpath(s, nla_get_u32(tb[SLABLAB_CACHE_A_FASTPATH]));
-	if (!err && tb[SLABLAB_CACHE_A_FAIL_SLAB_EVERY])
-		slablab_set_fail_slab_every(s, nla_get_u32(tb[SLABLAB_CACHE_A_FAIL_SLAB_EVERY]));
 	return err;
 }
 
@@ -862,17 +858,6 @@ static int slablab_nl_lab_set(struct sk_buff *skb, struct genl_info *info)
 		return -EINVAL;
 	WRITE_ONCE(slablab_page_policy,
 		   nla_get_u32(info->attrs[SLABLAB_A_KMALLOC_PAGE_POLICY]));
-	return 0;
-}
-
-static int slablab_nl_selftest_warn(struct sk_buff *skb, struct genl_info *info)
-{
-	if (!slablab_selftests) {
-		NL_SET_ERR_MSG_MOD(info->extack,
-				   "load slablab with selftests=1 to use this test hook");
-		return -EOPNOTSUPP;
-	}
-	WARN(1, "slablab: selftest WARN requested over netlink\n");
 	return 0;
 }
 
@@ -1436,11 +1421,6 @@ static const struct genl_ops slablab_ops[] = {
 	}, {
 		.cmd = SLABLAB_CMD_LAB_SET,
 		.doit = slablab_nl_lab_set,
-		.flags = GENL_ADMIN_PERM,
-		.internal_flags = SLABLAB_NL_SYS_ADMIN,
-	}, {
-		.cmd = SLABLAB_CMD_SELFTEST_WARN,
-		.doit = slablab_nl_selftest_warn,
 		.flags = GENL_ADMIN_PERM,
 		.internal_flags = SLABLAB_NL_SYS_ADMIN,
 	}, {

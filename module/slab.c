@@ -85,6 +85,7 @@
 #include <linux/cache.h>
 #include <linux/sched/mm.h>
 #include <linux/jump_label.h>
+#include <linux/fault-inject.h>
 #include "internal.h"
 
 /* include/slablab.h's flags are the uapi's, and SLABLAB_KERNEL_DEFAULTS is none of them. */
@@ -103,7 +104,7 @@ static_assert(!(SLABLAB_KERNEL_DEFAULTS & __SLABLAB_CACHE_F_ALL));
 bool slablab_selftests;
 module_param_named(selftests, slablab_selftests, bool, 0444);
 MODULE_PARM_DESC(selftests,
-		 "enable the test harness hooks: SELFTEST_WARN and debugfs caches/*/selftest (never on a real system)");
+		 "enable the test harness hooks in debugfs: selftest_warn, selftest_kernel_cache, selftest_native_sysfs, caches/*/selftest (never on a real system)");
 
 #ifndef NL_SET_ERR_MSG_FMT
 char slablab_extack_buf[128];
@@ -474,6 +475,27 @@ static void *build_freelist(struct slablab_cache *s, void *base, unsigned int nr
 	return head;
 }
 
+#ifdef CONFIG_FAULT_INJECTION_DEBUG_FS
+/*
+ * The kernel's fault injection (Documentation/fault-injection/), as failslab does it
+ * for kmem_cache allocations: debugfs slablab/fail_new_slab/ (probability, interval,
+ * times, space, task-filter, verbose ...) fails new slabs of every slablab cache.
+ */
+DECLARE_FAULT_ATTR(slablab_fail_new_slab);
+
+static bool fail_new_slab(gfp_t gfp, unsigned int order)
+{
+	if (gfp & __GFP_NOFAIL)
+		return false;	/* as failslab: such a caller cannot handle a failure */
+	return should_fail(&slablab_fail_new_slab, PAGE_SIZE << order);
+}
+#else
+static inline bool fail_new_slab(gfp_t gfp, unsigned int order)
+{
+	return false;
+}
+#endif
+
 /*
  * A new slab for the calling cpu. It is published on s->all_slabs already frozen, with
  * every object counted in use and its freelist handed to the caller in @freelist, so
@@ -497,6 +519,8 @@ static struct slablab_slab *new_slab(struct slablab_cache *s, gfp_t gfp, int nod
 	if (unlikely(fail_every) &&
 	    !((unsigned int)atomic_inc_return(&s->fail_slab_count) % fail_every))
 		return NULL;	/* injected failure: as if the page allocator said no */
+	if (fail_new_slab(gfp, order))
+		return NULL;
 	if (order > min_order)
 		/* Don't work hard for a high order: fall back to the smallest that fits. */
 		page = alloc_pages_node(node, (pgfp | __GFP_NOWARN | __GFP_NORETRY) &
@@ -1938,7 +1962,10 @@ int slablab_set_order(struct slablab_cache *s, unsigned int order, struct netlin
 	return 0;
 }
 
-/* Fault injection usable on any kernel: every Nth new slab fails (0: never). */
+/*
+ * Fault injection usable on any kernel (debugfs caches/<name>/fail_slab_every): every
+ * Nth new slab fails (0: never).
+ */
 void slablab_set_fail_slab_every(struct slablab_cache *s, unsigned int n)
 {
 	atomic_set(&s->fail_slab_count, 0);

@@ -633,9 +633,8 @@ PYBIND11_MODULE(_core, m)
 			   std::optional<int64_t> min_partial, std::optional<int64_t> order,
 			   const py::object& fastpath, const py::object& flags, std::optional<bool> debug,
 			   std::optional<bool> hardened, std::optional<bool> random,
-			   std::optional<bool> hwcache_align, std::optional<int64_t> fail_slab_every) {
+			   std::optional<bool> hwcache_align) {
 				slabctl::Tunables t;
-				t.fail_slab_every = opt_u32("fail_slab_every", fail_slab_every);
 				t.cpu_partial = opt_u32("cpu_partial", cpu_partial);
 				t.min_partial = opt_u32("min_partial", min_partial);
 				t.order = opt_u32("order", order);
@@ -655,11 +654,9 @@ PYBIND11_MODULE(_core, m)
 			py::arg("fastpath") = py::none(), py::arg("flags") = py::none(),
 			py::arg("debug") = py::none(), py::arg("hardened") = py::none(),
 			py::arg("random") = py::none(), py::arg("hwcache_align") = py::none(),
-			py::arg("fail_slab_every") = py::none(),
 			"CACHE_SET: change only the tunables given and return the cache after the "
 			"change. flags= replaces all flags; debug=/hardened=/random=/hwcache_align= "
-			"switch one flag (the current flags are read first). fail_slab_every=N makes "
-			"every Nth new slab fail (fault injection; 0 turns it off). The kernel checks "
+			"switch one flag (the current flags are read first). The kernel checks "
 			"everything before applying anything.")
 		.def(
 			"cache_shrink",
@@ -727,14 +724,6 @@ PYBIND11_MODULE(_core, m)
 			py::arg("policy"),
 			"LAB_SET: how slablab_kmalloc serves PAGE_SIZE requests: 'slab' or "
 			"'page_alloc'.")
-		.def(
-			"selftest_warn",
-			[](slabctl::Client& c) {
-				py::gil_scoped_release nogil;
-				c.selftest_warn();
-			},
-			"SELFTEST_WARN: trigger a WARN_ONCE in the kernel (SLABLAB_SELFTEST=1 "
-			"builds; OperationFailed with errno EOPNOTSUPP otherwise).")
 		.def(
 			"storm_start",
 			[](slabctl::Client& c, const py::object& target, const py::object& pattern,

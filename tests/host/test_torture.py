@@ -36,7 +36,7 @@ def test_same_seed_same_decisions():
     # 200 decisions reach every kind of action, and every storm target
     assert {d["kind"] for d in control} == {
         "set:cpu_partial", "set:min_partial", "set:order", "set:fastpath", "set:flags",
-        "set:fail_slab_every", "set:multi", "fail_flip", "shrink", "validate", "reset_stats", "get",
+        "fail_every", "set:multi", "fail_flip", "shrink", "validate", "reset_stats", "get",
         "obj_alloc", "obj_free", "cpu", "cpu+stop", "stop", "cache_del", "rmmod"}
     assert {d["target"] for d in storms} == {"slablab", "native", "kmalloc", "native-kmalloc"}
     assert {d["pattern"] for d in storms} == {"pair", "batch", "remote", "churn", "bulk"}

@@ -45,6 +45,7 @@ NO_PROGRESS_DEADLINE = 120.0  # a running storm whose ops_done does not move
 PROGRESS_EVERY = 10.0
 HUNG_TASK_TIMEOUT = 20      # /proc/sys/kernel/hung_task_timeout_secs in the guest
 EXIT_MARK = "torture-exit "
+DEBUGFS = "/sys/kernel/debug/slablab"
 
 PATTERNS = ("pair", "batch", "remote", "churn", "bulk")
 TARGETS = ("slablab", "native", "kmalloc", "native-kmalloc")
@@ -69,16 +70,17 @@ FLAG_SETS = ("none", "hardened,random", "debug", "debug,hardened,random",
 BASE_OPS = {"pair": 20000, "batch": 8192, "bulk": 8192, "remote": 6000, "churn": 6000}
 HELD_BYTES_MAX = 64 << 20   # scripted objects held at most (beside the storms)
 
-# Control actions and their weights. "set:*" are CACHE_SET requests.
+# Control actions and their weights. "set:*" are CACHE_SET requests; "fail_every" and
+# "fail_flip" write the cache's debugfs fail_slab_every (fault injection, no netlink).
 ACTIONS = {
     "set:cpu_partial": 5, "set:min_partial": 4, "set:order": 4, "set:fastpath": 4,
-    "set:flags": 3, "set:fail_slab_every": 4, "set:multi": 3, "fail_flip": 2,
+    "set:flags": 3, "fail_every": 4, "set:multi": 3, "fail_flip": 2,
     "shrink": 5, "validate": 8, "reset_stats": 3, "get": 2,
     "obj_alloc": 6, "obj_free": 5, "cpu": 4, "stop": 2, "cpu+stop": 2, "cache_del": 2,
     "rmmod": 1,
 }
 RMMOD_EVERY = 20.0          # at most one rmmod attempt in this many seconds
-TUNABLES = ("cpu_partial", "min_partial", "order", "fastpath", "flags", "fail_slab_every")
+TUNABLES = ("cpu_partial", "min_partial", "order", "fastpath", "flags")
 
 
 def now():
@@ -100,7 +102,9 @@ def tunable_value(tunable, r):
         return r.choice(("cmpxchg", "irqoff"))
     if tunable == "flags":
         return r.choice(FLAG_SETS)
-    return r.choice((0, 0, 2, 3, 7, 31))            # fail_slab_every; 0 often: defect 1
+    if tunable == "fail_slab_every":
+        return r.choice((0, 0, 2, 3, 7, 31))        # 0 often: defect 1
+    raise ValueError(tunable)
 
 
 def control_decision(kind, r, ncpus):
@@ -115,6 +119,8 @@ def control_decision(kind, r, ncpus):
         else:
             names = [kind[4:]]
         d["set"] = {n: tunable_value(n, r) for n in names}
+    elif kind == "fail_every":
+        d["value"] = tunable_value("fail_slab_every", r)
     elif kind == "validate":
         d["repeat"] = r.choice((1, 1, 5, 20))      # bursts: slabs in flight (defect 3)
     elif kind == "obj_alloc":
@@ -418,6 +424,8 @@ class Torture:
         kind = d["kind"]
         if kind.startswith("set:"):
             self.act_set(c, d)
+        elif kind == "fail_every":
+            self.act_fail_every(d)
         elif kind == "fail_flip":
             self.act_fail_flip(c, d)
         elif kind in ("shrink", "validate", "reset_stats", "get"):
@@ -463,30 +471,46 @@ class Torture:
             raise Failure(f"unknown action {kind}")
         return None
 
+    @staticmethod
+    def write_fail_every(name, value):
+        """The cache's fault injection knob: debugfs caches/NAME/fail_slab_every (a test
+        hook, no part of the netlink ABI)."""
+        with open(f"{DEBUGFS}/caches/{name}/fail_slab_every", "w") as f:
+            f.write(str(value))
+
+    def set_fail_every(self, st, name, value):
+        self.fail_changing(st, name, value, before=True)
+        try:
+            with self.call(f"debugfs {name}/fail_slab_every={value}"):
+                self.write_fail_every(name, value)
+        except OSError as e:
+            raise Failure(f"debugfs {name}/fail_slab_every={value}: {e}") from None
+        self.fail_changing(st, name, value, before=False)
+
+    def act_fail_every(self, d):
+        st, name = self.pick_cache(d)
+        self.set_fail_every(st, name, d["value"])
+        self.count(d["kind"], "ok")
+
     def act_fail_flip(self, c, d):
         """fail_slab_every 1 (every new slab fails: the storm's cpus keep coming back to
         new_slab()) and 0, ten times over: a storm must never see the 0 as a divisor."""
         st, name = self.pick_cache(d)
         for _ in range(10):
             for value in (1, 0):
-                self.fail_changing(st, name, value, before=True)
-                with self.call(f"cache_set {name} fail_slab_every={value}"):
-                    c.cache_set(name, fail_slab_every=value)
-                self.fail_changing(st, name, value, before=False)
+                self.set_fail_every(st, name, value)
         self.count(d["kind"], "ok")
 
     def tunables_of(self, c, name):
         with self.call(f"cache_get {name}"):
             x = c.cache_get(name, percpu=False)
         return {k: x.get(k) for k in ("cpu_partial", "min_partial", "order", "fastpath",
-                                      "flags", "fail_slab_every", "stride", "objs_per_slab")}
+                                      "flags", "stride", "objs_per_slab")}
 
     def act_set(self, c, d):
         kind = d["kind"]
         st, name = self.pick_cache(d)
         kw = dict(d["set"])
-        if "fail_slab_every" in kw:
-            self.fail_changing(st, name, kw["fail_slab_every"], before=True)
         before = self.tunables_of(c, name)
         try:
             with self.call(f"cache_set {name} {kw}"):
@@ -504,11 +528,6 @@ class Torture:
             if after != before:
                 raise Failure(f"CACHE_SET {name} {kw} failed ({e}) but changed the cache: "
                               f"{before} -> {after}") from None
-            if "fail_slab_every" in kw:
-                self.fail_changing(st, name, before["fail_slab_every"], before=False)
-            return
-        if "fail_slab_every" in kw:
-            self.fail_changing(st, name, kw["fail_slab_every"], before=False)
 
     def fail_changing(self, st, name, value, before):
         """Fault injection on `name` is changing (before the call: the generation moves,
@@ -881,7 +900,7 @@ class Torture:
         for st in self.caches.values():
             name = st.name
             with self.call(f"final checks {name}"):
-                c.cache_set(name, fail_slab_every=0)
+                self.write_fail_every(name, 0)
                 rep = c.cache_validate(name)
                 if rep["errors"] or not rep["ok"]:
                     raise Failure(f"validate {name} at the end: {rep}")
@@ -898,7 +917,7 @@ class Torture:
                 c.cache_destroy(name)
         for name in self.kmalloc:
             with self.call(f"final checks {name}"):
-                c.cache_set(name, fail_slab_every=0)
+                self.write_fail_every(name, 0)
                 rep = c.cache_validate(name)
             if rep["errors"] or not rep["ok"]:
                 raise Failure(f"validate {name} at the end: {rep}")

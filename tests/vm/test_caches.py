@@ -216,8 +216,9 @@ def test_non_root_is_refused(make_cache):
 def _settings(client, name):
     c = client.cache_get(name, percpu=False)
     return ({k: c[k] for k in ("flags", "obj_stride", "order", "order_default", "objs_per_slab",
-                               "cpu_partial", "min_partial", "fastpath", "fail_slab_every")},
-            {f: dbg(name, f) for f in ("slab_size", "red_zone", "order", "min_partial")})
+                               "cpu_partial", "min_partial", "fastpath")},
+            {f: dbg(name, f) for f in ("slab_size", "red_zone", "order", "min_partial",
+                                       "fail_slab_every")})
 
 
 def test_set_flags_and_order_is_all_or_nothing(client, make_cache):

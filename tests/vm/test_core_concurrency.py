@@ -64,17 +64,15 @@ def check_after(client, name, storm, failures_ok=False):
 # ------------------------------------------------- defect 1: fail_slab_every read once
 
 def test_fail_slab_every_toggled_during_new_slab(client, make_cache):
-    """fail_slab_every flipped between 0 and 1, over netlink and debugfs, while a storm
-    needs a new slab for every allocation (one 4 KiB object to an order-0 slab,
-    min_partial 0). new_slab() read the knob twice, testing one value and dividing by
-    the next: 0 there was a divide error, a kernel crash."""
+    """fail_slab_every (debugfs) flipped between 0 and 1 while a storm needs a new slab
+    for every allocation (one 4 KiB object to an order-0 slab, min_partial 0).
+    new_slab() read the knob twice, testing one value and dividing by the next: 0 there
+    was a divide error, a kernel crash."""
     name = make_cache(4096, order=0, cpu_partial=0, min_partial=0)
     path = f"{DEBUGFS}/caches/{name}/fail_slab_every"
 
     def flip(i):
-        for _ in range(20):
-            client.cache_set(name, fail_slab_every=1)
-            client.cache_set(name, fail_slab_every=0)
+        for _ in range(40):
             with open(path, "w") as f:
                 f.write("1")
             with open(path, "w") as f:

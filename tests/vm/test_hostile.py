@@ -426,6 +426,11 @@ def build_cases():
     # unknown commands
     for num in (0, U["__SLABLAB_CMD_MAX"], 255):
         cases.append(Case(f"unknown-cmd-{num}", None, [], err=errno.EOPNOTSUPP, cmd_num=num))
+    # reserved command numbers (12: SELFTEST_WARN, now debugfs selftest_warn) are unknown
+    reserved = set(range(1, U["__SLABLAB_CMD_MAX"])) - {U[c] for c in COMMANDS}
+    assert reserved == {12}, sorted(reserved)
+    for num in sorted(reserved):
+        cases.append(Case(f"reserved-cmd-{num}", None, [], err=errno.EOPNOTSUPP, cmd_num=num))
 
     # --- CACHE_NEW
     n = "CACHE_NEW"
@@ -583,15 +588,16 @@ def build_cases():
         Case("SET-fastpath-nested-flag", "CACHE_SET",
              [cache(name(), A(C_["FASTPATH"], struct.pack("=I", 0), nested=True, mark=True))],
              msg=NESTED_UNEXPECTED, bad=True),
-        Case("SET-fail-slab-every-u64", "CACHE_SET",
-             [cache(name(), u64(C_["FAIL_SLAB_EVERY"], 1, mark=True))], msg=BADLEN, bad=True),
-        Case("SET-fail-slab-every-nested-flag", "CACHE_SET",
-             [cache(name(), A(C_["FAIL_SLAB_EVERY"], struct.pack("=I", 1), nested=True,
-                              mark=True))],
-             msg=NESTED_UNEXPECTED, bad=True),
-        Case("NEW-fail-slab-every-string", "CACHE_NEW",
-             [cache(name("h1"), u32(C_["SIZE"], 64), s(C_["FAIL_SLAB_EVERY"], "1", mark=True))],
-             msg=BADLEN, bad=True),
+        # reserved (fault injection left netlink for debugfs): refused in any shape
+        Case("SET-reserved-fail-slab-every", "CACHE_SET",
+             [cache(name(), u32(C_["FAIL_SLAB_EVERY"], 1, mark=True))],
+             msg=UNSUPPORTED, bad=True),
+        Case("SET-reserved-fail-slab-every-0", "CACHE_SET",
+             [cache(name(), u32(C_["FAIL_SLAB_EVERY"], 0, mark=True))],
+             msg=UNSUPPORTED, bad=True),
+        Case("NEW-reserved-fail-slab-every", "CACHE_NEW",
+             [cache(name("h1"), u32(C_["SIZE"], 64), u32(C_["FAIL_SLAB_EVERY"], 1, mark=True))],
+             msg=UNSUPPORTED, bad=True),
     ]
 
     # --- OBJ_ALLOC / OBJ_FREE
@@ -649,7 +655,7 @@ def build_cases():
              err=errno.ERANGE, msg=RANGE, bad=True),
     ]
 
-    # --- LAB_SET, SELFTEST_WARN, GET_STATUS
+    # --- LAB_SET, GET_STATUS
     cases += [
         Case("LAB-no-policy", "LAB_SET", [], miss=A_["KMALLOC_PAGE_POLICY"]),
         Case("LAB-policy-range", "LAB_SET",
@@ -662,8 +668,6 @@ def build_cases():
              msg=BADLEN, bad=True),
         Case("LAB-policy-string", "LAB_SET",
              [s(A_["KMALLOC_PAGE_POLICY"], "page_alloc", mark=True)], msg=BADLEN, bad=True),
-        Case("SELFTEST-without-selftests", "SELFTEST_WARN", [], err=errno.EOPNOTSUPP,
-             msg="selftests=1"),
         Case("STATUS-dump", "GET_STATUS", [], err=errno.EOPNOTSUPP,
              flags=NLM_F_REQUEST | NLM_F_DUMP),
     ]
@@ -981,7 +985,6 @@ def test_unprivileged_user_is_refused(nl, lab):
         "OBJ_ALLOC": [cache(name()), u32(A_["COUNT"], 1)],
         "OBJ_FREE": [u32(A_["HANDLE"], handle)],
         "LAB_SET": [u32(A_["KMALLOC_PAGE_POLICY"], 1)],
-        "SELFTEST_WARN": [],
         "STORM_START": [nest(A_["STORM"], u32(ST_["TARGET"], 2), u32(ST_["PATTERN"], 0),
                              u32(ST_["SIZE"], 64), u32(ST_["OPS"], 1))],
         "STORM_STOP": [],
@@ -1294,6 +1297,7 @@ def test_obj_alloc_whose_reply_is_not_delivered_allocates_nothing(client, nl):
 
 FAIL_PAGE = "/sys/kernel/debug/fail_page_alloc"
 FAILSLAB = "/sys/kernel/debug/failslab"
+FAIL_NEW_SLAB = f"{DEBUGFS}/fail_new_slab"      # slablab's own fault_attr
 needs_fault_injection = pytest.mark.skipif(
     not os.path.isdir(FAIL_PAGE) or not os.path.isdir(FAILSLAB),
     reason="needs CONFIG_FAIL_PAGE_ALLOC and CONFIG_FAILSLAB with debugfs: "
@@ -1312,7 +1316,7 @@ class Failing:
         if attr == FAIL_PAGE:
             self.settings.setdefault("ignore-gfp-wait", "N")
             self.settings.setdefault("ignore-gfp-highmem", "Y")
-        else:
+        elif attr == FAILSLAB:
             self.settings.setdefault("ignore-gfp-wait", "N")
         self.saved = {}
 
@@ -1347,6 +1351,48 @@ def _clean(client, name, objects):
     rep = client.cache_validate(name)
     assert rep["errors"] == 0, rep
     return c
+
+
+def test_fail_new_slab_fault_attr(client):
+    """Where the kernel has CONFIG_FAULT_INJECTION_DEBUG_FS (the debug kernel), new
+    slabs of slablab's caches fail through the kernel's own fault_attr machinery,
+    debugfs slablab/fail_new_slab/ (as failslab). With task-filter only this task's new
+    slabs fail: OBJ_ALLOC in the caller's context fails with ENOMEM, all or nothing,
+    while the same request run by a worker kthread (cpu 0) succeeds; times counts the
+    failures down, and with it spent the same call succeeds."""
+    if not os.path.isdir(FAIL_NEW_SLAB):
+        # never a silent skip where the kernel has the machinery
+        assert not os.path.isdir(FAIL_PAGE) and not os.path.isdir(FAILSLAB), \
+            "the kernel has fault injection in debugfs, slablab no fail_new_slab/"
+        pytest.skip("kernel without CONFIG_FAULT_INJECTION_DEBUG_FS (the debug kernel "
+                    "has it): caches/<name>/fail_slab_every is the knob there")
+    name = "hostile-fail-new-slab"
+    client.cache_create(name, 4096, min_partial=0, cpu_partial=0)
+    try:
+        count = client.cache_get(name)["objs_per_slab"] * 3
+        with Failing(FAIL_NEW_SLAB):
+            with pytest.raises(slablab.OperationFailed) as e:
+                client.obj_alloc(name, count)
+            assert e.value.errno == errno.ENOMEM, e.value
+            assert f"allocation of {count} objects" in e.value.extack
+            _clean(client, name, 0)
+            h = client.obj_alloc(name, count, cpu=0)       # a kthread: not this task
+            _clean(client, name, count)
+            client.obj_free(h)
+        _clean(client, name, 0)
+        with Failing(FAIL_NEW_SLAB, times="1"):
+            with pytest.raises(slablab.OperationFailed) as e:
+                client.obj_alloc(name, count)
+            assert e.value.errno == errno.ENOMEM, e.value
+            with open(f"{FAIL_NEW_SLAB}/times") as f:
+                assert f.read().strip() == "0"
+            h = client.obj_alloc(name, count)               # the one failure is spent
+        c = _clean(client, name, count)
+        assert c["stats"]["alloc_slab"] >= 3, c["stats"]
+        client.obj_free(h)
+        _clean(client, name, 0)
+    finally:
+        client.cache_destroy(name)
 
 
 @needs_fault_injection

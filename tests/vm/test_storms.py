@@ -25,7 +25,7 @@ import time
 import pytest
 
 import slablab
-from conftest import DEBUGFS, MODULE, consistent, dbg_write, slabctl
+from conftest import DEBUGFS, MODULE, consistent, dbg, dbg_write, slabctl
 
 pytestmark = pytest.mark.usefixtures("no_storm_left")   # conftest.py
 
@@ -669,13 +669,10 @@ def test_bad_spec_cpu_not_online(raw, make_cache):
 
 # ------------------------------------------------------------------ fault injection
 
-def set_fail_slab_every(client, name, n):
-    try:
-        client.cache_set(name, fail_slab_every=n)
-    except TypeError:                                   # an older binding
-        dbg_write(name, "fail_slab_every", n)
-    with open(f"{DEBUGFS}/caches/{name}/fail_slab_every") as f:
-        assert f.read().strip() == str(n)
+def set_fail_slab_every(name, n):
+    """The cache's fault injection: debugfs fail_slab_every (not netlink: a test hook)."""
+    dbg_write(name, "fail_slab_every", n)
+    assert dbg(name, "fail_slab_every") == str(n)
 
 
 @pytest.mark.parametrize("pattern", ["batch", "remote", "churn", "bulk"])
@@ -685,7 +682,7 @@ def test_fault_injection_counts_failures(client, make_cache, ncpus, pattern):
     # and needs no new slab (seen with 8 objects to a slab): with 32 KiB objects, one to
     # an order-3 slab, any two objects in flight need two slabs.
     name = make_cache(32768 if pattern == "remote" else 512, cpu_partial=0, min_partial=0)
-    set_fail_slab_every(client, name, 3)
+    set_fail_slab_every(name, 3)
     kw = dict(ops=4096, batch=256, working_set=256, ring=256)
     r, before = storm_on_cache(client, name, pattern, threads=threads_for(pattern, ncpus),
                                **kw)
@@ -694,7 +691,7 @@ def test_fault_injection_counts_failures(client, make_cache, ncpus, pattern):
     assert res["failures"] > 0, (res, r["result"]["stats"])
     assert r["result"]["stats"]["alloc_slab"] > 0
     check_cache_after(client, name, r, before)
-    set_fail_slab_every(client, name, 0)
+    set_fail_slab_every(name, 0)
     r, before = storm_on_cache(client, name, pattern, threads=threads_for(pattern, ncpus),
                                **kw)
     assert check_result(r)["failures"] == 0

@@ -37,7 +37,7 @@ import warnings
 import pytest
 
 import slablab
-from conftest import consistent
+from conftest import consistent, dbg_write
 from test_storms import alloc_free, check_result, threads_for, untimed_allocs
 
 # `soak` is registered by scripts/soak.sh (-o markers=soak); plain runs must not warn.
@@ -188,7 +188,7 @@ def run_point(client, caches, point, scale=1, hold=0, debug=False, fail_every=0,
                   debug=debug or None)
     handle = client.obj_alloc(name, hold, cpu=0) if hold else None
     if fail_every:
-        client.cache_set(name, fail_slab_every=fail_every)
+        dbg_write(name, "fail_slab_every", fail_every)     # fault injection: debugfs
     before = client.cache_get(name)["stats"]
     kw = storm_kw(point, scale)
     if tunables_live:
@@ -197,7 +197,7 @@ def run_point(client, caches, point, scale=1, hold=0, debug=False, fail_every=0,
         r = client.storm("slablab", point.pattern, cache=name, **kw)
     res = check_storm_on(client, name, r, before, held=hold, failures_ok=bool(fail_every))
     if fail_every:
-        client.cache_set(name, fail_slab_every=0)
+        dbg_write(name, "fail_slab_every", 0)
     if handle is not None:
         client.obj_free(handle, cpu=NCPUS - 1)
         assert consistent(client, name)["gauges"]["objects"] == 0

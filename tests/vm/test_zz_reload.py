@@ -3,6 +3,7 @@
 hooks, and check the debug mode catches double free, write after free and overflow, and
 that the cmpxchg fast path survives losing its cpu slab mid-allocation."""
 import errno
+import os
 import subprocess
 
 import pytest
@@ -40,8 +41,25 @@ def test_unload_with_live_caches_and_handles():
 
 
 def test_selftest_hooks_are_off_by_default(client):
-    with pytest.raises(OSError):
-        slablab.Client().selftest_warn()
+    """The test hooks live in debugfs (no part of the netlink ABI), and only with
+    selftests=1; command 12 (formerly SELFTEST_WARN) is gone from netlink."""
+    client.cache_create("no-hooks", 64)
+    try:
+        assert not os.path.exists(f"{DEBUGFS}/selftest_warn")
+        assert not os.path.exists(f"{DEBUGFS}/selftest_kernel_cache")
+        assert not os.path.exists(f"{DEBUGFS}/caches/no-hooks/selftest")
+        assert os.path.exists(f"{DEBUGFS}/caches/no-hooks/fail_slab_every")   # any kernel
+    finally:
+        client.cache_destroy("no-hooks")
+    assert not hasattr(client, "selftest_warn")
+
+
+def test_selftest_hooks_with_selftests(hooked):
+    """(Writing selftest_warn WARNs, which fails the VM run: tests/host/test_harness.py
+    proves that.)"""
+    assert os.path.exists(f"{DEBUGFS}/selftest_warn")
+    assert os.path.exists(f"{DEBUGFS}/selftest_kernel_cache")
+    assert "selftest" in hooked.status()["features"]
 
 
 @pytest.fixture(scope="module")

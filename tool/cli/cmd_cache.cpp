@@ -189,7 +189,7 @@ Action setup_set(CLI::App& cmd)
 	cmd.add_option("KEY=VALUE", o->assignments,
 		       fmt::format("cpu_partial=N min_partial=N order=0..{} fastpath=cmpxchg|irqoff "
 				   "debug=0|1 hardened=0|1 random=0|1 hwcache_align=0|1 "
-				   "flags=debug,random|none fail_slab_every=N",
+				   "flags=debug,random|none",
 				   SLABLAB_MAX_ORDER))
 		->required();
 	cmd.add_flag("--json", o->json, "Print the cache after the change as JSON");

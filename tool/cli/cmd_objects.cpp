@@ -114,14 +114,4 @@ Action setup_lab_page_policy(CLI::App& cmd)
 	};
 }
 
-Action setup_lab_selftest_warn(CLI::App&)
-{
-	return [] {
-		Client client;
-		client.selftest_warn();
-		fmt::print("selftest warning triggered\n");
-		return kExitOk;
-	};
-}
-
 }  // namespace slabctl::cli

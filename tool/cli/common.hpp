@@ -60,7 +60,6 @@ Action setup_alloc(CLI::App& cmd);
 Action setup_free(CLI::App& cmd);
 Action setup_lab(CLI::App& cmd);
 Action setup_lab_page_policy(CLI::App& cmd);
-Action setup_lab_selftest_warn(CLI::App& cmd);
 Action setup_storm(CLI::App& cmd);
 Action setup_storm_status(CLI::App& cmd);
 Action setup_compare(CLI::App& cmd);

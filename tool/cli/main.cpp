@@ -50,10 +50,6 @@ constexpr Command kCommands[] = {
 	 "How slablab_kmalloc serves PAGE_SIZE requests: 'slab' (a size class) or "
 	 "'page_alloc' (the page allocator)",
 	 setup_lab_page_policy},
-	{"lab", "selftest-warn",
-	 "Trigger a WARN_ONCE in the kernel (SLABLAB_SELFTEST=1 builds only) to prove the "
-	 "test harness catches splats",
-	 setup_lab_selftest_warn},
 	{"", "storm",
 	 "Run an allocation storm in the kernel (needs root) and show its results: ops/s, "
 	 "cycles per alloc/free/pair, fast-path %, memory overhead. Ctrl-C stops it",

@@ -372,7 +372,6 @@ CacheInfo parse_cache(nlattr* nest, const std::string& op)
 	u32(SLABLAB_CACHE_A_OBJS_PER_SLAB, c.objs_per_slab, "CACHE_A_OBJS_PER_SLAB");
 	u32(SLABLAB_CACHE_A_ORDER_DEFAULT, c.order_default, "CACHE_A_ORDER_DEFAULT");
 	u32(SLABLAB_CACHE_A_OWNER, c.owner, "CACHE_A_OWNER");
-	u32(SLABLAB_CACHE_A_FAIL_SLAB_EVERY, c.fail_slab_every, "CACHE_A_FAIL_SLAB_EVERY");
 	u64(SLABLAB_CACHE_A_OBJECTS, c.objects, "CACHE_A_OBJECTS");
 	u64(SLABLAB_CACHE_A_TOTAL_OBJECTS, c.total_objects, "CACHE_A_TOTAL_OBJECTS");
 	u64(SLABLAB_CACHE_A_SLABS, c.slabs, "CACHE_A_SLABS");
@@ -915,9 +914,6 @@ CacheInfo Client::cache_set(std::string_view name, const Tunables& t)
 					put_u32(m, SLABLAB_CACHE_A_FASTPATH, *t.fastpath, op);
 				if (flags)
 					put_u32(m, SLABLAB_CACHE_A_FLAGS, *flags, op);
-				if (t.fail_slab_every)
-					put_u32(m, SLABLAB_CACHE_A_FAIL_SLAB_EVERY, *t.fail_slab_every,
-						op);
 			});
 		},
 		[&](nlattr** tb) {
@@ -1056,12 +1052,6 @@ void Client::lab_set_page_policy(uint32_t policy)
 		SLABLAB_CMD_LAB_SET, false,
 		[&](nl_msg* m) { put_u32(m, SLABLAB_A_KMALLOC_PAGE_POLICY, policy, op); }, nullptr,
 		false);
-}
-
-void Client::selftest_warn()
-{
-	auto& d = impl();
-	d.transact(SLABLAB_CMD_SELFTEST_WARN, false, nullptr, nullptr, false);
 }
 
 uint32_t Client::page_size()

@@ -46,10 +46,10 @@ StormSpec spec_for_target(const StormSpec& base, uint32_t target)
 /// Which tunables any variant touches.
 struct Touched {
 	bool cpu_partial = false, min_partial = false, order = false, fastpath = false,
-	     flags = false, fail_slab_every = false;
+	     flags = false;
 	bool any() const
 	{
-		return cpu_partial || min_partial || order || fastpath || flags || fail_slab_every;
+		return cpu_partial || min_partial || order || fastpath || flags;
 	}
 };
 
@@ -64,7 +64,6 @@ Touched touched(const std::vector<CompareVariant>& variants)
 		t.order |= v.set->order.has_value();
 		t.fastpath |= v.set->fastpath.has_value();
 		t.flags |= v.set->flags.has_value() || v.set->relative_flags();
-		t.fail_slab_every |= v.set->fail_slab_every.has_value();
 	}
 	return t;
 }
@@ -83,8 +82,6 @@ Tunables original_settings(const CacheInfo& c, const Touched& t)
 		o.fastpath = c.fastpath;
 	if (t.flags)
 		o.flags = c.flags;
-	if (t.fail_slab_every)
-		o.fail_slab_every = c.fail_slab_every;
 	return o;
 }
 
@@ -100,8 +97,6 @@ Tunables absolute_settings(const Tunables& original, const Tunables& set)
 		a.order = set.order;
 	if (set.fastpath)
 		a.fastpath = set.fastpath;
-	if (set.fail_slab_every)
-		a.fail_slab_every = set.fail_slab_every;
 	if (a.flags) {
 		uint32_t base = set.flags ? *set.flags : *a.flags;
 		a.flags = (base | set.flags_set) & ~set.flags_clear;
@@ -112,8 +107,7 @@ Tunables absolute_settings(const Tunables& original, const Tunables& set)
 bool same_settings(const Tunables& a, const Tunables& b)
 {
 	return a.cpu_partial == b.cpu_partial && a.min_partial == b.min_partial &&
-	       a.order == b.order && a.fastpath == b.fastpath && a.flags == b.flags &&
-	       a.fail_slab_every == b.fail_slab_every;
+	       a.order == b.order && a.fastpath == b.fastpath && a.flags == b.flags;
 }
 
 }  // namespace

@@ -789,10 +789,6 @@ std::string render_report(const CacheInfo& c, uint32_t page_size)
 	kv(out, "order", c.order);
 	kv(out, "order_default", fmt::format("{} (largest allowed: {})", c.order_default,
 					     SLABLAB_MAX_ORDER));
-	kv(out, "fail_slab_every", c.fail_slab_every
-		? fmt::format("{} (fault injection: every {}th new slab fails)",
-			      c.fail_slab_every, c.fail_slab_every)
-		: std::string("0 (off)"));
 
 	out += "\nGauges\n";
 	kv(out, "objects", c.objects);

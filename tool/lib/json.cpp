@@ -70,7 +70,6 @@ Json to_json(const CacheInfo& c)
 	j["objs_per_slab"] = c.objs_per_slab;
 	j["order_default"] = c.order_default;
 	j["owner"] = owner_name(c.owner);
-	j["fail_slab_every"] = c.fail_slab_every;
 
 	Json g = Json::object();
 	g["objects"] = c.objects;

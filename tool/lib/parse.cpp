@@ -204,7 +204,7 @@ const std::vector<std::string_view>& tunable_keys()
 	static const std::vector<std::string_view> keys = {
 		"cpu_partial", "min_partial", "order",	       "fastpath",
 		"debug",       "hardened",    "random",	       "hwcache_align",
-		"flags",       "fail_slab_every",
+		"flags",
 	};
 	return keys;
 }
@@ -271,9 +271,6 @@ void apply_assignment(Tunables& t, std::string_view assignment)
 			throw UsageError(fmt::format("fastpath: '{}' is not one of {}", value,
 						     joined(fastpath_names())));
 		t.fastpath = *fp;
-	} else if (key == "fail_slab_every") {
-		once(t.fail_slab_every.has_value());
-		t.fail_slab_every = parse_u32(key, value);
 	} else if (key == "flags") {
 		once(t.flags.has_value());
 		t.flags = parse_cache_flags(value);

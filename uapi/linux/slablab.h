@@ -62,8 +62,7 @@
  *   a dump may have skipped or repeated a cache, and is to be dumped again.
  *
  * SLABLAB_CMD_CACHE_SET [ADMIN]
- *   → SLABLAB_A_CACHE { NAME, any of CPU_PARTIAL, MIN_PARTIAL, ORDER, FASTPATH, FLAGS,
- *                       FAIL_SLAB_EVERY }
+ *   → SLABLAB_A_CACHE { NAME, any of CPU_PARTIAL, MIN_PARTIAL, ORDER, FASTPATH, FLAGS }
  *   All values are checked before any is applied: a bad request changes nothing.
  *   ORDER is checked against the layout FLAGS give (with FLAGS=DEBUG the slot grows by
  *   a red zone and a free pointer, so a 4096-byte cache needs order 1): -ERANGE for an
@@ -112,9 +111,14 @@
  * SLABLAB_CMD_LAB_SET [ADMIN]
  *   → SLABLAB_A_KMALLOC_PAGE_POLICY u32
  *
- * SLABLAB_CMD_SELFTEST_WARN [ADMIN]  only when the module was loaded with selftests=1
- *   Triggers a kernel WARN so the test harness can prove it catches splats. Otherwise
- *   the answer is -EOPNOTSUPP.
+ * Reserved values (test hooks that left the netlink ABI for debugfs; their numbers are
+ * never reused):
+ *   command 12, formerly SLABLAB_CMD_SELFTEST_WARN: now debugfs slablab/selftest_warn
+ *     (selftests=1). The module answers it, like any unknown command, -EOPNOTSUPP.
+ *   SLABLAB_CACHE_A_FAIL_SLAB_EVERY: now debugfs slablab/caches/<name>/fail_slab_every
+ *     (and, where the kernel has CONFIG_FAULT_INJECTION_DEBUG_FS, slablab/fail_new_slab/).
+ *     Requests carrying it are rejected (-EINVAL, unsupported attribute); replies never
+ *     carry it.
  *
  * SLABLAB_CMD_STORM_START [ADMIN]   run an allocation storm (asynchronous)
  *   → SLABLAB_A_STORM { TARGET (required), PATTERN (required), CACHE, SIZE, SIZES,
@@ -197,8 +201,8 @@ enum slablab_cmd {
 	SLABLAB_CMD_OBJ_ALLOC,
 	SLABLAB_CMD_OBJ_FREE,
 	SLABLAB_CMD_LAB_SET,
-	SLABLAB_CMD_SELFTEST_WARN,
-	SLABLAB_CMD_STORM_START,
+	/* 12: reserved (was SELFTEST_WARN, now debugfs slablab/selftest_warn) */
+	SLABLAB_CMD_STORM_START = 13,
 	SLABLAB_CMD_STORM_GET,
 	SLABLAB_CMD_STORM_STOP,
 	__SLABLAB_CMD_MAX
@@ -312,7 +316,7 @@ enum slablab_cache_attr {
 	SLABLAB_CACHE_A_SLABS_FREED,	/* u64, reply to SHRINK */
 	SLABLAB_CACHE_A_META_BYTES,	/* u64, off-slab metadata bytes */
 	SLABLAB_CACHE_A_PAD,
-	SLABLAB_CACHE_A_FAIL_SLAB_EVERY, /* u32: fail every Nth new slab (fault injection), 0 off */
+	SLABLAB_CACHE_A_FAIL_SLAB_EVERY, /* no longer used: reserved (see the top comment) */
 	__SLABLAB_CACHE_A_MAX
 };
 

@@ -80,8 +80,6 @@ public:
 			  std::optional<uint32_t> count = std::nullopt);
 	/// LAB_SET: the kmalloc page policy (enum slablab_page_policy).
 	void lab_set_page_policy(uint32_t policy);
-	/// SELFTEST_WARN: only builds with SLABLAB_SELFTEST=1 (EOPNOTSUPP otherwise).
-	void selftest_warn();
 
 	/// STORM_START: start an allocation storm (asynchronous; one at a time in the whole
 	/// lab, EBUSY otherwise). Returns its id, state and the spec as the kernel applied it.

@@ -67,12 +67,11 @@ struct Tunables {
 	std::optional<uint32_t> flags;
 	uint32_t flags_set = 0;
 	uint32_t flags_clear = 0;
-	std::optional<uint32_t> fail_slab_every;	///< fault injection (0: off)
 
 	bool empty() const noexcept
 	{
 		return !cpu_partial && !min_partial && !order && !fastpath && !flags &&
-		       flags_set == 0 && flags_clear == 0 && !fail_slab_every;
+		       flags_set == 0 && flags_clear == 0;
 	}
 	bool relative_flags() const noexcept { return (flags_set | flags_clear) != 0; }
 };
@@ -100,7 +99,6 @@ struct CacheInfo {
 	uint32_t objs_per_slab = 0;
 	uint32_t order_default = 0;	///< what the order policy chose
 	uint32_t owner = 0;		///< enum slablab_owner
-	uint32_t fail_slab_every = 0;	///< fault injection: every Nth new slab fails (0: off)
 
 	// gauges
 	uint64_t objects = 0;		///< objects in use
