@@ -18,6 +18,8 @@
 #include <net/netlink.h>
 #include "../uapi/linux/slablab.h"
 #include "../include/slablab.h"
+#include "../include/slablab/protocol.h"
+#include "netlink-gen.h"
 #include "policy.h"
 
 #define SLABLAB_VERSION "0.1.0"
@@ -264,11 +266,16 @@ struct slablab_cache *slablab_cache_create_owner(const char *name, unsigned int 
 int slablab_cache_destroy_locked(struct slablab_cache *s, struct netlink_ext_ack *extack);
 void slablab_cache_release(struct slablab_cache *s);
 struct slablab_cache *slablab_cache_find(const char *name);
-int slablab_set_cpu_partial(struct slablab_cache *s, unsigned int objects);
-int slablab_set_min_partial(struct slablab_cache *s, unsigned int slabs);
+/* one setter per tunable of SLABLAB_CACHE_TUNABLES, all alike (netlink.c walks the table) */
+int slablab_set_cpu_partial(struct slablab_cache *s, unsigned int objects,
+			    struct netlink_ext_ack *extack);
+int slablab_set_min_partial(struct slablab_cache *s, unsigned int slabs,
+			    struct netlink_ext_ack *extack);
 int slablab_set_order(struct slablab_cache *s, unsigned int order, struct netlink_ext_ack *extack);
-int slablab_set_fastpath(struct slablab_cache *s, unsigned int mode);
-void slablab_set_fail_slab_every(struct slablab_cache *s, unsigned int n);
+int slablab_set_fastpath(struct slablab_cache *s, unsigned int mode,
+			 struct netlink_ext_ack *extack);
+int slablab_set_fail_slab_every(struct slablab_cache *s, unsigned int n,
+				struct netlink_ext_ack *extack);
 int slablab_set_flags(struct slablab_cache *s, unsigned int flags, struct netlink_ext_ack *extack);
 int slablab_check_tunables(struct slablab_cache *s, const u32 *flags, const u32 *order,
 			   struct netlink_ext_ack *extack);
@@ -302,7 +309,6 @@ int slablab_put_stats(struct sk_buff *skb, int attr, const u64 *v);
 /* storm.c */
 struct genl_info;
 struct genl_family;
-extern const struct nla_policy slablab_storm_policy[SLABLAB_STORM_A_MAX + 1];
 int slablab_storm_start(struct genl_info *info, struct genl_family *family);
 int slablab_storm_get(struct genl_info *info, struct genl_family *family);
 int slablab_storm_stop(struct genl_info *info, struct genl_family *family);

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * slablab generic netlink family: the stable control interface. The protocol is
- * specified in uapi/linux/slablab.h.
+ * specified in uapi/slablab.yaml (uapi/linux/slablab.h and the policies in netlink-gen.c
+ * are generated from it by scripts/gen-protocol.py).
  *
  * Privilege: every command that changes state needs CAP_SYS_ADMIN (SLABLAB_NL_SYS_ADMIN
  * in the ops table, checked in slablab_nl_pre_doit()); reading caches, status and storm
@@ -29,37 +30,37 @@
 
 static struct genl_family slablab_family;
 
-static struct netlink_range_validation cpu_partial_range = {
-	.max = SLABLAB_MAX_CPU_PARTIAL,
+/*
+ * The policies (slablab_policy and the nests' tables) are generated from the spec:
+ * netlink-gen.c. So are the tunables: SLABLAB_CACHE_TUNABLES (include/slablab/protocol.h)
+ * gives each one's attribute and name; put_tunables() reports the struct slablab_cache
+ * field of that name and apply_tunables() calls slablab_set_<name>(), in the table's
+ * order. Tunables are u32 attributes and unsigned int fields (checked at build time).
+ */
+struct slablab_tunable {
+	int attr;
+	size_t offset;
+	int (*set)(struct slablab_cache *s, unsigned int v, struct netlink_ext_ack *extack);
 };
 
-static struct netlink_range_validation count_range = {
-	.min = 1,
-	.max = SLABLAB_MAX_HANDLE_OBJECTS,
+#define SLABLAB_TUNABLE(attr, name, type, kind, enum, min, max)			\
+	{ SLABLAB_CACHE_A_##attr, offsetof(struct slablab_cache, name), slablab_set_##name },
+
+static const struct slablab_tunable slablab_tunables[] = {
+	SLABLAB_CACHE_TUNABLES(SLABLAB_TUNABLE)
 };
 
-static const struct nla_policy slablab_cache_policy[SLABLAB_CACHE_A_MAX + 1] = {
-	[SLABLAB_CACHE_A_NAME]		= { .type = NLA_NUL_STRING, .len = SLABLAB_NAME_MAX - 1 },
-	[SLABLAB_CACHE_A_SIZE]		= { .type = NLA_U32 },
-	[SLABLAB_CACHE_A_ALIGN]		= { .type = NLA_U32 },
-	[SLABLAB_CACHE_A_FLAGS]		= NLA_POLICY_MASK(NLA_U32, __SLABLAB_CACHE_F_ALL),
-	[SLABLAB_CACHE_A_CPU_PARTIAL]	= NLA_POLICY_FULL_RANGE(NLA_U32, &cpu_partial_range),
-	[SLABLAB_CACHE_A_MIN_PARTIAL]	= NLA_POLICY_MAX(NLA_U32, SLABLAB_MAX_MIN_PARTIAL),
-	[SLABLAB_CACHE_A_ORDER]		= NLA_POLICY_MAX(NLA_U32, SLABLAB_MAX_ORDER),
-	[SLABLAB_CACHE_A_FASTPATH]	= NLA_POLICY_MAX(NLA_U32, __SLABLAB_FASTPATH_MAX - 1),
-	[SLABLAB_CACHE_A_FAIL_SLAB_EVERY] = { .type = NLA_U32 },
-	/* everything else is reply-only: strict validation rejects it as unsupported */
+#undef SLABLAB_TUNABLE
+
+/* Fails to build unless every tunable's field is an unsigned int, as put_tunables() reads it. */
+#define SLABLAB_TUNABLE_SIZE(attr, name, type, kind, enum, min, max)			\
+	BUILD_BUG_ON_ZERO(sizeof_field(struct slablab_cache, name) != sizeof(unsigned int)),
+
+static const int slablab_tunable_sizes[] __maybe_unused = {
+	SLABLAB_CACHE_TUNABLES(SLABLAB_TUNABLE_SIZE)
 };
 
-static const struct nla_policy slablab_policy[SLABLAB_A_MAX + 1] = {
-	[SLABLAB_A_CACHE]		= NLA_POLICY_NESTED(slablab_cache_policy),
-	[SLABLAB_A_FLAGS]		= NLA_POLICY_MASK(NLA_U32, __SLABLAB_GET_F_ALL),
-	[SLABLAB_A_HANDLE]		= NLA_POLICY_MIN(NLA_U32, 1),
-	[SLABLAB_A_COUNT]		= NLA_POLICY_FULL_RANGE(NLA_U32, &count_range),
-	[SLABLAB_A_CPU]			= { .type = NLA_U32 },
-	[SLABLAB_A_KMALLOC_PAGE_POLICY]	= NLA_POLICY_MAX(NLA_U32, __SLABLAB_PAGE_POLICY_MAX - 1),
-	[SLABLAB_A_STORM]		= NLA_POLICY_NESTED(slablab_storm_policy),
-};
+#undef SLABLAB_TUNABLE_SIZE
 
 static void slablab_lock(void)
 {
@@ -225,6 +226,18 @@ static int put_gauges(struct sk_buff *skb, struct slablab_cache *s)
 	return 0;
 }
 
+/* The tunables of @s (SLABLAB_CACHE_TUNABLES), each from its field. */
+static int put_tunables(struct sk_buff *skb, struct slablab_cache *s)
+{
+	const struct slablab_tunable *t;
+
+	for (t = slablab_tunables; t < slablab_tunables + ARRAY_SIZE(slablab_tunables); t++) {
+		if (nla_put_u32(skb, t->attr, READ_ONCE(*(unsigned int *)((char *)s + t->offset))))
+			return -EMSGSIZE;
+	}
+	return 0;
+}
+
 /*
  * Put the SLABLAB_A_CACHE nest of @s. With @percpu, its per-cpu entries from cpu
  * *@percpu on follow, as many as fit (see put_percpu()); without, none.
@@ -239,17 +252,12 @@ static int put_cache(struct sk_buff *skb, struct slablab_cache *s, int *percpu,
 	if (nla_put_string(skb, SLABLAB_CACHE_A_NAME, s->name) ||
 	    nla_put_u32(skb, SLABLAB_CACHE_A_SIZE, s->object_size) ||
 	    nla_put_u32(skb, SLABLAB_CACHE_A_ALIGN, s->align) ||
-	    nla_put_u32(skb, SLABLAB_CACHE_A_FLAGS, s->flags) ||
-	    nla_put_u32(skb, SLABLAB_CACHE_A_CPU_PARTIAL, READ_ONCE(s->cpu_partial)) ||
-	    nla_put_u32(skb, SLABLAB_CACHE_A_MIN_PARTIAL, READ_ONCE(s->min_partial)) ||
-	    nla_put_u32(skb, SLABLAB_CACHE_A_ORDER, READ_ONCE(s->order)) ||
-	    nla_put_u32(skb, SLABLAB_CACHE_A_FASTPATH, READ_ONCE(s->fastpath)) ||
+	    put_tunables(skb, s) ||
 	    nla_put_u32(skb, SLABLAB_CACHE_A_OBJ_STRIDE, s->stride) ||
 	    nla_put_u32(skb, SLABLAB_CACHE_A_OBJS_PER_SLAB,
 			slablab_objs_per_slab(READ_ONCE(s->order), s->stride, PAGE_SIZE)) ||
 	    nla_put_u32(skb, SLABLAB_CACHE_A_ORDER_DEFAULT, s->order_default) ||
 	    nla_put_u32(skb, SLABLAB_CACHE_A_OWNER, s->owner) ||
-	    nla_put_u32(skb, SLABLAB_CACHE_A_FAIL_SLAB_EVERY, READ_ONCE(s->fail_slab_every)) ||
 	    put_gauges(skb, s) ||
 	    put_stats(skb, SLABLAB_CACHE_A_STATS, s, -1) ||
 	    (slabs_freed && nla_put_u64_64bit(skb, SLABLAB_CACHE_A_SLABS_FREED, *slabs_freed,
@@ -410,27 +418,21 @@ static int check_tunables(struct slablab_cache *s, struct nlattr **tb,
 	return err;
 }
 
+/* Apply the tunables @tb holds, in SLABLAB_CACHE_TUNABLES' order (flags first). */
 static int apply_tunables(struct slablab_cache *s, struct nlattr **tb,
 			  struct netlink_ext_ack *extack)
 {
-	int err = 0;
+	const struct slablab_tunable *t;
+	int err;
 
-	if (tb[SLABLAB_CACHE_A_FLAGS]) {
-		err = slablab_set_flags(s, nla_get_u32(tb[SLABLAB_CACHE_A_FLAGS]), extack);
+	for (t = slablab_tunables; t < slablab_tunables + ARRAY_SIZE(slablab_tunables); t++) {
+		if (!tb[t->attr])
+			continue;
+		err = t->set(s, nla_get_u32(tb[t->attr]), extack);
 		if (err)
 			return err;
 	}
-	if (tb[SLABLAB_CACHE_A_ORDER])
-		err = slablab_set_order(s, nla_get_u32(tb[SLABLAB_CACHE_A_ORDER]), extack);
-	if (!err && tb[SLABLAB_CACHE_A_CPU_PARTIAL])
-		err = slablab_set_cpu_partial(s, nla_get_u32(tb[SLABLAB_CACHE_A_CPU_PARTIAL]));
-	if (!err && tb[SLABLAB_CACHE_A_MIN_PARTIAL])
-		err = slablab_set_min_partial(s, nla_get_u32(tb[SLABLAB_CACHE_A_MIN_PARTIAL]));
-	if (!err && tb[SLABLAB_CACHE_A_FASTPATH])
-		err = slablab_set_fastpath(s, nla_get_u32(tb[SLABLAB_CACHE_A_FASTPATH]));
-	if (!err && tb[SLABLAB_CACHE_A_FAIL_SLAB_EVERY])
-		slablab_set_fail_slab_every(s, nla_get_u32(tb[SLABLAB_CACHE_A_FAIL_SLAB_EVERY]));
-	return err;
+	return 0;
 }
 
 static int slablab_nl_cache_new(struct sk_buff *skb, struct genl_info *info)

@@ -1815,7 +1815,13 @@ int slablab_cache_destroy(struct slablab_cache *s)
 }
 EXPORT_SYMBOL_GPL(slablab_cache_destroy);
 
-int slablab_set_cpu_partial(struct slablab_cache *s, unsigned int objects)
+/*
+ * The tunables' setters: one per row of SLABLAB_CACHE_TUNABLES (include/slablab/protocol.h),
+ * all with this signature, so that netlink.c applies a CACHE_SET by walking that table.
+ * The caller holds slablab_mutex and cpus_read_lock; values are within the policy's range.
+ */
+int slablab_set_cpu_partial(struct slablab_cache *s, unsigned int objects,
+			    struct netlink_ext_ack *extack)
 {
 	if (objects > SLABLAB_MAX_CPU_PARTIAL)
 		return -ERANGE;
@@ -1826,7 +1832,8 @@ int slablab_set_cpu_partial(struct slablab_cache *s, unsigned int objects)
 	return 0;
 }
 
-int slablab_set_min_partial(struct slablab_cache *s, unsigned int slabs)
+int slablab_set_min_partial(struct slablab_cache *s, unsigned int slabs,
+			    struct netlink_ext_ack *extack)
 {
 	if (slabs > SLABLAB_MAX_MIN_PARTIAL)
 		return -ERANGE;
@@ -1910,13 +1917,16 @@ int slablab_set_order(struct slablab_cache *s, unsigned int order, struct netlin
 }
 
 /* Fault injection usable on any kernel: every Nth new slab fails (0: never). */
-void slablab_set_fail_slab_every(struct slablab_cache *s, unsigned int n)
+int slablab_set_fail_slab_every(struct slablab_cache *s, unsigned int n,
+				struct netlink_ext_ack *extack)
 {
 	atomic_set(&s->fail_slab_count, 0);
 	WRITE_ONCE(s->fail_slab_every, n);
+	return 0;
 }
 
-int slablab_set_fastpath(struct slablab_cache *s, unsigned int mode)
+int slablab_set_fastpath(struct slablab_cache *s, unsigned int mode,
+			 struct netlink_ext_ack *extack)
 {
 	if (mode >= __SLABLAB_FASTPATH_MAX)
 		return -EINVAL;

@@ -1268,43 +1268,7 @@ static int storm_start_threads(struct slablab_storm *st, struct netlink_ext_ack 
 
 /* ---- netlink ---- */
 
-static struct netlink_range_validation ring_range = { .min = SLABLAB_STORM_MIN_RING,
-	.max = SLABLAB_STORM_MAX_RING };
-static struct netlink_range_validation ws_range = { .min = 1,
-	.max = SLABLAB_STORM_MAX_WORKING_SET };
-static struct netlink_range_validation batch_range = { .min = 1,
-	.max = SLABLAB_STORM_MAX_BATCH };
-static struct netlink_range_validation duration_range = { .min = 1,
-	.max = SLABLAB_STORM_MAX_DURATION_MS };
-static struct netlink_range_validation size_range = { .min = 1, .max = SLABLAB_MAX_SIZE };
-static struct netlink_range_validation threads_range = { .min = 1,
-	.max = SLABLAB_STORM_MAX_THREADS };
-static struct netlink_range_validation ops_range = { .min = 1, .max = SLABLAB_STORM_MAX_OPS };
-
-static const struct nla_policy storm_size_policy[SLABLAB_STORM_SIZE_A_MAX + 1] = {
-	[SLABLAB_STORM_SIZE_A_SIZE]	= NLA_POLICY_FULL_RANGE(NLA_U32, &size_range),
-	[SLABLAB_STORM_SIZE_A_WEIGHT]	= NLA_POLICY_MIN(NLA_U32, 1),
-};
-
-const struct nla_policy slablab_storm_policy[SLABLAB_STORM_A_MAX + 1] = {
-	[SLABLAB_STORM_A_TARGET]	= NLA_POLICY_MAX(NLA_U32, __SLABLAB_TARGET_MAX - 1),
-	[SLABLAB_STORM_A_PATTERN]	= NLA_POLICY_MAX(NLA_U32, __SLABLAB_PATTERN_MAX - 1),
-	[SLABLAB_STORM_A_CACHE]		= { .type = NLA_NUL_STRING, .len = SLABLAB_NAME_MAX - 1 },
-	[SLABLAB_STORM_A_SIZE]		= NLA_POLICY_FULL_RANGE(NLA_U32, &size_range),
-	/* an array of SLABLAB_STORM_SIZE_A_ENTRY nests, each checked by storm_size_policy */
-	[SLABLAB_STORM_A_SIZES]		= NLA_POLICY_NESTED_ARRAY(storm_size_policy),
-	[SLABLAB_STORM_A_THREADS]	= NLA_POLICY_FULL_RANGE(NLA_U32, &threads_range),
-	[SLABLAB_STORM_A_CPUS]		= { .type = NLA_NUL_STRING,
-					    .len = SLABLAB_STORM_CPUS_MAX - 1 },
-	[SLABLAB_STORM_A_OPS]		= NLA_POLICY_FULL_RANGE(NLA_U64, &ops_range),
-	[SLABLAB_STORM_A_DURATION_MS]	= NLA_POLICY_FULL_RANGE(NLA_U32, &duration_range),
-	[SLABLAB_STORM_A_BATCH]		= NLA_POLICY_FULL_RANGE(NLA_U32, &batch_range),
-	[SLABLAB_STORM_A_WORKING_SET]	= NLA_POLICY_FULL_RANGE(NLA_U32, &ws_range),
-	[SLABLAB_STORM_A_RING]		= NLA_POLICY_FULL_RANGE(NLA_U32, &ring_range),
-	[SLABLAB_STORM_A_SEED]		= { .type = NLA_U64 },
-	[SLABLAB_STORM_A_MAX_LIVE_BYTES] = NLA_POLICY_MIN(NLA_U64, 1),
-	[SLABLAB_STORM_A_ID]		= NLA_POLICY_MIN(NLA_U32, 1),
-};
+/* The policies (slablab_storm_policy, slablab_storm_size_policy): netlink-gen.c. */
 
 /* The lowest cpu of the cpu list element "lo-hi:used/group" that is not online. */
 static unsigned int element_not_online(unsigned int lo, unsigned int hi, unsigned int used,
@@ -1428,8 +1392,8 @@ static int storm_parse(struct slablab_storm *st, struct nlattr *nest,
 				NL_SET_BAD_ATTR(extack, e);
 				return -E2BIG;
 			}
-			err = nla_parse_nested(sz, SLABLAB_STORM_SIZE_A_MAX, e, storm_size_policy,
-					       extack);
+			err = nla_parse_nested(sz, SLABLAB_STORM_SIZE_A_MAX, e,
+					       slablab_storm_size_policy, extack);
 			if (err)
 				return err;
 			if (!sz[SLABLAB_STORM_SIZE_A_SIZE]) {

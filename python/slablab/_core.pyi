@@ -47,11 +47,14 @@ class Client:
         size: int,
         *,
         align: Optional[int] = None,
+        # --- generated from uapi/slablab.yaml by scripts/gen-protocol.py: cache tunables ---
         flags: Flags = None,
+        order: Optional[int] = None,
         cpu_partial: Optional[int] = None,
         min_partial: Optional[int] = None,
-        order: Optional[int] = None,
         fastpath: Union[None, str, int] = None,
+        fail_slab_every: Optional[int] = None,
+        # --- end of generated ---
         debug: Optional[bool] = None,
         hardened: Optional[bool] = None,
         random: Optional[bool] = None,
@@ -64,16 +67,18 @@ class Client:
         self,
         name: str,
         *,
+        # --- generated from uapi/slablab.yaml by scripts/gen-protocol.py: cache tunables ---
+        flags: Flags = None,
+        order: Optional[int] = None,
         cpu_partial: Optional[int] = None,
         min_partial: Optional[int] = None,
-        order: Optional[int] = None,
         fastpath: Union[None, str, int] = None,
-        flags: Flags = None,
+        fail_slab_every: Optional[int] = None,
+        # --- end of generated ---
         debug: Optional[bool] = None,
         hardened: Optional[bool] = None,
         random: Optional[bool] = None,
         hwcache_align: Optional[bool] = None,
-        fail_slab_every: Optional[int] = None,
     ) -> CacheDict: ...
     def cache_shrink(self, name: str) -> int: ...
     def cache_validate(self, name: str) -> dict[str, Any]: ...
