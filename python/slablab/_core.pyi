@@ -7,6 +7,7 @@ __version__: str
 API_VERSION: int
 JSON_SCHEMA: str
 STAT_NAMES: tuple[str, ...]
+TUNABLES: tuple[str, ...]
 CACHE_FLAGS: tuple[str, ...]
 FEATURES: tuple[str, ...]
 FASTPATHS: tuple[str, ...]

@@ -9,11 +9,14 @@
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <system_error>
@@ -335,8 +338,8 @@ int main(int argc, char** argv)
 	info->callback([&] { action = info_action; });
 
 	// ---- create ----
-	std::string create_name, create_size, create_align, create_fastpath;
-	uint32_t create_cpu_partial = 0, create_min_partial = 0, create_order = 0;
+	std::string create_name, create_size, create_align;
+	std::map<std::string_view, std::string> create_tunables;	// --NAME VALUE, by tunable
 	bool create_debug = false, create_hardened = false, create_random = false;
 	bool create_hwcache = false, create_json = false;
 	CLI::App* create = subcommand(app, "create", "Create a cache (CACHE_NEW; needs root)");
@@ -349,16 +352,18 @@ int main(int argc, char** argv)
 	create->add_option("--align", create_align,
 			   fmt::format("Alignment: a power of two up to {} (0 = default)",
 				       SLABLAB_MAX_ALIGN));
-	auto* o_cpu_partial = create->add_option("--cpu-partial", create_cpu_partial,
-						 fmt::format("Objects kept on per-cpu partial lists, 0..{} (0 disables them)",
-							     SLABLAB_MAX_CPU_PARTIAL));
-	auto* o_min_partial = create->add_option("--min-partial", create_min_partial,
-						 fmt::format("Slabs kept on each node partial list, 0..{}",
-							     SLABLAB_MAX_MIN_PARTIAL));
-	auto* o_order = create->add_option("--order", create_order,
-					   fmt::format("Slab order, 0..{}", SLABLAB_MAX_ORDER));
-	create->add_option("--fastpath", create_fastpath, "Allocation fast path")
-		->check(CLI::IsMember({"cmpxchg", "irqoff"}));
+	// one option per tunable of the spec but flags (the flag switches below)
+	for (const auto& d : kTunables) {
+		if (d.kind == TunableKind::FLAGS)
+			continue;
+		std::string opt(d.name);
+		std::replace(opt.begin(), opt.end(), '_', '-');
+		create->add_option("--" + opt, create_tunables[d.name],
+				   d.kind == TunableKind::ENUM
+					   ? fmt::format("Tunable {}: {}", d.name, fmt::join(d.names(), " | "))
+					   : fmt::format("Tunable {} (the kernel accepts {}..{})", d.name,
+							 d.min, d.max));
+	}
 	create->add_flag("--debug", create_debug, "Poisoning, red zones, free-pointer checks");
 	create->add_flag("--hardened", create_hardened, "Obfuscate free pointers");
 	create->add_flag("--random", create_random, "Randomize the freelists of new slabs");
@@ -379,11 +384,10 @@ int main(int argc, char** argv)
 					throw UsageError("--align is out of range", ERANGE);
 				spec.align = static_cast<uint32_t>(a);
 			}
-			spec.cpu_partial = opt_u32(o_cpu_partial, create_cpu_partial);
-			spec.min_partial = opt_u32(o_min_partial, create_min_partial);
-			spec.order = opt_u32(o_order, create_order);
-			if (!create_fastpath.empty())
-				spec.fastpath = fastpath_from_name(create_fastpath);
+			for (const auto& d : kTunables)
+				if (auto it = create_tunables.find(d.name);
+				    it != create_tunables.end() && !it->second.empty())
+					spec.*(d.in_spec) = parse_tunable_value(d, it->second);
 			uint32_t flags = 0;
 			if (create_debug)
 				flags |= SLABLAB_CACHE_F_DEBUG;
@@ -433,9 +437,9 @@ int main(int argc, char** argv)
 	CLI::App* set = subcommand(app, "set", "Change tunables of a cache (CACHE_SET; needs root)");
 	set->add_option("NAME", set_name, "Cache name")->required();
 	set->add_option("KEY=VALUE", set_assignments,
-			fmt::format("cpu_partial=N min_partial=N order=0..{} fastpath=cmpxchg|irqoff "
-			"debug=0|1 hardened=0|1 random=0|1 hwcache_align=0|1 "
-			"flags=debug,random|none fail_slab_every=N", SLABLAB_MAX_ORDER))
+			fmt::format("KEY is a tunable ({}) or a cache flag switched with 0|1; "
+				    "flags=debug,random|none sets all flags",
+				    fmt::join(tunable_keys(), ", ")))
 		->required();
 	set->add_flag("--json", set_json, "Print the cache after the change as JSON");
 	set->callback([&] {
