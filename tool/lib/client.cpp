@@ -282,6 +282,9 @@ std::string extack_of(const nlmsghdr* hdr, std::size_t payload_len, const nlmsgh
 	}
 	if (msg.empty() && has_offs)
 		msg = fmt::format("invalid attribute at offset {} of the request", offs);
+	// without a policy (6.1's mask check sends none) still say which attribute
+	else if (std::string name = has_offs ? attr_at(sent, offs) : std::string(); !name.empty())
+		msg = fmt::format("{}: {}", name, msg);
 	return msg;
 }
 
