@@ -164,6 +164,8 @@ struct slablab_cpu {
  * @min_partial: empty slabs a node partial list keeps
  * @fail_slab_every: fault injection: fail every Nth new slab (0: never)
  * @fail_slab_count: new slabs counted for @fail_slab_every
+ * @remote_node_defrag_ratio: percent of node-less allocations that may take a partial
+ *	slab of another node (SLUB's remote_node_defrag_ratio, in its sysfs units)
  * @random: free pointer obfuscation key (SLAB_FREELIST_HARDENED's)
  * @random_seq: freelist randomization sequence, or NULL
  * @random_seq_len: entries of @random_seq
@@ -202,6 +204,7 @@ struct slablab_cache {
 	unsigned int min_partial;
 	unsigned int fail_slab_every;
 	atomic_t fail_slab_count;
+	unsigned int remote_node_defrag_ratio;
 	unsigned long random;
 	unsigned int *random_seq;
 	unsigned int random_seq_len;
@@ -277,6 +280,8 @@ int slablab_set_fastpath(struct slablab_cache *s, unsigned int mode,
 int slablab_set_fail_slab_every(struct slablab_cache *s, unsigned int n,
 				struct netlink_ext_ack *extack);
 int slablab_set_flags(struct slablab_cache *s, unsigned int flags, struct netlink_ext_ack *extack);
+int slablab_set_remote_node_defrag_ratio(struct slablab_cache *s, unsigned int percent,
+					 struct netlink_ext_ack *extack);
 int slablab_check_tunables(struct slablab_cache *s, const u32 *flags, const u32 *order,
 			   struct netlink_ext_ack *extack);
 unsigned long slablab_shrink_locked(struct slablab_cache *s);

@@ -751,14 +751,27 @@ static void *get_partial_node(struct slablab_cache *s, struct slablab_node *n,
 static void *get_partial(struct slablab_cache *s, int node, struct slablab_cpu *c,
 			 struct slablab_slab **ret)
 {
-	int nid = node == NUMA_NO_NODE ? numa_mem_id() : node;
+	int local = node == NUMA_NO_NODE ? numa_mem_id() : node, nid;
+	unsigned int ratio = READ_ONCE(s->remote_node_defrag_ratio);
 	void *freelist;
 
-	freelist = get_partial_node(s, s->node[nid], c, ret);
+	freelist = get_partial_node(s, s->node[local], c, ret);
 	if (freelist || node != NUMA_NO_NODE)
 		return freelist;
+	/*
+	 * SLUB's get_any_partial(): another node's partial slab instead of a new one, for
+	 * ratio percent of such allocations (get_cycles() as the cheap dice), and only from
+	 * nodes keeping more than min_partial, so that remote allocations defragment
+	 * the other nodes rather than empty their reserve.
+	 */
+	if (!ratio || get_cycles() % 1024 > ratio * 10)
+		return NULL;
 	for_each_online_node(nid) {
-		freelist = get_partial_node(s, s->node[nid], c, ret);
+		struct slablab_node *n = s->node[nid];
+
+		if (nid == local || !n || READ_ONCE(n->nr_partial) <= READ_ONCE(s->min_partial))
+			continue;
+		freelist = get_partial_node(s, n, c, ret);
 		if (freelist)
 			return freelist;
 	}
@@ -1642,6 +1655,7 @@ struct slablab_cache *slablab_cache_create_owner(const char *name, unsigned int 
 	s->min_partial = slablab_default_min_partial(size);
 	s->cpu_partial = slablab_default_cpu_partial(s->stride, PAGE_SIZE);
 	set_cpu_partial_bound(s);
+	s->remote_node_defrag_ratio = 100;	/* SLUB's default (1000 in its units of 0.1%) */
 
 	err = -ENOMEM;
 	if (init_random_seq(s))
@@ -1922,6 +1936,15 @@ int slablab_set_fail_slab_every(struct slablab_cache *s, unsigned int n,
 {
 	atomic_set(&s->fail_slab_count, 0);
 	WRITE_ONCE(s->fail_slab_every, n);
+	return 0;
+}
+
+int slablab_set_remote_node_defrag_ratio(struct slablab_cache *s, unsigned int percent,
+					 struct netlink_ext_ack *extack)
+{
+	if (percent > 100)
+		return -ERANGE;
+	WRITE_ONCE(s->remote_node_defrag_ratio, percent);
 	return 0;
 }
 

@@ -25,7 +25,8 @@
 	X(CPU_PARTIAL, cpu_partial, u32, NUM, none, 0, 65536) \
 	X(MIN_PARTIAL, min_partial, u32, NUM, none, 0, 1024) \
 	X(FASTPATH, fastpath, u32, ENUM, fastpath, 0, 1) \
-	X(FAIL_SLAB_EVERY, fail_slab_every, u32, NUM, none, 0, 4294967295U)
+	X(FAIL_SLAB_EVERY, fail_slab_every, u32, NUM, none, 0, 4294967295U) \
+	X(REMOTE_NODE_DEFRAG_RATIO, remote_node_defrag_ratio, u32, NUM, none, 0, 100)
 
 /*
  * The gauges of a cache reply (spec: cache-gauges). X(attr, name, type): attr is the

@@ -55,6 +55,7 @@ class Client:
         min_partial: Optional[int] = None,
         fastpath: Union[None, str, int] = None,
         fail_slab_every: Optional[int] = None,
+        remote_node_defrag_ratio: Optional[int] = None,
         # --- end of generated ---
         debug: Optional[bool] = None,
         hardened: Optional[bool] = None,
@@ -75,6 +76,7 @@ class Client:
         min_partial: Optional[int] = None,
         fastpath: Union[None, str, int] = None,
         fail_slab_every: Optional[int] = None,
+        remote_node_defrag_ratio: Optional[int] = None,
         # --- end of generated ---
         debug: Optional[bool] = None,
         hardened: Optional[bool] = None,

@@ -485,6 +485,10 @@ enum slablab_attr {
  * @SLABLAB_CACHE_A_PAD: (pad) alignment padding of u64 attributes
  * @SLABLAB_CACHE_A_FAIL_SLAB_EVERY: (u32) fail every Nth new slab (fault injection), 0
  *	off
+ * @SLABLAB_CACHE_A_REMOTE_NODE_DEFRAG_RATIO: (u32, 0..100) how often (percent, SLUB's
+ *	sysfs file of that name) an allocation without a node that finds no partial slab on
+ *	its own node takes one from another node holding more than min-partial, instead of a
+ *	new slab; 0: never, default 100
  * @__SLABLAB_CACHE_A_MAX: the number of attribute types
  */
 enum slablab_cache_attr {
@@ -515,6 +519,7 @@ enum slablab_cache_attr {
 	SLABLAB_CACHE_A_META_BYTES,
 	SLABLAB_CACHE_A_PAD,
 	SLABLAB_CACHE_A_FAIL_SLAB_EVERY,
+	SLABLAB_CACHE_A_REMOTE_NODE_DEFRAG_RATIO,
 	__SLABLAB_CACHE_A_MAX
 };
 
