@@ -18,6 +18,8 @@
 #   make check      checkpatch --strict on module/ and uapi/
 #   make lint       make check, shellcheck on scripts/, flake8 on python/ and tests/, mypy
 #                   on the Python package (scripts/lint.sh)
+#   make generate   regenerate what restates uapi/slablab.yaml (scripts/gen-protocol.py;
+#                   module and tool do it first when the spec or the generator changed)
 #
 # KERNEL=6.1 (default) | 6.12 | 6.12-rt | debug | <Debian ABI>   picks the test kernel
 # KDIR=/lib/modules/$(uname -r)/build                     builds against any kernel tree
@@ -56,7 +58,7 @@ else
 KDIR_EFF   = $(KDIR)
 endif
 
-.PHONY: all deps kernel module tool python lint test test-quick test-full test-host test-vm demo vm check clean \
+.PHONY: all deps generate kernel module tool python lint test test-quick test-full test-host test-vm demo vm check clean \
 	distclean bench sweep soak torture ynl-demo
 
 GRID ?= small
@@ -64,6 +66,21 @@ SOAK_SECONDS ?= 600
 TORTURE_SECONDS ?= 300
 
 all: module python
+
+# The files scripts/gen-protocol.py writes from the spec (checked in; the generator only
+# rewrites those whose text changes). tests/host/test_generated.py fails when they are stale.
+GENERATED := uapi/linux/slablab.h module/netlink-gen.h module/netlink-gen.c \
+	include/slablab/protocol.h tool/include/slabctl/protocol.hpp \
+	python/slablab/protocol.py python/slablab/_core.pyi
+PROTOCOL_STAMP := $(BUILD)/protocol.stamp
+
+$(PROTOCOL_STAMP): $(REPO)/uapi/slablab.yaml $(REPO)/scripts/gen-protocol.py \
+		$(addprefix $(REPO)/,$(GENERATED))
+	@mkdir -p '$(BUILD)'
+	@$(PYTHON) $(REPO)/scripts/gen-protocol.py
+	@touch '$@'
+
+generate: $(PROTOCOL_STAMP)
 
 deps:
 	@$(REPO)/scripts/deps.sh
@@ -73,7 +90,7 @@ kernel: deps
 
 # Kbuild does not notice a change of kernel tree (the compiler command lines are the
 # same), so objects built for another KDIR are cleaned first.
-module: deps
+module: deps generate
 	@kdir='$(KDIR_EFF)'; stamp='$(BUILD)/module.kdir'; mkdir -p '$(BUILD)'; \
 	if [ "$$(cat "$$stamp" 2>/dev/null)" != "$$kdir" ]; then \
 		$(MAKE) -s -C "$$kdir" M='$(REPO)/module' clean >/dev/null 2>&1; \
@@ -81,7 +98,7 @@ module: deps
 	fi; \
 	$(REPO)/scripts/stage.sh "module build" $(MAKE) -C "$$kdir" M='$(REPO)/module' W=1 modules
 
-tool: deps
+tool: deps generate
 	@$(REPO)/scripts/stage.sh "cmake configure" \
 		cmake -S $(REPO) -B $(BUILD) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) \
 		-DPYTHON_EXECUTABLE=$(PYTHON) -DPython_EXECUTABLE=$(PYTHON) >/dev/null

@@ -28,38 +28,15 @@ static struct dentry *slablab_debugfs_root;
 static struct dentry *slablab_debugfs_caches;
 
 /*
- * Unsized, so that an item added at the end of the uapi enum without a name here
- * breaks the build (BUILD_BUG_ON in slablab_debugfs_init()); one added in the middle
- * leaves a hole, which slablab_debugfs_init() refuses.
+ * The stat files' names in enum slablab_stat_item order, from the spec's stat-item
+ * (include/slablab/protocol.h).
  */
+#define SLABLAB_STAT_NAME(item, name) __stringify(name),
 static const char *const stat_names[] = {
-	[SLABLAB_ALLOC_FASTPATH] = "alloc_fastpath",
-	[SLABLAB_ALLOC_SLOWPATH] = "alloc_slowpath",
-	[SLABLAB_FREE_FASTPATH] = "free_fastpath",
-	[SLABLAB_FREE_SLOWPATH] = "free_slowpath",
-	[SLABLAB_FREE_FROZEN] = "free_frozen",
-	[SLABLAB_FREE_ADD_PARTIAL] = "free_add_partial",
-	[SLABLAB_FREE_REMOVE_PARTIAL] = "free_remove_partial",
-	[SLABLAB_ALLOC_FROM_PARTIAL] = "alloc_from_partial",
-	[SLABLAB_ALLOC_SLAB] = "alloc_slab",
-	[SLABLAB_ALLOC_REFILL] = "alloc_refill",
-	[SLABLAB_ALLOC_NODE_MISMATCH] = "alloc_node_mismatch",
-	[SLABLAB_FREE_SLAB] = "free_slab",
-	[SLABLAB_CPUSLAB_FLUSH] = "cpuslab_flush",
-	[SLABLAB_DEACTIVATE_FULL] = "deactivate_full",
-	[SLABLAB_DEACTIVATE_EMPTY] = "deactivate_empty",
-	[SLABLAB_DEACTIVATE_TO_HEAD] = "deactivate_to_head",
-	[SLABLAB_DEACTIVATE_TO_TAIL] = "deactivate_to_tail",
-	[SLABLAB_DEACTIVATE_REMOTE_FREES] = "deactivate_remote_frees",
-	[SLABLAB_DEACTIVATE_BYPASS] = "deactivate_bypass",
-	[SLABLAB_ORDER_FALLBACK] = "order_fallback",
-	[SLABLAB_CMPXCHG_DOUBLE_CPU_FAIL] = "cmpxchg_double_cpu_fail",
-	[SLABLAB_CMPXCHG_DOUBLE_FAIL] = "cmpxchg_double_fail",
-	[SLABLAB_CPU_PARTIAL_ALLOC] = "cpu_partial_alloc",
-	[SLABLAB_CPU_PARTIAL_FREE] = "cpu_partial_free",
-	[SLABLAB_CPU_PARTIAL_NODE] = "cpu_partial_node",
-	[SLABLAB_CPU_PARTIAL_DRAIN] = "cpu_partial_drain",
+	SLABLAB_STAT_ITEMS(SLABLAB_STAT_NAME)
 };
+
+#undef SLABLAB_STAT_NAME
 
 static const char *const fastpath_names[__SLABLAB_FASTPATH_MAX] = {
 	[SLABLAB_FASTPATH_CMPXCHG] = "cmpxchg",
@@ -345,16 +322,16 @@ static ssize_t slablab_dbg_write(struct file *file, const char __user *ubuf, siz
 		err = slablab_set_order(s, val, NULL);
 		break;
 	case D_CPU_PARTIAL:
-		err = slablab_set_cpu_partial(s, val);
+		err = slablab_set_cpu_partial(s, val, NULL);
 		break;
 	case D_MIN_PARTIAL:
-		err = slablab_set_min_partial(s, val);
+		err = slablab_set_min_partial(s, val, NULL);
 		break;
 	case D_FASTPATH:
-		err = slablab_set_fastpath(s, val);
+		err = slablab_set_fastpath(s, val, NULL);
 		break;
 	case D_FAIL_SLAB_EVERY:
-		slablab_set_fail_slab_every(s, val);
+		err = slablab_set_fail_slab_every(s, val, NULL);
 		break;
 	case D_SHRINK:
 		if (val != 1)

@@ -121,7 +121,8 @@ int slablab_handle_alloc(struct slablab_cache *s, u32 count, int cpu, u32 *id,
 	if (slablab_handle_bytes + bytes > SLABLAB_MAX_HANDLE_BYTES) {
 		NL_SET_ERR_MSG_FMT_MOD(extack,
 				       "handles would hold %llu bytes, over the %llu-byte limit",
-				       slablab_handle_bytes + bytes, SLABLAB_MAX_HANDLE_BYTES);
+				       slablab_handle_bytes + bytes,
+				       (unsigned long long)SLABLAB_MAX_HANDLE_BYTES);
 		return -E2BIG;
 	}
 	h = kzalloc(sizeof(*h), GFP_KERNEL);

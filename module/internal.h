@@ -18,6 +18,8 @@
 #include <net/netlink.h>
 #include "../uapi/linux/slablab.h"
 #include "../include/slablab.h"
+#include "../include/slablab/protocol.h"
+#include "netlink-gen.h"
 #include "policy.h"
 
 #define SLABLAB_VERSION "0.1.0"
@@ -163,6 +165,8 @@ struct slablab_cpu {
  * @fail_slab_every: fault injection (debugfs caches/<name>/fail_slab_every): fail
  *	every Nth new slab (0: never)
  * @fail_slab_count: new slabs counted for @fail_slab_every
+ * @remote_node_defrag_ratio: percent of node-less allocations that may take a partial
+ *	slab of another node (SLUB's remote_node_defrag_ratio, in its sysfs units)
  * @random: free pointer obfuscation key (SLAB_FREELIST_HARDENED's)
  * @random_seq: freelist randomization sequence, or NULL
  * @random_seq_len: entries of @random_seq
@@ -201,6 +205,7 @@ struct slablab_cache {
 	unsigned int min_partial;
 	unsigned int fail_slab_every;
 	atomic_t fail_slab_count;
+	unsigned int remote_node_defrag_ratio;
 	unsigned long random;
 	unsigned int *random_seq;
 	unsigned int random_seq_len;
@@ -281,12 +286,19 @@ struct slablab_cache *slablab_cache_create_owner(const char *name, unsigned int 
 int slablab_cache_destroy_locked(struct slablab_cache *s, struct netlink_ext_ack *extack);
 void slablab_cache_release(struct slablab_cache *s);
 struct slablab_cache *slablab_cache_find(const char *name);
-int slablab_set_cpu_partial(struct slablab_cache *s, unsigned int objects);
-int slablab_set_min_partial(struct slablab_cache *s, unsigned int slabs);
+/* one setter per tunable of SLABLAB_CACHE_TUNABLES, all alike (netlink.c walks the table) */
+int slablab_set_cpu_partial(struct slablab_cache *s, unsigned int objects,
+			    struct netlink_ext_ack *extack);
+int slablab_set_min_partial(struct slablab_cache *s, unsigned int slabs,
+			    struct netlink_ext_ack *extack);
 int slablab_set_order(struct slablab_cache *s, unsigned int order, struct netlink_ext_ack *extack);
-int slablab_set_fastpath(struct slablab_cache *s, unsigned int mode);
-void slablab_set_fail_slab_every(struct slablab_cache *s, unsigned int n);
+int slablab_set_fastpath(struct slablab_cache *s, unsigned int mode,
+			 struct netlink_ext_ack *extack);
+int slablab_set_fail_slab_every(struct slablab_cache *s, unsigned int n,
+				struct netlink_ext_ack *extack);
 int slablab_set_flags(struct slablab_cache *s, unsigned int flags, struct netlink_ext_ack *extack);
+int slablab_set_remote_node_defrag_ratio(struct slablab_cache *s, unsigned int percent,
+					 struct netlink_ext_ack *extack);
 int slablab_check_tunables(struct slablab_cache *s, const u32 *flags, const u32 *order,
 			   struct netlink_ext_ack *extack);
 unsigned long slablab_shrink_locked(struct slablab_cache *s);
@@ -315,7 +327,6 @@ void slablab_debugfs_exit(void);
 int slablab_netlink_init(void);
 void slablab_netlink_exit(void);
 int slablab_put_stats(struct sk_buff *skb, int attr, const u64 *v);
-extern const struct nla_policy slablab_storm_policy[SLABLAB_STORM_A_MAX + 1];
 
 /* storm.c: the storm engine */
 

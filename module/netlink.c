@@ -5,6 +5,8 @@
  * family, its policies and its ops, and the only one that parses requests and builds
  * replies: storm requests become a struct slablab_storm_spec for the engine (storm.c),
  * whose struct slablab_storm_report becomes the reply.
+ * The policies (netlink-gen.c) and uapi/linux/slablab.h are generated from the spec,
+ * uapi/slablab.yaml, by scripts/gen-protocol.py.
  *
  * Privilege: every command that changes state needs CAP_SYS_ADMIN (SLABLAB_NL_SYS_ADMIN
  * in the ops table, checked in slablab_nl_pre_doit()); reading caches, status and storm
@@ -32,36 +34,37 @@
 
 static struct genl_family slablab_family;
 
-static struct netlink_range_validation cpu_partial_range = {
-	.max = SLABLAB_MAX_CPU_PARTIAL,
+/*
+ * The policies (slablab_policy and the nests' tables) are generated from the spec:
+ * netlink-gen.c. So are the tunables: SLABLAB_CACHE_TUNABLES (include/slablab/protocol.h)
+ * gives each one's attribute and name; put_tunables() reports the struct slablab_cache
+ * field of that name and apply_tunables() calls slablab_set_<name>(), in the table's
+ * order. Tunables are u32 attributes and unsigned int fields (checked at build time).
+ */
+struct slablab_tunable {
+	int attr;
+	size_t offset;
+	int (*set)(struct slablab_cache *s, unsigned int v, struct netlink_ext_ack *extack);
 };
 
-static struct netlink_range_validation count_range = {
-	.min = 1,
-	.max = SLABLAB_MAX_HANDLE_OBJECTS,
+#define SLABLAB_TUNABLE(attr, name, type, kind, enum, min, max)			\
+	{ SLABLAB_CACHE_A_##attr, offsetof(struct slablab_cache, name), slablab_set_##name },
+
+static const struct slablab_tunable slablab_tunables[] = {
+	SLABLAB_CACHE_TUNABLES(SLABLAB_TUNABLE)
 };
 
-static const struct nla_policy slablab_cache_policy[SLABLAB_CACHE_A_MAX + 1] = {
-	[SLABLAB_CACHE_A_NAME]		= { .type = NLA_NUL_STRING, .len = SLABLAB_NAME_MAX - 1 },
-	[SLABLAB_CACHE_A_SIZE]		= { .type = NLA_U32 },
-	[SLABLAB_CACHE_A_ALIGN]		= { .type = NLA_U32 },
-	[SLABLAB_CACHE_A_FLAGS]		= NLA_POLICY_MASK(NLA_U32, __SLABLAB_CACHE_F_ALL),
-	[SLABLAB_CACHE_A_CPU_PARTIAL]	= NLA_POLICY_FULL_RANGE(NLA_U32, &cpu_partial_range),
-	[SLABLAB_CACHE_A_MIN_PARTIAL]	= NLA_POLICY_MAX(NLA_U32, SLABLAB_MAX_MIN_PARTIAL),
-	[SLABLAB_CACHE_A_ORDER]		= NLA_POLICY_MAX(NLA_U32, SLABLAB_MAX_ORDER),
-	[SLABLAB_CACHE_A_FASTPATH]	= NLA_POLICY_MAX(NLA_U32, __SLABLAB_FASTPATH_MAX - 1),
-	/* everything else is reply-only: strict validation rejects it as unsupported */
+#undef SLABLAB_TUNABLE
+
+/* Fails to build unless every tunable's field is an unsigned int, as put_tunables() reads it. */
+#define SLABLAB_TUNABLE_SIZE(attr, name, type, kind, enum, min, max)			\
+	BUILD_BUG_ON_ZERO(sizeof_field(struct slablab_cache, name) != sizeof(unsigned int)),
+
+static const int slablab_tunable_sizes[] __maybe_unused = {
+	SLABLAB_CACHE_TUNABLES(SLABLAB_TUNABLE_SIZE)
 };
 
-static const struct nla_policy slablab_policy[SLABLAB_A_MAX + 1] = {
-	[SLABLAB_A_CACHE]		= NLA_POLICY_NESTED(slablab_cache_policy),
-	[SLABLAB_A_FLAGS]		= NLA_POLICY_MASK(NLA_U32, __SLABLAB_GET_F_ALL),
-	[SLABLAB_A_HANDLE]		= NLA_POLICY_MIN(NLA_U32, 1),
-	[SLABLAB_A_COUNT]		= NLA_POLICY_FULL_RANGE(NLA_U32, &count_range),
-	[SLABLAB_A_CPU]			= { .type = NLA_U32 },
-	[SLABLAB_A_KMALLOC_PAGE_POLICY]	= NLA_POLICY_MAX(NLA_U32, __SLABLAB_PAGE_POLICY_MAX - 1),
-	[SLABLAB_A_STORM]		= NLA_POLICY_NESTED(slablab_storm_policy),
-};
+#undef SLABLAB_TUNABLE_SIZE
 
 static void slablab_lock(void)
 {
@@ -227,6 +230,18 @@ static int put_gauges(struct sk_buff *skb, struct slablab_cache *s)
 	return 0;
 }
 
+/* The tunables of @s (SLABLAB_CACHE_TUNABLES), each from its field. */
+static int put_tunables(struct sk_buff *skb, struct slablab_cache *s)
+{
+	const struct slablab_tunable *t;
+
+	for (t = slablab_tunables; t < slablab_tunables + ARRAY_SIZE(slablab_tunables); t++) {
+		if (nla_put_u32(skb, t->attr, READ_ONCE(*(unsigned int *)((char *)s + t->offset))))
+			return -EMSGSIZE;
+	}
+	return 0;
+}
+
 /*
  * Put the SLABLAB_A_CACHE nest of @s. With @percpu, its per-cpu entries from cpu
  * *@percpu on follow, as many as fit (see put_percpu()); without, none.
@@ -241,11 +256,7 @@ static int put_cache(struct sk_buff *skb, struct slablab_cache *s, int *percpu,
 	if (nla_put_string(skb, SLABLAB_CACHE_A_NAME, s->name) ||
 	    nla_put_u32(skb, SLABLAB_CACHE_A_SIZE, s->object_size) ||
 	    nla_put_u32(skb, SLABLAB_CACHE_A_ALIGN, s->align) ||
-	    nla_put_u32(skb, SLABLAB_CACHE_A_FLAGS, s->flags) ||
-	    nla_put_u32(skb, SLABLAB_CACHE_A_CPU_PARTIAL, READ_ONCE(s->cpu_partial)) ||
-	    nla_put_u32(skb, SLABLAB_CACHE_A_MIN_PARTIAL, READ_ONCE(s->min_partial)) ||
-	    nla_put_u32(skb, SLABLAB_CACHE_A_ORDER, READ_ONCE(s->order)) ||
-	    nla_put_u32(skb, SLABLAB_CACHE_A_FASTPATH, READ_ONCE(s->fastpath)) ||
+	    put_tunables(skb, s) ||
 	    nla_put_u32(skb, SLABLAB_CACHE_A_OBJ_STRIDE, s->stride) ||
 	    nla_put_u32(skb, SLABLAB_CACHE_A_OBJS_PER_SLAB,
 			slablab_objs_per_slab(READ_ONCE(s->order), s->stride, PAGE_SIZE)) ||
@@ -411,25 +422,21 @@ static int check_tunables(struct slablab_cache *s, struct nlattr **tb,
 	return err;
 }
 
+/* Apply the tunables @tb holds, in SLABLAB_CACHE_TUNABLES' order (flags first). */
 static int apply_tunables(struct slablab_cache *s, struct nlattr **tb,
 			  struct netlink_ext_ack *extack)
 {
-	int err = 0;
+	const struct slablab_tunable *t;
+	int err;
 
-	if (tb[SLABLAB_CACHE_A_FLAGS]) {
-		err = slablab_set_flags(s, nla_get_u32(tb[SLABLAB_CACHE_A_FLAGS]), extack);
+	for (t = slablab_tunables; t < slablab_tunables + ARRAY_SIZE(slablab_tunables); t++) {
+		if (!tb[t->attr])
+			continue;
+		err = t->set(s, nla_get_u32(tb[t->attr]), extack);
 		if (err)
 			return err;
 	}
-	if (tb[SLABLAB_CACHE_A_ORDER])
-		err = slablab_set_order(s, nla_get_u32(tb[SLABLAB_CACHE_A_ORDER]), extack);
-	if (!err && tb[SLABLAB_CACHE_A_CPU_PARTIAL])
-		err = slablab_set_cpu_partial(s, nla_get_u32(tb[SLABLAB_CACHE_A_CPU_PARTIAL]));
-	if (!err && tb[SLABLAB_CACHE_A_MIN_PARTIAL])
-		err = slablab_set_min_partial(s, nla_get_u32(tb[SLABLAB_CACHE_A_MIN_PARTIAL]));
-	if (!err && tb[SLABLAB_CACHE_A_FASTPATH])
-		err = slablab_set_fastpath(s, nla_get_u32(tb[SLABLAB_CACHE_A_FASTPATH]));
-	return err;
+	return 0;
 }
 
 static int slablab_nl_cache_new(struct sk_buff *skb, struct genl_info *info)
@@ -863,43 +870,7 @@ static int slablab_nl_lab_set(struct sk_buff *skb, struct genl_info *info)
 
 /* ---- storms: STORM_START, STORM_GET, STORM_STOP (the engine is storm.c) ---- */
 
-static struct netlink_range_validation ring_range = { .min = SLABLAB_STORM_MIN_RING,
-	.max = SLABLAB_STORM_MAX_RING };
-static struct netlink_range_validation ws_range = { .min = 1,
-	.max = SLABLAB_STORM_MAX_WORKING_SET };
-static struct netlink_range_validation batch_range = { .min = 1,
-	.max = SLABLAB_STORM_MAX_BATCH };
-static struct netlink_range_validation duration_range = { .min = 1,
-	.max = SLABLAB_STORM_MAX_DURATION_MS };
-static struct netlink_range_validation size_range = { .min = 1, .max = SLABLAB_MAX_SIZE };
-static struct netlink_range_validation threads_range = { .min = 1,
-	.max = SLABLAB_STORM_MAX_THREADS };
-static struct netlink_range_validation ops_range = { .min = 1, .max = SLABLAB_STORM_MAX_OPS };
-
-static const struct nla_policy storm_size_policy[SLABLAB_STORM_SIZE_A_MAX + 1] = {
-	[SLABLAB_STORM_SIZE_A_SIZE]	= NLA_POLICY_FULL_RANGE(NLA_U32, &size_range),
-	[SLABLAB_STORM_SIZE_A_WEIGHT]	= NLA_POLICY_MIN(NLA_U32, 1),
-};
-
-const struct nla_policy slablab_storm_policy[SLABLAB_STORM_A_MAX + 1] = {
-	[SLABLAB_STORM_A_TARGET]	= NLA_POLICY_MAX(NLA_U32, __SLABLAB_TARGET_MAX - 1),
-	[SLABLAB_STORM_A_PATTERN]	= NLA_POLICY_MAX(NLA_U32, __SLABLAB_PATTERN_MAX - 1),
-	[SLABLAB_STORM_A_CACHE]		= { .type = NLA_NUL_STRING, .len = SLABLAB_NAME_MAX - 1 },
-	[SLABLAB_STORM_A_SIZE]		= NLA_POLICY_FULL_RANGE(NLA_U32, &size_range),
-	/* an array of SLABLAB_STORM_SIZE_A_ENTRY nests, each checked by storm_size_policy */
-	[SLABLAB_STORM_A_SIZES]		= NLA_POLICY_NESTED_ARRAY(storm_size_policy),
-	[SLABLAB_STORM_A_THREADS]	= NLA_POLICY_FULL_RANGE(NLA_U32, &threads_range),
-	[SLABLAB_STORM_A_CPUS]		= { .type = NLA_NUL_STRING,
-					    .len = SLABLAB_STORM_CPUS_MAX - 1 },
-	[SLABLAB_STORM_A_OPS]		= NLA_POLICY_FULL_RANGE(NLA_U64, &ops_range),
-	[SLABLAB_STORM_A_DURATION_MS]	= NLA_POLICY_FULL_RANGE(NLA_U32, &duration_range),
-	[SLABLAB_STORM_A_BATCH]		= NLA_POLICY_FULL_RANGE(NLA_U32, &batch_range),
-	[SLABLAB_STORM_A_WORKING_SET]	= NLA_POLICY_FULL_RANGE(NLA_U32, &ws_range),
-	[SLABLAB_STORM_A_RING]		= NLA_POLICY_FULL_RANGE(NLA_U32, &ring_range),
-	[SLABLAB_STORM_A_SEED]		= { .type = NLA_U64 },
-	[SLABLAB_STORM_A_MAX_LIVE_BYTES] = NLA_POLICY_MIN(NLA_U64, 1),
-	[SLABLAB_STORM_A_ID]		= NLA_POLICY_MIN(NLA_U32, 1),
-};
+/* The policies (slablab_storm_policy, slablab_storm_size_policy): netlink-gen.c. */
 
 /*
  * Cpu lists name cpus up to this: a bitmap of it is 32 KiB. No kernel has that many
@@ -979,7 +950,8 @@ static int storm_parse_sizes(struct slablab_storm_spec *sp, struct nlattr **tb,
 			NL_SET_BAD_ATTR(extack, e);
 			return -E2BIG;
 		}
-		err = nla_parse_nested(sz, SLABLAB_STORM_SIZE_A_MAX, e, storm_size_policy, extack);
+		err = nla_parse_nested(sz, SLABLAB_STORM_SIZE_A_MAX, e, slablab_storm_size_policy,
+				       extack);
 		if (err)
 			return err;
 		if (!sz[SLABLAB_STORM_SIZE_A_SIZE]) {

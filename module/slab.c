@@ -802,14 +802,27 @@ static void *get_partial_node(struct slablab_cache *s, struct slablab_node *n,
 static void *get_partial(struct slablab_cache *s, int node, struct slablab_cpu *c,
 			 struct slablab_slab **ret)
 {
-	int nid = node == NUMA_NO_NODE ? numa_mem_id() : node;
+	int local = node == NUMA_NO_NODE ? numa_mem_id() : node, nid;
+	unsigned int ratio = READ_ONCE(s->remote_node_defrag_ratio);
 	void *freelist;
 
-	freelist = get_partial_node(s, s->node[nid], c, ret);
+	freelist = get_partial_node(s, s->node[local], c, ret);
 	if (freelist || node != NUMA_NO_NODE)
 		return freelist;
+	/*
+	 * SLUB's get_any_partial(): another node's partial slab instead of a new one, for
+	 * ratio percent of such allocations (get_cycles() as the cheap dice), and only from
+	 * nodes keeping more than min_partial, so that remote allocations defragment
+	 * the other nodes rather than empty their reserve.
+	 */
+	if (!ratio || get_cycles() % 1024 > ratio * 10)
+		return NULL;
 	for_each_online_node(nid) {
-		freelist = get_partial_node(s, s->node[nid], c, ret);
+		struct slablab_node *n = s->node[nid];
+
+		if (nid == local || !n || READ_ONCE(n->nr_partial) <= READ_ONCE(s->min_partial))
+			continue;
+		freelist = get_partial_node(s, n, c, ret);
 		if (freelist)
 			return freelist;
 	}
@@ -1693,6 +1706,7 @@ struct slablab_cache *slablab_cache_create_owner(const char *name, unsigned int 
 	s->min_partial = slablab_default_min_partial(size);
 	s->cpu_partial = slablab_default_cpu_partial(s->stride, PAGE_SIZE);
 	set_cpu_partial_bound(s);
+	s->remote_node_defrag_ratio = 100;	/* SLUB's default (1000 in its units of 0.1%) */
 
 	err = -ENOMEM;
 	if (init_random_seq(s))
@@ -1868,7 +1882,13 @@ int slablab_cache_destroy(struct slablab_cache *s)
 }
 EXPORT_SYMBOL_GPL(slablab_cache_destroy);
 
-int slablab_set_cpu_partial(struct slablab_cache *s, unsigned int objects)
+/*
+ * The tunables' setters: one per row of SLABLAB_CACHE_TUNABLES (include/slablab/protocol.h),
+ * all with this signature, so that netlink.c applies a CACHE_SET by walking that table.
+ * The caller holds slablab_mutex and cpus_read_lock; values are within the policy's range.
+ */
+int slablab_set_cpu_partial(struct slablab_cache *s, unsigned int objects,
+			    struct netlink_ext_ack *extack)
 {
 	if (objects > SLABLAB_MAX_CPU_PARTIAL)
 		return -ERANGE;
@@ -1879,7 +1899,8 @@ int slablab_set_cpu_partial(struct slablab_cache *s, unsigned int objects)
 	return 0;
 }
 
-int slablab_set_min_partial(struct slablab_cache *s, unsigned int slabs)
+int slablab_set_min_partial(struct slablab_cache *s, unsigned int slabs,
+			    struct netlink_ext_ack *extack)
 {
 	if (slabs > SLABLAB_MAX_MIN_PARTIAL)
 		return -ERANGE;
@@ -1966,13 +1987,25 @@ int slablab_set_order(struct slablab_cache *s, unsigned int order, struct netlin
  * Fault injection usable on any kernel (debugfs caches/<name>/fail_slab_every): every
  * Nth new slab fails (0: never).
  */
-void slablab_set_fail_slab_every(struct slablab_cache *s, unsigned int n)
+int slablab_set_fail_slab_every(struct slablab_cache *s, unsigned int n,
+				struct netlink_ext_ack *extack)
 {
 	atomic_set(&s->fail_slab_count, 0);
 	WRITE_ONCE(s->fail_slab_every, n);
+	return 0;
 }
 
-int slablab_set_fastpath(struct slablab_cache *s, unsigned int mode)
+int slablab_set_remote_node_defrag_ratio(struct slablab_cache *s, unsigned int percent,
+					 struct netlink_ext_ack *extack)
+{
+	if (percent > 100)
+		return -ERANGE;
+	WRITE_ONCE(s->remote_node_defrag_ratio, percent);
+	return 0;
+}
+
+int slablab_set_fastpath(struct slablab_cache *s, unsigned int mode,
+			 struct netlink_ext_ack *extack)
 {
 	if (mode >= __SLABLAB_FASTPATH_MAX)
 		return -EINVAL;

@@ -10,6 +10,7 @@ __version__: str
 API_VERSION: int
 JSON_SCHEMA: str
 STAT_NAMES: tuple[str, ...]
+TUNABLES: tuple[str, ...]
 CACHE_FLAGS: tuple[str, ...]
 FEATURES: tuple[str, ...]
 FASTPATHS: tuple[str, ...]
@@ -51,11 +52,14 @@ class Client:
         size: int,
         *,
         align: Optional[int] = None,
+        # --- generated from uapi/slablab.yaml by scripts/gen-protocol.py: cache tunables ---
         flags: Flags = None,
+        order: Optional[int] = None,
         cpu_partial: Optional[int] = None,
         min_partial: Optional[int] = None,
-        order: Optional[int] = None,
         fastpath: Union[None, str, int] = None,
+        remote_node_defrag_ratio: Optional[int] = None,
+        # --- end of generated ---
         debug: Optional[bool] = None,
         hardened: Optional[bool] = None,
         random: Optional[bool] = None,
@@ -68,11 +72,14 @@ class Client:
         self,
         name: str,
         *,
+        # --- generated from uapi/slablab.yaml by scripts/gen-protocol.py: cache tunables ---
+        flags: Flags = None,
+        order: Optional[int] = None,
         cpu_partial: Optional[int] = None,
         min_partial: Optional[int] = None,
-        order: Optional[int] = None,
         fastpath: Union[None, str, int] = None,
-        flags: Flags = None,
+        remote_node_defrag_ratio: Optional[int] = None,
+        # --- end of generated ---
         debug: Optional[bool] = None,
         hardened: Optional[bool] = None,
         random: Optional[bool] = None,

@@ -114,6 +114,52 @@ std::optional<uint32_t> flags_arg(const py::object& v)
 	throw py::type_error("flags must be None, an int, a str or an iterable of str");
 }
 
+/// The tunable keywords (**kwargs) of cache_create() / cache_set(): every tunable of the
+/// spec (slabctl::kTunables) by name; anything else is a TypeError, as for a keyword the
+/// signature does not have.
+template <typename Target>
+void tunable_kwargs(const py::kwargs& kwargs, Target& target,
+		    std::optional<uint32_t> Target::*(*member)(const slabctl::TunableDesc&),
+		    const char* func)
+{
+	for (const auto& [key, value] : kwargs) {
+		const std::string name = py::str(key);
+		const slabctl::TunableDesc* d = slabctl::find_tunable(name);
+		if (!d || d->name != name)
+			throw py::type_error(std::string(func) +
+					     "() got an unexpected keyword argument '" + name + "'");
+		const py::object v = py::reinterpret_borrow<py::object>(value);
+		std::optional<uint32_t> parsed;
+		switch (d->kind) {
+		case slabctl::TunableKind::FLAGS:
+			parsed = flags_arg(v);
+			break;
+		case slabctl::TunableKind::ENUM:
+			parsed = enum_arg(d->name.data(), v, d->from_name);
+			break;
+		case slabctl::TunableKind::NUM:
+			if (!v.is_none()) {
+				if (!py::isinstance<py::int_>(v) || py::isinstance<py::bool_>(v))
+					throw py::type_error(name + " must be an int");
+				parsed = u32_arg(d->name.data(), v.cast<int64_t>());
+			}
+			break;
+		}
+		if (parsed)
+			target.*(member(*d)) = parsed;
+	}
+}
+
+std::optional<uint32_t> slabctl::CacheSpec::*spec_member(const slabctl::TunableDesc& d)
+{
+	return d.in_spec;
+}
+
+std::optional<uint32_t> slabctl::Tunables::*tunables_member(const slabctl::TunableDesc& d)
+{
+	return d.in_tunables;
+}
+
 struct FlagBools {
 	std::optional<bool> debug, hardened, random, hwcache_align;
 
@@ -352,6 +398,10 @@ PYBIND11_MODULE(_core, m)
 	for (std::size_t i = 0; i < slabctl::kNrStats; i++)
 		stats[i] = py::str(std::string(slabctl::stat_name(i)));
 	m.attr("STAT_NAMES") = stats;
+	py::list tunables;
+	for (const auto& d : slabctl::kTunables)
+		tunables.append(py::str(std::string(d.name)));
+	m.attr("TUNABLES") = py::tuple(tunables);	// the spec's cache-tunables
 	py::list flags, features;
 	for (const auto& f : slabctl::cache_flag_table())
 		flags.append(py::str(std::string(f.name)));
@@ -544,20 +594,14 @@ PYBIND11_MODULE(_core, m)
 		.def(
 			"cache_create",
 			[](slabctl::Client& c, const std::string& name, int64_t size,
-			   std::optional<int64_t> align, const py::object& flags,
-			   std::optional<int64_t> cpu_partial, std::optional<int64_t> min_partial,
-			   std::optional<int64_t> order, const py::object& fastpath,
-			   std::optional<bool> debug, std::optional<bool> hardened,
-			   std::optional<bool> random, std::optional<bool> hwcache_align) {
+			   std::optional<int64_t> align, std::optional<bool> debug,
+			   std::optional<bool> hardened, std::optional<bool> random,
+			   std::optional<bool> hwcache_align, const py::kwargs& tunables) {
 				slabctl::CacheSpec spec;
 				spec.name = name;
 				spec.size = u32_arg("size", size);
 				spec.align = opt_u32("align", align);
-				spec.flags = flags_arg(flags);
-				spec.cpu_partial = opt_u32("cpu_partial", cpu_partial);
-				spec.min_partial = opt_u32("min_partial", min_partial);
-				spec.order = opt_u32("order", order);
-				spec.fastpath = enum_arg("fastpath", fastpath, slabctl::fastpath_from_name);
+				tunable_kwargs(tunables, spec, spec_member, "cache_create");
 				FlagBools b{debug, hardened, random, hwcache_align};
 				if (b.any()) {
 					uint32_t set = 0, clear = 0;
@@ -572,16 +616,14 @@ PYBIND11_MODULE(_core, m)
 				return to_py(slabctl::to_json(info));
 			},
 			py::arg("name"), py::arg("size"), py::kw_only(), py::arg("align") = py::none(),
-			py::arg("flags") = py::none(), py::arg("cpu_partial") = py::none(),
-			py::arg("min_partial") = py::none(), py::arg("order") = py::none(),
-			py::arg("fastpath") = py::none(), py::arg("debug") = py::none(),
-			py::arg("hardened") = py::none(), py::arg("random") = py::none(),
-			py::arg("hwcache_align") = py::none(),
+			py::arg("debug") = py::none(), py::arg("hardened") = py::none(),
+			py::arg("random") = py::none(), py::arg("hwcache_align") = py::none(),
 			"CACHE_NEW: create cache `name` for objects of `size` bytes and return it "
-			"as cache_get() would. Keyword tunables (unset ones are left to the kernel): "
-			"align (power of two), flags (int, 'debug,random' or a list of names), "
-			"cpu_partial, min_partial, order, fastpath ('cmpxchg' | 'irqoff'), and the "
-			"flag switches debug, hardened, random, hwcache_align (bool).")
+			"as cache_get() would. Keywords (unset ones are left to the kernel): align "
+			"(power of two), every tunable of the spec (TUNABLES: flags as an int, "
+			"'debug,random' or a list of names; fastpath as 'cmpxchg' | 'irqoff'; the "
+			"others as ints) and the flag switches debug, hardened, random, hwcache_align "
+			"(bool).")
 		.def(
 			"cache_destroy",
 			[](slabctl::Client& c, const std::string& name) {
@@ -629,17 +671,11 @@ PYBIND11_MODULE(_core, m)
 			"How many times this Client repeated an interrupted cache_list() dump.")
 		.def(
 			"cache_set",
-			[](slabctl::Client& c, const std::string& name, std::optional<int64_t> cpu_partial,
-			   std::optional<int64_t> min_partial, std::optional<int64_t> order,
-			   const py::object& fastpath, const py::object& flags, std::optional<bool> debug,
+			[](slabctl::Client& c, const std::string& name, std::optional<bool> debug,
 			   std::optional<bool> hardened, std::optional<bool> random,
-			   std::optional<bool> hwcache_align) {
+			   std::optional<bool> hwcache_align, const py::kwargs& tunables) {
 				slabctl::Tunables t;
-				t.cpu_partial = opt_u32("cpu_partial", cpu_partial);
-				t.min_partial = opt_u32("min_partial", min_partial);
-				t.order = opt_u32("order", order);
-				t.fastpath = enum_arg("fastpath", fastpath, slabctl::fastpath_from_name);
-				t.flags = flags_arg(flags);
+				tunable_kwargs(tunables, t, tunables_member, "cache_set");
 				FlagBools{debug, hardened, random, hwcache_align}.apply(t.flags_set,
 										 t.flags_clear);
 				slabctl::CacheInfo info;
@@ -649,12 +685,11 @@ PYBIND11_MODULE(_core, m)
 				}
 				return to_py(slabctl::to_json(info));
 			},
-			py::arg("name"), py::kw_only(), py::arg("cpu_partial") = py::none(),
-			py::arg("min_partial") = py::none(), py::arg("order") = py::none(),
-			py::arg("fastpath") = py::none(), py::arg("flags") = py::none(),
-			py::arg("debug") = py::none(), py::arg("hardened") = py::none(),
-			py::arg("random") = py::none(), py::arg("hwcache_align") = py::none(),
-			"CACHE_SET: change only the tunables given and return the cache after the "
+			py::arg("name"), py::kw_only(), py::arg("debug") = py::none(),
+			py::arg("hardened") = py::none(), py::arg("random") = py::none(),
+			py::arg("hwcache_align") = py::none(),
+			"CACHE_SET: change only the tunables given (keywords: every tunable of the "
+			"spec, TUNABLES) and return the cache after the "
 			"change. flags= replaces all flags; debug=/hardened=/random=/hwcache_align= "
 			"switch one flag (the current flags are read first). The kernel checks "
 			"everything before applying anything.")

@@ -127,18 +127,14 @@ BAD_USAGE = [
     (["bogus"], "bogus"),
     (["--nope"], "--nope"),
     (["create", "x"], "--size"),
-    (["create", "x", "--size", "3"], "out of range"),
     (["create", "x", "--size", "12q"], "12q"),
     (["create", "bad name!", "--size", "64"], "bad name!"),
     (["create", "x" * 40, "--size", "64"], "too long"),
     (["create", "x", "--size", "64", "--fastpath", "turbo"], "turbo"),
-    (["create", "x", "--size", "64", "--order", "9"], "order"),
-    (["create", "x", "--size", "64", "--align", "24"], "power of two"),
-    (["create", "x", "--size", "64", "--min-partial", "-1"], "min-partial"),
+    (["create", "x", "--size", "64", "--min-partial", "-1"], "min_partial"),
     (["destroy"], "NAME"),
     (["set", "x"], "KEY=VALUE"),
     (["set", "x", "colour=blue"], "unknown key 'colour'"),
-    (["set", "x", "order=99"], "order 99 is out of range"),
     (["set", "x", "debug=maybe"], "debug"),
     (["set", "x", "order=1", "order=2"], "more than once"),
     (["alloc", "x", "0"], "count 0 is out of range"),
@@ -168,7 +164,6 @@ BAD_USAGE = [
     (["storm", "kmalloc", "pair", "--sizes", "64:0"], "weight"),
     (["storm", "kmalloc", "pair", "--sizes", "64:1,,2"], "empty entry"),
     (["storm", "kmalloc", "pair", "--size", "64", "--sizes", "64"], "not both"),
-    (["storm", "slablab", "pair", "-c", "t64", "--threads", "0"], "threads 0"),
     (["storm", "slablab", "pair", "-c", "t64", "--threads", "1,2"], "not one number"),
     (["storm", "slablab", "pair", "-c", "t64", "--cpus", "0-x"], "cpu list"),
     (["storm", "slablab", "pair", "-c", "t64", "--cpus", "3-1"], "backwards"),
@@ -184,10 +179,7 @@ BAD_USAGE = [
     (["create", "x", "--size", "64", "--fastpath", "0"], "0 not in {cmpxchg,irqoff}"),
     (["storm", "slablab", "pair", "-c", "t64", "--ops", "10", "--duration", "1s"], "not both"),
     (["storm", "slablab", "pair", "-c", "t64", "--duration", "2h"], "--duration"),
-    (["storm", "slablab", "pair", "-c", "t64", "--duration", "11m"], "duration"),
     (["storm", "slablab", "pair", "-c", "t64", "--ring", "100"], "power of two"),
-    (["storm", "slablab", "pair", "-c", "t64", "--batch", "0"], "batch 0"),
-    (["storm", "slablab", "pair", "-c", "t64", "--working-set", "5M"], "working set"),
     (["storm", "slablab", "pair", "-c", "t64", "--max-live", "lots"], "--max-live"),
     (["storm", "slablab", "pair", "-c", "t64", "--seed", "-3"], "--seed"),
     (["storm", "slablab", "pair", "-c", "bad/name"], "bad/name"),
@@ -210,6 +202,29 @@ BAD_USAGE = [
     (["watch", "--interval", "soon"], "interval"),
     (["watch", "--count", "x"], "count"),
 ]
+
+
+# Values within their C type but outside the kernel's ranges are sent: the kernel's policy
+# is the only judge of ranges (uapi/slablab.yaml; tests/vm/test_slabctl.py shows the
+# policy it returns). On the host no module is loaded, so they get that far and no further.
+OUT_OF_KERNEL_RANGE = [
+    ["create", "x", "--size", "3"],
+    ["create", "x", "--size", "64", "--order", "9"],
+    ["create", "x", "--size", "64", "--align", "24"],
+    ["create", "x", "--size", "64", "--cpu-partial", "70000"],
+    ["set", "x", "order=99"],
+    ["set", "x", "min_partial=5000"],
+    ["storm", "slablab", "pair", "-c", "t64", "--threads", "0"],
+    ["storm", "slablab", "pair", "-c", "t64", "--duration", "11m"],
+    ["storm", "slablab", "pair", "-c", "t64", "--batch", "0"],
+    ["storm", "slablab", "pair", "-c", "t64", "--working-set", "5M"],
+]
+
+
+@pytest.mark.parametrize("args", OUT_OF_KERNEL_RANGE, ids=" ".join)
+def test_ranges_are_the_kernels(args):
+    r = slabctl(*args)
+    assert r.returncode == 3 and "not loaded" in r.stderr, (r.returncode, r.stderr)
 
 
 @pytest.mark.parametrize("args,needle", BAD_USAGE, ids=lambda v: " ".join(v) if isinstance(v, list) else None)

@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -156,9 +157,9 @@ TEST(StormParse, SetVariant)
 	t = parse_set_variant("hardened=0,order=1");
 	EXPECT_EQ(t.flags_clear, static_cast<uint32_t>(SLABLAB_CACHE_F_HARDENED));
 	EXPECT_EQ(t.order, 1u);
+	EXPECT_EQ(parse_set_variant("order=99").order, 99u);	// the kernel judges the range
 	// fail_slab_every left netlink (debugfs caches/<name>/fail_slab_every): not a key
-	for (auto bad : {"", "colour=blue", "cpu_partial", "order=99", "order=1,order=2",
-			 "fail_slab_every=3"})
+	for (auto bad : {"", "colour=blue", "cpu_partial", "order=1,order=2", "fail_slab_every=3"})
 		EXPECT_THROW(parse_set_variant(bad), UsageError) << bad;
 }
 
@@ -199,47 +200,40 @@ TEST(StormParse, ValidateSpec)
 	x.pattern = SLABLAB_PATTERN_BULK;
 	refused(x, "bulk needs a cache target");
 	x.pattern = SLABLAB_PATTERN_PAIR;
-	x.sizes = {{64, 1000001}};
-	refused(x, "weight");
-	x.sizes = {{SLABLAB_MAX_SIZE + 1, 1}};
-	refused(x, "size");
 
-	x = s;
-	x.threads = 0;
-	refused(x, "threads 0");
-	x.threads = SLABLAB_STORM_MAX_THREADS + 1;
-	refused(x, "threads");
 	x = s;
 	x.ops = 10;
 	x.duration_ms = 10;
 	refused(x, "not both");
-	x.ops.reset();
-	x.duration_ms = SLABLAB_STORM_MAX_DURATION_MS + 1;
-	refused(x, "duration");
 	x = s;
 	x.ring = 100;
 	refused(x, "power of two");
-	x.ring = 1;
-	refused(x, "ring 1");
 	x.ring = 256;
 	EXPECT_NO_THROW(validate_storm_spec(x));
 	x = s;
-	x.batch = SLABLAB_STORM_MAX_BATCH + 1;
-	refused(x, "batch");
-	x = s;
-	x.working_set = 0;
-	refused(x, "working set");
-	x = s;
 	x.cpus = "0-1,x";
 	refused(x, "cpu list");
-	x.cpus = std::string(SLABLAB_STORM_CPUS_MAX, '1');
-	refused(x, "characters");
-	x = s;
-	x.target = __SLABLAB_TARGET_MAX;
-	refused(x, "target");
-	x = s;
-	x.pattern = __SLABLAB_PATTERN_MAX;
-	refused(x, "pattern");
+
+	// Values out of the kernel's ranges pass: its policy judges them (and the error
+	// names the range it returned, error.cpp), not a host-side copy of the limits.
+	for (auto edit : std::vector<std::function<void(StormSpec&)>>{
+		     [](StormSpec& y) { y.threads = 0; },
+		     [](StormSpec& y) { y.threads = SLABLAB_STORM_MAX_THREADS + 1; },
+		     [](StormSpec& y) { y.duration_ms = SLABLAB_STORM_MAX_DURATION_MS + 1; },
+		     [](StormSpec& y) { y.ring = 1; },
+		     [](StormSpec& y) { y.batch = SLABLAB_STORM_MAX_BATCH + 1; },
+		     [](StormSpec& y) { y.working_set = 0; },
+		     [](StormSpec& y) { y.target = __SLABLAB_TARGET_MAX; },
+		     [](StormSpec& y) { y.pattern = __SLABLAB_PATTERN_MAX; },
+	     }) {
+		x = s;
+		edit(x);
+		EXPECT_NO_THROW(validate_storm_spec(x));
+	}
+	x = StormSpec{};
+	x.target = SLABLAB_TARGET_KMALLOC;
+	x.sizes = {{SLABLAB_MAX_SIZE + 1, 1000001}};
+	EXPECT_NO_THROW(validate_storm_spec(x));
 }
 
 TEST(StormFigures, Derived)

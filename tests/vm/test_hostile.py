@@ -9,14 +9,13 @@ debug kernel, page and slab allocation failures injected under scripted allocati
 Each refused request must fail with a precise errno taken from the NLMSG_ERROR ack, the
 kernel's extack message where it sends one, and leave the lab exactly as it was (a full
 CACHE_GET dump with per-cpu stats, GET_STATUS and the debugfs tree compared before and
-after). Kernel splats fail the run through scripts/vm.sh. Enum values are read from the
-uapi header at run time, and test_every_uapi_name_is_covered fails when a command or
-attribute is added to the header without a case here.
+after). Kernel splats fail the run through scripts/vm.sh. Names and values come from
+slablab.protocol (generated from uapi/slablab.yaml), and test_every_uapi_name_is_covered
+fails when a command or attribute is added to the spec without a case here.
 """
 import errno
 import json
 import os
-import re
 import socket
 import struct
 import subprocess
@@ -28,55 +27,15 @@ import pytest
 import slablab
 from conftest import DEBUGFS, REPO, SLABCTL, consistent
 
-# ------------------------------------------------------------------ the uapi header
+# ------------------------------------------------------------------ the protocol
 
-UAPI = os.path.join(REPO, "uapi", "linux", "slablab.h")
+# Names, values and command flags come from the table scripts/gen-protocol.py generates
+# from uapi/slablab.yaml (the spec the header is generated from too), not from the header.
+from slablab import protocol  # noqa: E402
 
-
-def _read_uapi():
-    raw = open(UAPI).read()
-    text = re.sub(r"/\*.*?\*/", " ", raw, flags=re.S)
-    text = re.sub(r"//[^\n]*", " ", text)
-    consts = {}
-
-    def ev(expr):
-        expr = re.sub(r"\b(0[xX][0-9a-fA-F]+|\d+)[uUlL]*\b", r"\1", expr.strip())
-        if not re.fullmatch(r"[\w\s()<>+\-*|&~]+", expr):
-            raise ValueError(expr)
-        return eval(expr, {"__builtins__": {}}, dict(consts))  # noqa: S307 - header constants
-
-    for name, expr in re.findall(r"^#define\s+(SLABLAB_\w+)[ \t]+([^\n]+)", text, re.M):
-        try:
-            consts[name] = ev(expr)
-        except Exception:
-            pass                               # strings such as SLABLAB_GENL_NAME
-    enums = {}
-    for ename, body in re.findall(r"enum\s+(\w+)\s*\{(.*?)\}", text, re.S):
-        val = -1
-        members = []
-        for item in body.split(","):
-            item = item.strip()
-            if not item:
-                continue
-            if "=" in item:
-                n, e = item.split("=", 1)
-                n, val = n.strip(), ev(e)
-            else:
-                n, val = item, val + 1
-            consts[n] = val
-            members.append(n)
-        enums[ename] = members
-    for name, expr in re.findall(r"^#define\s+(SLABLAB_\w+)[ \t]+([^\n]+)", text, re.M):
-        if name not in consts:                  # the ones that use enum values
-            try:
-                consts[name] = ev(expr)
-            except Exception:
-                pass
-    admin = set(re.findall(r"SLABLAB_CMD_(\w+) \[ADMIN\]", raw))
-    return consts, enums, admin
-
-
-U, ENUMS, ADMIN_CMDS = _read_uapi()
+U = dict(protocol.VALUES)
+ENUMS = protocol.ENUMS
+ADMIN_CMDS = {c[len("SLABLAB_CMD_"):] for c, _, admin in protocol.COMMANDS.values() if admin}
 
 
 def names(enum, prefix):
@@ -579,6 +538,9 @@ def build_cases():
              err=errno.EBUSY, msg="objects allocated"),
         Case("SET-cpu-partial-range", "CACHE_SET",
              [cache(name(), u32(C_["CPU_PARTIAL"], 1 << 31, mark=True))],
+             err=errno.ERANGE, msg=RANGE, bad=True),
+        Case("SET-remote-node-defrag-ratio-range", "CACHE_SET",
+             [cache(name(), u32(C_["REMOTE_NODE_DEFRAG_RATIO"], 101, mark=True))],
              err=errno.ERANGE, msg=RANGE, bad=True),
         Case("SET-min-partial-u64", "CACHE_SET",
              [cache(name(), u64(C_["MIN_PARTIAL"], 1, mark=True))], msg=BADLEN, bad=True),

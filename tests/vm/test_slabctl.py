@@ -20,7 +20,7 @@ import time
 import pytest
 
 import slablab
-from slablab import analysis
+from slablab import analysis, protocol
 from conftest import SLABCTL, consistent, dbg, dbg_write, slabctl
 
 NOBODY = 65534
@@ -181,7 +181,7 @@ def test_lab_page_policy(client):
 # where the module is loaded, to see that nothing reaches it.)
 @cli_surface
 @pytest.mark.parametrize("args", [
-    ["create", "x", "--size", "3"], ["storm", "slablab", "pair"],
+    ["storm", "slablab", "pair"],
     ["compare", "pair", "-c", "x", "--repeat", "0"], ["watch", "--interval", "0"],
 ], ids=" ".join)
 def test_bad_usage_exits_2_before_the_kernel(client, args):
@@ -210,6 +210,35 @@ def test_unknown_handle_and_storm():
     assert r.returncode == 1 and "OBJ_FREE" in r.stderr
     r = run("storm-status", "999999")
     assert r.returncode == 1 and "STORM_GET" in r.stderr
+
+
+@cli_surface
+def test_kernel_policy_range_is_printed(client, cache):
+    """Values outside the spec's checks reach the kernel (slabctl keeps no copy of its
+    ranges), its policy refuses them, and slabctl names the attribute and prints the
+    range the kernel returned (NLMSGERR_ATTR_POLICY). Nothing changes."""
+    tunables = {t[0]: t for t in protocol.CACHE_TUNABLES}
+    before = client.cache_get(cache, percpu=False)
+    hi = tunables["min_partial"][5]
+    cases = [
+        (["set", cache, f"min_partial={hi + 1}"], f"min_partial: must be in [0, {hi}]"),
+        (["set", cache, "fastpath=7"], "fastpath: must be in [0, 1]"),
+        (["create", "pol", "--size", "64", "--cpu-partial", "70000"],
+         f"cpu_partial: must be in [0, {tunables['cpu_partial'][5]}]"),
+        (["storm", "slablab", "pair", "-c", cache, "--threads", "0"],
+         f"threads: must be in [1, {protocol.VALUES['SLABLAB_STORM_MAX_THREADS']}]"),
+    ]
+    for args, want in cases:
+        r = run(*args)
+        assert r.returncode == 1, r
+        assert want + " (kernel policy" in r.stderr, (args, r.stderr)
+    # a mask: 6.1 reports no policy for it (later kernels do), the attribute is named
+    r = run("set", cache, "flags=0x100")
+    assert r.returncode == 1 and ("flags: must have no bits outside 0xf (kernel policy"
+                                  in r.stderr or "flags: reserved bit set" in r.stderr), r
+    after = client.cache_get(cache, percpu=False)
+    assert {k: after[k] for k in tunables} == {k: before[k] for k in tunables}
+    assert "pol" not in {c["name"] for c in client.cache_list()}
 
 
 @cli_surface

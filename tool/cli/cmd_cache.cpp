@@ -2,10 +2,15 @@
 // slabctl create, destroy, set, shrink, validate and reset: a cache's life and tunables.
 #include "common.hpp"
 #include "options.hpp"
+#include "slabctl/parse.hpp"
+#include "slabctl/tunables.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -14,51 +19,39 @@
 namespace slabctl::cli {
 namespace {
 
-// ---- the tunables, as options of `create` ----
-// Kept in one struct and one function apiece (declare, apply), apart from the rest of
-// `create`, so that they can become a loop over the protocol's table of tunables.
+// ---- the tunables, as options of `create`: one per tunable of the spec (kTunables) ----
 
 struct TunableOptions {
-	uint32_t cpu_partial = 0, min_partial = 0, order = 0;
-	Fastpath fastpath = Fastpath::cmpxchg;
+	// --NAME VALUE for every tunable of the spec but flags (the switches below), by name;
+	// an empty value was not given (the kernel's default)
+	std::map<std::string_view, std::string> values;
 	bool debug = false, hardened = false, random = false, hwcache_align = false;
-	// given on the command line? (unset tunables are not sent: the kernel's default)
-	const CLI::Option *cpu_partial_opt = nullptr, *min_partial_opt = nullptr,
-			  *order_opt = nullptr, *fastpath_opt = nullptr;
 };
 
 void add_tunable_options(CLI::App& cmd, TunableOptions& t)
 {
-	t.cpu_partial_opt = cmd.add_option(
-		"--cpu-partial", t.cpu_partial,
-		fmt::format("Objects kept on per-cpu partial lists, 0..{} (0 disables them)",
-			    SLABLAB_MAX_CPU_PARTIAL));
-	t.min_partial_opt = cmd.add_option(
-		"--min-partial", t.min_partial,
-		fmt::format("Slabs kept on each node partial list, 0..{}", SLABLAB_MAX_MIN_PARTIAL));
-	t.order_opt = cmd.add_option("--order", t.order,
-				     fmt::format("Slab order, 0..{}", SLABLAB_MAX_ORDER));
-	t.fastpath_opt = accept_fastpath(
-		cmd.add_option("--fastpath", t.fastpath, "Allocation fast path"));
+	for (const auto& d : kTunables) {
+		if (d.kind == TunableKind::FLAGS)
+			continue;
+		std::string opt(d.name);
+		std::replace(opt.begin(), opt.end(), '_', '-');
+		cmd.add_option("--" + opt, t.values[d.name],
+			       d.kind == TunableKind::ENUM
+				       ? fmt::format("Tunable {}: {}", d.name, fmt::join(d.names(), " | "))
+				       : fmt::format("Tunable {} (the kernel accepts {}..{})", d.name,
+						     d.min, d.max));
+	}
 	cmd.add_flag("--debug", t.debug, "Poisoning, red zones, free-pointer checks");
 	cmd.add_flag("--hardened", t.hardened, "Obfuscate free pointers");
 	cmd.add_flag("--random", t.random, "Randomize the freelists of new slabs");
 	cmd.add_flag("--hwcache-align", t.hwcache_align, "Align objects to cache lines");
 }
 
-std::optional<uint32_t> if_given(const CLI::Option* opt, uint32_t value)
-{
-	if (opt->count() == 0)
-		return std::nullopt;
-	return value;
-}
-
 void apply_tunables(const TunableOptions& t, CacheSpec& spec)
 {
-	spec.cpu_partial = if_given(t.cpu_partial_opt, t.cpu_partial);
-	spec.min_partial = if_given(t.min_partial_opt, t.min_partial);
-	spec.order = if_given(t.order_opt, t.order);
-	spec.fastpath = if_given(t.fastpath_opt, wire(t.fastpath));
+	for (const auto& d : kTunables)
+		if (auto it = t.values.find(d.name); it != t.values.end() && !it->second.empty())
+			spec.*(d.in_spec) = parse_tunable_value(d, it->second);
 	uint32_t flags = 0;
 	if (t.debug)
 		flags |= SLABLAB_CACHE_F_DEBUG;
@@ -187,10 +180,9 @@ Action setup_set(CLI::App& cmd)
 	auto o = std::make_shared<SetOptions>();
 	cmd.add_option("NAME", o->name, "Cache name")->required();
 	cmd.add_option("KEY=VALUE", o->assignments,
-		       fmt::format("cpu_partial=N min_partial=N order=0..{} fastpath=cmpxchg|irqoff "
-				   "debug=0|1 hardened=0|1 random=0|1 hwcache_align=0|1 "
-				   "flags=debug,random|none",
-				   SLABLAB_MAX_ORDER))
+		       fmt::format("KEY is a tunable ({}) or a cache flag switched with 0|1; "
+				   "flags=debug,random|none sets all flags",
+				   fmt::join(tunable_keys(), ", ")))
 		->required();
 	cmd.add_flag("--json", o->json, "Print the cache after the change as JSON");
 	return [o] { return run_set(*o); };

@@ -8,6 +8,8 @@
 
 #include "slabctl/names.hpp"
 #include "slabctl/parse.hpp"
+#include "slabctl/protocol.hpp"
+#include "slabctl/tunables.hpp"
 
 #include <fmt/format.h>
 
@@ -158,9 +160,94 @@ void for_each_nested(nlattr* nest, F&& f)
 		f(pos);
 }
 
+/// The name of the attribute at byte `offset` of the request `sent` (a slablab request:
+/// nlmsghdr, genlmsghdr, attributes), from the spec's attribute sets; "" if none starts
+/// there.
+std::string attr_at(const nlmsghdr* sent, uint32_t offset)
+{
+	if (!sent)
+		return {};
+	const std::size_t start = NLMSG_HDRLEN + GENL_HDRLEN;
+	if (offset < start || offset >= sent->nlmsg_len)
+		return {};
+	auto* base = reinterpret_cast<const char*>(sent);
+	auto* pos = reinterpret_cast<const nlattr*>(base + start);
+	int rem = static_cast<int>(sent->nlmsg_len - start);
+	int set = protocol::kTopSet;
+	bool entries = false;	// inside a nest of repeated entry nests (storm.sizes)
+	while (nla_ok(pos, rem)) {
+		const auto at = static_cast<uint32_t>(reinterpret_cast<const char*>(pos) - base);
+		if (offset < at || offset >= at + NLA_ALIGN(pos->nla_len)) {
+			pos = nla_next(pos, &rem);
+			continue;
+		}
+		if (entries) {		// an entry: the attributes of `set` follow
+			entries = false;
+		} else {
+			const protocol::AttrDesc* d = nullptr;
+			for (const auto& a : protocol::kAttrSets[set].attrs)
+				if (a.type == nla_type(pos))
+					d = &a;
+			if (!d)
+				return {};
+			if (offset == at || d->nested < 0)
+				return std::string(d->name);
+			set = d->nested;
+			entries = d->array;
+		}
+		rem = nla_len(pos);
+		pos = static_cast<const nlattr*>(nla_data(pos));
+	}
+	return {};
+}
+
+/// NLMSGERR_ATTR_POLICY (the kernel's policy of the attribute it refused) in words: "must
+/// be in [0, 1024]"; "" when there is nothing to say.
+std::string policy_words(nlattr* nest)
+{
+	nlattr* tb[NL_POLICY_TYPE_ATTR_MAX + 1] = {};
+	if (nla_parse_nested(tb, NL_POLICY_TYPE_ATTR_MAX, nest, nullptr) < 0)
+		return {};
+	auto u64 = [&](int type) -> std::optional<uint64_t> {
+		if (!tb[type] || nla_len(tb[type]) < 8)
+			return std::nullopt;
+		uint64_t v;
+		std::memcpy(&v, nla_data(tb[type]), sizeof v);
+		return v;
+	};
+	auto s64 = [&](int type) -> std::optional<int64_t> {
+		auto v = u64(type);
+		return v ? std::optional<int64_t>(static_cast<int64_t>(*v)) : std::nullopt;
+	};
+	auto u32 = [&](int type) -> std::optional<uint32_t> {
+		if (!tb[type] || nla_len(tb[type]) < 4)
+			return std::nullopt;
+		uint32_t v;
+		std::memcpy(&v, nla_data(tb[type]), sizeof v);
+		return v;
+	};
+	if (auto lo = u64(NL_POLICY_TYPE_ATTR_MIN_VALUE_U), hi = u64(NL_POLICY_TYPE_ATTR_MAX_VALUE_U);
+	    lo && hi)
+		return fmt::format("must be in [{}, {}]", *lo, *hi);
+	if (auto lo = s64(NL_POLICY_TYPE_ATTR_MIN_VALUE_S), hi = s64(NL_POLICY_TYPE_ATTR_MAX_VALUE_S);
+	    lo && hi)
+		return fmt::format("must be in [{}, {}]", *lo, *hi);
+	if (auto mask = u64(NL_POLICY_TYPE_ATTR_MASK))
+		return fmt::format("must have no bits outside {:#x}", *mask);
+	auto lo = u32(NL_POLICY_TYPE_ATTR_MIN_LENGTH), hi = u32(NL_POLICY_TYPE_ATTR_MAX_LENGTH);
+	if (lo && hi)
+		return fmt::format("must be {} to {} bytes long", *lo, *hi);
+	if (hi)
+		return fmt::format("must be at most {} bytes long", *hi);
+	return {};
+}
+
 /// NLMSGERR_ATTR_MSG (and friends) of an error/done message whose payload before the TLVs
-/// is `payload_len` bytes.
-std::string extack_of(const nlmsghdr* hdr, std::size_t payload_len)
+/// is `payload_len` bytes. With NLMSGERR_ATTR_POLICY (the kernel's policy refused an
+/// attribute) the message names the attribute of `sent`, the request, at
+/// NLMSGERR_ATTR_OFFS and gives the range the kernel returned:
+/// "min_partial: must be in [0, 1024] (kernel policy: integer out of range)".
+std::string extack_of(const nlmsghdr* hdr, std::size_t payload_len, const nlmsghdr* sent)
 {
 	if (!(hdr->nlmsg_flags & NLM_F_ACK_TLVS))
 		return {};
@@ -182,11 +269,22 @@ std::string extack_of(const nlmsghdr* hdr, std::size_t payload_len)
 		std::string miss = fmt::format("missing attribute type {}", type);
 		msg = msg.empty() ? miss : fmt::format("{} ({})", msg, miss);
 	}
-	if (msg.empty() && tb[NLMSGERR_ATTR_OFFS] && nla_len(tb[NLMSGERR_ATTR_OFFS]) >= 4) {
-		uint32_t offs;
+	uint32_t offs = 0;
+	const bool has_offs = tb[NLMSGERR_ATTR_OFFS] && nla_len(tb[NLMSGERR_ATTR_OFFS]) >= 4;
+	if (has_offs)
 		std::memcpy(&offs, nla_data(tb[NLMSGERR_ATTR_OFFS]), sizeof offs);
-		msg = fmt::format("invalid attribute at offset {} of the request", offs);
+	if (tb[NLMSGERR_ATTR_POLICY]) {
+		std::string words = policy_words(tb[NLMSGERR_ATTR_POLICY]);
+		std::string name = has_offs ? attr_at(sent, offs) : std::string();
+		if (!words.empty())
+			return fmt::format("{}{} (kernel policy{}{})", name.empty() ? "" : name + ": ",
+					   words, msg.empty() ? "" : ": ", msg);
 	}
+	if (msg.empty() && has_offs)
+		msg = fmt::format("invalid attribute at offset {} of the request", offs);
+	// without a policy (6.1's mask check sends none) still say which attribute
+	else if (std::string name = has_offs ? attr_at(sent, offs) : std::string(); !name.empty())
+		msg = fmt::format("{}: {}", name, msg);
 	return msg;
 }
 
@@ -199,6 +297,7 @@ struct Request {
 	bool interrupted = false;	///< NLM_F_DUMP_INTR seen
 	int err = 0;			///< positive errno from NLMSG_ERROR / NLMSG_DONE
 	std::string extack;
+	const nlmsghdr* sent = nullptr;	///< the request (extack offsets point into it)
 	unsigned replies = 0;
 	std::function<void(nlattr**)> on_reply;
 	std::exception_ptr failure;	///< thrown by on_reply; rethrown after the ack
@@ -243,7 +342,7 @@ int cb_finish(nl_msg* msg, void* arg)
 		std::memcpy(&e, nlmsg_data(hdr), sizeof e);
 		if (e < 0) {
 			r->err = -e;
-			r->extack = extack_of(hdr, sizeof(int));
+			r->extack = extack_of(hdr, sizeof(int), r->sent);
 		}
 	}
 	r->done = true;
@@ -264,7 +363,7 @@ int cb_error(sockaddr_nl*, nlmsgerr* e, void* arg)
 	if (!(hdr->nlmsg_flags & NLM_F_CAPPED) && e->msg.nlmsg_len >= NLMSG_HDRLEN)
 		payload += e->msg.nlmsg_len - NLMSG_HDRLEN;
 	r->err = e->error < 0 ? -e->error : EPROTO;
-	r->extack = extack_of(hdr, payload);
+	r->extack = extack_of(hdr, payload, r->sent);
 	r->done = true;
 	return NL_STOP;
 }
@@ -363,24 +462,15 @@ CacheInfo parse_cache(nlattr* nest, const std::string& op)
 	};
 	u32(SLABLAB_CACHE_A_SIZE, c.size, "CACHE_A_SIZE");
 	u32(SLABLAB_CACHE_A_ALIGN, c.align, "CACHE_A_ALIGN");
-	u32(SLABLAB_CACHE_A_FLAGS, c.flags, "CACHE_A_FLAGS");
-	u32(SLABLAB_CACHE_A_CPU_PARTIAL, c.cpu_partial, "CACHE_A_CPU_PARTIAL");
-	u32(SLABLAB_CACHE_A_MIN_PARTIAL, c.min_partial, "CACHE_A_MIN_PARTIAL");
-	u32(SLABLAB_CACHE_A_ORDER, c.order, "CACHE_A_ORDER");
-	u32(SLABLAB_CACHE_A_FASTPATH, c.fastpath, "CACHE_A_FASTPATH");
 	u32(SLABLAB_CACHE_A_OBJ_STRIDE, c.obj_stride, "CACHE_A_OBJ_STRIDE");
 	u32(SLABLAB_CACHE_A_OBJS_PER_SLAB, c.objs_per_slab, "CACHE_A_OBJS_PER_SLAB");
 	u32(SLABLAB_CACHE_A_ORDER_DEFAULT, c.order_default, "CACHE_A_ORDER_DEFAULT");
 	u32(SLABLAB_CACHE_A_OWNER, c.owner, "CACHE_A_OWNER");
-	u64(SLABLAB_CACHE_A_OBJECTS, c.objects, "CACHE_A_OBJECTS");
-	u64(SLABLAB_CACHE_A_TOTAL_OBJECTS, c.total_objects, "CACHE_A_TOTAL_OBJECTS");
-	u64(SLABLAB_CACHE_A_SLABS, c.slabs, "CACHE_A_SLABS");
-	u64(SLABLAB_CACHE_A_PARTIAL_SLABS, c.partial_slabs, "CACHE_A_PARTIAL_SLABS");
-	u64(SLABLAB_CACHE_A_CPU_SLABS, c.cpu_slabs, "CACHE_A_CPU_SLABS");
-	u64(SLABLAB_CACHE_A_CPU_PARTIAL_SLABS, c.cpu_partial_slabs, "CACHE_A_CPU_PARTIAL_SLABS");
-	u64(SLABLAB_CACHE_A_PAGES, c.pages, "CACHE_A_PAGES");
-	u64(SLABLAB_CACHE_A_LIVE_BYTES, c.live_bytes, "CACHE_A_LIVE_BYTES");
-	u64(SLABLAB_CACHE_A_META_BYTES, c.meta_bytes, "CACHE_A_META_BYTES");
+	for (const auto& d : kTunables)
+		u32(d.attr, c.*(d.in_info), d.name);
+#define SLABCTL_GAUGE(attr, name, type) u64(SLABLAB_CACHE_A_##attr, c.name, "CACHE_A_" #attr);
+	SLABLAB_CACHE_GAUGES(SLABCTL_GAUGE)
+#undef SLABCTL_GAUGE
 	if (tb[SLABLAB_CACHE_A_SLABS_FREED])
 		c.slabs_freed = attr_uint(tb[SLABLAB_CACHE_A_SLABS_FREED], op, "CACHE_A_SLABS_FREED");
 	if (tb[SLABLAB_CACHE_A_STATS]) {
@@ -599,6 +689,10 @@ struct Client::Impl {
 		// Best effort: kernels before 4.12 have no extended acks, before 4.2 no CAP_ACK.
 		(void)setsockopt(fd, SOL_NETLINK, NETLINK_EXT_ACK, &one, sizeof one);
 		(void)setsockopt(fd, SOL_NETLINK, NETLINK_CAP_ACK, &one, sizeof one);
+		// Strict header and attribute checks of dump requests too (4.20+); with
+		// EXT_ACK, a refused attribute comes back with its offset and the kernel's policy
+		// (NLMSGERR_ATTR_POLICY, 5.10+), which extack_of() turns into words.
+		(void)setsockopt(fd, SOL_NETLINK, NETLINK_GET_STRICT_CHK, &one, sizeof one);
 		timeval tv{};
 		tv.tv_sec = kReplyTimeoutSec;
 		(void)setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
@@ -657,6 +751,7 @@ struct Client::Impl {
 				    fmt::format("{}: sending the request failed: {}", op,
 						nl_geterror(rc)));
 		r.seq = nlmsg_hdr(msg.get())->nlmsg_seq;
+		r.sent = nlmsg_hdr(msg.get());
 
 		while (!r.done) {
 			rc = nl_recvmsgs(sock.get(), cb.get());
@@ -780,16 +875,9 @@ CacheInfo Client::cache_create(const CacheSpec& spec)
 				put_u32(m, SLABLAB_CACHE_A_SIZE, spec.size, op);
 				if (spec.align)
 					put_u32(m, SLABLAB_CACHE_A_ALIGN, *spec.align, op);
-				if (spec.flags)
-					put_u32(m, SLABLAB_CACHE_A_FLAGS, *spec.flags, op);
-				if (spec.cpu_partial)
-					put_u32(m, SLABLAB_CACHE_A_CPU_PARTIAL, *spec.cpu_partial, op);
-				if (spec.min_partial)
-					put_u32(m, SLABLAB_CACHE_A_MIN_PARTIAL, *spec.min_partial, op);
-				if (spec.order)
-					put_u32(m, SLABLAB_CACHE_A_ORDER, *spec.order, op);
-				if (spec.fastpath)
-					put_u32(m, SLABLAB_CACHE_A_FASTPATH, *spec.fastpath, op);
+				for (const auto& d : kTunables)
+					if (const auto& v = spec.*(d.in_spec))
+						put_u32(m, d.attr, *v, op);
 			});
 		},
 		[&](nlattr** tb) {
@@ -892,10 +980,10 @@ CacheInfo Client::cache_set(std::string_view name, const Tunables& t)
 			throw UsageError("nothing to set");
 		validate_tunables(t);
 	});
-	std::optional<uint32_t> flags = t.flags;
+	Tunables sent = t;
 	if (t.relative_flags()) {
-		uint32_t base = flags ? *flags : cache_get(name, false).flags;
-		flags = (base | t.flags_set) & ~t.flags_clear;
+		uint32_t base = t.flags ? *t.flags : cache_get(name, false).flags;
+		sent.flags = (base | t.flags_set) & ~t.flags_clear;
 	}
 	const std::string op = command_name(SLABLAB_CMD_CACHE_SET);
 	CacheInfo c;
@@ -904,16 +992,9 @@ CacheInfo Client::cache_set(std::string_view name, const Tunables& t)
 		[&](nl_msg* m) {
 			put_nest(m, SLABLAB_A_CACHE, op, [&] {
 				put_string(m, SLABLAB_CACHE_A_NAME, name, op);
-				if (t.cpu_partial)
-					put_u32(m, SLABLAB_CACHE_A_CPU_PARTIAL, *t.cpu_partial, op);
-				if (t.min_partial)
-					put_u32(m, SLABLAB_CACHE_A_MIN_PARTIAL, *t.min_partial, op);
-				if (t.order)
-					put_u32(m, SLABLAB_CACHE_A_ORDER, *t.order, op);
-				if (t.fastpath)
-					put_u32(m, SLABLAB_CACHE_A_FASTPATH, *t.fastpath, op);
-				if (flags)
-					put_u32(m, SLABLAB_CACHE_A_FLAGS, *flags, op);
+				for (const auto& d : kTunables)
+					if (const auto& v = sent.*(d.in_tunables))
+						put_u32(m, d.attr, *v, op);
 			});
 		},
 		[&](nlattr** tb) {

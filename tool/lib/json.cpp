@@ -2,6 +2,7 @@
 #include "slabctl/json.hpp"
 
 #include "slabctl/names.hpp"
+#include "slabctl/tunables.hpp"
 
 #include <system_error>
 
@@ -60,27 +61,32 @@ Json to_json(const CacheInfo& c)
 	j["allocator"] = "slablab";
 	j["size"] = c.size;
 	j["align"] = c.align;
-	j["flags"] = cache_flag_names(c.flags);
-	j["flags_value"] = c.flags;
-	j["cpu_partial"] = c.cpu_partial;
-	j["min_partial"] = c.min_partial;
-	j["order"] = c.order;
-	j["fastpath"] = fastpath_name(c.fastpath);
+	// the tunables: numbers, an enum value's name, or flag names plus NAME_value
+	for (const auto& d : kTunables) {
+		const uint32_t v = c.*(d.in_info);
+		const std::string key(d.name);
+		switch (d.kind) {
+		case TunableKind::NUM:
+			j[key] = v;
+			break;
+		case TunableKind::ENUM:
+			j[key] = d.value_name(v);
+			break;
+		case TunableKind::FLAGS:
+			j[key] = cache_flag_names(v);
+			j[key + "_value"] = v;
+			break;
+		}
+	}
 	j["obj_stride"] = c.obj_stride;
 	j["objs_per_slab"] = c.objs_per_slab;
 	j["order_default"] = c.order_default;
 	j["owner"] = owner_name(c.owner);
 
 	Json g = Json::object();
-	g["objects"] = c.objects;
-	g["total_objects"] = c.total_objects;
-	g["slabs"] = c.slabs;
-	g["partial_slabs"] = c.partial_slabs;
-	g["cpu_slabs"] = c.cpu_slabs;
-	g["cpu_partial_slabs"] = c.cpu_partial_slabs;
-	g["pages"] = c.pages;
-	g["live_bytes"] = c.live_bytes;
-	g["meta_bytes"] = c.meta_bytes;
+#define SLABCTL_GAUGE(attr, name, type) g[#name] = c.name;
+	SLABLAB_CACHE_GAUGES(SLABCTL_GAUGE)
+#undef SLABCTL_GAUGE
 	j["gauges"] = std::move(g);
 
 	if (c.slabs_freed)

@@ -13,36 +13,13 @@ struct StatEntry {
 	std::string_view name;
 };
 
-// Listed with their enum values so that a reordered or extended uapi header fails to
-// compile here instead of silently mislabelling counters.
+// From the spec's stat-item (SLABLAB_STAT_ITEMS, include/slablab/protocol.h, generated
+// from uapi/slablab.yaml), with their enum values: the static_asserts check the order.
+#define SLABCTL_STAT(item, name) {SLABLAB_##item, #name},
 constexpr StatEntry kStatEntries[] = {
-	{SLABLAB_ALLOC_FASTPATH, "alloc_fastpath"},
-	{SLABLAB_ALLOC_SLOWPATH, "alloc_slowpath"},
-	{SLABLAB_FREE_FASTPATH, "free_fastpath"},
-	{SLABLAB_FREE_SLOWPATH, "free_slowpath"},
-	{SLABLAB_FREE_FROZEN, "free_frozen"},
-	{SLABLAB_FREE_ADD_PARTIAL, "free_add_partial"},
-	{SLABLAB_FREE_REMOVE_PARTIAL, "free_remove_partial"},
-	{SLABLAB_ALLOC_FROM_PARTIAL, "alloc_from_partial"},
-	{SLABLAB_ALLOC_SLAB, "alloc_slab"},
-	{SLABLAB_ALLOC_REFILL, "alloc_refill"},
-	{SLABLAB_ALLOC_NODE_MISMATCH, "alloc_node_mismatch"},
-	{SLABLAB_FREE_SLAB, "free_slab"},
-	{SLABLAB_CPUSLAB_FLUSH, "cpuslab_flush"},
-	{SLABLAB_DEACTIVATE_FULL, "deactivate_full"},
-	{SLABLAB_DEACTIVATE_EMPTY, "deactivate_empty"},
-	{SLABLAB_DEACTIVATE_TO_HEAD, "deactivate_to_head"},
-	{SLABLAB_DEACTIVATE_TO_TAIL, "deactivate_to_tail"},
-	{SLABLAB_DEACTIVATE_REMOTE_FREES, "deactivate_remote_frees"},
-	{SLABLAB_DEACTIVATE_BYPASS, "deactivate_bypass"},
-	{SLABLAB_ORDER_FALLBACK, "order_fallback"},
-	{SLABLAB_CMPXCHG_DOUBLE_CPU_FAIL, "cmpxchg_double_cpu_fail"},
-	{SLABLAB_CMPXCHG_DOUBLE_FAIL, "cmpxchg_double_fail"},
-	{SLABLAB_CPU_PARTIAL_ALLOC, "cpu_partial_alloc"},
-	{SLABLAB_CPU_PARTIAL_FREE, "cpu_partial_free"},
-	{SLABLAB_CPU_PARTIAL_NODE, "cpu_partial_node"},
-	{SLABLAB_CPU_PARTIAL_DRAIN, "cpu_partial_drain"},
+	SLABLAB_STAT_ITEMS(SLABCTL_STAT)
 };
+#undef SLABCTL_STAT
 
 static_assert(std::size(kStatEntries) == kNrStats,
 	      "names.cpp: the stat name table does not cover enum slablab_stat_item");

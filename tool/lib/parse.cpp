@@ -46,13 +46,6 @@ std::vector<std::string_view> cache_flag_name_list()
 	return v;
 }
 
-void check_max(std::string_view what, uint64_t value, uint64_t max)
-{
-	if (value > max)
-		throw UsageError(fmt::format("{} {} is out of range (0..{})", what, value, max),
-				 ERANGE);
-}
-
 uint32_t parse_u32(std::string_view key, std::string_view value)
 {
 	auto v = parse_uint(value);
@@ -140,46 +133,15 @@ void validate_cache_name(std::string_view name)
 
 void validate_spec(const CacheSpec& spec)
 {
+	// Sizes, alignments and the tunables' ranges are the kernel's to judge: its policy
+	// and handlers say what is wrong (the policy's range in the error, error.cpp).
 	validate_cache_name(spec.name);
-	if (spec.size < SLABLAB_MIN_SIZE || spec.size > SLABLAB_MAX_SIZE)
-		throw UsageError(fmt::format("object size {} is out of range ({}..{})", spec.size,
-					     SLABLAB_MIN_SIZE, SLABLAB_MAX_SIZE),
-				 ERANGE);
-	if (spec.align) {
-		uint32_t a = *spec.align;
-		if (a != 0 && (a & (a - 1)) != 0)
-			throw UsageError(fmt::format("align {} is not a power of two", a));
-		check_max("align", a, SLABLAB_MAX_ALIGN);
-	}
-	if (spec.flags && (*spec.flags & ~static_cast<uint32_t>(__SLABLAB_CACHE_F_ALL)))
-		throw UsageError(fmt::format("flags {:#x} has unknown bits (known: {:#x})",
-					     *spec.flags,
-					     static_cast<uint32_t>(__SLABLAB_CACHE_F_ALL)));
-	Tunables t;
-	t.cpu_partial = spec.cpu_partial;
-	t.min_partial = spec.min_partial;
-	t.order = spec.order;
-	t.fastpath = spec.fastpath;
-	validate_tunables(t);
 }
 
 void validate_tunables(const Tunables& t)
 {
-	if (t.cpu_partial)
-		check_max("cpu_partial", *t.cpu_partial, SLABLAB_MAX_CPU_PARTIAL);
-	if (t.min_partial)
-		check_max("min_partial", *t.min_partial, SLABLAB_MAX_MIN_PARTIAL);
-	if (t.order)
-		check_max("order", *t.order, SLABLAB_MAX_ORDER);
-	if (t.fastpath && *t.fastpath >= __SLABLAB_FASTPATH_MAX)
-		throw UsageError(fmt::format("fastpath {} is unknown (use {})", *t.fastpath,
-					     joined(fastpath_names(), " or ")));
-	const uint32_t all = __SLABLAB_CACHE_F_ALL;
-	if (t.flags && (*t.flags & ~all))
-		throw UsageError(fmt::format("flags {:#x} has unknown bits (known: {:#x})",
-					     *t.flags, all));
-	if ((t.flags_set | t.flags_clear) & ~all)
-		throw UsageError("unknown cache flag bits");
+	// The values' ranges are the kernel's to judge (its policy, from uapi/slablab.yaml);
+	// only what no single attribute can say is checked here.
 	if (t.flags_set & t.flags_clear)
 		throw UsageError("a flag is both set and cleared");
 }
@@ -201,11 +163,14 @@ void validate_page_policy(uint32_t policy)
 
 const std::vector<std::string_view>& tunable_keys()
 {
-	static const std::vector<std::string_view> keys = {
-		"cpu_partial", "min_partial", "order",	       "fastpath",
-		"debug",       "hardened",    "random",	       "hwcache_align",
-		"flags",
-	};
+	static const std::vector<std::string_view> keys = [] {
+		std::vector<std::string_view> k;
+		for (const auto& d : kTunables)
+			k.push_back(d.name);
+		for (const auto& b : cache_flag_table())
+			k.push_back(b.name);
+		return k;
+	}();
 	return keys;
 }
 
@@ -215,9 +180,9 @@ uint32_t parse_cache_flags(std::string_view text)
 	if (t == "none" || t == "0" || t.empty())
 		return 0;
 	if (auto v = parse_uint(t)) {
-		if (*v & ~static_cast<uint64_t>(__SLABLAB_CACHE_F_ALL))
-			throw UsageError(fmt::format("flags {} has unknown bits (known: {:#x})", text,
-						     static_cast<uint32_t>(__SLABLAB_CACHE_F_ALL)));
+		// unknown bits are the kernel's to refuse (its policy's mask)
+		if (*v > UINT32_MAX)
+			throw UsageError(fmt::format("flags {} is not a 32-bit value", text), ERANGE);
 		return static_cast<uint32_t>(*v);
 	}
 	uint32_t flags = 0;
@@ -255,25 +220,10 @@ void apply_assignment(Tunables& t, std::string_view assignment)
 			throw UsageError(fmt::format("{} is given more than once", key));
 	};
 
-	if (key == "cpu_partial") {
-		once(t.cpu_partial.has_value());
-		t.cpu_partial = parse_u32(key, value);
-	} else if (key == "min_partial") {
-		once(t.min_partial.has_value());
-		t.min_partial = parse_u32(key, value);
-	} else if (key == "order") {
-		once(t.order.has_value());
-		t.order = parse_u32(key, value);
-	} else if (key == "fastpath") {
-		once(t.fastpath.has_value());
-		auto fp = fastpath_from_name(lower(value));
-		if (!fp)
-			throw UsageError(fmt::format("fastpath: '{}' is not one of {}", value,
-						     joined(fastpath_names())));
-		t.fastpath = *fp;
-	} else if (key == "flags") {
-		once(t.flags.has_value());
-		t.flags = parse_cache_flags(value);
+	if (const TunableDesc* d = find_tunable(key)) {
+		auto& field = t.*(d->in_tunables);
+		once(field.has_value());
+		field = parse_tunable_value(*d, value);
 	} else if (auto bit = cache_flag_from_name(key)) {
 		once(((t.flags_set | t.flags_clear) & *bit) != 0);
 		auto on = parse_bool(value);
@@ -287,6 +237,34 @@ void apply_assignment(Tunables& t, std::string_view assignment)
 		throw UsageError(fmt::format("unknown key '{}' (keys: {})", key,
 					     joined(tunable_keys())));
 	}
+}
+
+uint32_t parse_tunable_value(const TunableDesc& d, std::string_view value)
+{
+	switch (d.kind) {
+	case TunableKind::FLAGS:
+		return parse_cache_flags(value);
+	case TunableKind::ENUM:
+		if (auto v = d.from_name(lower(value)))
+			return *v;
+		if (auto v = parse_uint(value); v && *v <= UINT32_MAX)
+			return static_cast<uint32_t>(*v);	// a raw value: the kernel judges it
+		throw UsageError(fmt::format("{}: '{}' is not one of {}", d.name, value,
+					     joined(d.names())));
+	case TunableKind::NUM:
+		break;
+	}
+	return parse_u32(d.name, value);
+}
+
+const TunableDesc* find_tunable(std::string_view name) noexcept
+{
+	std::string key(name);
+	std::replace(key.begin(), key.end(), '-', '_');
+	for (const auto& d : kTunables)
+		if (d.name == key)
+			return &d;
+	return nullptr;
 }
 
 Tunables parse_assignments(const std::vector<std::string>& assignments)
@@ -339,13 +317,6 @@ std::optional<double> parse_decimal(std::string_view text) noexcept
 	if (!digits)
 		return std::nullopt;
 	return std::stod(std::string(text));
-}
-
-void check_range(std::string_view what, uint64_t value, uint64_t min, uint64_t max)
-{
-	if (value < min || value > max)
-		throw UsageError(fmt::format("{} {} is out of range ({}..{})", what, value, min, max),
-				 ERANGE);
 }
 
 }  // namespace
@@ -492,12 +463,8 @@ std::vector<uint32_t> parse_u32_list(std::string_view text, std::string_view wha
 
 void validate_storm_spec(const StormSpec& spec)
 {
-	if (spec.target >= __SLABLAB_TARGET_MAX)
-		throw UsageError(fmt::format("storm target {} is unknown (use {})", spec.target,
-					     joined(storm_target_names(), ", ")));
-	if (spec.pattern >= __SLABLAB_PATTERN_MAX)
-		throw UsageError(fmt::format("storm pattern {} is unknown (use {})", spec.pattern,
-					     joined(storm_pattern_names(), ", ")));
+	// Only how the fields go together is checked here: every value's range is the
+	// kernel's to judge (its policy, from uapi/slablab.yaml; the error names the range).
 	const std::string target = storm_target_name(spec.target);
 	if (!spec.cache.empty())
 		validate_cache_name(spec.cache);
@@ -536,42 +503,12 @@ void validate_storm_spec(const StormSpec& spec)
 		throw UsageError(fmt::format("pattern bulk needs a cache target (slablab or native), "
 					     "not {}",
 					     target));
-	if (spec.size)
-		check_range("size", *spec.size, 1, SLABLAB_MAX_SIZE);
-	if (spec.sizes.size() > SLABLAB_STORM_MAX_SIZES)
-		throw UsageError(fmt::format("sizes: {} entries, at most {}", spec.sizes.size(),
-					     SLABLAB_STORM_MAX_SIZES),
-				 ERANGE);
-	for (const auto& e : spec.sizes) {
-		check_range("sizes: size", e.size, 1, SLABLAB_MAX_SIZE);
-		check_range("sizes: weight", e.weight, 1, SLABLAB_STORM_MAX_WEIGHT);
-	}
-	if (spec.threads)
-		check_range("threads", *spec.threads, 1, SLABLAB_STORM_MAX_THREADS);
-	if (!spec.cpus.empty()) {
-		if (spec.cpus.size() >= SLABLAB_STORM_CPUS_MAX)
-			throw UsageError(fmt::format("cpu list is {} characters long, at most {}",
-						     spec.cpus.size(), SLABLAB_STORM_CPUS_MAX - 1),
-					 ERANGE);
+	if (!spec.cpus.empty())
 		parse_cpu_list(spec.cpus);
-	}
 	if (spec.ops && spec.duration_ms)
 		throw UsageError("give ops or a duration, not both");
-	if (spec.ops)
-		check_range("ops", *spec.ops, 1, SLABLAB_STORM_MAX_OPS);
-	if (spec.duration_ms)
-		check_range("duration (ms)", *spec.duration_ms, 1, SLABLAB_STORM_MAX_DURATION_MS);
-	if (spec.batch)
-		check_range("batch", *spec.batch, 1, SLABLAB_STORM_MAX_BATCH);
-	if (spec.working_set)
-		check_range("working set", *spec.working_set, 1, SLABLAB_STORM_MAX_WORKING_SET);
-	if (spec.ring) {
-		check_range("ring", *spec.ring, SLABLAB_STORM_MIN_RING, SLABLAB_STORM_MAX_RING);
-		if (*spec.ring & (*spec.ring - 1))
-			throw UsageError(fmt::format("ring {} is not a power of two", *spec.ring));
-	}
-	if (spec.max_live_bytes)
-		check_range("max live bytes", *spec.max_live_bytes, 1, UINT64_MAX);
+	if (spec.ring && (*spec.ring & (*spec.ring - 1)))
+		throw UsageError(fmt::format("ring {} is not a power of two", *spec.ring));
 }
 
 Tunables parse_set_variant(std::string_view text)

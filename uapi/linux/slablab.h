@@ -1,171 +1,148 @@
 /* SPDX-License-Identifier: (GPL-2.0 WITH Linux-syscall-note) OR MIT */
+/* generated from uapi/slablab.yaml by scripts/gen-protocol.py — do not edit */
 /*
  * slablab: a laboratory for Linux slab allocators — generic netlink protocol.
  *
- * Family name: "slablab" (SLABLAB_GENL_NAME), version 1 (SLABLAB_GENL_VERSION).
+ * Every message carries attributes from the slablab set at the top level. Cache
+ * descriptions are nested under cache (the cache set); their statistics are nested once
+ * more under cache.stats (one u64 per stat-item, attribute type = item + 1) and, per
+ * cpu, under cache.percpu as a list of percpu.entry nests.
  *
- * Every message carries attributes from enum slablab_attr at the top level. Cache
- * descriptions are nested under SLABLAB_A_CACHE using enum slablab_cache_attr; their
- * statistics are nested once more under SLABLAB_CACHE_A_STATS (one u64 per enum
- * slablab_stat_item, attribute type = item + 1) and, per cpu, under
- * SLABLAB_CACHE_A_PERCPU as a list of SLABLAB_PERCPU_A_ENTRY nests.
+ * [ADMIN] commands (flags: admin-perm) change state and need CAP_SYS_ADMIN (the module
+ * checks it: EPERM with an extack message) and, like every admin generic netlink
+ * command, CAP_NET_ADMIN (GENL_ADMIN_PERM: EPERM before the request is parsed); a
+ * handler allocates its reply before changing anything, so a request that fails changes
+ * nothing. Every request is validated strictly: unknown attributes are rejected with
+ * -EINVAL and an extack message naming the attribute.
  *
- * Commands (→ request, ← reply). [ADMIN] commands change state and need CAP_SYS_ADMIN
- * (the module checks it: EPERM with an extack message) and, like every admin generic
- * netlink command, CAP_NET_ADMIN (GENL_ADMIN_PERM: EPERM before the request is parsed);
- * a handler allocates its reply before changing anything, so a request that fails
- * changes nothing. Every request is validated strictly: unknown attributes are rejected
- * with -EINVAL and an extack message naming the attribute.
+ * Enums end in __SLABLAB_*_MAX; new values only ever go at the end.
+ *
+ * Family name: "slablab" (SLABLAB_GENL_NAME), version 1 (SLABLAB_GENL_VERSION). Spec
+ * names (cache-get, cache.min-partial) are those of uapi/slablab.yaml: the C names are
+ * SLABLAB_CMD_CACHE_GET, SLABLAB_CACHE_A_MIN_PARTIAL.
+ *
+ * Commands (→ request, ← reply):
  *
  * SLABLAB_CMD_GET_STATUS
- *   → (nothing)
- *   ← SLABLAB_A_VERSION           string  module version, e.g. "0.1.0"
- *     SLABLAB_A_API_VERSION       u32     SLABLAB_GENL_VERSION the module speaks
- *     SLABLAB_A_KERNEL_RELEASE    string  utsname()->release
- *     SLABLAB_A_NR_CPU_IDS        u32
- *     SLABLAB_A_NR_ONLINE_CPUS    u32
- *     SLABLAB_A_NR_NODES          u32     online NUMA nodes
- *     SLABLAB_A_PAGE_SIZE         u32
- *     SLABLAB_A_NR_CACHES         u32
- *     SLABLAB_A_FEATURES          u32     SLABLAB_FEAT_* bits of this kernel and build
- *     SLABLAB_A_KMALLOC_PAGE_POLICY u32   enum slablab_page_policy in force
+ *   do: → (nothing); ← version, api-version, kernel-release, nr-cpu-ids,
+ *   nr-online-cpus, nr-nodes, page-size, nr-caches, features, kmalloc-page-policy
+ *   The module, the kernel and the lab at a glance.
  *
  * SLABLAB_CMD_CACHE_NEW [ADMIN]
- *   → SLABLAB_A_CACHE { NAME (required), SIZE (required), ALIGN, FLAGS, CPU_PARTIAL,
- *                       MIN_PARTIAL, ORDER, FASTPATH }
- *   ← the new cache as for CACHE_GET
+ *   do: → cache; ← cache
+ *   [ADMIN] Create a cache: cache { name (required), size (required), align, flags,
+ *   cpu-partial, min-partial, order, fastpath }. The reply is the new cache as for
+ *   cache-get.
  *
  * SLABLAB_CMD_CACHE_DEL [ADMIN]
- *   → SLABLAB_A_CACHE { NAME }
- *   First releases the cache's scripted-allocation handles (OBJ_ALLOC), freeing their
- *   objects; then fails with -EBUSY (extack names the live object count) while objects
- *   are still allocated by anyone else (a storm, a kernel user), with -EPERM for caches
- *   owned by slablab's kmalloc or by another module.
+ *   do: → cache
+ *   [ADMIN] Destroy the cache named by cache.name. First releases the cache's
+ *   scripted-allocation handles (obj-alloc), freeing their objects; then fails with
+ *   -EBUSY (extack names the live object count) while objects are still allocated by
+ *   anyone else (a storm, a kernel user), with -EPERM for caches owned by slablab's
+ *   kmalloc or by another module.
  *
  * SLABLAB_CMD_CACHE_GET
- *   → SLABLAB_A_CACHE { NAME }   (doit)   or nothing with NLM_F_DUMP (every cache)
- *   ← SLABLAB_A_CACHE { NAME, SIZE, ALIGN, FLAGS, CPU_PARTIAL, MIN_PARTIAL, ORDER,
- *                       FASTPATH, OBJ_STRIDE, OBJS_PER_SLAB, ORDER_DEFAULT, OWNER,
- *                       gauges (OBJECTS … LIVE_BYTES, META_BYTES), STATS { … },
- *                       PERCPU { ENTRY { CPU, CPU_SLAB_OBJECTS, CPU_PARTIAL_SLABS,
- *                                        CPU_PARTIAL_OBJECTS, STATS { … } } … } }
- *   A single-cache reply (doit) always carries PERCPU; dumps leave it out unless
- *   SLABLAB_A_FLAGS has SLABLAB_GET_F_PERCPU. Stats nests hold u64 attributes only;
- *   attribute type 0 inside them is alignment padding and is to be ignored.
- *   In a dump, a cache whose per-cpu entries do not fit one message (~350 bytes a cpu)
- *   spans several consecutive messages: the first carries the whole cache and the
- *   entries that fit, each following one only SLABLAB_A_CACHE { NAME, PERCPU { ENTRY
- *   … } } with further entries (no SIZE: that tells a continuation from a cache). A
- *   reader appends those entries to the cache before. Entries come in cpu order.
- *   A dump during which a cache was created or destroyed has NLM_F_DUMP_INTR on some
- *   message from the change on (possibly only on NLMSG_DONE): check every message. Such
- *   a dump may have skipped or repeated a cache, and is to be dumped again.
+ *   do: → cache; ← cache; dump: → flags; ← cache
+ *   One cache (do: cache { name }) or every cache (dump). The reply is cache { name,
+ *   size, align, flags, cpu-partial, min-partial, order, fastpath, obj-stride,
+ *   objs-per-slab, order-default, owner, gauges (objects … live-bytes, meta-bytes),
+ *   stats { … }, percpu { entry { cpu, cpu-slab-objects, cpu-partial-slabs,
+ *   cpu-partial-objects, stats { … } } … } }. A single-cache reply (do) always
+ *   carries percpu; dumps leave it out unless flags has percpu. In a dump, a cache
+ *   whose per-cpu entries do not fit one message (~350 bytes a cpu) spans several
+ *   consecutive messages: the first carries the whole cache and the entries that fit,
+ *   each following one only cache { name, percpu { entry … } } with further entries
+ *   (no size: that tells a continuation from a cache). A reader appends those entries
+ *   to the cache before. Entries come in cpu order. A dump during which a cache was
+ *   created or destroyed has NLM_F_DUMP_INTR on some message from the change on
+ *   (possibly only on NLMSG_DONE): check every message. Such a dump may have skipped
+ *   or repeated a cache, and is to be dumped again.
  *
  * SLABLAB_CMD_CACHE_SET [ADMIN]
- *   → SLABLAB_A_CACHE { NAME, any of CPU_PARTIAL, MIN_PARTIAL, ORDER, FASTPATH, FLAGS }
- *   All values are checked before any is applied: a bad request changes nothing.
- *   ORDER is checked against the layout FLAGS give (with FLAGS=DEBUG the slot grows by
- *   a red zone and a free pointer, so a 4096-byte cache needs order 1): -ERANGE for an
- *   order too small for it, -EBUSY for FLAGS of a cache holding objects.
- *   ← the cache as for CACHE_GET
- *   A reply that cannot be delivered (-EAGAIN: the caller's receive queue is full)
- *   does not undo the change: read the cache back with CACHE_GET.
+ *   do: → cache; ← cache
+ *   [ADMIN] Change tunables: cache { name, any of the cache-tunables }. All values
+ *   are checked before any is applied: a bad request changes nothing. order is
+ *   checked against the layout flags give (with flags=debug the slot grows by a red
+ *   zone and a free pointer, so a 4096-byte cache needs order 1): -ERANGE for an
+ *   order too small for it, -EBUSY for flags of a cache holding objects. The reply is
+ *   the cache as for cache-get. A reply that cannot be delivered (-EAGAIN: the
+ *   caller's receive queue is full) does not undo the change: read the cache back
+ *   with cache-get.
  *
  * SLABLAB_CMD_CACHE_SHRINK [ADMIN]
- *   → SLABLAB_A_CACHE { NAME }
- *   ← SLABLAB_A_CACHE { NAME, SLABS_FREED, gauges }
- *   Flushes every cpu's slab and partial list, then frees empty node-list slabs beyond
- *   MIN_PARTIAL. SLABS_FREED counts every slab the shrink gave back, those the flush
- *   freed included: on a quiet cache it is SLABS before minus SLABS after.
+ *   do: → cache; ← cache
+ *   [ADMIN] Flush every cpu's slab and partial list, then free empty node-list slabs
+ *   beyond min-partial. The reply is the cache with slabs-freed, which counts every
+ *   slab the shrink gave back, those the flush freed included: on a quiet cache it is
+ *   slabs before minus slabs after.
  *
  * SLABLAB_CMD_CACHE_VALIDATE [ADMIN]
- *   → SLABLAB_A_CACHE { NAME }
- *   ← SLABLAB_A_CACHE { NAME }, SLABLAB_A_VALIDATE { SLABS, OBJECTS, FREE_OBJECTS,
- *                                                    ERRORS, FIRST_ERROR }
+ *   do: → cache; ← cache, validate
+ *   [ADMIN] Walk every slab of the cache and check it. The reply is the cache and
+ *   validate { slabs, objects, free-objects, errors, first-error }.
  *
  * SLABLAB_CMD_CACHE_RESET_STATS [ADMIN]
- *   → SLABLAB_A_CACHE { NAME }
+ *   do: → cache
+ *   [ADMIN] Zero the statistics of the cache named by cache.name.
  *
- * SLABLAB_CMD_OBJ_ALLOC [ADMIN]   scripted allocation into a kernel-held handle
- *   → SLABLAB_A_CACHE { NAME }, SLABLAB_A_COUNT u32 (1..SLABLAB_MAX_HANDLE_OBJECTS),
- *     SLABLAB_A_CPU u32 (optional, an online cpu; default: any)
- *   ← SLABLAB_A_HANDLE u32, SLABLAB_A_COUNT u32 (objects held)
- *   Run by the storm engine: a one-thread storm on the cache, in a worker kthread bound
- *   to CPU (without CPU: in the caller's context). All or nothing: -ENOMEM (extack
- *   "allocation of N objects from CACHE failed") when any allocation fails, and then
- *   nothing is held. At most SLABLAB_MAX_HANDLES handles (-ENOSPC) holding at most
- *   SLABLAB_MAX_HANDLE_BYTES of objects (COUNT x object size; -E2BIG). A cpu that is
- *   not online: -EINVAL "cpu N is not online". A cache of another kernel module (owner
- *   SLABLAB_OWNER_KERNEL; it may be destroyed any time): -EPERM. Storms refuse such a
- *   cache as their target the same way. When the reply cannot be delivered (-EAGAIN:
- *   the caller's receive queue is full) the objects are freed again and no handle
- *   remains: a caller that sees no reply owns nothing.
+ * SLABLAB_CMD_OBJ_ALLOC [ADMIN]
+ *   do: → cache, count, cpu; ← handle, count
+ *   [ADMIN] Scripted allocation into a kernel-held handle: cache { name }, count
+ *   (1..max-handle-objects), cpu (optional, an online cpu; default: any). The reply
+ *   is handle and count (objects held). Run by the storm engine: a one-thread storm
+ *   on the cache, in a worker kthread bound to cpu (without cpu: in the caller's
+ *   context). All or nothing: -ENOMEM (extack "allocation of N objects from CACHE
+ *   failed") when any allocation fails, and then nothing is held. At most max-handles
+ *   of them (-ENOSPC) holding at most max-handle-bytes of objects (count x object
+ *   size; -E2BIG). A cpu that is not online: -EINVAL "cpu N is not online". A cache
+ *   of another kernel module (owner kernel; it may be destroyed any time): -EPERM.
+ *   Storms refuse such a cache as their target the same way. When the reply cannot be
+ *   delivered (-EAGAIN: the caller's receive queue is full) the objects are freed
+ *   again and no handle remains: a caller that sees no reply owns nothing.
  *
  * SLABLAB_CMD_OBJ_FREE [ADMIN]
- *   → SLABLAB_A_HANDLE u32, SLABLAB_A_CPU u32 (optional), SLABLAB_A_COUNT u32 (optional:
- *     free only that many, newest first; default all, which releases the handle)
- *   ← SLABLAB_A_HANDLE, SLABLAB_A_COUNT (objects still held)
- *   Run like OBJ_ALLOC. -ENOENT for an unknown handle, -ERANGE for a COUNT over what it
- *   holds, -ENOMEM when no worker could be started on CPU; nothing is freed then.
+ *   do: → handle, cpu, count; ← handle, count
+ *   [ADMIN] Free a handle's objects: handle, cpu (optional), count (optional: free
+ *   only that many, newest first; default all, which releases the handle). The reply
+ *   is handle and count (objects still held). Run like obj-alloc. -ENOENT for an
+ *   unknown handle, -ERANGE for a count over what it holds, -ENOMEM when no worker
+ *   could be started on cpu; nothing is freed then.
  *
  * SLABLAB_CMD_LAB_SET [ADMIN]
- *   → SLABLAB_A_KMALLOC_PAGE_POLICY u32
+ *   do: → kmalloc-page-policy
+ *   [ADMIN] Set lab-wide settings: kmalloc-page-policy.
  *
- * Reserved values (test hooks that left the netlink ABI for debugfs; their numbers are
- * never reused):
- *   command 12, formerly SLABLAB_CMD_SELFTEST_WARN: now debugfs slablab/selftest_warn
- *     (selftests=1). The module answers it, like any unknown command, -EOPNOTSUPP.
- *   SLABLAB_CACHE_A_FAIL_SLAB_EVERY: now debugfs slablab/caches/<name>/fail_slab_every
- *     (and, where the kernel has CONFIG_FAULT_INJECTION_DEBUG_FS, slablab/fail_new_slab/).
- *     Requests carrying it are rejected (-EINVAL, unsupported attribute); replies never
- *     carry it.
- *
- * SLABLAB_CMD_STORM_START [ADMIN]   run an allocation storm (asynchronous)
- *   → SLABLAB_A_STORM { TARGET (required), PATTERN (required), CACHE, SIZE, SIZES,
- *                       THREADS, CPUS, OPS, DURATION_MS, BATCH, WORKING_SET, RING,
- *                       SEED, MAX_LIVE_BYTES }
- *   ← SLABLAB_A_STORM { ID, STATE, spec as applied (defaults filled in) }
- *   One storm runs at a time in the whole lab: a second START is refused with -EBUSY
- *   (measurements of two storms at once would disturb each other). The result of the
- *   last storm stays readable until the next START replaces it. Every limit is given
- *   next to its attribute below; values outside the attribute's range fail with
- *   -ERANGE (the kernel's policy check, which reports the range), the others with the
- *   errno and an extack message naming the limit. An OPS storm runs exactly OPS ops per
- *   thread (a final partial batch if need be): OPS_DONE = OPS_PLANNED when it is DONE.
- *   A cpu of CPUS that goes offline while the storm is set up: -EINVAL "cpu N went
- *   offline during set-up". A storm whose reply cannot be delivered is stopped again (STOPPED).
- *   MAX_LIVE_BYTES is checked against what the storm may hold at the cache's tunables
- *   in force at START (live objects in real slot sizes, cpu and node partial slabs,
+ * SLABLAB_CMD_STORM_START [ADMIN]
+ *   do: → storm; ← storm
+ *   [ADMIN] Run an allocation storm (asynchronous): storm { target (required),
+ *   pattern (required), cache, size, sizes, threads, cpus, ops, duration-ms, batch,
+ *   working-set, ring, seed, max-live-bytes }. The reply is storm { id, state, spec
+ *   as applied (defaults filled in) }. One storm runs at a time in the whole lab: a
+ *   second start is refused with -EBUSY (measurements of two storms at once would
+ *   disturb each other). The result of the last storm stays readable until the next
+ *   start replaces it. A storm with ops runs exactly that many per thread (a final
+ *   partial batch if need be): ops-done = ops-planned when it is done. A cpu of cpus
+ *   that goes offline while the storm is set up: -EINVAL "cpu N went offline during
+ *   set-up". A storm whose reply cannot be delivered is stopped again (stopped).
+ *   max-live-bytes is checked against what the storm may hold at the cache's tunables
+ *   in force at start (live objects in real slot sizes, cpu and node partial slabs,
  *   the storm's own bookkeeping); raising them during the storm is not re-checked.
  *
  * SLABLAB_CMD_STORM_GET
- *   → SLABLAB_A_STORM { ID } (optional: the last storm)
- *   ← SLABLAB_A_STORM { ID, STATE, spec, progress (OPS_PLANNED, OPS_DONE, ELAPSED_NS),
- *                       and once finished the results (ALLOCS … STATS, THREAD list) }
- *   Before the first storm: SLABLAB_A_STORM { ID = 0, STATE = SLABLAB_STORM_NONE } and
- *   nothing else; with an ID, -ENOENT. An ID other than the last storm's: -ENOENT.
+ *   do: → storm; ← storm
+ *   The last storm (storm { id } optional): storm { id, state, spec, progress
+ *   (ops-planned, ops-done, elapsed-ns), and once finished the results (allocs …
+ *   stats, thread-list) }. Before the first storm: storm { id = 0, state = none } and
+ *   nothing else; with an id, -ENOENT. An id other than the last storm's: -ENOENT.
  *
  * SLABLAB_CMD_STORM_STOP [ADMIN]
- *   → SLABLAB_A_STORM { ID } (optional)
- *   A running storm is asked to stop (threads finish their current chunk) and waited
- *   for; the reply is as for STORM_GET, STATE = SLABLAB_STORM_STOPPED, with what was
- *   done so far. A storm that had already finished is left alone: the reply is its
- *   final result with its real state (DONE, or STOPPED). Before the first storm the
- *   reply is as for STORM_GET (STATE = SLABLAB_STORM_NONE).
- *
- * Storm targets (SLABLAB_STORM_A_TARGET, enum slablab_storm_target):
- *   CACHE     the slablab cache named by CACHE;
- *   NATIVE    a kernel kmem_cache the module creates for the storm with the size,
- *             alignment and flags of the slablab cache named by CACHE (or SIZE alone):
- *             the kernel's own SLUB, never merged under slab_nomerge;
- *   KMALLOC   slablab_kmalloc()/slablab_kfree() with SIZE or the SIZES distribution;
- *   NATIVE_KMALLOC  the kernel's kmalloc()/kfree(), same sizes.
- * Patterns (enum slablab_storm_pattern): see docs/storms.md for what each models.
- * Memory at the peak (PEAK_PAGES, PEAK_LIVE_BYTES, META_BYTES) is sampled every 50 ms
- * and by the storm threads themselves once their working set is full (churn: also just
- * before they free it), so a storm of any length reports its steady state.
- *
- * Enums end in __SLABLAB_*_MAX; new values only ever go at the end.
+ *   do: → storm; ← storm
+ *   [ADMIN] A running storm (storm { id } optional) is asked to stop (threads finish
+ *   their current chunk) and waited for; the reply is as for storm-get, state =
+ *   stopped, with what was done so far. A storm that had already finished is left
+ *   alone: the reply is its final result with its real state (done, or stopped).
+ *   Before the first storm the reply is as for storm-get (state = none).
  */
 #ifndef _UAPI_LINUX_SLABLAB_H
 #define _UAPI_LINUX_SLABLAB_H
@@ -175,82 +152,65 @@
 #define SLABLAB_GENL_NAME	"slablab"
 #define SLABLAB_GENL_VERSION	1
 
-/** Longest cache name, including the terminating NUL. Names match [A-Za-z0-9_.:-]+. */
+/* Longest cache name, including the terminating NUL. Names match [A-Za-z0-9_.:-]+. */
 #define SLABLAB_NAME_MAX	32
 #define SLABLAB_MIN_SIZE	8
 #define SLABLAB_MAX_SIZE	32768
 #define SLABLAB_MAX_ALIGN	4096
-/** Largest slab order a cache may use (PAGE_ALLOC_COSTLY_ORDER + 1). */
+/* Largest slab order a cache may use (PAGE_ALLOC_COSTLY_ORDER + 1). */
 #define SLABLAB_MAX_ORDER	4
 #define SLABLAB_MAX_CPU_PARTIAL	65536
 #define SLABLAB_MAX_MIN_PARTIAL	1024
 #define SLABLAB_MAX_HANDLE_OBJECTS	1048576
-#define SLABLAB_MAX_HANDLE_BYTES	(256ULL << 20)
+/* 256 MiB of objects held by all handles (COUNT x object size). */
+#define SLABLAB_MAX_HANDLE_BYTES	268435456
 #define SLABLAB_MAX_HANDLES	1024
+#define SLABLAB_STORM_MAX_THREADS	256
+/* Every storm ends within 10 minutes. */
+#define SLABLAB_STORM_MAX_DURATION_MS	600000
+/* OPS per thread (2^40); more could never finish within storm-max-duration-ms. */
+#define SLABLAB_STORM_MAX_OPS	1099511627776ULL
+#define SLABLAB_STORM_MAX_BATCH	65536
+#define SLABLAB_STORM_MAX_WORKING_SET	4194304
+#define SLABLAB_STORM_MIN_RING	2
+#define SLABLAB_STORM_MAX_RING	65536
+/* Entries of storm.sizes. */
+#define SLABLAB_STORM_MAX_SIZES	16
+/* Weight of one storm.sizes entry. */
+#define SLABLAB_STORM_MAX_WEIGHT	1000000
+/* Length of the storm.cpus list string, including the NUL. */
+#define SLABLAB_STORM_CPUS_MAX	256
 
-enum slablab_cmd {
-	SLABLAB_CMD_UNSPEC,
-	SLABLAB_CMD_GET_STATUS,
-	SLABLAB_CMD_CACHE_NEW,
-	SLABLAB_CMD_CACHE_DEL,
-	SLABLAB_CMD_CACHE_GET,
-	SLABLAB_CMD_CACHE_SET,
-	SLABLAB_CMD_CACHE_SHRINK,
-	SLABLAB_CMD_CACHE_VALIDATE,
-	SLABLAB_CMD_CACHE_RESET_STATS,
-	SLABLAB_CMD_OBJ_ALLOC,
-	SLABLAB_CMD_OBJ_FREE,
-	SLABLAB_CMD_LAB_SET,
-	/* 12: reserved (was SELFTEST_WARN, now debugfs slablab/selftest_warn) */
-	SLABLAB_CMD_STORM_START = 13,
-	SLABLAB_CMD_STORM_GET,
-	SLABLAB_CMD_STORM_STOP,
-	__SLABLAB_CMD_MAX
-};
-
-#define SLABLAB_CMD_MAX (__SLABLAB_CMD_MAX - 1)
-
-enum slablab_attr {
-	SLABLAB_A_UNSPEC,
-	SLABLAB_A_VERSION,		/* string */
-	SLABLAB_A_API_VERSION,		/* u32 */
-	SLABLAB_A_KERNEL_RELEASE,	/* string */
-	SLABLAB_A_NR_CPU_IDS,		/* u32 */
-	SLABLAB_A_NR_ONLINE_CPUS,	/* u32 */
-	SLABLAB_A_NR_NODES,		/* u32 */
-	SLABLAB_A_PAGE_SIZE,		/* u32 */
-	SLABLAB_A_NR_CACHES,		/* u32 */
-	SLABLAB_A_FEATURES,		/* u32, SLABLAB_FEAT_* */
-	SLABLAB_A_KMALLOC_PAGE_POLICY,	/* u32, enum slablab_page_policy */
-	SLABLAB_A_CACHE,		/* nest, enum slablab_cache_attr */
-	SLABLAB_A_FLAGS,		/* u32, SLABLAB_GET_F_* (request modifiers) */
-	SLABLAB_A_HANDLE,		/* u32 */
-	SLABLAB_A_COUNT,		/* u32 */
-	SLABLAB_A_CPU,			/* u32 */
-	SLABLAB_A_VALIDATE,		/* nest, enum slablab_validate_attr */
-	SLABLAB_A_PAD,
-	SLABLAB_A_STORM,		/* nest, enum slablab_storm_attr */
-	__SLABLAB_A_MAX
-};
-
-#define SLABLAB_A_MAX (__SLABLAB_A_MAX - 1)
-
-/** enum slablab_feature - SLABLAB_A_FEATURES bits: what this kernel/build does */
+/**
+ * enum slablab_feature - status.features bits, what this kernel and build do
+ * @SLABLAB_FEAT_INIT_ON_ALLOC: want_init_on_alloc(GFP_KERNEL)
+ * @SLABLAB_FEAT_INIT_ON_FREE: want_init_on_free()
+ * @SLABLAB_FEAT_FREELIST_HARDENED: CONFIG_SLAB_FREELIST_HARDENED
+ * @SLABLAB_FEAT_FREELIST_RANDOM: CONFIG_SLAB_FREELIST_RANDOM
+ * @SLABLAB_FEAT_CMPXCHG_DOUBLE: double-word cmpxchg available
+ * @SLABLAB_FEAT_SELFTEST: module loaded with selftests=1
+ * @SLABLAB_FEAT_PREEMPT_RT: CONFIG_PREEMPT_RT
+ * @__SLABLAB_FEAT_ALL: every bit
+ */
 enum slablab_feature {
-	SLABLAB_FEAT_INIT_ON_ALLOC	= 1U << 0,	/* want_init_on_alloc(GFP_KERNEL) */
-	SLABLAB_FEAT_INIT_ON_FREE	= 1U << 1,	/* want_init_on_free() */
-	SLABLAB_FEAT_FREELIST_HARDENED	= 1U << 2,	/* CONFIG_SLAB_FREELIST_HARDENED */
-	SLABLAB_FEAT_FREELIST_RANDOM	= 1U << 3,	/* CONFIG_SLAB_FREELIST_RANDOM */
-	SLABLAB_FEAT_CMPXCHG_DOUBLE	= 1U << 4,	/* double-word cmpxchg available */
-	SLABLAB_FEAT_SELFTEST		= 1U << 5,	/* module loaded with selftests=1 */
-	SLABLAB_FEAT_PREEMPT_RT		= 1U << 6,	/* CONFIG_PREEMPT_RT */
-	__SLABLAB_FEAT_ALL		= (1U << 7) - 1
+	SLABLAB_FEAT_INIT_ON_ALLOC = 1U << 0,
+	SLABLAB_FEAT_INIT_ON_FREE = 1U << 1,
+	SLABLAB_FEAT_FREELIST_HARDENED = 1U << 2,
+	SLABLAB_FEAT_FREELIST_RANDOM = 1U << 3,
+	SLABLAB_FEAT_CMPXCHG_DOUBLE = 1U << 4,
+	SLABLAB_FEAT_SELFTEST = 1U << 5,
+	SLABLAB_FEAT_PREEMPT_RT = 1U << 6,
+	__SLABLAB_FEAT_ALL = (1U << 7) - 1
 };
 
-/** enum slablab_get_flags - SLABLAB_A_FLAGS bits for SLABLAB_CMD_CACHE_GET */
+/**
+ * enum slablab_get_flags - flags bits for cache-get (request modifiers)
+ * @SLABLAB_GET_F_PERCPU: include the per-cpu breakdown in dumps
+ * @__SLABLAB_GET_F_ALL: every bit
+ */
 enum slablab_get_flags {
-	SLABLAB_GET_F_PERCPU	= 1U << 0,	/* include per-cpu breakdown in dumps */
-	__SLABLAB_GET_F_ALL	= (1U << 1) - 1
+	SLABLAB_GET_F_PERCPU = 1U << 0,
+	__SLABLAB_GET_F_ALL = (1U << 1) - 1
 };
 
 /**
@@ -258,6 +218,7 @@ enum slablab_get_flags {
  * @SLABLAB_PAGE_POLICY_SLAB: a PAGE_SIZE size class whose slabs use
  *	PAGE_ALLOC_COSTLY_ORDER (8 objects per 32 KiB slab, seed 004's fix)
  * @SLABLAB_PAGE_POLICY_PAGE_ALLOC: handed to the page allocator, as SLUB did in 2008
+ * @__SLABLAB_PAGE_POLICY_MAX: the number of values
  */
 enum slablab_page_policy {
 	SLABLAB_PAGE_POLICY_SLAB,
@@ -265,146 +226,124 @@ enum slablab_page_policy {
 	__SLABLAB_PAGE_POLICY_MAX
 };
 
-/** enum slablab_cache_flags - SLABLAB_CACHE_A_FLAGS bits */
+/**
+ * enum slablab_cache_flags - cache.flags bits
+ * @SLABLAB_CACHE_F_DEBUG: poison, red zones, free-pointer checks
+ * @SLABLAB_CACHE_F_HARDENED: obfuscate free pointers
+ * @SLABLAB_CACHE_F_RANDOM: randomize fresh slabs' freelists
+ * @SLABLAB_CACHE_F_HWCACHE_ALIGN: align objects to cache lines
+ * @__SLABLAB_CACHE_F_ALL: every bit
+ */
 enum slablab_cache_flags {
-	SLABLAB_CACHE_F_DEBUG		= 1U << 0,	/* poison, red zones, free-pointer checks */
-	SLABLAB_CACHE_F_HARDENED	= 1U << 1,	/* obfuscate free pointers */
-	SLABLAB_CACHE_F_RANDOM		= 1U << 2,	/* randomize fresh slabs' freelists */
-	SLABLAB_CACHE_F_HWCACHE_ALIGN	= 1U << 3,	/* align objects to cache lines */
-	__SLABLAB_CACHE_F_ALL		= (1U << 4) - 1
+	SLABLAB_CACHE_F_DEBUG = 1U << 0,
+	SLABLAB_CACHE_F_HARDENED = 1U << 1,
+	SLABLAB_CACHE_F_RANDOM = 1U << 2,
+	SLABLAB_CACHE_F_HWCACHE_ALIGN = 1U << 3,
+	__SLABLAB_CACHE_F_ALL = (1U << 4) - 1
 };
 
-/** enum slablab_fastpath - SLABLAB_CACHE_A_FASTPATH values */
+/**
+ * enum slablab_fastpath - cache.fastpath values
+ * @SLABLAB_FASTPATH_CMPXCHG: lockless: freelist + tid, double-word cmpxchg
+ * @SLABLAB_FASTPATH_IRQOFF: local_irq_save() around the per-cpu freelist
+ * @__SLABLAB_FASTPATH_MAX: the number of values
+ */
 enum slablab_fastpath {
-	SLABLAB_FASTPATH_CMPXCHG,	/* lockless: freelist + tid, double-word cmpxchg */
-	SLABLAB_FASTPATH_IRQOFF,	/* local_irq_save() around the per-cpu freelist */
+	SLABLAB_FASTPATH_CMPXCHG,
+	SLABLAB_FASTPATH_IRQOFF,
 	__SLABLAB_FASTPATH_MAX
 };
 
-/** enum slablab_owner - who created a cache (SLABLAB_CACHE_A_OWNER) */
+/**
+ * enum slablab_owner - who created a cache (cache.owner)
+ * @SLABLAB_OWNER_NETLINK: created through cache-new; destroyed on unload
+ * @SLABLAB_OWNER_KERNEL: created by a module through the exported API
+ * @SLABLAB_OWNER_KMALLOC: one of slablab's kmalloc size classes
+ * @__SLABLAB_OWNER_MAX: the number of values
+ */
 enum slablab_owner {
-	SLABLAB_OWNER_NETLINK,		/* created through CACHE_NEW; destroyed on unload */
-	SLABLAB_OWNER_KERNEL,		/* created by a module through the exported API */
-	SLABLAB_OWNER_KMALLOC,		/* one of slablab's kmalloc size classes */
+	SLABLAB_OWNER_NETLINK,
+	SLABLAB_OWNER_KERNEL,
+	SLABLAB_OWNER_KMALLOC,
 	__SLABLAB_OWNER_MAX
 };
 
-enum slablab_cache_attr {
-	SLABLAB_CACHE_A_UNSPEC,
-	SLABLAB_CACHE_A_NAME,		/* string, < SLABLAB_NAME_MAX */
-	SLABLAB_CACHE_A_SIZE,		/* u32, object size asked for */
-	SLABLAB_CACHE_A_ALIGN,		/* u32, power of two, 0 = default */
-	SLABLAB_CACHE_A_FLAGS,		/* u32, SLABLAB_CACHE_F_* */
-	SLABLAB_CACHE_A_CPU_PARTIAL,	/* u32, objects; 0 disables per-cpu partial lists */
-	SLABLAB_CACHE_A_MIN_PARTIAL,	/* u32, slabs kept on each node list */
-	SLABLAB_CACHE_A_ORDER,		/* u32, order of new slabs */
-	SLABLAB_CACHE_A_FASTPATH,	/* u32, enum slablab_fastpath */
-	SLABLAB_CACHE_A_OBJ_STRIDE,	/* u32, bytes per object in a slab (slab_size) */
-	SLABLAB_CACHE_A_OBJS_PER_SLAB,	/* u32, at the current order */
-	SLABLAB_CACHE_A_ORDER_DEFAULT,	/* u32, what the order policy chose */
-	SLABLAB_CACHE_A_OWNER,		/* u32, enum slablab_owner */
-	SLABLAB_CACHE_A_OBJECTS,	/* u64, objects in use */
-	SLABLAB_CACHE_A_TOTAL_OBJECTS,	/* u64, object capacity of all slabs */
-	SLABLAB_CACHE_A_SLABS,		/* u64 */
-	SLABLAB_CACHE_A_PARTIAL_SLABS,	/* u64, on node partial lists */
-	SLABLAB_CACHE_A_CPU_SLABS,	/* u64, active per-cpu slabs */
-	SLABLAB_CACHE_A_CPU_PARTIAL_SLABS, /* u64, on per-cpu partial lists */
-	SLABLAB_CACHE_A_PAGES,		/* u64 */
-	SLABLAB_CACHE_A_LIVE_BYTES,	/* u64, objects in use × object size */
-	SLABLAB_CACHE_A_STATS,		/* nest: u64 per enum slablab_stat_item (type = item + 1) */
-	SLABLAB_CACHE_A_PERCPU,		/* nest of SLABLAB_PERCPU_A_ENTRY */
-	SLABLAB_CACHE_A_SLABS_FREED,	/* u64, reply to SHRINK */
-	SLABLAB_CACHE_A_META_BYTES,	/* u64, off-slab metadata bytes */
-	SLABLAB_CACHE_A_PAD,
-	SLABLAB_CACHE_A_FAIL_SLAB_EVERY, /* no longer used: reserved (see the top comment) */
-	__SLABLAB_CACHE_A_MAX
-};
-
-#define SLABLAB_CACHE_A_MAX (__SLABLAB_CACHE_A_MAX - 1)
-
-enum slablab_percpu_attr {
-	SLABLAB_PERCPU_A_UNSPEC,
-	SLABLAB_PERCPU_A_ENTRY,		/* nest, one per possible cpu with any activity */
-	SLABLAB_PERCPU_A_CPU,		/* u32 */
-	SLABLAB_PERCPU_A_CPU_SLAB_OBJECTS, /* u32, objects of the active slab */
-	SLABLAB_PERCPU_A_CPU_PARTIAL_SLABS, /* u32 */
-	SLABLAB_PERCPU_A_CPU_PARTIAL_OBJECTS, /* u32, free objects on the partial list */
-	SLABLAB_PERCPU_A_STATS,		/* nest: as SLABLAB_CACHE_A_STATS */
-	SLABLAB_PERCPU_A_PAD,
-	__SLABLAB_PERCPU_A_MAX
-};
-
-#define SLABLAB_PERCPU_A_MAX (__SLABLAB_PERCPU_A_MAX - 1)
-
-enum slablab_validate_attr {
-	SLABLAB_VALIDATE_A_UNSPEC,
-	SLABLAB_VALIDATE_A_SLABS,	/* u64, slabs walked */
-	SLABLAB_VALIDATE_A_OBJECTS,	/* u64, object slots walked */
-	SLABLAB_VALIDATE_A_FREE_OBJECTS, /* u64, objects found on freelists */
-	SLABLAB_VALIDATE_A_ERRORS,	/* u32 */
-	SLABLAB_VALIDATE_A_FIRST_ERROR,	/* string */
-	SLABLAB_VALIDATE_A_PAD,
-	__SLABLAB_VALIDATE_A_MAX
-};
-
-#define SLABLAB_VALIDATE_A_MAX (__SLABLAB_VALIDATE_A_MAX - 1)
-
-/*
- * enum slablab_stat_item - per-cpu event counters, SLUB_STATS' set and meaning.
- * Their debugfs file names are the lower-case names without the prefix.
+/**
+ * enum slablab_stat_item - per-cpu event counters, SLUB_STATS' set and meaning
+ * @SLABLAB_ALLOC_FASTPATH: allocation from the cpu slab's freelist
+ * @SLABLAB_ALLOC_SLOWPATH: allocation that took the slow path
+ * @SLABLAB_FREE_FASTPATH: free to the cpu slab's freelist
+ * @SLABLAB_FREE_SLOWPATH: free to a slab that is not the cpu slab
+ * @SLABLAB_FREE_FROZEN: slow-path free to a frozen (cpu-owned) slab
+ * @SLABLAB_FREE_ADD_PARTIAL: free made a full slab partial: onto a list
+ * @SLABLAB_FREE_REMOVE_PARTIAL: free emptied a slab: off the node list
+ * @SLABLAB_ALLOC_FROM_PARTIAL: cpu slab taken from the node partial list
+ * @SLABLAB_ALLOC_SLAB: new slab from the page allocator
+ * @SLABLAB_ALLOC_REFILL: cpu freelist refilled from the slab's freelist
+ * @SLABLAB_ALLOC_NODE_MISMATCH: cpu slab switched: node did not match
+ * @SLABLAB_FREE_SLAB: slab returned to the page allocator
+ * @SLABLAB_CPUSLAB_FLUSH: cpu slab flushed (shrink, tunable change, hotplug)
+ * @SLABLAB_DEACTIVATE_FULL: cpu slab deactivated full
+ * @SLABLAB_DEACTIVATE_EMPTY: cpu slab deactivated empty
+ * @SLABLAB_DEACTIVATE_TO_HEAD: cpu slab deactivated to the partial list head
+ * @SLABLAB_DEACTIVATE_TO_TAIL: cpu slab deactivated to the partial list tail
+ * @SLABLAB_DEACTIVATE_REMOTE_FREES: deactivated slab had remote frees
+ * @SLABLAB_DEACTIVATE_BYPASS: cpu freelist empty: slab released without deactivation
+ * @SLABLAB_ORDER_FALLBACK: high-order page allocation failed: lower order used
+ * @SLABLAB_CMPXCHG_DOUBLE_CPU_FAIL: per-cpu cmpxchg lost a race (retried)
+ * @SLABLAB_CMPXCHG_DOUBLE_FAIL: slab freelist cmpxchg lost a race (retried)
+ * @SLABLAB_CPU_PARTIAL_ALLOC: cpu slab taken from the cpu partial list
+ * @SLABLAB_CPU_PARTIAL_FREE: slab put on a cpu partial list by a free
+ * @SLABLAB_CPU_PARTIAL_NODE: slab moved from node list to cpu partial list
+ * @SLABLAB_CPU_PARTIAL_DRAIN: cpu partial list drained to the node list
+ * @__SLABLAB_STAT_MAX: the number of values
+ *
+ * Their debugfs file names are the names with - for _. The stats attribute set carries
+ * one u64 per item, with attribute type = item + 1. The header's count is
+ * __SLABLAB_STAT_MAX (the 6.12 generator cannot name it: see docs/netlink.md).
  */
 enum slablab_stat_item {
-	SLABLAB_ALLOC_FASTPATH,		/* allocation from the cpu slab's freelist */
-	SLABLAB_ALLOC_SLOWPATH,		/* allocation that took the slow path */
-	SLABLAB_FREE_FASTPATH,		/* free to the cpu slab's freelist */
-	SLABLAB_FREE_SLOWPATH,		/* free to a slab that is not the cpu slab */
-	SLABLAB_FREE_FROZEN,		/* slow-path free to a frozen (cpu-owned) slab */
-	SLABLAB_FREE_ADD_PARTIAL,	/* free made a full slab partial: onto a list */
-	SLABLAB_FREE_REMOVE_PARTIAL,	/* free emptied a slab: off the node list */
-	SLABLAB_ALLOC_FROM_PARTIAL,	/* cpu slab taken from the node partial list */
-	SLABLAB_ALLOC_SLAB,		/* new slab from the page allocator */
-	SLABLAB_ALLOC_REFILL,		/* cpu freelist refilled from the slab's freelist */
-	SLABLAB_ALLOC_NODE_MISMATCH,	/* cpu slab switched: node did not match */
-	SLABLAB_FREE_SLAB,		/* slab returned to the page allocator */
-	SLABLAB_CPUSLAB_FLUSH,		/* cpu slab flushed (shrink, tunable change, hotplug) */
-	SLABLAB_DEACTIVATE_FULL,	/* cpu slab deactivated full */
-	SLABLAB_DEACTIVATE_EMPTY,	/* cpu slab deactivated empty */
-	SLABLAB_DEACTIVATE_TO_HEAD,	/* cpu slab deactivated to the partial list head */
-	SLABLAB_DEACTIVATE_TO_TAIL,	/* cpu slab deactivated to the partial list tail */
-	SLABLAB_DEACTIVATE_REMOTE_FREES, /* deactivated slab had remote frees */
-	SLABLAB_DEACTIVATE_BYPASS,	/* cpu freelist empty: slab released without deactivation */
-	SLABLAB_ORDER_FALLBACK,		/* high-order page allocation failed: lower order used */
-	SLABLAB_CMPXCHG_DOUBLE_CPU_FAIL, /* per-cpu cmpxchg lost a race (retried) */
-	SLABLAB_CMPXCHG_DOUBLE_FAIL,	/* slab freelist cmpxchg lost a race (retried) */
-	SLABLAB_CPU_PARTIAL_ALLOC,	/* cpu slab taken from the cpu partial list */
-	SLABLAB_CPU_PARTIAL_FREE,	/* slab put on a cpu partial list by a free */
-	SLABLAB_CPU_PARTIAL_NODE,	/* slab moved from node list to cpu partial list */
-	SLABLAB_CPU_PARTIAL_DRAIN,	/* cpu partial list drained to the node list */
+	SLABLAB_ALLOC_FASTPATH,
+	SLABLAB_ALLOC_SLOWPATH,
+	SLABLAB_FREE_FASTPATH,
+	SLABLAB_FREE_SLOWPATH,
+	SLABLAB_FREE_FROZEN,
+	SLABLAB_FREE_ADD_PARTIAL,
+	SLABLAB_FREE_REMOVE_PARTIAL,
+	SLABLAB_ALLOC_FROM_PARTIAL,
+	SLABLAB_ALLOC_SLAB,
+	SLABLAB_ALLOC_REFILL,
+	SLABLAB_ALLOC_NODE_MISMATCH,
+	SLABLAB_FREE_SLAB,
+	SLABLAB_CPUSLAB_FLUSH,
+	SLABLAB_DEACTIVATE_FULL,
+	SLABLAB_DEACTIVATE_EMPTY,
+	SLABLAB_DEACTIVATE_TO_HEAD,
+	SLABLAB_DEACTIVATE_TO_TAIL,
+	SLABLAB_DEACTIVATE_REMOTE_FREES,
+	SLABLAB_DEACTIVATE_BYPASS,
+	SLABLAB_ORDER_FALLBACK,
+	SLABLAB_CMPXCHG_DOUBLE_CPU_FAIL,
+	SLABLAB_CMPXCHG_DOUBLE_FAIL,
+	SLABLAB_CPU_PARTIAL_ALLOC,
+	SLABLAB_CPU_PARTIAL_FREE,
+	SLABLAB_CPU_PARTIAL_NODE,
+	SLABLAB_CPU_PARTIAL_DRAIN,
 	__SLABLAB_STAT_MAX
 };
 
 #define SLABLAB_STAT_MAX (__SLABLAB_STAT_MAX - 1)
 
-/* Storm limits (the ranges are also given next to each attribute) */
-#define SLABLAB_STORM_MAX_THREADS	256
-#define SLABLAB_STORM_MAX_DURATION_MS	600000	/* every storm ends within 10 minutes */
-/* OPS per thread: more could never finish within SLABLAB_STORM_MAX_DURATION_MS */
-#define SLABLAB_STORM_MAX_OPS		1099511627776ULL	/* 2^40 */
-#define SLABLAB_STORM_MAX_BATCH		65536
-#define SLABLAB_STORM_MAX_WORKING_SET	4194304
-#define SLABLAB_STORM_MIN_RING		2
-#define SLABLAB_STORM_MAX_RING		65536
-#define SLABLAB_STORM_MAX_SIZES		16	/* SIZES entries */
-#define SLABLAB_STORM_MAX_WEIGHT	1000000	/* of one SIZES entry */
-#define SLABLAB_STORM_CPUS_MAX		256	/* length of the CPUS list string */
-
 /**
- * enum slablab_storm_target - what a storm allocates from
- * @SLABLAB_TARGET_CACHE: a slablab cache (CACHE)
- * @SLABLAB_TARGET_NATIVE: a kernel kmem_cache made like the slablab cache (CACHE) or
- *	of SIZE bytes
- * @SLABLAB_TARGET_KMALLOC: slablab_kmalloc with SIZE or SIZES
- * @SLABLAB_TARGET_NATIVE_KMALLOC: the kernel's kmalloc with SIZE or SIZES
+ * enum slablab_storm_target - what a storm allocates from (storm.target)
+ * @SLABLAB_TARGET_CACHE: the slablab cache named by storm.cache
+ * @SLABLAB_TARGET_NATIVE: a kernel kmem_cache the module creates for the storm with the
+ *	size, alignment and flags of the slablab cache named by storm.cache (or storm.size
+ *	alone): the kernel's own SLUB, never merged under slab_nomerge
+ * @SLABLAB_TARGET_KMALLOC: slablab_kmalloc()/slablab_kfree() with storm.size or the
+ *	storm.sizes distribution
+ * @SLABLAB_TARGET_NATIVE_KMALLOC: the kernel's kmalloc()/kfree(), same sizes
+ * @__SLABLAB_TARGET_MAX: the number of values
  */
 enum slablab_storm_target {
 	SLABLAB_TARGET_CACHE,
@@ -423,6 +362,7 @@ enum slablab_storm_target {
  * @SLABLAB_PATTERN_CHURN: WORKING_SET live objects per thread, a random one replaced
  *	each op (fragmentation and memory overhead)
  * @SLABLAB_PATTERN_BULK: alloc_bulk / free_bulk of BATCH objects
+ * @__SLABLAB_PATTERN_MAX: the number of values
  */
 enum slablab_storm_pattern {
 	SLABLAB_PATTERN_PAIR,
@@ -433,100 +373,447 @@ enum slablab_storm_pattern {
 	__SLABLAB_PATTERN_MAX
 };
 
-/** enum slablab_storm_state - SLABLAB_STORM_A_STATE */
+/**
+ * enum slablab_storm_state - storm.state
+ * @SLABLAB_STORM_NONE: no storm has run
+ * @SLABLAB_STORM_RUNNING: running
+ * @SLABLAB_STORM_DONE: ran to its OPS or DURATION_MS
+ * @SLABLAB_STORM_STOPPED: stopped early (storm-stop, unload, time cap)
+ * @__SLABLAB_STORM_STATE_MAX: the number of values
+ *
+ * The header's count is __SLABLAB_STORM_STATE_MAX (the 6.12 generator cannot name it:
+ * see docs/netlink.md).
+ */
 enum slablab_storm_state {
-	SLABLAB_STORM_NONE,		/* no storm has run */
+	SLABLAB_STORM_NONE,
 	SLABLAB_STORM_RUNNING,
-	SLABLAB_STORM_DONE,		/* ran to its OPS or DURATION_MS */
-	SLABLAB_STORM_STOPPED,		/* stopped early (STORM_STOP, unload, time cap) */
+	SLABLAB_STORM_DONE,
+	SLABLAB_STORM_STOPPED,
 	__SLABLAB_STORM_STATE_MAX
 };
 
+/**
+ * enum slablab_attr - The top level of every message
+ * @SLABLAB_A_UNSPEC: not used
+ * @SLABLAB_A_VERSION: (string) module version, e.g. "0.1.0"
+ * @SLABLAB_A_API_VERSION: (u32) slablab-genl-version the module speaks
+ * @SLABLAB_A_KERNEL_RELEASE: (string) utsname()->release
+ * @SLABLAB_A_NR_CPU_IDS: (u32)
+ * @SLABLAB_A_NR_ONLINE_CPUS: (u32)
+ * @SLABLAB_A_NR_NODES: (u32) online NUMA nodes
+ * @SLABLAB_A_PAGE_SIZE: (u32)
+ * @SLABLAB_A_NR_CACHES: (u32)
+ * @SLABLAB_A_FEATURES: (u32, flags slablab_feature) feature bits of this kernel and
+ *	build
+ * @SLABLAB_A_KMALLOC_PAGE_POLICY: (u32, enum slablab_page_policy) page-policy in force
+ *	(get-status), or to set (lab-set)
+ * @SLABLAB_A_CACHE: (nest of cache)
+ * @SLABLAB_A_FLAGS: (u32, flags slablab_get_flags) get-flags bits (request modifiers)
+ * @SLABLAB_A_HANDLE: (u32, 1..4294967295)
+ * @SLABLAB_A_COUNT: (u32, 1..1048576) objects (obj-alloc 1..max-handle-objects; obj-free
+ *	how many to free)
+ * @SLABLAB_A_CPU: (u32) an online cpu (-EINVAL "cpu N is not online" otherwise)
+ * @SLABLAB_A_VALIDATE: (nest of validate)
+ * @SLABLAB_A_PAD: (pad) alignment padding of u64 attributes
+ * @SLABLAB_A_STORM: (nest of storm)
+ * @__SLABLAB_A_MAX: the number of attribute types
+ */
+enum slablab_attr {
+	SLABLAB_A_UNSPEC,
+	SLABLAB_A_VERSION,
+	SLABLAB_A_API_VERSION,
+	SLABLAB_A_KERNEL_RELEASE,
+	SLABLAB_A_NR_CPU_IDS,
+	SLABLAB_A_NR_ONLINE_CPUS,
+	SLABLAB_A_NR_NODES,
+	SLABLAB_A_PAGE_SIZE,
+	SLABLAB_A_NR_CACHES,
+	SLABLAB_A_FEATURES,
+	SLABLAB_A_KMALLOC_PAGE_POLICY,
+	SLABLAB_A_CACHE,
+	SLABLAB_A_FLAGS,
+	SLABLAB_A_HANDLE,
+	SLABLAB_A_COUNT,
+	SLABLAB_A_CPU,
+	SLABLAB_A_VALIDATE,
+	SLABLAB_A_PAD,
+	SLABLAB_A_STORM,
+	__SLABLAB_A_MAX
+};
+
+#define SLABLAB_A_MAX (__SLABLAB_A_MAX - 1)
+
+/**
+ * enum slablab_cache_attr - A cache: its name, tunables
+ * @SLABLAB_CACHE_A_UNSPEC: not used
+ * @SLABLAB_CACHE_A_NAME: (string, at most 31 characters) 1..31 characters of
+ *	[A-Za-z0-9_.:-]
+ * @SLABLAB_CACHE_A_SIZE: (u32) object size asked for, min-size..max-size (the handler
+ *	checks)
+ * @SLABLAB_CACHE_A_ALIGN: (u32) power of two up to max-align, 0 = default (the handler
+ *	checks)
+ * @SLABLAB_CACHE_A_FLAGS: (u32, flags slablab_cache_flags)
+ * @SLABLAB_CACHE_A_CPU_PARTIAL: (u32, 0..65536) objects, 0..max-cpu-partial; 0 disables
+ *	per-cpu partial lists
+ * @SLABLAB_CACHE_A_MIN_PARTIAL: (u32, 0..1024) slabs kept on each node list,
+ *	0..max-min-partial
+ * @SLABLAB_CACHE_A_ORDER: (u32, 0..4) order of new slabs, 0..max-order (the handler also
+ *	checks the size fits)
+ * @SLABLAB_CACHE_A_FASTPATH: (u32, enum slablab_fastpath)
+ * @SLABLAB_CACHE_A_OBJ_STRIDE: (u32) bytes per object in a slab (slab_size)
+ * @SLABLAB_CACHE_A_OBJS_PER_SLAB: (u32) at the current order
+ * @SLABLAB_CACHE_A_ORDER_DEFAULT: (u32) what the order policy chose
+ * @SLABLAB_CACHE_A_OWNER: (u32, enum slablab_owner)
+ * @SLABLAB_CACHE_A_OBJECTS: (u64) objects in use
+ * @SLABLAB_CACHE_A_TOTAL_OBJECTS: (u64) object capacity of all slabs
+ * @SLABLAB_CACHE_A_SLABS: (u64)
+ * @SLABLAB_CACHE_A_PARTIAL_SLABS: (u64) on node partial lists
+ * @SLABLAB_CACHE_A_CPU_SLABS: (u64) active per-cpu slabs
+ * @SLABLAB_CACHE_A_CPU_PARTIAL_SLABS: (u64) on per-cpu partial lists
+ * @SLABLAB_CACHE_A_PAGES: (u64)
+ * @SLABLAB_CACHE_A_LIVE_BYTES: (u64) objects in use × object size
+ * @SLABLAB_CACHE_A_STATS: (nest of stats) one u64 per stat-item
+ * @SLABLAB_CACHE_A_PERCPU: (nest of percpu) a list of percpu.entry
+ * @SLABLAB_CACHE_A_SLABS_FREED: (u64) reply to cache-shrink
+ * @SLABLAB_CACHE_A_META_BYTES: (u64) off-slab metadata bytes
+ * @SLABLAB_CACHE_A_PAD: (pad) alignment padding of u64 attributes
+ * @SLABLAB_CACHE_A_FAIL_SLAB_EVERY: not used
+ * @SLABLAB_CACHE_A_REMOTE_NODE_DEFRAG_RATIO: (u32, 0..100) how often (percent, SLUB's
+ *	sysfs file of that name) an allocation without a node that finds no partial slab on
+ *	its own node takes one from another node holding more than min-partial, instead of a
+ *	new slab; 0: never, default 100
+ * @__SLABLAB_CACHE_A_MAX: the number of attribute types
+ */
+enum slablab_cache_attr {
+	SLABLAB_CACHE_A_UNSPEC,
+	SLABLAB_CACHE_A_NAME,
+	SLABLAB_CACHE_A_SIZE,
+	SLABLAB_CACHE_A_ALIGN,
+	SLABLAB_CACHE_A_FLAGS,
+	SLABLAB_CACHE_A_CPU_PARTIAL,
+	SLABLAB_CACHE_A_MIN_PARTIAL,
+	SLABLAB_CACHE_A_ORDER,
+	SLABLAB_CACHE_A_FASTPATH,
+	SLABLAB_CACHE_A_OBJ_STRIDE,
+	SLABLAB_CACHE_A_OBJS_PER_SLAB,
+	SLABLAB_CACHE_A_ORDER_DEFAULT,
+	SLABLAB_CACHE_A_OWNER,
+	SLABLAB_CACHE_A_OBJECTS,
+	SLABLAB_CACHE_A_TOTAL_OBJECTS,
+	SLABLAB_CACHE_A_SLABS,
+	SLABLAB_CACHE_A_PARTIAL_SLABS,
+	SLABLAB_CACHE_A_CPU_SLABS,
+	SLABLAB_CACHE_A_CPU_PARTIAL_SLABS,
+	SLABLAB_CACHE_A_PAGES,
+	SLABLAB_CACHE_A_LIVE_BYTES,
+	SLABLAB_CACHE_A_STATS,
+	SLABLAB_CACHE_A_PERCPU,
+	SLABLAB_CACHE_A_SLABS_FREED,
+	SLABLAB_CACHE_A_META_BYTES,
+	SLABLAB_CACHE_A_PAD,
+	SLABLAB_CACHE_A_FAIL_SLAB_EVERY,
+	SLABLAB_CACHE_A_REMOTE_NODE_DEFRAG_RATIO,
+	__SLABLAB_CACHE_A_MAX
+};
+
+#define SLABLAB_CACHE_A_MAX (__SLABLAB_CACHE_A_MAX - 1)
+
+/**
+ * enum slablab_percpu_attr - the attributes of the percpu set
+ * @SLABLAB_PERCPU_A_UNSPEC: not used
+ * @SLABLAB_PERCPU_A_ENTRY: (nest (repeated) of percpu)
+ * @SLABLAB_PERCPU_A_CPU: (u32)
+ * @SLABLAB_PERCPU_A_CPU_SLAB_OBJECTS: (u32) objects of the active slab
+ * @SLABLAB_PERCPU_A_CPU_PARTIAL_SLABS: (u32)
+ * @SLABLAB_PERCPU_A_CPU_PARTIAL_OBJECTS: (u32) free objects on the partial list
+ * @SLABLAB_PERCPU_A_STATS: (nest of stats) as cache.stats
+ * @SLABLAB_PERCPU_A_PAD: (pad) alignment padding of u64 attributes
+ * @__SLABLAB_PERCPU_A_MAX: the number of attribute types
+ *
+ * cache.percpu holds one entry nest per possible cpu with any activity; an entry holds
+ * the other attributes of this set.
+ */
+enum slablab_percpu_attr {
+	SLABLAB_PERCPU_A_UNSPEC,
+	SLABLAB_PERCPU_A_ENTRY,
+	SLABLAB_PERCPU_A_CPU,
+	SLABLAB_PERCPU_A_CPU_SLAB_OBJECTS,
+	SLABLAB_PERCPU_A_CPU_PARTIAL_SLABS,
+	SLABLAB_PERCPU_A_CPU_PARTIAL_OBJECTS,
+	SLABLAB_PERCPU_A_STATS,
+	SLABLAB_PERCPU_A_PAD,
+	__SLABLAB_PERCPU_A_MAX
+};
+
+#define SLABLAB_PERCPU_A_MAX (__SLABLAB_PERCPU_A_MAX - 1)
+
+/**
+ * enum slablab_validate_attr - The report of cache-validate
+ * @SLABLAB_VALIDATE_A_UNSPEC: not used
+ * @SLABLAB_VALIDATE_A_SLABS: (u64) slabs walked
+ * @SLABLAB_VALIDATE_A_OBJECTS: (u64) object slots walked
+ * @SLABLAB_VALIDATE_A_FREE_OBJECTS: (u64) objects found on freelists
+ * @SLABLAB_VALIDATE_A_ERRORS: (u32)
+ * @SLABLAB_VALIDATE_A_FIRST_ERROR: (string)
+ * @SLABLAB_VALIDATE_A_PAD: (pad) alignment padding of u64 attributes
+ * @__SLABLAB_VALIDATE_A_MAX: the number of attribute types
+ */
+enum slablab_validate_attr {
+	SLABLAB_VALIDATE_A_UNSPEC,
+	SLABLAB_VALIDATE_A_SLABS,
+	SLABLAB_VALIDATE_A_OBJECTS,
+	SLABLAB_VALIDATE_A_FREE_OBJECTS,
+	SLABLAB_VALIDATE_A_ERRORS,
+	SLABLAB_VALIDATE_A_FIRST_ERROR,
+	SLABLAB_VALIDATE_A_PAD,
+	__SLABLAB_VALIDATE_A_MAX
+};
+
+#define SLABLAB_VALIDATE_A_MAX (__SLABLAB_VALIDATE_A_MAX - 1)
+
+/**
+ * enum slablab_stats_attr - Statistics nests
+ * @SLABLAB_STATS_A_PAD: (pad) alignment padding of u64 attributes
+ * @SLABLAB_STATS_A_ALLOC_FASTPATH: (u64)
+ * @SLABLAB_STATS_A_ALLOC_SLOWPATH: (u64)
+ * @SLABLAB_STATS_A_FREE_FASTPATH: (u64)
+ * @SLABLAB_STATS_A_FREE_SLOWPATH: (u64)
+ * @SLABLAB_STATS_A_FREE_FROZEN: (u64)
+ * @SLABLAB_STATS_A_FREE_ADD_PARTIAL: (u64)
+ * @SLABLAB_STATS_A_FREE_REMOVE_PARTIAL: (u64)
+ * @SLABLAB_STATS_A_ALLOC_FROM_PARTIAL: (u64)
+ * @SLABLAB_STATS_A_ALLOC_SLAB: (u64)
+ * @SLABLAB_STATS_A_ALLOC_REFILL: (u64)
+ * @SLABLAB_STATS_A_ALLOC_NODE_MISMATCH: (u64)
+ * @SLABLAB_STATS_A_FREE_SLAB: (u64)
+ * @SLABLAB_STATS_A_CPUSLAB_FLUSH: (u64)
+ * @SLABLAB_STATS_A_DEACTIVATE_FULL: (u64)
+ * @SLABLAB_STATS_A_DEACTIVATE_EMPTY: (u64)
+ * @SLABLAB_STATS_A_DEACTIVATE_TO_HEAD: (u64)
+ * @SLABLAB_STATS_A_DEACTIVATE_TO_TAIL: (u64)
+ * @SLABLAB_STATS_A_DEACTIVATE_REMOTE_FREES: (u64)
+ * @SLABLAB_STATS_A_DEACTIVATE_BYPASS: (u64)
+ * @SLABLAB_STATS_A_ORDER_FALLBACK: (u64)
+ * @SLABLAB_STATS_A_CMPXCHG_DOUBLE_CPU_FAIL: (u64)
+ * @SLABLAB_STATS_A_CMPXCHG_DOUBLE_FAIL: (u64)
+ * @SLABLAB_STATS_A_CPU_PARTIAL_ALLOC: (u64)
+ * @SLABLAB_STATS_A_CPU_PARTIAL_FREE: (u64)
+ * @SLABLAB_STATS_A_CPU_PARTIAL_NODE: (u64)
+ * @SLABLAB_STATS_A_CPU_PARTIAL_DRAIN: (u64)
+ * @__SLABLAB_STATS_A_MAX: the number of attribute types
+ *
+ * Type 0 is alignment padding and is to be ignored. The attribute values are the
+ * stat-item values + 1; tests/host/test_spec.py checks the two agree.
+ */
+enum slablab_stats_attr {
+	SLABLAB_STATS_A_PAD,
+	SLABLAB_STATS_A_ALLOC_FASTPATH,
+	SLABLAB_STATS_A_ALLOC_SLOWPATH,
+	SLABLAB_STATS_A_FREE_FASTPATH,
+	SLABLAB_STATS_A_FREE_SLOWPATH,
+	SLABLAB_STATS_A_FREE_FROZEN,
+	SLABLAB_STATS_A_FREE_ADD_PARTIAL,
+	SLABLAB_STATS_A_FREE_REMOVE_PARTIAL,
+	SLABLAB_STATS_A_ALLOC_FROM_PARTIAL,
+	SLABLAB_STATS_A_ALLOC_SLAB,
+	SLABLAB_STATS_A_ALLOC_REFILL,
+	SLABLAB_STATS_A_ALLOC_NODE_MISMATCH,
+	SLABLAB_STATS_A_FREE_SLAB,
+	SLABLAB_STATS_A_CPUSLAB_FLUSH,
+	SLABLAB_STATS_A_DEACTIVATE_FULL,
+	SLABLAB_STATS_A_DEACTIVATE_EMPTY,
+	SLABLAB_STATS_A_DEACTIVATE_TO_HEAD,
+	SLABLAB_STATS_A_DEACTIVATE_TO_TAIL,
+	SLABLAB_STATS_A_DEACTIVATE_REMOTE_FREES,
+	SLABLAB_STATS_A_DEACTIVATE_BYPASS,
+	SLABLAB_STATS_A_ORDER_FALLBACK,
+	SLABLAB_STATS_A_CMPXCHG_DOUBLE_CPU_FAIL,
+	SLABLAB_STATS_A_CMPXCHG_DOUBLE_FAIL,
+	SLABLAB_STATS_A_CPU_PARTIAL_ALLOC,
+	SLABLAB_STATS_A_CPU_PARTIAL_FREE,
+	SLABLAB_STATS_A_CPU_PARTIAL_NODE,
+	SLABLAB_STATS_A_CPU_PARTIAL_DRAIN,
+	__SLABLAB_STATS_A_MAX
+};
+
+#define SLABLAB_STATS_A_MAX (__SLABLAB_STATS_A_MAX - 1)
+
+/**
+ * enum slablab_storm_attr - A storm: its specification
+ * @SLABLAB_STORM_A_UNSPEC: not used
+ * @SLABLAB_STORM_A_TARGET: (u32, enum slablab_storm_target)
+ * @SLABLAB_STORM_A_PATTERN: (u32, enum slablab_storm_pattern)
+ * @SLABLAB_STORM_A_CACHE: (string, at most 31 characters) slablab cache (target cache;
+ *	native's model); -ENOENT if none
+ * @SLABLAB_STORM_A_SIZE: (u32, 1..32768) object size, 1..max-size (native without cache,
+ *	kmalloc)
+ * @SLABLAB_STORM_A_SIZES: (nest of storm-size) up to storm-max-sizes storm-size.entry
+ *	nests (kmalloc targets); the kernel checks each entry with the storm-size policy
+ *	whatever its type (NLA_POLICY_NESTED_ARRAY)
+ * @SLABLAB_STORM_A_THREADS: (u32, 1..256) 1..storm-max-threads, default: one per cpu of
+ *	cpus; remote: even
+ * @SLABLAB_STORM_A_CPUS: (string, at most 255 characters) cpu list ("0-3,6") of online
+ *	cpus, default: the online cpus
+ * @SLABLAB_STORM_A_OPS: (u64, 1..1099511627776) 1..storm-max-ops per thread (remote -
+ *	per producer), default 100000
+ * @SLABLAB_STORM_A_DURATION_MS: (u32, 1..600000) 1..storm-max-duration-ms, instead of
+ *	ops
+ * @SLABLAB_STORM_A_BATCH: (u32, 1..65536) batch/bulk size, 1..storm-max-batch, default
+ *	16
+ * @SLABLAB_STORM_A_WORKING_SET: (u32, 1..4194304) churn objects per thread,
+ *	1..storm-max-working-set, default 4096
+ * @SLABLAB_STORM_A_RING: (u32, 2..65536) remote ring slots, a power of two
+ *	storm-min-ring..storm-max-ring, default 256
+ * @SLABLAB_STORM_A_SEED: (u64) RNG seed (churn, sizes), default 1
+ * @SLABLAB_STORM_A_MAX_LIVE_BYTES: (u64, 1..18446744073709551615) 1..RAM / 2 (-ERANGE):
+ *	cap on the memory the spec may hold at once, the objects each pattern keeps as the
+ *	target really allocates them plus the storm's own bookkeeping (-E2BIG if over;
+ *	docs/storms.md); default RAM / 4
+ * @SLABLAB_STORM_A_ID: (u32, 1..4294967295) from 1; 0 only in the state none reply
+ * @SLABLAB_STORM_A_STATE: (u32, enum slablab_storm_state)
+ * @SLABLAB_STORM_A_OPS_PLANNED: (u64) all threads; 0 for duration storms
+ * @SLABLAB_STORM_A_OPS_DONE: (u64) all threads
+ * @SLABLAB_STORM_A_ELAPSED_NS: (u64) start barrier to last thread done
+ * @SLABLAB_STORM_A_ALLOCS: (u64) objects allocated in timed loops
+ * @SLABLAB_STORM_A_FREES: (u64) objects freed in timed loops
+ * @SLABLAB_STORM_A_ALLOC_CYCLES: (u64) cycles in timed alloc loops (batch, bulk, remote
+ *	producers, churn)
+ * @SLABLAB_STORM_A_FREE_CYCLES: (u64) cycles in timed free loops
+ * @SLABLAB_STORM_A_PAIR_CYCLES: (u64) cycles in pair loops (alloc + free)
+ * @SLABLAB_STORM_A_LOOP_CYCLES: (u64) cycles of 1000 iterations of an empty timed loop
+ *	(not subtracted)
+ * @SLABLAB_STORM_A_FAILURES: (u64) allocations that returned NULL
+ * @SLABLAB_STORM_A_PEAK_PAGES: (u64) pages held by the target at the peak
+ * @SLABLAB_STORM_A_PEAK_LIVE_BYTES: (u64) bytes of live objects at that moment
+ * @SLABLAB_STORM_A_META_BYTES: (u64) slablab off-slab metadata at the peak
+ * @SLABLAB_STORM_A_CYCLES_PER_SEC: (u64) get_cycles() rate (tsc_khz x 1000)
+ * @SLABLAB_STORM_A_FEATURES: (u32, flags slablab_feature) the feature bits the kernel
+ *	ran with
+ * @SLABLAB_STORM_A_CACHE_FLAGS: (u32, flags slablab_cache_flags) cache-flags of the
+ *	target cache
+ * @SLABLAB_STORM_A_THREAD_LIST: (nest of storm-thread) storm-thread.entry nests
+ * @SLABLAB_STORM_A_STATS: (nest of stats) stat deltas over the storm (slablab targets),
+ *	as cache.stats
+ * @SLABLAB_STORM_A_NATIVE_NAME: (string) the kernel cache's name (native)
+ * @SLABLAB_STORM_A_PAD: (pad) alignment padding of u64 attributes
+ * @__SLABLAB_STORM_A_MAX: the number of attribute types
+ *
+ * Values outside an attribute's checks fail with -ERANGE (the kernel's policy, which
+ * reports the range), the others with the errno and an extack message naming the limit.
+ * Memory at the peak (peak-pages, peak-live-bytes, meta-bytes) is sampled every 50 ms
+ * and by the storm threads themselves once their working set is full (churn: also just
+ * before they free it), so a storm of any length reports its steady state.
+ */
 enum slablab_storm_attr {
 	SLABLAB_STORM_A_UNSPEC,
-	/* the specification */
-	SLABLAB_STORM_A_TARGET,		/* u32, enum slablab_storm_target */
-	SLABLAB_STORM_A_PATTERN,	/* u32, enum slablab_storm_pattern */
-	/* string < SLABLAB_NAME_MAX: slablab cache (CACHE; NATIVE's model); -ENOENT if none */
+	SLABLAB_STORM_A_TARGET,
+	SLABLAB_STORM_A_PATTERN,
 	SLABLAB_STORM_A_CACHE,
-	/* u32 1..SLABLAB_MAX_SIZE: object size (NATIVE without CACHE, kmalloc) */
 	SLABLAB_STORM_A_SIZE,
-	/* nest of up to SLABLAB_STORM_MAX_SIZES SLABLAB_STORM_SIZE_A_ENTRY (kmalloc) */
 	SLABLAB_STORM_A_SIZES,
-	/* u32 1..SLABLAB_STORM_MAX_THREADS, default: one per cpu of CPUS; remote: even */
 	SLABLAB_STORM_A_THREADS,
-	/* string < SLABLAB_STORM_CPUS_MAX: cpu list ("0-3,6") of online cpus, default online */
 	SLABLAB_STORM_A_CPUS,
-	/* u64 1..SLABLAB_STORM_MAX_OPS per thread (remote: per producer), default 100000 */
 	SLABLAB_STORM_A_OPS,
-	/* u32 1..SLABLAB_STORM_MAX_DURATION_MS, instead of OPS */
 	SLABLAB_STORM_A_DURATION_MS,
-	/* u32 1..SLABLAB_STORM_MAX_BATCH: batch/bulk size, default 16 */
 	SLABLAB_STORM_A_BATCH,
-	/* u32 1..SLABLAB_STORM_MAX_WORKING_SET: churn objects per thread, default 4096 */
 	SLABLAB_STORM_A_WORKING_SET,
-	/* u32: remote ring slots, a power of two SLABLAB_STORM_MIN_RING..MAX_RING, default 256 */
 	SLABLAB_STORM_A_RING,
-	SLABLAB_STORM_A_SEED,		/* u64: RNG seed (churn, sizes), default 1 */
-	/*
-	 * u64 1..RAM / 2 (-ERANGE): cap on the memory the spec may hold at once, the objects
-	 * each pattern keeps as the target really allocates them plus the storm's own
-	 * bookkeeping (-E2BIG if over; docs/storms.md); default RAM / 4
-	 */
+	SLABLAB_STORM_A_SEED,
 	SLABLAB_STORM_A_MAX_LIVE_BYTES,
-	/* state and progress */
-	SLABLAB_STORM_A_ID,		/* u32, from 1; 0 only in the STATE NONE reply */
-	SLABLAB_STORM_A_STATE,		/* u32, enum slablab_storm_state */
-	SLABLAB_STORM_A_OPS_PLANNED,	/* u64, all threads; 0 for duration storms */
-	SLABLAB_STORM_A_OPS_DONE,	/* u64, all threads */
-	SLABLAB_STORM_A_ELAPSED_NS,	/* u64, start barrier to last thread done */
-	/* results */
-	SLABLAB_STORM_A_ALLOCS,		/* u64 objects allocated in timed loops */
-	SLABLAB_STORM_A_FREES,		/* u64 objects freed in timed loops */
-	/* u64 cycles in timed alloc loops (batch, bulk, remote producers, churn) */
+	SLABLAB_STORM_A_ID,
+	SLABLAB_STORM_A_STATE,
+	SLABLAB_STORM_A_OPS_PLANNED,
+	SLABLAB_STORM_A_OPS_DONE,
+	SLABLAB_STORM_A_ELAPSED_NS,
+	SLABLAB_STORM_A_ALLOCS,
+	SLABLAB_STORM_A_FREES,
 	SLABLAB_STORM_A_ALLOC_CYCLES,
-	SLABLAB_STORM_A_FREE_CYCLES,	/* u64 cycles in timed free loops */
-	SLABLAB_STORM_A_PAIR_CYCLES,	/* u64 cycles in pair loops (alloc + free) */
-	/* u64 cycles of 1000 iterations of an empty timed loop (not subtracted) */
+	SLABLAB_STORM_A_FREE_CYCLES,
+	SLABLAB_STORM_A_PAIR_CYCLES,
 	SLABLAB_STORM_A_LOOP_CYCLES,
-	SLABLAB_STORM_A_FAILURES,	/* u64 allocations that returned NULL */
-	SLABLAB_STORM_A_PEAK_PAGES,	/* u64 pages held by the target at the peak */
-	SLABLAB_STORM_A_PEAK_LIVE_BYTES, /* u64 bytes of live objects at that moment */
-	SLABLAB_STORM_A_META_BYTES,	/* u64 slablab off-slab metadata at the peak */
-	SLABLAB_STORM_A_CYCLES_PER_SEC,	/* u64 get_cycles() rate (tsc_khz x 1000) */
-	SLABLAB_STORM_A_FEATURES,	/* u32 SLABLAB_FEAT_* the kernel ran with */
-	SLABLAB_STORM_A_CACHE_FLAGS,	/* u32 SLABLAB_CACHE_F_* of the target cache */
-	SLABLAB_STORM_A_THREAD_LIST,	/* nest of SLABLAB_STORM_THREAD_A_ENTRY */
-	/* nest: stat deltas over the storm (slablab targets), as SLABLAB_CACHE_A_STATS */
+	SLABLAB_STORM_A_FAILURES,
+	SLABLAB_STORM_A_PEAK_PAGES,
+	SLABLAB_STORM_A_PEAK_LIVE_BYTES,
+	SLABLAB_STORM_A_META_BYTES,
+	SLABLAB_STORM_A_CYCLES_PER_SEC,
+	SLABLAB_STORM_A_FEATURES,
+	SLABLAB_STORM_A_CACHE_FLAGS,
+	SLABLAB_STORM_A_THREAD_LIST,
 	SLABLAB_STORM_A_STATS,
-	SLABLAB_STORM_A_NATIVE_NAME,	/* string: the kernel cache's name (NATIVE) */
+	SLABLAB_STORM_A_NATIVE_NAME,
 	SLABLAB_STORM_A_PAD,
 	__SLABLAB_STORM_A_MAX
 };
 
 #define SLABLAB_STORM_A_MAX (__SLABLAB_STORM_A_MAX - 1)
 
+/**
+ * enum slablab_storm_size_attr - the attributes of the storm-size set
+ * @SLABLAB_STORM_SIZE_A_UNSPEC: not used
+ * @SLABLAB_STORM_SIZE_A_ENTRY: (nest (repeated) of storm-size)
+ * @SLABLAB_STORM_SIZE_A_SIZE: (u32, 1..32768) bytes, 1..max-size (required)
+ * @SLABLAB_STORM_SIZE_A_WEIGHT: (u32, 1..4294967295) relative weight,
+ *	1..storm-max-weight (the handler checks the maximum)
+ * @__SLABLAB_STORM_SIZE_A_MAX: the number of attribute types
+ *
+ * storm.sizes holds entry nests; an entry holds size and weight.
+ */
 enum slablab_storm_size_attr {
 	SLABLAB_STORM_SIZE_A_UNSPEC,
-	SLABLAB_STORM_SIZE_A_ENTRY,	/* nest */
-	SLABLAB_STORM_SIZE_A_SIZE,	/* u32 bytes, 1..SLABLAB_MAX_SIZE (required) */
-	SLABLAB_STORM_SIZE_A_WEIGHT,	/* u32 relative weight, 1..SLABLAB_STORM_MAX_WEIGHT */
+	SLABLAB_STORM_SIZE_A_ENTRY,
+	SLABLAB_STORM_SIZE_A_SIZE,
+	SLABLAB_STORM_SIZE_A_WEIGHT,
 	__SLABLAB_STORM_SIZE_A_MAX
 };
 
 #define SLABLAB_STORM_SIZE_A_MAX (__SLABLAB_STORM_SIZE_A_MAX - 1)
 
+/**
+ * enum slablab_storm_thread_attr - the attributes of the storm-thread set
+ * @SLABLAB_STORM_THREAD_A_UNSPEC: not used
+ * @SLABLAB_STORM_THREAD_A_ENTRY: (nest (repeated) of storm-thread)
+ * @SLABLAB_STORM_THREAD_A_CPU: (u32)
+ * @SLABLAB_STORM_THREAD_A_OPS: (u64)
+ * @SLABLAB_STORM_THREAD_A_CYCLES: (u64) cycles in its timed loops
+ * @SLABLAB_STORM_THREAD_A_NS: (u64) from the start barrier to its end
+ * @SLABLAB_STORM_THREAD_A_PAD: (pad) alignment padding of u64 attributes
+ * @__SLABLAB_STORM_THREAD_A_MAX: the number of attribute types
+ *
+ * storm.thread-list holds entry nests, one per thread; an entry holds the rest.
+ */
 enum slablab_storm_thread_attr {
 	SLABLAB_STORM_THREAD_A_UNSPEC,
-	SLABLAB_STORM_THREAD_A_ENTRY,	/* nest */
-	SLABLAB_STORM_THREAD_A_CPU,	/* u32 */
-	SLABLAB_STORM_THREAD_A_OPS,	/* u64 */
-	SLABLAB_STORM_THREAD_A_CYCLES,	/* u64 cycles in its timed loops */
-	SLABLAB_STORM_THREAD_A_NS,	/* u64 from the start barrier to its end */
+	SLABLAB_STORM_THREAD_A_ENTRY,
+	SLABLAB_STORM_THREAD_A_CPU,
+	SLABLAB_STORM_THREAD_A_OPS,
+	SLABLAB_STORM_THREAD_A_CYCLES,
+	SLABLAB_STORM_THREAD_A_NS,
 	SLABLAB_STORM_THREAD_A_PAD,
 	__SLABLAB_STORM_THREAD_A_MAX
 };
 
 #define SLABLAB_STORM_THREAD_A_MAX (__SLABLAB_STORM_THREAD_A_MAX - 1)
+
+/* enum slablab_cmd: the commands, described at the top */
+enum slablab_cmd {
+	SLABLAB_CMD_UNSPEC,
+	SLABLAB_CMD_GET_STATUS,
+	SLABLAB_CMD_CACHE_NEW,
+	SLABLAB_CMD_CACHE_DEL,
+	SLABLAB_CMD_CACHE_GET,
+	SLABLAB_CMD_CACHE_SET,
+	SLABLAB_CMD_CACHE_SHRINK,
+	SLABLAB_CMD_CACHE_VALIDATE,
+	SLABLAB_CMD_CACHE_RESET_STATS,
+	SLABLAB_CMD_OBJ_ALLOC,
+	SLABLAB_CMD_OBJ_FREE,
+	SLABLAB_CMD_LAB_SET,
+	SLABLAB_CMD_STORM_START = 13,
+	SLABLAB_CMD_STORM_GET,
+	SLABLAB_CMD_STORM_STOP,
+	__SLABLAB_CMD_MAX
+};
+
+#define SLABLAB_CMD_MAX (__SLABLAB_CMD_MAX - 1)
 
 #endif /* _UAPI_LINUX_SLABLAB_H */

@@ -3,6 +3,7 @@
 // throw UsageError with a message that names the offending value and the accepted range.
 #pragma once
 
+#include "slabctl/tunables.hpp"
 #include "slabctl/types.hpp"
 
 #include <cstdint>
@@ -40,6 +41,9 @@ const std::vector<std::string_view>& tunable_keys();
  * names, "none", or a number). A key given twice, an unknown key or a bad value throws.
  */
 void apply_assignment(Tunables& t, std::string_view assignment);
+
+/// A tunable's VALUE: a number, an enum value's name (or number), or flag names.
+uint32_t parse_tunable_value(const TunableDesc& d, std::string_view value);
 /// All of them, then validate_tunables(). At least one is needed.
 Tunables parse_assignments(const std::vector<std::string>& assignments);
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <linux/slablab.h>
+#include <slablab/protocol.h>	// the X-macro tables generated from uapi/slablab.yaml
 
 #include <array>
 #include <cstddef>
@@ -12,6 +13,11 @@
 #include <vector>
 
 namespace slabctl {
+
+/// The C++ type of a protocol type name of the X-macro tables (u32, u64).
+using proto_u32 = uint32_t;
+using proto_u64 = uint64_t;
+#define SLABCTL_TYPE(type) proto_##type
 
 /// Number of event counters (enum slablab_stat_item).
 inline constexpr std::size_t kNrStats = SLABLAB_STAT_MAX + 1;
@@ -45,11 +51,10 @@ struct CacheSpec {
 	std::string name;			///< [A-Za-z0-9_.:-]{1,31}
 	uint32_t size = 0;			///< SLABLAB_MIN_SIZE .. SLABLAB_MAX_SIZE
 	std::optional<uint32_t> align;		///< power of two <= SLABLAB_MAX_ALIGN, 0 = default
-	std::optional<uint32_t> flags;		///< SLABLAB_CACHE_F_* bits
-	std::optional<uint32_t> cpu_partial;	///< <= SLABLAB_MAX_CPU_PARTIAL
-	std::optional<uint32_t> min_partial;	///< <= SLABLAB_MAX_MIN_PARTIAL
-	std::optional<uint32_t> order;		///< <= SLABLAB_MAX_ORDER
-	std::optional<uint32_t> fastpath;	///< enum slablab_fastpath
+	/// the tunables (SLABLAB_CACHE_TUNABLES: flags, order, cpu_partial, ...)
+#define SLABCTL_FIELD(attr, name, type, kind, enum, min, max) std::optional<SLABCTL_TYPE(type)> name;
+	SLABLAB_CACHE_TUNABLES(SLABCTL_FIELD)
+#undef SLABCTL_FIELD
 };
 
 /**
@@ -60,18 +65,20 @@ struct CacheSpec {
  * `flags` is also given, which is then the base).
  */
 struct Tunables {
-	std::optional<uint32_t> cpu_partial;
-	std::optional<uint32_t> min_partial;
-	std::optional<uint32_t> order;
-	std::optional<uint32_t> fastpath;
-	std::optional<uint32_t> flags;
+	/// the tunables (SLABLAB_CACHE_TUNABLES: flags, order, cpu_partial, ...)
+#define SLABCTL_FIELD(attr, name, type, kind, enum, min, max) std::optional<SLABCTL_TYPE(type)> name;
+	SLABLAB_CACHE_TUNABLES(SLABCTL_FIELD)
+#undef SLABCTL_FIELD
 	uint32_t flags_set = 0;
 	uint32_t flags_clear = 0;
 
 	bool empty() const noexcept
 	{
-		return !cpu_partial && !min_partial && !order && !fastpath && !flags &&
-		       flags_set == 0 && flags_clear == 0;
+		bool any = flags_set != 0 || flags_clear != 0;
+#define SLABCTL_ANY(attr, name, type, kind, enum, min, max) any = any || name.has_value();
+		SLABLAB_CACHE_TUNABLES(SLABCTL_ANY)
+#undef SLABCTL_ANY
+		return !any;
 	}
 	bool relative_flags() const noexcept { return (flags_set | flags_clear) != 0; }
 };
@@ -90,26 +97,18 @@ struct CacheInfo {
 	std::string name;
 	uint32_t size = 0;		///< object size asked for
 	uint32_t align = 0;
-	uint32_t flags = 0;		///< SLABLAB_CACHE_F_*
-	uint32_t cpu_partial = 0;
-	uint32_t min_partial = 0;
-	uint32_t order = 0;		///< order of new slabs
-	uint32_t fastpath = 0;		///< enum slablab_fastpath
 	uint32_t obj_stride = 0;	///< bytes per object in a slab
 	uint32_t objs_per_slab = 0;
 	uint32_t order_default = 0;	///< what the order policy chose
 	uint32_t owner = 0;		///< enum slablab_owner
 
-	// gauges
-	uint64_t objects = 0;		///< objects in use
-	uint64_t total_objects = 0;	///< object capacity of all slabs
-	uint64_t slabs = 0;
-	uint64_t partial_slabs = 0;	///< on node partial lists
-	uint64_t cpu_slabs = 0;		///< active per-cpu slabs
-	uint64_t cpu_partial_slabs = 0;	///< on per-cpu partial lists
-	uint64_t pages = 0;
-	uint64_t live_bytes = 0;	///< objects in use x object size
-	uint64_t meta_bytes = 0;	///< off-slab metadata bytes
+	/// the tunables (SLABLAB_CACHE_TUNABLES) and the gauges (SLABLAB_CACHE_GAUGES:
+	/// objects, total_objects, slabs, ..., live_bytes, meta_bytes), as uapi/slablab.yaml
+	/// documents them
+#define SLABCTL_FIELD(attr, name, type, ...) SLABCTL_TYPE(type) name = 0;
+	SLABLAB_CACHE_TUNABLES(SLABCTL_FIELD)
+	SLABLAB_CACHE_GAUGES(SLABCTL_FIELD)
+#undef SLABCTL_FIELD
 
 	std::optional<uint64_t> slabs_freed; ///< only in a SHRINK reply
 

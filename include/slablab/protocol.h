@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: (GPL-2.0 WITH Linux-syscall-note) OR MIT */
+/* generated from uapi/slablab.yaml by scripts/gen-protocol.py — do not edit */
+/*
+ * X-macro tables of the slablab protocol, for the module (netlink fill and set,
+ * debugfs), slabctl (types, decoders, JSON, names) and the Python binding. Each
+ * table is a macro taking the macro X to apply to every row:
+ *
+ *   #define PUT(attr, name, type, kind, enum, min, max) ...
+ *   SLABLAB_CACHE_TUNABLES(PUT)
+ */
+#ifndef _SLABLAB_PROTOCOL_H
+#define _SLABLAB_PROTOCOL_H
+
+/*
+ * The cache tunables (spec: cache-tunables), in the order the module applies them.
+ * X(attr, name, type, kind, enum, min, max): attr is the SLABLAB_CACHE_A_ suffix; name
+ * the module's struct slablab_cache field, slablab_set_<name>(), the debugfs/sysfs
+ * file, slabctl's KEY and JSON key and Python's keyword; type u32 or u64; kind NUM,
+ * ENUM or FLAGS (then enum is the spec's enum, else none); min..max what the kernel's
+ * policy accepts (a flags tunable: max is the mask of its bits).
+ */
+#define SLABLAB_CACHE_TUNABLES(X) \
+	X(FLAGS, flags, u32, FLAGS, cache_flags, 0, 15) \
+	X(ORDER, order, u32, NUM, none, 0, 4) \
+	X(CPU_PARTIAL, cpu_partial, u32, NUM, none, 0, 65536) \
+	X(MIN_PARTIAL, min_partial, u32, NUM, none, 0, 1024) \
+	X(FASTPATH, fastpath, u32, ENUM, fastpath, 0, 1) \
+	X(REMOTE_NODE_DEFRAG_RATIO, remote_node_defrag_ratio, u32, NUM, none, 0, 100)
+
+/*
+ * The gauges of a cache reply (spec: cache-gauges). X(attr, name, type): attr is the
+ * SLABLAB_CACHE_A_ suffix, name the JSON key under "gauges".
+ */
+#define SLABLAB_CACHE_GAUGES(X) \
+	X(OBJECTS, objects, u64) \
+	X(TOTAL_OBJECTS, total_objects, u64) \
+	X(SLABS, slabs, u64) \
+	X(PARTIAL_SLABS, partial_slabs, u64) \
+	X(CPU_SLABS, cpu_slabs, u64) \
+	X(CPU_PARTIAL_SLABS, cpu_partial_slabs, u64) \
+	X(PAGES, pages, u64) \
+	X(LIVE_BYTES, live_bytes, u64) \
+	X(META_BYTES, meta_bytes, u64)
+
+/*
+ * The event counters (spec: stat-item), in enum slablab_stat_item order. X(item, name):
+ * item is the SLABLAB_ suffix, name the debugfs and sysfs file and the JSON key.
+ */
+#define SLABLAB_STAT_ITEMS(X) \
+	X(ALLOC_FASTPATH, alloc_fastpath) \
+	X(ALLOC_SLOWPATH, alloc_slowpath) \
+	X(FREE_FASTPATH, free_fastpath) \
+	X(FREE_SLOWPATH, free_slowpath) \
+	X(FREE_FROZEN, free_frozen) \
+	X(FREE_ADD_PARTIAL, free_add_partial) \
+	X(FREE_REMOVE_PARTIAL, free_remove_partial) \
+	X(ALLOC_FROM_PARTIAL, alloc_from_partial) \
+	X(ALLOC_SLAB, alloc_slab) \
+	X(ALLOC_REFILL, alloc_refill) \
+	X(ALLOC_NODE_MISMATCH, alloc_node_mismatch) \
+	X(FREE_SLAB, free_slab) \
+	X(CPUSLAB_FLUSH, cpuslab_flush) \
+	X(DEACTIVATE_FULL, deactivate_full) \
+	X(DEACTIVATE_EMPTY, deactivate_empty) \
+	X(DEACTIVATE_TO_HEAD, deactivate_to_head) \
+	X(DEACTIVATE_TO_TAIL, deactivate_to_tail) \
+	X(DEACTIVATE_REMOTE_FREES, deactivate_remote_frees) \
+	X(DEACTIVATE_BYPASS, deactivate_bypass) \
+	X(ORDER_FALLBACK, order_fallback) \
+	X(CMPXCHG_DOUBLE_CPU_FAIL, cmpxchg_double_cpu_fail) \
+	X(CMPXCHG_DOUBLE_FAIL, cmpxchg_double_fail) \
+	X(CPU_PARTIAL_ALLOC, cpu_partial_alloc) \
+	X(CPU_PARTIAL_FREE, cpu_partial_free) \
+	X(CPU_PARTIAL_NODE, cpu_partial_node) \
+	X(CPU_PARTIAL_DRAIN, cpu_partial_drain)
+
+#endif /* _SLABLAB_PROTOCOL_H */

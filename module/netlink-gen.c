@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: GPL-2.0
+/* generated from uapi/slablab.yaml by scripts/gen-protocol.py — do not edit */
+/*
+ * The policies of the slablab family (kernel-policy: global): one table per
+ * attribute set requests carry, holding only the attributes requests may carry, so
+ * that strict validation rejects the reply-only ones as unknown.
+ */
+#include "netlink-gen.h"
+
+static struct netlink_range_validation storm_size_size_range = {
+	.min = 1,
+	.max = 32768,
+};
+
+static struct netlink_range_validation storm_size_range = {
+	.min = 1,
+	.max = 32768,
+};
+
+static struct netlink_range_validation storm_ops_range = {
+	.min = 1,
+	.max = 1099511627776ULL,
+};
+
+static struct netlink_range_validation storm_duration_ms_range = {
+	.min = 1,
+	.max = 600000,
+};
+
+static struct netlink_range_validation storm_batch_range = {
+	.min = 1,
+	.max = 65536,
+};
+
+static struct netlink_range_validation storm_working_set_range = {
+	.min = 1,
+	.max = 4194304,
+};
+
+static struct netlink_range_validation storm_ring_range = {
+	.min = 2,
+	.max = 65536,
+};
+
+static struct netlink_range_validation cache_cpu_partial_range = {
+	.max = 65536,
+};
+
+static struct netlink_range_validation slablab_count_range = {
+	.min = 1,
+	.max = 1048576,
+};
+
+const struct nla_policy slablab_storm_size_policy[SLABLAB_STORM_SIZE_A_MAX + 1] = {
+	[SLABLAB_STORM_SIZE_A_SIZE] = NLA_POLICY_FULL_RANGE(NLA_U32, &storm_size_size_range),
+	[SLABLAB_STORM_SIZE_A_WEIGHT] = NLA_POLICY_MIN(NLA_U32, 1),
+};
+
+const struct nla_policy slablab_storm_policy[SLABLAB_STORM_A_MAX + 1] = {
+	[SLABLAB_STORM_A_TARGET] = NLA_POLICY_MAX(NLA_U32, __SLABLAB_TARGET_MAX - 1),
+	[SLABLAB_STORM_A_PATTERN] = NLA_POLICY_MAX(NLA_U32, __SLABLAB_PATTERN_MAX - 1),
+	[SLABLAB_STORM_A_CACHE] = { .type = NLA_NUL_STRING, .len = SLABLAB_NAME_MAX - 1 },
+	[SLABLAB_STORM_A_SIZE] = NLA_POLICY_FULL_RANGE(NLA_U32, &storm_size_range),
+	[SLABLAB_STORM_A_SIZES] = NLA_POLICY_NESTED_ARRAY(slablab_storm_size_policy),
+	[SLABLAB_STORM_A_THREADS] = NLA_POLICY_RANGE(NLA_U32, 1, 256),
+	[SLABLAB_STORM_A_CPUS] = { .type = NLA_NUL_STRING, .len = SLABLAB_STORM_CPUS_MAX - 1 },
+	[SLABLAB_STORM_A_OPS] = NLA_POLICY_FULL_RANGE(NLA_U64, &storm_ops_range),
+	[SLABLAB_STORM_A_DURATION_MS] = NLA_POLICY_FULL_RANGE(NLA_U32, &storm_duration_ms_range),
+	[SLABLAB_STORM_A_BATCH] = NLA_POLICY_FULL_RANGE(NLA_U32, &storm_batch_range),
+	[SLABLAB_STORM_A_WORKING_SET] = NLA_POLICY_FULL_RANGE(NLA_U32, &storm_working_set_range),
+	[SLABLAB_STORM_A_RING] = NLA_POLICY_FULL_RANGE(NLA_U32, &storm_ring_range),
+	[SLABLAB_STORM_A_SEED] = { .type = NLA_U64 },
+	[SLABLAB_STORM_A_MAX_LIVE_BYTES] = NLA_POLICY_MIN(NLA_U64, 1),
+	[SLABLAB_STORM_A_ID] = NLA_POLICY_MIN(NLA_U32, 1),
+};
+
+const struct nla_policy slablab_cache_policy[SLABLAB_CACHE_A_MAX + 1] = {
+	[SLABLAB_CACHE_A_NAME] = { .type = NLA_NUL_STRING, .len = SLABLAB_NAME_MAX - 1 },
+	[SLABLAB_CACHE_A_SIZE] = { .type = NLA_U32 },
+	[SLABLAB_CACHE_A_ALIGN] = { .type = NLA_U32 },
+	[SLABLAB_CACHE_A_FLAGS] = NLA_POLICY_MASK(NLA_U32, __SLABLAB_CACHE_F_ALL),
+	[SLABLAB_CACHE_A_ORDER] = NLA_POLICY_MAX(NLA_U32, 4),
+	[SLABLAB_CACHE_A_CPU_PARTIAL] = NLA_POLICY_FULL_RANGE(NLA_U32, &cache_cpu_partial_range),
+	[SLABLAB_CACHE_A_MIN_PARTIAL] = NLA_POLICY_MAX(NLA_U32, 1024),
+	[SLABLAB_CACHE_A_FASTPATH] = NLA_POLICY_MAX(NLA_U32, __SLABLAB_FASTPATH_MAX - 1),
+	[SLABLAB_CACHE_A_REMOTE_NODE_DEFRAG_RATIO] = NLA_POLICY_MAX(NLA_U32, 100),
+};
+
+const struct nla_policy slablab_policy[SLABLAB_A_MAX + 1] = {
+	[SLABLAB_A_KMALLOC_PAGE_POLICY] = NLA_POLICY_MAX(NLA_U32, __SLABLAB_PAGE_POLICY_MAX - 1),
+	[SLABLAB_A_CACHE] = NLA_POLICY_NESTED(slablab_cache_policy),
+	[SLABLAB_A_FLAGS] = NLA_POLICY_MASK(NLA_U32, __SLABLAB_GET_F_ALL),
+	[SLABLAB_A_HANDLE] = NLA_POLICY_MIN(NLA_U32, 1),
+	[SLABLAB_A_COUNT] = NLA_POLICY_FULL_RANGE(NLA_U32, &slablab_count_range),
+	[SLABLAB_A_CPU] = { .type = NLA_U32 },
+	[SLABLAB_A_STORM] = NLA_POLICY_NESTED(slablab_storm_policy),
+};
