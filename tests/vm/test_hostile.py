@@ -25,7 +25,7 @@ import time
 import pytest
 
 import slablab
-from conftest import DEBUGFS, REPO, SLABCTL, consistent
+from conftest import DEBUGFS, SLABCTL, consistent
 
 # ------------------------------------------------------------------ the protocol
 
