@@ -55,15 +55,47 @@ static const char *const order_reasons[] = {
 	[SLABLAB_ORDER_TOO_BIG] = "too_big",
 };
 
-enum dbg_attr {
-	D_OBJECT_SIZE, D_SLAB_SIZE, D_OBJS_PER_SLAB, D_ORDER, D_ORDER_DEFAULT, D_ORDER_REASON,
-	D_OBJECTS, D_TOTAL_OBJECTS, D_SLABS, D_PARTIAL, D_CPU_SLABS, D_SLABS_CPU_PARTIAL,
-	D_CPU_PARTIAL, D_MIN_PARTIAL, D_ALIGN, D_FASTPATH, D_FLAGS, D_OWNER, D_PAGES,
-	D_LIVE_BYTES, D_META_BYTES, D_POISON, D_RED_ZONE, D_SANITY_CHECKS, D_SHRINK,
-	D_VALIDATE, D_FAIL_SLAB_EVERY,
-	D_NR,
-	D_STAT_FIRST = D_NR,	/* then one per enum slablab_stat_item */
+/*
+ * The tunables' files come from the spec's table (SLABLAB_CACHE_TUNABLES, generated into
+ * include/slablab/protocol.h): one named as the tunable (SLUB's sysfs file where it has
+ * one), read and written as a number or, for an enum, a value's name. Flags have none:
+ * the read-only "flags" file shows them, SLUB's poison/red_zone/sanity_checks each one.
+ */
+struct slablab_dbg_tunable {
+	const char *file;	/* NULL: none */
+	size_t offset;		/* of its unsigned int in struct slablab_cache */
+	const char *const *names;	/* an enum's value names, else NULL */
+	unsigned int nr_names;
+	int (*set)(struct slablab_cache *s, unsigned int v, struct netlink_ext_ack *extack);
 };
+
+#define DBG_FILE_NUM		1
+#define DBG_FILE_ENUM		1
+#define DBG_FILE_FLAGS		0
+#define DBG_NAMES_NUM(e)
+#define DBG_NAMES_ENUM(e)	.names = e##_names, .nr_names = ARRAY_SIZE(e##_names),
+#define DBG_NAMES_FLAGS(e)
+#define DBG_TUNABLE(attr, name, type, kind, enum, min, max)			\
+	{ .file = DBG_FILE_##kind ? #name : NULL,				\
+	  .offset = offsetof(struct slablab_cache, name),			\
+	  DBG_NAMES_##kind(enum)						\
+	  .set = slablab_set_##name },
+
+static const struct slablab_dbg_tunable dbg_tunables[] = {
+	SLABLAB_CACHE_TUNABLES(DBG_TUNABLE)
+};
+
+enum dbg_attr {
+	D_OBJECT_SIZE, D_SLAB_SIZE, D_OBJS_PER_SLAB, D_ORDER_DEFAULT, D_ORDER_REASON,
+	D_OBJECTS, D_TOTAL_OBJECTS, D_SLABS, D_PARTIAL, D_CPU_SLABS, D_SLABS_CPU_PARTIAL,
+	D_ALIGN, D_FLAGS, D_OWNER, D_PAGES, D_LIVE_BYTES, D_META_BYTES, D_POISON, D_RED_ZONE,
+	D_SANITY_CHECKS, D_SHRINK, D_VALIDATE, D_FAIL_SLAB_EVERY,
+	D_NR,
+	D_TUNABLE_FIRST = D_NR,	/* then one per row of dbg_tunables[] */
+};
+
+/* then one per enum slablab_stat_item */
+#define D_STAT_FIRST	(D_TUNABLE_FIRST + (int)ARRAY_SIZE(dbg_tunables))
 
 static const struct {
 	const char *name;
@@ -72,7 +104,6 @@ static const struct {
 	[D_OBJECT_SIZE] = { "object_size", 0444 },
 	[D_SLAB_SIZE] = { "slab_size", 0444 },
 	[D_OBJS_PER_SLAB] = { "objs_per_slab", 0444 },
-	[D_ORDER] = { "order", 0644 },
 	[D_ORDER_DEFAULT] = { "order_default", 0444 },
 	[D_ORDER_REASON] = { "order_reason", 0444 },
 	[D_OBJECTS] = { "objects", 0444 },
@@ -81,10 +112,7 @@ static const struct {
 	[D_PARTIAL] = { "partial", 0444 },
 	[D_CPU_SLABS] = { "cpu_slabs", 0444 },
 	[D_SLABS_CPU_PARTIAL] = { "slabs_cpu_partial", 0444 },
-	[D_CPU_PARTIAL] = { "cpu_partial", 0644 },
-	[D_MIN_PARTIAL] = { "min_partial", 0644 },
 	[D_ALIGN] = { "align", 0444 },
-	[D_FASTPATH] = { "fastpath", 0644 },
 	[D_FLAGS] = { "flags", 0444 },
 	[D_OWNER] = { "owner", 0444 },
 	[D_PAGES] = { "pages", 0444 },
@@ -115,6 +143,17 @@ static void show_stat(struct seq_file *m, struct slablab_cache *s, int item)
 			seq_printf(m, " C%d=%llu", cpu, v);
 	}
 	seq_putc(m, '\n');
+}
+
+static void show_tunable(struct seq_file *m, struct slablab_cache *s,
+			 const struct slablab_dbg_tunable *t)
+{
+	unsigned int v = READ_ONCE(*(unsigned int *)((char *)s + t->offset));
+
+	if (t->names && v < t->nr_names && t->names[v])
+		seq_printf(m, "%s\n", t->names[v]);
+	else
+		seq_printf(m, "%u\n", v);
 }
 
 static void show_validate(struct seq_file *m, struct slablab_cache *s)
@@ -148,6 +187,10 @@ static int slablab_dbg_show(struct seq_file *m, void *v)
 		show_stat(m, s, f->attr - D_STAT_FIRST);
 		return 0;
 	}
+	if (f->attr >= D_TUNABLE_FIRST) {
+		show_tunable(m, s, &dbg_tunables[f->attr - D_TUNABLE_FIRST]);
+		return 0;
+	}
 	slablab_gauges(s, &g);
 	switch (f->attr) {
 	case D_OBJECT_SIZE:
@@ -159,9 +202,6 @@ static int slablab_dbg_show(struct seq_file *m, void *v)
 	case D_OBJS_PER_SLAB:
 		seq_printf(m, "%u\n", slablab_objs_per_slab(READ_ONCE(s->order), s->stride,
 							    PAGE_SIZE));
-		break;
-	case D_ORDER:
-		seq_printf(m, "%u\n", READ_ONCE(s->order));
 		break;
 	case D_ORDER_DEFAULT:
 		seq_printf(m, "%u\n", s->order_default);
@@ -204,17 +244,8 @@ static int slablab_dbg_show(struct seq_file *m, void *v)
 		}
 		seq_putc(m, '\n');
 		break;
-	case D_CPU_PARTIAL:
-		seq_printf(m, "%u\n", READ_ONCE(s->cpu_partial));
-		break;
-	case D_MIN_PARTIAL:
-		seq_printf(m, "%u\n", READ_ONCE(s->min_partial));
-		break;
 	case D_ALIGN:
 		seq_printf(m, "%u\n", s->align);
-		break;
-	case D_FASTPATH:
-		seq_printf(m, "%s\n", fastpath_names[READ_ONCE(s->fastpath)]);
 		break;
 	case D_FLAGS:
 		seq_printf(m, "%#x\n", s->flags);
@@ -289,12 +320,15 @@ static ssize_t slablab_dbg_write(struct file *file, const char __user *ubuf, siz
 {
 	struct seq_file *m = file->private_data;
 	struct slablab_dbg_file *f = m->private;
+	const struct slablab_dbg_tunable *t;
 	struct slablab_cache *s = f->s;
 	unsigned int val = 0;
 	int err = 0;
 
-	if (f->attr == D_FASTPATH) {
-		err = parse_name(ubuf, len, fastpath_names, __SLABLAB_FASTPATH_MAX);
+	if (f->attr >= D_TUNABLE_FIRST && f->attr < D_STAT_FIRST &&
+	    dbg_tunables[f->attr - D_TUNABLE_FIRST].names) {
+		t = &dbg_tunables[f->attr - D_TUNABLE_FIRST];
+		err = parse_name(ubuf, len, t->names, t->nr_names);
 		if (err < 0)
 			return err;
 		val = err;
@@ -317,19 +351,11 @@ static ssize_t slablab_dbg_write(struct file *file, const char __user *ubuf, siz
 		slablab_stat_reset(s, f->attr - D_STAT_FIRST);
 		goto out;
 	}
+	if (f->attr >= D_TUNABLE_FIRST) {
+		err = dbg_tunables[f->attr - D_TUNABLE_FIRST].set(s, val, NULL);
+		goto out;
+	}
 	switch (f->attr) {
-	case D_ORDER:
-		err = slablab_set_order(s, val, NULL);
-		break;
-	case D_CPU_PARTIAL:
-		err = slablab_set_cpu_partial(s, val, NULL);
-		break;
-	case D_MIN_PARTIAL:
-		err = slablab_set_min_partial(s, val, NULL);
-		break;
-	case D_FASTPATH:
-		err = slablab_set_fastpath(s, val, NULL);
-		break;
 	case D_FAIL_SLAB_EVERY:
 		err = slablab_set_fail_slab_every(s, val, NULL);
 		break;
@@ -547,12 +573,17 @@ static void slablab_debugfs_add_cache(struct slablab_cache *s)
 	for (i = 0; i < D_STAT_FIRST + __SLABLAB_STAT_MAX; i++) {
 		files[i].s = s;
 		files[i].attr = i;
-		if (i < D_NR)
+		if (i < D_NR) {
 			debugfs_create_file(dbg_files[i].name, dbg_files[i].mode, dir, &files[i],
 					    &slablab_dbg_fops);
-		else
+		} else if (i < D_STAT_FIRST) {
+			if (dbg_tunables[i - D_TUNABLE_FIRST].file)
+				debugfs_create_file(dbg_tunables[i - D_TUNABLE_FIRST].file, 0644,
+						    dir, &files[i], &slablab_dbg_fops);
+		} else {
 			debugfs_create_file(stat_names[i - D_STAT_FIRST], 0644, dir, &files[i],
 					    &slablab_dbg_fops);
+		}
 	}
 	if (slablab_selftests)
 		debugfs_create_file("selftest", 0200, dir, s, &slablab_selftest_fops);

@@ -7,6 +7,7 @@ import os
 import pytest
 
 import slablab
+from slablab import protocol
 from conftest import DEBUGFS, consistent, dbg, dbg_write, slabctl
 
 
@@ -81,6 +82,45 @@ def test_bad_tunables_change_nothing(client, make_cache, tunable):
     with pytest.raises(ValueError):
         client.cache_create("badtun", 128, **tunable)
     assert "badtun" not in {x["name"] for x in client.cache_list()}
+
+
+def test_every_tunable_has_its_debugfs_file(client, make_cache):
+    """debugfs's tunable files come from the spec's table as netlink's do: every tunable
+    but flags (changed through netlink only) has a writable file of its name that reads what CACHE_GET reports (an enum as its
+    value's name), and a write there is what CACHE_SET would do; the setter, not the
+    netlink policy, refuses a value out of range here, and nothing changes."""
+    name = make_cache(64)
+    seen = 0
+    for tname, _type, kind, enum, lo, hi in protocol.CACHE_TUNABLES:
+        path = f"{DEBUGFS}/caches/{name}/{tname}"
+        if kind == "flags":
+            # the read-only "flags" file (SLUB's poison, red_zone ... say the same)
+            assert os.stat(path).st_mode & 0o222 == 0, path
+            continue
+        seen += 1
+        now = client.cache_get(name)[tname]
+        assert dbg(name, tname) == str(now), tname
+        if kind == "enum":
+            prefix = f"SLABLAB_{enum.upper()}_"
+            names = [c[len(prefix):].lower() for c in protocol.ENUMS[f"slablab_{enum}"]
+                     if c.startswith(prefix)]
+            other = names[(names.index(now) + 1) % len(names)]
+            dbg_write(name, tname, other)
+            assert client.cache_get(name)[tname] == other, tname
+            bad = "no-such-" + tname
+        else:
+            other = lo if now != lo else hi
+            dbg_write(name, tname, other)
+            assert client.cache_get(name)[tname] == other, tname
+            assert dbg(name, tname) == str(other)
+            bad = hi + 1
+        before = client.cache_get(name)[tname]
+        with pytest.raises(OSError) as e:
+            dbg_write(name, tname, bad)
+        assert e.value.errno in (errno.EINVAL, errno.ERANGE), (tname, e.value)
+        assert client.cache_get(name)[tname] == before, tname
+    assert seen == len([t for t in protocol.CACHE_TUNABLES if t[2] != "flags"]) >= 5
+    consistent(client, name)
 
 
 def test_remote_node_defrag_ratio(client, make_cache):
