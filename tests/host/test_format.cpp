@@ -170,6 +170,89 @@ TEST(Format, Totals)
 		  std::string::npos);
 }
 
+namespace {
+
+/// A kernel cache with sample_cache()'s figures, as /sys/kernel/slab would give them.
+NativeCache native_like_sample()
+{
+	const CacheInfo c = sample_cache();
+	NativeCache n;
+	n.name = c.name;
+	n.dir = c.name;
+	n.object_size = c.size;
+	n.slab_size = c.obj_stride;
+	n.objs_per_slab = c.objs_per_slab;
+	n.order = c.order;
+	n.objects = c.objects;
+	n.total_objects = c.total_objects;
+	n.slabs = c.slabs;
+	n.partial = c.partial_slabs;
+	n.cpu_slabs = c.cpu_slabs + c.cpu_partial_slabs;
+	for (std::size_t i = 0; i < kNrStats; i++)
+		n.stats[i] = c.stats[i];
+	return n;
+}
+
+/// A table line without its name column and (default view) its Flg column.
+std::string figures(const std::string& line, bool activity)
+{
+	std::string f = line.substr(21);
+	return activity ? f : f.substr(0, f.rfind(' '));
+}
+
+}  // namespace
+
+// One row model: a slablab cache and a kernel cache with the same figures give the same
+// cells, the same totals and sort alike; a kernel cache's unknown figures are "-".
+TEST(Format, OneRowModelForBothKinds)
+{
+	const CacheInfo c = sample_cache();
+	NativeCache n = native_like_sample();
+	const CacheRow rc = cache_row(c, kPage), rn = cache_row(n, kPage);
+	EXPECT_EQ(rc.display_name(), "t64");
+	EXPECT_EQ(rn.display_name(), "slub/t64");
+	EXPECT_EQ(rc.space, rn.space);
+	EXPECT_EQ(rc.stride, rn.stride);
+	EXPECT_EQ(rc.cpu_slabs, rn.cpu_slabs);
+	EXPECT_EQ(rc.activity(), rn.activity());
+	for (bool activity : {false, true}) {
+		TableOptions o;
+		o.activity = activity;
+		EXPECT_EQ(figures(table_line(c, kPage, o), activity),
+			  figures(table_line(n, kPage, o), activity));
+		EXPECT_EQ(table_line(rn, o), table_line(n, kPage, o));
+	}
+	const Totals tc = compute_totals({c}, kPage), tn = compute_native_totals({n}, kPage);
+	EXPECT_EQ(tc.space, tn.space);
+	EXPECT_EQ(tc.used, tn.used);
+	EXPECT_EQ(tc.alloc, tn.alloc);
+	EXPECT_EQ(tc.free, tn.free);
+	EXPECT_EQ(tn.incomplete, 0u);
+	const std::vector<CacheRow> rows{rc, rn};
+	EXPECT_EQ(compute_row_totals(rows).objects, 2 * c.objects);
+
+	// unknown figures: "-" in their cells, not counted by -T, sorted last
+	n.cpu_slabs.reset();
+	n.stats[SLABLAB_FREE_SLOWPATH].reset();
+	TableOptions o;
+	EXPECT_NE(table_line(n, kPage, o).find(" -/1/- "), std::string::npos) << table_line(n, kPage, o);
+	o.activity = true;
+	EXPECT_EQ(table_line(n, kPage, o).substr(21),
+		  "      100        100          -  90   -     2 0    3    4");
+	EXPECT_FALSE(cache_row(n, kPage).countable());
+	EXPECT_EQ(compute_native_totals({n}, kPage).incomplete, 1u);
+	std::vector<InfoRow> mixed{n, c};
+	sort_rows(mixed, SortKey::activity, kPage);
+	EXPECT_EQ(row_display_name(mixed.front()), "t64");
+}
+
+// watch's header is the -D header and its two rate columns.
+TEST(Format, WatchHeaderIsTheActivityHeader)
+{
+	EXPECT_EQ(watch_header(30), table_header(true, 30) + "   Alloc/s    Free/s");
+	EXPECT_EQ(watch_header().rfind(table_header(true), 0), 0u);
+}
+
 TEST(Format, ReportHasEveryCounterAndGauge)
 {
 	CacheInfo c = sample_cache();

@@ -86,9 +86,10 @@ def test_bad_tunables_change_nothing(client, make_cache, tunable):
 
 def test_every_tunable_has_its_debugfs_file(client, make_cache):
     """debugfs's tunable files come from the spec's table as netlink's do: every tunable
-    but flags (changed through netlink only) has a writable file of its name that reads what CACHE_GET reports (an enum as its
-    value's name), and a write there is what CACHE_SET would do; the setter, not the
-    netlink policy, refuses a value out of range here, and nothing changes."""
+    but flags (changed through netlink only) has a writable file of its name that reads
+    what CACHE_GET reports (an enum as its value's name), and a write there is what
+    CACHE_SET would do; the setter, not the netlink policy, refuses a value out of range
+    here, and nothing changes."""
     name = make_cache(64)
     seen = 0
     for tname, _type, kind, enum, lo, hi in protocol.CACHE_TUNABLES:

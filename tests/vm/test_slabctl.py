@@ -95,6 +95,22 @@ def test_create_json_matches_debugfs(client):
 
 
 @cli_surface
+def test_numbers_are_decimal(client):
+    """010 is ten in every integer option and KEY=VALUE, 0x10 sixteen (CLI11 alone reads a
+    leading 0 as octal): what the kernel made says so."""
+    name = f"sc{next(_names)}"
+    c = js("create", name, "--size", "0100", "--align", "0x10", "--cpu-partial", "010",
+           "--min-partial", "07", "--order", "01")["cache"]
+    try:
+        assert (c["size"], c["align"], c["cpu_partial"], c["min_partial"], c["order"]) == \
+            (100, 16, 10, 7, 1)
+        slabctl("set", name, "min_partial=011")
+        assert client.cache_get(name)["min_partial"] == 11
+    finally:
+        client.cache_destroy(name)
+
+
+@cli_surface
 def test_info_views_match_the_module(client, cache):
     h = client.obj_alloc(cache, 1000, cpu=0)
     doc = js("info", cache)

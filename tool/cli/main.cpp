@@ -6,6 +6,7 @@
 // subcommand and returns the Action that runs it; failures map to the documented exit
 // statuses here, once.
 #include "common.hpp"
+#include "options.hpp"
 #include "slabctl/slabctl.hpp"
 
 #include <CLI/CLI.hpp>
@@ -130,8 +131,10 @@ int main(int argc, char** argv)
 		CLI::App* cmd = subcommand(parent, std::string(c.name), std::string(c.description));
 		if (c.parent.empty())
 			by_name.emplace(c.name, cmd);
-		if (named(c.name) || (!any_named && c.name == "info"))
+		if (named(c.name) || (!any_named && c.name == "info")) {
 			actions.emplace(cmd, c.setup(*cmd));
+			decimal_integers(*cmd);	// "010" is ten, not CLI11's octal 8
+		}
 	}
 
 	try {

@@ -28,13 +28,34 @@ CLI::Option* names_option(CLI::Option* opt, const std::vector<std::string_view>&
 	return opt->transform(CLI::IsMember(members) & CLI::Transformer(numbers).description(""));
 }
 
-/// A CLI11 unit validator whose error names the value and says what was expected.
+constexpr const char* kNumberValidator = "slabctl-number";
+
+/// `text` with the leading zeros of its decimal number dropped: "010" → "10", "007K" →
+/// "7K", "00" → "0"; "0x10", "0", "0K" and text without leading zeros as they are.
+std::string without_leading_zeros(std::string text)
+{
+	const std::size_t zeros = text.find_first_not_of('0');
+	if (zeros == 0)
+		return text;
+	if (zeros == std::string::npos)
+		return "0";
+	const char next = text[zeros];
+	if (std::isdigit(static_cast<unsigned char>(next)))
+		return text.substr(zeros);
+	if (next == 'x' || next == 'X')	// hex: "0x…" as it is ("00x…" stays an error)
+		return text;
+	return text.substr(zeros - 1);	// "00K" → "0K"
+}
+
+/// A CLI11 unit validator whose error names the value and says what was expected; the
+/// number is decimal (see decimal()).
 CLI::Validator with_message(CLI::Validator inner, std::string_view what, std::string_view units)
 {
 	std::string desc = inner.get_description();
 	CLI::Validator v(
 		[inner, what = std::string(what), units = std::string(units)](std::string& input) {
 			const std::string text = input;
+			input = without_leading_zeros(input);
 			// AsNumberWithUnit takes a bare unit as 1 of it ("K" = 1024): not a number
 			std::string err;
 			if (text.empty() || !std::isdigit(static_cast<unsigned char>(text[0])))
@@ -51,7 +72,7 @@ CLI::Validator with_message(CLI::Validator inner, std::string_view what, std::st
 			return fmt::format("'{}' is not a {} (a number, optionally with {})", text,
 					   what, units);
 		},
-		desc);
+		desc, kNumberValidator);
 	return v;
 }
 
@@ -75,6 +96,32 @@ CLI::Option* accept_storm_target(CLI::Option* opt)
 CLI::Option* accept_storm_pattern(CLI::Option* opt)
 {
 	return names_option(opt, storm_pattern_names(), storm_pattern_from_name);
+}
+
+CLI::Validator decimal()
+{
+	static const CLI::Validator v(
+		[](std::string& input) {
+			input = without_leading_zeros(input);
+			return std::string();
+		},
+		"", kNumberValidator);
+	return v;
+}
+
+void decimal_integers(CLI::App& cmd)
+{
+	for (CLI::Option* opt : cmd.get_options()) {
+		const std::string type = opt->get_type_name();
+		if (type.rfind("UINT", 0) != 0 && type.rfind("INT", 0) != 0)
+			continue;
+		try {
+			opt->get_validator(kNumberValidator);
+			continue;	// size_value() or count_value() reads it
+		} catch (const CLI::OptionNotFound&) {
+		}
+		opt->transform(decimal());
+	}
 }
 
 // Built once: AsNumberWithUnit lower-cases and checks its table (with std::locale) each

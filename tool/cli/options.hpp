@@ -54,10 +54,23 @@ CLI::Option* accept_page_policy(CLI::Option* opt);
 CLI::Option* accept_storm_target(CLI::Option* opt);
 CLI::Option* accept_storm_pattern(CLI::Option* opt);
 
+/**
+ * Numbers on slabctl's command line are decimal, or hex with 0x, as libslabctl's
+ * parse_uint() reads KEY=VALUE settings: CLI11 reads integers with strtoull(…, 0), which
+ * takes "010" as octal 8 (and refuses "08"). This transform drops the leading zeros of a
+ * decimal number first ("010" → "10", "007K" → "7K"); "0x10" stays hex. It adds nothing
+ * to --help.
+ */
+CLI::Validator decimal();
+/// Give every integer option of `cmd` decimal(), except those that size_value() or
+/// count_value() reads (they drop leading zeros themselves, and quote what was typed).
+void decimal_integers(CLI::App& cmd);
+
 /// A byte count with binary suffixes (CLI::AsSizeValue: 4K = 4KiB = 4096, 1M, 2G; 0x
-/// hex); a bad value says "'12q' is not a size (a number, optionally with K, M or G)".
+/// hex; decimal otherwise: 010 = 10); a bad value says "'12q' is not a size (a number,
+/// optionally with K, M or G)".
 CLI::Validator size_value();
-/// A count with decimal suffixes (CLI::AsNumberWithUnit: 100k, 2M, 1G); a bad value says
+/// A count with decimal suffixes (CLI::AsNumberWithUnit: 100k, 2M, 1G; 010 = 10); a bad value says
 /// "'lots' is not a count (a number, optionally with k, M or G)".
 CLI::Validator count_value();
 

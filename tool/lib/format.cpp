@@ -10,7 +10,9 @@
 #include <cctype>
 #include <iterator>
 #include <limits>
+#include <numeric>
 #include <set>
+#include <span>
 #include <system_error>
 #include <utility>
 #include <optional>
@@ -19,16 +21,6 @@
 
 namespace slabctl {
 namespace {
-
-constexpr int kNameWidth = 21;	// slabinfo's %-21s
-
-int name_width(const std::vector<CacheInfo>& caches)
-{
-	std::size_t w = kNameWidth;
-	for (const auto& c : caches)
-		w = std::max(w, c.name.size());
-	return static_cast<int>(w);
-}
 
 uint64_t sub_sat(uint64_t a, uint64_t b) noexcept
 {
@@ -45,23 +37,13 @@ uint64_t total_free(const StatArray& s) noexcept
 	return s[SLABLAB_FREE_FASTPATH] + s[SLABLAB_FREE_SLOWPATH];
 }
 
-std::string header_line(int name_w, bool activity, bool bytes)
+std::optional<uint64_t> sum_known(const std::optional<uint64_t>& a,
+				  const std::optional<uint64_t>& b) noexcept
 {
-	if (activity)
-		return fmt::format("{:<{}}  Objects      Alloc       Free   %Fast Fallb O CmpX   UL",
-				   "Name", name_w);
-	return fmt::format("{:<{}}  Objects Objsize {:>{}} Slabs/Part/Cpu  O/S O %Fr %Ef Flg", "Name",
-			   name_w, "Space", bytes ? 12 : 8);
+	if (!a || !b)
+		return std::nullopt;
+	return *a + *b;
 }
-
-/// The cells of one table line; "-" for what is unknown.
-struct Cells {
-	std::string name;
-	// default view
-	std::string objects, objsize, space, dist, ops, order, fr, ef, flags;
-	// activity view (-D)
-	std::string alloc, free, fast_alloc, fast_free, fallback, cmpx, ul;
-};
 
 std::string num(uint64_t v)
 {
@@ -73,94 +55,119 @@ std::string num(const std::optional<uint64_t>& v)
 	return v ? fmt::format("{}", *v) : std::string("-");
 }
 
-std::string format_line(const Cells& c, const TableOptions& o, int name_w)
+OptionalStats known_stats(const StatArray& s)
 {
-	if (o.activity)
-		return fmt::format("{:<{}} {:>8} {:>10} {:>10} {:>3} {:>3} {:>5} {:>1} {:>4} {:>4}",
-				   c.name, name_w, c.objects, c.alloc, c.free, c.fast_alloc,
-				   c.fast_free, c.fallback, c.order, c.cmpx, c.ul);
-	return fmt::format("{:<{}} {:>8} {:>7} {:>{}} {:>14} {:>4} {:>1} {:>3} {:>3} {}", c.name,
-			   name_w, c.objects, c.objsize, c.space, o.bytes ? 12 : 8, c.dist, c.ops,
-			   c.order, c.fr, c.ef, c.flags);
+	OptionalStats o;
+	std::copy(s.begin(), s.end(), o.begin());
+	return o;
 }
 
-Cells cells(const CacheInfo& c, uint32_t page_size, const TableOptions& o)
+// ---- the table's columns ----
+
+/// A column of the cache table: its header right-aligned over the cells (or, at width 0,
+/// as wide as its text: the last column), one space before each.
+struct Column {
+	std::string_view header;
+	int width;		///< without -B
+	int memwidth;	///< with -B (plain byte counts)
+	std::string (*cell)(const CacheRow& r, const TableOptions& o);
+};
+
+/// "-" unless the fast-path share is known: percent of `fast` in the path total.
+std::string fast_share(const std::optional<uint64_t>& fast, const std::optional<uint64_t>& total)
 {
-	const StatArray& s = c.stats;
-	Cells x;
-	x.name = c.name;
-	x.objects = num(c.objects);
-	x.order = num(c.order);
-	if (o.activity) {
-		uint64_t ta = total_alloc(s), tf = total_free(s);
-		x.alloc = num(ta);
-		x.free = num(tf);
-		x.fast_alloc = num(percent(s[SLABLAB_ALLOC_FASTPATH], ta));
-		x.fast_free = num(percent(s[SLABLAB_FREE_FASTPATH], tf));
-		x.fallback = num(s[SLABLAB_ORDER_FALLBACK]);
-		x.cmpx = num(s[SLABLAB_CMPXCHG_DOUBLE_FAIL]);
-		x.ul = num(s[SLABLAB_CMPXCHG_DOUBLE_CPU_FAIL]);
-		return x;
-	}
-	const uint64_t space = cache_space(c, page_size);
-	const uint64_t cpu = cache_cpu_slabs(c);
-	x.objsize = num(c.size);
-	x.space = format_size(space, o.bytes);
-	x.dist = fmt::format("{}/{}/{}", sub_sat(c.slabs, cpu), c.partial_slabs, cpu);
-	x.ops = num(c.objs_per_slab);
-	x.fr = num(percent(c.partial_slabs, c.slabs, 100));
-	x.ef = num(percent(c.objects * c.size, space, 100));
-	x.flags = flag_letters(c);
-	return x;
+	return total ? num(percent(fast.value_or(0), *total)) : std::string("-");
 }
 
-/// A kernel cache's cells, computed as slabinfo.c computes them; "-" where a file could
-/// not be read (or does not exist on this kernel).
-Cells cells(const NativeCache& c, uint32_t page_size, const TableOptions& o)
+// Every cell is computed from the row alone, "-" where a figure is unknown; the formulas
+// are slabinfo.c's.
+constexpr Column kDefaultColumns[] = {
+	{"Objects", 8, 8, [](const CacheRow& r, const TableOptions&) { return num(r.objects); }},
+	{"Objsize", 7, 7, [](const CacheRow& r, const TableOptions&) { return num(r.size); }},
+	{"Space", 8, 12,
+	 [](const CacheRow& r, const TableOptions& o) {
+		 return r.space ? format_size(*r.space, o.bytes) : std::string("-");
+	 }},
+	{"Slabs/Part/Cpu", 14, 14,
+	 [](const CacheRow& r, const TableOptions&) {
+		 std::optional<uint64_t> full;	// slabs neither partial nor owned by a cpu
+		 if (r.slabs && r.cpu_slabs)
+			 full = sub_sat(*r.slabs, *r.cpu_slabs);
+		 return fmt::format("{}/{}/{}", num(full), num(r.partial_slabs), num(r.cpu_slabs));
+	 }},
+	{"O/S", 4, 4, [](const CacheRow& r, const TableOptions&) { return num(r.objs_per_slab); }},
+	{"O", 1, 1, [](const CacheRow& r, const TableOptions&) { return num(r.order); }},
+	{"%Fr", 3, 3,
+	 [](const CacheRow& r, const TableOptions&) {
+		 if (!r.slabs || (*r.slabs != 0 && !r.partial_slabs))
+			 return std::string("-");
+		 return num(percent(r.partial_slabs.value_or(0), *r.slabs, 100));
+	 }},
+	{"%Ef", 3, 3,
+	 [](const CacheRow& r, const TableOptions&) {
+		 if (!r.space || (*r.space != 0 && !(r.objects && r.size)))
+			 return std::string("-");
+		 return num(percent(r.objects.value_or(0) * r.size.value_or(0), *r.space, 100));
+	 }},
+	{"Flg", 0, 0, [](const CacheRow& r, const TableOptions&) { return r.flags; }},
+};
+
+constexpr Column kActivityColumns[] = {
+	{"Objects", 8, 8, [](const CacheRow& r, const TableOptions&) { return num(r.objects); }},
+	{"Alloc", 10, 10, [](const CacheRow& r, const TableOptions&) { return num(r.allocs()); }},
+	{"Free", 10, 10, [](const CacheRow& r, const TableOptions&) { return num(r.frees()); }},
+	// one header over two cells: allocations, then frees, on the fast path
+	{"%Fast", 7, 7,
+	 [](const CacheRow& r, const TableOptions&) {
+		 return fmt::format("{:>3} {:>3}",
+				    fast_share(r.stats[SLABLAB_ALLOC_FASTPATH], r.allocs()),
+				    fast_share(r.stats[SLABLAB_FREE_FASTPATH], r.frees()));
+	 }},
+	{"Fallb", 5, 5,
+	 [](const CacheRow& r, const TableOptions&) { return num(r.stats[SLABLAB_ORDER_FALLBACK]); }},
+	{"O", 1, 1, [](const CacheRow& r, const TableOptions&) { return num(r.order); }},
+	{"CmpX", 4, 4,
+	 [](const CacheRow& r, const TableOptions&) {
+		 return num(r.stats[SLABLAB_CMPXCHG_DOUBLE_FAIL]);
+	 }},
+	{"UL", 4, 4,
+	 [](const CacheRow& r, const TableOptions&) {
+		 return num(r.stats[SLABLAB_CMPXCHG_DOUBLE_CPU_FAIL]);
+	 }},
+};
+
+constexpr int kNameWidth = 21;	// slabinfo's %-21s
+
+std::span<const Column> columns(bool activity)
 {
-	Cells x;
-	x.name = c.display_name();
-	x.objects = num(c.objects);
-	x.order = num(c.order);
-	if (o.activity) {
-		const auto& st = c.stats;
-		std::optional<uint64_t> ta, tf;
-		if (st[SLABLAB_ALLOC_FASTPATH] && st[SLABLAB_ALLOC_SLOWPATH])
-			ta = *st[SLABLAB_ALLOC_FASTPATH] + *st[SLABLAB_ALLOC_SLOWPATH];
-		if (st[SLABLAB_FREE_FASTPATH] && st[SLABLAB_FREE_SLOWPATH])
-			tf = *st[SLABLAB_FREE_FASTPATH] + *st[SLABLAB_FREE_SLOWPATH];
-		x.alloc = num(ta);
-		x.free = num(tf);
-		x.fast_alloc = ta ? num(percent(*st[SLABLAB_ALLOC_FASTPATH], *ta)) : "-";
-		x.fast_free = tf ? num(percent(*st[SLABLAB_FREE_FASTPATH], *tf)) : "-";
-		x.fallback = num(st[SLABLAB_ORDER_FALLBACK]);
-		x.cmpx = num(st[SLABLAB_CMPXCHG_DOUBLE_FAIL]);
-		x.ul = num(st[SLABLAB_CMPXCHG_DOUBLE_CPU_FAIL]);
-		return x;
-	}
-	const auto space = c.space(page_size);
-	x.objsize = num(c.object_size);
-	x.space = space ? format_size(*space, o.bytes) : "-";
-	std::optional<uint64_t> full;
-	if (c.slabs && c.cpu_slabs)
-		full = sub_sat(*c.slabs, *c.cpu_slabs);
-	x.dist = fmt::format("{}/{}/{}", num(full), num(c.partial), num(c.cpu_slabs));
-	x.ops = num(c.objs_per_slab);
-	if (c.slabs && (*c.slabs == 0 || c.partial))
-		x.fr = num(percent(c.partial.value_or(0), *c.slabs, 100));
+	if (activity)
+		return kActivityColumns;
+	return kDefaultColumns;
+}
+
+void append_cell(std::string& out, std::string_view text, int width)
+{
+	out += ' ';
+	if (width > 0)
+		fmt::format_to(std::back_inserter(out), "{:>{}}", text, width);
 	else
-		x.fr = "-";
-	if (space && (*space == 0 || (c.objects && c.object_size)))
-		x.ef = num(percent(c.objects.value_or(0) * c.object_size.value_or(0), *space, 100));
-	else
-		x.ef = "-";
-	x.flags = native_flag_letters(c);
-	return x;
+		out += text;
 }
 
-std::string line(const CacheInfo& c, uint32_t page_size, const TableOptions& o, int name_w)
+std::string header_line(int name_w, bool activity, bool bytes)
 {
-	return format_line(cells(c, page_size, o), o, name_w);
+	std::string out = fmt::format("{:<{}}", "Name", name_w);
+	for (const auto& col : columns(activity))
+		append_cell(out, col.header, bytes ? col.memwidth : col.width);
+	return out;
+}
+
+std::string row_line(const CacheRow& r, const TableOptions& o, int name_w)
+{
+	std::string out = fmt::format("{:<{}}", r.display_name(), name_w);
+	for (const auto& col : columns(o.activity))
+		append_cell(out, col.cell(r, o), o.bytes ? col.memwidth : col.width);
+	return out;
 }
 
 void kv(std::string& out, std::string_view key, const std::string& value)
@@ -227,19 +234,95 @@ void perf_counters(std::string& out, const StatArray& s)
 		       s[SLABLAB_CMPXCHG_DOUBLE_FAIL], s[SLABLAB_CMPXCHG_DOUBLE_CPU_FAIL]);
 }
 
-void all_counters(std::string& out, const StatArray& s)
+/// Every counter in two columns ("-" for one that is unknown).
+void all_counters(std::string& out, const OptionalStats& s)
 {
 	out += "\nCounters\n--------\n";
 	const auto& names = stat_names();
 	const std::size_t half = (kNrStats + 1) / 2;
 	for (std::size_t i = 0; i < half; i++) {
-		std::string left = fmt::format("{:<24}{:>14}", names[i], s[i]);
+		std::string left = fmt::format("{:<24}{:>14}", names[i], num(s[i]));
 		if (i + half < kNrStats)
 			fmt::format_to(std::back_inserter(out), "  {}    {:<24}{:>14}\n", left,
-				       names[i + half], s[i + half]);
+				       names[i + half], num(s[i + half]));
 		else
 			fmt::format_to(std::back_inserter(out), "  {}\n", left);
 	}
+}
+
+/// Counters as rows, cpus as columns: what the per-cpu counter tables show.
+struct PerCpuCounters {
+	std::vector<uint32_t> cpus;		///< the columns, in order
+	std::vector<std::size_t> counters;	///< the rows: stat items shown
+	std::vector<std::vector<uint64_t>> values; ///< [row][column]
+};
+
+/// slablab's per-cpu entries: every cpu reported; the counters non-zero on some cpu.
+PerCpuCounters percpu_counters(const CacheInfo& c)
+{
+	PerCpuCounters t;
+	for (const auto& p : c.percpu)
+		t.cpus.push_back(p.cpu);
+	for (std::size_t i = 0; i < kNrStats; i++) {
+		if (std::none_of(c.percpu.begin(), c.percpu.end(),
+				 [i](const PerCpuInfo& p) { return p.stats[i] != 0; }))
+			continue;
+		t.counters.push_back(i);
+		auto& row = t.values.emplace_back();
+		for (const auto& p : c.percpu)
+			row.push_back(p.stats[i]);
+	}
+	return t;
+}
+
+/// A kernel cache's " C<cpu>=<n>" parts: the kernel lists only cpus with a non-zero
+/// count, so the columns are every cpu listed for some counter (0 where one is not).
+PerCpuCounters percpu_counters(const NativeCache& c)
+{
+	PerCpuCounters t;
+	std::set<uint32_t> cpus;
+	for (const auto& parts : c.stats_cpus)
+		for (const auto& p : parts)
+			cpus.insert(p.id);
+	t.cpus.assign(cpus.begin(), cpus.end());
+	for (std::size_t i = 0; i < kNrStats; i++) {
+		if (c.stats_cpus[i].empty())
+			continue;
+		t.counters.push_back(i);
+		auto& row = t.values.emplace_back(t.cpus.size(), 0);
+		for (std::size_t j = 0; j < t.cpus.size(); j++)
+			for (const auto& p : c.stats_cpus[i])
+				if (p.id == t.cpus[j])
+					row[j] = p.value;
+	}
+	return t;
+}
+
+/// The per-cpu counter tables, 6 cpus at a time, then `footnote`; nothing without cpus,
+/// one line when no counter is shown.
+void render_percpu_counters(std::string& out, const PerCpuCounters& t, std::string_view footnote)
+{
+	if (t.cpus.empty())
+		return;
+	if (t.counters.empty()) {
+		out += "\nPer-cpu counters: all zero\n";
+		return;
+	}
+	constexpr std::size_t kCols = 6;
+	for (std::size_t first = 0; first < t.cpus.size(); first += kCols) {
+		const std::size_t last = std::min(first + kCols, t.cpus.size());
+		fmt::format_to(std::back_inserter(out), "\n  {:<24}", "Per-cpu counters");
+		for (std::size_t j = first; j < last; j++)
+			fmt::format_to(std::back_inserter(out), " {:>11}", fmt::format("cpu{}", t.cpus[j]));
+		out += '\n';
+		for (std::size_t r = 0; r < t.counters.size(); r++) {
+			fmt::format_to(std::back_inserter(out), "  {:<24}", stat_name(t.counters[r]));
+			for (std::size_t j = first; j < last; j++)
+				fmt::format_to(std::back_inserter(out), " {:>11}", t.values[r][j]);
+			out += '\n';
+		}
+	}
+	fmt::format_to(std::back_inserter(out), "  ({})\n", footnote);
 }
 
 void percpu_tables(std::string& out, const CacheInfo& c)
@@ -258,35 +341,9 @@ void percpu_tables(std::string& out, const CacheInfo& c)
 			       percent(p.stats[SLABLAB_ALLOC_FASTPATH], ta),
 			       percent(p.stats[SLABLAB_FREE_FASTPATH], tf));
 	}
-	if (c.percpu.empty())
-		return;
-
-	// Every counter of every cpu: counters as rows, cpus as columns, 6 cpus at a time.
 	// Counters that are zero on every cpu are left out to keep it readable.
-	std::vector<std::size_t> rows;
-	for (std::size_t i = 0; i < kNrStats; i++)
-		if (std::any_of(c.percpu.begin(), c.percpu.end(),
-				[i](const PerCpuInfo& p) { return p.stats[i] != 0; }))
-			rows.push_back(i);
-	if (rows.empty()) {
-		out += "\nPer-cpu counters: all zero\n";
-		return;
-	}
-	constexpr std::size_t kCols = 6;
-	for (std::size_t first = 0; first < c.percpu.size(); first += kCols) {
-		std::size_t last = std::min(first + kCols, c.percpu.size());
-		out += fmt::format("\n  {:<24}", "Per-cpu counters");
-		for (std::size_t j = first; j < last; j++)
-			out += fmt::format(" {:>11}", fmt::format("cpu{}", c.percpu[j].cpu));
-		out += '\n';
-		for (std::size_t i : rows) {
-			out += fmt::format("  {:<24}", stat_name(i));
-			for (std::size_t j = first; j < last; j++)
-				out += fmt::format(" {:>11}", c.percpu[j].stats[i]);
-			out += '\n';
-		}
-	}
-	out += "  (counters that are zero on every cpu are not shown)\n";
+	render_percpu_counters(out, percpu_counters(c),
+			       "counters that are zero on every cpu are not shown");
 }
 
 struct MinMax {
@@ -371,58 +428,6 @@ std::string flag_letters(const CacheInfo& c)
 	return f;
 }
 
-void sort_caches(std::vector<CacheInfo>& caches, SortKey key, uint32_t page_size)
-{
-	auto by_name = [](const CacheInfo& a, const CacheInfo& b) {
-		int r = strcasecmp(a.name.c_str(), b.name.c_str());
-		return r != 0 ? r < 0 : a.name < b.name;
-	};
-	switch (key) {
-	case SortKey::name:
-		std::stable_sort(caches.begin(), caches.end(), by_name);
-		break;
-	case SortKey::size:
-		std::stable_sort(caches.begin(), caches.end(),
-				 [&](const CacheInfo& a, const CacheInfo& b) {
-					 uint64_t sa = cache_space(a, page_size);
-					 uint64_t sb = cache_space(b, page_size);
-					 return sa != sb ? sa > sb : by_name(a, b);
-				 });
-		break;
-	case SortKey::activity:
-		std::stable_sort(caches.begin(), caches.end(),
-				 [&](const CacheInfo& a, const CacheInfo& b) {
-					 uint64_t xa = cache_activity(a), xb = cache_activity(b);
-					 return xa != xb ? xa > xb : by_name(a, b);
-				 });
-		break;
-	}
-}
-
-std::string table_header(bool activity)
-{
-	return header_line(kNameWidth, activity, false);
-}
-
-std::string table_line(const CacheInfo& c, uint32_t page_size, const TableOptions& o,
-		       int name_width)
-{
-	return line(c, page_size, o, name_width);
-}
-
-std::string render_table(const std::vector<CacheInfo>& caches, uint32_t page_size,
-			 const TableOptions& o)
-{
-	const int w = name_width(caches);
-	std::string out = header_line(w, o.activity, o.bytes && !o.activity);
-	out += '\n';
-	for (const auto& c : caches) {
-		out += line(c, page_size, o, w);
-		out += '\n';
-	}
-	return out;
-}
-
 std::string native_flag_letters(const NativeCache& c)
 {
 	bool any_known = false;
@@ -442,6 +447,79 @@ std::string native_flag_letters(const NativeCache& c)
 	return f;
 }
 
+// ---- the row model ----
+
+std::string CacheRow::display_name() const
+{
+	return kernel ? std::string(kNativePrefix) + name : name;
+}
+
+std::optional<uint64_t> CacheRow::allocs() const noexcept
+{
+	return sum_known(stats[SLABLAB_ALLOC_FASTPATH], stats[SLABLAB_ALLOC_SLOWPATH]);
+}
+
+std::optional<uint64_t> CacheRow::frees() const noexcept
+{
+	return sum_known(stats[SLABLAB_FREE_FASTPATH], stats[SLABLAB_FREE_SLOWPATH]);
+}
+
+std::optional<uint64_t> CacheRow::activity() const noexcept
+{
+	return sum_known(allocs(), frees());
+}
+
+bool CacheRow::countable() const noexcept
+{
+	return objects && size && stride && total_objects && slabs && partial_slabs && cpu_slabs &&
+	       space;
+}
+
+CacheRow cache_row(const CacheInfo& c, uint32_t page_size)
+{
+	CacheRow r;
+	r.name = c.name;
+	r.objects = c.objects;
+	r.total_objects = c.total_objects;
+	r.size = c.size;
+	r.stride = std::max(c.obj_stride, c.size);
+	r.slabs = c.slabs;
+	r.partial_slabs = c.partial_slabs;
+	r.cpu_slabs = cache_cpu_slabs(c);
+	r.objs_per_slab = c.objs_per_slab;
+	r.order = c.order;
+	r.space = cache_space(c, page_size);
+	r.flags = flag_letters(c);
+	r.stats = known_stats(c.stats);
+	return r;
+}
+
+CacheRow cache_row(const NativeCache& c, uint32_t page_size)
+{
+	CacheRow r;
+	r.name = c.name;
+	r.kernel = true;
+	r.objects = c.objects;
+	r.total_objects = c.total_objects;
+	r.size = c.object_size;
+	if (c.slab_size && c.object_size)
+		r.stride = std::max(*c.slab_size, *c.object_size);
+	r.slabs = c.slabs;
+	r.partial_slabs = c.partial;
+	r.cpu_slabs = c.cpu_slabs;	// SLUB's cpu_slabs counts the cpu partial slabs too
+	r.objs_per_slab = c.objs_per_slab;
+	r.order = c.order;
+	r.space = c.space(page_size);
+	r.flags = native_flag_letters(c);
+	r.stats = c.stats;
+	return r;
+}
+
+CacheRow cache_row(const InfoRow& r, uint32_t page_size)
+{
+	return std::visit([page_size](const auto& c) { return cache_row(c, page_size); }, r);
+}
+
 std::string row_display_name(const InfoRow& r)
 {
 	if (const auto* c = std::get_if<CacheInfo>(&r))
@@ -451,25 +529,14 @@ std::string row_display_name(const InfoRow& r)
 
 namespace {
 
-const std::string& bare_name(const InfoRow& r)
+template <typename T>
+std::vector<CacheRow> rows_of(const std::vector<T>& caches, uint32_t page_size)
 {
-	if (const auto* c = std::get_if<CacheInfo>(&r))
-		return c->name;
-	return std::get<NativeCache>(r).name;
-}
-
-std::optional<uint64_t> row_space(const InfoRow& r, uint32_t page_size)
-{
-	if (const auto* c = std::get_if<CacheInfo>(&r))
-		return cache_space(*c, page_size);
-	return std::get<NativeCache>(r).space(page_size);
-}
-
-std::optional<uint64_t> row_activity(const InfoRow& r)
-{
-	if (const auto* c = std::get_if<CacheInfo>(&r))
-		return cache_activity(*c);
-	return std::get<NativeCache>(r).activity();
+	std::vector<CacheRow> rows;
+	rows.reserve(caches.size());
+	for (const auto& c : caches)
+		rows.push_back(cache_row(c, page_size));
+	return rows;
 }
 
 /// Largest first; unknown values after every known one.
@@ -480,146 +547,165 @@ bool larger_known_first(const std::optional<uint64_t>& a, const std::optional<ui
 	return a && *a > *b;
 }
 
+/// Sort `caches` by their rows: by name (the cache's own name, case-insensitive; a slablab
+/// cache before the kernel cache of the same name), by Space or by activity (largest first,
+/// unknown last), the name breaking ties. Each row is built once.
+template <typename T>
+void sort_by_rows(std::vector<T>& caches, SortKey key, uint32_t page_size)
+{
+	const std::vector<CacheRow> rows = rows_of(caches, page_size);
+	auto by_name = [](const CacheRow& a, const CacheRow& b) {
+		int r = strcasecmp(a.name.c_str(), b.name.c_str());
+		if (r != 0)
+			return r < 0;
+		if (a.name != b.name)
+			return a.name < b.name;
+		return a.kernel < b.kernel;
+	};
+	auto before = [&](const CacheRow& a, const CacheRow& b) {
+		std::optional<uint64_t> xa, xb;
+		if (key == SortKey::size) {
+			xa = a.space;
+			xb = b.space;
+		} else if (key == SortKey::activity) {
+			xa = a.activity();
+			xb = b.activity();
+		}
+		if (xa != xb)
+			return larger_known_first(xa, xb);
+		return by_name(a, b);
+	};
+	std::vector<std::size_t> order(caches.size());
+	std::iota(order.begin(), order.end(), std::size_t{0});
+	std::stable_sort(order.begin(), order.end(),
+			 [&](std::size_t a, std::size_t b) { return before(rows[a], rows[b]); });
+	std::vector<T> sorted;
+	sorted.reserve(caches.size());
+	for (std::size_t i : order)
+		sorted.push_back(std::move(caches[i]));
+	caches = std::move(sorted);
+}
+
 }  // namespace
+
+void sort_caches(std::vector<CacheInfo>& caches, SortKey key, uint32_t page_size)
+{
+	sort_by_rows(caches, key, page_size);
+}
 
 void sort_rows(std::vector<InfoRow>& rows, SortKey key, uint32_t page_size)
 {
-	// by name: the cache's own name, case-insensitive, so that slablab's kmalloc-64 and
-	// the kernel's slub/kmalloc-64 sit next to each other (slablab's first)
-	auto by_name = [](const InfoRow& a, const InfoRow& b) {
-		const std::string& na = bare_name(a);
-		const std::string& nb = bare_name(b);
-		int r = strcasecmp(na.c_str(), nb.c_str());
-		if (r != 0)
-			return r < 0;
-		if (na != nb)
-			return na < nb;
-		return a.index() < b.index();
-	};
-	switch (key) {
-	case SortKey::name:
-		std::stable_sort(rows.begin(), rows.end(), by_name);
-		break;
-	case SortKey::size:
-		std::stable_sort(rows.begin(), rows.end(), [&](const InfoRow& a, const InfoRow& b) {
-			auto sa = row_space(a, page_size), sb = row_space(b, page_size);
-			if (sa != sb)
-				return larger_known_first(sa, sb);
-			return by_name(a, b);
-		});
-		break;
-	case SortKey::activity:
-		std::stable_sort(rows.begin(), rows.end(), [&](const InfoRow& a, const InfoRow& b) {
-			auto xa = row_activity(a), xb = row_activity(b);
-			if (xa != xb)
-				return larger_known_first(xa, xb);
-			return by_name(a, b);
-		});
-		break;
-	}
+	sort_by_rows(rows, key, page_size);
+}
+
+// ---- the table ----
+
+std::string table_header(bool activity, int name_width)
+{
+	return header_line(name_width, activity, false);
+}
+
+std::string table_line(const CacheRow& r, const TableOptions& o, int name_width)
+{
+	return row_line(r, o, name_width);
+}
+
+std::string table_line(const CacheInfo& c, uint32_t page_size, const TableOptions& o,
+		       int name_width)
+{
+	return row_line(cache_row(c, page_size), o, name_width);
 }
 
 std::string table_line(const NativeCache& c, uint32_t page_size, const TableOptions& o,
 		       int name_width)
 {
-	return format_line(cells(c, page_size, o), o, name_width);
+	return row_line(cache_row(c, page_size), o, name_width);
 }
 
-std::string render_rows(const std::vector<InfoRow>& rows, uint32_t page_size,
-			 const TableOptions& o)
+std::string render_row_table(const std::vector<CacheRow>& rows, const TableOptions& o)
 {
 	std::size_t w = kNameWidth;
 	for (const auto& r : rows)
-		w = std::max(w, row_display_name(r).size());
+		w = std::max(w, r.display_name().size());
 	const int name_w = static_cast<int>(w);
 	std::string out = header_line(name_w, o.activity, o.bytes && !o.activity);
 	out += '\n';
 	for (const auto& r : rows) {
-		if (const auto* c = std::get_if<CacheInfo>(&r))
-			out += format_line(cells(*c, page_size, o), o, name_w);
-		else
-			out += format_line(cells(std::get<NativeCache>(r), page_size, o), o, name_w);
+		out += row_line(r, o, name_w);
 		out += '\n';
 	}
 	return out;
 }
 
+std::string render_table(const std::vector<CacheInfo>& caches, uint32_t page_size,
+			 const TableOptions& o)
+{
+	return render_row_table(rows_of(caches, page_size), o);
+}
+
+std::string render_rows(const std::vector<InfoRow>& rows, uint32_t page_size,
+			 const TableOptions& o)
+{
+	return render_row_table(rows_of(rows, page_size), o);
+}
+
+// ---- totals (-T) ----
+
 namespace {
 
-/// What -T needs of one cache, every figure known.
-struct TotalsItem {
-	uint64_t objects = 0, size = 0, stride = 0, total_objects = 0;
-	uint64_t slabs = 0, partial = 0, cpu = 0, space = 0;
-	std::optional<uint64_t> alloc, free;
-	bool active() const noexcept { return slabs && objects; }
+/// The rows -T counts (countable()) and how many it could not.
+struct Counted {
+	std::vector<const CacheRow*> rows;
+	uint64_t incomplete = 0;
 };
 
-TotalsItem totals_item(const CacheInfo& c, uint32_t page_size)
+Counted counted_rows(const std::vector<CacheRow>& rows)
 {
-	TotalsItem i;
-	i.objects = c.objects;
-	i.size = c.size;
-	i.stride = std::max(c.obj_stride, c.size);
-	i.total_objects = c.total_objects;
-	i.slabs = c.slabs;
-	i.partial = c.partial_slabs;
-	i.cpu = cache_cpu_slabs(c);
-	i.space = cache_space(c, page_size);
-	i.alloc = total_alloc(c.stats);
-	i.free = total_free(c.stats);
-	return i;
+	Counted c;
+	for (const auto& r : rows) {
+		if (r.countable())
+			c.rows.push_back(&r);
+		else
+			c.incomplete++;
+	}
+	return c;
 }
 
-std::optional<TotalsItem> totals_item(const NativeCache& c, uint32_t page_size)
+bool active(const CacheRow& r) noexcept
 {
-	const auto space = c.space(page_size);
-	if (!c.objects || !c.object_size || !c.slab_size || !c.total_objects || !c.slabs ||
-	    !c.partial || !c.cpu_slabs || !space)
-		return std::nullopt;
-	TotalsItem i;
-	i.objects = *c.objects;
-	i.size = *c.object_size;
-	i.stride = std::max(*c.slab_size, *c.object_size);
-	i.total_objects = *c.total_objects;
-	i.slabs = *c.slabs;
-	i.partial = *c.partial;
-	i.cpu = *c.cpu_slabs;
-	i.space = *space;
-	const auto& st = c.stats;
-	if (st[SLABLAB_ALLOC_FASTPATH] && st[SLABLAB_ALLOC_SLOWPATH])
-		i.alloc = *st[SLABLAB_ALLOC_FASTPATH] + *st[SLABLAB_ALLOC_SLOWPATH];
-	if (st[SLABLAB_FREE_FASTPATH] && st[SLABLAB_FREE_SLOWPATH])
-		i.free = *st[SLABLAB_FREE_FASTPATH] + *st[SLABLAB_FREE_SLOWPATH];
-	return i;
+	return *r.slabs && *r.objects;
 }
 
-Totals sum_items(const std::vector<TotalsItem>& items)
+Totals sum_rows(const Counted& counted)
 {
 	Totals t;
-	for (const auto& i : items) {
+	for (const CacheRow* r : counted.rows) {
 		t.caches++;
-		if (i.active())
+		if (active(*r))
 			t.active++;
-		t.space += i.space;
-		t.used += i.objects * i.size;
-		t.objects += i.objects;
-		t.total_objects += i.total_objects;
-		t.slabs += i.slabs;
-		t.partial_slabs += i.partial;
-		t.cpu_slabs += i.cpu;
-		if (i.alloc && i.free) {
-			t.alloc += *i.alloc;
-			t.free += *i.free;
+		t.space += *r->space;
+		t.used += *r->objects * *r->size;
+		t.objects += *r->objects;
+		t.total_objects += *r->total_objects;
+		t.slabs += *r->slabs;
+		t.partial_slabs += *r->partial_slabs;
+		t.cpu_slabs += *r->cpu_slabs;
+		const auto alloc = r->allocs(), free = r->frees();
+		if (alloc && free) {
+			t.alloc += *alloc;
+			t.free += *free;
 		} else {
 			t.without_stats++;
 		}
 	}
 	t.loss = sub_sat(t.space, t.used);
+	t.caches += counted.incomplete;
+	t.incomplete = counted.incomplete;
 	return t;
 }
 
-std::string render_items(const std::vector<TotalsItem>& items, const Totals& t, bool bytes,
-			 std::string_view title, std::string_view note, bool native = false)
+std::string render_counted(const Counted& counted, const Totals& t, bool bytes,
+			   std::string_view title, std::string_view note, bool kernel)
 {
 	auto sz = [bytes](uint64_t v) { return format_size(v, bytes); };
 	std::string out = fmt::format("{}\n{}\n", title, std::string(title.size(), '-'));
@@ -634,8 +720,8 @@ std::string render_items(const std::vector<TotalsItem>& items, const Totals& t, 
 		       sz(t.objects), sz(free_objs), percent(free_objs, t.total_objects));
 	// alloc/free: known when a counted cache had its counters (slablab's always do; the
 	// kernel's with CONFIG_SLUB_STATS)
-	const uint64_t counted = t.caches - t.incomplete;
-	const bool have_stats = counted ? t.without_stats < counted : !native;
+	const uint64_t nr_counted = t.caches - t.incomplete;
+	const bool have_stats = nr_counted ? t.without_stats < nr_counted : !kernel;
 	fmt::format_to(std::back_inserter(out), "# Alloc    : {:>6}   # Free'd : {:>6}\n",
 		       have_stats ? sz(t.alloc) : "-", have_stats ? sz(t.free) : "-");
 	if (!t.active) {
@@ -646,21 +732,23 @@ std::string render_items(const std::vector<TotalsItem>& items, const Totals& t, 
 	MinMax objects, slabs, partial, ppart, space, used, loss;
 	MinMax memobj, userobj, lossobj;
 	uint64_t weighted_stride = 0, weighted_loss = 0;
-	for (const auto& i : items) {
-		if (!i.active())
+	for (const CacheRow* r : counted.rows) {
+		if (!active(*r))
 			continue;
-		objects.add(i.objects);
-		slabs.add(i.slabs);
-		partial.add(i.partial);
-		ppart.add(std::min<uint64_t>(percent(i.partial, i.slabs), 100));
-		space.add(i.space);
-		used.add(i.objects * i.size);
-		loss.add(sub_sat(i.space, i.objects * i.size));
-		memobj.add(i.stride);
-		userobj.add(i.size);
-		lossobj.add(i.stride - i.size);
-		weighted_stride += i.objects * i.stride;
-		weighted_loss += i.objects * (i.stride - i.size);
+		const uint64_t objs = *r->objects, size = *r->size, stride = *r->stride;
+		const uint64_t nr_slabs = *r->slabs, part = *r->partial_slabs, mem = *r->space;
+		objects.add(objs);
+		slabs.add(nr_slabs);
+		partial.add(part);
+		ppart.add(std::min<uint64_t>(percent(part, nr_slabs), 100));
+		space.add(mem);
+		used.add(objs * size);
+		loss.add(sub_sat(mem, objs * size));
+		memobj.add(stride);
+		userobj.add(size);
+		lossobj.add(stride - size);
+		weighted_stride += objs * stride;
+		weighted_loss += objs * (stride - size);
 	}
 	const uint64_t n = t.active;
 	out += "\nPer Cache    Average         Min         Max       Total\n";
@@ -691,66 +779,46 @@ std::string render_items(const std::vector<TotalsItem>& items, const Totals& t, 
 	return out;
 }
 
-std::vector<TotalsItem> items_of(const std::vector<CacheInfo>& caches, uint32_t page_size)
-{
-	std::vector<TotalsItem> items;
-	items.reserve(caches.size());
-	for (const auto& c : caches)
-		items.push_back(totals_item(c, page_size));
-	return items;
-}
-
-std::vector<TotalsItem> items_of(const std::vector<NativeCache>& caches, uint32_t page_size,
-				 uint64_t& incomplete)
-{
-	std::vector<TotalsItem> items;
-	incomplete = 0;
-	for (const auto& c : caches) {
-		if (auto i = totals_item(c, page_size))
-			items.push_back(*i);
-		else
-			incomplete++;
-	}
-	return items;
-}
-
 }  // namespace
+
+Totals compute_row_totals(const std::vector<CacheRow>& rows)
+{
+	return sum_rows(counted_rows(rows));
+}
+
+std::string render_row_totals(const std::vector<CacheRow>& rows, bool bytes,
+			      std::string_view title, bool kernel)
+{
+	const Counted counted = counted_rows(rows);
+	const Totals t = sum_rows(counted);
+	std::string note;
+	if (t.incomplete)
+		note = fmt::format("({} of {} caches not counted: some of their files could not be "
+				   "read)",
+				   t.incomplete, t.caches);
+	return render_counted(counted, t, bytes, title, note, kernel);
+}
 
 Totals compute_totals(const std::vector<CacheInfo>& caches, uint32_t page_size)
 {
-	return sum_items(items_of(caches, page_size));
+	return compute_row_totals(rows_of(caches, page_size));
 }
 
 Totals compute_native_totals(const std::vector<NativeCache>& caches, uint32_t page_size)
 {
-	uint64_t incomplete = 0;
-	Totals t = sum_items(items_of(caches, page_size, incomplete));
-	t.caches += incomplete;
-	t.incomplete = incomplete;
-	return t;
+	return compute_row_totals(rows_of(caches, page_size));
 }
 
 std::string render_totals(const std::vector<CacheInfo>& caches, uint32_t page_size, bool bytes,
 			  std::string_view title)
 {
-	const auto items = items_of(caches, page_size);
-	return render_items(items, sum_items(items), bytes, title, {});
+	return render_row_totals(rows_of(caches, page_size), bytes, title, false);
 }
 
 std::string render_native_totals(const std::vector<NativeCache>& caches, uint32_t page_size,
 				 bool bytes, std::string_view title)
 {
-	uint64_t incomplete = 0;
-	const auto items = items_of(caches, page_size, incomplete);
-	Totals t = sum_items(items);
-	t.caches += incomplete;
-	t.incomplete = incomplete;
-	std::string note;
-	if (incomplete)
-		note = fmt::format("({} of {} caches not counted: some of their files could not be "
-				   "read)",
-				   incomplete, t.caches);
-	return render_items(items, t, bytes, title, note, true);
+	return render_row_totals(rows_of(caches, page_size), bytes, title, true);
 }
 
 std::string render_report(const CacheInfo& c, uint32_t page_size)
@@ -815,7 +883,7 @@ std::string render_report(const CacheInfo& c, uint32_t page_size)
 		out += "\nCounters: not reported\n";
 	} else {
 		perf_counters(out, c.stats);
-		all_counters(out, c.stats);
+		all_counters(out, known_stats(c.stats));
 	}
 	percpu_tables(out, c);
 	return out;
@@ -1041,46 +1109,9 @@ std::string render_native_report(const NativeCache& c, uint32_t page_size)
 		for (std::size_t i = 0; i < kNrStats; i++)
 			s[i] = c.stats[i].value_or(0);
 		perf_counters(out, s);
-		out += "\nCounters\n--------\n";
-		const std::size_t half = (kNrStats + 1) / 2;
-		for (std::size_t i = 0; i < half; i++) {
-			std::string left = fmt::format("{:<24}{:>14}", names[i], v(c.stats[i]));
-			if (i + half < kNrStats)
-				append(out, "  {}    {:<24}{:>14}\n", left, names[i + half],
-				    v(c.stats[i + half]));
-			else
-				append(out, "  {}\n", left);
-		}
-		std::set<uint32_t> cpus;
-		for (const auto& parts : c.stats_cpus)
-			for (const auto& p : parts)
-				cpus.insert(p.id);
-		std::vector<std::size_t> rows;
-		for (std::size_t i = 0; i < kNrStats; i++)
-			if (!c.stats_cpus[i].empty())
-				rows.push_back(i);
-		const std::vector<uint32_t> cpu_list(cpus.begin(), cpus.end());
-		constexpr std::size_t kCols = 6;
-		for (std::size_t first = 0; first < cpu_list.size(); first += kCols) {
-			const std::size_t last = std::min(first + kCols, cpu_list.size());
-			append(out, "\n  {:<24}", "Per-cpu counters");
-			for (std::size_t j = first; j < last; j++)
-				append(out, " {:>11}", fmt::format("cpu{}", cpu_list[j]));
-			out += '\n';
-			for (std::size_t i : rows) {
-				append(out, "  {:<24}", names[i]);
-				for (std::size_t j = first; j < last; j++) {
-					uint64_t val = 0;
-					for (const auto& p : c.stats_cpus[i])
-						if (p.id == cpu_list[j])
-							val = p.value;
-					append(out, " {:>11}", val);
-				}
-				out += '\n';
-			}
-		}
-		if (!cpu_list.empty())
-			out += "  (the kernel lists only cpus with a non-zero count)\n";
+		all_counters(out, c.stats);
+		render_percpu_counters(out, percpu_counters(c),
+				       "the kernel lists only cpus with a non-zero count");
 	}
 
 	std::size_t nread = 0, nbad = 0;

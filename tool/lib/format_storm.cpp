@@ -468,9 +468,7 @@ std::string compare_csv(const CompareResult& c)
 
 std::string watch_header(int name_width)
 {
-	return fmt::format("{:<{}}  Objects      Alloc       Free   %Fast Fallb O CmpX   UL"
-			   "   Alloc/s    Free/s",
-			   "Name", name_width);
+	return table_header(true, name_width) + "   Alloc/s    Free/s";
 }
 
 std::string watch_line(const CacheInfo& c, const CacheInfo* prev, double seconds, int name_width)

@@ -8,7 +8,9 @@
 #include "slabctl/storm.hpp"
 #include "slabctl/types.hpp"
 
+#include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -46,24 +48,73 @@ struct TableOptions {
 	bool bytes = false;	///< -B: plain byte counts in Space
 };
 
+/// Event counters that may be unknown: a kernel cache's (CONFIG_SLUB_STATS, readable).
+using OptionalStats = std::array<std::optional<uint64_t>, kNrStats>;
+
+/**
+ * One cache as the table (its columns), -T and the sort see it, built from either source:
+ * a slablab cache (every figure known) or a kernel (SLUB) cache (nullopt where its sysfs
+ * file is missing or could not be read; a column shows "-"). The columns are one table in
+ * format.cpp over this struct: a new column is one entry there (and a field here if it
+ * needs a figure neither source has given it yet).
+ */
+struct CacheRow {
+	std::string name;		///< the cache's own name: "t64", "kmalloc-64"
+	bool kernel = false;		///< a kernel (SLUB) cache, shown as "slub/<name>"
+	std::optional<uint64_t> objects;	///< objects in use
+	std::optional<uint64_t> total_objects;	///< object capacity of all slabs
+	std::optional<uint64_t> size;		///< object size asked for (SLUB: object_size)
+	std::optional<uint64_t> stride;		///< bytes per object in a slab, at least size
+	std::optional<uint64_t> slabs;
+	std::optional<uint64_t> partial_slabs;	///< on node partial lists
+	std::optional<uint64_t> cpu_slabs;	///< owned by cpus: active + cpu partial
+	std::optional<uint64_t> objs_per_slab;
+	std::optional<uint64_t> order;
+	std::optional<uint64_t> space;		///< bytes of slab memory
+	std::string flags;			///< the Flg column's letters
+	OptionalStats stats{};			///< indexed by enum slablab_stat_item
+
+	/// "t64", or "slub/kmalloc-64" for a kernel cache.
+	std::string display_name() const;
+	/// alloc_fastpath + alloc_slowpath, if both are known.
+	std::optional<uint64_t> allocs() const noexcept;
+	/// free_fastpath + free_slowpath, if both are known.
+	std::optional<uint64_t> frees() const noexcept;
+	/// allocs() + frees(), if both are known.
+	std::optional<uint64_t> activity() const noexcept;
+	/// Whether -T can count it: every figure it sums is known.
+	bool countable() const noexcept;
+};
+
+/// A row of `slabctl info`: a slablab cache or, with --native, a kernel (SLUB) cache.
+using InfoRow = std::variant<CacheInfo, NativeCache>;
+
+/// A slablab cache's row: every figure known (the counters as reported; zero without them).
+CacheRow cache_row(const CacheInfo& c, uint32_t page_size);
+/// A kernel cache's row, its figures computed as slabinfo.c computes them.
+CacheRow cache_row(const NativeCache& c, uint32_t page_size);
+CacheRow cache_row(const InfoRow& r, uint32_t page_size);
+
 /// Sort as slabinfo does: by name (case-insensitive), by Space or by activity (largest
 /// first).
 void sort_caches(std::vector<CacheInfo>& caches, SortKey key, uint32_t page_size);
 
-/// The header line of the table (no newline).
-std::string table_header(bool activity);
+/// The header line of the table (no newline); the name column `name_width` wide.
+std::string table_header(bool activity, int name_width = 21);
 /// One line (no newline) in the default or the activity (-D) format; the name column is
 /// `name_width` wide (21, slabinfo's, by default; longer names widen it).
+std::string table_line(const CacheRow& r, const TableOptions& o, int name_width = 21);
 std::string table_line(const CacheInfo& c, uint32_t page_size, const TableOptions& o,
 		       int name_width = 21);
-/// Header and one line per cache, in the order given, each line ending in '\n'.
+/// Header and one line per row, in the order given, each line ending in '\n'; the name
+/// column as wide as the longest name (21 at least).
+std::string render_row_table(const std::vector<CacheRow>& rows, const TableOptions& o);
+/// render_row_table() of slablab caches.
 std::string render_table(const std::vector<CacheInfo>& caches, uint32_t page_size,
 			 const TableOptions& o);
 
 // ---- the kernel's caches in the same table (info --native) ----
 
-/// A row of `slabctl info`: a slablab cache or, with --native, a kernel (SLUB) cache.
-using InfoRow = std::variant<CacheInfo, NativeCache>;
 /// The Name column: "t64", or "slub/kmalloc-64" for a kernel cache.
 std::string row_display_name(const InfoRow& r);
 /// A kernel cache's Flg column, slabinfo's letters: * (other caches merged into it),
@@ -91,20 +142,30 @@ struct Totals {
 	uint64_t objects = 0, total_objects = 0;
 	uint64_t slabs = 0, partial_slabs = 0, cpu_slabs = 0;
 	uint64_t alloc = 0, free = 0;	///< fast + slow paths
-	uint64_t incomplete = 0;	///< kernel caches not counted: a figure was unknown
+	uint64_t incomplete = 0;	///< caches not counted: a figure was unknown
 	uint64_t without_stats = 0;	///< caches counted without alloc/free (no SLUB_STATS)
 };
+/**
+ * Totals over rows. A row counts when it is countable() (slablab's always are; a kernel
+ * cache when its objects, object_size, slab_size, total_objects, slabs, partial, cpu_slabs
+ * and order could all be read); the others are in `caches` and `incomplete` only.
+ * alloc/free sum the counted rows whose counters are known.
+ */
+Totals compute_row_totals(const std::vector<CacheRow>& rows);
+/**
+ * The -T text: slabinfo's summary and its per-cache and per-object tables; a note says how
+ * many rows were not counted. # Alloc and # Free'd are "-" when no counted row had its
+ * counters, or (with none counted) when `kernel` says the rows are kernel caches, whose
+ * counters need CONFIG_SLUB_STATS.
+ */
+std::string render_row_totals(const std::vector<CacheRow>& rows, bool bytes,
+			      std::string_view title, bool kernel);
 Totals compute_totals(const std::vector<CacheInfo>& caches, uint32_t page_size);
 std::string render_totals(const std::vector<CacheInfo>& caches, uint32_t page_size,
 			  bool bytes = false, std::string_view title = "Slabcache Totals");
-/**
- * Totals over kernel caches. A cache counts when its objects, object_size, slab_size,
- * total_objects, slabs, partial, cpu_slabs and order could all be read; the others are in
- * `caches` and `incomplete` only. alloc/free sum the caches with SLUB_STATS counters.
- */
+/// compute_row_totals() of kernel caches.
 Totals compute_native_totals(const std::vector<NativeCache>& caches, uint32_t page_size);
-/// As render_totals(); a note says how many caches were not counted, "-" for # Alloc and
-/// # Free'd without SLUB_STATS.
+/// render_row_totals() of kernel caches.
 std::string render_native_totals(const std::vector<NativeCache>& caches, uint32_t page_size,
 				 bool bytes = false,
 				 std::string_view title = "Slabcache Totals");
