@@ -16,7 +16,7 @@
 #   make ynl-demo   the kernel's ynl cli driving slablab with uapi/slablab.yaml in the VM
 #   make vm         an interactive shell in the test VM
 #   make check      checkpatch --strict on module/ and uapi/
-#   make lint       make check, shellcheck on scripts/, flake8 on python/ and tests/, mypy
+#   make lint       make check, kernel-doc, shellcheck on scripts/, flake8 on python/ and tests/, mypy
 #                   on the Python package (scripts/lint.sh)
 #   make generate   regenerate what restates uapi/slablab.yaml (scripts/gen-protocol.py;
 #                   module and tool do it first when the spec or the generator changed)

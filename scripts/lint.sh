@@ -4,10 +4,11 @@
 # that scripts/deps.sh installs. Every one runs, each as a timed stage, and the script
 # fails if any of them found something:
 #   - checkpatch --strict on module/, uapi/, include/ (scripts/checkpatch.sh, make check)
+#   - kernel-doc -none on the same files (scripts/checkpatch.sh --kernel-doc)
 #   - ShellCheck on scripts/ and .ci/run
 #   - flake8 on python/ and tests/ (configuration: setup.cfg)
 #   - mypy on the slablab package (configuration: python/pyproject.toml)
-# scripts/lint.sh [checkpatch|shellcheck|flake8|mypy]...   runs only those.
+# scripts/lint.sh [checkpatch|kernel-doc|shellcheck|flake8|mypy]...   runs only those.
 set -uo pipefail
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 cd "$REPO" || exit 2
@@ -15,6 +16,7 @@ cd "$REPO" || exit 2
 lint_one() {
 	case $1 in
 	checkpatch) "$REPO/scripts/checkpatch.sh" ;;
+	kernel-doc) "$REPO/scripts/checkpatch.sh" --kernel-doc ;;
 	shellcheck)
 		local files
 		mapfile -t files < <(git ls-files 'scripts/*.sh' 'scripts/vm/*' .ci/run)
@@ -23,7 +25,7 @@ lint_one() {
 	flake8) /usr/bin/python3 -m flake8 python tests && echo "flake8: clean" ;;
 	# the source tree's package: mypy reads _core.pyi for the extension
 	mypy) cd python && /usr/bin/python3 -m mypy --config-file pyproject.toml -p slablab ;;
-	*) echo "lint: no linter '$1' (checkpatch, shellcheck, flake8, mypy)" >&2; return 2 ;;
+	*) echo "lint: no linter '$1' (checkpatch, kernel-doc, shellcheck, flake8, mypy)" >&2; return 2 ;;
 	esac
 }
 
@@ -32,7 +34,7 @@ if [ "${1:-}" = --one ]; then
 	exit
 fi
 what=("$@")
-[ ${#what[@]} -gt 0 ] || what=(checkpatch shellcheck flake8 mypy)
+[ ${#what[@]} -gt 0 ] || what=(checkpatch kernel-doc shellcheck flake8 mypy)
 rc=0
 for w in "${what[@]}"; do
 	"$REPO/scripts/stage.sh" "lint: $w" "$0" --one "$w" || rc=1
