@@ -60,7 +60,7 @@ enum dbg_attr {
 	D_OBJECTS, D_TOTAL_OBJECTS, D_SLABS, D_PARTIAL, D_CPU_SLABS, D_SLABS_CPU_PARTIAL,
 	D_CPU_PARTIAL, D_MIN_PARTIAL, D_ALIGN, D_FASTPATH, D_FLAGS, D_OWNER, D_PAGES,
 	D_LIVE_BYTES, D_META_BYTES, D_POISON, D_RED_ZONE, D_SANITY_CHECKS, D_SHRINK,
-	D_VALIDATE, D_FAIL_SLAB_EVERY,
+	D_VALIDATE, D_FAIL_SLAB_EVERY, D_REMOTE_NODE_DEFRAG_RATIO,
 	D_NR,
 	D_STAT_FIRST = D_NR,	/* then one per enum slablab_stat_item */
 };
@@ -96,6 +96,7 @@ static const struct {
 	[D_SHRINK] = { "shrink", 0200 },
 	[D_VALIDATE] = { "validate", 0600 },
 	[D_FAIL_SLAB_EVERY] = { "fail_slab_every", 0644 },
+	[D_REMOTE_NODE_DEFRAG_RATIO] = { "remote_node_defrag_ratio", 0644 },
 };
 
 struct slablab_dbg_file {
@@ -245,6 +246,9 @@ static int slablab_dbg_show(struct seq_file *m, void *v)
 	case D_FAIL_SLAB_EVERY:
 		seq_printf(m, "%u\n", READ_ONCE(s->fail_slab_every));
 		break;
+	case D_REMOTE_NODE_DEFRAG_RATIO:
+		seq_printf(m, "%u\n", READ_ONCE(s->remote_node_defrag_ratio));
+		break;
 	}
 	return 0;
 }
@@ -332,6 +336,9 @@ static ssize_t slablab_dbg_write(struct file *file, const char __user *ubuf, siz
 		break;
 	case D_FAIL_SLAB_EVERY:
 		err = slablab_set_fail_slab_every(s, val, NULL);
+		break;
+	case D_REMOTE_NODE_DEFRAG_RATIO:
+		err = slablab_set_remote_node_defrag_ratio(s, val, NULL);
 		break;
 	case D_SHRINK:
 		if (val != 1)
