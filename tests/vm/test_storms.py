@@ -613,6 +613,17 @@ def test_bad_spec_cpus(raw, make_cache, ncpus):
                 "slablab", "pair", cache=name, cpus=garbage)
 
 
+def test_cpu_list_group_sizes_name_no_cpu(raw, make_cache):
+    """A region's cpus-used and group-size numbers ("0-1:1/300000") are no cpus: they do
+    not make the list name a cpu that cannot be online (bitmap_parselist's syntax, which
+    the kernel judges: no host-side checks)."""
+    name = make_cache(64)
+    first = online_cpus()[0]
+    r = raw.storm("slablab", "pair", cache=name, cpus=f"{first}-{first}:1/300000",
+                 ops=100)
+    assert r["state"] == "done" and r["spec"]["cpus"] == str(first), r
+
+
 def test_bad_spec_limits_are_named(raw, make_cache):
     """The limits that are not a plain attribute range name themselves (uapi #defines)."""
     name = make_cache(64)
