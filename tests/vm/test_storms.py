@@ -620,7 +620,7 @@ def test_cpu_list_group_sizes_name_no_cpu(raw, make_cache):
     name = make_cache(64)
     first = online_cpus()[0]
     r = raw.storm("slablab", "pair", cache=name, cpus=f"{first}-{first}:1/300000",
-                 ops=100)
+                  ops=100)
     assert r["state"] == "done" and r["spec"]["cpus"] == str(first), r
 
 
