@@ -340,7 +340,8 @@ int slablab_put_stats(struct sk_buff *skb, int attr, const u64 *v);
  * @nr_sizes: entries of @sizes and @weights (kmalloc targets)
  * @sizes: object sizes, drawn by weight
  * @weights: the weights of @sizes
- * @threads: workers (0: one per cpu; the remote pattern at least 2)
+ * @threads: workers (0: one per cpu, at most SLABLAB_STORM_MAX_THREADS; the remote
+ *	pattern at least 2)
  * @cpus: the cpus the workers are bound to, as a cpu list (set by the engine)
  * @ops: operations per worker (producer, for remote), unless @duration_ms
  * @duration_ms: run this long instead (0: @ops)

@@ -878,18 +878,27 @@ static int slablab_nl_lab_set(struct sk_buff *skb, struct genl_info *info)
  */
 #define STORM_CPU_BITS_MAX	BIT(18)
 
-/* The largest number in @list (a cpu list): how wide a bitmap must be to parse it. */
+/*
+ * The largest cpu @list (a cpu list) names: how wide a bitmap must be to parse it. The
+ * numbers after a region's ':' ("0-63:2/8": cpus used and group size) name no cpu.
+ */
 static u64 cpulist_largest(const char *list)
 {
 	u64 n = 0, largest = 0;
+	bool cpus = true;
 
 	for (; *list; list++) {
-		if (!isdigit(*list)) {
-			n = 0;
+		if (isdigit(*list)) {
+			n = min_t(u64, n * 10 + (*list - '0'), U32_MAX);
+			if (cpus)
+				largest = max(largest, n);
 			continue;
 		}
-		n = min_t(u64, n * 10 + (*list - '0'), U32_MAX);
-		largest = max(largest, n);
+		n = 0;
+		if (*list == ':')
+			cpus = false;
+		else if (*list == ',' || isspace(*list))
+			cpus = true;	/* the next region (bitmap_parselist()) */
 	}
 	return largest;
 }

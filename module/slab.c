@@ -799,7 +799,7 @@ static void *get_partial_node(struct slablab_cache *s, struct slablab_node *n,
 	return freelist;
 }
 
-static void *get_partial(struct slablab_cache *s, int node, struct slablab_cpu *c,
+static void *get_partial(struct slablab_cache *s, gfp_t gfp, int node, struct slablab_cpu *c,
 			 struct slablab_slab **ret)
 {
 	int local = node == NUMA_NO_NODE ? numa_mem_id() : node, nid;
@@ -807,13 +807,17 @@ static void *get_partial(struct slablab_cache *s, int node, struct slablab_cpu *
 	void *freelist;
 
 	freelist = get_partial_node(s, s->node[local], c, ret);
-	if (freelist || node != NUMA_NO_NODE)
+	/* __GFP_THISNODE: SLUB's zonelist for it (ZONELIST_NOFALLBACK) has no other node */
+	if (freelist || node != NUMA_NO_NODE || (gfp & __GFP_THISNODE))
 		return freelist;
 	/*
 	 * SLUB's get_any_partial(): another node's partial slab instead of a new one, for
 	 * ratio percent of such allocations (get_cycles() as the cheap dice), and only from
 	 * nodes keeping more than min_partial, so that remote allocations defragment
-	 * the other nodes rather than empty their reserve.
+	 * the other nodes rather than empty their reserve. Unlike SLUB, nodes are tried in
+	 * id order, not by distance (its zonelist walk), and cpusets and the task's mempolicy
+	 * are not consulted: __cpuset_node_allowed() and the zonelist iterator are not
+	 * exported to modules.
 	 */
 	if (!ratio || get_cycles() % 1024 > ratio * 10)
 		return NULL;
@@ -893,7 +897,7 @@ retry:
 		stat(s, SLABLAB_CPU_PARTIAL_ALLOC);
 		goto retry;
 	}
-	freelist = get_partial(s, node, c, &slab);
+	freelist = get_partial(s, gfp, node, c, &slab);
 	if (freelist) {
 		c->slab = slab;
 		stat(s, SLABLAB_ALLOC_FROM_PARTIAL);

@@ -1313,8 +1313,12 @@ static int storm_setup_cpus(struct slablab_storm *st, const unsigned long *cpus,
 	if (err)
 		goto out_mask;
 	snprintf(sp->cpus, sizeof(sp->cpus), "%*pbl", cpumask_pr_args(mask));
+	/*
+	 * One worker per cpu by default, but no more than THREADS may ask for: a report
+	 * (struct slablab_storm_report) has room for SLABLAB_STORM_MAX_THREADS workers.
+	 */
 	if (!sp->threads)
-		sp->threads = cpumask_weight(mask);
+		sp->threads = min_t(u32, cpumask_weight(mask), SLABLAB_STORM_MAX_THREADS);
 	if (sp->pattern == SLABLAB_PATTERN_REMOTE) {
 		if (!threads_given && sp->threads == 1)
 			sp->threads = 2;
@@ -1433,7 +1437,10 @@ static void storm_fill_report(struct slablab_storm *st, struct slablab_storm_rep
 	if (state != SLABLAB_STORM_DONE && state != SLABLAB_STORM_STOPPED)
 		return;
 	rep->finished = true;
-	for (i = 0; i < sp->threads; i++) {
+	/* storm_setup_cpus() keeps every storm within the report's thread[] */
+	if (WARN_ON_ONCE(sp->threads > ARRAY_SIZE(rep->thread)))
+		rep->spec.threads = ARRAY_SIZE(rep->thread);
+	for (i = 0; i < rep->spec.threads; i++) {
 		struct storm_thread *t = &st->t[i];
 
 		rep->allocs += t->allocs;

@@ -243,6 +243,24 @@ def test_debugfs_writes(client, make_cache):
         (c["cpu_partial"], c["min_partial"], c["order"])
 
 
+def test_debugfs_has_slubs_tunables(client, make_cache):
+    """Every tunable of the spec that SLUB's sysfs has (/sys/kernel/slab/<cache>/) is a
+    debugfs file of the same name (docs/design.md, "How to add a tunable"): it reads what
+    netlink reports, and a write in range is what netlink then reports."""
+    name = make_cache(64)
+    c = client.cache_get(name)
+    numeric = [t[0] for t in protocol.CACHE_TUNABLES if t[2] == "num"]
+    in_slub = [t for t in numeric if os.path.exists(f"/sys/kernel/slab/kmalloc-64/{t}")]
+    assert "remote_node_defrag_ratio" in in_slub    # the VM's kernel is NUMA-enabled
+    for t in in_slub:
+        assert int(dbg(name, t)) == c[t], t
+    dbg_write(name, "remote_node_defrag_ratio", 42)
+    assert client.cache_get(name)["remote_node_defrag_ratio"] == 42
+    with pytest.raises(OSError):
+        dbg_write(name, "remote_node_defrag_ratio", 101)
+    assert int(dbg(name, "remote_node_defrag_ratio")) == 42
+
+
 def test_stat_files_format_and_reset(client, make_cache, ncpus):
     name = make_cache(64)
     client.obj_free(client.obj_alloc(name, 50, cpu=0), cpu=0)

@@ -651,7 +651,7 @@ enum slablab_stats_attr {
  *	nests (kmalloc targets); the kernel checks each entry with the storm-size policy
  *	whatever its type (NLA_POLICY_NESTED_ARRAY)
  * @SLABLAB_STORM_A_THREADS: (u32, 1..256) 1..storm-max-threads, default: one per cpu of
- *	cpus; remote: even
+ *	cpus (at most storm-max-threads); remote: even
  * @SLABLAB_STORM_A_CPUS: (string, at most 255 characters) cpu list ("0-3,6") of online
  *	cpus, default: the online cpus
  * @SLABLAB_STORM_A_OPS: (u64, 1..1099511627776) 1..storm-max-ops per thread (remote -
