@@ -21,6 +21,7 @@ STORM_PATTERNS: tuple[str, ...]
 STORM_STATES: tuple[str, ...]
 FIGURES: tuple[str, ...]
 RUN_CSV_COLUMNS: tuple[str, ...]
+BUILD_COMMIT: str
 
 Flags = Union[None, int, str, Iterable[str]]
 CacheDict = CacheInfo
@@ -153,4 +154,9 @@ class Client:
         max_live_bytes: Optional[int] = None,
         progress: Optional[Callable[[dict[str, Any]], Any]] = None,
         poll_interval: float = 0.15,
+        warmup: int = 1,
+        until: Optional[float] = None,
+        max_repeats: int = 50,
+        aa: bool = False,
+        noise_floor: float = 0.0,
     ) -> CompareDict: ...

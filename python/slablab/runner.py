@@ -51,6 +51,7 @@ class Runner:
         self.log = log
         st: Status = client.status()
         self.start = _now()
+        self.status = st
         self.meta: Dict[str, Any] = dict(
             sweep=self.start, grid=grid_name, kernel_release=st["kernel_release"],
             vm_cpus=st["nr_online_cpus"], slablab_version=st["version"],
@@ -112,7 +113,9 @@ class Runner:
         self.failures += res["failures"] if res else 0
         self.runs += 1
         row = analysis.run_row(r, experiment=p.experiment, variant=p.variant, x=p.x,
-                               repeat=p.repeat, run=self.runs)
+                               repeat=p.repeat, run=self.runs,
+                               context=analysis.run_context(
+                                   self.status, info if p.target == "slablab" else None))
         extra = analysis.sweep_row(r, info, dict(self.meta, date=_now(),
                                                  allocator=p.allocator))
         self._w.writerow({**row, **extra})

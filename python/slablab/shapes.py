@@ -239,9 +239,20 @@ class PairedRatio(TypedDict):
     max: Optional[float]
 
 
+class RatioInterval(TypedDict):
+    """The 95% bootstrap interval of a paired ratio (docs/benchmarks.md)."""
+    n: int
+    ratio: float
+    lo: float
+    hi: float
+
+
 class FigureSummary(Summary):
     ratio: Optional[float]
     paired_ratio: PairedRatio
+    ci: Optional[RatioInterval]
+    verdict: str            # none | same | higher | lower
+    outliers: List[int]     # repeats whose value is an outlier (still counted)
 
 
 class CompareVariant(TypedDict):
@@ -257,14 +268,33 @@ class CompareRun(TypedDict):
     variant: int
     label: str
     repeat: int
+    warmup: bool
     counted: bool
+    tunables: str
     storm: Storm
+
+
+class RunContext(TypedDict):
+    kernel_release: str
+    vm_cpus: Optional[int]
+    vm_memory_mb: Optional[int]
+    design: str
+    slablab_commit: str
 
 
 class Compare(TypedDict):
     """:meth:`Client.compare`, ``slabctl compare --json``."""
     pattern: str
     repeat: int
+    repeats_done: int
+    warmup: int
+    until: Optional[float]
+    until_met: bool
+    max_repeats: int
+    aa: bool
+    noise_floor: float
+    bootstrap_seed: int
+    context: RunContext
     interrupted: bool
     restore_error: Optional[str]
     figures: List[str]

@@ -454,6 +454,7 @@ PYBIND11_MODULE(_core, m)
 	for (const auto& col : slabctl::run_csv_columns())
 		run_csv_columns.append(py::str(col));
 	m.attr("RUN_CSV_COLUMNS") = py::tuple(run_csv_columns);
+	m.attr("BUILD_COMMIT") = slabctl::build_commit();
 
 	py::register_exception_translator([](std::exception_ptr p) {
 		try {
@@ -854,7 +855,8 @@ PYBIND11_MODULE(_core, m)
 			   const py::object& duration_ms, const py::object& batch,
 			   const py::object& working_set, const py::object& ring, const py::object& seed,
 			   const py::object& max_live_bytes, const py::object& progress,
-			   double poll_interval) {
+			   double poll_interval, int64_t warmup, const py::object& until,
+			   int64_t max_repeats, bool aa, double noise_floor) {
 				slabctl::CompareSpec spec;
 				py::object single_threads = py::none();
 				if (!threads.is_none()) {
@@ -901,6 +903,14 @@ PYBIND11_MODULE(_core, m)
 					}
 				}
 				spec.repeat = u32_arg("repeat", repeat);
+				spec.warmup = u32_arg("warmup", warmup);
+				if (!until.is_none())
+					spec.until = until.cast<double>();
+				spec.max_repeats = std::max(u32_arg("max_repeats", max_repeats),
+							    until.is_none() ? spec.repeat : 0U);
+				spec.aa = aa;
+				spec.noise_floor = noise_floor;
+				slabctl::compare_variants(spec);	// usage errors first
 				if (!figures.is_none())
 					for (const auto& f : figures)
 						spec.figures.push_back(py::str(f));
@@ -909,6 +919,8 @@ PYBIND11_MODULE(_core, m)
 				slabctl::CompareProgressFn cb;
 				if (!progress.is_none())
 					cb = [&](const slabctl::CompareProgress& p) {
+						if (!p.storm)
+							return;	// an --until round summary
 						py::gil_scoped_acquire gil;
 						py::dict d;
 						d["run"] = p.run;
@@ -936,7 +948,9 @@ PYBIND11_MODULE(_core, m)
 			py::arg("batch") = py::none(), py::arg("working_set") = py::none(),
 			py::arg("ring") = py::none(), py::arg("seed") = py::none(),
 			py::arg("max_live_bytes") = py::none(), py::arg("progress") = py::none(),
-			py::arg("poll_interval") = 0.15,
+			py::arg("poll_interval") = 0.15, py::arg("warmup") = 1,
+			py::arg("until") = py::none(), py::arg("max_repeats") = 50,
+			py::arg("aa") = false, py::arg("noise_floor") = 0.0,
 			"slabctl compare from Python: run the same storm against each variant, "
 			"interleaved, `repeat` times, and return the dict `slabctl compare --json` "
 			"prints (without 'schema'/'command'): 'variants' with a 'summary' per figure "
@@ -947,5 +961,9 @@ PYBIND11_MODULE(_core, m)
 			"to compare; figures: figure keys (default: the pattern's main ones). "
 			"progress(dict) sees every STORM_GET: run, total, variant, label, repeat, "
 			"storm. KeyboardInterrupt stops the running storm, restores the cache's "
-			"settings and propagates.");
+			"settings and propagates. warmup: rounds run first and not summarized; "
+			"until: go on until every ratio's 95% CI is at most ±until (0.02), at most "
+			"max_repeats; aa: the first variant against itself (the noise floor); "
+			"noise_floor: an interval inside ±noise_floor is 'same'. Each summary has "
+			"'ci' {n, ratio, lo, hi}, 'verdict' and 'outliers'.");
 }
