@@ -109,6 +109,7 @@ class Client:
         ring: Optional[int] = None,
         seed: Optional[int] = None,
         max_live_bytes: Optional[int] = None,
+        thin: Optional[int] = None,
     ) -> StormDict: ...
     def storm_get(self, id: Optional[int] = None) -> StormDict: ...
     def storm_stop(self, id: Optional[int] = None) -> StormDict: ...
@@ -129,6 +130,7 @@ class Client:
         ring: Optional[int] = None,
         seed: Optional[int] = None,
         max_live_bytes: Optional[int] = None,
+        thin: Optional[int] = None,
         progress: Optional[Callable[[StormDict], Any]] = None,
         poll_interval: float = 0.15,
     ) -> StormDict: ...
@@ -152,6 +154,7 @@ class Client:
         ring: Optional[int] = None,
         seed: Optional[int] = None,
         max_live_bytes: Optional[int] = None,
+        thin: Optional[int] = None,
         progress: Optional[Callable[[dict[str, Any]], Any]] = None,
         poll_interval: float = 0.15,
         warmup: int = 1,

@@ -68,7 +68,7 @@ LIST_LOCK_STATS = ("alloc_from_partial", "free_add_partial", "free_remove_partia
 MAIN_FIGURES: Dict[str, List[tuple[str, str]]] = {
     "remote": [("tput_ops_per_sec", "ops/s")],
     "batch": [("cycles_per_alloc", "cyc/alloc"), ("cycles_per_free", "cyc/free")],
-    "churn": [("overhead_pct", "overhead %")],
+    "churn": [("fragmentation_pct", "fragmentation %"), ("overhead_pct", "overhead %")],
     "fastpath": [("alloc_fastpath_pct", "alloc fast %"), ("free_fastpath_pct", "free fast %"),
                  ("list_lock_ops_per_1000", "list ops/1k"), ("tput_ops_per_sec", "ops/s")],
 }
@@ -150,7 +150,8 @@ def run_row(storm: Storm, *, experiment: str, variant: str, x: Cell = None,
     spec = storm["spec"]
     if spec is not None:
         for k in ("target", "pattern", "cache", "size", "threads", "cpus", "ops",
-                  "duration_ms", "batch", "working_set", "ring", "seed", "max_live_bytes"):
+                  "duration_ms", "batch", "working_set", "ring", "seed", "max_live_bytes",
+                  "thin"):
             row[k] = spec[k]  # type: ignore[literal-required]
         row["sizes"] = ",".join(str(e["size"]) if e["weight"] == 1
                                 else f"{e['size']}:{e['weight']}" for e in spec["sizes"])
@@ -159,8 +160,10 @@ def run_row(storm: Storm, *, experiment: str, variant: str, x: Cell = None,
     res: Optional[StormResults] = storm["result"]
     for k in ("allocs", "frees", "alloc_cycles", "free_cycles", "pair_cycles",
               "loop_cycles_x1000", "failures", "peak_pages", "peak_live_bytes", "meta_bytes",
-              "cycles_per_sec"):
+              "steady_pages", "steady_live_bytes", "steady_samples", "cycles_per_sec"):
         row[k] = res[k] if res else 0  # type: ignore[literal-required]
+    row["shrunk_pages"] = res["shrunk_pages"] if res else None
+    row["shrunk_live_bytes"] = res["shrunk_live_bytes"] if res else None
     if res:
         row["features"] = res["features_value"]
         row["cache_flags"] = res["cache_flags_value"]

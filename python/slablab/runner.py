@@ -124,7 +124,7 @@ class Runner:
             self.log(f"sweep: warning: storm {r['id']} ended {r['state']}")
         main = {"remote": ("tput", extra["tput_ops_per_sec"]),
                 "batch": ("cycles/alloc", row["cycles_per_alloc"]),
-                "churn": ("overhead %", row["overhead_pct"]),
+                "churn": ("fragmentation %", row["fragmentation_pct"]),
                 "fastpath": ("alloc fast %", row["alloc_fastpath_pct"])}[p.experiment]
         self.log(f"  {p.experiment:8s} {p.variant:28s} x={p.x!s:>6} #{p.repeat}  "
                  f"{main[0]} {analysis.fmt(main[1])}  ({time.monotonic() - t0:.1f}s)")

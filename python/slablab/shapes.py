@@ -155,6 +155,7 @@ class StormSpec(TypedDict):
     ring: Optional[int]
     seed: Optional[int]
     max_live_bytes: Optional[int]
+    thin: Optional[int]
 
 
 class StormProgress(TypedDict):
@@ -182,6 +183,11 @@ class StormResults(TypedDict):
     peak_pages: int
     peak_live_bytes: int
     meta_bytes: int
+    steady_pages: int
+    steady_live_bytes: int
+    steady_samples: int
+    shrunk_pages: Optional[int]
+    shrunk_live_bytes: Optional[int]
     cycles_per_sec: int
     features: Optional[List[str]]
     features_value: Optional[int]
@@ -206,6 +212,8 @@ class Figures(TypedDict):
     free_fastpath_pct: Optional[float]
     overhead_pct: Optional[float]
     loop_cycles: Optional[float]
+    fragmentation_pct: Optional[float]
+    shrunk_fragmentation_pct: Optional[float]
     peak_bytes: Optional[int]
 
 

@@ -21,10 +21,11 @@ namespace {
 /// messages are its own.
 struct StormOptions {
 	std::string cache, sizes, threads, cpus, duration, seed;
-	uint64_t size = 0, ops = 0, batch = 0, working_set = 0, ring = 0, max_live = 0;
+	uint64_t size = 0, ops = 0, batch = 0, working_set = 0, ring = 0, max_live = 0, thin = 0;
 	// given on the command line?
 	const CLI::Option *size_opt = nullptr, *ops_opt = nullptr, *batch_opt = nullptr,
-			  *working_set_opt = nullptr, *ring_opt = nullptr, *max_live_opt = nullptr;
+			  *working_set_opt = nullptr, *ring_opt = nullptr, *max_live_opt = nullptr,
+			  *thin_opt = nullptr;
 	bool json = false, quiet = false;
 };
 
@@ -71,6 +72,10 @@ void add_storm_options(CLI::App& app, StormOptions& o, bool threads_list)
 				    fmt::format("Ring slots between producer and consumer (remote), "
 						"a power of two up to {} (default 256)",
 						SLABLAB_STORM_MAX_RING))
+			     ->transform(count_value());
+	o.thin_opt = app.add_option("--thin", o.thin,
+				    "Churn: after the fill keep every Nth object, free the rest "
+				    "(fragmentation 1 - 1/N; default 1: keep all)")
 			     ->transform(count_value());
 	app.add_option("--seed", o.seed, "Random seed (churn, sizes; default 1)");
 	o.max_live_opt = app.add_option("--max-live", o.max_live,
@@ -132,6 +137,8 @@ StormSpec build_spec(const StormOptions& o, StormTarget target, StormPattern pat
 	}
 	if (o.max_live_opt->count())
 		s.max_live_bytes = o.max_live;
+	if (o.thin_opt->count())
+		s.thin = to_u32(o.thin, "--thin");
 	return s;
 }
 

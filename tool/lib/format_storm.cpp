@@ -262,6 +262,11 @@ std::string render_storm_result(const StormResult& r)
 			   format_size(r.meta_bytes));
 	row(out, "memory", mem);
 	row(out, "overhead", opt_fixed(f.overhead_pct, 1, "%"));
+	if (f.fragmentation_pct)
+		row(out, "fragmentation",
+		    fmt::format("{} at steady state ({} samples), {} after shrink",
+				opt_fixed(f.fragmentation_pct, 1, "%"), r.steady_samples,
+				opt_fixed(f.shrunk_fragmentation_pct, 1, "%")));
 	row(out, "failures", fmt::format("{}", r.failures));
 	row(out, "settings", render_storm_settings(storm_settings(r)));
 	if (!r.native_name.empty())
@@ -455,7 +460,8 @@ std::vector<std::string> run_csv_columns()
 		"working_set", "ring", "seed", "max_live_bytes", "id", "state", "interrupted",
 		"ops_planned", "ops_done", "elapsed_ns", "allocs", "frees", "alloc_cycles",
 		"free_cycles", "pair_cycles", "loop_cycles_x1000", "failures", "peak_pages",
-		"peak_live_bytes", "meta_bytes", "cycles_per_sec", "features", "cache_flags",
+		"peak_live_bytes", "meta_bytes", "steady_pages", "steady_live_bytes",
+		"steady_samples", "shrunk_pages", "shrunk_live_bytes", "thin", "cycles_per_sec", "features", "cache_flags",
 		"native_name", "page_size", "init_on_alloc", "init_on_free", "hardened", "random"};
 	// what reruns the row (docs/benchmarks.md): where it ran, what ran, whether it counted
 	for (const char* k : kRunContextColumns)
@@ -521,7 +527,10 @@ std::string compare_csv(const CompareResult& c)
 			fmt::format("{}", r.free_cycles), fmt::format("{}", r.pair_cycles),
 			fmt::format("{}", r.loop_cycles_x1000), fmt::format("{}", r.failures),
 			fmt::format("{}", r.peak_pages), fmt::format("{}", r.peak_live_bytes),
-			fmt::format("{}", r.meta_bytes), fmt::format("{}", r.cycles_per_sec),
+			fmt::format("{}", r.meta_bytes), fmt::format("{}", r.steady_pages),
+			fmt::format("{}", r.steady_live_bytes), fmt::format("{}", r.steady_samples),
+			opt_csv(r.shrunk_pages), opt_csv(r.shrunk_live_bytes), opt_csv(s.thin),
+			fmt::format("{}", r.cycles_per_sec),
 			opt_csv(r.features), opt_csv(r.cache_flags), r.native_name,
 			fmt::format("{}", r.page_size), b(st.init_on_alloc), b(st.init_on_free),
 			b(st.hardened), b(st.random),

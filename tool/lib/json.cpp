@@ -274,6 +274,7 @@ Json to_json(const StormSpec& s)
 	j["ring"] = opt(s.ring);
 	j["seed"] = opt(s.seed);
 	j["max_live_bytes"] = opt(s.max_live_bytes);
+	j["thin"] = opt(s.thin);
 	return j;
 }
 
@@ -308,6 +309,11 @@ Json to_json(const StormResult& r)
 		res["peak_pages"] = r.peak_pages;
 		res["peak_live_bytes"] = r.peak_live_bytes;
 		res["meta_bytes"] = r.meta_bytes;
+		res["steady_pages"] = r.steady_pages;
+		res["steady_live_bytes"] = r.steady_live_bytes;
+		res["steady_samples"] = r.steady_samples;
+		res["shrunk_pages"] = opt(r.shrunk_pages);
+		res["shrunk_live_bytes"] = opt(r.shrunk_live_bytes);
 		res["cycles_per_sec"] = r.cycles_per_sec;
 		res["features"] = r.features ? Json(feature_names(*r.features)) : Json(nullptr);
 		res["features_value"] = opt(r.features);
