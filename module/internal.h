@@ -350,6 +350,7 @@ int slablab_put_stats(struct sk_buff *skb, int attr, const u64 *v);
  * @ring: slots of each producer/consumer ring (remote), a power of two
  * @seed: seed of the workers' random numbers
  * @max_live_bytes: what the storm may hold at once
+ * @thin: churn: after the fill keep every @thin-th object and free the rest (1: all)
  */
 struct slablab_storm_spec {
 	u32 target;
@@ -368,6 +369,7 @@ struct slablab_storm_spec {
 	u32 ring;
 	u64 seed;
 	u64 max_live_bytes;
+	u32 thin;
 };
 
 /**
@@ -405,6 +407,14 @@ struct slablab_storm_thread_result {
  * @peak_pages: pages the target held at the peak sample
  * @peak_live_bytes: live object bytes at that sample
  * @meta_bytes: slab metadata bytes off the slabs at that sample
+ * @steady_pages: churn: mean pages held over the samples taken while every worker held
+ *	its full working set
+ * @steady_live_bytes: churn: mean live object bytes over those samples
+ * @steady_samples: churn: how many such samples
+ * @shrunk: churn: @shrunk_pages and @shrunk_live_bytes are set
+ * @shrunk_pages: churn: pages held after the loops and a shrink of the target, the
+ *	working sets still live
+ * @shrunk_live_bytes: churn: live object bytes then
  * @has_stats: @stats holds the allocator's counters (cache and kmalloc targets)
  * @stats: the allocator's events during the storm, per enum slablab_stat_item
  * @thread: per worker, [@spec.threads]
@@ -429,6 +439,12 @@ struct slablab_storm_report {
 	u64 peak_pages;
 	u64 peak_live_bytes;
 	u64 meta_bytes;
+	u64 steady_pages;
+	u64 steady_live_bytes;
+	u32 steady_samples;
+	bool shrunk;
+	u64 shrunk_pages;
+	u64 shrunk_live_bytes;
 	bool has_stats;
 	u64 stats[__SLABLAB_STAT_MAX];
 	struct slablab_storm_thread_result thread[SLABLAB_STORM_MAX_THREADS];

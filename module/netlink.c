@@ -998,6 +998,13 @@ static int storm_parse_run(struct slablab_storm_spec *sp, struct nlattr **tb,
 			  nla_get_u32(tb[SLABLAB_STORM_A_WORKING_SET]) : 4096;
 	sp->ring = tb[SLABLAB_STORM_A_RING] ? nla_get_u32(tb[SLABLAB_STORM_A_RING]) : 256;
 	sp->seed = tb[SLABLAB_STORM_A_SEED] ? nla_get_u64(tb[SLABLAB_STORM_A_SEED]) : 1;
+	sp->thin = tb[SLABLAB_STORM_A_THIN] ? nla_get_u32(tb[SLABLAB_STORM_A_THIN]) : 1;
+	if (sp->thin > sp->working_set) {
+		NL_SET_ERR_MSG_FMT_MOD(extack, "THIN is at most WORKING_SET (%u)",
+				       sp->working_set);
+		NL_SET_BAD_ATTR(extack, tb[SLABLAB_STORM_A_THIN]);
+		return -ERANGE;
+	}
 	if (!is_power_of_2(sp->ring)) {
 		NL_SET_ERR_MSG_MOD(extack, "RING must be a power of two");
 		NL_SET_BAD_ATTR(extack, tb[SLABLAB_STORM_A_RING]);
@@ -1094,6 +1101,7 @@ static int put_storm_spec(struct sk_buff *skb, const struct slablab_storm_report
 	    nla_put_u64_64bit(skb, SLABLAB_STORM_A_SEED, sp->seed, SLABLAB_STORM_A_PAD) ||
 	    nla_put_u64_64bit(skb, SLABLAB_STORM_A_MAX_LIVE_BYTES, sp->max_live_bytes,
 			      SLABLAB_STORM_A_PAD) ||
+	    nla_put_u32(skb, SLABLAB_STORM_A_THIN, sp->thin) ||
 	    nla_put_u64_64bit(skb, SLABLAB_STORM_A_OPS_PLANNED, rep->ops_planned,
 			      SLABLAB_STORM_A_PAD) ||
 	    nla_put_u64_64bit(skb, SLABLAB_STORM_A_OPS_DONE, rep->ops_done, SLABLAB_STORM_A_PAD) ||
@@ -1144,7 +1152,17 @@ static int put_storm_results(struct sk_buff *skb, const struct slablab_storm_rep
 	    nla_put_u64_64bit(skb, SLABLAB_STORM_A_PEAK_LIVE_BYTES, rep->peak_live_bytes,
 			      SLABLAB_STORM_A_PAD) ||
 	    nla_put_u64_64bit(skb, SLABLAB_STORM_A_META_BYTES, rep->meta_bytes,
-			      SLABLAB_STORM_A_PAD))
+			      SLABLAB_STORM_A_PAD) ||
+	    nla_put_u64_64bit(skb, SLABLAB_STORM_A_STEADY_PAGES, rep->steady_pages,
+			      SLABLAB_STORM_A_PAD) ||
+	    nla_put_u64_64bit(skb, SLABLAB_STORM_A_STEADY_LIVE_BYTES, rep->steady_live_bytes,
+			      SLABLAB_STORM_A_PAD) ||
+	    nla_put_u32(skb, SLABLAB_STORM_A_STEADY_SAMPLES, rep->steady_samples) ||
+	    (rep->shrunk &&
+	     (nla_put_u64_64bit(skb, SLABLAB_STORM_A_SHRUNK_PAGES, rep->shrunk_pages,
+				SLABLAB_STORM_A_PAD) ||
+	      nla_put_u64_64bit(skb, SLABLAB_STORM_A_SHRUNK_LIVE_BYTES, rep->shrunk_live_bytes,
+				SLABLAB_STORM_A_PAD))))
 		return -EMSGSIZE;
 	list = nla_nest_start(skb, SLABLAB_STORM_A_THREAD_LIST);
 	if (!list)

@@ -26,7 +26,10 @@
  * deadline between chunks. Memory (pages held by the target, bytes of live objects) is
  * sampled by the controller every SAMPLE_MS and by the workers themselves once their
  * working set is first full and, for churn, again before they free it, so a storm of any
- * length has a sample of its steady state.
+ * length has a sample of its steady state. Churn also averages the samples taken while
+ * every worker holds its full working set (the steady state: fragmentation), and its
+ * workers meet at a barrier after their loops, where the last one shrinks the target
+ * and samples again (what fragmentation a shrink cannot give back).
  *
  * Locking (outermost first):
  *   storm_mutex          the storm: slablab_storm, its id, STORM_START/GET/STOP and
@@ -46,7 +49,9 @@
  * under either lock for a controller blocked in kmem_cache_destroy() would wait for
  * ever; and kmem_cache_create() under cpus_read_lock would read-lock it recursively,
  * which deadlocks the same way when a writer queues in between.
- * The controller and the workers take neither storm_mutex nor slablab_mutex. Results
+ * The controller and the workers take no storm_mutex; the workers take cpus_read_lock
+ * and slablab_mutex only in the churn shrink (slablab_cache_shrink(), kmem_cache_shrink()),
+ * which is safe because nobody waits for a storm while holding either (see above). Results
  * are written before the state becomes DONE/STOPPED with a release store; readers load
  * the state with acquire. A slablab cache under a storm has ->users raised (pinned under
  * slablab_mutex), so destroying it fails with -EBUSY until the controller drops it.
@@ -103,6 +108,8 @@ struct storm_thread {
 	u64 ns;
 	u64 end;		/* ktime when its loop ended */
 	long live_bytes;	/* WRITE_ONCE, read by the samplers */
+	bool steady;		/* churn: working set full, not yet freed (WRITE_ONCE) */
+	u64 waited_ns;		/* churn: time at the shrink barrier, not the thread's */
 	bool stopped;		/* left early on a stop request */
 	struct completion exited;	/* the kthread left module code */
 	struct rnd_state rng;
@@ -139,6 +146,14 @@ struct slablab_storm {
 	struct mutex sample_lock;	/* the peak fields and base_pages */
 	u64 base_pages;
 	u64 peak_pages, peak_live, peak_meta;
+	/* churn: samples taken while every worker's working set was full (steady state) */
+	u64 steady_pages_sum, steady_live_sum;
+	u32 steady_samples;
+	/* churn: the sample after the last worker's loop and a shrink of the target */
+	u64 shrunk_pages, shrunk_live;
+	bool shrunk;
+	atomic_t churn_left;			/* workers not yet at the shrink barrier */
+	struct completion churn_shrunk;		/* the shrink sample is taken */
 	char sysfs_root[64];		/* storm_sysfs_root at start */
 	bool sysfs_warned;		/* a sample could not read a native figure */
 	struct completion done;		/* the controller left module code */
@@ -358,6 +373,19 @@ static u64 target_pages(struct slablab_storm *st, u64 *meta)
 	}
 }
 
+/* Every worker of a churn storm holds its full working set (sample_lock held). */
+static bool storm_all_steady(struct slablab_storm *st)
+{
+	u32 i;
+
+	if (st->spec.pattern != SLABLAB_PATTERN_CHURN)
+		return false;
+	for (i = 0; i < st->spec.threads; i++)
+		if (!READ_ONCE(st->t[i].steady))
+			return false;
+	return true;
+}
+
 /*
  * Record the target's pages and the workers' live bytes now; keep the sample with the
  * most pages (then the most live bytes) as the peak. Live bytes are read first: a worker
@@ -383,7 +411,68 @@ static void storm_sample(struct slablab_storm *st, bool wait)
 		st->peak_live = live;
 		st->peak_meta = meta;
 	}
+	if (storm_all_steady(st)) {
+		st->steady_pages_sum += pages;
+		st->steady_live_sum += live;
+		st->steady_samples++;
+	}
 	mutex_unlock(&st->sample_lock);
+}
+
+/*
+ * The last churn worker at the barrier: give the target's empty slabs back (what a
+ * shrink can return is not fragmentation) and sample what is left, the working sets
+ * still held. The kernel's kmalloc classes are not ours to shrink: no figure there.
+ * Takes cpus_read_lock and slablab_mutex (slablab_cache_shrink(), kmem_cache_shrink()):
+ * nobody holding either waits for a storm's workers (the lock order above).
+ */
+static void storm_shrink_sample(struct slablab_storm *st)
+{
+	u64 pages, meta, live = 0;
+	unsigned int i;
+
+	switch (st->spec.target) {
+	case SLABLAB_TARGET_CACHE:
+		slablab_cache_shrink(st->tg.cache);
+		break;
+	case SLABLAB_TARGET_NATIVE:
+		kmem_cache_shrink(st->tg.native);
+		break;
+	case SLABLAB_TARGET_KMALLOC:
+		for (i = 0; i < st->nr_kmalloc_caches; i++)
+			slablab_cache_shrink(st->kmalloc_caches[i]);
+		break;
+	default:
+		return;
+	}
+	mutex_lock(&st->sample_lock);
+	for (i = 0; i < st->spec.threads; i++)
+		live += max_t(long, READ_ONCE(st->t[i].live_bytes), 0);
+	pages = target_pages(st, &meta);
+	st->shrunk_pages = pages > st->base_pages ? pages - st->base_pages : 0;
+	st->shrunk_live = live;
+	st->shrunk = true;
+	mutex_unlock(&st->sample_lock);
+}
+
+/*
+ * A churn worker done with its loop, its working set still held: wait until every
+ * worker is here, so that the steady state is sampled with all working sets full and
+ * the last one can shrink and sample. The wait is not the worker's time.
+ */
+static void churn_barrier(struct storm_thread *t)
+{
+	struct slablab_storm *st = t->st;
+	u64 t0 = ktime_get_ns();
+
+	storm_sample(st, true);
+	if (atomic_dec_and_test(&st->churn_left)) {
+		storm_shrink_sample(st);
+		complete_all(&st->churn_shrunk);
+	} else {
+		wait_for_completion(&st->churn_shrunk);
+	}
+	t->waited_ns = ktime_get_ns() - t0;
 }
 
 /* ---- worker patterns ---- */
@@ -524,7 +613,7 @@ static __always_inline void run_bulk(struct storm_thread *t, const u32 target)
 static __always_inline void run_churn(struct storm_thread *t, const u32 target)
 {
 	struct slablab_storm *st = t->st;
-	u32 w = st->spec.working_set, i;
+	u32 w = st->spec.working_set, thin = st->spec.thin ?: 1, kept, i;
 	long live = 0;
 	u64 done = 0;
 
@@ -539,13 +628,25 @@ static __always_inline void run_churn(struct storm_thread *t, const u32 target)
 		if (!(i & 1023))
 			cond_resched();
 	}
+	/* THIN: keep every THIN-th object, free the rest (holes in every slab; not timed). */
+	for (i = 0; thin > 1 && i < w; i++) {
+		if (!(i % thin) || !t->slots[i])
+			continue;
+		tg_free(&st->tg, target, t->slots[i]);
+		t->slots[i] = NULL;
+		live -= t->slot_size[i];
+		if (!(i & 1023))
+			cond_resched();
+	}
+	kept = DIV_ROUND_UP(w, thin);
 	WRITE_ONCE(t->live_bytes, live);
+	WRITE_ONCE(t->steady, true);
 	storm_sample(st, false);		/* the working set is full */
 	while (more(t, done)) {
 		u64 n = chunk_of(t, done, CHUNK);
 
 		for (i = 0; i < n; i++) {
-			u32 idx = prandom_u32_state(&t->rng) % w;
+			u32 idx = (prandom_u32_state(&t->rng) % kept) * thin;
 			u32 size = t_size(t, done + i);
 			u64 c0, c1, c2;
 			void *p;
@@ -576,8 +677,9 @@ static __always_inline void run_churn(struct storm_thread *t, const u32 target)
 		WRITE_ONCE(t->ops_done, done);
 		cond_resched();
 	}
-	/* Steady state, however short the storm: sample before the working set goes. */
-	storm_sample(st, true);
+	/* Steady state, however short the storm: sample, shrink, sample, then free. */
+	churn_barrier(t);
+	WRITE_ONCE(t->steady, false);
 	for (i = 0; i < w; i++) {
 		if (t->slots[i])
 			tg_free(&st->tg, target, t->slots[i]);
@@ -725,7 +827,7 @@ static void storm_thread_run(struct storm_thread *t)
 	default:
 		run_pattern(t, SLABLAB_TARGET_NATIVE_KMALLOC);
 	}
-	t->end = ktime_get_ns();
+	t->end = ktime_get_ns() - t->waited_ns;
 	t->ns = t->end - t0;
 }
 
@@ -1160,6 +1262,7 @@ static int storm_start_threads(struct slablab_storm *st, struct netlink_ext_ack 
 	u32 i;
 
 	atomic_set(&st->running, st->spec.threads);
+	atomic_set(&st->churn_left, st->spec.threads);
 	st->controller = kthread_create(storm_controller_fn, st, "slablab-storm/%u", st->id);
 	if (IS_ERR(st->controller)) {
 		err = PTR_ERR(st->controller);
@@ -1458,6 +1561,14 @@ static void storm_fill_report(struct slablab_storm *st, struct slablab_storm_rep
 	rep->peak_pages = st->peak_pages;
 	rep->peak_live_bytes = st->peak_live;
 	rep->meta_bytes = st->peak_meta;
+	if (st->steady_samples) {
+		rep->steady_pages = div_u64(st->steady_pages_sum, st->steady_samples);
+		rep->steady_live_bytes = div_u64(st->steady_live_sum, st->steady_samples);
+	}
+	rep->steady_samples = st->steady_samples;
+	rep->shrunk = st->shrunk;
+	rep->shrunk_pages = st->shrunk_pages;
+	rep->shrunk_live_bytes = st->shrunk_live;
 	rep->has_stats = sp->target == SLABLAB_TARGET_CACHE || sp->target == SLABLAB_TARGET_KMALLOC;
 	memcpy(rep->stats, st->stats_delta, sizeof(rep->stats));
 }
@@ -1500,6 +1611,7 @@ int slablab_storm_start(const struct slablab_storm_spec *spec, const unsigned lo
 		goto out_unlock;
 	}
 	init_completion(&st->done);
+	init_completion(&st->churn_shrunk);
 	mutex_init(&st->sample_lock);
 	st->spec = *spec;
 	strscpy(st->sysfs_root, storm_sysfs_root, sizeof(st->sysfs_root));

@@ -1,15 +1,26 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # slablab's benchmark set (issue #4's targets), run inside the test VM by `make bench`:
-# every figure is an interleaved comparison with the kernel's SLUB in the same run.
-# Output: the tables on stdout, every run in build/bench/*.csv.
+# every figure is an interleaved comparison with the kernel's SLUB in the same run, with
+# a 95% bootstrap confidence interval of each ratio (docs/benchmarks.md).
+# First an A/A run (slablab against itself) measures this machine's noise floor; every
+# later comparison reports a ratio whose interval lies inside that floor as "no
+# difference". Output: the tables on stdout, every run in build/bench/*.csv.
+#   BENCH_REPEAT   repeats of each variant (default 7; with BENCH_UNTIL: at least)
+#   BENCH_UNTIL    go on until every CI is at most this wide, e.g. ±2% (default: off)
+#   BENCH_MAX      the most repeats with BENCH_UNTIL (default 30)
+#   BENCH_WARMUP   warm-up rounds discarded before each comparison (default 1)
 set -euo pipefail
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${SLABLAB_BUILD:-$REPO/build}
 S=$BUILD/tool/slabctl
+PY=$BUILD/venv/bin/python
 OUT=$BUILD/bench
 REPEAT=${BENCH_REPEAT:-7}
 OPS=${BENCH_OPS:-200k}
+UNTIL=${BENCH_UNTIL:-}
+MAX=${BENCH_MAX:-30}
+WARMUP=${BENCH_WARMUP:-1}
 mkdir -p "$OUT"
 
 "$S" status
@@ -17,12 +28,39 @@ for size in 64 192; do
 	"$S" create "b$size" --size "$size" >/dev/null
 done
 
+common=(-q --repeat "$REPEAT" --warmup "$WARMUP")
+if [[ -n $UNTIL ]]; then
+	common+=(--until "$UNTIL" --max-repeats "$MAX")
+fi
+
+# The noise floor: pair storms of one cache against themselves. Its interval's half
+# width is the smallest difference this machine can tell apart from noise.
+echo
+echo "== A/A noise floor: slabctl compare --aa pair --cache b64 ${common[*]}"
+"$S" compare "${common[@]}" --aa --csv "$OUT/aa.csv" --json pair --cache b64 --ops "$OPS" \
+	>"$OUT/aa.json"
+FLOOR=$("$PY" - "$OUT/aa.json" <<'PYEOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+s = d["variants"][1]["summary"]["cycles_per_pair"]
+ci = s["ci"]
+if ci is None:
+    print("0")
+    sys.exit()
+floor = max(ci["hi"] - 1, 1 - ci["lo"])
+print(f"A/A ratio {ci['ratio']:.3f} [{ci['lo']:.3f}, {ci['hi']:.3f}] over {ci['n']} "
+      f"pairs: noise floor ±{floor * 100:.1f}%", file=sys.stderr)
+print(f"{floor:.4f}")
+PYEOF
+)
+echo "noise floor: ±$("$PY" -c "print(f'{float($FLOOR) * 100:.1f}')")% (a ratio whose CI lies inside it: no difference)"
+
 run() { # NAME ARGS...
 	local name=$1
 	shift
 	echo
 	echo "== $name: slabctl compare $*"
-	"$S" compare -q --repeat "$REPEAT" --csv "$OUT/$name.csv" "$@"
+	"$S" compare "${common[@]}" --noise-floor "$FLOOR" --csv "$OUT/$name.csv" "$@"
 }
 
 run pair-64 pair --cache b64 --ops "$OPS"

@@ -11,7 +11,7 @@ PKGS=(
 	libcli11-dev libfmt-dev nlohmann-json3-dev libgtest-dev
 	pybind11-dev python3-dev python3-pytest
 	python3-matplotlib python3-yaml python3-jsonschema
-	python3-pip python3-venv python3-setuptools python3-wheel python3-pandas
+	python3-pip python3-venv python3-setuptools python3-wheel python3-pandas python3-scipy
 	python3-mypy flake8 shellcheck
 )
 

@@ -21,6 +21,7 @@ STORM_PATTERNS: tuple[str, ...]
 STORM_STATES: tuple[str, ...]
 FIGURES: tuple[str, ...]
 RUN_CSV_COLUMNS: tuple[str, ...]
+BUILD_COMMIT: str
 
 Flags = Union[None, int, str, Iterable[str]]
 CacheDict = CacheInfo
@@ -108,6 +109,7 @@ class Client:
         ring: Optional[int] = None,
         seed: Optional[int] = None,
         max_live_bytes: Optional[int] = None,
+        thin: Optional[int] = None,
     ) -> StormDict: ...
     def storm_get(self, id: Optional[int] = None) -> StormDict: ...
     def storm_stop(self, id: Optional[int] = None) -> StormDict: ...
@@ -128,6 +130,7 @@ class Client:
         ring: Optional[int] = None,
         seed: Optional[int] = None,
         max_live_bytes: Optional[int] = None,
+        thin: Optional[int] = None,
         progress: Optional[Callable[[StormDict], Any]] = None,
         poll_interval: float = 0.15,
     ) -> StormDict: ...
@@ -151,6 +154,12 @@ class Client:
         ring: Optional[int] = None,
         seed: Optional[int] = None,
         max_live_bytes: Optional[int] = None,
+        thin: Optional[int] = None,
         progress: Optional[Callable[[dict[str, Any]], Any]] = None,
         poll_interval: float = 0.15,
+        warmup: int = 1,
+        until: Optional[float] = None,
+        max_repeats: int = 50,
+        aa: bool = False,
+        noise_floor: float = 0.0,
     ) -> CompareDict: ...

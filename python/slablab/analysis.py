@@ -15,14 +15,19 @@ four are the tidy keys, one row per run::
 columns as numbers; :func:`compare_frame` makes the same frame from
 :meth:`slablab.Client.compare`'s result; :func:`medians` and :func:`summary_text` are
 what the plots and ``summary.txt`` show. docs/sweeps.md lists the columns.
+
+How sure a difference is: :func:`paired_ratio_ci` is the bootstrap ``slabctl compare``
+uses (the geometric mean of per-repeat ratios, resampled over repeats; scipy), and
+:func:`ratios` gives every variant's ratio to a baseline with its 95% interval and a
+verdict ("same" when the interval holds 1 or lies inside the A/A noise floor).
 """
 
 import math
 import os
-from typing import (TYPE_CHECKING, Any, Dict, Iterable, List, Mapping, Optional, Sequence,
-                    Union)
+from typing import (TYPE_CHECKING, Any, Dict, Iterable, List, Mapping, NamedTuple, Optional,
+                    Sequence, Union)
 
-from ._core import RUN_CSV_COLUMNS, STAT_NAMES
+from ._core import BUILD_COMMIT, RUN_CSV_COLUMNS, STAT_NAMES
 from .shapes import CacheInfo, Compare, Storm, StormResults
 
 if TYPE_CHECKING:
@@ -30,7 +35,8 @@ if TYPE_CHECKING:
 
 __all__ = ["RUN_COLUMNS", "SWEEP_COLUMNS", "KEYS", "LIST_LOCK_STATS", "run_row",
            "sweep_row", "read_runs", "runs_frame", "compare_frame", "medians",
-           "summary_text", "MAIN_FIGURES"]
+           "summary_text", "MAIN_FIGURES", "RatioCI", "paired_ratio_ci", "verdict",
+           "ratios", "ratios_text", "run_context", "BUILD_COMMIT"]
 
 #: The runs CSV schema shared with ``slabctl compare --csv``.
 RUN_COLUMNS: Sequence[str] = tuple(RUN_CSV_COLUMNS)
@@ -43,7 +49,7 @@ SWEEP_COLUMNS: Sequence[str] = (
     "sweep",            # ISO 8601 UTC time the sweep started (one value per sweep)
     "grid",             # small | full
     "allocator",        # slablab | slub
-    "kernel_release", "vm_cpus", "slablab_version",
+    "slablab_version",  # (kernel_release, vm_cpus ... are run columns: run_context())
     "kernel_features",  # slablab.FEATURES names of the kernel, '+'-joined
     # the slablab cache before the storm (for SLUB runs: the cache SLUB's was made like)
     "cache_size", "cache_align", "cache_flag_names", "cache_cpu_partial",
@@ -62,7 +68,7 @@ LIST_LOCK_STATS = ("alloc_from_partial", "free_add_partial", "free_remove_partia
 MAIN_FIGURES: Dict[str, List[tuple[str, str]]] = {
     "remote": [("tput_ops_per_sec", "ops/s")],
     "batch": [("cycles_per_alloc", "cyc/alloc"), ("cycles_per_free", "cyc/free")],
-    "churn": [("overhead_pct", "overhead %")],
+    "churn": [("fragmentation_pct", "fragmentation %"), ("overhead_pct", "overhead %")],
     "fastpath": [("alloc_fastpath_pct", "alloc fast %"), ("free_fastpath_pct", "free fast %"),
                  ("list_lock_ops_per_1000", "list ops/1k"), ("tput_ops_per_sec", "ops/s")],
 }
@@ -107,16 +113,45 @@ def _settings(storm: Storm) -> Dict[str, Optional[bool]]:
     return out
 
 
+def run_context(status: Mapping[str, Any], cache: Optional[Mapping[str, Any]] = None,
+                memory_mb: Optional[int] = None) -> Dict[str, Any]:
+    """The columns that say how to rerun a row, as ``slabctl compare --csv`` fills them:
+    kernel release and cpus (the module's status), memory (this machine's MemTotal), the
+    design, the cache's tunables (``cache``: a cache dict, None for SLUB's runs) and the
+    slablab commit this package was built from."""
+    if memory_mb is None:
+        try:
+            with open("/proc/meminfo") as f:
+                for line in f:
+                    if line.startswith("MemTotal:"):
+                        memory_mb = int(line.split()[1]) // 1024
+                        break
+        except OSError:
+            pass
+    tunables = ""
+    if cache is not None:
+        from .protocol import CACHE_TUNABLES
+        tunables = " ".join(f"{t[0]}={cache[t[0]]}" for t in CACHE_TUNABLES
+                            if t[0] in cache)
+    return dict(kernel_release=status["kernel_release"], vm_cpus=status["nr_online_cpus"],
+                vm_memory_mb=memory_mb, design="slub", tunables=tunables,
+                slablab_commit=BUILD_COMMIT)
+
+
 def run_row(storm: Storm, *, experiment: str, variant: str, x: Cell = None,
-            repeat: int = 0, run: int = 1, set: str = "") -> Dict[str, str]:
+            repeat: int = 0, run: int = 1, set: str = "",
+            context: Optional[Mapping[str, Any]] = None) -> Dict[str, str]:
     """One row of :data:`RUN_COLUMNS` from a storm dict, formatted as
-    ``slabctl compare --csv`` formats it."""
+    ``slabctl compare --csv`` formats it; ``context``: :func:`run_context`'s columns
+    (and warmup, outlier)."""
     row: Dict[str, Any] = dict(experiment=experiment, variant=variant, x=x, repeat=repeat,
-                               run=run, set=set)
+                               run=run, set=set, warmup=False, outlier=False)
+    row.update(context or {})
     spec = storm["spec"]
     if spec is not None:
         for k in ("target", "pattern", "cache", "size", "threads", "cpus", "ops",
-                  "duration_ms", "batch", "working_set", "ring", "seed", "max_live_bytes"):
+                  "duration_ms", "batch", "working_set", "ring", "seed", "max_live_bytes",
+                  "thin"):
             row[k] = spec[k]  # type: ignore[literal-required]
         row["sizes"] = ",".join(str(e["size"]) if e["weight"] == 1
                                 else f"{e['size']}:{e['weight']}" for e in spec["sizes"])
@@ -125,8 +160,10 @@ def run_row(storm: Storm, *, experiment: str, variant: str, x: Cell = None,
     res: Optional[StormResults] = storm["result"]
     for k in ("allocs", "frees", "alloc_cycles", "free_cycles", "pair_cycles",
               "loop_cycles_x1000", "failures", "peak_pages", "peak_live_bytes", "meta_bytes",
-              "cycles_per_sec"):
+              "steady_pages", "steady_live_bytes", "steady_samples", "cycles_per_sec"):
         row[k] = res[k] if res else 0  # type: ignore[literal-required]
+    row["shrunk_pages"] = res["shrunk_pages"] if res else None
+    row["shrunk_live_bytes"] = res["shrunk_live_bytes"] if res else None
     if res:
         row["features"] = res["features_value"]
         row["cache_flags"] = res["cache_flags_value"]
@@ -175,6 +212,7 @@ def sweep_row(storm: Storm, cache: Optional[CacheInfo],
 # ---------------------------------------------------------------- DataFrames
 
 _TEXT = {"experiment", "variant", "set", "target", "pattern", "cache", "sizes", "cpus",
+         "design", "tunables", "slablab_commit",
          "state", "native_name", "thread_list", "date", "sweep", "grid", "allocator",
          "kernel_release", "slablab_version", "kernel_features", "cache_fastpath",
          "cache_flag_names"}
@@ -277,4 +315,107 @@ def summary_text(df: "pd.DataFrame") -> str:
                 xs = "-" if isinstance(x, float) and math.isnan(x) else f"{x:g}"
                 cells = [f"{fmt(meds.get(c)):>12s}" for c, _ in figs]
                 out.append(f"  {variant:28s} {xs:>11s} " + " ".join(cells))
+    return "\n".join(out) + "\n"
+
+
+# ---------------------------------------------------------------- confidence intervals
+
+class RatioCI(NamedTuple):
+    """A ratio B/A over paired repeats and its bootstrap interval (``level``, 95%)."""
+    n: int
+    ratio: float
+    lo: float
+    hi: float
+
+    def half_width(self) -> float:
+        return (self.hi - self.lo) / 2 / self.ratio if self.ratio > 0 else 0.0
+
+
+def paired_ratio_ci(a: Sequence[float], b: Sequence[float], *, seed: int = 0x5ab1ab,
+                    resamples: int = 4000, level: float = 0.95) -> Optional[RatioCI]:
+    """The ratio B/A of paired samples (``a[i]``, ``b[i]`` measured back to back) as the
+    geometric mean of ``b[i]/a[i]``, and its percentile bootstrap interval over the pairs
+    (scipy.stats.bootstrap). Pairs with NaN or values <= 0 are left out; None with fewer
+    than 3 pairs. Identical samples give exactly (1, 1); the same seed, the same interval.
+    The statistic and method are slabctl compare's (the resampling generator differs)."""
+    import numpy as np
+    pairs = [(x, y) for x, y in zip(a, b)
+             if x is not None and y is not None and x > 0 and y > 0
+             and math.isfinite(x) and math.isfinite(y)]
+    if len(pairs) < 3:
+        return None
+    logs = np.log(np.array([y for _, y in pairs]) / np.array([x for x, _ in pairs]))
+    ratio = float(np.exp(logs.mean()))
+    if np.all(logs == logs[0]):
+        r = float(np.exp(logs[0]))
+        return RatioCI(len(pairs), r, r, r)
+    from scipy import stats
+    res = stats.bootstrap((logs,), np.mean, n_resamples=resamples, confidence_level=level,
+                          method="percentile", random_state=np.random.default_rng(seed))
+    ci = res.confidence_interval
+    return RatioCI(len(pairs), ratio, float(np.exp(ci.low)), float(np.exp(ci.high)))
+
+
+def verdict(ci: Optional[RatioCI], noise_floor: float = 0.0) -> str:
+    """'same' when the interval holds 1 or lies inside [1 - floor, 1 + floor] (the A/A
+    noise floor), else 'higher' or 'lower'; 'none' without an interval."""
+    if ci is None:
+        return "none"
+    if ci.lo <= 1.0 <= ci.hi or (ci.lo >= 1 - noise_floor and ci.hi <= 1 + noise_floor):
+        return "same"
+    return "higher" if ci.lo > 1.0 else "lower"
+
+
+def ratios(df: "pd.DataFrame", figure: str, baseline: Optional[str] = None,
+           noise_floor: float = 0.0, seed: int = 0x5ab1ab) -> "pd.DataFrame":
+    """Each variant's ratio to ``baseline`` (default: the first variant) per experiment
+    and x, paired by repeat, with its 95% bootstrap interval and verdict. Warm-up rows are
+    left out. Columns: experiment, x, variant, n, ratio, lo, hi, verdict."""
+    import pandas as pd
+    d = df[df[figure].notna()]
+    if "warmup" in d.columns:
+        d = d[d["warmup"].fillna(0) == 0]
+    out = []
+    for (exp, x), g in d.groupby(["experiment", "x"], sort=False, dropna=False):
+        variants = list(dict.fromkeys(g["variant"]))
+        base = baseline if baseline is not None else variants[0]
+        a = g[g["variant"] == base].groupby("repeat")[figure].median()
+        for v in variants:
+            if v == base:
+                continue
+            b = g[g["variant"] == v].groupby("repeat")[figure].median()
+            common = a.index.intersection(b.index)
+            ci = paired_ratio_ci(list(a[common]), list(b[common]), seed=seed)
+            out.append(dict(experiment=exp, x=x, variant=v, baseline=base,
+                            n=ci.n if ci else len(common),
+                            ratio=ci.ratio if ci else math.nan,
+                            lo=ci.lo if ci else math.nan, hi=ci.hi if ci else math.nan,
+                            verdict=verdict(ci, noise_floor)))
+    return pd.DataFrame(out, columns=["experiment", "x", "variant", "baseline", "n", "ratio",
+                                      "lo", "hi", "verdict"])
+
+
+def ratios_text(df: "pd.DataFrame", noise_floor: float = 0.0) -> str:
+    """Per experiment of :data:`MAIN_FIGURES`: every variant's ratio to the first one,
+    with its 95% CI and verdict (``summary.txt``)."""
+    out = []
+    for exp, figs in MAIN_FIGURES.items():
+        d = df[df["experiment"] == exp]
+        if d.empty:
+            continue
+        for col, head in figs:
+            if col not in d.columns:
+                continue
+            r = ratios(d, col, noise_floor=noise_floor)
+            if r.empty:
+                continue
+            out.append(f"\n{exp}: {head}, ratio to {r['baseline'].iloc[0]} [95% CI]:")
+            for _, row in r.iterrows():
+                xs = "-" if isinstance(row["x"], float) and math.isnan(row["x"]) \
+                    else f"{row['x']:g}"
+                ci = (f"{row['ratio']:.3f} [{row['lo']:.3f}, {row['hi']:.3f}]"
+                      if not math.isnan(row["ratio"]) else "-")
+                word = {"same": "no difference", "none": "too few pairs"}.get(
+                    row["verdict"], row["verdict"])
+                out.append(f"  {row['variant']:28s} {xs:>11s}  {ci:28s} {word}")
     return "\n".join(out) + "\n"

@@ -51,6 +51,7 @@ class Runner:
         self.log = log
         st: Status = client.status()
         self.start = _now()
+        self.status = st
         self.meta: Dict[str, Any] = dict(
             sweep=self.start, grid=grid_name, kernel_release=st["kernel_release"],
             vm_cpus=st["nr_online_cpus"], slablab_version=st["version"],
@@ -112,7 +113,9 @@ class Runner:
         self.failures += res["failures"] if res else 0
         self.runs += 1
         row = analysis.run_row(r, experiment=p.experiment, variant=p.variant, x=p.x,
-                               repeat=p.repeat, run=self.runs)
+                               repeat=p.repeat, run=self.runs,
+                               context=analysis.run_context(
+                                   self.status, info if p.target == "slablab" else None))
         extra = analysis.sweep_row(r, info, dict(self.meta, date=_now(),
                                                  allocator=p.allocator))
         self._w.writerow({**row, **extra})
@@ -121,7 +124,7 @@ class Runner:
             self.log(f"sweep: warning: storm {r['id']} ended {r['state']}")
         main = {"remote": ("tput", extra["tput_ops_per_sec"]),
                 "batch": ("cycles/alloc", row["cycles_per_alloc"]),
-                "churn": ("overhead %", row["overhead_pct"]),
+                "churn": ("fragmentation %", row["fragmentation_pct"]),
                 "fastpath": ("alloc fast %", row["alloc_fastpath_pct"])}[p.experiment]
         self.log(f"  {p.experiment:8s} {p.variant:28s} x={p.x!s:>6} #{p.repeat}  "
                  f"{main[0]} {analysis.fmt(main[1])}  ({time.monotonic() - t0:.1f}s)")

@@ -155,6 +155,7 @@ class StormSpec(TypedDict):
     ring: Optional[int]
     seed: Optional[int]
     max_live_bytes: Optional[int]
+    thin: Optional[int]
 
 
 class StormProgress(TypedDict):
@@ -182,6 +183,11 @@ class StormResults(TypedDict):
     peak_pages: int
     peak_live_bytes: int
     meta_bytes: int
+    steady_pages: int
+    steady_live_bytes: int
+    steady_samples: int
+    shrunk_pages: Optional[int]
+    shrunk_live_bytes: Optional[int]
     cycles_per_sec: int
     features: Optional[List[str]]
     features_value: Optional[int]
@@ -206,6 +212,8 @@ class Figures(TypedDict):
     free_fastpath_pct: Optional[float]
     overhead_pct: Optional[float]
     loop_cycles: Optional[float]
+    fragmentation_pct: Optional[float]
+    shrunk_fragmentation_pct: Optional[float]
     peak_bytes: Optional[int]
 
 
@@ -239,9 +247,20 @@ class PairedRatio(TypedDict):
     max: Optional[float]
 
 
+class RatioInterval(TypedDict):
+    """The 95% bootstrap interval of a paired ratio (docs/benchmarks.md)."""
+    n: int
+    ratio: float
+    lo: float
+    hi: float
+
+
 class FigureSummary(Summary):
     ratio: Optional[float]
     paired_ratio: PairedRatio
+    ci: Optional[RatioInterval]
+    verdict: str            # none | same | higher | lower
+    outliers: List[int]     # repeats whose value is an outlier (still counted)
 
 
 class CompareVariant(TypedDict):
@@ -257,14 +276,33 @@ class CompareRun(TypedDict):
     variant: int
     label: str
     repeat: int
+    warmup: bool
     counted: bool
+    tunables: str
     storm: Storm
+
+
+class RunContext(TypedDict):
+    kernel_release: str
+    vm_cpus: Optional[int]
+    vm_memory_mb: Optional[int]
+    design: str
+    slablab_commit: str
 
 
 class Compare(TypedDict):
     """:meth:`Client.compare`, ``slabctl compare --json``."""
     pattern: str
     repeat: int
+    repeats_done: int
+    warmup: int
+    until: Optional[float]
+    until_met: bool
+    max_repeats: int
+    aa: bool
+    noise_floor: float
+    bootstrap_seed: int
+    context: RunContext
     interrupted: bool
     restore_error: Optional[str]
     figures: List[str]

@@ -19,7 +19,7 @@ import os
 import sys
 from typing import Any, Callable, List, Optional, Sequence
 
-from .analysis import RUN_COLUMNS, SWEEP_COLUMNS, read_runs, summary_text
+from .analysis import RUN_COLUMNS, SWEEP_COLUMNS, ratios_text, read_runs, summary_text
 from .grid import EXPERIMENTS, GRIDS
 from .runner import run_sweep
 
@@ -36,7 +36,7 @@ def plot_csv(paths: Sequence[str], out_dir: str, log: Callable[[str], Any] = pri
     from .plots import save_plots
     df = read_runs(paths)
     written = save_plots(df, out_dir, log)
-    summary = summary_text(df)
+    summary = summary_text(df) + ratios_text(df)
     with open(os.path.join(out_dir, "summary.txt"), "w") as f:
         f.write(summary)
     log(summary.rstrip())

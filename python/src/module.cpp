@@ -272,7 +272,8 @@ struct StormKw {
 	py::object cache = py::none(), size = py::none(), sizes = py::none(),
 		   threads = py::none(), cpus = py::none(), ops = py::none(),
 		   duration_ms = py::none(), batch = py::none(), working_set = py::none(),
-		   ring = py::none(), seed = py::none(), max_live_bytes = py::none();
+		   ring = py::none(), seed = py::none(), max_live_bytes = py::none(),
+		   thin = py::none();
 
 	slabctl::StormSpec spec(uint32_t target, uint32_t pattern) const
 	{
@@ -302,6 +303,7 @@ struct StormKw {
 		s.ring = o32("ring", ring);
 		s.seed = o64("seed", seed);
 		s.max_live_bytes = o64("max_live_bytes", max_live_bytes);
+		s.thin = o32("thin", thin);
 		return s;
 	}
 };
@@ -313,18 +315,19 @@ struct StormKw {
 	py::arg("cpus") = py::none(), py::arg("ops") = py::none(),                            \
 	py::arg("duration_ms") = py::none(), py::arg("batch") = py::none(),                   \
 	py::arg("working_set") = py::none(), py::arg("ring") = py::none(),                    \
-	py::arg("seed") = py::none(), py::arg("max_live_bytes") = py::none()
+	py::arg("seed") = py::none(), py::arg("max_live_bytes") = py::none(),                 \
+	py::arg("thin") = py::none()
 
 #define STORM_KW_PARAMS                                                                    \
 	const py::object &cache, const py::object &size, const py::object &sizes,            \
 		const py::object &threads, const py::object &cpus, const py::object &ops,    \
 		const py::object &duration_ms, const py::object &batch,                       \
 		const py::object &working_set, const py::object &ring, const py::object &seed, \
-		const py::object &max_live_bytes
+		const py::object &max_live_bytes, const py::object &thin
 
 #define STORM_KW_VALUE                                                                     \
 	StormKw{cache, size, sizes, threads, cpus, ops, duration_ms, batch, working_set, ring, \
-		seed, max_live_bytes}
+		seed, max_live_bytes, thin}
 
 std::chrono::milliseconds poll_arg(double seconds)
 {
@@ -369,7 +372,8 @@ const char* const kStormSpecDoc =
 	"'bulk'. Keywords (None: the kernel's default): cache (str), size (bytes), sizes "
 	"('64:3,192:1', {64: 3, 192: 1} or [64, (192, 2)]; kmalloc targets), threads, cpus "
 	"('0-1' or [0, 1]), ops (allocations per thread), duration_ms (instead of ops), batch, "
-	"working_set, ring (power of two), seed, max_live_bytes.";
+	"working_set, ring (power of two), seed, max_live_bytes, thin (churn: keep every "
+	"thin-th object after the fill).";
 
 const char* const kClientDoc = R"doc(A connection to the slablab kernel module (generic netlink family "slablab").
 
@@ -454,6 +458,7 @@ PYBIND11_MODULE(_core, m)
 	for (const auto& col : slabctl::run_csv_columns())
 		run_csv_columns.append(py::str(col));
 	m.attr("RUN_CSV_COLUMNS") = py::tuple(run_csv_columns);
+	m.attr("BUILD_COMMIT") = slabctl::build_commit();
 
 	py::register_exception_translator([](std::exception_ptr p) {
 		try {
@@ -492,7 +497,7 @@ PYBIND11_MODULE(_core, m)
 		py::arg("pattern"),
 		"The figure(s) compare summarizes by default for a pattern: pair -> "
 		"['cycles_per_pair'], batch/bulk -> ['cycles_per_alloc', 'cycles_per_free'], "
-		"remote -> ['ops_per_sec'], churn -> ['overhead_pct'].");
+		"remote -> ['ops_per_sec'], churn -> ['fragmentation_pct'].");
 
 	m.def(
 		"native_caches",
@@ -853,8 +858,10 @@ PYBIND11_MODULE(_core, m)
 			   const py::object& sizes, const py::object& cpus, const py::object& ops,
 			   const py::object& duration_ms, const py::object& batch,
 			   const py::object& working_set, const py::object& ring, const py::object& seed,
-			   const py::object& max_live_bytes, const py::object& progress,
-			   double poll_interval) {
+			   const py::object& max_live_bytes, const py::object& thin,
+			   const py::object& progress,
+			   double poll_interval, int64_t warmup, const py::object& until,
+			   int64_t max_repeats, bool aa, double noise_floor) {
 				slabctl::CompareSpec spec;
 				py::object single_threads = py::none();
 				if (!threads.is_none()) {
@@ -867,7 +874,7 @@ PYBIND11_MODULE(_core, m)
 				}
 				spec.base = StormKw{cache, size, sizes, single_threads, cpus, ops,
 						    duration_ms, batch, working_set, ring, seed,
-						    max_live_bytes}
+						    max_live_bytes, thin}
 						    .spec(SLABLAB_TARGET_CACHE,
 							  storm_enum("pattern", pattern,
 								     slabctl::storm_pattern_from_name));
@@ -901,6 +908,14 @@ PYBIND11_MODULE(_core, m)
 					}
 				}
 				spec.repeat = u32_arg("repeat", repeat);
+				spec.warmup = u32_arg("warmup", warmup);
+				if (!until.is_none())
+					spec.until = until.cast<double>();
+				spec.max_repeats = std::max(u32_arg("max_repeats", max_repeats),
+							    until.is_none() ? spec.repeat : 0U);
+				spec.aa = aa;
+				spec.noise_floor = noise_floor;
+				slabctl::compare_variants(spec);	// usage errors first
 				if (!figures.is_none())
 					for (const auto& f : figures)
 						spec.figures.push_back(py::str(f));
@@ -909,6 +924,8 @@ PYBIND11_MODULE(_core, m)
 				slabctl::CompareProgressFn cb;
 				if (!progress.is_none())
 					cb = [&](const slabctl::CompareProgress& p) {
+						if (!p.storm)
+							return;	// an --until round summary
 						py::gil_scoped_acquire gil;
 						py::dict d;
 						d["run"] = p.run;
@@ -935,8 +952,11 @@ PYBIND11_MODULE(_core, m)
 			py::arg("ops") = py::none(), py::arg("duration_ms") = py::none(),
 			py::arg("batch") = py::none(), py::arg("working_set") = py::none(),
 			py::arg("ring") = py::none(), py::arg("seed") = py::none(),
-			py::arg("max_live_bytes") = py::none(), py::arg("progress") = py::none(),
-			py::arg("poll_interval") = 0.15,
+			py::arg("max_live_bytes") = py::none(), py::arg("thin") = py::none(),
+			py::arg("progress") = py::none(),
+			py::arg("poll_interval") = 0.15, py::arg("warmup") = 1,
+			py::arg("until") = py::none(), py::arg("max_repeats") = 50,
+			py::arg("aa") = false, py::arg("noise_floor") = 0.0,
 			"slabctl compare from Python: run the same storm against each variant, "
 			"interleaved, `repeat` times, and return the dict `slabctl compare --json` "
 			"prints (without 'schema'/'command'): 'variants' with a 'summary' per figure "
@@ -947,5 +967,9 @@ PYBIND11_MODULE(_core, m)
 			"to compare; figures: figure keys (default: the pattern's main ones). "
 			"progress(dict) sees every STORM_GET: run, total, variant, label, repeat, "
 			"storm. KeyboardInterrupt stops the running storm, restores the cache's "
-			"settings and propagates.");
+			"settings and propagates. warmup: rounds run first and not summarized; "
+			"until: go on until every ratio's 95% CI is at most ±until (0.02), at most "
+			"max_repeats; aa: the first variant against itself (the noise floor); "
+			"noise_floor: an interval inside ±noise_floor is 'same'. Each summary has "
+			"'ci' {n, ratio, lo, hi}, 'verdict' and 'outliers'.");
 }

@@ -510,7 +510,7 @@ def test_main_figures(slablab):
     assert slablab.main_figures("pair") == ["cycles_per_pair"]
     assert slablab.main_figures("batch") == ["cycles_per_alloc", "cycles_per_free"]
     assert slablab.main_figures("remote") == ["ops_per_sec"]
-    assert slablab.main_figures("churn") == ["overhead_pct"]
+    assert slablab.main_figures("churn") == ["fragmentation_pct"]
     with pytest.raises(slablab.InvalidArgument):
         slablab.main_figures("zigzag")
 

@@ -251,6 +251,21 @@ TEST(StormFigures, Derived)
 	EXPECT_DOUBLE_EQ(*f.free_fastpath_pct, 75.0);
 	EXPECT_EQ(*f.peak_bytes, 3u * 4096u);
 	EXPECT_DOUBLE_EQ(*f.overhead_pct, 100.0);
+	EXPECT_FALSE(f.fragmentation_pct);	// not a churn storm: no steady samples
+	EXPECT_FALSE(f.shrunk_fragmentation_pct);
+
+	// churn: 8 pages held on average for 4 pages of live data: 50% fragmentation;
+	// after the shrink 5 pages for the same data: 20%
+	StormResult c = pair_result();
+	c.spec.pattern = SLABLAB_PATTERN_CHURN;
+	c.steady_samples = 3;
+	c.steady_pages = 8;
+	c.steady_live_bytes = 4 * 4096;
+	c.shrunk_pages = 5;
+	c.shrunk_live_bytes = 4 * 4096;
+	f = storm_figures(c);
+	EXPECT_DOUBLE_EQ(*f.fragmentation_pct, 50.0);
+	EXPECT_DOUBLE_EQ(*f.shrunk_fragmentation_pct, 20.0);
 
 	StormResult b = pair_result();
 	b.spec.pattern = SLABLAB_PATTERN_BATCH;
@@ -282,7 +297,7 @@ TEST(StormFigures, MainFigures)
 	EXPECT_EQ(main_figures(SLABLAB_PATTERN_BATCH), (V{"cycles_per_alloc", "cycles_per_free"}));
 	EXPECT_EQ(main_figures(SLABLAB_PATTERN_BULK), (V{"cycles_per_alloc", "cycles_per_free"}));
 	EXPECT_EQ(main_figures(SLABLAB_PATTERN_REMOTE), (V{"ops_per_sec"}));
-	EXPECT_EQ(main_figures(SLABLAB_PATTERN_CHURN), (V{"overhead_pct"}));
+	EXPECT_EQ(main_figures(SLABLAB_PATTERN_CHURN), (V{"fragmentation_pct"}));
 	for (const auto& fi : figure_table())
 		EXPECT_EQ(figure_info(fi.key), &fi);
 	EXPECT_TRUE(figure_info("ops_per_sec")->higher_is_better);

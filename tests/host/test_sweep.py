@@ -37,12 +37,16 @@ def fake_storm(target, pattern, *, cache, threads=2, ops=None, duration_ms=None,
                  if pattern == "batch" else [],
                  "threads": threads, "cpus": cpus, "ops": ops, "duration_ms": duration_ms,
                  "batch": batch, "working_set": working_set, "ring": ring, "seed": 7,
-                 "max_live_bytes": None},
+                 "max_live_bytes": None, "thin": 1 if pattern == "churn" else None},
         "progress": {"ops_planned": done, "ops_done": done, "elapsed_ns": 50_000_000},
         "result": {
             "allocs": done, "frees": done, "alloc_cycles": 100 * done,
             "free_cycles": 80 * done, "pair_cycles": 0, "loop_cycles_x1000": 1500,
             "failures": 0, "peak_pages": 10, "peak_live_bytes": 30000, "meta_bytes": 64,
+            "steady_pages": 8, "steady_live_bytes": 16384,
+            "steady_samples": 2 if pattern == "churn" else 0,
+            "shrunk_pages": 6 if pattern == "churn" else None,
+            "shrunk_live_bytes": 16384 if pattern == "churn" else None,
             "cycles_per_sec": 2_000_000_000,
             "features": ["init_on_alloc", "freelist_hardened"], "features_value": 5,
             "cache_flags": ["hardened"] if slablab_target else None,
@@ -57,6 +61,8 @@ def fake_storm(target, pattern, *, cache, threads=2, ops=None, duration_ms=None,
                     "thread_ops_per_sec_min": 1e6, "thread_ops_per_sec_max": 2e6,
                     "alloc_fastpath_pct": 99.5 - cpu_partial / 100, "free_fastpath_pct": 50.0,
                     "overhead_pct": 1.6 if slablab_target else 0.4, "loop_cycles": 1.5,
+                    "fragmentation_pct": 50.0 if pattern == "churn" else None,
+                    "shrunk_fragmentation_pct": 33.3 if pattern == "churn" else None,
                     "peak_bytes": 40960},
     }
 
@@ -315,3 +321,72 @@ def test_sweep_cli_columns(capsys):
     assert capsys.readouterr().out.split() == sweep.COLUMNS
     with pytest.raises(SystemExit):
         sweep.main(["run", "--only", "nosuch"])
+
+
+# ---------------------------------------------------------------- confidence intervals
+
+def test_paired_ratio_ci_known_cases():
+    pytest.importorskip("scipy")
+    a = [10.0, 12.0, 9.0, 15.0, 11.0]
+    assert analysis.paired_ratio_ci(a, a) == (5, 1.0, 1.0, 1.0)
+    assert analysis.verdict(analysis.paired_ratio_ci(a, a)) == "same"
+    ci = analysis.paired_ratio_ci(a, [2 * x for x in a])
+    assert ci is not None and ci.lo == pytest.approx(2.0) and ci.hi == pytest.approx(2.0)
+    assert analysis.paired_ratio_ci([1.0, 2.0], [1.0, 2.0]) is None     # too few pairs
+    assert analysis.verdict(None) == "none"
+    # NaN and non-positive pairs are left out
+    ci = analysis.paired_ratio_ci([1, float("nan"), 3, 0, 5, 6], [2, 4, -1, 8, 10, 12])
+    assert ci is not None and ci.n == 3 and ci.ratio == pytest.approx(2.0)
+
+
+def test_paired_ratio_ci_covers_the_true_ratio_and_is_deterministic():
+    np = pytest.importorskip("numpy")
+    pytest.importorskip("scipy")
+    rng = np.random.default_rng(5)
+    covered = 0
+    trials = 100
+    for t in range(trials):
+        base = 100 * np.exp(rng.normal(0, 0.3, 15))      # shared per-pair drift
+        a = base * np.exp(rng.normal(0, 0.08, 15))
+        b = base * 1.25 * np.exp(rng.normal(0, 0.08, 15))
+        ci = analysis.paired_ratio_ci(list(a), list(b), seed=t, resamples=999)
+        assert ci is not None
+        covered += ci.lo <= 1.25 <= ci.hi
+        assert not ci.lo <= 1.0 <= ci.hi
+    assert 85 <= covered <= 100
+    again = analysis.paired_ratio_ci(list(a), list(b), seed=trials - 1, resamples=999)
+    assert again == ci
+    assert analysis.verdict(ci) == "higher"
+    assert analysis.verdict(analysis.RatioCI(9, 1.02, 1.01, 1.03), noise_floor=0.05) == "same"
+
+
+def test_ratios_pair_by_repeat_and_skip_warmups():
+    pytest.importorskip("scipy")
+    rows = []
+    for rep in range(1, 6):
+        for variant, value in (("slablab", 100 + rep), ("SLUB", 2 * (100 + rep))):
+            rows.append(dict(experiment="batch", x=64, variant=variant, repeat=rep,
+                             warmup=0, cycles_per_alloc=value))
+    rows.append(dict(experiment="batch", x=64, variant="SLUB", repeat=1, warmup=1,
+                     cycles_per_alloc=9999))
+    r = analysis.ratios(pd.DataFrame(rows), "cycles_per_alloc")
+    assert list(r["variant"]) == ["SLUB"] and r["n"].item() == 5
+    assert r["ratio"].item() == pytest.approx(2.0) and r["verdict"].item() == "higher"
+    assert "ratio to slablab [95% CI]" in analysis.ratios_text(
+        pd.DataFrame(rows).assign(cycles_per_free=1.0))
+
+
+def test_rows_carry_what_reruns_them(swept):
+    _, path, _, _ = swept
+    with open(path, newline="") as f:
+        rows = list(csv.DictReader(f))
+    for k in ("kernel_release", "vm_cpus", "vm_memory_mb", "design", "tunables",
+              "slablab_commit", "seed", "init_on_alloc", "hardened", "random", "warmup"):
+        assert k in rows[0], k
+    assert all(r["design"] == "slub" and r["slablab_commit"] == slablab.analysis.BUILD_COMMIT
+               and r["kernel_release"] for r in rows)
+    slub = [r for r in rows if r["allocator"] == "slub"]
+    ours = [r for r in rows if r["allocator"] == "slablab"]
+    assert all(r["tunables"] == "" for r in slub)
+    assert all("cpu_partial=" in r["tunables"] for r in ours)
+    assert int(rows[0]["vm_memory_mb"]) > 0

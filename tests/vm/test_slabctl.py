@@ -594,7 +594,7 @@ def test_one_storm_at_a_time_and_storm_status(client, cache):
 
 def test_compare_interleaves_and_summarizes(client, cache, tmp_path):
     out = tmp_path / "runs.csv"
-    doc = js("compare", "pair", "-c", cache, "--ops", "1000", "--repeat", "3",
+    doc = js("compare", "pair", "-c", cache, "--ops", "1000", "--repeat", "3", "--warmup", "0",
              "--csv", str(out))
     assert doc["command"] == "compare" and doc["repeat"] == 3
     assert [v["label"] for v in doc["variants"]] == ["slablab", "native"]
@@ -622,8 +622,13 @@ def test_compare_interleaves_and_summarizes(client, cache, tmp_path):
     assert len(rows) == 6 and rows[1]["variant"] == "native" and rows[1]["target"] == "native"
     # one runs schema: Python writes the very cells slabctl wrote, from the JSON
     assert list(rows[0]) == list(slablab.RUN_CSV_COLUMNS)
+    outliers = [v["summary"]["cycles_per_pair"]["outliers"] for v in doc["variants"]]
     assert [analysis.run_row(r["storm"], experiment="compare", variant=r["label"],
-                             repeat=r["repeat"], run=i + 1) for i, r in enumerate(runs)] == rows
+                             repeat=r["repeat"], run=i + 1,
+                             context=dict(doc["context"], tunables=r["tunables"],
+                                          warmup=r["warmup"],
+                                          outlier=r["repeat"] in outliers[r["variant"]]))
+            for i, r in enumerate(runs)] == rows
     assert float(rows[0]["cycles_per_pair"]) == pytest.approx(
         runs[0]["storm"]["figures"]["cycles_per_pair"], rel=1e-5)
     assert int(rows[0]["stat_alloc_fastpath"]) == \
@@ -634,7 +639,9 @@ def test_compare_interleaves_and_summarizes(client, cache, tmp_path):
 def test_compare_text_table(cache):
     out = slabctl("compare", "remote", "-c", cache, "--ops", "1000", "--repeat", "2",
                   "--threads", "2").stdout
-    assert "[1/4] slablab (repeat 1/2):" in out and "[4/4] native (repeat 2/2):" in out
+    assert "[1/6] slablab (warm-up 1/1, discarded):" in out
+    assert "[3/6] slablab (repeat 1/2):" in out and "[6/6] native (repeat 2/2):" in out
+    assert "warm-up: 1 round(s) first, 2 run(s) discarded" in out
     assert "ops/s (higher is better)" in out
     assert "min    median       avg       max        sd   ratio" in out
     assert "paired ratio to slablab, per repeat" in out
@@ -643,7 +650,7 @@ def test_compare_text_table(cache):
 
 def test_compare_set_variants_are_restored(client, cache):
     slabctl("set", cache, "cpu_partial=50", "min_partial=4")
-    doc = js("compare", "batch", "-c", cache, "--ops", "512", "--repeat", "1",
+    doc = js("compare", "batch", "-c", cache, "--ops", "512", "--repeat", "1", "--warmup", "0",
              "--set", "cpu_partial=0", "--set", "cpu_partial=120,debug=1",
              "--threads", "1,2")
     labels = [v["label"] for v in doc["variants"]]
@@ -657,6 +664,36 @@ def test_compare_set_variants_are_restored(client, cache):
     c = client.cache_get(cache)
     assert (c["cpu_partial"], c["min_partial"]) == (50, 4) and "debug" not in c["flags"]
     assert dbg(cache, "cpu_partial") == "50"
+
+
+def test_compare_until_aa_warmup_and_rerun_columns(client, cache, tmp_path):
+    """--aa --until on a short storm: warm-up runs first (shown, not counted), rounds
+    until the CI is narrow or --max-repeats, the A/A ratio's CI holds 1, and every CSV
+    row says where it ran."""
+    out = tmp_path / "aa.csv"
+    r = slabctl("compare", "pair", "-c", cache, "--ops", "2000", "--threads", "1",
+                "--cpus", "0", "--aa", "--repeat", "3", "--until", "±50%",
+                "--max-repeats", "6", "--csv", str(out))
+    assert "until ±50%: after 3 repeats the widest 95% CI is ±" in r.stdout
+    assert "A/A noise floor ±" in r.stdout and "warm-up 1/1, discarded" in r.stdout
+    doc = js("compare", "pair", "-c", cache, "--ops", "2000", "--threads", "1", "--cpus", "0",
+             "--aa", "--repeat", "3", "--until", "0.0001", "--max-repeats", "4")
+    assert [v["label"] for v in doc["variants"]] == ["slablab", "slablab (A')"]
+    runs = doc["runs"]
+    assert [(x["repeat"], x["warmup"], x["counted"]) for x in runs[:2]] == \
+        [(1, True, False), (1, True, False)]
+    # ±0.01% is out of reach: stops at --max-repeats, not met
+    assert doc["repeats_done"] == 4 and not doc["until_met"] and len(runs) == 2 + 2 * 4
+    s = doc["variants"][1]["summary"]["cycles_per_pair"]
+    assert s["n"] == 4 and s["ci"]["n"] == 4
+    assert s["ci"]["lo"] <= s["ci"]["ratio"] <= s["ci"]["hi"]
+    assert doc["context"]["kernel_release"] == client.status()["kernel_release"]
+    assert doc["context"]["slablab_commit"] == slablab.analysis.BUILD_COMMIT
+    rows = list(csv.DictReader(out.open()))
+    assert rows[0]["warmup"] == "1" and rows[2]["warmup"] == "0"
+    assert {x["vm_cpus"] for x in rows} == {str(client.status()["nr_online_cpus"])}
+    assert all(int(x["vm_memory_mb"]) > 0 and x["design"] == "slub" for x in rows)
+    assert all("cpu_partial=" in x["tunables"] for x in rows)
 
 
 @cli_surface
@@ -789,7 +826,7 @@ def test_python_keyboard_interrupt_stops_the_storm(client, cache):
 def test_python_compare(client, cache):
     calls = []
     res = client.compare("pair", cache=cache, sets=[{"cpu_partial": 0}, "cpu_partial=30"],
-                         targets=["slablab", "native"], ops=500, repeat=2,
+                         targets=["slablab", "native"], ops=500, repeat=2, warmup=0,
                          progress=calls.append)
     assert [v["label"] for v in res["variants"]] == \
         ["slablab cpu_partial=0", "slablab cpu_partial=30", "native"]

@@ -21,10 +21,11 @@ namespace {
 /// messages are its own.
 struct StormOptions {
 	std::string cache, sizes, threads, cpus, duration, seed;
-	uint64_t size = 0, ops = 0, batch = 0, working_set = 0, ring = 0, max_live = 0;
+	uint64_t size = 0, ops = 0, batch = 0, working_set = 0, ring = 0, max_live = 0, thin = 0;
 	// given on the command line?
 	const CLI::Option *size_opt = nullptr, *ops_opt = nullptr, *batch_opt = nullptr,
-			  *working_set_opt = nullptr, *ring_opt = nullptr, *max_live_opt = nullptr;
+			  *working_set_opt = nullptr, *ring_opt = nullptr, *max_live_opt = nullptr,
+			  *thin_opt = nullptr;
 	bool json = false, quiet = false;
 };
 
@@ -71,6 +72,10 @@ void add_storm_options(CLI::App& app, StormOptions& o, bool threads_list)
 				    fmt::format("Ring slots between producer and consumer (remote), "
 						"a power of two up to {} (default 256)",
 						SLABLAB_STORM_MAX_RING))
+			     ->transform(count_value());
+	o.thin_opt = app.add_option("--thin", o.thin,
+				    "Churn: after the fill keep every Nth object, free the rest "
+				    "(fragmentation 1 - 1/N; default 1: keep all)")
 			     ->transform(count_value());
 	app.add_option("--seed", o.seed, "Random seed (churn, sizes; default 1)");
 	o.max_live_opt = app.add_option("--max-live", o.max_live,
@@ -132,6 +137,8 @@ StormSpec build_spec(const StormOptions& o, StormTarget target, StormPattern pat
 	}
 	if (o.max_live_opt->count())
 		s.max_live_bytes = o.max_live;
+	if (o.thin_opt->count())
+		s.thin = to_u32(o.thin, "--thin");
 	return s;
 }
 
@@ -279,7 +286,10 @@ struct CompareOptions {
 	std::string csv;
 	std::vector<StormTarget> targets;
 	std::vector<std::string> sets, figures;
-	uint32_t repeat = 7;
+	uint32_t repeat = 7, warmup = 1, max_repeats = 50;
+	std::string until, noise_floor;
+	bool aa = false;
+	uint64_t bootstrap_seed = kBootstrapSeed;
 };
 
 int run_compare(const CompareOptions& o)
@@ -291,6 +301,14 @@ int run_compare(const CompareOptions& o)
 	spec.sets = o.sets;
 	spec.repeat = o.repeat;
 	spec.figures = o.figures;
+	spec.warmup = o.warmup;
+	spec.max_repeats = std::max(o.max_repeats, o.until.empty() ? o.repeat : 0U);
+	if (!o.until.empty())
+		spec.until = parse_until(o.until);
+	if (!o.noise_floor.empty())
+		spec.noise_floor = parse_until(o.noise_floor);
+	spec.aa = o.aa;
+	spec.bootstrap_seed = o.bootstrap_seed;
 	compare_variants(spec);		// usage errors before the kernel is asked
 	compare_figure_keys(spec);
 	std::unique_ptr<std::ofstream> csv;
@@ -314,11 +332,29 @@ int run_compare(const CompareOptions& o)
 	CompareResult res = run_compare(
 		client, spec,
 		[&](const CompareProgress& p) {
+			if (p.round) {
+				// --until: where the widest interval stands after this round
+				double widest = 0;
+				bool all = true;
+				for (const auto& ci : compare_intervals(*p.round)) {
+					all = all && ci.has_value();
+					if (ci)
+						widest = std::max(widest, ci->half_width());
+				}
+				out.line(fmt::format("until ±{:g}%: after {} repeats the widest 95% CI "
+						     "is {}{}",
+						     *spec.until * 100, p.repeat,
+						     all ? fmt::format("±{:.1f}%", widest * 100)
+							 : std::string("not yet computable"),
+						     p.round->until_met ? ": reached" : ""));
+				return;
+			}
 			const StormResult& s = *p.storm;
 			if (s.finished()) {
 				CompareRun run;
 				run.variant = p.variant_index;
 				run.repeat = p.repeat;
+				run.warmup = p.warmup;
 				run.result = s;
 				run.figures = storm_figures(s);
 				out.line(render_compare_run_line(shadow, run, p.run, p.total));
@@ -326,9 +362,9 @@ int run_compare(const CompareOptions& o)
 				return;
 			}
 			if (out.bar)
-				out.draw(fmt::format("[{}/{}] {} (repeat {}/{})  {}",
-						     p.run + 1, p.total, p.variant->label,
-						     p.repeat, spec.repeat,
+				out.draw(fmt::format("[{}/{}] {} ({} {})  {}", p.run + 1, p.total,
+						     p.variant->label,
+						     p.warmup ? "warm-up" : "repeat", p.repeat,
 						     render_storm_bar(s, 20)));
 		},
 		[] { return interrupted(); });
@@ -405,6 +441,23 @@ Action setup_compare(CLI::App& cmd)
 		       "--set cpu_partial=120");
 	cmd.add_option("-r,--repeat", o->repeat,
 		       fmt::format("Runs of each variant, 1..{} (default 7)", kMaxCompareRepeat));
+	cmd.add_option("--warmup", o->warmup,
+		       fmt::format("Rounds run first and discarded (shown, written to the CSV "
+				   "with warmup=1), 0..{} (default 1)",
+				   kMaxCompareWarmup));
+	cmd.add_option("--until", o->until,
+		       "Go on past --repeat until every ratio's 95% confidence interval is at "
+		       "most this wide: ±2% (or 2%, 0.02); capped by --max-repeats");
+	cmd.add_option("--max-repeats", o->max_repeats,
+		       "With --until: the most repeats of each variant (default 50)");
+	cmd.add_flag("--aa", o->aa,
+		     "A/A: run the first variant twice, interleaved, to measure this machine's "
+		     "noise floor (the ratio should be 1; its CI is the floor)");
+	cmd.add_option("--noise-floor", o->noise_floor,
+		       "The A/A floor (±2.5% or 0.025): a ratio whose CI lies inside it is "
+		       "reported as no difference");
+	cmd.add_option("--bootstrap-seed", o->bootstrap_seed,
+		       "Seed of the bootstrap resampling (the same seed, the same interval)");
 	cmd.add_option("--figure", o->figures,
 		       "Figure(s) to summarize instead of the pattern's main one: cycles_per_pair, "
 		       "cycles_per_alloc, cycles_per_free, ns_per_op, ops_per_sec, overhead_pct, …");

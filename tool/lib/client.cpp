@@ -532,6 +532,8 @@ void put_storm_spec(nl_msg* m, const StormSpec& spec, const std::string& op)
 		put_u64(m, SLABLAB_STORM_A_SEED, *spec.seed, op);
 	if (spec.max_live_bytes)
 		put_u64(m, SLABLAB_STORM_A_MAX_LIVE_BYTES, *spec.max_live_bytes, op);
+	if (spec.thin)
+		put_u32(m, SLABLAB_STORM_A_THIN, *spec.thin, op);
 }
 
 StormResult parse_storm(nlattr* nest, const std::string& op)
@@ -594,6 +596,7 @@ StormResult parse_storm(nlattr* nest, const std::string& op)
 	o32(SLABLAB_STORM_A_RING, s.ring, "STORM_A_RING");
 	o64(SLABLAB_STORM_A_SEED, s.seed, "STORM_A_SEED");
 	o64(SLABLAB_STORM_A_MAX_LIVE_BYTES, s.max_live_bytes, "STORM_A_MAX_LIVE_BYTES");
+	o32(SLABLAB_STORM_A_THIN, s.thin, "STORM_A_THIN");
 
 	auto u64 = [&](int type, uint64_t& field, std::string_view what) {
 		if (tb[type])
@@ -613,6 +616,14 @@ StormResult parse_storm(nlattr* nest, const std::string& op)
 	result(SLABLAB_STORM_A_PEAK_PAGES, r.peak_pages, "STORM_A_PEAK_PAGES");
 	result(SLABLAB_STORM_A_PEAK_LIVE_BYTES, r.peak_live_bytes, "STORM_A_PEAK_LIVE_BYTES");
 	result(SLABLAB_STORM_A_META_BYTES, r.meta_bytes, "STORM_A_META_BYTES");
+	result(SLABLAB_STORM_A_STEADY_PAGES, r.steady_pages, "STORM_A_STEADY_PAGES");
+	result(SLABLAB_STORM_A_STEADY_LIVE_BYTES, r.steady_live_bytes,
+	       "STORM_A_STEADY_LIVE_BYTES");
+	if (tb[SLABLAB_STORM_A_STEADY_SAMPLES])
+		r.steady_samples = static_cast<uint32_t>(
+			attr_uint(tb[SLABLAB_STORM_A_STEADY_SAMPLES], op, "STORM_A_STEADY_SAMPLES"));
+	o64(SLABLAB_STORM_A_SHRUNK_PAGES, r.shrunk_pages, "STORM_A_SHRUNK_PAGES");
+	o64(SLABLAB_STORM_A_SHRUNK_LIVE_BYTES, r.shrunk_live_bytes, "STORM_A_SHRUNK_LIVE_BYTES");
 	// sent with every reply, running storms' too: not a result
 	u64(SLABLAB_STORM_A_CYCLES_PER_SEC, r.cycles_per_sec, "STORM_A_CYCLES_PER_SEC");
 	o32(SLABLAB_STORM_A_FEATURES, r.features, "STORM_A_FEATURES");

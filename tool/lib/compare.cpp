@@ -3,12 +3,16 @@
 
 #include "slabctl/names.hpp"
 #include "slabctl/parse.hpp"
+#include "slabctl/version.hpp"
 
 #include <fmt/format.h>
+
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
+#include <fstream>
 #include <set>
 #include <utility>
 
@@ -104,6 +108,17 @@ Tunables absolute_settings(const Tunables& original, const Tunables& set)
 	return a;
 }
 
+/// The settings a slablab cache ran with, as the CSV's tunables column has them.
+std::string format_tunables(const CacheInfo& c)
+{
+	std::string out;
+#define SLABCTL_TUNABLE(attr, name, ...) \
+	out += fmt::format("{}{}={}", out.empty() ? "" : " ", #name, c.name);
+	SLABLAB_CACHE_TUNABLES(SLABCTL_TUNABLE)
+#undef SLABCTL_TUNABLE
+	return out;
+}
+
 bool same_settings(const Tunables& a, const Tunables& b)
 {
 	return a.cpu_partial == b.cpu_partial && a.min_partial == b.min_partial &&
@@ -139,6 +154,19 @@ std::vector<CompareVariant> compare_variants(const CompareSpec& spec)
 		throw UsageError(fmt::format("repeat {} is out of range (1..{})", spec.repeat,
 					     kMaxCompareRepeat),
 				 ERANGE);
+	if (spec.max_repeats < spec.repeat || spec.max_repeats > kMaxCompareRepeat)
+		throw UsageError(fmt::format("--max-repeats {} is out of range ({}..{}: at least "
+					     "--repeat)",
+					     spec.max_repeats, spec.repeat, kMaxCompareRepeat),
+				 ERANGE);
+	if (spec.warmup > kMaxCompareWarmup)
+		throw UsageError(fmt::format("--warmup {} is out of range (0..{})", spec.warmup,
+					     kMaxCompareWarmup),
+				 ERANGE);
+	if (spec.until && !(*spec.until > 0 && *spec.until < 1))
+		throw UsageError("--until must lie between 0 and 100%", ERANGE);
+	if (spec.noise_floor < 0 || spec.noise_floor >= 1)
+		throw UsageError("--noise-floor must lie between 0 and 100%", ERANGE);
 	std::vector<uint32_t> targets = spec.targets;
 	if (targets.empty()) {
 		if (spec.sets.empty())
@@ -207,6 +235,13 @@ std::vector<CompareVariant> compare_variants(const CompareSpec& spec)
 			}
 		}
 	}
+	if (spec.aa) {
+		// A/A: the first variant against itself, interleaved like any other pair
+		out.resize(1);
+		CompareVariant again = out[0];
+		again.label += " (A')";
+		out.push_back(std::move(again));
+	}
 	if (out.size() > kMaxCompareVariants)
 		throw UsageError(fmt::format("{} variants, at most {}", out.size(),
 					     kMaxCompareVariants),
@@ -219,8 +254,14 @@ void summarize_compare(CompareResult& result)
 	const std::size_t nv = result.variants.size();
 	result.summaries.assign(result.figures.size(), std::vector<FigureSummary>(nv));
 	uint32_t max_repeat = 0;
-	for (const auto& run : result.runs)
+	result.repeats_done = 0;
+	for (const auto& run : result.runs) {
+		if (run.warmup)
+			continue;
 		max_repeat = std::max(max_repeat, run.repeat);
+		if (!run.result.interrupted)
+			result.repeats_done = std::max(result.repeats_done, run.repeat);
+	}
 	for (std::size_t fi = 0; fi < result.figures.size(); fi++) {
 		const std::string& key = result.figures[fi];
 		// values[variant][repeat - 1]
@@ -232,8 +273,16 @@ void summarize_compare(CompareResult& result)
 				values[run.variant][run.repeat - 1] = *v;
 		}
 		auto& row = result.summaries[fi];
-		for (std::size_t v = 0; v < nv; v++)
+		for (std::size_t v = 0; v < nv; v++) {
 			row[v].values = summarize(values[v]);
+			for (std::size_t i : outlier_indices(values[v]))
+				row[v].outliers.push_back(static_cast<uint32_t>(i + 1));
+			if (v > 0) {
+				row[v].ci = bootstrap_ratio(values[0], values[v],
+							    result.spec.bootstrap_seed);
+				row[v].verdict = verdict(row[v].ci, result.spec.noise_floor);
+			}
+		}
 		for (std::size_t v = 0; v < nv; v++) {
 			if (row[0].values.n && row[v].values.n && row[0].values.median != 0)
 				row[v].ratio = row[v].values.median / row[0].values.median;
@@ -246,6 +295,42 @@ void summarize_compare(CompareResult& result)
 			row[v].paired = summarize(std::move(ratios));
 		}
 	}
+}
+
+std::vector<std::optional<RatioInterval>> compare_intervals(const CompareResult& result)
+{
+	std::vector<std::optional<RatioInterval>> out;
+	for (const auto& row : result.summaries)
+		for (std::size_t v = 1; v < row.size(); v++)
+			out.push_back(row[v].ci);
+	return out;
+}
+
+bool compare_until_met(const CompareResult& result)
+{
+	const CompareSpec& spec = result.spec;
+	return spec.until && result.repeats_done >= spec.repeat &&
+	       intervals_narrow_enough(compare_intervals(result), *spec.until);
+}
+
+RunContext run_context(Client& client)
+{
+	RunContext c;
+	Status st = client.status();
+	c.kernel_release = st.kernel_release;
+	c.cpus = st.nr_online_cpus;
+	std::ifstream meminfo("/proc/meminfo");
+	std::string key;
+	uint64_t kb = 0;
+	while (meminfo >> key >> kb) {
+		if (key == "MemTotal:") {
+			c.memory_mb = kb / 1024;
+			break;
+		}
+		meminfo.ignore(256, '\n');
+	}
+	c.commit = build_commit();
+	return c;
 }
 
 CompareResult run_compare(Client& client, const CompareSpec& spec,
@@ -290,9 +375,16 @@ CompareResult run_compare(Client& client, const CompareSpec& spec,
 		}
 	};
 
-	const std::size_t total = result.variants.size() * spec.repeat;
+	result.context = run_context(client);
+	const uint32_t last = spec.until ? spec.max_repeats : spec.repeat;
+	const std::size_t total = result.variants.size() * (spec.warmup + spec.repeat);
+	// The cache's settings as a run saw them (CSV column tunables): read once per variant.
+	std::vector<std::optional<std::string>> tunables(result.variants.size());
 	try {
-		for (uint32_t rep = 1; rep <= spec.repeat && !result.interrupted; rep++) {
+		for (uint32_t round = 1; round <= spec.warmup + last && !result.interrupted;
+		     round++) {
+			const bool warmup = round <= spec.warmup;
+			const uint32_t rep = warmup ? round : round - spec.warmup;
 			for (std::size_t vi = 0; vi < result.variants.size(); vi++) {
 				const CompareVariant& v = result.variants[vi];
 				if (should_stop && should_stop()) {
@@ -301,12 +393,17 @@ CompareResult run_compare(Client& client, const CompareSpec& spec,
 				}
 				if (desired[vi])
 					apply(*desired[vi]);
+				if (!tunables[vi])
+					tunables[vi] = uses_cache_settings(v.spec)
+						? format_tunables(client.cache_get(spec.base.cache, false))
+						: std::string();
 				CompareProgress p;
 				p.run = result.runs.size();
-				p.total = total;
+				p.total = std::max(total, result.runs.size() + 1);
 				p.variant_index = vi;
 				p.variant = &v;
 				p.repeat = rep;
+				p.warmup = warmup;
 				StormResult r = client.run_storm(
 					v.spec,
 					[&](const StormResult& s) {
@@ -319,8 +416,10 @@ CompareResult run_compare(Client& client, const CompareSpec& spec,
 				CompareRun run;
 				run.variant = vi;
 				run.repeat = rep;
+				run.warmup = warmup;
 				run.figures = storm_figures(r);
 				run.result = std::move(r);
+				run.tunables = *tunables[vi];
 				const bool stopped = run.result.interrupted;
 				result.runs.push_back(std::move(run));
 				if (stopped) {
@@ -328,6 +427,23 @@ CompareResult run_compare(Client& client, const CompareSpec& spec,
 					break;
 				}
 			}
+			if (warmup || result.interrupted)
+				continue;
+			result.repeats_done = rep;
+			if (!spec.until || rep < spec.repeat)
+				continue;
+			summarize_compare(result);
+			result.until_met = compare_until_met(result);
+			if (progress) {
+				CompareProgress p;
+				p.run = result.runs.size();
+				p.total = p.run;
+				p.repeat = rep;
+				p.round = &result;
+				progress(p);
+			}
+			if (result.until_met)
+				break;
 		}
 	} catch (...) {
 		restore();

@@ -4,6 +4,7 @@
 
 #include "slabctl/names.hpp"
 #include "slabctl/parse.hpp"
+#include "slabctl/stats.hpp"
 
 #include <fmt/format.h>
 
@@ -261,6 +262,11 @@ std::string render_storm_result(const StormResult& r)
 			   format_size(r.meta_bytes));
 	row(out, "memory", mem);
 	row(out, "overhead", opt_fixed(f.overhead_pct, 1, "%"));
+	if (f.fragmentation_pct)
+		row(out, "fragmentation",
+		    fmt::format("{} at steady state ({} samples), {} after shrink",
+				opt_fixed(f.fragmentation_pct, 1, "%"), r.steady_samples,
+				opt_fixed(f.shrunk_fragmentation_pct, 1, "%")));
 	row(out, "failures", fmt::format("{}", r.failures));
 	row(out, "settings", render_storm_settings(storm_settings(r)));
 	if (!r.native_name.empty())
@@ -293,10 +299,39 @@ std::string render_compare_run_line(const CompareResult& c, const CompareRun& ru
 				    format_figure(figure_value(run.figures, key), *fi), fi->title);
 	}
 	const int w = static_cast<int>(fmt::format("{}", total).size());
-	return fmt::format("[{:>{}}/{}] {} (repeat {}/{}): {}{}", index + 1, w, total, v.label,
-			   run.repeat, c.spec.repeat, figs,
-			   run.result.interrupted ? " (interrupted)" : "");
+	std::string which = run.warmup ? fmt::format("warm-up {}/{}, discarded", run.repeat,
+						     c.spec.warmup)
+				       : c.spec.until ? fmt::format("repeat {}", run.repeat)
+						      : fmt::format("repeat {}/{}", run.repeat,
+								    c.spec.repeat);
+	return fmt::format("[{:>{}}/{}] {} ({}): {}{}", index + 1, w, total, v.label, which,
+			   figs, run.result.interrupted ? " (interrupted)" : "");
 }
+
+namespace {
+
+/// "no difference", "A/A noise floor ±2.1%", "12.0% lower (better)".
+std::string verdict_text(const FigureSummary& fs, const FigureInfo& info, bool aa)
+{
+	if (!fs.ci)
+		return fmt::format("too few pairs (< {})", kMinPairsForInterval);
+	if (aa)
+		return fmt::format("A/A noise floor ±{:.1f}%",
+				   std::max(fs.ci->hi - 1.0, 1.0 - fs.ci->lo) * 100);
+	switch (fs.verdict) {
+	case Verdict::higher:
+	case Verdict::lower: {
+		bool higher = fs.verdict == Verdict::higher;
+		return fmt::format("{:.1f}% {} ({})", std::abs(fs.ci->ratio - 1.0) * 100,
+				   higher ? "higher" : "lower",
+				   higher == info.higher_is_better ? "better" : "worse");
+	}
+	default:
+		return "no difference";
+	}
+}
+
+}  // namespace
 
 std::string render_compare(const CompareResult& c)
 {
@@ -320,11 +355,21 @@ std::string render_compare(const CompareResult& c)
 	std::size_t counted = 0;
 	for (const auto& run : c.runs)
 		counted += run.counted();
+	std::size_t warm = 0;
+	for (const auto& run : c.runs)
+		warm += run.warmup;
 	fmt::format_to(std::back_inserter(out),
-		       "compare: {}; {} variants x {} repeats, interleaved; {} of {} runs counted{}\n",
-		       what, c.variants.size(), c.spec.repeat, counted,
-		       c.variants.size() * c.spec.repeat,
+		       "compare{}: {}; {} variants x {} repeats, interleaved; {} of {} runs counted{}\n",
+		       c.spec.aa ? " (A/A: one variant twice)" : "", what, c.variants.size(),
+		       c.repeats_done, counted, c.variants.size() * c.repeats_done,
 		       c.interrupted ? " (interrupted)" : "");
+	fmt::format_to(std::back_inserter(out), "warm-up: {} round(s) first, {} run(s) discarded\n",
+		       c.spec.warmup, warm);
+	if (c.spec.until)
+		fmt::format_to(std::back_inserter(out), "until: ±{:g}% {} after {} repeats (at most {})\n",
+			       *c.spec.until * 100,
+			       c.until_met ? "reached" : "NOT reached", c.repeats_done,
+			       c.spec.max_repeats);
 
 	std::size_t label_w = 8;
 	for (const auto& v : c.variants)
@@ -368,22 +413,37 @@ std::string render_compare(const CompareResult& c)
 				       sums[vi].ratio ? fmt::format("{:.3f}", *sums[vi].ratio) : "-");
 		}
 		if (sums.size() > 1) {
-			fmt::format_to(std::back_inserter(out), "{:<{}} {:>4} {:>9} {:>9} {:>9}\n",
-				       ptitle, w, "n", "median", "min", "max");
+			fmt::format_to(std::back_inserter(out),
+				       "{:<{}} {:>4} {:>9} {:>9} {:>9}  {:<28} {}\n", ptitle, w, "n",
+				       "median", "min", "max", "ratio [95% CI]", "verdict");
 			for (std::size_t vi = 1; vi < sums.size(); vi++) {
 				const Summary& p = sums[vi].paired;
 				auto r3 = [&](double v) {
 					return p.n ? fmt::format("{:.3f}", v) : std::string("-");
 				};
 				fmt::format_to(std::back_inserter(out),
-					       "{:<{}} {:>4} {:>9} {:>9} {:>9}\n",
+					       "{:<{}} {:>4} {:>9} {:>9} {:>9}  {:<28} {}\n",
 					       "  " + c.variants[vi].label, w, p.n, r3(p.median),
-					       r3(p.min), r3(p.max));
+					       r3(p.min), r3(p.max), format_interval(sums[vi].ci),
+					       verdict_text(sums[vi], *info, c.spec.aa));
 			}
 		}
+		std::string outl;
+		for (std::size_t vi = 0; vi < sums.size(); vi++)
+			for (uint32_t rep : sums[vi].outliers)
+				outl += fmt::format("{}{} repeat {}", outl.empty() ? "" : ", ",
+						    c.variants[vi].label, rep);
+		fmt::format_to(std::back_inserter(out), "outliers (1.5 IQR, still counted): {}\n",
+			       outl.empty() ? "none" : outl);
 	}
 	out += "\nratio: a variant's median / the first variant's median; paired ratio: the same "
-	       "per repeat (runs made back to back).\n";
+	       "per repeat (runs made back to back); 95% CI: bootstrap over the paired repeats "
+	       "(docs/benchmarks.md).\n";
+	if (c.spec.noise_floor > 0)
+		fmt::format_to(std::back_inserter(out),
+			       "no difference: the CI contains 1 or lies inside the A/A noise floor "
+			       "±{:.1f}%\n",
+			       c.spec.noise_floor * 100);
 	if (!c.restore_error.empty())
 		out += "warning: " + c.restore_error + "\n";
 	return out;
@@ -400,8 +460,12 @@ std::vector<std::string> run_csv_columns()
 		"working_set", "ring", "seed", "max_live_bytes", "id", "state", "interrupted",
 		"ops_planned", "ops_done", "elapsed_ns", "allocs", "frees", "alloc_cycles",
 		"free_cycles", "pair_cycles", "loop_cycles_x1000", "failures", "peak_pages",
-		"peak_live_bytes", "meta_bytes", "cycles_per_sec", "features", "cache_flags",
+		"peak_live_bytes", "meta_bytes", "steady_pages", "steady_live_bytes",
+		"steady_samples", "shrunk_pages", "shrunk_live_bytes", "thin", "cycles_per_sec", "features", "cache_flags",
 		"native_name", "page_size", "init_on_alloc", "init_on_free", "hardened", "random"};
+	// what reruns the row (docs/benchmarks.md): where it ran, what ran, whether it counted
+	for (const char* k : kRunContextColumns)
+		cols.emplace_back(k);
 	for (const auto& fi : figure_table())
 		cols.emplace_back(fi.key);
 	cols.emplace_back("peak_bytes");
@@ -410,6 +474,24 @@ std::vector<std::string> run_csv_columns()
 	cols.emplace_back("thread_list");
 	return cols;
 }
+
+namespace {
+
+/// The run's value of any summarized figure is an outlier among its variant's.
+bool is_outlier(const CompareResult& c, const CompareRun& run)
+{
+	if (run.warmup)
+		return false;
+	for (const auto& row : c.summaries)
+		if (run.variant < row.size()) {
+			const auto& o = row[run.variant].outliers;
+			if (std::find(o.begin(), o.end(), run.repeat) != o.end())
+				return true;
+		}
+	return false;
+}
+
+}  // namespace
 
 std::string compare_csv(const CompareResult& c)
 {
@@ -445,10 +527,17 @@ std::string compare_csv(const CompareResult& c)
 			fmt::format("{}", r.free_cycles), fmt::format("{}", r.pair_cycles),
 			fmt::format("{}", r.loop_cycles_x1000), fmt::format("{}", r.failures),
 			fmt::format("{}", r.peak_pages), fmt::format("{}", r.peak_live_bytes),
-			fmt::format("{}", r.meta_bytes), fmt::format("{}", r.cycles_per_sec),
+			fmt::format("{}", r.meta_bytes), fmt::format("{}", r.steady_pages),
+			fmt::format("{}", r.steady_live_bytes), fmt::format("{}", r.steady_samples),
+			opt_csv(r.shrunk_pages), opt_csv(r.shrunk_live_bytes), opt_csv(s.thin),
+			fmt::format("{}", r.cycles_per_sec),
 			opt_csv(r.features), opt_csv(r.cache_flags), r.native_name,
 			fmt::format("{}", r.page_size), b(st.init_on_alloc), b(st.init_on_free),
-			b(st.hardened), b(st.random)};
+			b(st.hardened), b(st.random),
+			// kRunContextColumns
+			c.context.kernel_release, opt_csv(c.context.cpus),
+			opt_csv(c.context.memory_mb), c.context.design, run.tunables,
+			c.context.commit, run.warmup ? "1" : "0", is_outlier(c, run) ? "1" : "0"};
 		for (const auto& fi : figure_table())
 			f.push_back(opt_csv_double(figure_value(run.figures, fi.key)));
 		f.push_back(opt_csv(run.figures.peak_bytes));

@@ -274,6 +274,7 @@ Json to_json(const StormSpec& s)
 	j["ring"] = opt(s.ring);
 	j["seed"] = opt(s.seed);
 	j["max_live_bytes"] = opt(s.max_live_bytes);
+	j["thin"] = opt(s.thin);
 	return j;
 }
 
@@ -308,6 +309,11 @@ Json to_json(const StormResult& r)
 		res["peak_pages"] = r.peak_pages;
 		res["peak_live_bytes"] = r.peak_live_bytes;
 		res["meta_bytes"] = r.meta_bytes;
+		res["steady_pages"] = r.steady_pages;
+		res["steady_live_bytes"] = r.steady_live_bytes;
+		res["steady_samples"] = r.steady_samples;
+		res["shrunk_pages"] = opt(r.shrunk_pages);
+		res["shrunk_live_bytes"] = opt(r.shrunk_live_bytes);
 		res["cycles_per_sec"] = r.cycles_per_sec;
 		res["features"] = r.features ? Json(feature_names(*r.features)) : Json(nullptr);
 		res["features_value"] = opt(r.features);
@@ -351,11 +357,44 @@ Json to_json(const Summary& s)
 	return j;
 }
 
+namespace {
+
+const char* verdict_name(Verdict v)
+{
+	switch (v) {
+	case Verdict::same:
+		return "same";
+	case Verdict::higher:
+		return "higher";
+	case Verdict::lower:
+		return "lower";
+	default:
+		return "none";
+	}
+}
+
+}  // namespace
+
 Json to_json(const CompareResult& c)
 {
 	Json j = Json::object();
 	j["pattern"] = storm_pattern_name(c.spec.base.pattern);
 	j["repeat"] = c.spec.repeat;
+	j["repeats_done"] = c.repeats_done;
+	j["warmup"] = c.spec.warmup;
+	j["until"] = c.spec.until ? Json(*c.spec.until) : Json(nullptr);
+	j["until_met"] = c.until_met;
+	j["max_repeats"] = c.spec.max_repeats;
+	j["aa"] = c.spec.aa;
+	j["noise_floor"] = c.spec.noise_floor;
+	j["bootstrap_seed"] = c.spec.bootstrap_seed;
+	Json ctx = Json::object();
+	ctx["kernel_release"] = c.context.kernel_release;
+	ctx["vm_cpus"] = c.context.cpus ? Json(*c.context.cpus) : Json(nullptr);
+	ctx["vm_memory_mb"] = c.context.memory_mb ? Json(*c.context.memory_mb) : Json(nullptr);
+	ctx["design"] = c.context.design;
+	ctx["slablab_commit"] = c.context.commit;
+	j["context"] = std::move(ctx);
 	j["interrupted"] = c.interrupted;
 	j["restore_error"] = c.restore_error.empty() ? Json(nullptr) : Json(c.restore_error);
 	j["figures"] = c.figures;
@@ -380,6 +419,17 @@ Json to_json(const CompareResult& c)
 			paired["min"] = pv(fs.paired.min);
 			paired["max"] = pv(fs.paired.max);
 			sj["paired_ratio"] = std::move(paired);
+			Json ci = nullptr;
+			if (fs.ci) {
+				ci = Json::object();
+				ci["n"] = fs.ci->n;
+				ci["ratio"] = fs.ci->ratio;
+				ci["lo"] = fs.ci->lo;
+				ci["hi"] = fs.ci->hi;
+			}
+			sj["ci"] = std::move(ci);
+			sj["verdict"] = verdict_name(fs.verdict);
+			sj["outliers"] = fs.outliers;
 			summary[c.figures[fi]] = std::move(sj);
 		}
 		vj["summary"] = std::move(summary);
@@ -392,7 +442,9 @@ Json to_json(const CompareResult& c)
 		rj["variant"] = run.variant;
 		rj["label"] = c.variants.at(run.variant).label;
 		rj["repeat"] = run.repeat;
+		rj["warmup"] = run.warmup;
 		rj["counted"] = run.counted();
+		rj["tunables"] = run.tunables;
 		rj["storm"] = to_json(run.result);
 		runs.push_back(std::move(rj));
 	}

@@ -509,6 +509,14 @@ void validate_storm_spec(const StormSpec& spec)
 		throw UsageError("give ops or a duration, not both");
 	if (spec.ring && (*spec.ring & (*spec.ring - 1)))
 		throw UsageError(fmt::format("ring {} is not a power of two", *spec.ring));
+	if (spec.thin && spec.pattern != SLABLAB_PATTERN_CHURN)
+		throw UsageError("--thin applies to pattern churn");
+	if (spec.thin && *spec.thin == 0)
+		throw UsageError("--thin is at least 1", ERANGE);
+	if (spec.thin && *spec.thin > spec.working_set.value_or(4096))
+		throw UsageError(fmt::format("--thin {} is over the working set ({})", *spec.thin,
+					     spec.working_set.value_or(4096)),
+				 ERANGE);
 }
 
 Tunables parse_set_variant(std::string_view text)

@@ -35,6 +35,9 @@ constexpr FigureInfo kFigures[] = {
 	{"free_fastpath_pct", "free fast path %", true, 1, &F::free_fastpath_pct},
 	{"overhead_pct", "memory overhead %", false, 1, &F::overhead_pct},
 	{"loop_cycles", "loop overhead (cycles)", false, 2, &F::loop_cycles},
+	{"fragmentation_pct", "fragmentation %", false, 1, &F::fragmentation_pct},
+	{"shrunk_fragmentation_pct", "fragmentation after shrink %", false, 1,
+	 &F::shrunk_fragmentation_pct},
 };
 
 constexpr std::size_t kSlowPathCauses[] = {
@@ -96,6 +99,16 @@ StormFigures storm_figures(const StormResult& r)
 		double live = static_cast<double>(r.peak_live_bytes);
 		f.overhead_pct = ratio((held - live) * 100.0, live);
 	}
+	auto frag = [&](uint64_t pages, uint64_t live) -> std::optional<double> {
+		if (!r.page_size || !pages)
+			return std::nullopt;
+		double held = static_cast<double>(pages) * r.page_size;
+		return std::max(0.0, (held - static_cast<double>(live)) * 100.0 / held);
+	};
+	if (r.steady_samples)
+		f.fragmentation_pct = frag(r.steady_pages, r.steady_live_bytes);
+	if (r.shrunk_pages && r.shrunk_live_bytes)
+		f.shrunk_fragmentation_pct = frag(*r.shrunk_pages, *r.shrunk_live_bytes);
 	return f;
 }
 
@@ -129,7 +142,7 @@ std::vector<std::string_view> main_figures(uint32_t pattern)
 	case SLABLAB_PATTERN_REMOTE:
 		return {"ops_per_sec"};
 	case SLABLAB_PATTERN_CHURN:
-		return {"overhead_pct"};
+		return {"fragmentation_pct"};
 	default:
 		return {"ns_per_op"};
 	}

@@ -696,6 +696,21 @@ enum slablab_stats_attr {
  *	as cache.stats
  * @SLABLAB_STORM_A_NATIVE_NAME: (string) the kernel cache's name (native)
  * @SLABLAB_STORM_A_PAD: (pad) alignment padding of u64 attributes
+ * @SLABLAB_STORM_A_THIN: (u32, 1..4294967295) churn: after the fill, keep every thin-th
+ *	object of the working set and free the rest, then replace among the kept ones: holes
+ *	in every slab, the known fragmentation of 1 - 1/thin (docs/storms.md);
+ *	1..working-set, default 1
+ * @SLABLAB_STORM_A_STEADY_PAGES: (u64) churn: mean pages held over the samples taken
+ *	while every thread held its full working set (steady state); fragmentation = 1 -
+ *	steady-live-bytes / (pages x page size)
+ * @SLABLAB_STORM_A_STEADY_LIVE_BYTES: (u64) churn: mean bytes of live objects over those
+ *	samples
+ * @SLABLAB_STORM_A_STEADY_SAMPLES: (u32) churn: how many steady-state samples (0 for
+ *	other patterns)
+ * @SLABLAB_STORM_A_SHRUNK_PAGES: (u64) churn: pages held after the loops and a shrink of
+ *	the target, the working sets still live (absent for native-kmalloc, whose caches are
+ *	the kernel's)
+ * @SLABLAB_STORM_A_SHRUNK_LIVE_BYTES: (u64) churn: bytes of live objects then
  * @__SLABLAB_STORM_A_MAX: the number of attribute types
  *
  * Values outside an attribute's checks fail with -ERANGE (the kernel's policy, which
@@ -742,6 +757,12 @@ enum slablab_storm_attr {
 	SLABLAB_STORM_A_STATS,
 	SLABLAB_STORM_A_NATIVE_NAME,
 	SLABLAB_STORM_A_PAD,
+	SLABLAB_STORM_A_THIN,
+	SLABLAB_STORM_A_STEADY_PAGES,
+	SLABLAB_STORM_A_STEADY_LIVE_BYTES,
+	SLABLAB_STORM_A_STEADY_SAMPLES,
+	SLABLAB_STORM_A_SHRUNK_PAGES,
+	SLABLAB_STORM_A_SHRUNK_LIVE_BYTES,
 	__SLABLAB_STORM_A_MAX
 };
 

@@ -232,6 +232,13 @@ std::string render_compare(const CompareResult& c);
 /// One finished run as a plain line: "[ 3/14] native  repeat 2/7: 45.2 cycles per pair".
 std::string render_compare_run_line(const CompareResult& c, const CompareRun& run,
 				    std::size_t index, std::size_t total);
+/// The runs CSV's columns that say how to rerun a row and whether it counted: kernel
+/// release, the machine's (VM's) cpus and memory, the slab design, the cache's tunables
+/// during the run, the slablab commit (git describe at build time), warm-up run (1: not
+/// summarized), outlier (1: shown, still summarized). After `random`, before the figures.
+inline constexpr const char* kRunContextColumns[] = {
+	"kernel_release", "vm_cpus", "vm_memory_mb", "design", "tunables", "slablab_commit",
+	"warmup", "outlier"};
 /// The columns of the runs CSV, shared by `slabctl compare --csv` and the Python sweeps
 /// (slablab.RUN_CSV_COLUMNS): experiment, variant, x, repeat, run, set, the spec, the
 /// storm, every result, figure and stat delta, the per-thread list.

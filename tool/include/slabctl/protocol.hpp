@@ -156,6 +156,12 @@ inline constexpr AttrDesc kStormAttrs[] = {
 	{SLABLAB_STORM_A_THREAD_LIST, "thread_list", 7, true},
 	{SLABLAB_STORM_A_STATS, "stats", 4, false},
 	{SLABLAB_STORM_A_NATIVE_NAME, "native_name", -1, false},
+	{SLABLAB_STORM_A_THIN, "thin", -1, false},
+	{SLABLAB_STORM_A_STEADY_PAGES, "steady_pages", -1, false},
+	{SLABLAB_STORM_A_STEADY_LIVE_BYTES, "steady_live_bytes", -1, false},
+	{SLABLAB_STORM_A_STEADY_SAMPLES, "steady_samples", -1, false},
+	{SLABLAB_STORM_A_SHRUNK_PAGES, "shrunk_pages", -1, false},
+	{SLABLAB_STORM_A_SHRUNK_LIVE_BYTES, "shrunk_live_bytes", -1, false},
 };
 
 inline constexpr AttrDesc kStormSizeAttrs[] = {

@@ -9,5 +9,6 @@
 #include "slabctl/names.hpp"
 #include "slabctl/native.hpp"
 #include "slabctl/parse.hpp"
+#include "slabctl/stats.hpp"
 #include "slabctl/types.hpp"
 #include "slabctl/version.hpp"

@@ -35,6 +35,11 @@ struct StormFigures {
 	std::optional<double> free_fastpath_pct;  ///< free_fastpath / all frees (deltas)
 	/// (PEAK_PAGES x page size + META_BYTES - PEAK_LIVE_BYTES) / PEAK_LIVE_BYTES x 100
 	std::optional<double> overhead_pct;
+	/// churn, steady state: (STEADY_PAGES x page size - STEADY_LIVE_BYTES) / (STEADY_PAGES
+	/// x page size) x 100: the share of the pages held that holds no live object
+	std::optional<double> fragmentation_pct;
+	/// the same after the loops and a shrink (SHRUNK_PAGES, SHRUNK_LIVE_BYTES)
+	std::optional<double> shrunk_fragmentation_pct;
 	std::optional<uint64_t> peak_bytes;	///< PEAK_PAGES x page size
 };
 
@@ -56,7 +61,7 @@ std::optional<double> figure_value(const StormFigures& f, std::string_view key) 
 
 /**
  * The main figure(s) of a pattern, the ones compare summarizes by default: pair: cycles per
- * pair; batch, bulk: cycles per alloc and per free; remote: ops/s; churn: overhead %.
+ * pair; batch, bulk: cycles per alloc and per free; remote: ops/s; churn: fragmentation %.
  */
 std::vector<std::string_view> main_figures(uint32_t pattern);
 

@@ -169,6 +169,7 @@ struct StormSpec {
 	std::optional<uint32_t> ring;			///< remote: ring slots (power of two)
 	std::optional<uint64_t> seed;			///< RNG seed (churn, sizes)
 	std::optional<uint64_t> max_live_bytes;		///< live-memory cap
+	std::optional<uint32_t> thin;			///< churn: keep every thin-th object
 
 	bool operator==(const StormSpec&) const = default;
 };
@@ -210,6 +211,13 @@ struct StormResult {
 	uint64_t peak_pages = 0;	///< pages held by the target at the peak
 	uint64_t peak_live_bytes = 0;	///< bytes of live objects at that moment
 	uint64_t meta_bytes = 0;	///< slablab off-slab metadata at the peak
+	/// churn: means over the samples taken while every thread held its working set
+	uint64_t steady_pages = 0;
+	uint64_t steady_live_bytes = 0;
+	uint32_t steady_samples = 0;	///< churn: how many (0: no steady-state figure)
+	/// churn: after the loops and a shrink of the target, working sets still held
+	std::optional<uint64_t> shrunk_pages;
+	std::optional<uint64_t> shrunk_live_bytes;
 	uint64_t cycles_per_sec = 0;	///< get_cycles() rate
 	std::optional<uint32_t> features;	///< SLABLAB_FEAT_* the kernel ran with
 	std::optional<uint32_t> cache_flags;	///< SLABLAB_CACHE_F_* of the target cache

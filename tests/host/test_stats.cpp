@@ -1,0 +1,343 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+// The statistics compare trusts: the paired bootstrap's interval on known distributions,
+// its determinism, --until's stopping rule, outliers, verdicts, warm-up runs and the CSV
+// columns that say how to rerun a row.
+#include "slabctl/compare.hpp"
+#include "slabctl/error.hpp"
+#include "slabctl/format.hpp"
+#include "slabctl/stats.hpp"
+#include "slabctl/version.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+using namespace slabctl;
+
+namespace {
+
+/// Paired samples a_i, b_i = a_i x ratio, each with independent log-normal noise of
+/// relative size `noise` (plus a shared per-pair drift that pairing must cancel).
+void paired_samples(std::mt19937_64& gen, std::size_t n, double ratio, double noise,
+		    std::vector<double>& a, std::vector<double>& b)
+{
+	std::normal_distribution<double> e(0.0, noise), drift(0.0, 0.3);
+	a.clear();
+	b.clear();
+	for (std::size_t i = 0; i < n; i++) {
+		double base = 100.0 * std::exp(drift(gen));	// the machine's mood that pair
+		a.push_back(base * std::exp(e(gen)));
+		b.push_back(base * ratio * std::exp(e(gen)));
+	}
+}
+
+}  // namespace
+
+TEST(Bootstrap, IdenticalSamplesGiveExactlyOne)
+{
+	std::vector<double> a = {10, 12, 9, 15, 11};
+	auto ci = bootstrap_ratio(a, a);
+	ASSERT_TRUE(ci);
+	EXPECT_EQ(ci->n, 5u);
+	EXPECT_EQ(ci->ratio, 1.0);
+	EXPECT_EQ(ci->lo, 1.0);
+	EXPECT_EQ(ci->hi, 1.0);
+	EXPECT_EQ(verdict(ci), Verdict::same);
+	// a constant ratio is known exactly too
+	std::vector<double> b;
+	for (double x : a)
+		b.push_back(x * 2);
+	ci = bootstrap_ratio(a, b);
+	ASSERT_TRUE(ci);
+	EXPECT_DOUBLE_EQ(ci->ratio, 2.0);
+	EXPECT_DOUBLE_EQ(ci->lo, 2.0);
+	EXPECT_DOUBLE_EQ(ci->hi, 2.0);
+	EXPECT_EQ(verdict(ci), Verdict::higher);
+}
+
+TEST(Bootstrap, TooFewOrUnusablePairs)
+{
+	std::vector<double> a = {1, 2}, b = {1, 2};
+	EXPECT_FALSE(bootstrap_ratio(a, b));
+	// NaNs and non-positive values are left out, pair by pair
+	std::vector<double> c = {1, NAN, 3, 0, 5, 6}, d = {2, 4, -1, 8, 10, 12};
+	auto ci = bootstrap_ratio(c, d);
+	ASSERT_TRUE(ci);
+	EXPECT_EQ(ci->n, 3u);	// (1,2), (5,10), (6,12)
+	EXPECT_DOUBLE_EQ(ci->ratio, 2.0);
+	EXPECT_EQ(verdict(std::nullopt), Verdict::none);
+}
+
+TEST(Bootstrap, DeterministicWithASeed)
+{
+	std::mt19937_64 gen(1);
+	std::vector<double> a, b;
+	paired_samples(gen, 12, 1.1, 0.05, a, b);
+	auto x = bootstrap_ratio(a, b, 42), y = bootstrap_ratio(a, b, 42),
+	     z = bootstrap_ratio(a, b, 43);
+	ASSERT_TRUE(x && y && z);
+	EXPECT_EQ(x->lo, y->lo);
+	EXPECT_EQ(x->hi, y->hi);
+	// another seed moves the percentiles a little, not the point estimate
+	EXPECT_EQ(x->ratio, z->ratio);
+	EXPECT_TRUE(x->lo != z->lo || x->hi != z->hi);
+	EXPECT_NEAR(x->lo, z->lo, 0.02);
+}
+
+// Coverage: over many experiments with a known true ratio, the 95% interval holds it
+// about 95% of the time (the percentile bootstrap runs a little narrow at n = 15: accept
+// 88%..99%), and a wrong ratio far less often.
+TEST(Bootstrap, CoversTheTrueRatio)
+{
+	std::mt19937_64 gen(2024);
+	std::vector<double> a, b;
+	const int trials = 400;
+	int covered = 0, covered_wrong = 0;
+	for (int t = 0; t < trials; t++) {
+		paired_samples(gen, 15, 1.25, 0.08, a, b);
+		auto ci = bootstrap_ratio(a, b, static_cast<uint64_t>(t), 1000);
+		ASSERT_TRUE(ci);
+		covered += ci->contains(1.25);
+		covered_wrong += ci->contains(1.0);
+	}
+	EXPECT_GE(covered, trials * 88 / 100) << covered;
+	EXPECT_LE(covered, trials * 99 / 100) << covered;
+	EXPECT_EQ(covered_wrong, 0);
+}
+
+// Pairing cancels what the two variants of one round share: with a large per-pair drift
+// and small noise the interval is narrow (an unpaired ratio of medians would not be).
+TEST(Bootstrap, PairingCancelsSharedDrift)
+{
+	std::mt19937_64 gen(7);
+	std::vector<double> a, b;
+	paired_samples(gen, 20, 0.9, 0.01, a, b);
+	auto ci = bootstrap_ratio(a, b);
+	ASSERT_TRUE(ci);
+	EXPECT_LT(ci->half_width(), 0.01);
+	EXPECT_NEAR(ci->ratio, 0.9, 0.01);
+	EXPECT_EQ(verdict(ci), Verdict::lower);
+	// inside an A/A floor of ±15% it is no difference
+	EXPECT_EQ(verdict(ci, 0.15), Verdict::same);
+}
+
+TEST(Until, Parse)
+{
+	EXPECT_DOUBLE_EQ(parse_until("±2%"), 0.02);
+	EXPECT_DOUBLE_EQ(parse_until("2%"), 0.02);
+	EXPECT_DOUBLE_EQ(parse_until("+-0.5%"), 0.005);
+	EXPECT_DOUBLE_EQ(parse_until("0.03"), 0.03);
+	for (const char* bad : {"", "%", "two", "0", "100%", "-2%", "2%%", "1.5"})
+		EXPECT_THROW(parse_until(bad), UsageError) << bad;
+}
+
+TEST(Until, NarrowEnough)
+{
+	RatioInterval narrow{10, 1.0, 0.99, 1.01}, wide{10, 1.0, 0.9, 1.1};
+	EXPECT_NEAR(narrow.half_width(), 0.01, 1e-12);
+	std::vector<std::optional<RatioInterval>> v = {narrow};
+	EXPECT_TRUE(intervals_narrow_enough(v, 0.02));
+	EXPECT_FALSE(intervals_narrow_enough(v, 0.005));
+	v.push_back(wide);	// every interval must be narrow
+	EXPECT_FALSE(intervals_narrow_enough(v, 0.02));
+	v = {narrow, std::nullopt};	// one not yet computable
+	EXPECT_FALSE(intervals_narrow_enough(v, 0.02));
+	EXPECT_FALSE(intervals_narrow_enough({}, 0.02));
+}
+
+namespace {
+
+/// A finished pair storm of `cycles` cycles per pair (1000 ops).
+CompareRun pair_run(std::size_t variant, uint32_t repeat, double cycles, bool warmup = false)
+{
+	CompareRun run;
+	run.variant = variant;
+	run.repeat = repeat;
+	run.warmup = warmup;
+	run.result.id = 1;
+	run.result.state = SLABLAB_STORM_DONE;
+	run.result.spec.target = variant ? SLABLAB_TARGET_NATIVE : SLABLAB_TARGET_CACHE;
+	run.result.spec.pattern = SLABLAB_PATTERN_PAIR;
+	run.result.has_results = true;
+	run.result.ops_done = 1000;
+	run.result.pair_cycles = static_cast<uint64_t>(cycles * 1000);
+	run.figures = storm_figures(run.result);
+	return run;
+}
+
+CompareResult empty_compare(std::optional<double> until, uint32_t repeat)
+{
+	CompareResult c;
+	c.spec.base.cache = "t64";
+	c.spec.repeat = repeat;
+	c.spec.until = until;
+	c.variants = compare_variants(c.spec);
+	c.figures = compare_figure_keys(c.spec);
+	return c;
+}
+
+/// Rounds added one at a time, as run_compare() does, until the rule says stop: how many.
+uint32_t rounds_until(double target, double noise, uint32_t max_repeats)
+{
+	CompareResult c = empty_compare(target, 5);
+	std::mt19937_64 gen(99);
+	std::normal_distribution<double> e(0.0, noise);
+	for (uint32_t rep = 1; rep <= max_repeats; rep++) {
+		double base = 100;
+		c.runs.push_back(pair_run(0, rep, base * std::exp(e(gen))));
+		c.runs.push_back(pair_run(1, rep, base * 1.2 * std::exp(e(gen))));
+		c.repeats_done = rep;
+		summarize_compare(c);
+		if (compare_until_met(c))
+			return rep;
+	}
+	return max_repeats + 1;	// not met
+}
+
+}  // namespace
+
+TEST(Until, StoppingRule)
+{
+	// never before --repeat, however narrow
+	CompareResult c = empty_compare(0.5, 5);
+	for (uint32_t rep = 1; rep <= 4; rep++) {
+		c.runs.push_back(pair_run(0, rep, 100));
+		c.runs.push_back(pair_run(1, rep, 120));
+		c.repeats_done = rep;
+		summarize_compare(c);
+		EXPECT_FALSE(compare_until_met(c)) << rep;
+	}
+	c.runs.push_back(pair_run(0, 5, 100));
+	c.runs.push_back(pair_run(1, 5, 120));
+	c.repeats_done = 5;
+	summarize_compare(c);
+	EXPECT_TRUE(compare_until_met(c));
+	// no --until: never "met"
+	c.spec.until.reset();
+	EXPECT_FALSE(compare_until_met(c));
+
+	// noisier runs or a narrower target need more rounds; hopeless ones hit the cap
+	uint32_t quiet = rounds_until(0.02, 0.02, 200), noisy = rounds_until(0.02, 0.06, 200);
+	EXPECT_GE(quiet, 5u);
+	EXPECT_LT(quiet, noisy);
+	EXPECT_LE(noisy, 200u);
+	EXPECT_GT(rounds_until(0.005, 0.06, 50), 50u);
+}
+
+TEST(Compare, WarmupRunsAreShownNotSummarized)
+{
+	CompareResult c = empty_compare(std::nullopt, 3);
+	c.spec.warmup = 1;
+	c.runs.push_back(pair_run(0, 1, 1000, true));	// cold: would spoil the ratio
+	c.runs.push_back(pair_run(1, 1, 10, true));
+	for (uint32_t rep = 1; rep <= 3; rep++) {
+		c.runs.push_back(pair_run(0, rep, 100));
+		c.runs.push_back(pair_run(1, rep, 100));
+	}
+	c.repeats_done = 3;
+	summarize_compare(c);
+	const auto& second = c.summaries[0][1];
+	EXPECT_EQ(second.values.n, 3u);
+	ASSERT_TRUE(second.ci);
+	EXPECT_EQ(second.ci->lo, 1.0);
+	EXPECT_EQ(second.ci->hi, 1.0);
+	EXPECT_EQ(second.verdict, Verdict::same);
+	std::string t = render_compare(c);
+	EXPECT_NE(t.find("warm-up: 1 round(s) first, 2 run(s) discarded"), std::string::npos) << t;
+	EXPECT_NE(t.find("no difference"), std::string::npos) << t;
+	EXPECT_NE(t.find("1.000 [1.000, 1.000]"), std::string::npos) << t;
+}
+
+TEST(Compare, OutliersAreShownAndCounted)
+{
+	CompareResult c = empty_compare(std::nullopt, 6);
+	const double a[] = {100, 101, 99, 100, 400, 100};	// repeat 5: a hiccup
+	for (uint32_t rep = 1; rep <= 6; rep++) {
+		c.runs.push_back(pair_run(0, rep, a[rep - 1]));
+		c.runs.push_back(pair_run(1, rep, 90));
+	}
+	c.repeats_done = 6;
+	summarize_compare(c);
+	EXPECT_EQ(c.summaries[0][0].outliers, (std::vector<uint32_t>{5}));
+	EXPECT_TRUE(c.summaries[0][1].outliers.empty());
+	EXPECT_EQ(c.summaries[0][0].values.n, 6u);	// never dropped
+	EXPECT_DOUBLE_EQ(c.summaries[0][0].values.max, 400);
+	std::string t = render_compare(c);
+	EXPECT_NE(t.find("outliers (1.5 IQR, still counted): slablab repeat 5"), std::string::npos)
+		<< t;
+	EXPECT_EQ(outlier_indices(std::vector<double>{1, 2, 3}).size(), 0u);	// too few
+}
+
+TEST(Compare, AaIsTheFirstVariantTwice)
+{
+	CompareSpec spec;
+	spec.base.cache = "t64";
+	spec.aa = true;
+	auto v = compare_variants(spec);
+	ASSERT_EQ(v.size(), 2u);
+	EXPECT_EQ(v[0].label, "slablab");
+	EXPECT_EQ(v[1].label, "slablab (A')");
+	EXPECT_EQ(v[1].spec.target, v[0].spec.target);
+	spec.max_repeats = 3;	// below --repeat 7
+	EXPECT_THROW(compare_variants(spec), UsageError);
+}
+
+TEST(Compare, CsvSaysHowToRerun)
+{
+	CompareResult c = empty_compare(std::nullopt, 4);
+	c.spec.warmup = 1;
+	c.context.kernel_release = "6.1.0-test";
+	c.context.cpus = 2;
+	c.context.memory_mb = 1984;
+	c.context.commit = "v0.1-12-gabcdef";
+	c.runs.push_back(pair_run(0, 1, 100, true));
+	c.runs.push_back(pair_run(1, 1, 100, true));
+	const double a[] = {100, 101, 99, 400};
+	for (uint32_t rep = 1; rep <= 4; rep++) {
+		c.runs.push_back(pair_run(0, rep, a[rep - 1]));
+		c.runs.back().tunables = "flags=0 order=0 cpu_partial=30";
+		c.runs.push_back(pair_run(1, rep, 90));
+	}
+	c.repeats_done = 4;
+	summarize_compare(c);
+	const auto cols = run_csv_columns();
+	for (const char* k : kRunContextColumns)
+		ASSERT_NE(std::find(cols.begin(), cols.end(), k), cols.end()) << k;
+	for (const char* k : {"seed", "init_on_alloc", "hardened", "random", "cache", "set"})
+		ASSERT_NE(std::find(cols.begin(), cols.end(), k), cols.end()) << k;
+	std::istringstream in(compare_csv(c));
+	std::string line;
+	std::getline(in, line);
+	auto col = [&](const std::string& row, const std::string& key) {
+		std::size_t idx = std::find(cols.begin(), cols.end(), key) - cols.begin();
+		std::stringstream rs(row);
+		std::string field;
+		for (std::size_t i = 0; i <= idx; i++)
+			std::getline(rs, field, ',');
+		return field;
+	};
+	std::vector<std::string> rows;
+	while (std::getline(in, line))
+		rows.push_back(line);
+	ASSERT_EQ(rows.size(), 10u);
+	for (const auto& r : rows) {
+		EXPECT_EQ(col(r, "kernel_release"), "6.1.0-test");
+		EXPECT_EQ(col(r, "vm_cpus"), "2");
+		EXPECT_EQ(col(r, "vm_memory_mb"), "1984");
+		EXPECT_EQ(col(r, "design"), "slub");
+		EXPECT_EQ(col(r, "slablab_commit"), "v0.1-12-gabcdef");
+	}
+	EXPECT_EQ(col(rows[0], "warmup"), "1");
+	EXPECT_EQ(col(rows[2], "warmup"), "0");
+	EXPECT_EQ(col(rows[2], "tunables"), "flags=0 order=0 cpu_partial=30");
+	EXPECT_EQ(col(rows[3], "tunables"), "");	// native: the kernel's cache
+	EXPECT_EQ(col(rows[8], "outlier"), "1");	// slablab repeat 4
+	EXPECT_EQ(col(rows[2], "outlier"), "0");
+	// the commit is baked in at build time
+	EXPECT_GT(std::string(build_commit()).size(), 0u);
+}

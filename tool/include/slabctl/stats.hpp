@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+// libslabctl: how sure a comparison is. A paired bootstrap of the ratio of two variants
+// run back to back (interleaved repeats), the stopping rule of `compare --until`, outliers
+// (shown, never dropped) and the verdict a table prints. Pure and deterministic: the same
+// samples and seed give the same interval on every machine.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace slabctl {
+
+/// Resamples per bootstrap: enough for a stable 2.5th/97.5th percentile (docs/benchmarks.md).
+inline constexpr unsigned kBootstrapResamples = 4000;
+/// The default seed of the bootstrap's generator (compare --bootstrap-seed).
+inline constexpr uint64_t kBootstrapSeed = 0x5ab1ab;
+/// Fewest pairs an interval is computed from: below it, no interval (and --until goes on).
+inline constexpr std::size_t kMinPairsForInterval = 3;
+
+/// A ratio of B to A with its 95% confidence interval.
+struct RatioInterval {
+	std::size_t n = 0;	///< pairs it was computed from
+	double ratio = 0;	///< geometric mean of the per-pair ratios B_i / A_i
+	double lo = 0, hi = 0;	///< percentile bootstrap interval (level, default 95%)
+	/// Half the interval's width relative to the ratio: (hi - lo) / 2 / ratio.
+	double half_width() const noexcept { return ratio > 0 ? (hi - lo) / 2.0 / ratio : 0; }
+	bool contains(double x) const noexcept { return lo <= x && x <= hi; }
+};
+
+/**
+ * The ratio B/A over paired samples (a[i], b[i] measured back to back) and its percentile
+ * bootstrap interval: pairs are resampled with replacement `resamples` times and the
+ * statistic, the geometric mean of b[i]/a[i], taken each time. Pairs with a NaN or a value
+ * <= 0 are left out. nullopt with fewer than kMinPairsForInterval pairs. Identical samples
+ * give exactly [1, 1]. Deterministic: a splitmix64 generator seeded with `seed`.
+ */
+std::optional<RatioInterval> bootstrap_ratio(std::span<const double> a, std::span<const double> b,
+					     uint64_t seed = kBootstrapSeed,
+					     unsigned resamples = kBootstrapResamples,
+					     double level = 0.95);
+
+/**
+ * compare --until's stopping rule: true when every interval exists and its half width is at
+ * most `target` (0.02 for ±2%). No intervals: false.
+ */
+bool intervals_narrow_enough(std::span<const std::optional<RatioInterval>> intervals,
+			     double target) noexcept;
+
+/// Parse "±2%", "2%", "+-2%", "0.02": the relative half width --until asks for.
+double parse_until(const std::string& text);
+
+/**
+ * Outliers among some values (Tukey's fences: beyond 1.5 x IQR from the quartiles), as
+ * indices into `values`; NaNs are never outliers. Fewer than 4 values: none.
+ */
+std::vector<std::size_t> outlier_indices(std::span<const double> values);
+
+/// What a ratio interval says, for the tables.
+enum class Verdict {
+	none,		///< no interval (too few pairs)
+	same,		///< the interval contains 1, or lies inside the A/A noise floor
+	higher,		///< B/A is above 1 (and the noise floor)
+	lower,		///< B/A is below 1
+};
+
+/**
+ * The verdict on an interval: `same` when it contains 1 or lies within [1 - floor, 1 + floor]
+ * (the A/A noise floor of this machine, 0 if not measured), else higher or lower.
+ */
+Verdict verdict(const std::optional<RatioInterval>& ci, double noise_floor = 0) noexcept;
+
+/// "1.042 [1.010, 1.075]" or "-".
+std::string format_interval(const std::optional<RatioInterval>& ci);
+/// "+4.2% [+1.0%, +7.5%]" (relative to 1) or "-".
+std::string format_interval_pct(const std::optional<RatioInterval>& ci);
+
+}  // namespace slabctl
