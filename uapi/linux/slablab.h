@@ -393,6 +393,22 @@ enum slablab_storm_state {
 };
 
 /**
+ * enum slablab_design - the values
+ * @SLABLAB_DESIGN_SLUB: SLUB 6.1's per-cpu slab and per-cpu partial lists (the default)
+ * @__SLABLAB_DESIGN_MAX: the number of values
+ *
+ * cache.design values: a cache's per-cpu front end over the shared back end
+ * (docs/design.md, "Designs"). The next values are reserved, in this order, for the
+ * designs that come next: sheaves (Linux 7.0's per-cpu sheaves and barn), slab (SLAB's
+ * per-cpu arrays and lists), slob (SLOB's free lists); a design is listed here when the
+ * module has it.
+ */
+enum slablab_design {
+	SLABLAB_DESIGN_SLUB,
+	__SLABLAB_DESIGN_MAX
+};
+
+/**
  * enum slablab_attr - The top level of every message
  * @SLABLAB_A_UNSPEC: not used
  * @SLABLAB_A_VERSION: (string) module version, e.g. "0.1.0"
