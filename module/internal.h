@@ -384,8 +384,8 @@ void slablab_stat_reset(struct slablab_cache *s, int item); /* item < 0: all */
 int slablab_slab_init(void);
 void slablab_slab_exit(void);
 struct slablab_cache *slablab_cache_create_owner(const char *name, unsigned int size,
-						 unsigned int align, unsigned int flags,
-						 void (*ctor)(void *), enum slablab_owner owner,
+						 const struct slablab_cache_args *args,
+						 enum slablab_owner owner,
 						 struct netlink_ext_ack *extack);
 int slablab_cache_destroy_locked(struct slablab_cache *s, struct netlink_ext_ack *extack);
 void slablab_cache_release(struct slablab_cache *s);
@@ -400,8 +400,10 @@ int slablab_set_fail_slab_every(struct slablab_cache *s, unsigned int n,
 int slablab_set_flags(struct slablab_cache *s, unsigned int flags, struct netlink_ext_ack *extack);
 int slablab_set_remote_node_defrag_ratio(struct slablab_cache *s, unsigned int percent,
 					 struct netlink_ext_ack *extack);
+int slablab_set_design(struct slablab_cache *s, unsigned int design,
+		       struct netlink_ext_ack *extack);
 int slablab_check_tunables(struct slablab_cache *s, const u32 *flags, const u32 *order,
-			   struct netlink_ext_ack *extack);
+			   const u32 *design, struct netlink_ext_ack *extack);
 unsigned long slablab_shrink_locked(struct slablab_cache *s);
 void slablab_validate(struct slablab_cache *s, struct slablab_validate_report *r);
 void slablab_gauges(struct slablab_cache *s, struct slablab_gauges *g);

@@ -402,19 +402,30 @@ err:
 }
 
 /*
- * Check every tunable in @tb against @s before anything is applied: flags and order
- * together, the order against the layout the new flags give. The other tunables were
- * range-checked by the policy and cannot fail, so apply_tunables() after this changes
- * nothing unless it succeeds (slablab_set_flags() undoes itself when memory runs out).
+ * Check every tunable in @tb against @s before anything is applied: the design (an
+ * empty cache, a design built in), then flags and order together, the order against
+ * the layout the new flags give. The other tunables were range-checked by the policy
+ * and cannot fail, so apply_tunables() after this changes nothing unless it succeeds
+ * (slablab_set_flags() and slablab_set_design() undo themselves when memory runs out).
  */
 static int check_tunables(struct slablab_cache *s, struct nlattr **tb,
 			  struct netlink_ext_ack *extack)
 {
 	struct nlattr *fa = tb[SLABLAB_CACHE_A_FLAGS], *oa = tb[SLABLAB_CACHE_A_ORDER];
+	struct nlattr *da = tb[SLABLAB_CACHE_A_DESIGN];
 	u32 flags = fa ? nla_get_u32(fa) : 0, order = oa ? nla_get_u32(oa) : 0;
+	u32 design = da ? nla_get_u32(da) : 0;
 	int err;
 
-	err = slablab_check_tunables(s, fa ? &flags : NULL, oa ? &order : NULL, extack);
+	/* The design first: its refusal (-EBUSY, -EOPNOTSUPP) names its attribute. */
+	if (da) {
+		err = slablab_check_tunables(s, NULL, NULL, &design, extack);
+		if (err) {
+			NL_SET_BAD_ATTR(extack, da);
+			return err;
+		}
+	}
+	err = slablab_check_tunables(s, fa ? &flags : NULL, oa ? &order : NULL, NULL, extack);
 	if (err == -ERANGE)
 		NL_SET_BAD_ATTR(extack, oa);
 	else if (err)
@@ -442,6 +453,7 @@ static int apply_tunables(struct slablab_cache *s, struct nlattr **tb,
 static int slablab_nl_cache_new(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nlattr *tb[SLABLAB_CACHE_A_MAX + 1];
+	struct slablab_cache_args args = {};
 	struct slablab_cache *s;
 	struct sk_buff *msg;
 	unsigned int flags;
@@ -462,11 +474,11 @@ static int slablab_nl_cache_new(struct sk_buff *skb, struct genl_info *info)
 	if (!msg)
 		return -ENOMEM;
 	slablab_lock();
+	args.align = tb[SLABLAB_CACHE_A_ALIGN] ? nla_get_u32(tb[SLABLAB_CACHE_A_ALIGN]) : 0;
+	args.flags = flags;
 	s = slablab_cache_create_owner(nla_data(tb[SLABLAB_CACHE_A_NAME]),
-				       nla_get_u32(tb[SLABLAB_CACHE_A_SIZE]),
-				       tb[SLABLAB_CACHE_A_ALIGN] ?
-				       nla_get_u32(tb[SLABLAB_CACHE_A_ALIGN]) : 0,
-				       flags, NULL, SLABLAB_OWNER_NETLINK, info->extack);
+				       nla_get_u32(tb[SLABLAB_CACHE_A_SIZE]), &args,
+				       SLABLAB_OWNER_NETLINK, info->extack);
 	if (IS_ERR(s)) {
 		err = PTR_ERR(s);
 		goto out_free;

@@ -195,21 +195,27 @@ static void free_cache_struct(struct slablab_cache *s)
  * slablab_cache_create_owner - create a cache (slablab_mutex and cpus_read_lock held)
  * @name: unique name, [A-Za-z0-9_.:-], shorter than SLABLAB_NAME_MAX
  * @size: object size, SLABLAB_MIN_SIZE..SLABLAB_MAX_SIZE
- * @align: 0 or a power of two up to SLABLAB_MAX_ALIGN
- * @flags: SLABLAB_CACHE_F_* (plus SLABLAB_KERNEL_DEFAULTS)
- * @ctor: constructor run on each object when its slab is created, or NULL
+ * @args: alignment, flags (SLABLAB_CACHE_F_* plus SLABLAB_KERNEL_DEFAULTS), ctor,
+ *	design and design tunables; NULL: every default
  * @owner: who owns the cache
  * @extack: where to say what was wrong, or NULL
  *
  * Return: the cache or an ERR_PTR.
  */
 struct slablab_cache *slablab_cache_create_owner(const char *name, unsigned int size,
-						 unsigned int align, unsigned int flags,
-						 void (*ctor)(void *), enum slablab_owner owner,
+						 const struct slablab_cache_args *args,
+						 enum slablab_owner owner,
 						 struct netlink_ext_ack *extack)
 {
+	static const struct slablab_cache_args defaults;
+	unsigned int align, flags;
 	struct slablab_cache *s;
 	int cpu, nid, err;
+
+	if (!args)
+		args = &defaults;
+	align = args->align;
+	flags = args->flags;
 
 	lockdep_assert_held(&slablab_mutex);
 	if (!slablab_valid_name(name, SLABLAB_NAME_MAX)) {
@@ -234,6 +240,16 @@ struct slablab_cache *slablab_cache_create_owner(const char *name, unsigned int 
 				       flags & ~__SLABLAB_CACHE_F_ALL);
 		return ERR_PTR(-EINVAL);
 	}
+	if (args->design >= __SLABLAB_DESIGN_MAX || !slablab_designs[args->design]) {
+		NL_SET_ERR_MSG_FMT_MOD(extack, "design %u is not built into this module",
+				       args->design);
+		return ERR_PTR(-EOPNOTSUPP);
+	}
+	if ((args->use_cpu_partial && args->cpu_partial > SLABLAB_MAX_CPU_PARTIAL) ||
+	    (args->use_min_partial && args->min_partial > SLABLAB_MAX_MIN_PARTIAL)) {
+		NL_SET_ERR_MSG_MOD(extack, "cpu_partial or min_partial out of range");
+		return ERR_PTR(-ERANGE);
+	}
 	if (slablab_cache_find(name)) {
 		NL_SET_ERR_MSG_FMT_MOD(extack, "cache %s already exists", name);
 		return ERR_PTR(-EEXIST);
@@ -246,7 +262,7 @@ struct slablab_cache *slablab_cache_create_owner(const char *name, unsigned int 
 	s->object_size = size;
 	s->align = align;
 	s->flags = flags;
-	s->ctor = ctor;
+	s->ctor = args->ctor;
 	s->owner = owner;
 	s->fastpath = SLABLAB_FASTPATH_CMPXCHG;
 	s->random = get_random_long();
@@ -261,6 +277,10 @@ struct slablab_cache *slablab_cache_create_owner(const char *name, unsigned int 
 	s->order = s->order_default;
 	s->min_partial = slablab_default_min_partial(size);
 	s->cpu_partial = slablab_default_cpu_partial(s->stride, PAGE_SIZE);
+	if (args->use_cpu_partial)
+		s->cpu_partial = args->cpu_partial;
+	if (args->use_min_partial)
+		s->min_partial = args->min_partial;
 	s->remote_node_defrag_ratio = 100;	/* SLUB's default (1000 in its units of 0.1%) */
 
 	err = -ENOMEM;
@@ -274,7 +294,7 @@ struct slablab_cache *slablab_cache_create_owner(const char *name, unsigned int 
 
 		local_lock_init(&c->lock);
 	}
-	s->design = SLABLAB_DESIGN_SLUB;
+	s->design = args->design;
 	err = slablab_designs[s->design]->init(s);
 	if (err)
 		goto err_free;
@@ -306,28 +326,26 @@ err_free:
 }
 
 /**
- * slablab_cache_create - create a slablab cache
+ * slablab_cache_create_args - create a slablab cache, told everything in one struct
  * @name: unique name, [A-Za-z0-9_.:-], shorter than SLABLAB_NAME_MAX
  * @size: object size in bytes
- * @align: required alignment, 0 for the default
- * @flags: SLABLAB_DEBUG, SLABLAB_HARDENED, SLABLAB_RANDOM, SLABLAB_HWCACHE_ALIGN,
- *	   SLABLAB_KERNEL_DEFAULTS
- * @ctor: constructor, or NULL
+ * @args: alignment, flags, constructor, design and design tunables (struct
+ *	slablab_cache_args); NULL, or all zero, for every default
  *
- * May sleep. The cache appears in netlink dumps and debugfs with owner "kernel".
+ * The style of 6.12's kmem_cache_create() with struct kmem_cache_args: a field added
+ * later defaults to zero, so callers written before it keep meaning the same. May
+ * sleep. The cache appears in netlink dumps and debugfs with owner "kernel".
  *
  * Return: the cache, or NULL on failure (the reason is logged).
  */
-struct slablab_cache *slablab_cache_create(const char *name, unsigned int size,
-					   unsigned int align, unsigned int flags,
-					   void (*ctor)(void *))
+struct slablab_cache *slablab_cache_create_args(const char *name, unsigned int size,
+						const struct slablab_cache_args *args)
 {
 	struct slablab_cache *s;
 
 	cpus_read_lock();
 	mutex_lock(&slablab_mutex);
-	s = slablab_cache_create_owner(name, size, align, flags, ctor,
-				       SLABLAB_OWNER_KERNEL, NULL);
+	s = slablab_cache_create_owner(name, size, args, SLABLAB_OWNER_KERNEL, NULL);
 	mutex_unlock(&slablab_mutex);
 	cpus_read_unlock();
 	if (IS_ERR(s)) {
@@ -336,6 +354,30 @@ struct slablab_cache *slablab_cache_create(const char *name, unsigned int size,
 	}
 	return s;
 }
+EXPORT_SYMBOL_GPL(slablab_cache_create_args);
+
+/**
+ * slablab_cache_create - create a slablab cache with the default design and tunables
+ * @name: unique name, [A-Za-z0-9_.:-], shorter than SLABLAB_NAME_MAX
+ * @size: object size in bytes
+ * @align: required alignment, 0 for the default
+ * @flags: SLABLAB_DEBUG, SLABLAB_HARDENED, SLABLAB_RANDOM, SLABLAB_HWCACHE_ALIGN,
+ *	   SLABLAB_KERNEL_DEFAULTS
+ * @ctor: constructor, or NULL
+ *
+ * slablab_cache_create_args() with only these set. May sleep.
+ *
+ * Return: the cache, or NULL on failure (the reason is logged).
+ */
+struct slablab_cache *slablab_cache_create(const char *name, unsigned int size,
+					   unsigned int align, unsigned int flags,
+					   void (*ctor)(void *))
+{
+	struct slablab_cache_args args = { .align = align, .flags = flags, .ctor = ctor };
+
+	return slablab_cache_create_args(name, size, &args);
+}
+EXPORT_SYMBOL_GPL(slablab_cache_create);
 
 /**
  * slablab_cache_destroy_locked - destroy a cache (slablab_mutex and cpus_read_lock held)
@@ -422,11 +464,49 @@ int slablab_set_min_partial(struct slablab_cache *s, unsigned int slabs,
 	return 0;
 }
 
+/*
+ * Whether the cache may be emptied of slabs and per-cpu state now (a relayout or a
+ * design change): owned by netlink, no storm, no object allocated. @what names the
+ * change in the message.
+ */
+static int check_empty(struct slablab_cache *s, const char *what,
+		       struct netlink_ext_ack *extack)
+{
+	u64 live;
+
+	if (s->owner != SLABLAB_OWNER_NETLINK || atomic_read(&s->users)) {
+		NL_SET_ERR_MSG_FMT_MOD(extack, "%s of this cache cannot change while it is in use",
+				       what);
+		return -EBUSY;
+	}
+	live = slablab_objects_in_use(s);
+	if (live) {
+		NL_SET_ERR_MSG_FMT_MOD(extack,
+				       "%s can only change on an empty cache: %llu objects allocated",
+				       what, live);
+		return -EBUSY;
+	}
+	return 0;
+}
+
+static int check_design(struct slablab_cache *s, u32 design, struct netlink_ext_ack *extack)
+{
+	if (design == s->design)
+		return 0;
+	if (design >= __SLABLAB_DESIGN_MAX || !slablab_designs[design]) {
+		NL_SET_ERR_MSG_FMT_MOD(extack, "design %u is not built into this module", design);
+		return -EOPNOTSUPP;
+	}
+	return check_empty(s, "the design", extack);
+}
+
 /**
- * slablab_check_tunables - check a flags and an order change as one, applying nothing
+ * slablab_check_tunables - check a flags, an order and a design change as one,
+ *	applying nothing
  * @s: the cache (slablab_mutex and cpus_read_lock held)
  * @flags: the new flags, or NULL to keep the current ones
  * @order: the new order, or NULL to keep it
+ * @design: the new design (enum slablab_design), or NULL to keep it
  * @extack: where to say what is wrong, or NULL
  *
  * The order is checked against the layout the new flags give, not the current one, so
@@ -434,34 +514,31 @@ int slablab_set_min_partial(struct slablab_cache *s, unsigned int slabs,
  * can only fail for lack of memory, and then slablab_set_flags() changes nothing: a
  * CACHE_SET with both is all or nothing.
  *
- * Return: 0, -EINVAL (unknown flags), -EBUSY (flags of a cache in use or not owned by
- * netlink), -E2BIG (the new layout exceeds the largest slab) or -ERANGE (order).
+ * Return: 0, -EINVAL (unknown flags), -EBUSY (flags or design of a cache in use or not
+ * owned by netlink), -EOPNOTSUPP (a design not built), -E2BIG (the new layout exceeds
+ * the largest slab) or -ERANGE (order).
  */
 int slablab_check_tunables(struct slablab_cache *s, const u32 *flags, const u32 *order,
-			   struct netlink_ext_ack *extack)
+			   const u32 *design, struct netlink_ext_ack *extack)
 {
 	unsigned int stride = s->stride, fp_offset, min_order;
-	u64 live;
+	int err;
 
 	lockdep_assert_held(&slablab_mutex);
+	if (design) {
+		err = check_design(s, *design, extack);
+		if (err)
+			return err;
+	}
 	if (flags && *flags != s->flags) {
 		if (*flags & ~__SLABLAB_CACHE_F_ALL) {
 			NL_SET_ERR_MSG_FMT_MOD(extack, "unknown cache flags %#x",
 					       *flags & ~__SLABLAB_CACHE_F_ALL);
 			return -EINVAL;
 		}
-		if (s->owner != SLABLAB_OWNER_NETLINK || atomic_read(&s->users)) {
-			NL_SET_ERR_MSG_MOD(extack,
-					   "flags of this cache cannot change while it is in use");
-			return -EBUSY;
-		}
-		live = slablab_objects_in_use(s);
-		if (live) {
-			NL_SET_ERR_MSG_FMT_MOD(extack,
-					       "flags can only change on an empty cache: %llu objects allocated",
-					       live);
-			return -EBUSY;
-		}
+		err = check_empty(s, "flags", extack);
+		if (err)
+			return err;
 		stride = slablab_layout_stride(s, *flags, &fp_offset);
 	}
 	min_order = slablab_size_order(stride, PAGE_SIZE);
@@ -488,7 +565,7 @@ int slablab_check_tunables(struct slablab_cache *s, const u32 *flags, const u32 
 
 int slablab_set_order(struct slablab_cache *s, unsigned int order, struct netlink_ext_ack *extack)
 {
-	int err = slablab_check_tunables(s, NULL, &order, extack);
+	int err = slablab_check_tunables(s, NULL, &order, NULL, extack);
 
 	if (err)
 		return err;
@@ -540,7 +617,7 @@ int slablab_set_flags(struct slablab_cache *s, unsigned int flags, struct netlin
 	int err;
 
 	/* Refuse before touching anything: a refused request changes nothing. */
-	err = slablab_check_tunables(s, &flags, NULL, extack);
+	err = slablab_check_tunables(s, &flags, NULL, NULL, extack);
 	if (err || flags == s->flags)
 		return err;
 	flush_all(s, true);
@@ -563,6 +640,40 @@ int slablab_set_flags(struct slablab_cache *s, unsigned int flags, struct netlin
 		s->order = s->order_default;
 	s->ops->relayout(s);
 	return 0;
+}
+
+/*
+ * A design change, on an empty cache (slablab_check_tunables()): every cpu's state of
+ * the old design is given back and every slab freed, then the new design sets up its
+ * per-cpu state. Nobody allocates meanwhile: the cache is netlink's, no storm holds
+ * it, and the handles allocate under slablab_mutex, which the caller holds.
+ */
+int slablab_set_design(struct slablab_cache *s, unsigned int design,
+		       struct netlink_ext_ack *extack)
+{
+	const struct slablab_design_ops *old = s->ops, *ops;
+	int err;
+
+	err = slablab_check_tunables(s, NULL, NULL, &design, extack);
+	if (err || design == s->design)
+		return err;
+	ops = slablab_designs[design];
+	flush_all(s, true);
+	slablab_discard_all_slabs(s);
+	if (old->destroy)
+		old->destroy(s);
+	err = ops->init(s);
+	if (err) {
+		NL_SET_ERR_MSG_FMT_MOD(extack, "design %s could not set up its per-cpu state",
+				       ops->name);
+		/* The old design's state was empty: set it up again as new. */
+		if (!old->init(s))
+			return err;
+		/* Not even that: leave the cache on the new design, which cleans up. */
+	}
+	s->ops = ops;
+	WRITE_ONCE(s->design, design);
+	return err;
 }
 
 /**
@@ -597,6 +708,7 @@ unsigned long slablab_cache_shrink(struct slablab_cache *s)
 	cpus_read_unlock();
 	return freed;
 }
+EXPORT_SYMBOL_GPL(slablab_cache_shrink);
 
 /**
  * slablab_validate - check every slab of a cache
@@ -724,6 +836,9 @@ void slablab_set_cache_observer(const struct slablab_cache_observer *obs)
 
 int slablab_slab_init(void)
 {
+	static const struct slablab_cache_args kmalloc_args = {
+		.flags = SLABLAB_KERNEL_DEFAULTS,
+	};
 	char name[SLABLAB_NAME_MAX];
 	unsigned int i;
 	int ret;
@@ -743,8 +858,7 @@ int slablab_slab_init(void)
 		struct slablab_cache *s;
 
 		snprintf(name, sizeof(name), "kmalloc-%u", slablab_kmalloc_sizes[i]);
-		s = slablab_cache_create_owner(name, slablab_kmalloc_sizes[i], 0,
-					       SLABLAB_KERNEL_DEFAULTS, NULL,
+		s = slablab_cache_create_owner(name, slablab_kmalloc_sizes[i], &kmalloc_args,
 					       SLABLAB_OWNER_KMALLOC, NULL);
 		if (IS_ERR(s)) {
 			ret = PTR_ERR(s);

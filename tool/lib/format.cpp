@@ -849,6 +849,7 @@ std::string render_report(const CacheInfo& c, uint32_t page_size)
 	kv(out, "padding per slab", sub_sat(slab_bytes, uint64_t{c.objs_per_slab} * stride));
 
 	out += "\nTunables\n";
+	kv(out, "design", design_name(c.design));
 	kv(out, "flags", fmt::format("{} ({:#x})", c.flags ? join(cache_flag_names(c.flags)) : "none",
 				     c.flags));
 	kv(out, "fastpath", fastpath_name(c.fastpath));

@@ -498,6 +498,9 @@ enum slablab_attr {
  *	sysfs file of that name) an allocation without a node that finds no partial slab on
  *	its own node takes one from another node holding more than min-partial, instead of a
  *	new slab; 0: never, default 100
+ * @SLABLAB_CACHE_A_DESIGN: (u32, enum slablab_design) the per-cpu front end
+ *	(docs/design.md, "Designs"), default slub; changes only while the cache holds no
+ *	objects (-EBUSY otherwise), as a flags change
  * @__SLABLAB_CACHE_A_MAX: the number of attribute types
  */
 enum slablab_cache_attr {
@@ -529,6 +532,7 @@ enum slablab_cache_attr {
 	SLABLAB_CACHE_A_PAD,
 	SLABLAB_CACHE_A_FAIL_SLAB_EVERY,
 	SLABLAB_CACHE_A_REMOTE_NODE_DEFRAG_RATIO,
+	SLABLAB_CACHE_A_DESIGN,
 	__SLABLAB_CACHE_A_MAX
 };
 

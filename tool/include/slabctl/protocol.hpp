@@ -72,6 +72,7 @@ inline constexpr AttrDesc kCacheAttrs[] = {
 	{SLABLAB_CACHE_A_SLABS_FREED, "slabs_freed", -1, false},
 	{SLABLAB_CACHE_A_META_BYTES, "meta_bytes", -1, false},
 	{SLABLAB_CACHE_A_REMOTE_NODE_DEFRAG_RATIO, "remote_node_defrag_ratio", -1, false},
+	{SLABLAB_CACHE_A_DESIGN, "design", -1, false},
 };
 
 inline constexpr AttrDesc kPercpuAttrs[] = {
