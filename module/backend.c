@@ -471,6 +471,7 @@ struct slablab_cpu_work {
 	struct slablab_cache *s;
 	slablab_cpu_fn fn;
 	int mode;
+	void *arg;
 	bool skip;		/* nothing to do on this cpu: no work queued */
 	unsigned int freed;	/* slabs the function freed */
 };
@@ -481,7 +482,7 @@ static void cpu_work_fn(struct work_struct *w)
 {
 	struct slablab_cpu_work *cw = container_of(w, struct slablab_cpu_work, work);
 
-	cw->freed = cw->fn(cw->s, cw->mode);
+	cw->freed = cw->fn(cw->s, cw->mode, cw->arg);
 }
 
 /**
@@ -491,6 +492,7 @@ static void cpu_work_fn(struct work_struct *w)
  * @needed: whether a cpu has anything for @fn to do, read from another cpu without its
  *	lock (a hint, as SLUB 6.1's has_cpu_slab()); NULL: every cpu
  * @mode: passed to @fn and @needed (enum slablab_flush_mode for flushes)
+ * @arg: passed to @fn (what it counts into, for example; it runs on many cpus at once)
  * @every_cpu: run on every online cpu whatever @needed says
  *
  * The skip is best effort on a busy cache, as in SLUB 6.1: a cpu between taking a new
@@ -502,7 +504,7 @@ static void cpu_work_fn(struct work_struct *w)
  * Return: the sum of what @fn returned (slabs freed).
  */
 unsigned long slablab_on_each_cpu(struct slablab_cache *s, slablab_cpu_fn fn,
-				  slablab_cpu_pred needed, int mode, bool every_cpu)
+				  slablab_cpu_pred needed, int mode, void *arg, bool every_cpu)
 {
 	unsigned long freed = 0;
 	int cpu;
@@ -517,6 +519,7 @@ unsigned long slablab_on_each_cpu(struct slablab_cache *s, slablab_cpu_fn fn,
 		cw->s = s;
 		cw->fn = fn;
 		cw->mode = mode;
+		cw->arg = arg;
 		cw->freed = 0;
 		INIT_WORK(&cw->work, cpu_work_fn);
 		queue_work_on(cpu, slablab_flush_wq, &cw->work);
@@ -964,6 +967,34 @@ void slablab_backend_gauges(struct slablab_cache *s, struct slablab_gauges *g)
 	for_each_node(nid)
 		g->partial_slabs += READ_ONCE(s->node[nid]->nr_partial);
 	g->live_bytes = g->objects * s->object_size;
+}
+
+/**
+ * slablab_backend_layers - the back end's layers: total, callers', free in slabs
+ * @s: the cache
+ * @l: zeroed by the caller; the design adds its layers after
+ *
+ * Free in slabs counts the unfrozen slabs only (node partial lists; full slabs have
+ * none): what a frozen slab holds belongs to a design's per-cpu layer, which counts
+ * it. The walk holds slabs_lock, so no slab is freed under it.
+ */
+void slablab_backend_layers(struct slablab_cache *s, struct slablab_layers *l)
+{
+	struct slablab_slab *slab;
+	unsigned long flags;
+
+	l->callers = slablab_objects_in_use(s);
+	spin_lock_irqsave(&s->slabs_lock, flags);
+	l->total = s->total_objects;
+	list_for_each_entry(slab, &s->all_slabs, all_list) {
+		struct slablab_counters c = { .word = READ_ONCE(slab->fc.word) };
+
+		if (!c.frozen)
+			l->slabs_free += c.objects - c.inuse;
+	}
+	spin_unlock_irqrestore(&s->slabs_lock, flags);
+	l->present |= BIT(SLABLAB_LAYERS_A_TOTAL) | BIT(SLABLAB_LAYERS_A_CALLERS) |
+		      BIT(SLABLAB_LAYERS_A_SLABS_FREE);
 }
 
 /* ---- init / exit ---- */

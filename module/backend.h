@@ -172,7 +172,7 @@ void slablab_discard_slab(struct slablab_cache *s, struct slablab_slab *slab);
 bool slablab_free_to_slab(struct slablab_cache *s, struct slablab_slab *slab, void *head,
 			  void *tail, unsigned int cnt, bool may_freeze);
 unsigned long slablab_on_each_cpu(struct slablab_cache *s, slablab_cpu_fn fn,
-				  slablab_cpu_pred needed, int mode, bool every_cpu);
+				  slablab_cpu_pred needed, int mode, void *arg, bool every_cpu);
 unsigned int slablab_layout_stride(const struct slablab_cache *s, unsigned int flags,
 				   unsigned int *fp_offset);
 void slablab_compute_layout(struct slablab_cache *s);
@@ -182,6 +182,7 @@ void slablab_discard_all_slabs(struct slablab_cache *s);
 unsigned long slablab_shrink_nodes(struct slablab_cache *s);
 void slablab_validate_slabs(struct slablab_cache *s, struct slablab_validate_report *r);
 void slablab_backend_gauges(struct slablab_cache *s, struct slablab_gauges *g);
+void slablab_backend_layers(struct slablab_cache *s, struct slablab_layers *l);
 int slablab_backend_init(void);
 void slablab_backend_exit(void);
 

@@ -430,7 +430,7 @@ static unsigned int flush_detached(struct slablab_cache *s, struct slablab_slab 
 }
 
 /* Flush this cpu (slablab_on_each_cpu()'s work item). */
-static unsigned int flush_this_cpu(struct slablab_cache *s, int mode)
+static unsigned int flush_this_cpu(struct slablab_cache *s, int mode, void *arg)
 {
 	struct slablab_slab *slab, *partial;
 	unsigned long flags;
@@ -465,7 +465,7 @@ static bool cpu_needs_flush(struct slablab_cache *s, int cpu, int mode)
 static unsigned long slub_flush(struct slablab_cache *s, enum slablab_flush_mode mode,
 				bool every_cpu)
 {
-	return slablab_on_each_cpu(s, flush_this_cpu, cpu_needs_flush, mode, every_cpu);
+	return slablab_on_each_cpu(s, flush_this_cpu, cpu_needs_flush, mode, NULL, every_cpu);
 }
 
 DEFINE_STATIC_KEY_FALSE(slablab_race_hook);
@@ -685,6 +685,66 @@ static void slub_gauges(struct slablab_cache *s, struct slablab_gauges *g)
 	}
 }
 
+/* Free objects of a frozen slab on its own freelist (remote frees, partial slabs). */
+static unsigned int slab_free_objects(struct slablab_slab *slab)
+{
+	struct slablab_counters c = { .word = READ_ONCE(slab->fc.word) };
+
+	return c.objects - c.inuse;
+}
+
+struct slub_layer_count {
+	atomic64_t cpu_slab;
+	atomic64_t cpu_partial;
+};
+
+/*
+ * Count this cpu's layers (slablab_on_each_cpu()'s work item). Under the local lock on
+ * the cpu nothing changes c->slab, c->ft or c->partial, and no fast path of this cpu
+ * is between its reads and its cmpxchg while we walk: a preempted one fails on the tid
+ * only if we changed it, which we do not. The cpu slab's free objects are its cpu
+ * freelist plus the remote frees on its own freelist (the counters say the cpu
+ * freelist is in use); a cpu partial slab's are on its freelist.
+ */
+static unsigned int count_this_cpu(struct slablab_cache *s, int mode, void *arg)
+{
+	struct slub_layer_count *n = arg;
+	u64 in_slab = 0, in_partial = 0;
+	struct slablab_slab *slab;
+	struct slablab_cpu *c;
+	unsigned long flags;
+	void *p;
+
+	local_lock_irqsave(&s->cpu->lock, flags);
+	c = this_cpu_ptr(s->cpu);
+	if (c->slab) {
+		unsigned int bound = slab_objects(c->slab);
+
+		for (p = c->ft.freelist; p && in_slab < bound; p = get_fp(s, p))
+			in_slab++;
+		in_slab += slab_free_objects(c->slab);
+	}
+	for (slab = c->partial; slab; slab = slab->next)
+		in_partial += slab_free_objects(slab);
+	local_unlock_irqrestore(&s->cpu->lock, flags);
+	atomic64_add(in_slab, &n->cpu_slab);
+	atomic64_add(in_partial, &n->cpu_partial);
+	return 0;
+}
+
+/* The layers op: cpu slabs and cpu partial lists, counted on every online cpu. */
+static void slub_layers(struct slablab_cache *s, struct slablab_layers *l)
+{
+	struct slub_layer_count n = {
+		.cpu_slab = ATOMIC64_INIT(0), .cpu_partial = ATOMIC64_INIT(0),
+	};
+
+	slablab_on_each_cpu(s, count_this_cpu, NULL, 0, &n, true);
+	l->cpu_slab = atomic64_read(&n.cpu_slab);
+	l->cpu_partial = atomic64_read(&n.cpu_partial);
+	l->present |= BIT(SLABLAB_LAYERS_A_CPU_SLAB) | BIT(SLABLAB_LAYERS_A_CPU_PARTIAL);
+}
+
 /* A new cache, or one switching to slub: every cpu's state is empty. */
 static int slub_init(struct slablab_cache *s)
 {
@@ -720,4 +780,5 @@ const struct slablab_design_ops slablab_slub_ops = {
 	.relayout = set_cpu_partial_bound,
 	.gauges = slub_gauges,
 	.cpu_view = slub_cpu_view,
+	.layers = slub_layers,
 };

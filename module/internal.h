@@ -287,7 +287,7 @@ struct slablab_cache_observer {
 enum slablab_flush_mode { SLABLAB_FLUSH_ALL, SLABLAB_FLUSH_OVER_LIMIT };
 
 /* Run on one cpu by slablab_on_each_cpu(): returns the slabs it freed. */
-typedef unsigned int (*slablab_cpu_fn)(struct slablab_cache *s, int mode);
+typedef unsigned int (*slablab_cpu_fn)(struct slablab_cache *s, int mode, void *arg);
 /* Whether @cpu has anything for @fn to do (read without its lock; a hint). */
 typedef bool (*slablab_cpu_pred)(struct slablab_cache *s, int cpu, int mode);
 
@@ -299,11 +299,12 @@ typedef bool (*slablab_cpu_pred)(struct slablab_cache *s, int cpu, int mode);
  *	frees on those slabs (slub)
  * @cpu_partial: free objects in slabs on cpu partial lists (slub)
  * @slabs_free: free objects in slabs no cpu layer owns (node partial lists)
- * @present: the layers this design has, a mask of BIT(SLABLAB_LAYERS_A_*)
+ * @present: the layers this cache has, a mask of BIT(SLABLAB_LAYERS_A_*)
  *
  * callers + the cached layers + @slabs_free = @total when the cache is quiet (no
- * allocation or free in flight). A design with other layers adds a field here and an
- * attribute to the spec's layers set; netlink.c puts the fields @present names.
+ * allocation or free in flight). The fields are the spec's layers set, in its order
+ * (SLABLAB_CACHE_LAYERS): a design with other layers adds an attribute there and a
+ * field here; netlink.c puts the fields @present names.
  */
 struct slablab_layers {
 	u64 total;
@@ -410,6 +411,7 @@ void slablab_gauges(struct slablab_cache *s, struct slablab_gauges *g);
 void slablab_slab_exit_caches(void);
 void slablab_cpu_view(struct slablab_cache *s, int cpu, u32 *slab_objects,
 		      u32 *partial_slabs, u32 *partial_objects);
+void slablab_layers(struct slablab_cache *s, struct slablab_layers *l);
 unsigned long slablab_kmalloc_direct_pages(void);
 void slablab_set_cache_observer(const struct slablab_cache_observer *obs);
 

@@ -732,6 +732,19 @@ void slablab_cpu_view(struct slablab_cache *s, int cpu, u32 *slab_objs,
 	s->ops->cpu_view(s, cpu, slab_objs, partial_slabs, partial_objects);
 }
 
+/**
+ * slablab_layers - where a cache's object slots are (slablab_mutex, cpus_read_lock held)
+ * @s: the cache
+ * @l: filled: the back end's layers, then the design's (struct slablab_layers)
+ */
+void slablab_layers(struct slablab_cache *s, struct slablab_layers *l)
+{
+	lockdep_assert_held(&slablab_mutex);
+	memset(l, 0, sizeof(*l));
+	slablab_backend_layers(s, l);
+	s->ops->layers(s, l);
+}
+
 void slablab_gauges(struct slablab_cache *s, struct slablab_gauges *g)
 {
 	slablab_backend_gauges(s, g);

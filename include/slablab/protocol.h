@@ -44,6 +44,19 @@
 	X(META_BYTES, meta_bytes, u64)
 
 /*
+ * Where a cache's object slots are (spec: the layers attribute set), in attribute
+ * order. X(attr, name): attr is the SLABLAB_LAYERS_A_ suffix, name the module's struct
+ * slablab_layers field and the JSON key under "layers". A design reports the layers it
+ * has (struct slablab_layers' present mask).
+ */
+#define SLABLAB_CACHE_LAYERS(X) \
+	X(TOTAL, total) \
+	X(CALLERS, callers) \
+	X(CPU_SLAB, cpu_slab) \
+	X(CPU_PARTIAL, cpu_partial) \
+	X(SLABS_FREE, slabs_free)
+
+/*
  * The event counters (spec: stat-item), in enum slablab_stat_item order. X(item, name):
  * item is the SLABLAB_ suffix, name the debugfs and sysfs file and the JSON key.
  */

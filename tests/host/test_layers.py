@@ -131,9 +131,8 @@ def test_designs_stand_on_the_back_end_only(graph):
     assert designs(graph), "no design_*.o in module/Kbuild"
     for d in designs(graph):
         above = {b: s for b, s in graph[d].items() if b != BOTTOM}
-        assert not above, (f"{d}.c calls beyond the back end:\n"
-                           + "\n".join(f"  {d}.c -> {b}.c: {', '.join(s[:6])}"
-                                        for b, s in above.items()))
+        lines = [f"  {d}.c -> {b}.c: {', '.join(s[:6])}" for b, s in above.items()]
+        assert not above, f"{d}.c calls beyond the back end:\n" + "\n".join(lines)
         assert BOTTOM in graph[d], f"{d}.c does not use the back end"
 
 

@@ -880,6 +880,17 @@ std::string render_report(const CacheInfo& c, uint32_t page_size)
 	kv(out, "partial slabs", fmt::format("{}%", percent(c.partial_slabs, c.slabs, 0)));
 	kv(out, "free object slots", sub_sat(c.total_objects, c.objects));
 
+	if (c.has_layers) {
+		// Where the object slots are (docs/design.md, "Where memory is"); what the
+		// cached layers hold looks allocated to every other slab tool.
+		out += "\nObjects per layer\n";
+#define SLABCTL_LAYER(attr, name)                                                         \
+	if (c.layers.name)                                                                   \
+		kv(out, #name, *c.layers.name);
+		SLABLAB_CACHE_LAYERS(SLABCTL_LAYER)
+#undef SLABCTL_LAYER
+	}
+
 	if (!c.has_stats) {
 		out += "\nCounters: not reported\n";
 	} else {

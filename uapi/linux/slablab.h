@@ -206,11 +206,14 @@ enum slablab_feature {
 /**
  * enum slablab_get_flags - flags bits for cache-get (request modifiers)
  * @SLABLAB_GET_F_PERCPU: include the per-cpu breakdown in dumps
+ * @SLABLAB_GET_F_LAYERS: include each cache's objects per layer in dumps (cache-get
+ *	always has them)
  * @__SLABLAB_GET_F_ALL: every bit
  */
 enum slablab_get_flags {
 	SLABLAB_GET_F_PERCPU = 1U << 0,
-	__SLABLAB_GET_F_ALL = (1U << 1) - 1
+	SLABLAB_GET_F_LAYERS = 1U << 1,
+	__SLABLAB_GET_F_ALL = (1U << 2) - 1
 };
 
 /**
@@ -501,6 +504,8 @@ enum slablab_attr {
  * @SLABLAB_CACHE_A_DESIGN: (u32, enum slablab_design) the per-cpu front end
  *	(docs/design.md, "Designs"), default slub; changes only while the cache holds no
  *	objects (-EBUSY otherwise), as a flags change
+ * @SLABLAB_CACHE_A_LAYERS: (nest of layers) where the object slots are: cache-get
+ *	replies, and dumps with the layers flag
  * @__SLABLAB_CACHE_A_MAX: the number of attribute types
  */
 enum slablab_cache_attr {
@@ -533,6 +538,7 @@ enum slablab_cache_attr {
 	SLABLAB_CACHE_A_FAIL_SLAB_EVERY,
 	SLABLAB_CACHE_A_REMOTE_NODE_DEFRAG_RATIO,
 	SLABLAB_CACHE_A_DESIGN,
+	SLABLAB_CACHE_A_LAYERS,
 	__SLABLAB_CACHE_A_MAX
 };
 
@@ -813,6 +819,35 @@ enum slablab_storm_thread_attr {
 };
 
 #define SLABLAB_STORM_THREAD_A_MAX (__SLABLAB_STORM_THREAD_A_MAX - 1)
+
+/**
+ * enum slablab_layers_attr - A cache's object slots by where they are
+ * @SLABLAB_LAYERS_A_UNSPEC: not used
+ * @SLABLAB_LAYERS_A_TOTAL: (u64) object slots in all slabs (total-objects)
+ * @SLABLAB_LAYERS_A_CALLERS: (u64) in use by callers (allocations - frees)
+ * @SLABLAB_LAYERS_A_CPU_SLAB: (u64) free in cpu slabs (slub) — the cpu freelists and
+ *	remote frees onto them
+ * @SLABLAB_LAYERS_A_CPU_PARTIAL: (u64) free in slabs on cpu partial lists (slub)
+ * @SLABLAB_LAYERS_A_SLABS_FREE: (u64) free in slabs no per-cpu layer holds (node partial
+ *	lists)
+ * @SLABLAB_LAYERS_A_PAD: (pad) alignment padding of u64 attributes
+ * @__SLABLAB_LAYERS_A_MAX: the number of attribute types
+ *
+ * A design reports the layers it has; the others are absent. Counted on every cpu under
+ * its lock, so a busy cache's figures are each exact at its moment, not one snapshot.
+ */
+enum slablab_layers_attr {
+	SLABLAB_LAYERS_A_UNSPEC,
+	SLABLAB_LAYERS_A_TOTAL,
+	SLABLAB_LAYERS_A_CALLERS,
+	SLABLAB_LAYERS_A_CPU_SLAB,
+	SLABLAB_LAYERS_A_CPU_PARTIAL,
+	SLABLAB_LAYERS_A_SLABS_FREE,
+	SLABLAB_LAYERS_A_PAD,
+	__SLABLAB_LAYERS_A_MAX
+};
+
+#define SLABLAB_LAYERS_A_MAX (__SLABLAB_LAYERS_A_MAX - 1)
 
 /* enum slablab_cmd: the commands, described at the top */
 enum slablab_cmd {
