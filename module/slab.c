@@ -19,7 +19,10 @@
  *
  * Locks and their order: backend.c's top comment. This file takes cpus_read_lock and
  * slablab_mutex (in that order) around every cache and tunable change, and holds them
- * while it calls a design's init, destroy, flush, relayout and layers ops.
+ * while it calls a design's init, flush, relayout and layers ops, and destroy on a
+ * design change; destroy on release runs with neither (the cache is unlisted: nobody
+ * else reaches it). flush_dead_cpu runs under slablab_mutex alone (cpu hotplug holds
+ * the hotplug lock for writing).
  */
 
 #include <linux/module.h>
