@@ -24,6 +24,39 @@ struct slablab_cache;
 /* Hardened/random as the running kernel's own SLUB is configured (the default for netlink). */
 #define SLABLAB_KERNEL_DEFAULTS	BIT(31)
 
+/**
+ * struct slablab_cache_args - what slablab_cache_create_args() may be told besides
+ *	name and size, in the style of 6.12's struct kmem_cache_args: all zero (or a NULL
+ *	pointer) means every default
+ * @align: required alignment, 0 for the default (a power of two up to 4096)
+ * @flags: SLABLAB_DEBUG, SLABLAB_HARDENED, SLABLAB_RANDOM, SLABLAB_HWCACHE_ALIGN,
+ *	SLABLAB_KERNEL_DEFAULTS
+ * @ctor: constructor run on every object slot of a new slab, or NULL
+ * @design: the per-cpu front end, a value of enum slablab_design (uapi/linux/slablab.h);
+ *	0 is SLABLAB_DESIGN_SLUB, the default
+ * @use_cpu_partial: take @cpu_partial instead of the default (0 is a valid value:
+ *	no cpu partial lists, so a flag says it was given, as kmem_cache_args'
+ *	use_freeptr_offset does)
+ * @cpu_partial: objects a cpu partial list may hold (slub)
+ * @use_min_partial: take @min_partial instead of the default
+ * @min_partial: empty slabs each node partial list keeps
+ *
+ * A design's own tunables come after the common ones; a design that gains one adds a
+ * use_<name>/<name> pair here, so that zero keeps meaning "the default".
+ */
+struct slablab_cache_args {
+	unsigned int align;
+	unsigned int flags;
+	void (*ctor)(void *obj);
+	unsigned int design;
+	bool use_cpu_partial;
+	unsigned int cpu_partial;
+	bool use_min_partial;
+	unsigned int min_partial;
+};
+
+struct slablab_cache *slablab_cache_create_args(const char *name, unsigned int size,
+						const struct slablab_cache_args *args);
 struct slablab_cache *slablab_cache_create(const char *name, unsigned int size,
 					   unsigned int align, unsigned int flags,
 					   void (*ctor)(void *));

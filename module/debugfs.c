@@ -43,6 +43,10 @@ static const char *const fastpath_names[__SLABLAB_FASTPATH_MAX] = {
 	[SLABLAB_FASTPATH_IRQOFF] = "irqoff",
 };
 
+static const char *const design_names[__SLABLAB_DESIGN_MAX] = {
+	[SLABLAB_DESIGN_SLUB] = "slub",
+};
+
 static const char *const page_policy_names[__SLABLAB_PAGE_POLICY_MAX] = {
 	[SLABLAB_PAGE_POLICY_SLAB] = "slab",
 	[SLABLAB_PAGE_POLICY_PAGE_ALLOC] = "page_alloc",
@@ -608,30 +612,46 @@ static const struct slablab_cache_observer slablab_debugfs_observer = {
 /*
  * Test hook (selftests=1 only): selftest_kernel_cache makes ("create") or destroys
  * ("destroy") the cache "selftest-kernel" through slablab_cache_create() and
- * slablab_cache_destroy(), as another kernel module would: owner "kernel". Its mutex
- * is taken before slab.c's locks.
+ * slablab_cache_destroy(), as another kernel module would: owner "kernel".
+ * "create-args" makes it through slablab_cache_create_args() instead, with the
+ * tunables selftest_kernel_args gives (cpu_partial 0, which only the use_ flag can
+ * say, and min_partial 3), so a test sees the args arrive. Its mutex is taken before
+ * slab.c's locks.
  */
 static DEFINE_MUTEX(selftest_kernel_lock);
 static struct slablab_cache *selftest_kernel_cache;
+static const struct slablab_cache_args selftest_kernel_args = {
+	.flags = SLABLAB_HWCACHE_ALIGN,
+	.design = SLABLAB_DESIGN_SLUB,
+	.use_cpu_partial = true,
+	.cpu_partial = 0,
+	.use_min_partial = true,
+	.min_partial = 3,
+};
 
 static ssize_t slablab_selftest_kernel_write(struct file *file, const char __user *ubuf,
 					     size_t len, loff_t *ppos)
 {
-	static const char *const ops[] = { "create", "destroy" };
+	static const char *const ops[] = { "create", "destroy", "create-args" };
 	int op = parse_name(ubuf, len, ops, ARRAY_SIZE(ops)), err = 0;
 
 	if (op < 0)
 		return op;
 	mutex_lock(&selftest_kernel_lock);
-	if (!op && !selftest_kernel_cache) {
-		selftest_kernel_cache = slablab_cache_create("selftest-kernel", 64, 0, 0, NULL);
+	if (op != 1 && !selftest_kernel_cache) {
+		if (op)
+			selftest_kernel_cache = slablab_cache_create_args("selftest-kernel", 64,
+									  &selftest_kernel_args);
+		else
+			selftest_kernel_cache = slablab_cache_create("selftest-kernel", 64, 0, 0,
+								     NULL);
 		err = selftest_kernel_cache ? 0 : -ENOMEM;
-	} else if (op && selftest_kernel_cache) {
+	} else if (op == 1 && selftest_kernel_cache) {
 		err = slablab_cache_destroy(selftest_kernel_cache);
 		if (!err)
 			selftest_kernel_cache = NULL;
 	} else {
-		err = op ? -ENOENT : -EEXIST;
+		err = op == 1 ? -ENOENT : -EEXIST;
 	}
 	mutex_unlock(&selftest_kernel_lock);
 	return err ? err : len;

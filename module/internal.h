@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * slablab internals shared by the allocator (slab.c), netlink.c, debugfs.c, handles.c
- * and main.c. See slab.c's top comment for the design and the locking rules.
+ * slablab internals shared by the allocator (backend.c, the designs' design_*.c and the
+ * cache API slab.c), netlink.c, debugfs.c, handles.c, storm.c and main.c. See
+ * backend.c's top comment for slabs and the locking rules, design_slub.c's for the
+ * per-cpu front end, and docs/design.md ("Designs") for the ops table's contract.
  */
 #ifndef _SLABLAB_INTERNAL_H
 #define _SLABLAB_INTERNAL_H
@@ -136,7 +138,13 @@ struct slablab_node {
 	struct list_head partial;
 };
 
-/* Per-cpu state: the active slab and its lockless freelist, the cpu partial list. */
+/*
+ * Per-cpu state. The first four fields are the slub design's (design_slub.c): the
+ * active slab and its lockless freelist, the cpu partial list. A design that needs
+ * other per-cpu state adds its fields here (one per-cpu allocation, so that a fast
+ * path finds them and the statistics with one this_cpu_ptr()); the lock and the
+ * statistics are every design's.
+ */
 struct slablab_cpu {
 	union slablab_pair ft;		/* freelist (void **) + tid: one cmpxchg */
 	struct slablab_slab *slab;	/* active slab, frozen */
@@ -150,6 +158,8 @@ struct slablab_cpu {
 /**
  * struct slablab_cache - one slablab cache
  * @cpu: per-cpu state (active slab, lockless freelist, cpu partial list, statistics)
+ * @ops: the design's ops table (slablab_designs[@design])
+ * @design: enum slablab_design: the per-cpu front end (changes only while empty)
  * @object_size: the size asked for
  * @stride: bytes per object slot in a slab (object, alignment, debug red zones)
  * @align: object alignment
@@ -191,6 +201,8 @@ struct slablab_cpu {
  */
 struct slablab_cache {
 	struct slablab_cpu __percpu *cpu;
+	const struct slablab_design_ops *ops;
+	unsigned int design;
 	unsigned int object_size;
 	unsigned int stride;
 	unsigned int align;
@@ -267,7 +279,89 @@ struct slablab_cache_observer {
 	void (*released)(struct slablab_cache *s);
 };
 
-/* slab.c: the allocator, the bottom layer */
+/*
+ * What a flush of per-cpu state does: give everything back (FLUSH_ALL: destroy, a
+ * relayout or design change, shrink, validate, cpu hotplug) or only what is over the
+ * design's bounds (FLUSH_OVER_LIMIT: after a bound was lowered).
+ */
+enum slablab_flush_mode { SLABLAB_FLUSH_ALL, SLABLAB_FLUSH_OVER_LIMIT };
+
+/* Run on one cpu by slablab_on_each_cpu(): returns the slabs it freed. */
+typedef unsigned int (*slablab_cpu_fn)(struct slablab_cache *s, int mode, void *arg);
+/* Whether @cpu has anything for @fn to do (read without its lock; a hint). */
+typedef bool (*slablab_cpu_pred)(struct slablab_cache *s, int cpu, int mode);
+
+/**
+ * struct slablab_layers - where a cache's object slots are (issue 13, "Where memory is")
+ * @total: object slots in all slabs (the total_objects gauge)
+ * @callers: objects in use by callers (allocations - frees)
+ * @cpu_slab: free objects in cpu slabs: the cpus' lockless freelists and the remote
+ *	frees on those slabs (slub)
+ * @cpu_partial: free objects in slabs on cpu partial lists (slub)
+ * @slabs_free: free objects in slabs no cpu layer owns (node partial lists)
+ * @present: the layers this cache has, a mask of BIT(SLABLAB_LAYERS_A_*)
+ *
+ * callers + the cached layers + @slabs_free = @total when the cache is quiet (no
+ * allocation or free in flight). The fields are the spec's layers set, in its order
+ * (SLABLAB_CACHE_LAYERS): a design with other layers adds an attribute there and a
+ * field here; netlink.c puts the fields @present names.
+ */
+struct slablab_layers {
+	u64 total;
+	u64 callers;
+	u64 cpu_slab;
+	u64 cpu_partial;
+	u64 slabs_free;
+	u32 present;
+};
+
+/**
+ * struct slablab_design_ops - a design: the per-cpu front end over the shared back end
+ * @name: the design's name (the spec's design enum)
+ * @init: set up the per-cpu state of a new cache, or of a cache switching to this
+ *	design (every cpu's state was flushed, the cache is empty). May sleep.
+ * @destroy: tear down what @init made, after a flush of every cpu (may be NULL)
+ * @alloc: one object (for designs the fast-path switch in slab.c does not inline)
+ * @free: objects head..tail, @cnt of them, all of @slab, debug checks done
+ * @alloc_bulk: all or nothing, as slablab_cache_alloc_bulk()
+ * @free_bulk: as slablab_cache_free_bulk(): NULL entries skipped, the array consumed
+ * @flush: give per-cpu state back on every online cpu that holds some (every one with
+ *	@every_cpu), and wait; returns the slabs freed
+ * @flush_dead_cpu: give back the state of a cpu that went offline
+ * @relayout: the order or the layout changed (recompute bounds derived from them)
+ * @gauges: add the design's per-cpu gauges (cpu_slabs, cpu_partial_slabs)
+ * @cpu_view: one cpu's figures for the per-cpu reply (PERCPU nest, debugfs cpus)
+ * @layers: count the objects in the design's layers (see struct slablab_layers)
+ *
+ * docs/design.md, "Designs", says which locks are held when each is called and what a
+ * design must count.
+ */
+struct slablab_design_ops {
+	const char *name;
+	int (*init)(struct slablab_cache *s);
+	void (*destroy)(struct slablab_cache *s);
+	void *(*alloc)(struct slablab_cache *s, gfp_t gfp, int node);
+	void (*free)(struct slablab_cache *s, struct slablab_slab *slab, void *head,
+		     void *tail, unsigned int cnt);
+	int (*alloc_bulk)(struct slablab_cache *s, gfp_t gfp, size_t nr, void **p);
+	void (*free_bulk)(struct slablab_cache *s, size_t nr, void **p);
+	unsigned long (*flush)(struct slablab_cache *s, enum slablab_flush_mode mode,
+			       bool every_cpu);
+	void (*flush_dead_cpu)(struct slablab_cache *s, int cpu);
+	void (*relayout)(struct slablab_cache *s);
+	void (*gauges)(struct slablab_cache *s, struct slablab_gauges *g);
+	void (*cpu_view)(struct slablab_cache *s, int cpu, u32 *slab_objects,
+			 u32 *partial_slabs, u32 *partial_objects);
+	void (*layers)(struct slablab_cache *s, struct slablab_layers *l);
+};
+
+/* design_slub.c: SLUB 6.1's per-cpu slab and per-cpu partial lists */
+extern const struct slablab_design_ops slablab_slub_ops;
+int slablab_set_cpu_partial(struct slablab_cache *s, unsigned int objects,
+			    struct netlink_ext_ack *extack);
+int slablab_selftest_fastpath_race(struct slablab_cache *s);
+
+/* backend.c: the shared back end, the bottom layer */
 extern bool slablab_selftests;
 #ifdef CONFIG_FAULT_INJECTION_DEBUG_FS
 extern struct fault_attr slablab_fail_new_slab;
@@ -276,19 +370,27 @@ extern struct mutex slablab_mutex;
 extern struct list_head slablab_caches;
 extern unsigned int slablab_caches_gen;
 extern unsigned int slablab_page_policy;
+unsigned int slablab_nr_caches(void);
+unsigned int slablab_default_flags(void);
+u32 slablab_features(void);
+struct slablab_cache *slablab_cache_find(const char *name);
+u64 slablab_stat_cpu(struct slablab_cache *s, int cpu, int item);
+u64 slablab_stat_sum(struct slablab_cache *s, int item);
+u64 slablab_stat_sum_raw(struct slablab_cache *s, int item);
+s64 slablab_stat_sum_raw_alloc(struct slablab_cache *s);
+u64 slablab_objects_in_use(struct slablab_cache *s);
+void slablab_stat_reset(struct slablab_cache *s, int item); /* item < 0: all */
 
+/* slab.c: the cache API over the designs */
 int slablab_slab_init(void);
 void slablab_slab_exit(void);
 struct slablab_cache *slablab_cache_create_owner(const char *name, unsigned int size,
-						 unsigned int align, unsigned int flags,
-						 void (*ctor)(void *), enum slablab_owner owner,
+						 const struct slablab_cache_args *args,
+						 enum slablab_owner owner,
 						 struct netlink_ext_ack *extack);
 int slablab_cache_destroy_locked(struct slablab_cache *s, struct netlink_ext_ack *extack);
 void slablab_cache_release(struct slablab_cache *s);
-struct slablab_cache *slablab_cache_find(const char *name);
 /* one setter per tunable of SLABLAB_CACHE_TUNABLES, all alike (netlink.c walks the table) */
-int slablab_set_cpu_partial(struct slablab_cache *s, unsigned int objects,
-			    struct netlink_ext_ack *extack);
 int slablab_set_min_partial(struct slablab_cache *s, unsigned int slabs,
 			    struct netlink_ext_ack *extack);
 int slablab_set_order(struct slablab_cache *s, unsigned int order, struct netlink_ext_ack *extack);
@@ -299,23 +401,17 @@ int slablab_set_fail_slab_every(struct slablab_cache *s, unsigned int n,
 int slablab_set_flags(struct slablab_cache *s, unsigned int flags, struct netlink_ext_ack *extack);
 int slablab_set_remote_node_defrag_ratio(struct slablab_cache *s, unsigned int percent,
 					 struct netlink_ext_ack *extack);
+int slablab_set_design(struct slablab_cache *s, unsigned int design,
+		       struct netlink_ext_ack *extack);
 int slablab_check_tunables(struct slablab_cache *s, const u32 *flags, const u32 *order,
-			   struct netlink_ext_ack *extack);
+			   const u32 *design, struct netlink_ext_ack *extack);
 unsigned long slablab_shrink_locked(struct slablab_cache *s);
 void slablab_validate(struct slablab_cache *s, struct slablab_validate_report *r);
 void slablab_gauges(struct slablab_cache *s, struct slablab_gauges *g);
-u64 slablab_stat_cpu(struct slablab_cache *s, int cpu, int item);
-u64 slablab_stat_sum(struct slablab_cache *s, int item);
-u64 slablab_stat_sum_raw(struct slablab_cache *s, int item);
-s64 slablab_stat_sum_raw_alloc(struct slablab_cache *s);
 void slablab_slab_exit_caches(void);
-void slablab_stat_reset(struct slablab_cache *s, int item); /* item < 0: all */
 void slablab_cpu_view(struct slablab_cache *s, int cpu, u32 *slab_objects,
 		      u32 *partial_slabs, u32 *partial_objects);
-u32 slablab_features(void);
-int slablab_selftest_fastpath_race(struct slablab_cache *s);
-unsigned int slablab_nr_caches(void);
-unsigned int slablab_default_flags(void);
+void slablab_layers(struct slablab_cache *s, struct slablab_layers *l);
 unsigned long slablab_kmalloc_direct_pages(void);
 void slablab_set_cache_observer(const struct slablab_cache_observer *obs);
 

@@ -242,12 +242,56 @@ static int put_tunables(struct sk_buff *skb, struct slablab_cache *s)
 	return 0;
 }
 
+/* The layers (SLABLAB_CACHE_LAYERS): each one's attribute and struct slablab_layers field. */
+#define SLABLAB_LAYER(attr, name)							\
+	{ SLABLAB_LAYERS_A_##attr, offsetof(struct slablab_layers, name) },
+
+static const struct {
+	int attr;
+	size_t offset;
+} slablab_layer_fields[] = {
+	SLABLAB_CACHE_LAYERS(SLABLAB_LAYER)
+};
+
+#undef SLABLAB_LAYER
+
+/*
+ * The LAYERS nest of @s: the layers its design has (struct slablab_layers' present
+ * mask), each from the field the spec's table names. Runs a count on every cpu.
+ */
+static int put_layers(struct sk_buff *skb, struct slablab_cache *s)
+{
+	struct slablab_layers l;
+	struct nlattr *nest;
+	unsigned int i;
+
+	slablab_layers(s, &l);
+	nest = nla_nest_start(skb, SLABLAB_CACHE_A_LAYERS);
+	if (!nest)
+		return -EMSGSIZE;
+	for (i = 0; i < ARRAY_SIZE(slablab_layer_fields); i++) {
+		int attr = slablab_layer_fields[i].attr;
+
+		if (!(l.present & BIT(attr)))
+			continue;
+		if (nla_put_u64_64bit(skb, attr,
+				      *(u64 *)((char *)&l + slablab_layer_fields[i].offset),
+				      SLABLAB_LAYERS_A_PAD)) {
+			nla_nest_cancel(skb, nest);
+			return -EMSGSIZE;
+		}
+	}
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
 /*
  * Put the SLABLAB_A_CACHE nest of @s. With @percpu, its per-cpu entries from cpu
- * *@percpu on follow, as many as fit (see put_percpu()); without, none.
+ * *@percpu on follow, as many as fit (see put_percpu()); without, none. With @layers,
+ * the LAYERS nest (CACHE_GET, and dumps with SLABLAB_GET_F_LAYERS).
  */
 static int put_cache(struct sk_buff *skb, struct slablab_cache *s, int *percpu,
-		     const u64 *slabs_freed)
+		     const u64 *slabs_freed, bool layers)
 {
 	struct nlattr *nest = nla_nest_start(skb, SLABLAB_A_CACHE);
 
@@ -266,6 +310,7 @@ static int put_cache(struct sk_buff *skb, struct slablab_cache *s, int *percpu,
 	    put_stats(skb, SLABLAB_CACHE_A_STATS, s, -1) ||
 	    (slabs_freed && nla_put_u64_64bit(skb, SLABLAB_CACHE_A_SLABS_FREED, *slabs_freed,
 					       SLABLAB_CACHE_A_PAD)) ||
+	    (layers && put_layers(skb, s)) ||
 	    (percpu && put_percpu(skb, s, percpu))) {
 		nla_nest_cancel(skb, nest);
 		return -EMSGSIZE;
@@ -323,7 +368,8 @@ static int reply_cache(struct genl_info *info, struct sk_buff *msg, void *hdr,
 		       struct slablab_cache *s, const u64 *slabs_freed,
 		       int (*extra)(struct sk_buff *, void *), void *arg)
 {
-	int cpu = 0, err = put_cache(msg, s, &cpu, slabs_freed);
+	bool layers = info->genlhdr->cmd == SLABLAB_CMD_CACHE_GET;
+	int cpu = 0, err = put_cache(msg, s, &cpu, slabs_freed, layers);
 
 	/* The message was sized for every cpu (cache_msg_size()). */
 	if (!err && cpu < nr_cpu_ids)
@@ -402,19 +448,30 @@ err:
 }
 
 /*
- * Check every tunable in @tb against @s before anything is applied: flags and order
- * together, the order against the layout the new flags give. The other tunables were
- * range-checked by the policy and cannot fail, so apply_tunables() after this changes
- * nothing unless it succeeds (slablab_set_flags() undoes itself when memory runs out).
+ * Check every tunable in @tb against @s before anything is applied: the design (an
+ * empty cache, a design built in), then flags and order together, the order against
+ * the layout the new flags give. The other tunables were range-checked by the policy
+ * and cannot fail, so apply_tunables() after this changes nothing unless it succeeds
+ * (slablab_set_flags() and slablab_set_design() undo themselves when memory runs out).
  */
 static int check_tunables(struct slablab_cache *s, struct nlattr **tb,
 			  struct netlink_ext_ack *extack)
 {
 	struct nlattr *fa = tb[SLABLAB_CACHE_A_FLAGS], *oa = tb[SLABLAB_CACHE_A_ORDER];
+	struct nlattr *da = tb[SLABLAB_CACHE_A_DESIGN];
 	u32 flags = fa ? nla_get_u32(fa) : 0, order = oa ? nla_get_u32(oa) : 0;
+	u32 design = da ? nla_get_u32(da) : 0;
 	int err;
 
-	err = slablab_check_tunables(s, fa ? &flags : NULL, oa ? &order : NULL, extack);
+	/* The design first: its refusal (-EBUSY, -EOPNOTSUPP) names its attribute. */
+	if (da) {
+		err = slablab_check_tunables(s, NULL, NULL, &design, extack);
+		if (err) {
+			NL_SET_BAD_ATTR(extack, da);
+			return err;
+		}
+	}
+	err = slablab_check_tunables(s, fa ? &flags : NULL, oa ? &order : NULL, NULL, extack);
 	if (err == -ERANGE)
 		NL_SET_BAD_ATTR(extack, oa);
 	else if (err)
@@ -442,6 +499,7 @@ static int apply_tunables(struct slablab_cache *s, struct nlattr **tb,
 static int slablab_nl_cache_new(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nlattr *tb[SLABLAB_CACHE_A_MAX + 1];
+	struct slablab_cache_args args = {};
 	struct slablab_cache *s;
 	struct sk_buff *msg;
 	unsigned int flags;
@@ -462,11 +520,11 @@ static int slablab_nl_cache_new(struct sk_buff *skb, struct genl_info *info)
 	if (!msg)
 		return -ENOMEM;
 	slablab_lock();
+	args.align = tb[SLABLAB_CACHE_A_ALIGN] ? nla_get_u32(tb[SLABLAB_CACHE_A_ALIGN]) : 0;
+	args.flags = flags;
 	s = slablab_cache_create_owner(nla_data(tb[SLABLAB_CACHE_A_NAME]),
-				       nla_get_u32(tb[SLABLAB_CACHE_A_SIZE]),
-				       tb[SLABLAB_CACHE_A_ALIGN] ?
-				       nla_get_u32(tb[SLABLAB_CACHE_A_ALIGN]) : 0,
-				       flags, NULL, SLABLAB_OWNER_NETLINK, info->extack);
+				       nla_get_u32(tb[SLABLAB_CACHE_A_SIZE]), &args,
+				       SLABLAB_OWNER_NETLINK, info->extack);
 	if (IS_ERR(s)) {
 		err = PTR_ERR(s);
 		goto out_free;
@@ -478,7 +536,7 @@ static int slablab_nl_cache_new(struct sk_buff *skb, struct genl_info *info)
 	if (err)
 		goto out_destroy;
 	cpu = 0;
-	err = put_cache(msg, s, &cpu, NULL);
+	err = put_cache(msg, s, &cpu, NULL, false);
 	if (!err && cpu < nr_cpu_ids)
 		err = -EMSGSIZE;
 	if (err)
@@ -584,6 +642,7 @@ static int slablab_nl_cache_dump(struct sk_buff *skb, struct netlink_callback *c
 	struct nlattr *fl = info->attrs[SLABLAB_A_FLAGS];
 #endif
 	bool percpu = fl && (nla_get_u32(fl) & SLABLAB_GET_F_PERCPU), first = true;
+	bool layers = fl && (nla_get_u32(fl) & SLABLAB_GET_F_LAYERS);
 	long idx = 0, start = cb->args[0];
 	int cpu = cb->args[1], err = 0;
 	struct slablab_cache *s;
@@ -604,7 +663,7 @@ static int slablab_nl_cache_dump(struct sk_buff *skb, struct netlink_callback *c
 		if (cpu)
 			err = put_cache_percpu_more(skb, s, &cpu);
 		else
-			err = put_cache(skb, s, percpu ? &cpu : NULL, NULL);
+			err = put_cache(skb, s, percpu ? &cpu : NULL, NULL, layers);
 		if (err) {
 			genlmsg_cancel(skb, hdr);
 			/* What does not fit an empty message never will. */

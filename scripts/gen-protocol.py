@@ -560,6 +560,14 @@ def gen_tables(sp):
     L += table("SLABLAB_CACHE_GAUGES",
                "The gauges of a cache reply (spec: cache-gauges). X(attr, name, type): attr "
                "is the SLABLAB_CACHE_A_ suffix, name the JSON key under \"gauges\".", rows)
+    rows = [f"X({c_upper(an)}, {c_lower(an)})"
+            for an, c, v, a in sp.attrs("layers") if a["type"] == "u64"]
+    L += table("SLABLAB_CACHE_LAYERS",
+               "Where a cache's object slots are (spec: the layers attribute set), in "
+               "attribute order. X(attr, name): attr is the SLABLAB_LAYERS_A_ suffix, name "
+               "the module's struct slablab_layers field and the JSON key under \"layers\". "
+               "A design reports the layers it has (struct slablab_layers' present mask).",
+               rows)
     d = sp.defs["stat-item"]
     prefix = c_upper(d.get("name-prefix"))
     rows = [f"X({n[len(prefix):]}, {n[len(prefix):].lower()})" for n, _, _ in sp.entries(d)]

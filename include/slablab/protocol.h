@@ -25,7 +25,8 @@
 	X(CPU_PARTIAL, cpu_partial, u32, NUM, none, 0, 65536) \
 	X(MIN_PARTIAL, min_partial, u32, NUM, none, 0, 1024) \
 	X(FASTPATH, fastpath, u32, ENUM, fastpath, 0, 1) \
-	X(REMOTE_NODE_DEFRAG_RATIO, remote_node_defrag_ratio, u32, NUM, none, 0, 100)
+	X(REMOTE_NODE_DEFRAG_RATIO, remote_node_defrag_ratio, u32, NUM, none, 0, 100) \
+	X(DESIGN, design, u32, ENUM, design, 0, 0)
 
 /*
  * The gauges of a cache reply (spec: cache-gauges). X(attr, name, type): attr is the
@@ -41,6 +42,19 @@
 	X(PAGES, pages, u64) \
 	X(LIVE_BYTES, live_bytes, u64) \
 	X(META_BYTES, meta_bytes, u64)
+
+/*
+ * Where a cache's object slots are (spec: the layers attribute set), in attribute
+ * order. X(attr, name): attr is the SLABLAB_LAYERS_A_ suffix, name the module's struct
+ * slablab_layers field and the JSON key under "layers". A design reports the layers it
+ * has (struct slablab_layers' present mask).
+ */
+#define SLABLAB_CACHE_LAYERS(X) \
+	X(TOTAL, total) \
+	X(CALLERS, callers) \
+	X(CPU_SLAB, cpu_slab) \
+	X(CPU_PARTIAL, cpu_partial) \
+	X(SLABS_FREE, slabs_free)
 
 /*
  * The event counters (spec: stat-item), in enum slablab_stat_item order. X(item, name):

@@ -23,6 +23,7 @@ from . import _core
 from ._core import (
     API_VERSION,
     CACHE_FLAGS,
+    DESIGNS,
     FASTPATHS,
     FEATURES,
     FIGURES,
@@ -59,6 +60,7 @@ __all__ = [
     "__version__",
     "API_VERSION",
     "CACHE_FLAGS",
+    "DESIGNS",
     "FASTPATHS",
     "FEATURES",
     "JSON_SCHEMA",

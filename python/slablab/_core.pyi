@@ -13,6 +13,7 @@ STAT_NAMES: tuple[str, ...]
 TUNABLES: tuple[str, ...]
 CACHE_FLAGS: tuple[str, ...]
 FEATURES: tuple[str, ...]
+DESIGNS: tuple[str, ...]
 FASTPATHS: tuple[str, ...]
 PAGE_POLICIES: tuple[str, ...]
 LIMITS: dict[str, int]
@@ -60,6 +61,7 @@ class Client:
         min_partial: Optional[int] = None,
         fastpath: Union[None, str, int] = None,
         remote_node_defrag_ratio: Optional[int] = None,
+        design: Union[None, str, int] = None,
         # --- end of generated ---
         debug: Optional[bool] = None,
         hardened: Optional[bool] = None,
@@ -80,6 +82,7 @@ class Client:
         min_partial: Optional[int] = None,
         fastpath: Union[None, str, int] = None,
         remote_node_defrag_ratio: Optional[int] = None,
+        design: Union[None, str, int] = None,
         # --- end of generated ---
         debug: Optional[bool] = None,
         hardened: Optional[bool] = None,

@@ -55,6 +55,17 @@ class PerCpu(TypedDict):
     stats: Stats
 
 
+class Layers(TypedDict, total=False):
+    """Where a cache's object slots are (docs/design.md, "Where memory is"): the layers
+    its design has, from the spec's layers set. callers + the cached layers + slabs_free
+    = total on a quiet cache."""
+    total: int
+    callers: int
+    cpu_slab: int
+    cpu_partial: int
+    slabs_free: int
+
+
 class _CacheInfo(TypedDict):
     name: str
     allocator: str              # "slablab"
@@ -66,6 +77,8 @@ class _CacheInfo(TypedDict):
     min_partial: int
     order: int
     fastpath: str
+    remote_node_defrag_ratio: int
+    design: str
     obj_stride: int
     objs_per_slab: int
     order_default: int
@@ -76,10 +89,11 @@ class _CacheInfo(TypedDict):
 class CacheInfo(_CacheInfo, total=False):
     """A slablab cache: :meth:`Client.cache_get`, ``cache_create``, ``cache_set``,
     ``cache_list``; ``stats`` and ``percpu`` when asked for, ``slabs_freed`` after a
-    shrink."""
+    shrink, ``layers`` from ``cache_get``."""
     stats: Stats
     percpu: List[PerCpu]
     slabs_freed: int
+    layers: Layers
 
 
 class NativeGauges(TypedDict):

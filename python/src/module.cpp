@@ -419,6 +419,10 @@ PYBIND11_MODULE(_core, m)
 	for (auto n : slabctl::page_policy_names())
 		policies.append(py::str(std::string(n)));
 	m.attr("FASTPATHS") = py::tuple(fastpaths);
+	py::list designs;
+	for (auto n : slabctl::design_names())
+		designs.append(py::str(std::string(n)));
+	m.attr("DESIGNS") = py::tuple(designs);	// the spec's design enum
 	m.attr("PAGE_POLICIES") = py::tuple(policies);
 	py::dict limits;
 	limits["name_max"] = SLABLAB_NAME_MAX - 1;

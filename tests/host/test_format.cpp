@@ -262,7 +262,8 @@ TEST(Format, ReportHasEveryCounterAndGauge)
 		EXPECT_NE(r.find(std::string(name)), std::string::npos) << name;
 	for (auto g : {"objects", "total_objects", "slabs", "partial_slabs", "cpu_slabs",
 		       "cpu_partial_slabs", "pages", "live_bytes", "meta_bytes", "obj_stride",
-		       "objs_per_slab", "order_default", "cpu_partial", "min_partial", "fastpath"})
+		       "objs_per_slab", "order_default", "cpu_partial", "min_partial", "fastpath",
+		       "design  "})
 		EXPECT_NE(r.find(g), std::string::npos) << g;
 	EXPECT_NE(r.find("Slab Perf Counter"), std::string::npos);
 	EXPECT_NE(r.find("Per cpu (2 cpus reported)"), std::string::npos);

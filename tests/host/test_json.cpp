@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 #include "sample.hpp"
+#include "slabctl/format.hpp"
 #include "slabctl/json.hpp"
 #include "slabctl/names.hpp"
 
@@ -55,6 +56,25 @@ TEST(Json, OptionalParts)
 	EXPECT_FALSE(j.contains("percpu"));
 	EXPECT_FALSE(j.contains("stats"));
 	EXPECT_EQ(j["slabs_freed"], 3);
+}
+
+TEST(Json, LayersOnlyThoseTheDesignHas)
+{
+	CacheInfo c = sample_cache();
+	EXPECT_FALSE(to_json(c).contains("layers"));
+	EXPECT_EQ(to_json(c)["design"], "slub");
+	c.has_layers = true;
+	c.layers.total = 100;
+	c.layers.callers = 60;
+	c.layers.cpu_slab = 10;
+	c.layers.slabs_free = 30;
+	Json l = to_json(c)["layers"];
+	EXPECT_EQ(l, Json({{"total", 100}, {"callers", 60}, {"cpu_slab", 10}, {"slabs_free", 30}}));
+	std::string r = render_report(c, 4096);
+	auto at = r.find("Objects per layer");
+	ASSERT_NE(at, std::string::npos);
+	EXPECT_NE(r.find("cpu_slab", at), std::string::npos);
+	EXPECT_NE(r.find("slabs_free", at), std::string::npos);
 }
 
 TEST(Json, BigNumbersStayExact)

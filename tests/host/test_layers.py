@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 """The module's files call each other in one direction only (docs/design.md, "Layers"):
-the file-level call graph of module/, derived from the built objects, has no cycle, and
-the allocator (slab.c) is at the bottom, calling no other file of the module.
+the file-level call graph of module/, derived from the built objects, has no cycle; the
+shared back end (backend.c) is at the bottom, calling no other file of the module; the
+designs (design_*.c) call only the back end; the cache API (slab.c) stands on both.
 
 An arrow A -> B means: A's object has an undefined symbol that B's object defines
 (`nm`). The objects are the ones module/Kbuild links into slablab.ko, so a new file is
@@ -16,7 +17,9 @@ import pytest
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 MODULE = os.path.join(REPO, "module")
-BOTTOM = "slab"     # the allocator
+BOTTOM = "backend"  # the shared back end of the allocator
+CACHE_API = "slab"  # the cache API over the designs
+DESIGN_PREFIX = "design_"
 
 
 def kbuild_objects():
@@ -113,9 +116,33 @@ def test_module_call_graph_has_no_cycle(graph):
 
 def test_allocator_is_at_the_bottom(graph):
     assert BOTTOM in graph, f"no {BOTTOM}.o in module/Kbuild"
-    assert not graph[BOTTOM], (f"{BOTTOM}.c (the allocator) calls upwards:\n"
+    assert not graph[BOTTOM], (f"{BOTTOM}.c (the back end) calls upwards:\n"
                                + "\n".join(f"  {BOTTOM}.c -> {b}.c: {', '.join(s)}"
                                            for b, s in graph[BOTTOM].items()))
+
+
+def designs(graph):
+    return sorted(n for n in graph if n.startswith(DESIGN_PREFIX))
+
+
+def test_designs_stand_on_the_back_end_only(graph):
+    """A design calls the back end and nothing else: not the cache API, not another
+    design, not netlink or debugfs (what they need reaches them through slab.c)."""
+    assert designs(graph), "no design_*.o in module/Kbuild"
+    for d in designs(graph):
+        above = {b: s for b, s in graph[d].items() if b != BOTTOM}
+        lines = [f"  {d}.c -> {b}.c: {', '.join(s[:6])}" for b, s in above.items()]
+        assert not above, f"{d}.c calls beyond the back end:\n" + "\n".join(lines)
+        assert BOTTOM in graph[d], f"{d}.c does not use the back end"
+
+
+def test_cache_api_is_above_the_designs(graph):
+    """slab.c (the cache API) dispatches to every design and uses the back end; no
+    design or back end calls it."""
+    assert CACHE_API in graph, f"no {CACHE_API}.o in module/Kbuild"
+    for d in designs(graph) + [BOTTOM]:
+        assert d in graph[CACHE_API], f"{CACHE_API}.c does not call {d}.c"
+        assert CACHE_API not in graph[d], f"{d}.c calls up into {CACHE_API}.c"
 
 
 def test_every_file_is_reached_from_main(graph):

@@ -29,6 +29,9 @@ _tmp = tempfile.mkdtemp(prefix="slabctl-")
 os.chmod(_tmp, 0o755)  # the tests that drop privileges run it too
 SLABCTL = shutil.copy2(SLABCTL, os.path.join(_tmp, "slabctl"))
 MODULE = os.path.join(REPO, "module", "slablab.ko")
+# The designs a cache can have (the spec's design enum, as the module builds them): tests
+# that are about caches take `design` from here, so a new design runs them all.
+DESIGNS = list(slablab.DESIGNS)
 _names = itertools.count()
 
 

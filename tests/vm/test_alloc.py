@@ -3,7 +3,7 @@
 min_partial, shrink, validate under cross-cpu traffic, fast-path modes."""
 import pytest
 
-from conftest import consistent
+from conftest import DESIGNS, consistent
 
 CPU_PARTIAL_STATS = ("cpu_partial_alloc", "cpu_partial_free", "cpu_partial_node",
                      "cpu_partial_drain")
@@ -20,6 +20,68 @@ def test_counts_after_alloc_and_free(client, make_cache):
     assert consistent(client, name)["gauges"]["objects"] == 600
     client.obj_free(h, cpu=0)
     assert consistent(client, name)["gauges"]["objects"] == 0
+
+
+def layers_add_up(client, name):
+    """The cache's objects per layer, checked against the counting identity: callers'
+    objects + what the design's per-cpu layers cache + free in slabs = every slot, with
+    callers' and the total as the gauges (counted elsewhere) say. Returns (layers,
+    {cached layer: objects})."""
+    c = client.cache_get(name, percpu=False)
+    ly = c["layers"]
+    cached = {k: v for k, v in ly.items() if k not in ("total", "callers", "slabs_free")}
+    assert ly["callers"] == c["gauges"]["objects"], (ly, c["gauges"])
+    assert ly["total"] == c["gauges"]["total_objects"], (ly, c["gauges"])
+    assert ly["callers"] + sum(cached.values()) + ly["slabs_free"] == ly["total"], ly
+    return ly, cached
+
+
+@pytest.mark.parametrize("design", DESIGNS)
+def test_objects_per_layer_add_up_on_a_quiet_cache(client, make_cache, design):
+    """Objects held in per-cpu layers look allocated to every slab tool: the layers say
+    where they are. Empty, filled, half freed (the freed ones cached by the cpu), and
+    shrunk (the cpu layers flushed back to the slabs)."""
+    name = make_cache(64, design=design)
+    ly, cached = layers_add_up(client, name)
+    assert ly["total"] == 0 and not any(cached.values()), ly
+    h = client.obj_alloc(name, 1000, cpu=0)
+    ly, cached = layers_add_up(client, name)
+    assert ly["callers"] == 1000
+    client.obj_free(h, cpu=0, count=500)
+    ly, cached = layers_add_up(client, name)
+    assert ly["callers"] == 500 and sum(cached.values()) > 0, ly
+    client.cache_shrink(name)
+    ly, cached = layers_add_up(client, name)
+    assert not any(cached.values()) and ly["slabs_free"] == ly["total"] - 500, ly
+    client.obj_free(h, cpu=0)
+    ly, cached = layers_add_up(client, name)
+    assert ly["callers"] == 0
+
+
+@pytest.mark.skipif(__import__("os").cpu_count() < 2, reason="needs 2 cpus")
+@pytest.mark.parametrize("design", DESIGNS)
+def test_objects_per_layer_add_up_across_cpus(client, make_cache, ncpus, design):
+    """Objects spread over every cpu's layers, remote frees among them: each cpu
+    allocates, the next one frees part of it. The identity holds, and the cached
+    objects are found on more than one cpu's layers (a count on one cpu only would
+    leave the total short)."""
+    name = make_cache(192, design=design)
+    objs = client.cache_get(name)["objs_per_slab"]
+    handles = []
+    for cpu in range(ncpus):
+        h = client.obj_alloc(name, objs * 6, cpu=cpu)
+        client.obj_free(h, cpu=(cpu + 1) % ncpus, count=objs * 2)
+        client.obj_free(h, cpu=cpu, count=objs)
+        handles.append(h)
+    ly, cached = layers_add_up(client, name)
+    assert ly["callers"] == ncpus * objs * 3
+    assert sum(cached.values()) > 0, ly
+    per_cpu_view = client.cache_get(name, percpu=True)["percpu"]
+    assert sum(1 for p in per_cpu_view if p["cpu_slab_objects"] or p["cpu_partial_slabs"]) >= 2
+    for cpu, h in enumerate(handles):
+        client.obj_free(h, cpu=(cpu + 1) % ncpus)
+    ly, cached = layers_add_up(client, name)
+    assert ly["callers"] == 0 and ly["total"] > 0
 
 
 def percpu_allocs_frees(client, name):

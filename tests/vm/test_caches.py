@@ -2,13 +2,15 @@
 """Cache lifecycle, tunables and every bad input of issue #3, through Python, slabctl
 and debugfs."""
 import errno
+import json
 import os
+import re
 
 import pytest
 
 import slablab
 from slablab import protocol
-from conftest import DEBUGFS, consistent, dbg, dbg_write, slabctl
+from conftest import DEBUGFS, DESIGNS, consistent, dbg, dbg_write, slabctl
 
 
 def test_lifecycle(client, make_cache):
@@ -227,6 +229,51 @@ def test_flags_change_only_when_empty(client, make_cache):
     assert dbg(name, "red_zone") == "1"
 
 
+@pytest.mark.parametrize("design", DESIGNS)
+def test_design_chosen_at_creation_is_reported_everywhere(client, make_cache, design):
+    """cache-new's design arrives, and every view reports it: the reply, debugfs's design
+    file, slabctl's JSON and its report."""
+    name = make_cache(256, design=design)
+    assert client.cache_get(name)["design"] == design
+    assert dbg(name, "design") == design
+    [c] = json.loads(slabctl("info", name, "--json").stdout)["caches"]
+    assert c["design"] == design
+    assert re.search(rf"^  design +{design}$", slabctl("info", "-r", name).stdout, re.M)
+    made = json.loads(slabctl("create", f"sl-{design}", "--size", "128", "--design", design,
+                              "--json").stdout)["cache"]
+    try:
+        assert made["design"] == design
+        assert client.cache_get(f"sl-{design}")["design"] == design
+    finally:
+        slabctl("destroy", f"sl-{design}")
+
+
+@pytest.mark.parametrize("old,new", [(a, b) for a in DESIGNS for b in DESIGNS])
+def test_design_changes_only_when_empty(client, make_cache, old, new):
+    """Like a flags change: refused with -EBUSY while objects are allocated, the extack
+    naming them and the attribute; once empty the cache runs on the new design."""
+    name = make_cache(64, design=old)
+    h = client.obj_alloc(name, 3)
+    if old != new:
+        with pytest.raises(slablab.Busy) as e:
+            client.cache_set(name, design=new)
+        assert "the design can only change on an empty cache: 3 objects allocated" in \
+            str(e.value)
+        assert client.cache_get(name)["design"] == old
+    else:
+        client.cache_set(name, design=new)    # the same design: nothing to change
+    client.obj_free(h)
+    client.cache_set(name, design=new)
+    assert client.cache_get(name)["design"] == new
+    slabctl("set", name, f"design={old}")
+    assert dbg(name, "design") == old
+    dbg_write(name, "design", new)
+    assert client.cache_get(name)["design"] == new
+    h = client.obj_alloc(name, 100)          # and it allocates and frees on it
+    client.obj_free(h)
+    assert client.cache_validate(name)["errors"] == 0
+
+
 def test_debugfs_writes(client, make_cache):
     name = make_cache(512)
     dbg_write(name, "cpu_partial", 10)
@@ -372,8 +419,8 @@ NLM_F_DUMP_INTR = 0x10
 P_ = {n[len("SLABLAB_PERCPU_A_"):]: U[n] for n in U if n.startswith("SLABLAB_PERCPU_A_")}
 # one per-cpu entry: ENTRY { CPU, 3 x u32, STATS { one u64 per stat } }
 ENTRY_BYTES = 4 + 4 * 8 + 4 + U["__SLABLAB_STAT_MAX"] * 12
-# a whole cache without its per-cpu entries, at most: headers, name, 13 u32, 10 u64
-CACHE_BYTES = 20 + 4 + 36 + 13 * 8 + 10 * 16 + 4 + U["__SLABLAB_STAT_MAX"] * 12
+# a whole cache without its per-cpu entries, at most: headers, name, 14 u32, 10 u64
+CACHE_BYTES = 20 + 4 + 36 + 14 * 8 + 10 * 16 + 4 + U["__SLABLAB_STAT_MAX"] * 12
 
 
 @pytest.fixture(scope="module")

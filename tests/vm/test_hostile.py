@@ -461,6 +461,12 @@ def build_cases():
         Case("NEW-fastpath-huge", n,
              [cache(name("h1"), sz, u32(C_["FASTPATH"], 0xFFFFFFFF, mark=True))],
              err=errno.ERANGE, msg=RANGE, bad=True),
+        Case("NEW-design-range", n,
+             [cache(name("h1"), sz, u32(C_["DESIGN"], U["__SLABLAB_DESIGN_MAX"], mark=True))],
+             err=errno.ERANGE, msg=RANGE, bad=True),
+        Case("NEW-design-huge", n,
+             [cache(name("h1"), sz, u32(C_["DESIGN"], 0xFFFFFFFF, mark=True))],
+             err=errno.ERANGE, msg=RANGE, bad=True),
     ]
     for size in (0, U["SLABLAB_MIN_SIZE"] - 1, U["SLABLAB_MAX_SIZE"] + 1, 0xFFFFFFFF):
         cases.append(Case(f"NEW-size-{size}", n, [cache(name("h1"), u32(C_["SIZE"], size))],
@@ -475,8 +481,9 @@ def build_cases():
     # reply-only cache attributes are refused in requests
     for a in ("OBJ_STRIDE", "OBJS_PER_SLAB", "ORDER_DEFAULT", "OWNER", "OBJECTS",
               "TOTAL_OBJECTS", "SLABS", "PARTIAL_SLABS", "CPU_SLABS", "CPU_PARTIAL_SLABS",
-              "PAGES", "LIVE_BYTES", "STATS", "PERCPU", "SLABS_FREED", "META_BYTES", "PAD"):
-        if a in ("STATS", "PERCPU"):
+              "PAGES", "LIVE_BYTES", "STATS", "PERCPU", "SLABS_FREED", "META_BYTES", "PAD",
+              "LAYERS"):
+        if a in ("STATS", "PERCPU", "LAYERS"):
             val = nest(C_[a], u64(1, 0), mark=True)
         elif a in ("OBJ_STRIDE", "OBJS_PER_SLAB", "ORDER_DEFAULT", "OWNER"):
             val = u32(C_[a], 1, mark=True)

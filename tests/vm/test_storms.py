@@ -832,6 +832,13 @@ def test_kernel_owned_cache_refuses_storms_and_handles():
         assert r["state"] == "done" and r["result"]["failures"] == 0
         hook("destroy")                     # nothing pins it: its module may go
         assert name not in {x["name"] for x in c.cache_list()}
+        # slablab_cache_create_args(): the args arrive, 0 included where use_ says so
+        hook("create-args")
+        got = c.cache_get(name)
+        assert (got["owner"], got["design"], got["cpu_partial"], got["min_partial"]) == \
+            ("kernel", "slub", 0, 3)
+        assert "hwcache_align" in got["flags"]
+        hook("destroy")
     finally:
         reload()
 

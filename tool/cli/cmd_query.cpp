@@ -147,7 +147,7 @@ int run_info(const InfoOptions& o)
 	}
 	std::vector<CacheInfo> caches;
 	if (client)
-		caches = select_caches(client->cache_list(false), o.patterns);
+		caches = select_caches(client->cache_list(false, o.json), o.patterns);
 	std::vector<NativeCache> natives;
 	if (o.native) {
 		natives = read_native_caches(root, [&](const NativeEntry& e) {

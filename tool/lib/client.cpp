@@ -481,6 +481,18 @@ CacheInfo parse_cache(nlattr* nest, const std::string& op)
 		c.has_percpu = true;
 		parse_percpu(tb[SLABLAB_CACHE_A_PERCPU], c.percpu, op);
 	}
+	if (tb[SLABLAB_CACHE_A_LAYERS]) {
+		nlattr* lt[SLABLAB_LAYERS_A_MAX + 1] = {};
+		if (nla_parse_nested(lt, SLABLAB_LAYERS_A_MAX, tb[SLABLAB_CACHE_A_LAYERS],
+				     nullptr) < 0)
+			protocol_error(op, "bad CACHE_A_LAYERS nest");
+		c.has_layers = true;
+#define SLABCTL_LAYER(attr, name)                                                         \
+	if (lt[SLABLAB_LAYERS_A_##attr])                                                     \
+		c.layers.name = attr_uint(lt[SLABLAB_LAYERS_A_##attr], op, "LAYERS_A_" #attr);
+		SLABLAB_CACHE_LAYERS(SLABCTL_LAYER)
+#undef SLABCTL_LAYER
+	}
 	return c;
 }
 
@@ -927,7 +939,7 @@ CacheInfo Client::cache_get(std::string_view name, bool percpu)
 	return c;
 }
 
-std::vector<CacheInfo> Client::cache_list(bool percpu)
+std::vector<CacheInfo> Client::cache_list(bool percpu, bool layers)
 {
 	auto& d = impl();
 	const std::string op = command_name(SLABLAB_CMD_CACHE_GET);
@@ -938,8 +950,10 @@ std::vector<CacheInfo> Client::cache_list(bool percpu)
 		bool interrupted = d.transact(
 			SLABLAB_CMD_CACHE_GET, true,
 			[&](nl_msg* m) {
-				if (percpu)
-					put_u32(m, SLABLAB_A_FLAGS, SLABLAB_GET_F_PERCPU, op);
+				uint32_t flags = (percpu ? SLABLAB_GET_F_PERCPU : 0) |
+						 (layers ? SLABLAB_GET_F_LAYERS : 0);
+				if (flags)
+					put_u32(m, SLABLAB_A_FLAGS, flags, op);
 			},
 			[&](nlattr** tb) {
 				if (!tb[SLABLAB_A_CACHE])

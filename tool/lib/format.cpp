@@ -849,6 +849,7 @@ std::string render_report(const CacheInfo& c, uint32_t page_size)
 	kv(out, "padding per slab", sub_sat(slab_bytes, uint64_t{c.objs_per_slab} * stride));
 
 	out += "\nTunables\n";
+	kv(out, "design", design_name(c.design));
 	kv(out, "flags", fmt::format("{} ({:#x})", c.flags ? join(cache_flag_names(c.flags)) : "none",
 				     c.flags));
 	kv(out, "fastpath", fastpath_name(c.fastpath));
@@ -878,6 +879,17 @@ std::string render_report(const CacheInfo& c, uint32_t page_size)
 	kv(out, "efficiency", fmt::format("{}%", percent(c.objects * c.size, space, 100)));
 	kv(out, "partial slabs", fmt::format("{}%", percent(c.partial_slabs, c.slabs, 0)));
 	kv(out, "free object slots", sub_sat(c.total_objects, c.objects));
+
+	if (c.has_layers) {
+		// Where the object slots are (docs/design.md, "Where memory is"); what the
+		// cached layers hold looks allocated to every other slab tool.
+		out += "\nObjects per layer\n";
+#define SLABCTL_LAYER(attr, name)                                                         \
+	if (c.layers.name)                                                                   \
+		kv(out, #name, *c.layers.name);
+		SLABLAB_CACHE_LAYERS(SLABCTL_LAYER)
+#undef SLABCTL_LAYER
+	}
 
 	if (!c.has_stats) {
 		out += "\nCounters: not reported\n";

@@ -99,6 +99,15 @@ Json to_json(const CacheInfo& c)
 			list.push_back(to_json(p));
 		j["percpu"] = std::move(list);
 	}
+	if (c.has_layers) {
+		Json l = Json::object();
+#define SLABCTL_LAYER(attr, name)                                                         \
+	if (c.layers.name)                                                                   \
+		l[#name] = *c.layers.name;
+		SLABLAB_CACHE_LAYERS(SLABCTL_LAYER)
+#undef SLABCTL_LAYER
+		j["layers"] = std::move(l);
+	}
 	return j;
 }
 

@@ -48,6 +48,11 @@ constexpr std::pair<uint32_t, std::string_view> kFastpaths[] = {
 };
 static_assert(std::size(kFastpaths) == __SLABLAB_FASTPATH_MAX);
 
+constexpr std::pair<uint32_t, std::string_view> kDesigns[] = {
+	{SLABLAB_DESIGN_SLUB, "slub"},
+};
+static_assert(std::size(kDesigns) == __SLABLAB_DESIGN_MAX);
+
 constexpr std::pair<uint32_t, std::string_view> kPagePolicies[] = {
 	{SLABLAB_PAGE_POLICY_SLAB, "slab"},
 	{SLABLAB_PAGE_POLICY_PAGE_ALLOC, "page_alloc"},
@@ -186,6 +191,21 @@ std::optional<uint32_t> fastpath_from_name(std::string_view name) noexcept
 std::vector<std::string_view> fastpath_names()
 {
 	return enum_names(kFastpaths);
+}
+
+std::string design_name(uint32_t design)
+{
+	return enum_name(kDesigns, design);
+}
+
+std::optional<uint32_t> design_from_name(std::string_view name) noexcept
+{
+	return enum_value(kDesigns, name);
+}
+
+std::vector<std::string_view> design_names()
+{
+	return enum_names(kDesigns);
 }
 
 std::string page_policy_name(uint32_t policy)

@@ -206,11 +206,14 @@ enum slablab_feature {
 /**
  * enum slablab_get_flags - flags bits for cache-get (request modifiers)
  * @SLABLAB_GET_F_PERCPU: include the per-cpu breakdown in dumps
+ * @SLABLAB_GET_F_LAYERS: include each cache's objects per layer in dumps (cache-get
+ *	always has them)
  * @__SLABLAB_GET_F_ALL: every bit
  */
 enum slablab_get_flags {
 	SLABLAB_GET_F_PERCPU = 1U << 0,
-	__SLABLAB_GET_F_ALL = (1U << 1) - 1
+	SLABLAB_GET_F_LAYERS = 1U << 1,
+	__SLABLAB_GET_F_ALL = (1U << 2) - 1
 };
 
 /**
@@ -393,6 +396,22 @@ enum slablab_storm_state {
 };
 
 /**
+ * enum slablab_design - the values
+ * @SLABLAB_DESIGN_SLUB: SLUB 6.1's per-cpu slab and per-cpu partial lists (the default)
+ * @__SLABLAB_DESIGN_MAX: the number of values
+ *
+ * cache.design values: a cache's per-cpu front end over the shared back end
+ * (docs/design.md, "Designs"). The next values are reserved, in this order, for the
+ * designs that come next: sheaves (Linux 7.0's per-cpu sheaves and barn), slab (SLAB's
+ * per-cpu arrays and lists), slob (SLOB's free lists); a design is listed here when the
+ * module has it.
+ */
+enum slablab_design {
+	SLABLAB_DESIGN_SLUB,
+	__SLABLAB_DESIGN_MAX
+};
+
+/**
  * enum slablab_attr - The top level of every message
  * @SLABLAB_A_UNSPEC: not used
  * @SLABLAB_A_VERSION: (string) module version, e.g. "0.1.0"
@@ -482,6 +501,11 @@ enum slablab_attr {
  *	sysfs file of that name) an allocation without a node that finds no partial slab on
  *	its own node takes one from another node holding more than min-partial, instead of a
  *	new slab; 0: never, default 100
+ * @SLABLAB_CACHE_A_DESIGN: (u32, enum slablab_design) the per-cpu front end
+ *	(docs/design.md, "Designs"), default slub; changes only while the cache holds no
+ *	objects (-EBUSY otherwise), as a flags change
+ * @SLABLAB_CACHE_A_LAYERS: (nest of layers) where the object slots are: cache-get
+ *	replies, and dumps with the layers flag
  * @__SLABLAB_CACHE_A_MAX: the number of attribute types
  */
 enum slablab_cache_attr {
@@ -513,6 +537,8 @@ enum slablab_cache_attr {
 	SLABLAB_CACHE_A_PAD,
 	SLABLAB_CACHE_A_FAIL_SLAB_EVERY,
 	SLABLAB_CACHE_A_REMOTE_NODE_DEFRAG_RATIO,
+	SLABLAB_CACHE_A_DESIGN,
+	SLABLAB_CACHE_A_LAYERS,
 	__SLABLAB_CACHE_A_MAX
 };
 
@@ -814,6 +840,35 @@ enum slablab_storm_thread_attr {
 };
 
 #define SLABLAB_STORM_THREAD_A_MAX (__SLABLAB_STORM_THREAD_A_MAX - 1)
+
+/**
+ * enum slablab_layers_attr - A cache's object slots by where they are
+ * @SLABLAB_LAYERS_A_UNSPEC: not used
+ * @SLABLAB_LAYERS_A_TOTAL: (u64) object slots in all slabs (total-objects)
+ * @SLABLAB_LAYERS_A_CALLERS: (u64) in use by callers (allocations - frees)
+ * @SLABLAB_LAYERS_A_CPU_SLAB: (u64) free in cpu slabs (slub) — the cpu freelists and
+ *	remote frees onto them
+ * @SLABLAB_LAYERS_A_CPU_PARTIAL: (u64) free in slabs on cpu partial lists (slub)
+ * @SLABLAB_LAYERS_A_SLABS_FREE: (u64) free in slabs no per-cpu layer holds (node partial
+ *	lists)
+ * @SLABLAB_LAYERS_A_PAD: (pad) alignment padding of u64 attributes
+ * @__SLABLAB_LAYERS_A_MAX: the number of attribute types
+ *
+ * A design reports the layers it has; the others are absent. Counted on every cpu under
+ * its lock, so a busy cache's figures are each exact at its moment, not one snapshot.
+ */
+enum slablab_layers_attr {
+	SLABLAB_LAYERS_A_UNSPEC,
+	SLABLAB_LAYERS_A_TOTAL,
+	SLABLAB_LAYERS_A_CALLERS,
+	SLABLAB_LAYERS_A_CPU_SLAB,
+	SLABLAB_LAYERS_A_CPU_PARTIAL,
+	SLABLAB_LAYERS_A_SLABS_FREE,
+	SLABLAB_LAYERS_A_PAD,
+	__SLABLAB_LAYERS_A_MAX
+};
+
+#define SLABLAB_LAYERS_A_MAX (__SLABLAB_LAYERS_A_MAX - 1)
 
 /* enum slablab_cmd: the commands, described at the top */
 enum slablab_cmd {

@@ -59,7 +59,8 @@ public:
 	/// whose per-cpu entries the module split over several messages is put back
 	/// together. A dump the module flags NLM_F_DUMP_INTR (the cache list changed while
 	/// it ran) is repeated, three tries in all, then EAGAIN.
-	std::vector<CacheInfo> cache_list(bool percpu = false);
+	/// With `layers`, each cache's objects per layer too (a count on every cpu each).
+	std::vector<CacheInfo> cache_list(bool percpu = false, bool layers = false);
 	/// How many times this Client repeated an interrupted cache_list() dump.
 	uint64_t dump_retries() const;
 	/// CACHE_SET with only the fields set in t; returns the cache after the change.

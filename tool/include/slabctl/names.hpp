@@ -24,6 +24,9 @@ std::optional<std::size_t> stat_from_name(std::string_view name) noexcept;
 std::string fastpath_name(uint32_t fastpath);
 std::optional<uint32_t> fastpath_from_name(std::string_view name) noexcept;
 std::vector<std::string_view> fastpath_names();
+std::string design_name(uint32_t design);
+std::optional<uint32_t> design_from_name(std::string_view name) noexcept;
+std::vector<std::string_view> design_names();
 
 /// "slab", "page_alloc"; unknown values as "unknown(N)".
 std::string page_policy_name(uint32_t policy);

@@ -72,6 +72,8 @@ inline constexpr AttrDesc kCacheAttrs[] = {
 	{SLABLAB_CACHE_A_SLABS_FREED, "slabs_freed", -1, false},
 	{SLABLAB_CACHE_A_META_BYTES, "meta_bytes", -1, false},
 	{SLABLAB_CACHE_A_REMOTE_NODE_DEFRAG_RATIO, "remote_node_defrag_ratio", -1, false},
+	{SLABLAB_CACHE_A_DESIGN, "design", -1, false},
+	{SLABLAB_CACHE_A_LAYERS, "layers", 8, false},
 };
 
 inline constexpr AttrDesc kPercpuAttrs[] = {
@@ -178,6 +180,14 @@ inline constexpr AttrDesc kStormThreadAttrs[] = {
 	{SLABLAB_STORM_THREAD_A_NS, "ns", -1, false},
 };
 
+inline constexpr AttrDesc kLayersAttrs[] = {
+	{SLABLAB_LAYERS_A_TOTAL, "total", -1, false},
+	{SLABLAB_LAYERS_A_CALLERS, "callers", -1, false},
+	{SLABLAB_LAYERS_A_CPU_SLAB, "cpu_slab", -1, false},
+	{SLABLAB_LAYERS_A_CPU_PARTIAL, "cpu_partial", -1, false},
+	{SLABLAB_LAYERS_A_SLABS_FREE, "slabs_free", -1, false},
+};
+
 inline constexpr AttrSetDesc kAttrSets[] = {
 	{"slablab", kSlablabAttrs},
 	{"cache", kCacheAttrs},
@@ -187,6 +197,7 @@ inline constexpr AttrSetDesc kAttrSets[] = {
 	{"storm", kStormAttrs},
 	{"storm-size", kStormSizeAttrs},
 	{"storm-thread", kStormThreadAttrs},
+	{"layers", kLayersAttrs},
 };
 
 /// Index of the top-level set in kAttrSets.

@@ -40,6 +40,7 @@ struct TunableDesc {
 #define SLABCTL_ENUM_NAMES_none nullptr, nullptr, nullptr
 #define SLABCTL_ENUM_NAMES_cache_flags nullptr, nullptr, nullptr
 #define SLABCTL_ENUM_NAMES_fastpath &fastpath_name, &fastpath_from_name, &fastpath_names
+#define SLABCTL_ENUM_NAMES_design &design_name, &design_from_name, &design_names
 
 // Every tunable is a u32 (the member pointers above): a u64 one fails to build here.
 #define SLABCTL_IS_u32 true

@@ -117,6 +117,16 @@ struct CacheInfo {
 	bool has_percpu = false;	///< SLABLAB_CACHE_A_PERCPU was present
 	std::vector<PerCpuInfo> percpu;
 
+	/// Objects per layer (SLABLAB_CACHE_LAYERS: total, callers, cpu_slab, ...): each set
+	/// where the cache's design has that layer; all unset when LAYERS was absent.
+	struct Layers {
+#define SLABCTL_LAYER(attr, name) std::optional<uint64_t> name;
+		SLABLAB_CACHE_LAYERS(SLABCTL_LAYER)
+#undef SLABCTL_LAYER
+	};
+	bool has_layers = false;	///< SLABLAB_CACHE_A_LAYERS was present
+	Layers layers;
+
 	uint64_t stat(std::size_t item) const noexcept { return item < kNrStats ? stats[item] : 0; }
 };
 

@@ -1,0 +1,1025 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * slablab's shared back end: what every design (design_*.c) stands on. Slabs from the
+ * page allocator, their metadata, the node partial lists and min_partial, the order
+ * policy and the object layout, debug checks, freeing to a slab, validate, the shrink
+ * of the node lists, the statistics, and running a function on every cpu. It is the
+ * bottom layer: it calls no other file of the module (docs/design.md, "Layers").
+ *
+ * Layout
+ *   A slab is a 2^order block of pages from the page allocator (__GFP_COMP). Free
+ *   objects carry the free pointer at s->fp_offset (mid-object like SLUB, or after the
+ *   object when a constructor or debugging needs the object bytes). Slab metadata
+ *   (struct slablab_slab, 64 bytes) is found from any object through the head page's
+ *   ->private; it sits in the slab's leftover space after the last object when 64
+ *   bytes are left there, else in a kernel kmem_cache (reported as meta_bytes) —
+ *   never in front of the objects, so page-sized objects still pack 8 to an order-3
+ *   slab. Nothing of the kernel's struct slab is reused.
+ *
+ * Slab states
+ *   Every slab is in exactly one of these states:
+ *   - frozen:       owned by a design's per-cpu layer (slub: a cpu slab, c->slab of one
+ *                   cpu, or on one cpu's c->partial list; design_slub.c); its free
+ *                   objects may be split between that layer and slab->fc.freelist
+ *                   (where remote frees land);
+ *   - node partial: unfrozen, has free objects, on s->node[nid]->partial;
+ *   - full:         unfrozen, no free objects, on no list;
+ *   - dying:        unfrozen, empty, on no list, SLABLAB_SLAB_DYING set: the path that
+ *                   emptied it decided under list_lock to free it and will call
+ *                   slablab_discard_slab() once that lock is dropped.
+ *   A new slab (slablab_new_slab()) is published on s->all_slabs already frozen, its
+ *   freelist held by the caller; validate walks s->all_slabs under slabs_lock and the
+ *   slab's list_lock, and so sees every slab in one of these states, never between
+ *   two. Frozen slabs are touched only by their owner, except that anyone may push
+ *   freed objects onto slab->fc.freelist with the slab's double-word cmpxchg. A free
+ *   that turns a full slab partial either freezes it for the freeing design (which
+ *   then owns it) or puts it on the node list; a free that empties an unfrozen slab
+ *   takes the node's list_lock *before* its cmpxchg, so list membership and counters
+ *   change together.
+ *
+ * Locks and their order (outermost first)
+ *   storm_mutex (storm.c)              the storm; held while waiting for a storm's
+ *                                      controller, which takes cpus_read_lock (its
+ *                                      kmem_cache_destroy()): so nobody waits for a
+ *                                      controller under the two locks below
+ *   cpu_hotplug_lock (cpus_read_lock)  keeps the set of online cpus still while caches
+ *                                      are created, destroyed, flushed or re-tuned
+ *   slablab_mutex                      the cache list, names, debugfs, handles,
+ *                                      tunable changes, designs, the flush work items
+ *   s->cpu->lock (local_lock)          a cpu's slow path against its fast path (the
+ *                                      design's; see design_slub.c)
+ *   s->slabs_lock (spinlock, irqsave)  s->all_slabs and the slab/page gauges; taken
+ *                                      alone, except by validate, which holds it around
+ *                                      each node's list_lock so no slab can vanish
+ *   n->list_lock (spinlock, irqsave)   a node's partial list and nr_partial, the
+ *                                      ON_PARTIAL and DYING bits of its slabs
+ *   slab->fc (double-word cmpxchg)     freelist + inuse/objects/frozen of one slab
+ *
+ * Statistics are per-cpu, monotonic counters (this_cpu_inc); "reset" records a new
+ * baseline, so objects in use = allocations - frees over all time stays exact.
+ */
+
+#include <linux/module.h>
+#include <linux/mm.h>
+#include <linux/gfp.h>
+#include <linux/slab.h>
+#include <linux/cpu.h>
+#include <linux/workqueue.h>
+#include <linux/random.h>
+#include <linux/nodemask.h>
+#include <linux/vmalloc.h>
+#include <linux/log2.h>
+#include <linux/cache.h>
+#include <linux/fault-inject.h>
+#include "backend.h"
+
+/* include/slablab.h's flags are the uapi's, and SLABLAB_KERNEL_DEFAULTS is none of them. */
+static_assert(SLABLAB_DEBUG == SLABLAB_CACHE_F_DEBUG);
+static_assert(SLABLAB_HARDENED == SLABLAB_CACHE_F_HARDENED);
+static_assert(SLABLAB_RANDOM == SLABLAB_CACHE_F_RANDOM);
+static_assert(SLABLAB_HWCACHE_ALIGN == SLABLAB_CACHE_F_HWCACHE_ALIGN);
+static_assert((SLABLAB_DEBUG | SLABLAB_HARDENED | SLABLAB_RANDOM | SLABLAB_HWCACHE_ALIGN) ==
+	      __SLABLAB_CACHE_F_ALL);
+static_assert(!(SLABLAB_KERNEL_DEFAULTS & __SLABLAB_CACHE_F_ALL));
+
+/*
+ * The module parameters and globals every layer reads live here, at the bottom, so
+ * that no file has to call upwards (docs/design.md, "Layers").
+ */
+bool slablab_selftests;
+module_param_named(selftests, slablab_selftests, bool, 0444);
+MODULE_PARM_DESC(selftests,
+		 "enable the test harness hooks in debugfs: selftest_warn, selftest_kernel_cache, selftest_native_sysfs, caches/*/selftest (never on a real system)");
+
+#ifndef NL_SET_ERR_MSG_FMT
+char slablab_extack_buf[128];
+#endif
+
+/* slablab_mutex: the cache list, tunable changes, flush work items, handles, debugfs */
+DEFINE_MUTEX(slablab_mutex);
+LIST_HEAD(slablab_caches);
+/* Bumped on every change of slablab_caches (slablab_mutex): the cache dump's cb->seq. */
+unsigned int slablab_caches_gen;
+unsigned int slablab_page_policy = SLABLAB_PAGE_POLICY_SLAB;
+
+static struct kmem_cache *slablab_meta_cache;
+static struct workqueue_struct *slablab_flush_wq;
+
+#define RZ_ACTIVE	0xcc	/* red zone of an allocated object (debug) */
+#define RZ_INACTIVE	0xbb	/* red zone of a free object (debug) */
+#define POISON_BYTE	0x6b	/* free object contents (debug) */
+#define POISON_LAST	0xa5	/* last byte of a free object (debug) */
+
+bool slablab_have_cmpxchg_double(void)
+{
+#ifdef system_has_cmpxchg128
+	return system_has_cmpxchg128();
+#else
+	return system_has_cmpxchg_double();
+#endif
+}
+
+/* An atomic snapshot of both words (a cmpxchg that writes back what it read). */
+static union slablab_pair read_pair_atomic(union slablab_pair *p)
+{
+	union slablab_pair v;
+
+	do {
+		v = read_pair(p);
+	} while (!pair_cmpxchg(p, v, v));
+	return v;
+}
+
+/* ---- debug: red zones, poison, double-free detection ---- */
+
+static unsigned int rz_len(const struct slablab_cache *s)
+{
+	return ALIGN(s->object_size, sizeof(void *)) - s->object_size + sizeof(void *);
+}
+
+/*
+ * The last red-zone byte is the object's state (allocated or free), flipped with a byte
+ * cmpxchg; the bytes before it are pattern, so a small overflow hits pattern first and
+ * is reported without losing track of the object.
+ */
+static u8 *rz_state(const struct slablab_cache *s, void *obj)
+{
+	return (u8 *)obj + s->object_size + rz_len(s) - 1;
+}
+
+static void debug_report(struct slablab_cache *s, struct slablab_slab *slab,
+			 const void *obj, const char *what)
+{
+	long idx = -1;
+
+	atomic_long_inc(&s->debug_errors);
+	if (slab && obj >= slab_base(slab))
+		idx = ((unsigned long)obj - (unsigned long)slab_base(slab)) / s->stride;
+	pr_err_ratelimited("cache %s: %s: object %p (slot %ld of slab %p)\n",
+			   s->name, what, obj, idx, slab ? slab_base(slab) : NULL);
+}
+
+static void debug_init_free(const struct slablab_cache *s, void *obj)
+{
+	if (!s->ctor) {
+		memset(obj, POISON_BYTE, s->object_size - 1);
+		*((u8 *)obj + s->object_size - 1) = POISON_LAST;
+	}
+	memset((u8 *)obj + s->object_size, RZ_INACTIVE, rz_len(s));
+}
+
+void slablab_debug_alloc_check(struct slablab_cache *s, void *obj)
+{
+	struct slablab_slab *slab = obj_to_slab(obj);
+	u8 *rz = (u8 *)obj + s->object_size;
+	unsigned int i, len = rz_len(s);
+	u8 *p = obj;
+
+	if (cmpxchg(rz_state(s, obj), (u8)RZ_INACTIVE, (u8)RZ_ACTIVE) != (u8)RZ_INACTIVE)
+		debug_report(s, slab, obj, "allocated object was not free (corrupt freelist)");
+	for (i = 0; i + 1 < len; i++) {
+		if (rz[i] != RZ_INACTIVE) {
+			debug_report(s, slab, obj, "red zone overwritten while free");
+			break;
+		}
+	}
+	memset(rz, RZ_ACTIVE, len - 1);
+	if (s->ctor)
+		return;
+	for (i = 0; i + 1 < s->object_size; i++) {
+		if (p[i] != POISON_BYTE)
+			break;
+	}
+	if (i + 1 < s->object_size || p[s->object_size - 1] != POISON_LAST)
+		debug_report(s, slab, obj, "write after free");
+}
+
+/* Returns false when the object must not be freed (already free, not ours). */
+bool slablab_debug_free_check(struct slablab_cache *s, struct slablab_slab *slab, void *obj)
+{
+	u8 *rz = (u8 *)obj + s->object_size;
+	unsigned int i, len = rz_len(s);
+	unsigned long off;
+	u8 state;
+
+	if (!slab || slab->cache != s) {
+		debug_report(s, slab, obj, "free of an object not from this cache");
+		return false;
+	}
+	off = (unsigned long)obj - (unsigned long)slab_base(slab);
+	if (off % s->stride || off / s->stride >= slab_objects(slab)) {
+		debug_report(s, slab, obj, "free of a pointer that is not an object start");
+		return false;
+	}
+	state = cmpxchg(rz_state(s, obj), (u8)RZ_ACTIVE, (u8)RZ_INACTIVE);
+	if (state != (u8)RZ_ACTIVE) {
+		debug_report(s, slab, obj, state == (u8)RZ_INACTIVE ? "double free" :
+			     "red zone state byte overwritten: object not freed");
+		return false;
+	}
+	for (i = 0; i + 1 < len; i++) {
+		if (rz[i] != RZ_ACTIVE) {
+			debug_report(s, slab, obj, "red zone overwritten (buffer overflow)");
+			break;
+		}
+	}
+	debug_init_free(s, obj);
+	return true;
+}
+
+/* ---- slabs ---- */
+
+unsigned int slablab_min_order(const struct slablab_cache *s)
+{
+	return slablab_size_order(s->stride, PAGE_SIZE);
+}
+
+/* Lay out a fresh slab's freelist: in order, or along the cache's random sequence. */
+static void *build_freelist(struct slablab_cache *s, void *base, unsigned int nr)
+{
+	void *head = NULL, *prev = NULL;
+	unsigned int i, pos = 0, idx, taken = 0;
+
+	if (s->random_seq)
+		pos = get_random_u32() % s->random_seq_len;
+	for (i = 0; taken < nr; i++) {
+		void *obj;
+
+		if (s->random_seq) {
+			idx = s->random_seq[pos];
+			pos = pos + 1 == s->random_seq_len ? 0 : pos + 1;
+			if (idx >= nr)
+				continue;
+		} else {
+			idx = i;
+		}
+		obj = base + (unsigned long)idx * s->stride;
+		if (s->flags & SLABLAB_CACHE_F_DEBUG)
+			debug_init_free(s, obj);
+		if (s->ctor)
+			s->ctor(obj);
+		if (prev)
+			set_fp(s, prev, obj);
+		else
+			head = obj;
+		prev = obj;
+		taken++;
+	}
+	set_fp(s, prev, NULL);
+	return head;
+}
+
+#ifdef CONFIG_FAULT_INJECTION_DEBUG_FS
+/*
+ * The kernel's fault injection (Documentation/fault-injection/), as failslab does it
+ * for kmem_cache allocations: debugfs slablab/fail_new_slab/ (probability, interval,
+ * times, space, task-filter, verbose ...) fails new slabs of every slablab cache.
+ */
+DECLARE_FAULT_ATTR(slablab_fail_new_slab);
+
+static bool fail_new_slab(gfp_t gfp, unsigned int order)
+{
+	if (gfp & __GFP_NOFAIL)
+		return false;	/* as failslab: such a caller cannot handle a failure */
+	return should_fail(&slablab_fail_new_slab, PAGE_SIZE << order);
+}
+#else
+static inline bool fail_new_slab(gfp_t gfp, unsigned int order)
+{
+	return false;
+}
+#endif
+
+/*
+ * A new slab for the calling cpu. It is published on s->all_slabs already frozen, with
+ * every object counted in use and its freelist handed to the caller in @freelist, so
+ * that nobody (validate) ever sees it unfrozen with a freelist the cpu is consuming.
+ */
+struct slablab_slab *slablab_new_slab(struct slablab_cache *s, gfp_t gfp, int node,
+				      void **freelist)
+{
+	unsigned int order = READ_ONCE(s->order), min_order = slablab_min_order(s);
+	gfp_t pgfp = (gfp & SLABLAB_RECLAIM_GFP) | __GFP_COMP;
+	struct slablab_counters cnt = { .word = 0 };
+	struct slablab_slab *slab;
+	struct page *page = NULL;
+	unsigned int fail_every = READ_ONCE(s->fail_slab_every);
+	unsigned int nr, meta_off;
+	unsigned long flags;
+
+	if (order < min_order)
+		order = min_order;
+	/* Read once: the knob may drop to 0 between a test and a division. */
+	if (unlikely(fail_every) &&
+	    !((unsigned int)atomic_inc_return(&s->fail_slab_count) % fail_every))
+		return NULL;	/* injected failure: as if the page allocator said no */
+	if (fail_new_slab(gfp, order))
+		return NULL;
+	if (order > min_order)
+		/* Don't work hard for a high order: fall back to the smallest that fits. */
+		page = alloc_pages_node(node, (pgfp | __GFP_NOWARN | __GFP_NORETRY) &
+					~__GFP_NOFAIL, order);
+	if (!page && order > min_order) {
+		order = min_order;
+		page = alloc_pages_node(node, pgfp, order);
+		if (page)
+			stat(s, SLABLAB_ORDER_FALLBACK);
+	} else if (!page) {
+		page = alloc_pages_node(node, pgfp, order);
+	}
+	if (!page)
+		return NULL;
+	nr = slablab_objs_per_slab(order, s->stride, PAGE_SIZE);
+	meta_off = ALIGN(nr * s->stride, sizeof(*slab));
+	if (meta_off + sizeof(*slab) <= (PAGE_SIZE << order)) {
+		/* The leftover after the last object holds the metadata for free. */
+		slab = page_address(page) + meta_off;
+		slab->base_flags = (unsigned long)page_address(page) | SLABLAB_SLAB_ON_SLAB;
+	} else {
+		slab = kmem_cache_alloc_node(slablab_meta_cache, gfp & SLABLAB_RECLAIM_GFP,
+					     page_to_nid(page));
+		if (!slab) {
+			__free_pages(page, order);
+			return NULL;
+		}
+		slab->base_flags = (unsigned long)page_address(page);
+	}
+	slab->cache = s;
+	INIT_LIST_HEAD(&slab->node_list);
+	set_page_private(page, (unsigned long)slab);
+	*freelist = build_freelist(s, slab_base(slab), nr);
+	cnt.inuse = nr;
+	cnt.objects = nr;
+	cnt.frozen = 1;
+	slab->fc.freelist = NULL;
+	slab->fc.word = cnt.word;
+
+	spin_lock_irqsave(&s->slabs_lock, flags);
+	list_add(&slab->all_list, &s->all_slabs);
+	s->nr_slabs++;
+	s->total_objects += nr;
+	s->nr_pages += 1UL << order;
+	if (!(slab->base_flags & SLABLAB_SLAB_ON_SLAB))
+		s->nr_meta_slabs++;
+	spin_unlock_irqrestore(&s->slabs_lock, flags);
+	return slab;
+}
+
+void slablab_discard_slab(struct slablab_cache *s, struct slablab_slab *slab)
+{
+	bool on_slab = slab->base_flags & SLABLAB_SLAB_ON_SLAB;
+	struct page *page = slab_page(slab);
+	unsigned int order = slab_order(slab);
+	unsigned long flags;
+
+	spin_lock_irqsave(&s->slabs_lock, flags);
+	list_del(&slab->all_list);
+	s->nr_slabs--;
+	s->total_objects -= slab_objects(slab);
+	s->nr_pages -= 1UL << order;
+	if (!on_slab)
+		s->nr_meta_slabs--;
+	spin_unlock_irqrestore(&s->slabs_lock, flags);
+
+	/* On-slab metadata goes with the pages: read everything first. */
+	set_page_private(page, 0);
+	if (!on_slab)
+		kmem_cache_free(slablab_meta_cache, slab);
+	__free_pages(page, order);
+	stat(s, SLABLAB_FREE_SLAB);
+}
+
+/**
+ * slablab_free_to_slab - free objects to their slab, past every per-cpu layer
+ * @s: the cache
+ * @slab: the slab of the objects, owned by no per-cpu layer of the caller's cpu (it
+ *	may be frozen for another cpu's)
+ * @head: the first object of a detached list of @cnt objects, linked by free pointer
+ * @tail: the last of them
+ * @cnt: how many
+ * @may_freeze: a full slab this free turns partial is frozen for the caller (which
+ *	must then take it into a per-cpu layer, as slub's cpu partial list) instead of
+ *	going on its node's partial list
+ *
+ * Counts FREE_SLOWPATH (@cnt), and how the slab's lists changed.
+ *
+ * Return: true when the slab was frozen for the caller (only with @may_freeze).
+ */
+bool slablab_free_to_slab(struct slablab_cache *s, struct slablab_slab *slab, void *head,
+			  void *tail, unsigned int cnt, bool may_freeze)
+{
+	struct slablab_node *n = NULL;
+	struct slablab_counters c;
+	union slablab_pair old, new;
+	unsigned long flags = 0;
+	bool was_frozen;
+
+	stat_add(s, SLABLAB_FREE_SLOWPATH, cnt);
+	for (;;) {
+		if (n) {
+			spin_unlock_irqrestore(&n->list_lock, flags);
+			n = NULL;
+		}
+		old = read_pair(&slab->fc);
+		set_fp(s, tail, old.freelist);
+		c.word = old.word;
+		was_frozen = c.frozen;
+		c.inuse -= cnt;
+		if ((!c.inuse || !old.freelist) && !was_frozen) {
+			if (may_freeze && !old.freelist) {
+				/* Full slab turning partial: freeze it for the caller. */
+				c.frozen = 1;
+			} else {
+				n = s->node[slab_nid(slab)];
+				spin_lock_irqsave(&n->list_lock, flags);
+			}
+		}
+		new.freelist = head;
+		new.word = c.word;
+		if (pair_cmpxchg(&slab->fc, old, new))
+			break;
+		stat(s, SLABLAB_CMPXCHG_DOUBLE_FAIL);
+	}
+	if (!n) {
+		if (was_frozen)
+			stat(s, SLABLAB_FREE_FROZEN);
+		return !was_frozen && c.frozen;
+	}
+	if (!c.inuse && n->nr_partial >= READ_ONCE(s->min_partial)) {
+		if (old.freelist) {
+			/* It had free objects and was unfrozen: it is on the node list. */
+			remove_partial(n, slab);
+			stat(s, SLABLAB_FREE_REMOVE_PARTIAL);
+		}
+		mark_dying(n, slab);
+		spin_unlock_irqrestore(&n->list_lock, flags);
+		slablab_discard_slab(s, slab);
+		return false;
+	}
+	if (!old.freelist) {
+		add_partial(n, slab, true);
+		stat(s, SLABLAB_FREE_ADD_PARTIAL);
+	}
+	spin_unlock_irqrestore(&n->list_lock, flags);
+	return false;
+}
+
+/* ---- running a design's function on every cpu ---- */
+
+struct slablab_cpu_work {
+	struct work_struct work;
+	struct slablab_cache *s;
+	slablab_cpu_fn fn;
+	int mode;
+	void *arg;
+	bool skip;		/* nothing to do on this cpu: no work queued */
+	unsigned int freed;	/* slabs the function freed */
+};
+
+static DEFINE_PER_CPU(struct slablab_cpu_work, slablab_cpu_works);
+
+static void cpu_work_fn(struct work_struct *w)
+{
+	struct slablab_cpu_work *cw = container_of(w, struct slablab_cpu_work, work);
+
+	cw->freed = cw->fn(cw->s, cw->mode, cw->arg);
+}
+
+/**
+ * slablab_on_each_cpu - run a design's function on every online cpu, and wait
+ * @s: the cache (cpus_read_lock and slablab_mutex held: the work items are shared)
+ * @fn: what to run, on the cpu, in a work item (it takes the cpu's local lock itself)
+ * @needed: whether a cpu has anything for @fn to do, read from another cpu without its
+ *	lock (a hint, as SLUB 6.1's has_cpu_slab()); NULL: every cpu
+ * @mode: passed to @fn and @needed (enum slablab_flush_mode for flushes)
+ * @arg: passed to @fn (what it counts into, for example; it runs on many cpus at once)
+ * @every_cpu: run on every online cpu whatever @needed says
+ *
+ * The skip is best effort on a busy cache, as in SLUB 6.1: a cpu between taking a new
+ * slab and publishing it may read as empty. That is fine for shrink, validate and a
+ * bound's change; callers that free every slab afterwards (destroy, a relayout, a
+ * design change) must not leave a cpu pointing into freed pages, so they pass
+ * @every_cpu.
+ *
+ * Return: the sum of what @fn returned (slabs freed).
+ */
+unsigned long slablab_on_each_cpu(struct slablab_cache *s, slablab_cpu_fn fn,
+				  slablab_cpu_pred needed, int mode, void *arg, bool every_cpu)
+{
+	unsigned long freed = 0;
+	int cpu;
+
+	lockdep_assert_held(&slablab_mutex);
+	for_each_online_cpu(cpu) {
+		struct slablab_cpu_work *cw = per_cpu_ptr(&slablab_cpu_works, cpu);
+
+		cw->skip = !every_cpu && needed && !needed(s, cpu, mode);
+		if (cw->skip)
+			continue;
+		cw->s = s;
+		cw->fn = fn;
+		cw->mode = mode;
+		cw->arg = arg;
+		cw->freed = 0;
+		INIT_WORK(&cw->work, cpu_work_fn);
+		queue_work_on(cpu, slablab_flush_wq, &cw->work);
+	}
+	for_each_online_cpu(cpu) {
+		struct slablab_cpu_work *cw = per_cpu_ptr(&slablab_cpu_works, cpu);
+
+		if (cw->skip)
+			continue;
+		flush_work(&cw->work);
+		freed += cw->freed;
+	}
+	return freed;
+}
+
+/* ---- flags, the cache list, layout and order ---- */
+
+unsigned int slablab_default_flags(void)
+{
+	unsigned int f = 0;
+
+	if (IS_ENABLED(CONFIG_SLAB_FREELIST_HARDENED))
+		f |= SLABLAB_CACHE_F_HARDENED;
+	if (IS_ENABLED(CONFIG_SLAB_FREELIST_RANDOM))
+		f |= SLABLAB_CACHE_F_RANDOM;
+	return f;
+}
+
+u32 slablab_features(void)
+{
+	u32 f = 0;
+
+	if (want_init_on_alloc(GFP_KERNEL))
+		f |= SLABLAB_FEAT_INIT_ON_ALLOC;
+	if (want_init_on_free())
+		f |= SLABLAB_FEAT_INIT_ON_FREE;
+	if (IS_ENABLED(CONFIG_SLAB_FREELIST_HARDENED))
+		f |= SLABLAB_FEAT_FREELIST_HARDENED;
+	if (IS_ENABLED(CONFIG_SLAB_FREELIST_RANDOM))
+		f |= SLABLAB_FEAT_FREELIST_RANDOM;
+	if (slablab_have_cmpxchg_double())
+		f |= SLABLAB_FEAT_CMPXCHG_DOUBLE;
+	if (IS_ENABLED(CONFIG_PREEMPT_RT))
+		f |= SLABLAB_FEAT_PREEMPT_RT;
+	return f;
+}
+
+unsigned int slablab_nr_caches(void)
+{
+	struct slablab_cache *s;
+	unsigned int n = 0;
+
+	lockdep_assert_held(&slablab_mutex);
+	list_for_each_entry(s, &slablab_caches, list)
+		n++;
+	return n;
+}
+
+struct slablab_cache *slablab_cache_find(const char *name)
+{
+	struct slablab_cache *s;
+
+	lockdep_assert_held(&slablab_mutex);
+	list_for_each_entry(s, &slablab_caches, list) {
+		if (!strcmp(s->name, name))
+			return s;
+	}
+	return NULL;
+}
+
+/*
+ * Object slot layout from size, alignment and @flags: returns the stride and sets
+ * *@fp_offset. Reads nothing of @s but its creation-time fields.
+ */
+unsigned int slablab_layout_stride(const struct slablab_cache *s, unsigned int flags,
+				   unsigned int *fp_offset)
+{
+	unsigned int size = s->object_size, align = s->align, end = size;
+
+	if (flags & SLABLAB_CACHE_F_HWCACHE_ALIGN) {
+		unsigned int ralign = cache_line_size();
+
+		while (size <= ralign / 2)
+			ralign /= 2;
+		align = max(align, ralign);
+	}
+	align = max_t(unsigned int, align, sizeof(void *));
+	if (flags & SLABLAB_CACHE_F_DEBUG) {
+		/* object | red zone | free pointer */
+		end = size + rz_len(s);
+		*fp_offset = end;
+		end += sizeof(void *);
+	} else if (s->ctor) {
+		/* The constructed object must survive being free: pointer after it. */
+		*fp_offset = ALIGN(size, sizeof(void *));
+		end = *fp_offset + sizeof(void *);
+	} else {
+		/* Mid-object, as SLUB does, away from the edges overflows hit first. */
+		*fp_offset = ALIGN_DOWN(size / 2, sizeof(void *));
+		end = max_t(unsigned int, size, sizeof(void *));
+	}
+	return slablab_stride(end, align);
+}
+
+/* The layout of the cache's current flags; sets stride and fp_offset. */
+void slablab_compute_layout(struct slablab_cache *s)
+{
+	s->stride = slablab_layout_stride(s, s->flags, &s->fp_offset);
+}
+
+int slablab_init_random_seq(struct slablab_cache *s)
+{
+	unsigned int n = slablab_objs_per_slab(SLABLAB_MAX_ORDER, s->stride, PAGE_SIZE);
+	unsigned int i;
+
+	kvfree(s->random_seq);
+	s->random_seq = NULL;
+	s->random_seq_len = 0;
+	if (!(s->flags & SLABLAB_CACHE_F_RANDOM) || n < 2)
+		return 0;
+	s->random_seq = kvmalloc_array(n, sizeof(*s->random_seq), GFP_KERNEL);
+	if (!s->random_seq)
+		return -ENOMEM;
+	for (i = 0; i < n; i++)
+		s->random_seq[i] = i;
+	for (i = n - 1; i > 0; i--) {
+		unsigned int j = get_random_u32() % (i + 1);
+
+		swap(s->random_seq[i], s->random_seq[j]);
+	}
+	s->random_seq_len = n;
+	return 0;
+}
+
+/* Order policy for the current layout; -E2BIG when one object exceeds the largest slab. */
+int slablab_choose_order(struct slablab_cache *s, struct netlink_ext_ack *extack)
+{
+	/* The cpu count SLUB's calculate_order() uses: present cpus, else possible ids. */
+	unsigned int nr_cpus = num_present_cpus() > 1 ? num_present_cpus() : nr_cpu_ids;
+	struct slablab_order_choice oc;
+
+	oc = slablab_calc_order(s->stride, nr_cpus, SLABLAB_DEFAULT_MAX_ORDER, PAGE_SIZE);
+	if (oc.reason == SLABLAB_ORDER_TOO_BIG)
+		oc = slablab_calc_order(s->stride, nr_cpus, SLABLAB_MAX_ORDER, PAGE_SIZE);
+	if (oc.reason == SLABLAB_ORDER_TOO_BIG) {
+		NL_SET_ERR_MSG_FMT_MOD(extack, "object stride %u exceeds an order-%d slab",
+				       s->stride, SLABLAB_MAX_ORDER);
+		return -E2BIG;
+	}
+	s->order_choice = oc;
+	s->order_default = oc.order;
+	return 0;
+}
+
+/* Free every slab of a cache that has no objects in use (destroy, relayout). */
+void slablab_discard_all_slabs(struct slablab_cache *s)
+{
+	struct slablab_slab *slab, *tmp;
+	unsigned long flags;
+	LIST_HEAD(victims);
+	int nid;
+
+	for_each_node(nid) {
+		struct slablab_node *n = s->node[nid];
+
+		spin_lock_irqsave(&n->list_lock, flags);
+		list_for_each_entry_safe(slab, tmp, &n->partial, node_list)
+			remove_partial(n, slab);
+		spin_unlock_irqrestore(&n->list_lock, flags);
+	}
+	spin_lock_irqsave(&s->slabs_lock, flags);
+	list_splice_init(&s->all_slabs, &victims);
+	spin_unlock_irqrestore(&s->slabs_lock, flags);
+	list_for_each_entry_safe(slab, tmp, &victims, all_list) {
+		spin_lock_irqsave(&s->slabs_lock, flags);
+		list_add(&slab->all_list, &s->all_slabs);
+		spin_unlock_irqrestore(&s->slabs_lock, flags);
+		slablab_discard_slab(s, slab);
+	}
+}
+
+/* Objects in use by callers: allocations - frees over all time, never below 0. */
+u64 slablab_objects_in_use(struct slablab_cache *s)
+{
+	s64 n = slablab_stat_sum_raw_alloc(s);
+
+	return n > 0 ? n : 0;
+}
+
+/**
+ * slablab_shrink_nodes - free the empty slabs of the node lists beyond min_partial
+ * @s: the cache (slablab_mutex held)
+ *
+ * Slabs a design's per-cpu layers hold are not touched: flush them first.
+ *
+ * Return: the number of slabs freed.
+ */
+unsigned long slablab_shrink_nodes(struct slablab_cache *s)
+{
+	struct slablab_slab *slab, *tmp;
+	unsigned long flags, freed = 0;
+	LIST_HEAD(victims);
+	int nid;
+
+	for_each_node(nid) {
+		struct slablab_node *n = s->node[nid];
+
+		spin_lock_irqsave(&n->list_lock, flags);
+		list_for_each_entry_safe(slab, tmp, &n->partial, node_list) {
+			struct slablab_counters c = { .word = READ_ONCE(slab->fc.word) };
+
+			if (n->nr_partial <= READ_ONCE(s->min_partial))
+				break;
+			/* Under list_lock an empty unfrozen slab cannot change. */
+			if (c.inuse || c.frozen)
+				continue;
+			remove_partial(n, slab);
+			mark_dying(n, slab);
+			list_add(&slab->node_list, &victims);
+		}
+		spin_unlock_irqrestore(&n->list_lock, flags);
+	}
+	list_for_each_entry_safe(slab, tmp, &victims, node_list) {
+		list_del(&slab->node_list);
+		slablab_discard_slab(s, slab);
+		freed++;
+	}
+	return freed;
+}
+
+/* ---- validation ---- */
+
+static void verr(struct slablab_validate_report *r, struct slablab_cache *s,
+		 struct slablab_slab *slab, const char *fmt, unsigned long a, unsigned long b)
+{
+	char msg[120];
+
+	snprintf(msg, sizeof(msg), fmt, a, b);
+	if (!r->errors++)
+		snprintf(r->first_error, sizeof(r->first_error), "slab %u: %s",
+			 (unsigned int)r->slabs, msg);
+	pr_err_ratelimited("validate %s: slab %p: %s\n", s->name, slab ? slab_base(slab) : NULL,
+			   msg);
+}
+
+/* Walk one unfrozen slab's freelist (its node's list_lock held, so it can't be taken). */
+static void validate_slab(struct slablab_cache *s, struct slablab_slab *slab,
+			  struct slablab_validate_report *r)
+{
+	union slablab_pair v = read_pair_atomic(&slab->fc);
+	struct slablab_counters c = { .word = v.word };
+	unsigned int n = 0, order = slab_order(slab);
+	unsigned long end = (unsigned long)slab_base(slab) + (PAGE_SIZE << order);
+	void *p;
+
+	r->objects += c.objects;
+	if (c.objects != slablab_objs_per_slab(order, s->stride, PAGE_SIZE))
+		verr(r, s, slab, "objects %lu, expected %lu", c.objects,
+		     slablab_objs_per_slab(order, s->stride, PAGE_SIZE));
+	if (c.inuse > c.objects)
+		verr(r, s, slab, "inuse %lu > objects %lu", c.inuse, c.objects);
+	if (c.frozen)
+		return;	/* a cpu owns it now: its freelist is not ours to walk */
+	if (slab_dying(slab)) {
+		/* Freed as soon as validate lets go of slabs_lock; its freelist is still whole. */
+		if (c.inuse || slab_on_partial(slab))
+			verr(r, s, slab, "marked for freeing but inuse %lu, on a list %lu",
+			     c.inuse, slab_on_partial(slab));
+	} else if (v.freelist && !slab_on_partial(slab)) {
+		verr(r, s, slab, "has free objects but is on no list (inuse %lu/%lu)",
+		     c.inuse, c.objects);
+	}
+	for (p = v.freelist; p; p = get_fp(s, p)) {
+		unsigned long off = (unsigned long)p - (unsigned long)slab_base(slab);
+
+		if ((unsigned long)p < (unsigned long)slab_base(slab) || (unsigned long)p >= end ||
+		    off % s->stride || off / s->stride >= c.objects) {
+			verr(r, s, slab, "free pointer out of bounds at entry %lu (offset %#lx)", n,
+			     off);
+			return;
+		}
+		if (++n > c.objects) {
+			verr(r, s, slab, "freelist has a cycle (over %lu entries)", c.objects, 0);
+			return;
+		}
+		if (s->flags & SLABLAB_CACHE_F_DEBUG) {
+			u8 *rz = rz_state(s, p);
+
+			if (*rz != RZ_INACTIVE)
+				verr(r, s, slab, "free object %lu has an allocated red zone (%#lx)",
+				     off / s->stride, *rz);
+		}
+	}
+	r->free_objects += n;
+	if (n != c.objects - c.inuse)
+		verr(r, s, slab, "freelist holds %lu objects, counters say %lu", n,
+		     c.objects - c.inuse);
+}
+
+/**
+ * slablab_validate_slabs - check every slab of a cache
+ * @s: the cache (slablab_mutex and cpus_read_lock held)
+ * @r: the report to fill
+ *
+ * Frozen slabs (a design's per-cpu layers own them) are counted but their freelists
+ * are skipped: the cache API flushes the design first, so a quiet cache is checked
+ * completely.
+ */
+void slablab_validate_slabs(struct slablab_cache *s, struct slablab_validate_report *r)
+{
+	unsigned long flags, nr = 0, total = 0, partial;
+	struct slablab_slab *slab;
+	int nid;
+
+	memset(r, 0, sizeof(*r));
+	spin_lock_irqsave(&s->slabs_lock, flags);
+	for_each_node(nid) {
+		struct slablab_node *n = s->node[nid];
+
+		spin_lock(&n->list_lock);
+		partial = 0;
+		list_for_each_entry(slab, &n->partial, node_list) {
+			partial++;
+			if (slab_nid(slab) != nid)
+				verr(r, s, slab, "on node %lu's list but from node %lu", nid,
+				     slab_nid(slab));
+		}
+		if (partial != n->nr_partial)
+			verr(r, s, NULL, "node list holds %lu slabs, nr_partial says %lu",
+			     partial, n->nr_partial);
+		list_for_each_entry(slab, &s->all_slabs, all_list) {
+			if (slab_nid(slab) != nid)
+				continue;
+			nr++;
+			total += slab_objects(slab);
+			validate_slab(s, slab, r);
+			r->slabs++;
+		}
+		spin_unlock(&n->list_lock);
+	}
+	if (nr != s->nr_slabs || total != s->total_objects)
+		verr(r, s, NULL, "slab count %lu vs gauge %lu (or object totals differ)", nr,
+		     s->nr_slabs);
+	spin_unlock_irqrestore(&s->slabs_lock, flags);
+	if (atomic_long_read(&s->debug_errors) && !r->errors)
+		snprintf(r->first_error, sizeof(r->first_error),
+			 "%ld corruption reports from debug checks (see the kernel log)",
+			 atomic_long_read(&s->debug_errors));
+	r->errors += atomic_long_read(&s->debug_errors);
+}
+
+/* ---- statistics ---- */
+
+/*
+ * One cpu's count since the last reset. A reset copies the count into the baseline
+ * while the cpu keeps counting: read the baseline first, and clamp, so that a reset
+ * racing this read gives 0 rather than a difference wrapped to ~1.8e19.
+ */
+u64 slablab_stat_cpu(struct slablab_cache *s, int cpu, int item)
+{
+	struct slablab_cpu *c = per_cpu_ptr(s->cpu, cpu);
+	unsigned long base, now;
+
+	base = smp_load_acquire(&c->stat_base[item]);	/* pairs with slablab_stat_reset() */
+	now = READ_ONCE(c->stat[item]);
+	return now >= base ? now - base : 0;
+}
+
+u64 slablab_stat_sum(struct slablab_cache *s, int item)
+{
+	u64 sum = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		sum += slablab_stat_cpu(s, cpu, item);
+	return sum;
+}
+
+/**
+ * slablab_stat_sum_raw - the monotonic count of one event over all cpus, resets ignored
+ * @s: the cache
+ * @item: enum slablab_stat_item
+ *
+ * What storms snapshot: the difference of two raw sums is the events in between, even
+ * when CACHE_RESET_STATS moved the baseline meanwhile (slablab_stat_sum() would then go
+ * backwards, and a delta of it wrap).
+ *
+ * Return: the sum of the per-cpu counters since the cache was created.
+ */
+u64 slablab_stat_sum_raw(struct slablab_cache *s, int item)
+{
+	u64 sum = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		sum += READ_ONCE(per_cpu_ptr(s->cpu, cpu)->stat[item]);
+	return sum;
+}
+
+s64 slablab_stat_sum_raw_alloc(struct slablab_cache *s)
+{
+	s64 n = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct slablab_cpu *c = per_cpu_ptr(s->cpu, cpu);
+
+		n += READ_ONCE(c->stat[SLABLAB_ALLOC_FASTPATH]) +
+		     READ_ONCE(c->stat[SLABLAB_ALLOC_SLOWPATH]) -
+		     READ_ONCE(c->stat[SLABLAB_FREE_FASTPATH]) -
+		     READ_ONCE(c->stat[SLABLAB_FREE_SLOWPATH]);
+	}
+	return n;
+}
+
+void slablab_stat_reset(struct slablab_cache *s, int item)
+{
+	int cpu, i;
+
+	for_each_possible_cpu(cpu) {
+		struct slablab_cpu *c = per_cpu_ptr(s->cpu, cpu);
+
+		for (i = 0; i < __SLABLAB_STAT_MAX; i++) {
+			if (item < 0 || item == i)
+				/* release: a reader that sees the baseline sees its count */
+				smp_store_release(&c->stat_base[i], READ_ONCE(c->stat[i]));
+		}
+	}
+}
+
+/* The back end's gauges; the design adds its per-cpu ones (ops->gauges). */
+void slablab_backend_gauges(struct slablab_cache *s, struct slablab_gauges *g)
+{
+	unsigned long flags;
+	int nid;
+
+	memset(g, 0, sizeof(*g));
+	g->objects = slablab_objects_in_use(s);
+	spin_lock_irqsave(&s->slabs_lock, flags);
+	g->slabs = s->nr_slabs;
+	g->total_objects = s->total_objects;
+	g->pages = s->nr_pages;
+	g->meta_bytes = (u64)s->nr_meta_slabs * kmem_cache_size(slablab_meta_cache);
+	spin_unlock_irqrestore(&s->slabs_lock, flags);
+	for_each_node(nid)
+		g->partial_slabs += READ_ONCE(s->node[nid]->nr_partial);
+	g->live_bytes = g->objects * s->object_size;
+}
+
+/**
+ * slablab_backend_layers - the back end's layers: total, callers', free in slabs
+ * @s: the cache
+ * @l: zeroed by the caller; the design adds its layers after
+ *
+ * Free in slabs counts the unfrozen slabs only (node partial lists; full slabs have
+ * none): what a frozen slab holds belongs to a design's per-cpu layer, which counts
+ * it. The walk holds slabs_lock, so no slab is freed under it.
+ */
+void slablab_backend_layers(struct slablab_cache *s, struct slablab_layers *l)
+{
+	struct slablab_slab *slab;
+	unsigned long flags;
+
+	l->callers = slablab_objects_in_use(s);
+	spin_lock_irqsave(&s->slabs_lock, flags);
+	l->total = s->total_objects;
+	list_for_each_entry(slab, &s->all_slabs, all_list) {
+		struct slablab_counters c = { .word = READ_ONCE(slab->fc.word) };
+
+		if (!c.frozen)
+			l->slabs_free += c.objects - c.inuse;
+	}
+	spin_unlock_irqrestore(&s->slabs_lock, flags);
+	l->present |= BIT(SLABLAB_LAYERS_A_TOTAL) | BIT(SLABLAB_LAYERS_A_CALLERS) |
+		      BIT(SLABLAB_LAYERS_A_SLABS_FREE);
+}
+
+/* ---- init / exit ---- */
+
+int slablab_backend_init(void)
+{
+	BUILD_BUG_ON(sizeof(struct slablab_slab) != 64);
+	if (!slablab_have_cmpxchg_double()) {
+		pr_err("this cpu has no double-word cmpxchg (cmpxchg16b); slablab needs it\n");
+		return -ENODEV;
+	}
+	slablab_meta_cache = kmem_cache_create("slablab_slab", sizeof(struct slablab_slab),
+					       2 * sizeof(void *), 0, NULL);
+	if (!slablab_meta_cache)
+		return -ENOMEM;
+	slablab_flush_wq = alloc_workqueue("slablab_flush", WQ_MEM_RECLAIM, 0);
+	if (!slablab_flush_wq) {
+		kmem_cache_destroy(slablab_meta_cache);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+void slablab_backend_exit(void)
+{
+	destroy_workqueue(slablab_flush_wq);
+	kmem_cache_destroy(slablab_meta_cache);
+}

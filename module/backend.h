@@ -1,0 +1,209 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The shared back end's inline helpers and entry points, for the designs (design_*.c)
+ * and the cache API (slab.c) above it. backend.c's top comment describes slabs, their
+ * states and the locks; nothing here takes a lock a design does not already know of.
+ */
+#ifndef _SLABLAB_BACKEND_H
+#define _SLABLAB_BACKEND_H
+
+#include <linux/mm.h>
+#include <linux/swab.h>
+#include <linux/uaccess.h>
+#include "internal.h"
+
+/* gfp bits that say how hard to try, passed on to the page and metadata allocations */
+#define SLABLAB_RECLAIM_GFP (__GFP_RECLAIM | __GFP_IO | __GFP_FS | __GFP_NOWARN | \
+			     __GFP_RETRY_MAYFAIL | __GFP_NOFAIL | __GFP_NORETRY | \
+			     __GFP_MEMALLOC | __GFP_NOMEMALLOC | __GFP_HIGH)
+
+static __always_inline void stat(struct slablab_cache *s, enum slablab_stat_item si)
+{
+	this_cpu_inc(s->cpu->stat[si]);
+}
+
+static __always_inline void stat_add(struct slablab_cache *s, enum slablab_stat_item si,
+				     unsigned long n)
+{
+	this_cpu_add(s->cpu->stat[si], n);
+}
+
+/* ---- double-word cmpxchg, 6.1 (cmpxchg_double) and 6.6+ (cmpxchg128) ---- */
+
+static __always_inline bool pair_cmpxchg(union slablab_pair *p, union slablab_pair old,
+					 union slablab_pair new)
+{
+#ifdef system_has_cmpxchg128
+	return try_cmpxchg128(&p->full, &old.full, new.full);
+#else
+	return cmpxchg_double(&p->freelist, &p->word, old.freelist, old.word,
+			      new.freelist, new.word);
+#endif
+}
+
+/* A racy but tear-free enough snapshot; every use re-checks it with pair_cmpxchg(). */
+static __always_inline union slablab_pair read_pair(union slablab_pair *p)
+{
+	union slablab_pair v;
+
+	v.word = READ_ONCE(p->word);
+	v.freelist = READ_ONCE(p->freelist);
+	return v;
+}
+
+/* ---- free pointers ---- */
+
+static __always_inline void *fp_code(const struct slablab_cache *s, void *ptr,
+				     unsigned long addr)
+{
+	if (s->flags & SLABLAB_CACHE_F_HARDENED)
+		return (void *)((unsigned long)ptr ^ s->random ^ swab(addr));
+	return ptr;
+}
+
+static __always_inline void *get_fp(const struct slablab_cache *s, void *obj)
+{
+	unsigned long addr = (unsigned long)obj + s->fp_offset;
+
+	return fp_code(s, READ_ONCE(*(void **)addr), addr);
+}
+
+/*
+ * The lockless alloc fast path reads the free pointer of a cpu freelist head it read
+ * earlier. If the task was preempted or migrated in between, that object may since
+ * have been allocated, or its slab flushed, emptied and freed to the page allocator;
+ * the cmpxchg then fails on the tid and the value is never used, but the read itself
+ * happens, as in SLUB's get_freepointer_safe(). mm/slub.c is built without KASAN and
+ * KCSAN instrumentation (KASAN_SANITIZE_slub.o := n), so its plain read passes; here
+ * READ_ONCE() would have KASAN report a use-after-free of the freed page. Read it the
+ * way only this read may: READ_ONCE_NOCHECK(), unseen by KASAN and KCSAN. With
+ * DEBUG_PAGEALLOC the freed page is unmapped: read it without faulting.
+ */
+static __always_inline void *get_fp_safe(const struct slablab_cache *s, void *obj)
+{
+	unsigned long addr = (unsigned long)obj + s->fp_offset;
+	void *p;
+
+	if (IS_ENABLED(CONFIG_DEBUG_PAGEALLOC) && debug_pagealloc_enabled_static()) {
+		if (copy_from_kernel_nofault(&p, (void **)addr, sizeof(p)))
+			return NULL;
+	} else {
+		p = READ_ONCE_NOCHECK(*(void **)addr);
+	}
+	return fp_code(s, p, addr);
+}
+
+static __always_inline void set_fp(const struct slablab_cache *s, void *obj, void *fp)
+{
+	unsigned long addr = (unsigned long)obj + s->fp_offset;
+
+	*(void **)addr = fp_code(s, fp, addr);
+}
+
+static __always_inline struct slablab_slab *obj_to_slab(const void *obj)
+{
+	return (struct slablab_slab *)page_private(virt_to_head_page(obj));
+}
+
+static __always_inline bool node_match(struct slablab_slab *slab, int node)
+{
+	return node == NUMA_NO_NODE || slab_nid(slab) == node;
+}
+
+/*
+ * The node check of the lockless fast path, which holds no lock on c->slab: that slab
+ * may have been freed, its metadata with it (a kmem_cache object, or the slab's own
+ * leftover space). Ask the struct page of the freelist head instead, which always
+ * exists (it lies in the cpu slab, so its node is the slab's), as SLUB's node_match()
+ * reads only the struct slab overlaying struct page.
+ */
+static __always_inline bool obj_node_match(const void *obj, int node)
+{
+	return node == NUMA_NO_NODE || page_to_nid(virt_to_page(obj)) == node;
+}
+
+static inline unsigned int slab_objects(struct slablab_slab *slab)
+{
+	struct slablab_counters c = { .word = READ_ONCE(slab->fc.word) };
+
+	return c.objects;
+}
+
+/* ---- node partial lists ---- */
+
+static inline void add_partial(struct slablab_node *n, struct slablab_slab *slab, bool tail)
+{
+	lockdep_assert_held(&n->list_lock);
+	if (tail)
+		list_add_tail(&slab->node_list, &n->partial);
+	else
+		list_add(&slab->node_list, &n->partial);
+	slab->base_flags |= SLABLAB_SLAB_ON_PARTIAL;
+	n->nr_partial++;
+}
+
+static inline void remove_partial(struct slablab_node *n, struct slablab_slab *slab)
+{
+	lockdep_assert_held(&n->list_lock);
+	list_del(&slab->node_list);
+	slab->base_flags &= ~SLABLAB_SLAB_ON_PARTIAL;
+	n->nr_partial--;
+}
+
+/*
+ * An empty unfrozen slab off every list will be discarded once list_lock is dropped:
+ * say so while the lock is held (validate holds it, see SLABLAB_SLAB_DYING).
+ */
+static inline void mark_dying(struct slablab_node *n, struct slablab_slab *slab)
+{
+	lockdep_assert_held(&n->list_lock);
+	slab->base_flags |= SLABLAB_SLAB_DYING;
+}
+
+/* ---- back end entry points (backend.c) ---- */
+
+bool slablab_have_cmpxchg_double(void);
+void slablab_debug_alloc_check(struct slablab_cache *s, void *obj);
+bool slablab_debug_free_check(struct slablab_cache *s, struct slablab_slab *slab, void *obj);
+unsigned int slablab_min_order(const struct slablab_cache *s);
+struct slablab_slab *slablab_new_slab(struct slablab_cache *s, gfp_t gfp, int node,
+				      void **freelist);
+void slablab_discard_slab(struct slablab_cache *s, struct slablab_slab *slab);
+bool slablab_free_to_slab(struct slablab_cache *s, struct slablab_slab *slab, void *head,
+			  void *tail, unsigned int cnt, bool may_freeze);
+unsigned long slablab_on_each_cpu(struct slablab_cache *s, slablab_cpu_fn fn,
+				  slablab_cpu_pred needed, int mode, void *arg, bool every_cpu);
+unsigned int slablab_layout_stride(const struct slablab_cache *s, unsigned int flags,
+				   unsigned int *fp_offset);
+void slablab_compute_layout(struct slablab_cache *s);
+int slablab_init_random_seq(struct slablab_cache *s);
+int slablab_choose_order(struct slablab_cache *s, struct netlink_ext_ack *extack);
+void slablab_discard_all_slabs(struct slablab_cache *s);
+unsigned long slablab_shrink_nodes(struct slablab_cache *s);
+void slablab_validate_slabs(struct slablab_cache *s, struct slablab_validate_report *r);
+void slablab_backend_gauges(struct slablab_cache *s, struct slablab_gauges *g);
+void slablab_backend_layers(struct slablab_cache *s, struct slablab_layers *l);
+int slablab_backend_init(void);
+void slablab_backend_exit(void);
+
+static __always_inline void *alloc_hook(struct slablab_cache *s, void *obj, gfp_t gfp)
+{
+	if (unlikely(s->flags & SLABLAB_CACHE_F_DEBUG))
+		slablab_debug_alloc_check(s, obj);
+	if (!s->ctor && want_init_on_alloc(gfp))
+		memset(obj, 0, s->object_size);
+	return obj;
+}
+
+/* Prepare one object for freeing; false when debug checks refuse it. */
+static __always_inline bool free_hook(struct slablab_cache *s, struct slablab_slab *slab,
+				      void *obj)
+{
+	if (unlikely(s->flags & SLABLAB_CACHE_F_DEBUG))
+		return slablab_debug_free_check(s, slab, obj);
+	if (want_init_on_free() && !s->ctor)
+		memset(obj, 0, s->object_size);
+	return true;
+}
+
+#endif /* _SLABLAB_BACKEND_H */

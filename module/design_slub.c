@@ -1,0 +1,784 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The slub design: SLUB's per-cpu front end as it stood in 6.1 (before sheaves), over
+ * the shared back end (backend.c). Its fast paths are inline in design_slub.h; here
+ * are its slow paths, cpu slab deactivation, the cpu partial lists, bulk allocation
+ * and free, the flushes and its ops table.
+ *
+ * Per-cpu state (struct slablab_cpu)
+ *   - cpu slab:     frozen, c->slab of one cpu; its free objects are split between the
+ *                   lockless per-cpu freelist (c->ft.freelist) and slab->fc.freelist
+ *                   (where remote frees land);
+ *   - cpu partial:  frozen, on one cpu's c->partial list (put there by a free that
+ *                   turned a full slab partial, or taken from the node list with a
+ *                   new cpu slab), at most cpu_partial_slabs of them.
+ *   A slab leaves c->slab before anything may unfreeze it (see
+ *   slablab_slub_alloc_slow()), so that what c->slab points to is never freed.
+ *
+ * Fast paths (s->fastpath)
+ *   cmpxchg: the cpu freelist and a transaction id (tid) are one double word, updated
+ *            with this_cpu_cmpxchg_double()/this_cpu_try_cmpxchg128(): no lock, no irq
+ *            disabling; the tid (which encodes the cpu) makes a preempted or migrated
+ *            attempt fail and retry. Every slow-path change of c->freelist or c->slab
+ *            bumps the tid for the same reason.
+ *   irqoff:  the same per-cpu data updated under local_lock_irqsave() (interrupts off
+ *            on !PREEMPT_RT). It also bumps the tid, so the two modes can be switched
+ *            while the cache is in use.
+ *   On PREEMPT_RT both modes take the per-cpu local_lock (a per-cpu spinlock there),
+ *   because slow-path holders can be preempted mid-update; see the docs.
+ *
+ * Locks (backend.c's order; this file takes no other)
+ *   slablab_mutex                      held by every flush (the work items are shared)
+ *                                      and by the tunable change
+ *   s->cpu->lock (local_lock)          a cpu's slow path against its fast path: c->slab,
+ *                                      c->ft, c->partial, c->partial_slabs change only
+ *                                      under it, on the cpu (or for a dead cpu)
+ *   s->slabs_lock                      held around a read of another cpu's c->slab
+ *                                      (slablab_slub_cpu_view()): discard needs it
+ *   n->list_lock, slab->fc             as in backend.c
+ */
+
+#include <linux/module.h>
+#include <linux/mm.h>
+#include <linux/cpu.h>
+#include <linux/nodemask.h>
+#include <linux/sched/mm.h>
+#include "design_slub.h"
+
+/*
+ * Take a frozen slab's whole freelist for its cpu. When there is none the slab is
+ * unfrozen in the same cmpxchg: it is full and belongs to no list from then on.
+ */
+static void *get_freelist(struct slablab_cache *s, struct slablab_slab *slab)
+{
+	union slablab_pair old, new;
+	struct slablab_counters c;
+
+	for (;;) {
+		old = read_pair(&slab->fc);
+		c.word = old.word;
+		c.inuse = c.objects;
+		c.frozen = !!old.freelist;
+		new.freelist = NULL;
+		new.word = c.word;
+		if (pair_cmpxchg(&slab->fc, old, new))
+			return old.freelist;
+		stat(s, SLABLAB_CMPXCHG_DOUBLE_FAIL);
+	}
+}
+
+/*
+ * Give a cpu slab back: merge the cpu's freelist into the slab's, unfreeze it, and put
+ * it where its fill level says (node partial list, freed, or nowhere when full).
+ * As SLUB 6.1 does, a slab goes to the partial list's tail when it had remote frees
+ * (objects on slab->fc.freelist: it is likely to get more, so use others first), else
+ * to its head. Returns whether the slab was freed.
+ */
+static bool deactivate_slab(struct slablab_cache *s, struct slablab_slab *slab, void *freelist)
+{
+	struct slablab_node *n = s->node[slab_nid(slab)];
+	struct slablab_counters c;
+	union slablab_pair old, new;
+	unsigned int cnt = 0;
+	unsigned long flags;
+	void *tail = NULL, *p;
+
+	for (p = freelist; p; p = get_fp(s, p)) {
+		tail = p;
+		cnt++;
+	}
+	spin_lock_irqsave(&n->list_lock, flags);
+	for (;;) {
+		old = read_pair(&slab->fc);
+		c.word = old.word;
+		if (tail)
+			set_fp(s, tail, old.freelist);
+		c.inuse -= cnt;
+		c.frozen = 0;
+		new.freelist = tail ? freelist : old.freelist;
+		new.word = c.word;
+		if (pair_cmpxchg(&slab->fc, old, new))
+			break;
+		stat(s, SLABLAB_CMPXCHG_DOUBLE_FAIL);
+	}
+	if (old.freelist)
+		stat(s, SLABLAB_DEACTIVATE_REMOTE_FREES);
+	if (!c.inuse && n->nr_partial >= READ_ONCE(s->min_partial)) {
+		mark_dying(n, slab);
+		spin_unlock_irqrestore(&n->list_lock, flags);
+		stat(s, SLABLAB_DEACTIVATE_EMPTY);
+		slablab_discard_slab(s, slab);
+		return true;
+	}
+	if (new.freelist) {
+		add_partial(n, slab, !!old.freelist);
+		stat(s, old.freelist ? SLABLAB_DEACTIVATE_TO_TAIL : SLABLAB_DEACTIVATE_TO_HEAD);
+	} else {
+		stat(s, SLABLAB_DEACTIVATE_FULL);
+	}
+	spin_unlock_irqrestore(&n->list_lock, flags);
+	return false;
+}
+
+/*
+ * Unfreeze a list of cpu partial slabs onto their node lists (or free empty ones).
+ * Returns the number of slabs freed.
+ */
+static unsigned int unfreeze_partials(struct slablab_cache *s, struct slablab_slab *list)
+{
+	unsigned int freed = 0;
+
+	while (list) {
+		struct slablab_slab *slab = list;
+		struct slablab_node *n = s->node[slab_nid(slab)];
+		struct slablab_counters c;
+		union slablab_pair old, new;
+		unsigned long flags;
+
+		list = slab->next;
+		slab->next = NULL;
+		spin_lock_irqsave(&n->list_lock, flags);
+		for (;;) {
+			old = read_pair(&slab->fc);
+			c.word = old.word;
+			c.frozen = 0;
+			new.freelist = old.freelist;
+			new.word = c.word;
+			if (pair_cmpxchg(&slab->fc, old, new))
+				break;
+			stat(s, SLABLAB_CMPXCHG_DOUBLE_FAIL);
+		}
+		if (!c.inuse && n->nr_partial >= READ_ONCE(s->min_partial)) {
+			mark_dying(n, slab);
+			spin_unlock_irqrestore(&n->list_lock, flags);
+			stat(s, SLABLAB_DEACTIVATE_EMPTY);
+			slablab_discard_slab(s, slab);
+			freed++;
+			continue;
+		}
+		if (old.freelist) {
+			add_partial(n, slab, true);
+			stat(s, SLABLAB_FREE_ADD_PARTIAL);
+		}
+		spin_unlock_irqrestore(&n->list_lock, flags);
+	}
+	return freed;
+}
+
+/* A free froze a slab that was full: keep it on this cpu's partial list. */
+static void put_cpu_partial(struct slablab_cache *s, struct slablab_slab *slab)
+{
+	struct slablab_slab *drain = NULL;
+	struct slablab_cpu *c;
+	unsigned long flags;
+	unsigned int limit;
+
+	local_lock_irqsave(&s->cpu->lock, flags);
+	c = this_cpu_ptr(s->cpu);
+	limit = READ_ONCE(s->cpu_partial_slabs);
+	if (!limit) {
+		/* cpu_partial was set to 0 after the free decided: hand it to the node. */
+		local_unlock_irqrestore(&s->cpu->lock, flags);
+		slab->next = NULL;
+		unfreeze_partials(s, slab);
+		return;
+	}
+	if (c->partial && c->partial_slabs >= limit) {
+		drain = c->partial;
+		c->partial = NULL;
+		c->partial_slabs = 0;
+	}
+	slab->next = c->partial;
+	c->partial = slab;
+	c->partial_slabs++;
+	local_unlock_irqrestore(&s->cpu->lock, flags);
+	stat(s, SLABLAB_CPU_PARTIAL_FREE);
+	if (drain) {
+		unfreeze_partials(s, drain);
+		stat(s, SLABLAB_CPU_PARTIAL_DRAIN);
+	}
+}
+
+/*
+ * Take slabs from a node list: the first becomes the cpu slab (its freelist is
+ * returned), more go to the cpu partial list up to half its bound. Called with the
+ * cpu's local_lock held.
+ */
+static void *get_partial_node(struct slablab_cache *s, struct slablab_node *n,
+			      struct slablab_cpu *c, struct slablab_slab **ret)
+{
+	struct slablab_slab *slab, *tmp;
+	void *freelist = NULL;
+	unsigned long flags;
+
+	if (!n || !READ_ONCE(n->nr_partial))
+		return NULL;
+	spin_lock_irqsave(&n->list_lock, flags);
+	list_for_each_entry_safe(slab, tmp, &n->partial, node_list) {
+		struct slablab_counters cn;
+		union slablab_pair old, new;
+
+		for (;;) {
+			old = read_pair(&slab->fc);
+			cn.word = old.word;
+			cn.frozen = 1;
+			if (!freelist)
+				cn.inuse = cn.objects;
+			new.freelist = freelist ? old.freelist : NULL;
+			new.word = cn.word;
+			if (pair_cmpxchg(&slab->fc, old, new))
+				break;
+			stat(s, SLABLAB_CMPXCHG_DOUBLE_FAIL);
+		}
+		remove_partial(n, slab);
+		if (!freelist) {
+			freelist = old.freelist;
+			*ret = slab;
+			if (!READ_ONCE(s->cpu_partial_slabs))
+				break;
+			continue;
+		}
+		slab->next = c->partial;
+		c->partial = slab;
+		c->partial_slabs++;
+		stat(s, SLABLAB_CPU_PARTIAL_NODE);
+		if (c->partial_slabs > READ_ONCE(s->cpu_partial_slabs) / 2)
+			break;
+	}
+	spin_unlock_irqrestore(&n->list_lock, flags);
+	return freelist;
+}
+
+static void *get_partial(struct slablab_cache *s, gfp_t gfp, int node, struct slablab_cpu *c,
+			 struct slablab_slab **ret)
+{
+	int local = node == NUMA_NO_NODE ? numa_mem_id() : node, nid;
+	unsigned int ratio = READ_ONCE(s->remote_node_defrag_ratio);
+	void *freelist;
+
+	freelist = get_partial_node(s, s->node[local], c, ret);
+	/* __GFP_THISNODE: SLUB's zonelist for it (ZONELIST_NOFALLBACK) has no other node */
+	if (freelist || node != NUMA_NO_NODE || (gfp & __GFP_THISNODE))
+		return freelist;
+	/*
+	 * SLUB's get_any_partial(): another node's partial slab instead of a new one, for
+	 * ratio percent of such allocations (get_cycles() as the cheap dice), and only from
+	 * nodes keeping more than min_partial, so that remote allocations defragment
+	 * the other nodes rather than empty their reserve. Unlike SLUB, nodes are tried in
+	 * id order, not by distance (its zonelist walk), and cpusets and the task's mempolicy
+	 * are not consulted: __cpuset_node_allowed() and the zonelist iterator are not
+	 * exported to modules.
+	 */
+	if (!ratio || get_cycles() % 1024 > ratio * 10)
+		return NULL;
+	for_each_online_node(nid) {
+		struct slablab_node *n = s->node[nid];
+
+		if (nid == local || !n || READ_ONCE(n->nr_partial) <= READ_ONCE(s->min_partial))
+			continue;
+		freelist = get_partial_node(s, n, c, ret);
+		if (freelist)
+			return freelist;
+	}
+	return NULL;
+}
+
+/* Everything that is not "pop the cpu freelist". */
+void *slablab_slub_alloc_slow(struct slablab_cache *s, gfp_t gfp, int node)
+{
+	struct slablab_slab *slab, *fresh;
+	struct slablab_cpu *c;
+	unsigned long flags;
+	void *freelist, *obj;
+
+	/*
+	 * A node without normal memory (memoryless, offline) never has slabs of its own:
+	 * the page allocator falls back elsewhere, so insisting on the node would take a
+	 * new slab for every allocation. Ignore the constraint, as SLUB (slab_nodes) does.
+	 */
+	if (node != NUMA_NO_NODE && !node_state(node, N_NORMAL_MEMORY))
+		node = NUMA_NO_NODE;
+	local_lock_irqsave(&s->cpu->lock, flags);
+	c = this_cpu_ptr(s->cpu);
+retry:
+	slab = c->slab;
+	if (slab && !node_match(slab, node)) {
+		freelist = c->ft.freelist;
+		c->slab = NULL;
+		c->ft.freelist = NULL;
+		c->ft.word = next_tid(c->ft.word);
+		local_unlock_irqrestore(&s->cpu->lock, flags);
+		stat(s, SLABLAB_ALLOC_NODE_MISMATCH);
+		deactivate_slab(s, slab, freelist);
+		local_lock_irqsave(&s->cpu->lock, flags);
+		c = this_cpu_ptr(s->cpu);
+		goto retry;
+	}
+	if (slab && c->ft.freelist) {
+		/* An interrupt freed to us, or we moved to a cpu whose freelist has objects. */
+		freelist = c->ft.freelist;
+		goto load;
+	}
+	if (slab) {
+		/*
+		 * get_freelist() unfreezes a slab it finds full; remote frees may then empty
+		 * and discard it at once. Take it out of c->slab first, so that nobody who
+		 * reads c->slab (slablab_cpu_view(), under slabs_lock, which discard_slab()
+		 * needs) can find a slab that is already freed; back when it had objects.
+		 */
+		WRITE_ONCE(c->slab, NULL);
+		freelist = get_freelist(s, slab);
+		if (freelist) {
+			WRITE_ONCE(c->slab, slab);
+			stat(s, SLABLAB_ALLOC_REFILL);
+			goto load;
+		}
+		c->ft.word = next_tid(c->ft.word);
+		stat(s, SLABLAB_DEACTIVATE_BYPASS);
+	}
+	if (c->partial && node_match(c->partial, node)) {
+		slab = c->partial;
+		c->partial = slab->next;
+		c->partial_slabs--;
+		slab->next = NULL;
+		c->slab = slab;
+		c->ft.freelist = NULL;
+		c->ft.word = next_tid(c->ft.word);
+		stat(s, SLABLAB_CPU_PARTIAL_ALLOC);
+		goto retry;
+	}
+	freelist = get_partial(s, gfp, node, c, &slab);
+	if (freelist) {
+		c->slab = slab;
+		stat(s, SLABLAB_ALLOC_FROM_PARTIAL);
+		goto load;
+	}
+	local_unlock_irqrestore(&s->cpu->lock, flags);
+
+	fresh = slablab_new_slab(s, gfp, node, &freelist);
+	if (!fresh)
+		return NULL;
+	stat(s, SLABLAB_ALLOC_SLAB);
+
+	local_lock_irqsave(&s->cpu->lock, flags);
+	c = this_cpu_ptr(s->cpu);
+	if (unlikely(c->slab)) {
+		/* The cpu got a slab while we slept: keep one object, give the rest back. */
+		local_unlock_irqrestore(&s->cpu->lock, flags);
+		obj = freelist;
+		deactivate_slab(s, fresh, get_fp(s, obj));
+		stat(s, SLABLAB_ALLOC_SLOWPATH);
+		return obj;
+	}
+	c->slab = fresh;
+load:
+	obj = freelist;
+	c->ft.freelist = get_fp(s, obj);
+	c->ft.word = next_tid(c->ft.word);
+	local_unlock_irqrestore(&s->cpu->lock, flags);
+	stat(s, SLABLAB_ALLOC_SLOWPATH);
+	return obj;
+}
+
+/* A free to a slab that is not this cpu's slab. */
+void slablab_slub_free_slow(struct slablab_cache *s, struct slablab_slab *slab, void *head,
+			    void *tail, unsigned int cnt)
+{
+	if (slablab_free_to_slab(s, slab, head, tail, cnt, READ_ONCE(s->cpu_partial_slabs)))
+		put_cpu_partial(s, slab);
+}
+
+/* ---- flushing per-cpu state ---- */
+
+/* Detach a cpu's slab and partial list; @c is this cpu's (lock held) or a dead cpu's. */
+static void detach_cpu(struct slablab_cpu *c, int mode, struct slablab_cache *s,
+		       struct slablab_slab **slab, void **freelist,
+		       struct slablab_slab **partial)
+{
+	*slab = NULL;
+	*freelist = NULL;
+	*partial = NULL;
+	if (mode == SLABLAB_FLUSH_ALL) {
+		*slab = c->slab;
+		*freelist = c->ft.freelist;
+		c->slab = NULL;
+		c->ft.freelist = NULL;
+		c->ft.word = next_tid(c->ft.word);
+	}
+	if (mode == SLABLAB_FLUSH_ALL || c->partial_slabs > READ_ONCE(s->cpu_partial_slabs)) {
+		*partial = c->partial;
+		c->partial = NULL;
+		c->partial_slabs = 0;
+	}
+}
+
+/* Returns the number of slabs freed. */
+static unsigned int flush_detached(struct slablab_cache *s, struct slablab_slab *slab,
+				   void *freelist, struct slablab_slab *partial)
+{
+	unsigned int freed = 0;
+
+	if (slab) {
+		freed += deactivate_slab(s, slab, freelist);
+		stat(s, SLABLAB_CPUSLAB_FLUSH);
+	}
+	if (partial) {
+		freed += unfreeze_partials(s, partial);
+		stat(s, SLABLAB_CPU_PARTIAL_DRAIN);
+	}
+	return freed;
+}
+
+/* Flush this cpu (slablab_on_each_cpu()'s work item). */
+static unsigned int flush_this_cpu(struct slablab_cache *s, int mode, void *arg)
+{
+	struct slablab_slab *slab, *partial;
+	unsigned long flags;
+	void *freelist;
+
+	local_lock_irqsave(&s->cpu->lock, flags);
+	detach_cpu(this_cpu_ptr(s->cpu), mode, s, &slab, &freelist, &partial);
+	local_unlock_irqrestore(&s->cpu->lock, flags);
+	return flush_detached(s, slab, freelist, partial);
+}
+
+/*
+ * Whether a cpu has anything for a flush to do, read from another cpu without its lock,
+ * as SLUB 6.1's has_cpu_slab(): a cpu without a cpu slab or cpu partial slabs is
+ * skipped (a SLABLAB_FLUSH_OVER_LIMIT one unless its list is over the bound). The
+ * work re-reads everything under the cpu's lock.
+ */
+static bool cpu_needs_flush(struct slablab_cache *s, int cpu, int mode)
+{
+	struct slablab_cpu *c = per_cpu_ptr(s->cpu, cpu);
+
+	if (mode == SLABLAB_FLUSH_OVER_LIMIT)
+		return READ_ONCE(c->partial_slabs) > READ_ONCE(s->cpu_partial_slabs);
+	return READ_ONCE(c->slab) || READ_ONCE(c->partial);
+}
+
+/*
+ * The design's flush op: every online cpu that has something to flush (every one with
+ * @every_cpu; see slablab_on_each_cpu()). Needs cpus_read_lock and slablab_mutex.
+ * Returns the number of slabs the flush freed.
+ */
+static unsigned long slub_flush(struct slablab_cache *s, enum slablab_flush_mode mode,
+				bool every_cpu)
+{
+	return slablab_on_each_cpu(s, flush_this_cpu, cpu_needs_flush, mode, NULL, every_cpu);
+}
+
+DEFINE_STATIC_KEY_FALSE(slablab_race_hook);
+
+/* The race the test hook stages: the rest of the system flushed this cpu meanwhile. */
+noinline void slablab_slub_race_hook(struct slablab_cache *s)
+{
+	struct slablab_slab *slab, *partial;
+	unsigned long flags;
+	void *freelist;
+
+	if (READ_ONCE(s->selftest_race) != current)
+		return;
+	WRITE_ONCE(s->selftest_race, NULL);
+	local_lock_irqsave(&s->cpu->lock, flags);
+	detach_cpu(this_cpu_ptr(s->cpu), SLABLAB_FLUSH_ALL, s, &slab, &freelist, &partial);
+	local_unlock_irqrestore(&s->cpu->lock, flags);
+	flush_detached(s, slab, freelist, partial);
+}
+
+/**
+ * slablab_selftest_fastpath_race - make the cmpxchg fast path lose its race (selftests=1)
+ * @s: the cache
+ *
+ * Twice (without a node, then for this node): leave
+ * this cpu an empty cpu slab with every object on the cpu freelist, then allocate with
+ * the test hook armed. Between reading the freelist head and reading that object's free
+ * pointer, the hook flushes the cpu: the slab is deactivated and, with min_partial=0,
+ * handed back to the page allocator. The allocation must then fail its cmpxchg (the
+ * flush moved the tid), having read only what may be read of a freed slab, and retry.
+ *
+ * Return: 0; -EOPNOTSUPP when the cache's fast path takes the local lock (irqoff,
+ * PREEMPT_RT: there is no window); -ENOMEM; -EIO when the hook did not run.
+ */
+int slablab_selftest_fastpath_race(struct slablab_cache *s)
+{
+	int round, err = 0;
+	void *obj;
+
+	if (!slablab_selftests)
+		return -EPERM;
+	if (use_locked_fastpath(s))
+		return -EOPNOTSUPP;
+	static_branch_inc(&slablab_race_hook);
+	for (round = 0; round < 2 && !err; round++) {
+		preempt_disable();
+		obj = slub_alloc(s, GFP_ATOMIC, NUMA_NO_NODE);
+		if (!obj) {
+			err = -ENOMEM;
+			goto next;
+		}
+		slub_free_one(s, obj);
+		WRITE_ONCE(s->selftest_race, current);
+		if (round)
+			obj = slub_alloc(s, GFP_ATOMIC, numa_node_id());
+		else
+			obj = slub_alloc(s, GFP_ATOMIC, NUMA_NO_NODE);
+		if (READ_ONCE(s->selftest_race)) {
+			WRITE_ONCE(s->selftest_race, NULL);
+			err = -EIO;
+		}
+		if (obj)
+			slub_free_one(s, obj);
+		else if (!err)
+			err = -ENOMEM;
+next:
+		preempt_enable();
+	}
+	static_branch_dec(&slablab_race_hook);
+	return err;
+}
+
+/* The design's flush_dead_cpu op: the cpu is gone, nobody else touches its state. */
+static void slub_flush_dead_cpu(struct slablab_cache *s, int cpu)
+{
+	struct slablab_slab *slab, *partial;
+	void *freelist;
+
+	detach_cpu(per_cpu_ptr(s->cpu, cpu), SLABLAB_FLUSH_ALL, s, &slab, &freelist, &partial);
+	flush_detached(s, slab, freelist, partial);
+}
+
+/* ---- bulk allocation and free ---- */
+
+/*
+ * Objects of one slab are linked into one detached freelist and freed with a single
+ * cmpxchg, as kmem_cache_free_bulk() does.
+ */
+static void slub_free_bulk(struct slablab_cache *s, size_t nr, void **p)
+{
+	unsigned int misses;
+	size_t i, j;
+
+	for (i = 0; i < nr; i++) {
+		struct slablab_slab *slab;
+		void *head, *tail;
+		unsigned int cnt = 1;
+
+		if (!p[i])
+			continue;
+		head = p[i];
+		p[i] = NULL;
+		slab = obj_to_slab(head);
+		if (!free_hook(s, slab, head))
+			continue;
+		tail = head;
+		/* Gather the following objects of the same slab, giving up after 3 misses. */
+		for (j = i + 1, misses = 0; j < nr && misses < 3; j++) {
+			void *obj = p[j];
+
+			if (!obj)
+				continue;
+			if (obj_to_slab(obj) != slab) {
+				misses++;
+				continue;
+			}
+			p[j] = NULL;
+			if (!free_hook(s, slab, obj))
+				continue;
+			set_fp(s, obj, head);
+			head = obj;
+			cnt++;
+		}
+		slub_free(s, slab, head, tail, cnt);
+	}
+}
+
+/* Objects from the cpu freelist under one local lock; the slow path for the rest. */
+static int slub_alloc_bulk(struct slablab_cache *s, gfp_t gfp, size_t nr, void **p)
+{
+	struct slablab_cpu *c;
+	unsigned long flags;
+	size_t i, fast = 0;
+
+	might_alloc(gfp);
+	local_lock_irqsave(&s->cpu->lock, flags);
+	c = this_cpu_ptr(s->cpu);
+	for (i = 0; i < nr; i++) {
+		void *obj = c->ft.freelist;
+
+		if (unlikely(!obj || !c->slab)) {
+			c->ft.word = next_tid(c->ft.word);
+			local_unlock_irqrestore(&s->cpu->lock, flags);
+			p[i] = slablab_slub_alloc_slow(s, gfp, NUMA_NO_NODE);
+			if (!p[i])
+				goto fail;
+			local_lock_irqsave(&s->cpu->lock, flags);
+			c = this_cpu_ptr(s->cpu);
+			continue;
+		}
+		c->ft.freelist = get_fp(s, obj);
+		p[i] = obj;
+		fast++;
+	}
+	c->ft.word = next_tid(c->ft.word);
+	local_unlock_irqrestore(&s->cpu->lock, flags);
+	stat_add(s, SLABLAB_ALLOC_FASTPATH, fast);
+	for (i = 0; i < nr; i++)
+		alloc_hook(s, p[i], gfp);
+	return nr;
+fail:
+	stat_add(s, SLABLAB_ALLOC_FASTPATH, fast);
+	for (fast = 0; fast < i; fast++)
+		alloc_hook(s, p[fast], gfp);
+	slub_free_bulk(s, i, p);
+	return 0;
+}
+
+static void set_cpu_partial_bound(struct slablab_cache *s)
+{
+	unsigned int objs = slablab_objs_per_slab(READ_ONCE(s->order), s->stride, PAGE_SIZE);
+
+	WRITE_ONCE(s->cpu_partial_slabs, slablab_cpu_partial_slabs(s->cpu_partial, objs));
+}
+
+int slablab_set_cpu_partial(struct slablab_cache *s, unsigned int objects,
+			    struct netlink_ext_ack *extack)
+{
+	if (objects > SLABLAB_MAX_CPU_PARTIAL)
+		return -ERANGE;
+	WRITE_ONCE(s->cpu_partial, objects);
+	set_cpu_partial_bound(s);
+	/* Takes effect at once: lists over the new bound are drained now. */
+	if (s->ops == &slablab_slub_ops)
+		slub_flush(s, SLABLAB_FLUSH_OVER_LIMIT, false);
+	return 0;
+}
+
+static void slub_cpu_view(struct slablab_cache *s, int cpu, u32 *slab_objs,
+			  u32 *partial_slabs, u32 *partial_objects)
+{
+	struct slablab_cpu *c = per_cpu_ptr(s->cpu, cpu);
+	struct slablab_slab *slab;
+	unsigned long flags;
+
+	/* discard_slab() needs slabs_lock: a slab still seen as c->slab stays alive. */
+	spin_lock_irqsave(&s->slabs_lock, flags);
+	slab = READ_ONCE(c->slab);
+	*slab_objs = slab ? slab_objects(slab) : 0;
+	spin_unlock_irqrestore(&s->slabs_lock, flags);
+	*partial_slabs = READ_ONCE(c->partial_slabs);
+	/* An estimate, as SLUB's: slabs on the list are assumed half free. */
+	*partial_objects = *partial_slabs * slablab_objs_per_slab(READ_ONCE(s->order),
+								  s->stride, PAGE_SIZE) / 2;
+}
+
+static void slub_gauges(struct slablab_cache *s, struct slablab_gauges *g)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct slablab_cpu *c = per_cpu_ptr(s->cpu, cpu);
+
+		if (READ_ONCE(c->slab))
+			g->cpu_slabs++;
+		g->cpu_partial_slabs += READ_ONCE(c->partial_slabs);
+	}
+}
+
+/* Free objects of a frozen slab on its own freelist (remote frees, partial slabs). */
+static unsigned int slab_free_objects(struct slablab_slab *slab)
+{
+	struct slablab_counters c = { .word = READ_ONCE(slab->fc.word) };
+
+	return c.objects - c.inuse;
+}
+
+struct slub_layer_count {
+	atomic64_t cpu_slab;
+	atomic64_t cpu_partial;
+};
+
+/*
+ * Count this cpu's layers (slablab_on_each_cpu()'s work item). Under the local lock on
+ * the cpu nothing changes c->slab, c->ft or c->partial, and no fast path of this cpu
+ * is between its reads and its cmpxchg while we walk: a preempted one fails on the tid
+ * only if we changed it, which we do not. The cpu slab's free objects are its cpu
+ * freelist plus the remote frees on its own freelist (the counters say the cpu
+ * freelist is in use); a cpu partial slab's are on its freelist.
+ */
+static unsigned int count_this_cpu(struct slablab_cache *s, int mode, void *arg)
+{
+	struct slub_layer_count *n = arg;
+	u64 in_slab = 0, in_partial = 0;
+	struct slablab_slab *slab;
+	struct slablab_cpu *c;
+	unsigned long flags;
+	void *p;
+
+	local_lock_irqsave(&s->cpu->lock, flags);
+	c = this_cpu_ptr(s->cpu);
+	if (c->slab) {
+		unsigned int bound = slab_objects(c->slab);
+
+		for (p = c->ft.freelist; p && in_slab < bound; p = get_fp(s, p))
+			in_slab++;
+		in_slab += slab_free_objects(c->slab);
+	}
+	for (slab = c->partial; slab; slab = slab->next)
+		in_partial += slab_free_objects(slab);
+	local_unlock_irqrestore(&s->cpu->lock, flags);
+	atomic64_add(in_slab, &n->cpu_slab);
+	atomic64_add(in_partial, &n->cpu_partial);
+	return 0;
+}
+
+/* The layers op: cpu slabs and cpu partial lists, counted on every online cpu. */
+static void slub_layers(struct slablab_cache *s, struct slablab_layers *l)
+{
+	struct slub_layer_count n = {
+		.cpu_slab = ATOMIC64_INIT(0), .cpu_partial = ATOMIC64_INIT(0),
+	};
+
+	slablab_on_each_cpu(s, count_this_cpu, NULL, 0, &n, true);
+	l->cpu_slab = atomic64_read(&n.cpu_slab);
+	l->cpu_partial = atomic64_read(&n.cpu_partial);
+	l->present |= BIT(SLABLAB_LAYERS_A_CPU_SLAB) | BIT(SLABLAB_LAYERS_A_CPU_PARTIAL);
+}
+
+/* A new cache, or one switching to slub: every cpu's state is empty. */
+static int slub_init(struct slablab_cache *s)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct slablab_cpu *c = per_cpu_ptr(s->cpu, cpu);
+
+		c->slab = NULL;
+		c->partial = NULL;
+		c->partial_slabs = 0;
+		c->ft.freelist = NULL;
+		c->ft.word = cpu;	/* init tid: tid % TID_STEP is the cpu */
+	}
+	set_cpu_partial_bound(s);
+	return 0;
+}
+
+static void *slub_alloc_op(struct slablab_cache *s, gfp_t gfp, int node)
+{
+	return slub_alloc(s, gfp, node);
+}
+
+const struct slablab_design_ops slablab_slub_ops = {
+	.name = "slub",
+	.init = slub_init,
+	.alloc = slub_alloc_op,
+	.free = slub_free,
+	.alloc_bulk = slub_alloc_bulk,
+	.free_bulk = slub_free_bulk,
+	.flush = slub_flush,
+	.flush_dead_cpu = slub_flush_dead_cpu,
+	.relayout = set_cpu_partial_bound,
+	.gauges = slub_gauges,
+	.cpu_view = slub_cpu_view,
+	.layers = slub_layers,
+};
