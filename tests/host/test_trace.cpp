@@ -70,6 +70,7 @@ TEST(Trace, BuildMapsPointersToIds)
 	EXPECT_EQ(t.nr_objects, 3U);	// 0x1000 twice, 0x2000
 	EXPECT_EQ(t.unmatched_frees, 1U);
 	EXPECT_EQ(t.live_at_end, 1U);	// the second 0x1000
+	EXPECT_EQ(t.lost_frees, 0U);
 	EXPECT_EQ(t.lost_events, 3U);
 	EXPECT_EQ(t.nr_cpus, 2U);
 	EXPECT_EQ(t.events[0].object, 1U);

@@ -5,6 +5,7 @@ slablab's caches and on the kernel's SLUB. Counting identities must hold on both
 (allocs - frees = live at the end) and the two targets must see the same objects."""
 import json
 import os
+import re
 
 import pytest
 
@@ -13,11 +14,16 @@ from conftest import slabctl
 
 @pytest.fixture(scope="module")
 def trace(tmp_path_factory):
+    """A recording of tar; live_at_end (an attribute of this function) is what record
+    reported."""
     path = tmp_path_factory.mktemp("replay") / "tar.trace"
     r = slabctl("record", "-o", path, "--buffer-kb", "8192", "--",
                 "tar", "cf", "/dev/null", "/etc")
     assert "recorded" in r.stderr, r.stderr
     assert os.path.getsize(path) > 80
+    live = re.search(r"objects live at the end: (\d+)", r.stderr)
+    assert live, r.stderr
+    trace.live_at_end = int(live.group(1))
     return path
 
 
@@ -43,6 +49,8 @@ def test_replay_identities(trace, target):
     assert sum(c["allocs"] for c in res["caches"]) == res["allocs"]
     assert sum(c["live_at_end"] for c in res["caches"]) == res["live_at_end"]
     assert res["ops_per_sec"] > 0
+    # the ids the recorder saw never freed are the objects the replay holds at its end
+    assert res["live_at_end"] == trace.live_at_end
 
 
 def test_targets_agree(trace):

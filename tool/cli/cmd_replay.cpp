@@ -210,11 +210,12 @@ int record(const RecordOptions& o)
 		   "slabctl: recorded {} events ({} objects, {} caches, {} cpus) in {:.3f} s to {}\n"
 		   "  lost events: {}{}\n"
 		   "  frees of objects from before the recording: {}\n"
-		   "  objects live at the end: {}; peak live bytes: {}\n",
+		   "  objects live at the end: {} ({} of them allocated at a live address: their "
+		   "free was not traced); peak live bytes: {}\n",
 		   t.events.size(), t.nr_objects, t.caches.size(), t.nr_cpus,
 		   static_cast<double>(t.duration_ns) / 1e9, o.output, t.lost_events,
 		   t.lost_events ? " (raise --buffer-kb)" : "", t.unmatched_frees, t.live_at_end,
-		   t.peak_live_bytes);
+		   t.lost_frees, t.peak_live_bytes);
 	if (rc != 0)
 		fmt::print(stderr, "slabctl: record: the command exited with status {}\n", rc);
 	return rc == 0 ? kExitOk : kExitFailed;

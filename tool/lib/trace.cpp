@@ -102,7 +102,11 @@ Trace build_trace(std::vector<RawEvent> raw, uint64_t lost_events)
 		const RawEvent& e = raw[i];
 		if (e.op == TraceOp::alloc) {
 			const auto id = static_cast<uint32_t>(name_of.size());
-			live[e.ptr] = id;	// a live pointer again: its free was lost
+			auto [it, fresh] = live.try_emplace(e.ptr, id);
+			if (!fresh) {	// a live pointer again: its free was not traced
+				t.lost_frees++;
+				it->second = id;
+			}
 			ids[i] = id;
 			name_of.emplace_back();
 			size_of.push_back(e.bytes_alloc);
@@ -114,7 +118,8 @@ Trace build_trace(std::vector<RawEvent> raw, uint64_t lost_events)
 		}
 	}
 	t.nr_objects = name_of.size() - 1;
-	t.live_at_end = live.size();
+	// ids never freed: the live pointers and the objects whose free was not traced
+	t.live_at_end = live.size() + t.lost_frees;
 	std::map<std::string, uint16_t> cache_ids;
 	auto intern = [&](const std::string& name, uint32_t size) -> uint16_t {
 		auto [it, fresh] = cache_ids.try_emplace(name, 0);

@@ -39,7 +39,8 @@ struct Trace {
 	uint64_t nr_objects = 0;
 	uint64_t lost_events = 0;
 	uint64_t unmatched_frees = 0;	///< frees of objects allocated before the recording
-	uint64_t live_at_end = 0;	///< objects still live when it ended
+	uint64_t live_at_end = 0;	///< objects (ids) never freed in the trace
+	uint64_t lost_frees = 0;	///< addresses allocated again while live (not in the file)
 	uint64_t peak_live_bytes = 0;	///< bytes_alloc of the live objects at their peak
 	uint64_t duration_ns = 0;
 	std::vector<TraceCache> caches;
