@@ -53,7 +53,7 @@
 /* r->obj[] values besides a live object: never a pointer the allocators return */
 #define OBJ_FAILED	((void *)1)	/* its allocation failed: the free is skipped */
 #define OBJ_FREED	((void *)2)	/* freed */
-#define OBJ_CHECKED	((void *)3)	/* slablab_replay_run()'s check only */
+#define OBJ_CHECKED	((void *)3)	/* replay_check() only: | size << 2 */
 
 struct replay_thread {
 	struct slablab_replay *r;
@@ -533,19 +533,20 @@ static int replay_check(struct slablab_replay *r, struct netlink_ext_ack *extack
 				err = -EINVAL;
 				break;
 			}
-			*o = OBJ_CHECKED;
+			/* the size in the slot: a free's own size field is not trusted */
+			*o = (void *)((uintptr_t)size << 2 | (uintptr_t)OBJ_CHECKED);
 			live += size;
 			peak = max(peak, live);
 		} else {
-			if (*o != OBJ_CHECKED) {
+			if (((uintptr_t)*o & 3) != (uintptr_t)OBJ_CHECKED) {
 				NL_SET_ERR_MSG_FMT_MOD(extack,
 						       "event %llu frees object %u, not live",
 						       i, e->object);
 				err = -EINVAL;
 				break;
 			}
+			live -= (uintptr_t)*o >> 2;
 			*o = OBJ_FREED;
-			live -= size;
 		}
 		if (!(i & 4095))
 			cond_resched();
