@@ -53,7 +53,7 @@
 /* r->obj[] values besides a live object: never a pointer the allocators return */
 #define OBJ_FAILED	((void *)1)	/* its allocation failed: the free is skipped */
 #define OBJ_FREED	((void *)2)	/* freed */
-#define OBJ_CHECKED	((void *)3)	/* replay_check() only: | size << 2 */
+#define OBJ_CHECKED	((void *)3)	/* replay_check() only: | alloc event << 2 */
 
 struct replay_thread {
 	struct slablab_replay *r;
@@ -514,38 +514,56 @@ out:
 	return err;
 }
 
-/* Each object allocated once, freed at most once after; the peak live bytes. */
+/* The bytes an allocation event holds, as replayed: a free's own size is not trusted. */
+static u64 replay_event_bytes(const struct slablab_replay *r, const struct slablab_replay_event *e)
+{
+	return e->cache ? r->caches[e->cache - 1].size : e->size;
+}
+
+/*
+ * Each object allocated once, freed at most once after and to the cache it came from
+ * (a kmem_cache_free() or slablab_cache_free() to another cache corrupts it); the peak
+ * live bytes. A live object's obj[] slot holds its allocation's event index until then
+ * (below SLABLAB_REPLAY_MAX_EVENTS: fits beside the tag even in 32 bits).
+ */
 static int replay_check(struct slablab_replay *r, struct netlink_ext_ack *extack)
 {
 	u64 i, live = 0, peak = 0;
 	int err = 0;
 
 	for (i = 0; i < r->nr_events; i++) {
-		const struct slablab_replay_event *e = &r->ev[i];
-		u64 size = e->cache ? r->caches[e->cache - 1].size : e->size;
+		const struct slablab_replay_event *e = &r->ev[i], *a;
 		void **o = &r->obj[e->object];
+		uintptr_t slot = (uintptr_t)*o;
 
 		if (e->op == SLABLAB_REPLAY_OP_ALLOC) {
-			if (*o) {
+			if (slot) {
 				NL_SET_ERR_MSG_FMT_MOD(extack,
 						       "event %llu allocates object %u a second time",
 						       i, e->object);
 				err = -EINVAL;
 				break;
 			}
-			/* the size in the slot: a free's own size field is not trusted */
-			*o = (void *)((uintptr_t)size << 2 | (uintptr_t)OBJ_CHECKED);
-			live += size;
+			*o = (void *)((uintptr_t)i << 2 | (uintptr_t)OBJ_CHECKED);
+			live += replay_event_bytes(r, e);
 			peak = max(peak, live);
 		} else {
-			if (((uintptr_t)*o & 3) != (uintptr_t)OBJ_CHECKED) {
+			if ((slot & 3) != (uintptr_t)OBJ_CHECKED) {
 				NL_SET_ERR_MSG_FMT_MOD(extack,
 						       "event %llu frees object %u, not live",
 						       i, e->object);
 				err = -EINVAL;
 				break;
 			}
-			live -= (uintptr_t)*o >> 2;
+			a = &r->ev[slot >> 2];
+			if (a->cache != e->cache) {
+				NL_SET_ERR_MSG_FMT_MOD(extack,
+						       "event %llu frees object %u to cache %u, allocated from cache %u",
+						       i, e->object, e->cache, a->cache);
+				err = -EINVAL;
+				break;
+			}
+			live -= replay_event_bytes(r, a);
 			*o = OBJ_FREED;
 		}
 		if (!(i & 4095))
