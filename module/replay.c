@@ -49,6 +49,8 @@
 #define REPLAY_SAMPLE_EVERY	4096	/* events between a kthread's pages samples */
 #define REPLAY_MAX_KMALLOC	32
 #define REPLAY_MAX_SIZE		(4U << 20)	/* largest kmalloc event */
+/* a failed allocation is an outcome the replay counts, not a kernel warning */
+#define REPLAY_GFP		(GFP_KERNEL | __GFP_NOWARN)
 
 /* r->obj[] values besides a live object: never a pointer the allocators return */
 #define OBJ_FAILED	((void *)1)	/* its allocation failed: the free is skipped */
@@ -138,10 +140,10 @@ static __always_inline void *replay_alloc(struct slablab_replay *r, const u32 ta
 					  const struct slablab_replay_event *e)
 {
 	if (target == SLABLAB_REPLAY_TARGET_SLABLAB)
-		return e->cache ? slablab_cache_alloc(r->lab[e->cache - 1], GFP_KERNEL) :
-				  slablab_kmalloc(e->size, GFP_KERNEL);
-	return e->cache ? kmem_cache_alloc(r->native[e->cache - 1], GFP_KERNEL) :
-			  kmalloc(e->size, GFP_KERNEL);
+		return e->cache ? slablab_cache_alloc(r->lab[e->cache - 1], REPLAY_GFP) :
+				  slablab_kmalloc(e->size, REPLAY_GFP);
+	return e->cache ? kmem_cache_alloc(r->native[e->cache - 1], REPLAY_GFP) :
+			  kmalloc(e->size, REPLAY_GFP);
 }
 
 static __always_inline void replay_free(struct slablab_replay *r, const u32 target,
@@ -281,10 +283,14 @@ static void replay_destroy_caches(struct slablab_replay *r)
 
 static void replay_free_all(struct slablab_replay *r)
 {
+	u32 i;
+
 	if (!r)
 		return;
 	replay_destroy_caches(r);
 	kvfree(r->res);
+	for (i = 0; r->t && i < r->threads; i++)
+		kvfree(r->t[i].ev);
 	kfree(r->t);
 	kvfree(r->caches);
 	kvfree(r->ev);
@@ -374,6 +380,8 @@ static void replay_finish(struct slablab_replay *r, bool stopped)
 		res[e->cache].live_at_end++;
 		replay_free(r, r->target, e->cache, p);
 		r->obj[e->object] = OBJ_FREED;
+		if (!(i & 4095))
+			cond_resched();
 	}
 	replay_destroy_caches(r);
 	/* release: the results before the state (slablab_replay_get() reads it locked) */
@@ -388,13 +396,15 @@ static void replay_finish(struct slablab_replay *r, bool stopped)
  * @extack: where to say what was wrong
  *
  * Replaces a loaded or finished replay. Return: 0, -EBUSY while one runs, -ENOMEM,
- * -EINVAL/-ERANGE for a bad set-up.
+ * -EINVAL/-ERANGE for a bad set-up, -E2BIG over the caps (events, caches, and the
+ * replay's own arrays at most RAM / 8).
  */
 int slablab_replay_new(const struct slablab_replay_setup *setup,
 		       const struct slablab_replay_cache *caches, u32 nr_caches,
 		       struct netlink_ext_ack *extack)
 {
 	struct slablab_replay *r;
+	u64 meta, ram;
 	u32 i;
 	int err;
 
@@ -411,6 +421,17 @@ int slablab_replay_new(const struct slablab_replay_setup *setup,
 	if (setup->nr_objects > setup->nr_events) {
 		NL_SET_ERR_MSG_MOD(extack, "more objects than events");
 		return -EINVAL;
+	}
+	/* the events, each kthread's index of them, an object's pointer and owner */
+	meta = setup->nr_events * (sizeof(struct slablab_replay_event) + sizeof(u32)) +
+	       ((u64)setup->nr_objects + 1) * (sizeof(void *) + sizeof(u16));
+	ram = (u64)totalram_pages() << PAGE_SHIFT;
+	if (meta > ram / 8) {
+		NL_SET_ERR_MSG_FMT_MOD(extack,
+				       "%llu events and %u objects take %llu MiB, over RAM / 8 (%llu MiB)",
+				       setup->nr_events, setup->nr_objects, meta >> 20,
+				       ram / 8 >> 20);
+		return -E2BIG;
 	}
 	for (i = 0; i < nr_caches; i++) {
 		u32 size = caches[i].size, align = caches[i].align;
@@ -447,9 +468,9 @@ int slablab_replay_new(const struct slablab_replay_setup *setup,
 	r->caches = kvmalloc_array(nr_caches + 1, sizeof(*caches), GFP_KERNEL);
 	if (r->caches && nr_caches)
 		memcpy(r->caches, caches, array_size(nr_caches, sizeof(*caches)));
-	r->ev = vmalloc(array_size(r->nr_events, sizeof(*r->ev)));
-	r->obj = kvcalloc(r->nr_objects + 1, sizeof(*r->obj), GFP_KERNEL);
-	r->owner = kvcalloc(r->nr_objects + 1, sizeof(*r->owner), GFP_KERNEL);
+	r->ev = kvmalloc_array(r->nr_events, sizeof(*r->ev), GFP_KERNEL | __GFP_NOWARN);
+	r->obj = kvcalloc(r->nr_objects + 1, sizeof(*r->obj), GFP_KERNEL | __GFP_NOWARN);
+	r->owner = kvcalloc(r->nr_objects + 1, sizeof(*r->owner), GFP_KERNEL | __GFP_NOWARN);
 	r->lab = kcalloc(nr_caches + 1, sizeof(*r->lab), GFP_KERNEL);
 	r->native = kcalloc(nr_caches + 1, sizeof(*r->native), GFP_KERNEL);
 	r->res = kvcalloc(nr_caches + 1, sizeof(*r->res), GFP_KERNEL);
@@ -597,8 +618,11 @@ static int replay_make_threads(struct slablab_replay *r, struct netlink_ext_ack 
 		kfree(count);
 		return -ENOMEM;
 	}
-	for (i = 0; i < r->nr_events; i++)
+	for (i = 0; i < r->nr_events; i++) {
 		count[r->ev[i].cpu % r->threads]++;
+		if (!(i & 65535))
+			cond_resched();
+	}
 	for (k = 0; k < r->threads; k++) {
 		r->t[k].r = r;
 		r->t[k].idx = k;
@@ -613,13 +637,21 @@ static int replay_make_threads(struct slablab_replay *r, struct netlink_ext_ack 
 		struct replay_thread *t = &r->t[r->ev[i].cpu % r->threads];
 
 		t->ev[t->nr++] = i;
+		if (!(i & 65535))
+			cond_resched();
 	}
-	/* bound to the first online cpus, kept online until each kthread is bound */
+	/*
+	 * Bound to the first online cpus, kept online until each kthread is bound. A cpu
+	 * that went down since r->threads was counted leaves fewer: two kthreads share a
+	 * cpu then (a remote free's wait yields to the allocation, cond_resched()).
+	 */
 	cpus_read_lock();
 	cpu = cpumask_first(cpu_online_mask);
 	for (k = 0; k < r->threads; k++) {
 		struct task_struct *task;
 
+		if (cpu >= nr_cpu_ids)
+			cpu = cpumask_first(cpu_online_mask);
 		r->t[k].cpu = cpu;
 		task = kthread_create(replay_thread_fn, &r->t[k], "slablab-replay/%u", k);
 		if (IS_ERR(task)) {
