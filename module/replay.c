@@ -447,9 +447,13 @@ int slablab_replay_new(const struct slablab_replay_setup *setup,
 
 	mutex_lock(&replay_mutex);
 	if (slablab_replay && slablab_replay->state == SLABLAB_REPLAY_RUNNING) {
-		NL_SET_ERR_MSG_MOD(extack, "a replay is running");
-		err = -EBUSY;
-		goto out_unlock;
+		if (!completion_done(&slablab_replay->done)) {
+			NL_SET_ERR_MSG_MOD(extack, "a replay is running");
+			err = -EBUSY;
+			goto out_unlock;
+		}
+		/* done, not yet collected by replay-get: its kthreads and objects go */
+		replay_finish(slablab_replay, false);
 	}
 	err = -ENOMEM;
 	r = kzalloc(sizeof(*r), GFP_KERNEL);

@@ -196,6 +196,28 @@ def test_peak_over_max_live_bytes(nl):
 
 
 @pytest.mark.parametrize("target", ["slablab", "native"])
+def test_done_replay_is_replaced_without_get(nl, client, target):
+    """A replay whose kthreads are done is finished by the next replay-new (its
+    objects freed, its caches destroyed) rather than refused as running; data after
+    the start is refused."""
+    before = {c["name"] for c in client.cache_list()}
+    events = [ev(ALLOC, 1, cache=1, cpu=0), ev(ALLOC, 2, size=100, cpu=1),
+              ev(FREE, 1, cache=1, cpu=1), ev(ALLOC, 3, cache=1, cpu=1)]
+    load(nl, events, 3, rcache(64), cpus=2, target=target)
+    r = nl.cmd("REPLAY_RUN")
+    assert r.error == 0, r
+    r = replay_data(nl, events, offset=0)
+    assert r.error == errno.ENOENT, r
+    deadline = time.monotonic() + 120
+    while True:                 # -EBUSY only while the kthreads still run
+        r = replay_new(nl, 1, 1)
+        if r.error != errno.EBUSY or time.monotonic() > deadline:
+            break
+    assert r.error == 0, r
+    assert {c["name"] for c in client.cache_list()} == before
+
+
+@pytest.mark.parametrize("target", ["slablab", "native"])
 def test_hand_made_trace_counts(nl, target):
     """Remote frees (allocated on one kthread, freed on another) and live objects at
     the end, counted as the events say."""

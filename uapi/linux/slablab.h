@@ -145,10 +145,11 @@
  *   Before the first storm the reply is as for storm-get (state = none).
  *
  * SLABLAB_CMD_REPLAY_NEW [ADMIN]
- *   do: → replay; ← replay
+ *   do: → replay
  *   [ADMIN] Set up a replay: replay { target (required), nr-events (required),
  *   nr-objects (required), nr-cpus (required), caches, max-live-bytes }. Replaces a
- *   finished or loading replay; -EBUSY while one runs. The reply is replay { state }.
+ *   finished or loading replay (one whose kthreads are done is finished first);
+ *   -EBUSY while one runs; -E2BIG when its arrays would exceed RAM / 8. No reply.
  *
  * SLABLAB_CMD_REPLAY_DATA [ADMIN]
  *   do: → replay
@@ -158,9 +159,9 @@
  * SLABLAB_CMD_REPLAY_RUN [ADMIN]
  *   do: → (nothing); ← replay
  *   [ADMIN] Start the loaded replay (asynchronous): every event must have been given,
- *   each object allocated once before it is freed at most once (-EINVAL), the trace's
- *   peak live bytes under max-live-bytes (-E2BIG). The reply is replay { state,
- *   threads, folded, peak-live-bytes }.
+ *   each object allocated once before it is freed at most once, to the cache it came
+ *   from (-EINVAL), the trace's peak live bytes under max-live-bytes (-E2BIG). The
+ *   reply is replay { state, threads, folded, peak-live-bytes }.
  *
  * SLABLAB_CMD_REPLAY_GET
  *   do: → (nothing); ← replay
