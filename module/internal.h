@@ -21,6 +21,7 @@
 #include "../uapi/linux/slablab.h"
 #include "../include/slablab.h"
 #include "../include/slablab/protocol.h"
+#include "../include/slablab/replay.h"
 #include "netlink-gen.h"
 #include "policy.h"
 
@@ -561,5 +562,72 @@ int slablab_handle_free(u32 id, int cpu, u32 count, u32 *left, struct netlink_ex
 u64 slablab_handles_objects(struct slablab_cache *s);
 void slablab_handles_release_cache(struct slablab_cache *s);
 void slablab_handles_release_all(void);
+
+/* replay.c: the replay engine (docs/replay.md) */
+
+/**
+ * struct slablab_replay_setup - a replay-new request, parsed by netlink.c
+ * @target: enum slablab_replay_target
+ * @nr_events: events the replay holds
+ * @nr_objects: object ids 1..@nr_objects
+ * @nr_cpus: recorded cpus
+ * @max_live_bytes: cap on the trace's peak live bytes
+ */
+struct slablab_replay_setup {
+	u32 target;
+	u64 nr_events;
+	u32 nr_objects;
+	u32 nr_cpus;
+	u64 max_live_bytes;
+};
+
+/**
+ * struct slablab_replay_report - a replay as replay-run/replay-get report it
+ * @state: enum slablab_replay_state
+ * @target: enum slablab_replay_target
+ * @threads: kthreads
+ * @folded: fewer kthreads than recorded cpus
+ * @allocs: allocations that succeeded
+ * @frees: frees replayed
+ * @remote_frees: frees on another kthread than the allocation's
+ * @failures: allocations that failed
+ * @alloc_cycles: cycles in allocations
+ * @free_cycles: cycles in frees
+ * @elapsed_ns: from the start to the last kthread's end
+ * @peak_pages: highest pages sample of the slablab target
+ * @peak_live_bytes: the trace's peak live bytes
+ * @live_at_end: objects live after the last event
+ * @nr_res: entries of @res (0 until done)
+ * @res: per cache (entry 0: kmalloc), owned by the replay
+ */
+struct slablab_replay_report {
+	u32 state;
+	u32 target;
+	u32 threads;
+	bool folded;
+	u64 allocs;
+	u64 frees;
+	u64 remote_frees;
+	u64 failures;
+	u64 alloc_cycles;
+	u64 free_cycles;
+	u64 elapsed_ns;
+	u64 peak_pages;
+	u64 peak_live_bytes;
+	u64 live_at_end;
+	u32 nr_res;
+	const struct slablab_replay_cache_result *res;
+};
+
+int slablab_replay_new(const struct slablab_replay_setup *setup,
+		       const struct slablab_replay_cache *caches, u32 nr_caches,
+		       struct netlink_ext_ack *extack);
+int slablab_replay_data(u64 offset, const struct slablab_replay_event *ev, u32 nr,
+			struct netlink_ext_ack *extack);
+int slablab_replay_run(struct slablab_replay_report *rep, struct netlink_ext_ack *extack);
+void slablab_replay_get(struct slablab_replay_report *rep);
+void slablab_replay_lock(void);
+void slablab_replay_unlock(void);
+void slablab_replay_exit(void);
 
 #endif /* _SLABLAB_INTERNAL_H */

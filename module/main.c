@@ -40,6 +40,7 @@ static void __exit slablab_exit(void)
 	slablab_netlink_exit();
 	/* not under slablab_mutex: it waits for the storm's controller (storm.c) */
 	slablab_storm_exit();
+	slablab_replay_exit();
 	slablab_handles_release_all();
 	slablab_slab_exit();
 	slablab_debugfs_exit();

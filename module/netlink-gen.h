@@ -7,6 +7,7 @@
 #include "../uapi/linux/slablab.h"
 
 extern const struct nla_policy slablab_storm_size_policy[SLABLAB_STORM_SIZE_A_MAX + 1];
+extern const struct nla_policy slablab_replay_policy[SLABLAB_REPLAY_A_MAX + 1];
 extern const struct nla_policy slablab_storm_policy[SLABLAB_STORM_A_MAX + 1];
 extern const struct nla_policy slablab_cache_policy[SLABLAB_CACHE_A_MAX + 1];
 extern const struct nla_policy slablab_policy[SLABLAB_A_MAX + 1];

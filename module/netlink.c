@@ -1403,6 +1403,183 @@ static int slablab_nl_storm_stop(struct sk_buff *skb, struct genl_info *info)
 	return storm_report(info, SLABLAB_CMD_STORM_STOP, true);
 }
 
+/*
+ * Replay commands (replay.c): its replay_mutex is taken inside each call, never with a
+ * lock of this file held; replay-get holds it (slablab_replay_lock()) while the reply is
+ * built, as the per-cache results belong to the replay.
+ */
+static int replay_parse(struct genl_info *info, struct nlattr **tb)
+{
+	if (GENL_REQ_ATTR_CHECK(info, SLABLAB_A_REPLAY))
+		return -EINVAL;
+	return nla_parse_nested(tb, SLABLAB_REPLAY_A_MAX, info->attrs[SLABLAB_A_REPLAY],
+				slablab_replay_policy, info->extack);
+}
+
+static int slablab_nl_replay_new(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr *tb[SLABLAB_REPLAY_A_MAX + 1];
+	u64 ram = (u64)totalram_pages() << PAGE_SHIFT;
+	struct slablab_replay_setup setup = {};
+	const struct slablab_replay_cache *caches = NULL;
+	u32 nr_caches = 0;
+	int err;
+
+	err = replay_parse(info, tb);
+	if (err)
+		return err;
+	if (NL_REQ_ATTR_CHECK(info->extack, info->attrs[SLABLAB_A_REPLAY], tb,
+			      SLABLAB_REPLAY_A_TARGET) ||
+	    NL_REQ_ATTR_CHECK(info->extack, info->attrs[SLABLAB_A_REPLAY], tb,
+			      SLABLAB_REPLAY_A_NR_EVENTS) ||
+	    NL_REQ_ATTR_CHECK(info->extack, info->attrs[SLABLAB_A_REPLAY], tb,
+			      SLABLAB_REPLAY_A_NR_OBJECTS) ||
+	    NL_REQ_ATTR_CHECK(info->extack, info->attrs[SLABLAB_A_REPLAY], tb,
+			      SLABLAB_REPLAY_A_NR_CPUS))
+		return -EINVAL;
+	setup.target = nla_get_u32(tb[SLABLAB_REPLAY_A_TARGET]);
+	setup.nr_events = nla_get_u64(tb[SLABLAB_REPLAY_A_NR_EVENTS]);
+	setup.nr_objects = nla_get_u32(tb[SLABLAB_REPLAY_A_NR_OBJECTS]);
+	setup.nr_cpus = nla_get_u32(tb[SLABLAB_REPLAY_A_NR_CPUS]);
+	setup.max_live_bytes = tb[SLABLAB_REPLAY_A_MAX_LIVE_BYTES] ?
+			       nla_get_u64(tb[SLABLAB_REPLAY_A_MAX_LIVE_BYTES]) : ram / 4;
+	if (setup.max_live_bytes > ram / 2) {
+		NL_SET_ERR_MSG_FMT_MOD(info->extack,
+				       "max-live-bytes is at most half of RAM, %llu MiB",
+				       ram / 2 >> 20);
+		NL_SET_BAD_ATTR(info->extack, tb[SLABLAB_REPLAY_A_MAX_LIVE_BYTES]);
+		return -ERANGE;
+	}
+	if (tb[SLABLAB_REPLAY_A_CACHES]) {
+		u32 len = nla_len(tb[SLABLAB_REPLAY_A_CACHES]);
+
+		if (len % sizeof(*caches)) {
+			NL_SET_ERR_MSG_MOD(info->extack,
+					   "caches is not an array of struct slablab_replay_cache");
+			NL_SET_BAD_ATTR(info->extack, tb[SLABLAB_REPLAY_A_CACHES]);
+			return -EINVAL;
+		}
+		caches = nla_data(tb[SLABLAB_REPLAY_A_CACHES]);
+		nr_caches = len / sizeof(*caches);
+	}
+	return slablab_replay_new(&setup, caches, nr_caches, info->extack);
+}
+
+static int slablab_nl_replay_data(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr *tb[SLABLAB_REPLAY_A_MAX + 1];
+	u32 len;
+	int err;
+
+	err = replay_parse(info, tb);
+	if (err)
+		return err;
+	if (NL_REQ_ATTR_CHECK(info->extack, info->attrs[SLABLAB_A_REPLAY], tb,
+			      SLABLAB_REPLAY_A_OFFSET) ||
+	    NL_REQ_ATTR_CHECK(info->extack, info->attrs[SLABLAB_A_REPLAY], tb,
+			      SLABLAB_REPLAY_A_EVENTS))
+		return -EINVAL;
+	len = nla_len(tb[SLABLAB_REPLAY_A_EVENTS]);
+	if (len % sizeof(struct slablab_replay_event)) {
+		NL_SET_ERR_MSG_MOD(info->extack,
+				   "events is not an array of struct slablab_replay_event");
+		NL_SET_BAD_ATTR(info->extack, tb[SLABLAB_REPLAY_A_EVENTS]);
+		return -EINVAL;
+	}
+	return slablab_replay_data(nla_get_u64(tb[SLABLAB_REPLAY_A_OFFSET]),
+				   nla_data(tb[SLABLAB_REPLAY_A_EVENTS]),
+				   len / sizeof(struct slablab_replay_event), info->extack);
+}
+
+static int put_replay(struct sk_buff *skb, const struct slablab_replay_report *rep)
+{
+	struct nlattr *nest = nla_nest_start(skb, SLABLAB_A_REPLAY);
+
+	if (!nest)
+		return -EMSGSIZE;
+	if (nla_put_u32(skb, SLABLAB_REPLAY_A_STATE, rep->state) ||
+	    nla_put_u32(skb, SLABLAB_REPLAY_A_TARGET, rep->target) ||
+	    nla_put_u32(skb, SLABLAB_REPLAY_A_THREADS, rep->threads) ||
+	    nla_put_u32(skb, SLABLAB_REPLAY_A_FOLDED, rep->folded) ||
+	    nla_put_u64_64bit(skb, SLABLAB_REPLAY_A_PEAK_LIVE_BYTES, rep->peak_live_bytes,
+			      SLABLAB_REPLAY_A_PAD))
+		goto cancel;
+	if (rep->nr_res &&
+	    (nla_put_u64_64bit(skb, SLABLAB_REPLAY_A_ALLOCS, rep->allocs, SLABLAB_REPLAY_A_PAD) ||
+	     nla_put_u64_64bit(skb, SLABLAB_REPLAY_A_FREES, rep->frees, SLABLAB_REPLAY_A_PAD) ||
+	     nla_put_u64_64bit(skb, SLABLAB_REPLAY_A_REMOTE_FREES, rep->remote_frees,
+			       SLABLAB_REPLAY_A_PAD) ||
+	     nla_put_u64_64bit(skb, SLABLAB_REPLAY_A_FAILURES, rep->failures,
+			       SLABLAB_REPLAY_A_PAD) ||
+	     nla_put_u64_64bit(skb, SLABLAB_REPLAY_A_ALLOC_CYCLES, rep->alloc_cycles,
+			       SLABLAB_REPLAY_A_PAD) ||
+	     nla_put_u64_64bit(skb, SLABLAB_REPLAY_A_FREE_CYCLES, rep->free_cycles,
+			       SLABLAB_REPLAY_A_PAD) ||
+	     nla_put_u64_64bit(skb, SLABLAB_REPLAY_A_ELAPSED_NS, rep->elapsed_ns,
+			       SLABLAB_REPLAY_A_PAD) ||
+	     nla_put_u64_64bit(skb, SLABLAB_REPLAY_A_PEAK_PAGES, rep->peak_pages,
+			       SLABLAB_REPLAY_A_PAD) ||
+	     nla_put_u64_64bit(skb, SLABLAB_REPLAY_A_LIVE_AT_END, rep->live_at_end,
+			       SLABLAB_REPLAY_A_PAD) ||
+	     nla_put(skb, SLABLAB_REPLAY_A_CACHE_RESULTS, rep->nr_res * sizeof(*rep->res),
+		     rep->res)))
+		goto cancel;
+	nla_nest_end(skb, nest);
+	return 0;
+cancel:
+	nla_nest_cancel(skb, nest);
+	return -EMSGSIZE;
+}
+
+static size_t replay_msg_size(u32 nr_res)
+{
+	return nla_total_size(0) + 5 * nla_total_size(sizeof(u32)) +
+	       12 * nla_total_size_64bit(sizeof(u64)) +
+	       nla_total_size(nr_res * sizeof(struct slablab_replay_cache_result));
+}
+
+static int slablab_nl_replay_run(struct sk_buff *skb, struct genl_info *info)
+{
+	struct slablab_replay_report rep;
+	struct sk_buff *msg;
+	void *hdr;
+	int err;
+
+	msg = reply_new(info, SLABLAB_CMD_REPLAY_RUN, replay_msg_size(0), &hdr);
+	if (!msg)
+		return -ENOMEM;
+	err = slablab_replay_run(&rep, info->extack);
+	if (err || put_replay(msg, &rep)) {
+		nlmsg_free(msg);
+		return err ?: -EMSGSIZE;
+	}
+	genlmsg_end(msg, hdr);
+	return genlmsg_reply(msg, info);
+}
+
+static int slablab_nl_replay_get(struct sk_buff *skb, struct genl_info *info)
+{
+	struct slablab_replay_report rep;
+	struct sk_buff *msg;
+	void *hdr;
+	int err = 0;
+
+	slablab_replay_lock();
+	slablab_replay_get(&rep);
+	msg = reply_new(info, SLABLAB_CMD_REPLAY_GET, replay_msg_size(rep.nr_res), &hdr);
+	if (!msg) {
+		err = -ENOMEM;
+	} else if (put_replay(msg, &rep)) {
+		nlmsg_free(msg);
+		err = -EMSGSIZE;
+	}
+	slablab_replay_unlock();
+	if (err)
+		return err;
+	genlmsg_end(msg, hdr);
+	return genlmsg_reply(msg, info);
+}
+
 /* genl_ops.internal_flags: the command changes state and needs CAP_SYS_ADMIN. */
 #define SLABLAB_NL_SYS_ADMIN	BIT(0)
 
@@ -1494,6 +1671,24 @@ static const struct genl_ops slablab_ops[] = {
 		.doit = slablab_nl_storm_stop,
 		.flags = GENL_ADMIN_PERM,
 		.internal_flags = SLABLAB_NL_SYS_ADMIN,
+	}, {
+		.cmd = SLABLAB_CMD_REPLAY_NEW,
+		.doit = slablab_nl_replay_new,
+		.flags = GENL_ADMIN_PERM,
+		.internal_flags = SLABLAB_NL_SYS_ADMIN,
+	}, {
+		.cmd = SLABLAB_CMD_REPLAY_DATA,
+		.doit = slablab_nl_replay_data,
+		.flags = GENL_ADMIN_PERM,
+		.internal_flags = SLABLAB_NL_SYS_ADMIN,
+	}, {
+		.cmd = SLABLAB_CMD_REPLAY_RUN,
+		.doit = slablab_nl_replay_run,
+		.flags = GENL_ADMIN_PERM,
+		.internal_flags = SLABLAB_NL_SYS_ADMIN,
+	}, {
+		.cmd = SLABLAB_CMD_REPLAY_GET,
+		.doit = slablab_nl_replay_get,
 	},
 };
 

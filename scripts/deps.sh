@@ -7,7 +7,7 @@ set -euo pipefail
 PKGS=(
 	build-essential gcc make bc kmod pkg-config cmake dwarves
 	qemu-system-x86 busybox-static cpio xz-utils zstd
-	libnl-3-dev libnl-genl-3-dev
+	libnl-3-dev libnl-genl-3-dev libtracefs-dev libtraceevent-dev
 	libcli11-dev libfmt-dev nlohmann-json3-dev libgtest-dev
 	pybind11-dev python3-dev python3-pytest
 	python3-matplotlib python3-yaml python3-jsonschema

@@ -288,6 +288,7 @@ A_ = prefixed("SLABLAB_A_")
 C_ = prefixed("SLABLAB_CACHE_A_")
 ST_ = prefixed("SLABLAB_STORM_A_")
 SZ_ = prefixed("SLABLAB_STORM_SIZE_A_")
+RP_ = prefixed("SLABLAB_REPLAY_A_")
 
 # ------------------------------------------------------------------ fixtures
 
@@ -644,6 +645,7 @@ def build_cases():
         cases.append(Case(f"{cmd}-dump", cmd, [], err=errno.EOPNOTSUPP,
                           flags=NLM_F_REQUEST | NLM_F_DUMP))
     cases += storm_cases()
+    cases += replay_cases()
     return cases
 
 
@@ -785,6 +787,81 @@ def storm_cases():
                  msg=NESTED_MISSING, bad=True),
         ]
     return cases
+
+
+def replay_cases():
+    """REPLAY_NEW/REPLAY_DATA (the replay engine): set-ups refused before anything is
+    allocated. Sequences (events, then run) are in test_replay.py."""
+    n = "REPLAY_NEW"
+
+    def spec(*children, mark=False):
+        return nest(A_["REPLAY"], *children, mark=mark)
+
+    def rcache(size=64, align=0):
+        return struct.pack("=32sII", b"c", size, align)
+
+    tgt = u32(RP_["TARGET"], U["SLABLAB_REPLAY_TARGET_SLABLAB"])
+    nev = u64(RP_["NR_EVENTS"], 2)
+    nobj = u32(RP_["NR_OBJECTS"], 1)
+    ncpu = u32(RP_["NR_CPUS"], 1)
+    most = U["SLABLAB_REPLAY_MAX_EVENTS"]
+    return [
+        Case("REPLAY-no-spec", n, [], miss=A_["REPLAY"]),
+        Case("REPLAY-spec-not-nested", n, [u32(A_["REPLAY"], 1, mark=True)],
+             msg=NESTED_MISSING, bad=True),
+        Case("REPLAY-no-target", n, [spec(nev, nobj, ncpu)], miss=RP_["TARGET"],
+             miss_nested=True),
+        Case("REPLAY-no-cpus", n, [spec(tgt, nev, nobj)], miss=RP_["NR_CPUS"],
+             miss_nested=True),
+        Case("REPLAY-target-range", n,
+             [spec(u32(RP_["TARGET"], U["__SLABLAB_REPLAY_TARGET_MAX"], mark=True), nev,
+                   nobj, ncpu)], err=errno.ERANGE, msg=RANGE, bad=True),
+        Case("REPLAY-cpus-0", n, [spec(tgt, nev, nobj, u32(RP_["NR_CPUS"], 0, mark=True))],
+             err=errno.ERANGE, msg=RANGE, bad=True),
+        Case("REPLAY-cpus-4097", n,
+             [spec(tgt, nev, nobj, u32(RP_["NR_CPUS"], 4097, mark=True))], err=errno.ERANGE,
+             msg=RANGE, bad=True),
+        Case("REPLAY-events-u32", n, [spec(tgt, u32(RP_["NR_EVENTS"], 2, mark=True), nobj,
+                                           ncpu)], msg=BADLEN, bad=True),
+        Case("REPLAY-events-over-max", n,
+             [spec(tgt, u64(RP_["NR_EVENTS"], most + 1), nobj, ncpu)], err=errno.E2BIG,
+             msg=f"at most {most} events"),
+        Case("REPLAY-more-objects-than-events", n,
+             [spec(tgt, nev, u32(RP_["NR_OBJECTS"], 3), ncpu)],
+             msg="more objects than events"),
+        # within the caps but not within RAM / 8 (the VM has 2 GiB): refused before
+        # the kernel allocates the arrays
+        Case("REPLAY-arrays-over-ram", n,
+             [spec(tgt, u64(RP_["NR_EVENTS"], most), u32(RP_["NR_OBJECTS"], most), ncpu)],
+             err=errno.E2BIG, msg="over RAM / 8"),
+        Case("REPLAY-max-live-over-ram", n,
+             [spec(tgt, nev, nobj, ncpu, u64(RP_["MAX_LIVE_BYTES"], 1 << 62, mark=True))],
+             err=errno.ERANGE, msg="half of RAM", bad=True),
+        Case("REPLAY-caches-ragged", n,
+             [spec(tgt, nev, nobj, ncpu, A(RP_["CACHES"], rcache() + b"x", mark=True))],
+             msg="not an array of struct slablab_replay_cache", bad=True),
+        Case("REPLAY-cache-size-0", n,
+             [spec(tgt, nev, nobj, ncpu, A(RP_["CACHES"], rcache() + rcache(size=0)))],
+             err=errno.ERANGE, msg="cache 1: size 0"),
+        Case("REPLAY-cache-size-huge", n,
+             [spec(tgt, nev, nobj, ncpu, A(RP_["CACHES"], rcache(size=1 << 31)))],
+             err=errno.ERANGE, msg="cache 0: size 2147483648"),
+        Case("REPLAY-cache-align-3", n,
+             [spec(tgt, nev, nobj, ncpu, A(RP_["CACHES"], rcache(align=3)))],
+             err=errno.ERANGE, msg="align 3"),
+        Case("REPLAY-cache-align-8k", n,
+             [spec(tgt, nev, nobj, ncpu, A(RP_["CACHES"], rcache(align=8192)))],
+             err=errno.ERANGE, msg="align 8192"),
+        Case("REPLAY-too-many-caches", n,
+             [spec(tgt, nev, nobj, ncpu,
+                   A(RP_["CACHES"], rcache() * (U["SLABLAB_REPLAY_MAX_CACHES"] + 1)))],
+             err=errno.E2BIG, msg="caches in a replay"),
+        Case("REPLAY-data-ragged", "REPLAY_DATA",
+             [spec(u64(RP_["OFFSET"], 0), A(RP_["EVENTS"], b"\0" * 17, mark=True))],
+             msg="not an array of struct slablab_replay_event", bad=True),
+        Case("REPLAY-data-no-offset", "REPLAY_DATA",
+             [spec(A(RP_["EVENTS"], b"\0" * 16))], miss=RP_["OFFSET"], miss_nested=True),
+    ]
 
 
 CASES = build_cases()

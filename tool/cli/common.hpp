@@ -64,6 +64,8 @@ Action setup_storm(CLI::App& cmd);
 Action setup_storm_status(CLI::App& cmd);
 Action setup_compare(CLI::App& cmd);
 Action setup_watch(CLI::App& cmd);
+Action setup_record(CLI::App& cmd);
+Action setup_replay(CLI::App& cmd);
 
 CLI::App* subcommand(CLI::App& parent, const std::string& name, const std::string& desc);
 void print_json(const Json& j);

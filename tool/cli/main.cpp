@@ -67,6 +67,14 @@ constexpr Command kCommands[] = {
 	 "Live view of the caches (like top): the info -D columns, allocations and frees "
 	 "per second, and the running storm's progress. Ctrl-C quits",
 	 setup_watch},
+	{"", "record",
+	 "Record the kernel's slab allocations while a command runs (kmem tracepoints) into a "
+	 "trace file: slabctl record -o FILE -- CMD [ARGS] (needs root)",
+	 setup_record},
+	{"", "replay",
+	 "Replay a recorded trace in the kernel on slablab's caches or the kernel's SLUB and "
+	 "show ops/s, cycles per alloc/free, peak pages, per cache (needs root)",
+	 setup_replay},
 };
 
 /// Runs `action`, mapping libslabctl's exceptions to exit statuses; `context` ("create: ")

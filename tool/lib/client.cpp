@@ -11,6 +11,8 @@
 #include "slabctl/protocol.hpp"
 #include "slabctl/tunables.hpp"
 
+#include <slablab/replay.h>
+
 #include <fmt/format.h>
 
 #include <netlink/attr.h>
@@ -26,6 +28,7 @@
 #include <sys/socket.h>
 #include <sys/time.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstring>
@@ -1272,6 +1275,128 @@ StormResult Client::run_storm(const StormSpec& spec, const StormProgress& progre
 		}
 		throw;
 	}
+}
+
+ReplayResult Client::replay(const Trace& trace, const std::string& target,
+			    uint64_t max_live_bytes, std::chrono::milliseconds poll)
+{
+	auto& d = impl();
+	uint32_t tg = 0;
+	if (target == "slablab")
+		tg = SLABLAB_REPLAY_TARGET_SLABLAB;
+	else if (target == "native")
+		tg = SLABLAB_REPLAY_TARGET_NATIVE;
+	else
+		throw UsageError(fmt::format("unknown replay target '{}' (slablab, native)", target));
+	// frees of objects from before the recording are not replayed
+	std::vector<slablab_replay_event> ev;
+	ev.reserve(trace.events.size());
+	for (const TraceEvent& e : trace.events) {
+		if (!e.object)
+			continue;
+		slablab_replay_event r{};
+		r.object = e.object;
+		r.size = e.bytes_req ? e.bytes_req : e.bytes_alloc;
+		r.cpu = e.cpu;
+		r.cache = e.cache;
+		r.op = e.op == TraceOp::alloc ? SLABLAB_REPLAY_OP_ALLOC : SLABLAB_REPLAY_OP_FREE;
+		ev.push_back(r);
+	}
+	if (ev.empty())
+		throw UsageError("the trace has no events to replay");
+	std::vector<slablab_replay_cache> caches(trace.caches.size());
+	for (size_t i = 0; i < caches.size(); i++) {
+		const TraceCache& c = trace.caches[i];
+		std::memset(&caches[i], 0, sizeof caches[i]);
+		std::strncpy(caches[i].name, c.name.c_str(), sizeof caches[i].name - 1);
+		caches[i].size = std::max<uint32_t>(c.object_size, 1);
+		caches[i].align = c.align;
+	}
+	auto none = [](nlattr**) {};
+	d.transact(
+		SLABLAB_CMD_REPLAY_NEW, false,
+		[&](nl_msg* m) {
+			const std::string op = "REPLAY_NEW";
+			put_nest(m, SLABLAB_A_REPLAY, op, [&] {
+				put_u32(m, SLABLAB_REPLAY_A_TARGET, tg, op);
+				put_u64(m, SLABLAB_REPLAY_A_NR_EVENTS, ev.size(), op);
+				put_u32(m, SLABLAB_REPLAY_A_NR_OBJECTS,
+					static_cast<uint32_t>(std::max<uint64_t>(trace.nr_objects, 1)),
+					op);
+				put_u32(m, SLABLAB_REPLAY_A_NR_CPUS, std::max(trace.nr_cpus, 1U), op);
+				if (max_live_bytes)
+					put_u64(m, SLABLAB_REPLAY_A_MAX_LIVE_BYTES, max_live_bytes, op);
+				if (!caches.empty() &&
+				    nla_put(m, SLABLAB_REPLAY_A_CACHES,
+					    static_cast<int>(caches.size() * sizeof caches[0]),
+					    caches.data()) < 0)
+					throw Error(EMSGSIZE, op, {}, "too many caches for one message");
+			});
+		},
+		none, false);
+	constexpr size_t kChunk = 224;	// 3.5 KiB of events: within nlmsg_alloc()'s page
+	for (size_t off = 0; off < ev.size(); off += kChunk) {
+		const size_t n = std::min(kChunk, ev.size() - off);
+		d.transact(
+			SLABLAB_CMD_REPLAY_DATA, false,
+			[&](nl_msg* m) {
+				const std::string op = "REPLAY_DATA";
+				put_nest(m, SLABLAB_A_REPLAY, op, [&] {
+					put_u64(m, SLABLAB_REPLAY_A_OFFSET, off, op);
+					if (nla_put(m, SLABLAB_REPLAY_A_EVENTS,
+						    static_cast<int>(n * sizeof ev[0]), &ev[off]) < 0)
+						throw Error(EMSGSIZE, op, {}, "events chunk too big");
+				});
+			},
+			none, false);
+	}
+	ReplayResult res;
+	res.target = target;
+	res.recorded_cpus = trace.nr_cpus;
+	res.events = ev.size();
+	auto parse = [&](nlattr** tb) {
+		nlattr* nest = require(tb, SLABLAB_A_REPLAY, "REPLAY", "SLABLAB_A_REPLAY");
+		nlattr* rt[SLABLAB_REPLAY_A_MAX + 1] = {};
+		nla_parse_nested(rt, SLABLAB_REPLAY_A_MAX, nest, nullptr);
+		auto u32 = [&](int a) { return rt[a] ? nla_get_u32(rt[a]) : 0U; };
+		auto u64 = [&](int a) { return rt[a] ? nla_get_u64(rt[a]) : uint64_t{0}; };
+		res.state = u32(SLABLAB_REPLAY_A_STATE);
+		res.threads = u32(SLABLAB_REPLAY_A_THREADS);
+		res.folded = u32(SLABLAB_REPLAY_A_FOLDED) != 0;
+		res.peak_live_bytes = u64(SLABLAB_REPLAY_A_PEAK_LIVE_BYTES);
+		res.allocs = u64(SLABLAB_REPLAY_A_ALLOCS);
+		res.frees = u64(SLABLAB_REPLAY_A_FREES);
+		res.remote_frees = u64(SLABLAB_REPLAY_A_REMOTE_FREES);
+		res.failures = u64(SLABLAB_REPLAY_A_FAILURES);
+		res.alloc_cycles = u64(SLABLAB_REPLAY_A_ALLOC_CYCLES);
+		res.free_cycles = u64(SLABLAB_REPLAY_A_FREE_CYCLES);
+		res.elapsed_ns = u64(SLABLAB_REPLAY_A_ELAPSED_NS);
+		res.peak_pages = u64(SLABLAB_REPLAY_A_PEAK_PAGES);
+		res.live_at_end = u64(SLABLAB_REPLAY_A_LIVE_AT_END);
+		res.caches.clear();
+		if (nlattr* a = rt[SLABLAB_REPLAY_A_CACHE_RESULTS]) {
+			const size_t n = nla_len(a) / sizeof(slablab_replay_cache_result);
+			const auto* cr = static_cast<const slablab_replay_cache_result*>(nla_data(a));
+			for (size_t i = 0; i < n; i++) {
+				ReplayCacheResult c;
+				c.name = i == 0 ? "kmalloc" :
+					 i - 1 < trace.caches.size() ? trace.caches[i - 1].name : "?";
+				c.allocs = cr[i].allocs;
+				c.frees = cr[i].frees;
+				c.live_at_end = cr[i].live_at_end;
+				c.pages = cr[i].pages;
+				res.caches.push_back(std::move(c));
+			}
+		}
+	};
+	d.transact(SLABLAB_CMD_REPLAY_RUN, false, [](nl_msg*) {}, parse, true);
+	auto wait = std::chrono::milliseconds(1);
+	while (res.state == SLABLAB_REPLAY_RUNNING) {
+		std::this_thread::sleep_for(wait);
+		wait = std::min(wait * 2, poll);
+		d.transact(SLABLAB_CMD_REPLAY_GET, false, [](nl_msg*) {}, parse, true);
+	}
+	return res;
 }
 
 }  // namespace slabctl

@@ -113,6 +113,7 @@ constexpr std::string_view kCommands[] = {
 	"CACHE_GET",	 "CACHE_SET",	     "CACHE_SHRINK",	   "CACHE_VALIDATE",
 	"CACHE_RESET_STATS", "OBJ_ALLOC",	     "OBJ_FREE",	   "LAB_SET",
 	{},		 "STORM_START",	     "STORM_GET",	   "STORM_STOP",
+	"REPLAY_NEW",	 "REPLAY_DATA",	     "REPLAY_RUN",	   "REPLAY_GET",
 };
 static_assert(std::size(kCommands) == __SLABLAB_CMD_MAX);
 

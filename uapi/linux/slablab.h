@@ -143,6 +143,31 @@
  *   stopped, with what was done so far. A storm that had already finished is left
  *   alone: the reply is its final result with its real state (done, or stopped).
  *   Before the first storm the reply is as for storm-get (state = none).
+ *
+ * SLABLAB_CMD_REPLAY_NEW [ADMIN]
+ *   do: → replay
+ *   [ADMIN] Set up a replay: replay { target (required), nr-events (required),
+ *   nr-objects (required), nr-cpus (required), caches, max-live-bytes }. Replaces a
+ *   finished or loading replay (one whose kthreads are done is finished first);
+ *   -EBUSY while one runs; -E2BIG when its arrays would exceed RAM / 8. No reply.
+ *
+ * SLABLAB_CMD_REPLAY_DATA [ADMIN]
+ *   do: → replay
+ *   [ADMIN] Events of the loading replay: replay { offset, events }. Each event is
+ *   checked (op, cpu, cache, object); -EINVAL with the event's index otherwise.
+ *
+ * SLABLAB_CMD_REPLAY_RUN [ADMIN]
+ *   do: → (nothing); ← replay
+ *   [ADMIN] Start the loaded replay (asynchronous): every event must have been given,
+ *   each object allocated once before it is freed at most once, to the cache it came
+ *   from (-EINVAL), the trace's peak live bytes under max-live-bytes (-E2BIG). The
+ *   reply is replay { state, threads, folded, peak-live-bytes }.
+ *
+ * SLABLAB_CMD_REPLAY_GET
+ *   do: → (nothing); ← replay
+ *   The replay: replay { state, target, threads, folded } and, once done, its results
+ *   (allocs … cache-results). Finishes a replay whose threads are done (frees what is
+ *   still live, destroys its caches).
  */
 #ifndef _UAPI_LINUX_SLABLAB_H
 #define _UAPI_LINUX_SLABLAB_H
@@ -180,6 +205,10 @@
 #define SLABLAB_STORM_MAX_WEIGHT	1000000
 /* Length of the storm.cpus list string, including the NUL. */
 #define SLABLAB_STORM_CPUS_MAX	256
+/* most events one replay may hold (16 bytes each in the kernel) */
+#define SLABLAB_REPLAY_MAX_EVENTS	16777216
+/* most recorded caches one replay may name */
+#define SLABLAB_REPLAY_MAX_CACHES	1024
 
 /**
  * enum slablab_feature - status.features bits, what this kernel and build do
@@ -412,6 +441,38 @@ enum slablab_design {
 };
 
 /**
+ * enum slablab_replay_target - what a replay allocates from (replay.target)
+ * @SLABLAB_REPLAY_TARGET_SLABLAB: one slablab cache per recorded cache (same object size
+ *	and alignment); kmalloc events on slablab_kmalloc()'s size classes
+ * @SLABLAB_REPLAY_TARGET_NATIVE: the kernel's own SLUB: one kmem_cache per recorded
+ *	cache; kmalloc events on the kernel's kmalloc()
+ * @__SLABLAB_REPLAY_TARGET_MAX: the number of values
+ */
+enum slablab_replay_target {
+	SLABLAB_REPLAY_TARGET_SLABLAB,
+	SLABLAB_REPLAY_TARGET_NATIVE,
+	__SLABLAB_REPLAY_TARGET_MAX
+};
+
+/**
+ * enum slablab_replay_state - replay.state
+ * @SLABLAB_REPLAY_NONE: no replay loaded
+ * @SLABLAB_REPLAY_LOADING: replay-new made it; replay-data fills it
+ * @SLABLAB_REPLAY_RUNNING: running
+ * @SLABLAB_REPLAY_DONE: every event replayed, the objects still live freed
+ * @SLABLAB_REPLAY_STOPPED: stopped early (unload)
+ * @__SLABLAB_REPLAY_MAX: the number of values
+ */
+enum slablab_replay_state {
+	SLABLAB_REPLAY_NONE,
+	SLABLAB_REPLAY_LOADING,
+	SLABLAB_REPLAY_RUNNING,
+	SLABLAB_REPLAY_DONE,
+	SLABLAB_REPLAY_STOPPED,
+	__SLABLAB_REPLAY_MAX
+};
+
+/**
  * enum slablab_attr - The top level of every message
  * @SLABLAB_A_UNSPEC: not used
  * @SLABLAB_A_VERSION: (string) module version, e.g. "0.1.0"
@@ -435,6 +496,7 @@ enum slablab_design {
  * @SLABLAB_A_VALIDATE: (nest of validate)
  * @SLABLAB_A_PAD: (pad) alignment padding of u64 attributes
  * @SLABLAB_A_STORM: (nest of storm)
+ * @SLABLAB_A_REPLAY: (nest of replay)
  * @__SLABLAB_A_MAX: the number of attribute types
  */
 enum slablab_attr {
@@ -457,6 +519,7 @@ enum slablab_attr {
 	SLABLAB_A_VALIDATE,
 	SLABLAB_A_PAD,
 	SLABLAB_A_STORM,
+	SLABLAB_A_REPLAY,
 	__SLABLAB_A_MAX
 };
 
@@ -870,6 +933,76 @@ enum slablab_layers_attr {
 
 #define SLABLAB_LAYERS_A_MAX (__SLABLAB_LAYERS_A_MAX - 1)
 
+/**
+ * enum slablab_replay_attr - A replay of a recorded allocation trace
+ * @SLABLAB_REPLAY_A_UNSPEC: not used
+ * @SLABLAB_REPLAY_A_PAD: (pad) alignment padding of u64 attributes
+ * @SLABLAB_REPLAY_A_TARGET: (u32, enum slablab_replay_target)
+ * @SLABLAB_REPLAY_A_NR_EVENTS: (u64, 1..18446744073709551615) events the replay will
+ *	hold, 1..replay-max-events
+ * @SLABLAB_REPLAY_A_NR_OBJECTS: (u32, 1..4294967295) object ids 1..nr-objects the events
+ *	use
+ * @SLABLAB_REPLAY_A_NR_CPUS: (u32, 1..4096) recorded cpus; the events' cpus are below it
+ * @SLABLAB_REPLAY_A_CACHES: (binary) the recorded caches, an array of struct
+ *	slablab_replay_cache (include/slablab/replay.h); event cache i + 1 is entry i, cache
+ *	0 is kmalloc
+ * @SLABLAB_REPLAY_A_MAX_LIVE_BYTES: (u64, 1..18446744073709551615) cap on the live bytes
+ *	the trace reaches at its peak (-E2BIG over it, checked by replay-run); default RAM /
+ *	4, at most RAM / 2 (-ERANGE)
+ * @SLABLAB_REPLAY_A_OFFSET: (u64) index of the first event of replay-data's events
+ * @SLABLAB_REPLAY_A_EVENTS: (binary) events in trace order, an array of struct
+ *	slablab_replay_event (include/slablab/replay.h)
+ * @SLABLAB_REPLAY_A_STATE: (u32, enum slablab_replay_state)
+ * @SLABLAB_REPLAY_A_THREADS: (u32) replay kthreads, one per recorded cpu unless folded
+ * @SLABLAB_REPLAY_A_FOLDED: (u32) 1 when fewer cpus are online than were recorded
+ *	(streams share kthreads)
+ * @SLABLAB_REPLAY_A_ALLOCS: (u64)
+ * @SLABLAB_REPLAY_A_FREES: (u64)
+ * @SLABLAB_REPLAY_A_REMOTE_FREES: (u64) frees on another kthread than their allocation's
+ * @SLABLAB_REPLAY_A_FAILURES: (u64) allocations that failed (their frees are skipped)
+ * @SLABLAB_REPLAY_A_ALLOC_CYCLES: (u64)
+ * @SLABLAB_REPLAY_A_FREE_CYCLES: (u64)
+ * @SLABLAB_REPLAY_A_ELAPSED_NS: (u64)
+ * @SLABLAB_REPLAY_A_PEAK_PAGES: (u64) pages the target's caches held at the highest
+ *	sample (slablab target)
+ * @SLABLAB_REPLAY_A_PEAK_LIVE_BYTES: (u64) live bytes at the trace's peak (sizes as
+ *	replayed)
+ * @SLABLAB_REPLAY_A_LIVE_AT_END: (u64) objects live when the last event was replayed
+ *	(then freed)
+ * @SLABLAB_REPLAY_A_CACHE_RESULTS: (binary) per recorded cache (entry 0: kmalloc), an
+ *	array of struct slablab_replay_cache_result (include/slablab/replay.h)
+ * @__SLABLAB_REPLAY_A_MAX: the number of attribute types
+ */
+enum slablab_replay_attr {
+	SLABLAB_REPLAY_A_UNSPEC,
+	SLABLAB_REPLAY_A_PAD,
+	SLABLAB_REPLAY_A_TARGET,
+	SLABLAB_REPLAY_A_NR_EVENTS,
+	SLABLAB_REPLAY_A_NR_OBJECTS,
+	SLABLAB_REPLAY_A_NR_CPUS,
+	SLABLAB_REPLAY_A_CACHES,
+	SLABLAB_REPLAY_A_MAX_LIVE_BYTES,
+	SLABLAB_REPLAY_A_OFFSET,
+	SLABLAB_REPLAY_A_EVENTS,
+	SLABLAB_REPLAY_A_STATE,
+	SLABLAB_REPLAY_A_THREADS,
+	SLABLAB_REPLAY_A_FOLDED,
+	SLABLAB_REPLAY_A_ALLOCS,
+	SLABLAB_REPLAY_A_FREES,
+	SLABLAB_REPLAY_A_REMOTE_FREES,
+	SLABLAB_REPLAY_A_FAILURES,
+	SLABLAB_REPLAY_A_ALLOC_CYCLES,
+	SLABLAB_REPLAY_A_FREE_CYCLES,
+	SLABLAB_REPLAY_A_ELAPSED_NS,
+	SLABLAB_REPLAY_A_PEAK_PAGES,
+	SLABLAB_REPLAY_A_PEAK_LIVE_BYTES,
+	SLABLAB_REPLAY_A_LIVE_AT_END,
+	SLABLAB_REPLAY_A_CACHE_RESULTS,
+	__SLABLAB_REPLAY_A_MAX
+};
+
+#define SLABLAB_REPLAY_A_MAX (__SLABLAB_REPLAY_A_MAX - 1)
+
 /* enum slablab_cmd: the commands, described at the top */
 enum slablab_cmd {
 	SLABLAB_CMD_UNSPEC,
@@ -887,6 +1020,10 @@ enum slablab_cmd {
 	SLABLAB_CMD_STORM_START = 13,
 	SLABLAB_CMD_STORM_GET,
 	SLABLAB_CMD_STORM_STOP,
+	SLABLAB_CMD_REPLAY_NEW,
+	SLABLAB_CMD_REPLAY_DATA,
+	SLABLAB_CMD_REPLAY_RUN,
+	SLABLAB_CMD_REPLAY_GET,
 	__SLABLAB_CMD_MAX
 };
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "slabctl/error.hpp"
+#include "slabctl/trace.hpp"
 #include "slabctl/types.hpp"
 
 #include <chrono>
@@ -14,6 +15,32 @@
 #include <vector>
 
 namespace slabctl {
+
+/// Per recorded cache figures of a replay (entry 0: kmalloc).
+struct ReplayCacheResult {
+	std::string name;
+	uint64_t allocs = 0;
+	uint64_t frees = 0;
+	uint64_t live_at_end = 0;
+	uint64_t pages = 0;	///< slablab target: pages its cache held at the end
+};
+
+/// A replay's results (REPLAY_GET once done).
+struct ReplayResult {
+	std::string target;	///< "slablab" or "native"
+	uint32_t state = 0;	///< enum slablab_replay_state
+	uint32_t threads = 0;
+	bool folded = false;	///< fewer cpus online than recorded
+	uint32_t recorded_cpus = 0;
+	uint64_t events = 0;	///< events sent (frees of objects from before are left out)
+	uint64_t allocs = 0, frees = 0, remote_frees = 0, failures = 0;
+	uint64_t alloc_cycles = 0, free_cycles = 0;
+	uint64_t elapsed_ns = 0;
+	uint64_t peak_pages = 0;
+	uint64_t peak_live_bytes = 0;
+	uint64_t live_at_end = 0;
+	std::vector<ReplayCacheResult> caches;
+};
 
 /**
  * A connection to the slablab generic netlink family.
@@ -108,6 +135,15 @@ public:
 
 	/// The page size of the machine (GET_STATUS, asked once per Client).
 	uint32_t page_size();
+
+	/**
+	 * Replay `trace` in the kernel on `target` ("slablab" or "native"): REPLAY_NEW, the
+	 * events in chunks (REPLAY_DATA), REPLAY_RUN, then REPLAY_GET every `poll` until it
+	 * is done. `max_live_bytes` 0: the module's default cap.
+	 */
+	ReplayResult replay(const Trace& trace, const std::string& target,
+			    uint64_t max_live_bytes = 0,
+			    std::chrono::milliseconds poll = std::chrono::milliseconds(20));
 
 private:
 	struct Impl;

@@ -44,6 +44,7 @@ inline constexpr AttrDesc kSlablabAttrs[] = {
 	{SLABLAB_A_CPU, "cpu", -1, false},
 	{SLABLAB_A_VALIDATE, "validate", 3, false},
 	{SLABLAB_A_STORM, "storm", 5, false},
+	{SLABLAB_A_REPLAY, "replay", 9, false},
 };
 
 inline constexpr AttrDesc kCacheAttrs[] = {
@@ -188,6 +189,31 @@ inline constexpr AttrDesc kLayersAttrs[] = {
 	{SLABLAB_LAYERS_A_SLABS_FREE, "slabs_free", -1, false},
 };
 
+inline constexpr AttrDesc kReplayAttrs[] = {
+	{SLABLAB_REPLAY_A_TARGET, "target", -1, false},
+	{SLABLAB_REPLAY_A_NR_EVENTS, "nr_events", -1, false},
+	{SLABLAB_REPLAY_A_NR_OBJECTS, "nr_objects", -1, false},
+	{SLABLAB_REPLAY_A_NR_CPUS, "nr_cpus", -1, false},
+	{SLABLAB_REPLAY_A_CACHES, "caches", -1, false},
+	{SLABLAB_REPLAY_A_MAX_LIVE_BYTES, "max_live_bytes", -1, false},
+	{SLABLAB_REPLAY_A_OFFSET, "offset", -1, false},
+	{SLABLAB_REPLAY_A_EVENTS, "events", -1, false},
+	{SLABLAB_REPLAY_A_STATE, "state", -1, false},
+	{SLABLAB_REPLAY_A_THREADS, "threads", -1, false},
+	{SLABLAB_REPLAY_A_FOLDED, "folded", -1, false},
+	{SLABLAB_REPLAY_A_ALLOCS, "allocs", -1, false},
+	{SLABLAB_REPLAY_A_FREES, "frees", -1, false},
+	{SLABLAB_REPLAY_A_REMOTE_FREES, "remote_frees", -1, false},
+	{SLABLAB_REPLAY_A_FAILURES, "failures", -1, false},
+	{SLABLAB_REPLAY_A_ALLOC_CYCLES, "alloc_cycles", -1, false},
+	{SLABLAB_REPLAY_A_FREE_CYCLES, "free_cycles", -1, false},
+	{SLABLAB_REPLAY_A_ELAPSED_NS, "elapsed_ns", -1, false},
+	{SLABLAB_REPLAY_A_PEAK_PAGES, "peak_pages", -1, false},
+	{SLABLAB_REPLAY_A_PEAK_LIVE_BYTES, "peak_live_bytes", -1, false},
+	{SLABLAB_REPLAY_A_LIVE_AT_END, "live_at_end", -1, false},
+	{SLABLAB_REPLAY_A_CACHE_RESULTS, "cache_results", -1, false},
+};
+
 inline constexpr AttrSetDesc kAttrSets[] = {
 	{"slablab", kSlablabAttrs},
 	{"cache", kCacheAttrs},
@@ -198,6 +224,7 @@ inline constexpr AttrSetDesc kAttrSets[] = {
 	{"storm-size", kStormSizeAttrs},
 	{"storm-thread", kStormThreadAttrs},
 	{"layers", kLayersAttrs},
+	{"replay", kReplayAttrs},
 };
 
 /// Index of the top-level set in kAttrSets.

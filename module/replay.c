@@ -1,0 +1,818 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The replay engine: a recorded allocation trace (slabctl record, docs/replay.md) run
+ * again in the kernel, event by event, on a slablab cache per recorded cache or on the
+ * kernel's own SLUB. netlink.c hands it the set-up (slablab_replay_new()), the events
+ * in chunks (slablab_replay_data()), starts it (slablab_replay_run()) and reads it back
+ * (slablab_replay_get()). It calls only the allocator (slab.c) and the kernel's.
+ *
+ * One kthread per recorded cpu, bound to an online cpu; with fewer online cpus than
+ * recorded ones the streams are folded (recorded cpu c runs on kthread c % threads,
+ * each kthread's events still in trace order). Every object id is allocated once and
+ * freed at most once after (checked before the start), so the only order across
+ * kthreads is an object's free after its allocation: a free whose object another
+ * kthread allocates waits for that allocation (a remote free). Each kthread's events
+ * are a subsequence of the trace's order, so the earliest event not yet replayed never
+ * waits: no deadlock, also when streams are folded onto one cpu (the wait yields).
+ *
+ * Memory is bounded before the start: the trace's peak live bytes (sizes as replayed)
+ * against max-live-bytes; the events themselves against SLABLAB_REPLAY_MAX_EVENTS.
+ *
+ * Locking (outermost first):
+ *   replay_mutex     the replay (slablab_replay) and its id: every slablab_replay_*()
+ *                    call. Held while waiting for the kthreads to finish (unload only:
+ *                    replay-get never waits), and while the replay's caches are made
+ *                    and destroyed.
+ *   cpu_hotplug_lock (cpus_read_lock) and
+ *   slablab_mutex    slab.c's, taken briefly to create and destroy the slablab caches
+ *                    and to bind the kthreads to online cpus. kmem_cache_create() and
+ *                    kmem_cache_destroy() (native) run with neither held: they take
+ *                    cpus_read_lock themselves.
+ *   r->peak_lock     the peak pages sample, taken by the kthreads.
+ * The kthreads take no lock of this file but peak_lock. The replay's slablab caches
+ * have ->users raised while it exists, so cache-del refuses them (-EBUSY).
+ */
+#include <linux/module.h>
+#include <linux/kthread.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+#include <linux/cpu.h>
+#include <linux/cpumask.h>
+#include <linux/completion.h>
+#include <linux/mutex.h>
+#include <linux/timex.h>
+#include <linux/ktime.h>
+#include <linux/mm.h>
+#include "internal.h"
+
+#define REPLAY_SAMPLE_EVERY	4096	/* events between a kthread's pages samples */
+#define REPLAY_MAX_KMALLOC	32
+#define REPLAY_MAX_SIZE		(4U << 20)	/* largest kmalloc event */
+/* a failed allocation is an outcome the replay counts, not a kernel warning */
+#define REPLAY_GFP		(GFP_KERNEL | __GFP_NOWARN)
+
+/* r->obj[] values besides a live object: never a pointer the allocators return */
+#define OBJ_FAILED	((void *)1)	/* its allocation failed: the free is skipped */
+#define OBJ_FREED	((void *)2)	/* freed */
+#define OBJ_CHECKED	((void *)3)	/* replay_check() only: | alloc event << 2 */
+
+struct replay_thread {
+	struct slablab_replay *r;
+	u32 idx;
+	int cpu;
+	u32 *ev;		/* indices into r->ev, in trace order */
+	u64 nr;
+	u64 allocs, frees, remote_frees, failures;
+	u64 alloc_cycles, free_cycles;
+	u64 end_ns;
+	struct task_struct *task;
+} ____cacheline_aligned_in_smp;
+
+struct slablab_replay {
+	u32 id;
+	u32 state;			/* enum slablab_replay_state */
+	u32 target;			/* enum slablab_replay_target */
+	u64 nr_events, loaded;
+	u32 nr_objects, nr_cpus, nr_caches;
+	u64 max_live_bytes, peak_live_bytes;
+	struct slablab_replay_cache *caches;	/* [nr_caches] */
+	struct slablab_replay_event *ev;	/* [nr_events] */
+	void **obj;				/* [nr_objects + 1] */
+	u16 *owner;				/* [nr_objects + 1]: allocating kthread */
+	struct slablab_cache **lab;		/* [nr_caches] */
+	struct kmem_cache **native;		/* [nr_caches] */
+	struct slablab_cache *kmalloc_caches[REPLAY_MAX_KMALLOC];
+	unsigned int nr_kmalloc_caches;
+	struct slablab_replay_cache_result *res;	/* [nr_caches + 1], once done */
+	struct replay_thread *t;
+	u32 threads;
+	bool folded;
+	bool go;			/* release: the kthreads start */
+	bool stop;
+	atomic_t running;
+	struct completion done;		/* the last kthread finished its events */
+	u64 start_ns, end_ns;
+	u64 base_pages;
+	spinlock_t peak_lock;		/* peak_pages */
+	u64 peak_pages;
+};
+
+/* replay_mutex: slablab_replay and replay_next_id (see above) */
+static DEFINE_MUTEX(replay_mutex);
+static struct slablab_replay *slablab_replay;
+static u32 replay_next_id = 1;
+
+/* ---- the kthreads ---- */
+
+/* Pages the slablab target holds: its caches, the kmalloc classes, direct pages. */
+static u64 replay_pages(struct slablab_replay *r)
+{
+	struct slablab_gauges g;
+	u64 pages = 0;
+	u32 i;
+
+	if (r->target != SLABLAB_REPLAY_TARGET_SLABLAB)
+		return 0;
+	for (i = 0; i < r->nr_caches; i++) {
+		slablab_gauges(r->lab[i], &g);
+		pages += g.pages;
+	}
+	for (i = 0; i < r->nr_kmalloc_caches; i++) {
+		slablab_gauges(r->kmalloc_caches[i], &g);
+		pages += g.pages;
+	}
+	return pages + slablab_kmalloc_direct_pages();
+}
+
+static void replay_sample(struct slablab_replay *r)
+{
+	u64 pages = replay_pages(r);
+
+	pages = pages > r->base_pages ? pages - r->base_pages : 0;
+	spin_lock(&r->peak_lock);
+	if (pages > r->peak_pages)
+		r->peak_pages = pages;
+	spin_unlock(&r->peak_lock);
+}
+
+static __always_inline void *replay_alloc(struct slablab_replay *r, const u32 target,
+					  const struct slablab_replay_event *e)
+{
+	if (target == SLABLAB_REPLAY_TARGET_SLABLAB)
+		return e->cache ? slablab_cache_alloc(r->lab[e->cache - 1], REPLAY_GFP) :
+				  slablab_kmalloc(e->size, REPLAY_GFP);
+	return e->cache ? kmem_cache_alloc(r->native[e->cache - 1], REPLAY_GFP) :
+			  kmalloc(e->size, REPLAY_GFP);
+}
+
+static __always_inline void replay_free(struct slablab_replay *r, const u32 target,
+					u16 cache, void *p)
+{
+	if (target == SLABLAB_REPLAY_TARGET_SLABLAB) {
+		if (cache)
+			slablab_cache_free(r->lab[cache - 1], p);
+		else
+			slablab_kfree(p);
+	} else {
+		if (cache)
+			kmem_cache_free(r->native[cache - 1], p);
+		else
+			kfree(p);
+	}
+}
+
+/* Waits for another kthread's allocation of @id; NULL when asked to stop. */
+static void *replay_wait_alloc(struct slablab_replay *r, u32 id)
+{
+	void *p;
+
+	/* acquire: pairs with the allocating kthread's release of obj[id] */
+	while (!(p = smp_load_acquire(&r->obj[id]))) {
+		if (READ_ONCE(r->stop))
+			return NULL;
+		cond_resched();	/* the allocation may be due on this very cpu */
+		cpu_relax();
+	}
+	return p;
+}
+
+static __always_inline void replay_events(struct replay_thread *t, const u32 target)
+{
+	struct slablab_replay *r = t->r;
+	u64 i;
+
+	for (i = 0; i < t->nr; i++) {
+		const struct slablab_replay_event *e = &r->ev[t->ev[i]];
+		u64 c0, c1;
+		void *p;
+
+		if (READ_ONCE(r->stop))
+			break;
+		if (e->op == SLABLAB_REPLAY_OP_ALLOC) {
+			c0 = get_cycles();
+			p = replay_alloc(r, target, e);
+			c1 = get_cycles();
+			t->alloc_cycles += c1 - c0;
+			if (p) {
+				t->allocs++;
+			} else {
+				t->failures++;
+				p = OBJ_FAILED;
+			}
+			r->owner[e->object] = t->idx;
+			/* release: the owner and the object to a remote free */
+			smp_store_release(&r->obj[e->object], p);
+		} else {
+			p = replay_wait_alloc(r, e->object);
+			if (!p)
+				break;
+			if (p == OBJ_FAILED)
+				continue;
+			if (r->owner[e->object] != t->idx)
+				t->remote_frees++;
+			c0 = get_cycles();
+			replay_free(r, target, e->cache, p);
+			c1 = get_cycles();
+			t->free_cycles += c1 - c0;
+			t->frees++;
+			WRITE_ONCE(r->obj[e->object], OBJ_FREED);
+		}
+		if (!(i % REPLAY_SAMPLE_EVERY))
+			replay_sample(r);
+		if (!(i & 255))
+			cond_resched();
+	}
+}
+
+static int replay_thread_fn(void *arg)
+{
+	struct replay_thread *t = arg;
+	struct slablab_replay *r = t->r;
+
+	/* acquire go: pairs with slablab_replay_run()'s release */
+	while (!smp_load_acquire(&r->go) && !kthread_should_stop())
+		schedule_timeout_interruptible(1);
+	if (r->target == SLABLAB_REPLAY_TARGET_SLABLAB)
+		replay_events(t, SLABLAB_REPLAY_TARGET_SLABLAB);
+	else
+		replay_events(t, SLABLAB_REPLAY_TARGET_NATIVE);
+	replay_sample(r);
+	t->end_ns = ktime_get_ns();
+	if (atomic_dec_and_test(&r->running))
+		complete(&r->done);
+	/* stay until kthread_stop(): the task must not be gone when it is called */
+	set_current_state(TASK_INTERRUPTIBLE);
+	while (!kthread_should_stop()) {
+		schedule();
+		set_current_state(TASK_INTERRUPTIBLE);
+	}
+	__set_current_state(TASK_RUNNING);
+	return 0;
+}
+
+/* ---- set-up and tear-down (replay_mutex held) ---- */
+
+static void replay_destroy_caches(struct slablab_replay *r)
+{
+	u32 i;
+
+	for (i = 0; i < r->nr_caches; i++) {
+		if (r->lab && r->lab[i]) {
+			struct slablab_cache *s = r->lab[i];
+			int err;
+
+			cpus_read_lock();
+			mutex_lock(&slablab_mutex);
+			atomic_dec(&s->users);
+			err = slablab_cache_destroy_locked(s, NULL);
+			mutex_unlock(&slablab_mutex);
+			cpus_read_unlock();
+			if (!err)
+				slablab_cache_release(s);
+			else
+				pr_warn("replay: cache %s still holds objects, kept\n", s->name);
+			r->lab[i] = NULL;
+		}
+		if (r->native && r->native[i]) {
+			kmem_cache_destroy(r->native[i]);
+			r->native[i] = NULL;
+		}
+	}
+}
+
+static void replay_free_all(struct slablab_replay *r)
+{
+	u32 i;
+
+	if (!r)
+		return;
+	replay_destroy_caches(r);
+	kvfree(r->res);
+	for (i = 0; r->t && i < r->threads; i++)
+		kvfree(r->t[i].ev);
+	kfree(r->t);
+	kvfree(r->caches);
+	kvfree(r->ev);
+	kvfree(r->obj);
+	kvfree(r->owner);
+	kfree(r->lab);
+	kfree(r->native);
+	kfree(r);
+}
+
+static int replay_create_caches(struct slablab_replay *r, struct netlink_ext_ack *extack)
+{
+	char name[SLABLAB_NAME_MAX + 16];
+	struct slablab_cache *s;
+	u32 i;
+
+	if (r->target == SLABLAB_REPLAY_TARGET_NATIVE) {
+		for (i = 0; i < r->nr_caches; i++) {
+			snprintf(name, sizeof(name), "slablab-replay-%u-%u", r->id, i);
+			r->native[i] = kmem_cache_create(name, r->caches[i].size,
+							 r->caches[i].align, 0, NULL);
+			if (!r->native[i]) {
+				NL_SET_ERR_MSG_FMT_MOD(extack, "cannot create kmem_cache %s", name);
+				return -ENOMEM;
+			}
+		}
+		return 0;
+	}
+	cpus_read_lock();
+	mutex_lock(&slablab_mutex);
+	for (i = 0; i < r->nr_caches; i++) {
+		struct slablab_cache_args args = {
+			.align = r->caches[i].align,
+			.flags = SLABLAB_KERNEL_DEFAULTS,
+		};
+
+		snprintf(name, SLABLAB_NAME_MAX, "replay%u.%u", r->id, i);
+		s = slablab_cache_create_owner(name, max_t(u32, r->caches[i].size,
+							   SLABLAB_MIN_SIZE),
+					       &args, SLABLAB_OWNER_NETLINK, extack);
+		if (IS_ERR(s)) {
+			mutex_unlock(&slablab_mutex);
+			cpus_read_unlock();
+			return PTR_ERR(s);
+		}
+		atomic_inc(&s->users);	/* cache-del refuses it while the replay exists */
+		r->lab[i] = s;
+	}
+	list_for_each_entry(s, &slablab_caches, list) {
+		if (s->owner == SLABLAB_OWNER_KMALLOC &&
+		    r->nr_kmalloc_caches < REPLAY_MAX_KMALLOC)
+			r->kmalloc_caches[r->nr_kmalloc_caches++] = s;
+	}
+	mutex_unlock(&slablab_mutex);
+	cpus_read_unlock();
+	return 0;
+}
+
+/*
+ * The finished replay: per-cache figures, the objects still live freed (their pages
+ * counted first), the caches destroyed. The kthreads are done (r->done).
+ */
+static void replay_finish(struct slablab_replay *r, bool stopped)
+{
+	struct slablab_replay_cache_result *res = r->res;
+	struct slablab_gauges g;
+	u64 i;
+
+	for (i = 0; i < r->threads; i++) {
+		kthread_stop(r->t[i].task);
+		r->end_ns = max(r->end_ns, r->t[i].end_ns);
+	}
+	for (i = 0; i < r->nr_caches && r->target == SLABLAB_REPLAY_TARGET_SLABLAB; i++) {
+		slablab_gauges(r->lab[i], &g);
+		res[i + 1].pages = g.pages;
+	}
+	for (i = 0; i < r->nr_events; i++) {
+		const struct slablab_replay_event *e = &r->ev[i];
+		void *p;
+
+		if (e->op != SLABLAB_REPLAY_OP_ALLOC)
+			continue;
+		p = r->obj[e->object];
+		if (!p || p == OBJ_FAILED)
+			continue;
+		res[e->cache].allocs++;
+		if (p == OBJ_FREED) {
+			res[e->cache].frees++;
+			continue;
+		}
+		res[e->cache].live_at_end++;
+		replay_free(r, r->target, e->cache, p);
+		r->obj[e->object] = OBJ_FREED;
+		if (!(i & 4095))
+			cond_resched();
+	}
+	replay_destroy_caches(r);
+	/* release: the results before the state (slablab_replay_get() reads it locked) */
+	smp_store_release(&r->state, stopped ? SLABLAB_REPLAY_STOPPED : SLABLAB_REPLAY_DONE);
+}
+
+/**
+ * slablab_replay_new - set up a replay (replay-new)
+ * @setup: target, nr_events, nr_objects, nr_cpus, max_live_bytes
+ * @caches: the recorded caches, [@nr_caches]
+ * @nr_caches: entries of @caches
+ * @extack: where to say what was wrong
+ *
+ * Replaces a loaded or finished replay. Return: 0, -EBUSY while one runs, -ENOMEM,
+ * -EINVAL/-ERANGE for a bad set-up, -E2BIG over the caps (events, caches, and the
+ * replay's own arrays at most RAM / 8).
+ */
+int slablab_replay_new(const struct slablab_replay_setup *setup,
+		       const struct slablab_replay_cache *caches, u32 nr_caches,
+		       struct netlink_ext_ack *extack)
+{
+	struct slablab_replay *r;
+	u64 meta, ram;
+	u32 i;
+	int err;
+
+	if (setup->nr_events > SLABLAB_REPLAY_MAX_EVENTS) {
+		NL_SET_ERR_MSG_FMT_MOD(extack, "at most %u events in a replay",
+				       SLABLAB_REPLAY_MAX_EVENTS);
+		return -E2BIG;
+	}
+	if (nr_caches > SLABLAB_REPLAY_MAX_CACHES) {
+		NL_SET_ERR_MSG_FMT_MOD(extack, "at most %u caches in a replay",
+				       SLABLAB_REPLAY_MAX_CACHES);
+		return -E2BIG;
+	}
+	if (setup->nr_objects > setup->nr_events) {
+		NL_SET_ERR_MSG_MOD(extack, "more objects than events");
+		return -EINVAL;
+	}
+	/* the events, each kthread's index of them, an object's pointer and owner */
+	meta = setup->nr_events * (sizeof(struct slablab_replay_event) + sizeof(u32)) +
+	       ((u64)setup->nr_objects + 1) * (sizeof(void *) + sizeof(u16));
+	ram = (u64)totalram_pages() << PAGE_SHIFT;
+	if (meta > ram / 8) {
+		NL_SET_ERR_MSG_FMT_MOD(extack,
+				       "%llu events and %u objects take %llu MiB, over RAM / 8 (%llu MiB)",
+				       setup->nr_events, setup->nr_objects, meta >> 20,
+				       ram / 8 >> 20);
+		return -E2BIG;
+	}
+	for (i = 0; i < nr_caches; i++) {
+		u32 size = caches[i].size, align = caches[i].align;
+
+		if (!size || size > SLABLAB_MAX_SIZE ||
+		    (align && (!is_power_of_2(align) || align > SLABLAB_MAX_ALIGN))) {
+			NL_SET_ERR_MSG_FMT_MOD(extack,
+					       "cache %u: size %u (1..%u) or align %u (a power of two up to %u) out of range",
+					       i, size, SLABLAB_MAX_SIZE, align, SLABLAB_MAX_ALIGN);
+			return -ERANGE;
+		}
+	}
+
+	mutex_lock(&replay_mutex);
+	if (slablab_replay && slablab_replay->state == SLABLAB_REPLAY_RUNNING) {
+		if (!completion_done(&slablab_replay->done)) {
+			NL_SET_ERR_MSG_MOD(extack, "a replay is running");
+			err = -EBUSY;
+			goto out_unlock;
+		}
+		/* done, not yet collected by replay-get: its kthreads and objects go */
+		replay_finish(slablab_replay, false);
+	}
+	err = -ENOMEM;
+	r = kzalloc(sizeof(*r), GFP_KERNEL);
+	if (!r)
+		goto out_unlock;
+	r->id = replay_next_id++;
+	r->state = SLABLAB_REPLAY_LOADING;
+	r->target = setup->target;
+	r->nr_events = setup->nr_events;
+	r->nr_objects = setup->nr_objects;
+	r->nr_cpus = setup->nr_cpus;
+	r->nr_caches = nr_caches;
+	r->max_live_bytes = setup->max_live_bytes;
+	spin_lock_init(&r->peak_lock);
+	init_completion(&r->done);
+	r->caches = kvmalloc_array(nr_caches + 1, sizeof(*caches), GFP_KERNEL);
+	if (r->caches && nr_caches)
+		memcpy(r->caches, caches, array_size(nr_caches, sizeof(*caches)));
+	r->ev = kvmalloc_array(r->nr_events, sizeof(*r->ev), GFP_KERNEL | __GFP_NOWARN);
+	r->obj = kvcalloc(r->nr_objects + 1, sizeof(*r->obj), GFP_KERNEL | __GFP_NOWARN);
+	r->owner = kvcalloc(r->nr_objects + 1, sizeof(*r->owner), GFP_KERNEL | __GFP_NOWARN);
+	r->lab = kcalloc(nr_caches + 1, sizeof(*r->lab), GFP_KERNEL);
+	r->native = kcalloc(nr_caches + 1, sizeof(*r->native), GFP_KERNEL);
+	r->res = kvcalloc(nr_caches + 1, sizeof(*r->res), GFP_KERNEL);
+	if (!r->caches || !r->ev || !r->obj || !r->owner || !r->lab ||
+	    !r->native || !r->res) {
+		replay_free_all(r);
+		goto out_unlock;
+	}
+	replay_free_all(slablab_replay);
+	slablab_replay = r;
+	err = 0;
+out_unlock:
+	mutex_unlock(&replay_mutex);
+	return err;
+}
+
+/**
+ * slablab_replay_data - events of the loading replay (replay-data)
+ * @offset: index of the first, the number given so far (events come in order)
+ * @ev: the events
+ * @nr: how many
+ * @extack: where to say what was wrong
+ *
+ * Return: 0, -ENOENT (no replay loading), -EINVAL (a bad event or offset).
+ */
+int slablab_replay_data(u64 offset, const struct slablab_replay_event *ev, u32 nr,
+			struct netlink_ext_ack *extack)
+{
+	struct slablab_replay *r;
+	int err = -EINVAL;
+	u32 i;
+
+	mutex_lock(&replay_mutex);
+	r = slablab_replay;
+	if (!r || r->state != SLABLAB_REPLAY_LOADING) {
+		NL_SET_ERR_MSG_MOD(extack, "no replay is loading (replay-new first)");
+		err = -ENOENT;
+		goto out;
+	}
+	if (offset != r->loaded || nr > r->nr_events - r->loaded) {
+		NL_SET_ERR_MSG_FMT_MOD(extack,
+				       "events %llu..%llu: expected from %llu, %llu in all",
+				       offset, offset + nr, r->loaded, r->nr_events);
+		goto out;
+	}
+	for (i = 0; i < nr; i++) {
+		const struct slablab_replay_event *e = &ev[i];
+
+		if ((e->op != SLABLAB_REPLAY_OP_ALLOC && e->op != SLABLAB_REPLAY_OP_FREE) ||
+		    e->cpu >= r->nr_cpus || e->cache > r->nr_caches || !e->object ||
+		    e->object > r->nr_objects || e->reserved[0] || e->reserved[1] ||
+		    e->reserved[2] || e->size > REPLAY_MAX_SIZE) {
+			NL_SET_ERR_MSG_FMT_MOD(extack, "event %llu is malformed", offset + i);
+			goto out;
+		}
+	}
+	memcpy(&r->ev[offset], ev, array_size(nr, sizeof(*ev)));
+	r->loaded += nr;
+	err = 0;
+out:
+	mutex_unlock(&replay_mutex);
+	return err;
+}
+
+/* The bytes an allocation event holds, as replayed: a free's own size is not trusted. */
+static u64 replay_event_bytes(const struct slablab_replay *r, const struct slablab_replay_event *e)
+{
+	return e->cache ? r->caches[e->cache - 1].size : e->size;
+}
+
+/*
+ * Each object allocated once, freed at most once after and to the cache it came from
+ * (a kmem_cache_free() or slablab_cache_free() to another cache corrupts it); the peak
+ * live bytes. A live object's obj[] slot holds its allocation's event index until then
+ * (below SLABLAB_REPLAY_MAX_EVENTS: fits beside the tag even in 32 bits).
+ */
+static int replay_check(struct slablab_replay *r, struct netlink_ext_ack *extack)
+{
+	u64 i, live = 0, peak = 0;
+	int err = 0;
+
+	for (i = 0; i < r->nr_events; i++) {
+		const struct slablab_replay_event *e = &r->ev[i], *a;
+		void **o = &r->obj[e->object];
+		uintptr_t slot = (uintptr_t)*o;
+
+		if (e->op == SLABLAB_REPLAY_OP_ALLOC) {
+			if (slot) {
+				NL_SET_ERR_MSG_FMT_MOD(extack,
+						       "event %llu allocates object %u a second time",
+						       i, e->object);
+				err = -EINVAL;
+				break;
+			}
+			*o = (void *)((uintptr_t)i << 2 | (uintptr_t)OBJ_CHECKED);
+			live += replay_event_bytes(r, e);
+			peak = max(peak, live);
+		} else {
+			if ((slot & 3) != (uintptr_t)OBJ_CHECKED) {
+				NL_SET_ERR_MSG_FMT_MOD(extack,
+						       "event %llu frees object %u, not live",
+						       i, e->object);
+				err = -EINVAL;
+				break;
+			}
+			a = &r->ev[slot >> 2];
+			if (a->cache != e->cache) {
+				NL_SET_ERR_MSG_FMT_MOD(extack,
+						       "event %llu frees object %u to cache %u, allocated from cache %u",
+						       i, e->object, e->cache, a->cache);
+				err = -EINVAL;
+				break;
+			}
+			live -= replay_event_bytes(r, a);
+			*o = OBJ_FREED;
+		}
+		if (!(i & 4095))
+			cond_resched();
+	}
+	memset(r->obj, 0, array_size(r->nr_objects + 1, sizeof(*r->obj)));
+	if (err)
+		return err;
+	r->peak_live_bytes = peak;
+	if (peak > r->max_live_bytes) {
+		NL_SET_ERR_MSG_FMT_MOD(extack,
+				       "the trace holds %llu MiB at its peak, over the %llu MiB cap (max-live-bytes)",
+				       peak >> 20, r->max_live_bytes >> 20);
+		return -E2BIG;
+	}
+	return 0;
+}
+
+/* One kthread per recorded cpu, or per online cpu when there are fewer (folded). */
+static int replay_make_threads(struct slablab_replay *r, struct netlink_ext_ack *extack)
+{
+	u64 i, *count;
+	int cpu, err = 0;
+	u32 k;
+
+	r->threads = min_t(u32, r->nr_cpus, num_online_cpus());
+	r->folded = r->threads < r->nr_cpus;
+	r->t = kcalloc(r->threads, sizeof(*r->t), GFP_KERNEL);
+	count = kcalloc(r->threads, sizeof(*count), GFP_KERNEL);
+	if (!r->t || !count) {
+		kfree(count);
+		return -ENOMEM;
+	}
+	for (i = 0; i < r->nr_events; i++) {
+		count[r->ev[i].cpu % r->threads]++;
+		if (!(i & 65535))
+			cond_resched();
+	}
+	for (k = 0; k < r->threads; k++) {
+		r->t[k].r = r;
+		r->t[k].idx = k;
+		r->t[k].ev = kvmalloc_array(max_t(u64, count[k], 1), sizeof(u32), GFP_KERNEL);
+		if (!r->t[k].ev)
+			err = -ENOMEM;
+	}
+	kfree(count);
+	if (err)
+		return err;
+	for (i = 0; i < r->nr_events; i++) {
+		struct replay_thread *t = &r->t[r->ev[i].cpu % r->threads];
+
+		t->ev[t->nr++] = i;
+		if (!(i & 65535))
+			cond_resched();
+	}
+	/*
+	 * Bound to the first online cpus, kept online until each kthread is bound. A cpu
+	 * that went down since r->threads was counted leaves fewer: two kthreads share a
+	 * cpu then (a remote free's wait yields to the allocation, cond_resched()).
+	 */
+	cpus_read_lock();
+	cpu = cpumask_first(cpu_online_mask);
+	for (k = 0; k < r->threads; k++) {
+		struct task_struct *task;
+
+		if (cpu >= nr_cpu_ids)
+			cpu = cpumask_first(cpu_online_mask);
+		r->t[k].cpu = cpu;
+		task = kthread_create(replay_thread_fn, &r->t[k], "slablab-replay/%u", k);
+		if (IS_ERR(task)) {
+			NL_SET_ERR_MSG_MOD(extack, "cannot create the replay's kthreads");
+			err = PTR_ERR(task);
+			break;
+		}
+		kthread_bind(task, cpu);
+		r->t[k].task = task;
+		cpu = cpumask_next(cpu, cpu_online_mask);
+	}
+	cpus_read_unlock();
+	if (err) {
+		while (k--)
+			kthread_stop(r->t[k].task);
+	}
+	return err;
+}
+
+static void replay_fill_report(struct slablab_replay *r, struct slablab_replay_report *rep)
+{
+	u32 i;
+
+	memset(rep, 0, offsetof(struct slablab_replay_report, res));
+	if (!r)
+		return;
+	rep->state = r->state;
+	rep->target = r->target;
+	rep->threads = r->threads;
+	rep->folded = r->folded;
+	rep->peak_live_bytes = r->peak_live_bytes;
+	if (r->state != SLABLAB_REPLAY_DONE && r->state != SLABLAB_REPLAY_STOPPED)
+		return;
+	for (i = 0; i < r->threads; i++) {
+		struct replay_thread *t = &r->t[i];
+
+		rep->allocs += t->allocs;
+		rep->frees += t->frees;
+		rep->remote_frees += t->remote_frees;
+		rep->failures += t->failures;
+		rep->alloc_cycles += t->alloc_cycles;
+		rep->free_cycles += t->free_cycles;
+	}
+	for (i = 0; i <= r->nr_caches; i++)
+		rep->live_at_end += r->res[i].live_at_end;
+	rep->elapsed_ns = r->end_ns - r->start_ns;
+	rep->peak_pages = r->peak_pages;
+	rep->nr_res = r->nr_caches + 1;
+	rep->res = r->res;
+}
+
+/**
+ * slablab_replay_run - start the loaded replay (replay-run)
+ * @rep: what it runs as (state, threads, folded, peak_live_bytes)
+ * @extack: where to say what was wrong
+ *
+ * Return: 0, -ENOENT (nothing loaded), -EINVAL (events missing or out of order),
+ * -E2BIG (over max-live-bytes), -ENOMEM.
+ */
+int slablab_replay_run(struct slablab_replay_report *rep, struct netlink_ext_ack *extack)
+{
+	struct slablab_replay *r;
+	u32 k;
+	int err;
+
+	mutex_lock(&replay_mutex);
+	r = slablab_replay;
+	err = -ENOENT;
+	if (!r || r->state != SLABLAB_REPLAY_LOADING) {
+		NL_SET_ERR_MSG_MOD(extack, "no replay is loaded");
+		goto out;
+	}
+	err = -EINVAL;
+	if (r->loaded != r->nr_events) {
+		NL_SET_ERR_MSG_FMT_MOD(extack, "%llu of %llu events given",
+				       r->loaded, r->nr_events);
+		goto out;
+	}
+	err = replay_check(r, extack);
+	if (!err)
+		err = replay_create_caches(r, extack);
+	if (!err)
+		err = replay_make_threads(r, extack);
+	if (err) {
+		/* nothing ran: the caches go, the replay cannot be run again */
+		replay_free_all(r);
+		slablab_replay = NULL;
+		goto out;
+	}
+	r->base_pages = replay_pages(r);
+	atomic_set(&r->running, r->threads);
+	r->state = SLABLAB_REPLAY_RUNNING;
+	for (k = 0; k < r->threads; k++)
+		wake_up_process(r->t[k].task);
+	r->start_ns = ktime_get_ns();
+	/* release go: the set-up above to the kthreads */
+	smp_store_release(&r->go, true);
+	replay_fill_report(r, rep);
+out:
+	mutex_unlock(&replay_mutex);
+	return err;
+}
+
+/**
+ * slablab_replay_get - the replay's state and, once done, its results (replay-get)
+ * @rep: filled in; @rep->res points into the replay (valid until the next
+ *	slablab_replay_*() call: the caller holds no lock, so copy it at once —
+ *	netlink.c puts it into the reply under slablab_replay_lock())
+ *
+ * A replay whose kthreads have all finished is finished here (its live objects freed,
+ * its caches destroyed): never waits.
+ */
+void slablab_replay_get(struct slablab_replay_report *rep)
+{
+	struct slablab_replay *r = slablab_replay;
+
+	lockdep_assert_held(&replay_mutex);
+	if (r && r->state == SLABLAB_REPLAY_RUNNING && completion_done(&r->done))
+		replay_finish(r, false);
+	replay_fill_report(r, rep);
+}
+
+/**
+ * slablab_replay_lock - hold the replay across slablab_replay_get() and the reply
+ */
+void slablab_replay_lock(void)
+{
+	mutex_lock(&replay_mutex);
+}
+
+/**
+ * slablab_replay_unlock - release slablab_replay_lock()
+ */
+void slablab_replay_unlock(void)
+{
+	mutex_unlock(&replay_mutex);
+}
+
+/**
+ * slablab_replay_exit - unload: stop a running replay, free everything
+ */
+void slablab_replay_exit(void)
+{
+	struct slablab_replay *r;
+
+	mutex_lock(&replay_mutex);
+	r = slablab_replay;
+	if (r && r->state == SLABLAB_REPLAY_RUNNING) {
+		WRITE_ONCE(r->stop, true);
+		wait_for_completion(&r->done);
+		replay_finish(r, true);
+	}
+	replay_free_all(r);
+	slablab_replay = NULL;
+	mutex_unlock(&replay_mutex);
+}

@@ -1,0 +1,239 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Record and replay (docs/replay.md), in the VM: slabctl record captures a small real
+workload (a tar of /etc) through the kmem tracepoints, slabctl replay runs the trace on
+slablab's caches and on the kernel's SLUB. Counting identities must hold on both
+(allocs - frees = live at the end) and the two targets must see the same objects."""
+import errno
+import json
+import os
+import re
+import struct
+import time
+
+import pytest
+
+from conftest import slabctl
+
+RECORDED = {}
+
+
+@pytest.fixture(scope="module")
+def trace(tmp_path_factory):
+    """A recording of tar; RECORDED holds what record reported."""
+    path = tmp_path_factory.mktemp("replay") / "tar.trace"
+    r = slabctl("record", "-o", path, "--buffer-kb", "8192", "--",
+                "tar", "cf", "/dev/null", "/etc")
+    assert "recorded" in r.stderr, r.stderr
+    assert os.path.getsize(path) > 80
+    live = re.search(r"objects live at the end: (\d+)", r.stderr)
+    assert live, r.stderr
+    RECORDED["live_at_end"] = int(live.group(1))
+    return path
+
+
+def replay(path, target):
+    r = slabctl("replay", path, "--target", target, "--json")
+    return json.loads(r.stdout)["replay"]
+
+
+def test_record_reports(trace):
+    # the file reads back and names what the recorder found
+    r = slabctl("replay", trace, "--target", "slablab")
+    assert "ops/s" in r.stdout and "cycles/alloc" in r.stdout
+
+
+@pytest.mark.parametrize("target", ["slablab", "native"])
+def test_replay_identities(trace, target):
+    res = replay(trace, target)
+    assert res["state"] == 3  # done
+    assert res["failures"] == 0
+    assert res["allocs"] > 0
+    # every object allocated is freed by the trace or live at its end (then freed)
+    assert res["allocs"] - res["frees"] == res["live_at_end"]
+    assert sum(c["allocs"] for c in res["caches"]) == res["allocs"]
+    assert sum(c["live_at_end"] for c in res["caches"]) == res["live_at_end"]
+    assert res["ops_per_sec"] > 0
+    # the ids the recorder saw never freed are the objects the replay holds at its end
+    assert res["live_at_end"] == RECORDED["live_at_end"]
+
+
+def test_targets_agree(trace):
+    a, b = replay(trace, "slablab"), replay(trace, "native")
+    for k in ("allocs", "frees", "live_at_end", "events"):
+        assert a[k] == b[k], k
+    assert [c["allocs"] for c in a["caches"]] == [c["allocs"] for c in b["caches"]]
+
+
+def test_truncated_trace(trace, tmp_path):
+    data = open(trace, "rb").read()
+    bad = tmp_path / "cut.trace"
+    bad.write_bytes(data[: len(data) - 7])
+    r = slabctl("replay", bad, check=False)
+    assert r.returncode != 0 and "truncated at offset" in r.stderr, r.stderr
+
+
+# ---- hand-made traces through raw generic netlink (test_hostile.py's client) ----
+
+from test_hostile import A, A_, RP_, U, Genl, nest, parse_attrs, u32, u64  # noqa: E402
+
+ALLOC, FREE = 1, 2     # SLABLAB_REPLAY_OP_* (include/slablab/replay.h, not the spec)
+TARGETS = {"slablab": U["SLABLAB_REPLAY_TARGET_SLABLAB"],
+           "native": U["SLABLAB_REPLAY_TARGET_NATIVE"]}
+
+
+def ev(op, obj, cache=0, cpu=0, size=64, reserved=b"\0\0\0"):
+    return struct.pack("=IIHHB3s", obj, size, cpu, cache, op, reserved)
+
+
+def rcache(size, align=0):
+    return struct.pack("=32sII", b"hand", size, align)
+
+
+@pytest.fixture(scope="module")
+def nl():
+    g = Genl()
+    yield g
+    g.close()
+
+
+def replay_new(nl, nr_events, nr_objects, caches=b"", cpus=1, target="slablab", **kw):
+    attrs = [u32(RP_["TARGET"], TARGETS[target]), u64(RP_["NR_EVENTS"], nr_events),
+             u32(RP_["NR_OBJECTS"], nr_objects), u32(RP_["NR_CPUS"], cpus)]
+    if caches:
+        attrs.append(A(RP_["CACHES"], caches))
+    if "max_live" in kw:
+        attrs.append(u64(RP_["MAX_LIVE_BYTES"], kw["max_live"]))
+    return nl.cmd("REPLAY_NEW", nest(A_["REPLAY"], *attrs))
+
+
+def replay_data(nl, events, offset=0):
+    return nl.cmd("REPLAY_DATA", nest(A_["REPLAY"], u64(RP_["OFFSET"], offset),
+                                      A(RP_["EVENTS"], b"".join(events))))
+
+
+def replay_state(reply):
+    nest_ = dict(reply.replies[0][1])[A_["REPLAY"]]
+    return {t: v for t, v in parse_attrs(nest_)}
+
+
+def load(nl, events, nr_objects, caches=b"", **kw):
+    r = replay_new(nl, len(events), nr_objects, caches, **kw)
+    assert r.error == 0, r
+    r = replay_data(nl, events)
+    assert r.error == 0, r
+
+
+BAD_RUNS = {
+    "free-before-alloc": ([ev(FREE, 1), ev(ALLOC, 1)], "frees object 1, not live"),
+    "double-alloc": ([ev(ALLOC, 1), ev(ALLOC, 1)], "allocates object 1 a second time"),
+    "double-free": ([ev(ALLOC, 1), ev(FREE, 1), ev(FREE, 1)], "frees object 1, not live"),
+    "reuse-after-free": ([ev(ALLOC, 1), ev(FREE, 1), ev(ALLOC, 1)], "a second time"),
+    # kmem_cache_free()/slablab_cache_free() to a cache the object is not from
+    "free-to-other-cache": ([ev(ALLOC, 1, cache=1), ev(FREE, 1, cache=2)],
+                            "allocated from cache 1"),
+    "kfree-of-cache-object": ([ev(ALLOC, 1, cache=2), ev(FREE, 1, cache=0)],
+                              "allocated from cache 2"),
+    "cache-free-of-kmalloc": ([ev(ALLOC, 1, size=128), ev(FREE, 1, cache=1)],
+                              "allocated from cache 0"),
+}
+
+
+@pytest.mark.parametrize("target", ["slablab", "native"])
+@pytest.mark.parametrize("case", sorted(BAD_RUNS))
+def test_inconsistent_trace_is_refused_at_run(nl, client, case, target):
+    """Each object allocated once, freed at most once after, to the cache it came
+    from: replay-run refuses anything else before a kthread or a cache exists."""
+    events, msg = BAD_RUNS[case]
+    before = {c["name"] for c in client.cache_list()}
+    load(nl, events, 1, rcache(64) + rcache(128), target=target)
+    r = nl.cmd("REPLAY_RUN")
+    assert r.error == errno.EINVAL and msg in r.msg, r
+    # the refused replay is gone, its caches never made
+    st = replay_state(nl.cmd("REPLAY_GET"))
+    assert struct.unpack("=I", st[RP_["STATE"]])[0] == U["SLABLAB_REPLAY_NONE"]
+    assert {c["name"] for c in client.cache_list()} == before
+
+
+BAD_DATA = {
+    "object-0": ev(ALLOC, 0),
+    "object-over": ev(ALLOC, 3),
+    "cache-undeclared": ev(ALLOC, 1, cache=3),
+    "cpu-over": ev(ALLOC, 1, cpu=2),
+    "op-0": ev(0, 1),
+    "op-3": ev(3, 1),
+    "reserved": ev(ALLOC, 1, reserved=b"\0\1\0"),
+    "size-huge": ev(ALLOC, 1, size=0xFFFFFFFF),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD_DATA))
+def test_malformed_event_is_refused(nl, case):
+    r = replay_new(nl, 2, 2, rcache(64) + rcache(128), cpus=2)
+    assert r.error == 0, r
+    r = replay_data(nl, [ev(ALLOC, 1), BAD_DATA[case]])
+    assert r.error == errno.EINVAL and "event 1 is malformed" in r.msg, r
+    # nothing of the chunk was taken: it can be sent again, corrected, at offset 0
+    assert replay_data(nl, [ev(ALLOC, 1), ev(FREE, 1)]).error == 0
+
+
+def test_event_stream_bounds(nl):
+    load(nl, [ev(ALLOC, 1)], 1)
+    # past nr-events, and at a wrong offset
+    r = replay_data(nl, [ev(FREE, 1)], offset=1)
+    assert r.error == errno.EINVAL and "expected from 1, 1 in all" in r.msg, r
+    assert replay_new(nl, 2, 1).error == 0
+    r = replay_data(nl, [ev(ALLOC, 1)], offset=1)
+    assert r.error == errno.EINVAL and "expected from 0" in r.msg, r
+    r = nl.cmd("REPLAY_RUN")
+    assert r.error == errno.EINVAL and "0 of 2 events given" in r.msg, r
+
+
+def test_peak_over_max_live_bytes(nl):
+    load(nl, [ev(ALLOC, 1, size=4096), ev(ALLOC, 2, size=4096), ev(FREE, 1)], 2,
+         max_live=8191)
+    r = nl.cmd("REPLAY_RUN")
+    assert r.error == errno.E2BIG and "max-live-bytes" in r.msg, r
+
+
+@pytest.mark.parametrize("target", ["slablab", "native"])
+def test_done_replay_is_replaced_without_get(nl, client, target):
+    """A replay whose kthreads are done is finished by the next replay-new (its
+    objects freed, its caches destroyed) rather than refused as running; data after
+    the start is refused."""
+    before = {c["name"] for c in client.cache_list()}
+    events = [ev(ALLOC, 1, cache=1, cpu=0), ev(ALLOC, 2, size=100, cpu=1),
+              ev(FREE, 1, cache=1, cpu=1), ev(ALLOC, 3, cache=1, cpu=1)]
+    load(nl, events, 3, rcache(64), cpus=2, target=target)
+    r = nl.cmd("REPLAY_RUN")
+    assert r.error == 0, r
+    r = replay_data(nl, events, offset=0)
+    assert r.error == errno.ENOENT, r
+    deadline = time.monotonic() + 120
+    while True:                 # -EBUSY only while the kthreads still run
+        r = replay_new(nl, 1, 1)
+        if r.error != errno.EBUSY or time.monotonic() > deadline:
+            break
+    assert r.error == 0, r
+    assert {c["name"] for c in client.cache_list()} == before
+
+
+@pytest.mark.parametrize("target", ["slablab", "native"])
+def test_hand_made_trace_counts(nl, target):
+    """Remote frees (allocated on one kthread, freed on another) and live objects at
+    the end, counted as the events say."""
+    events = [ev(ALLOC, 1, cache=1, cpu=0), ev(ALLOC, 2, size=100, cpu=1),
+              ev(FREE, 1, cache=1, cpu=1), ev(FREE, 2, cpu=0),
+              ev(ALLOC, 3, cache=1, cpu=1), ev(ALLOC, 4, size=5000, cpu=0)]
+    load(nl, events, 4, rcache(64), cpus=2, target=target)
+    r = nl.cmd("REPLAY_RUN")
+    assert r.error == 0, r
+    while True:
+        st = replay_state(nl.cmd("REPLAY_GET"))
+        state = struct.unpack("=I", st[RP_["STATE"]])[0]
+        if state != U["SLABLAB_REPLAY_RUNNING"]:
+            break
+    assert state == U["SLABLAB_REPLAY_DONE"]
+    get = {k: struct.unpack("=Q", st[RP_[k]])[0] for k in
+           ("ALLOCS", "FREES", "FAILURES", "LIVE_AT_END", "REMOTE_FREES")}
+    assert get == {"ALLOCS": 4, "FREES": 2, "FAILURES": 0, "LIVE_AT_END": 2,
+                   "REMOTE_FREES": 2 if os.cpu_count() > 1 else 0}, get
