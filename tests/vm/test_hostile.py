@@ -743,6 +743,11 @@ def storm_cases():
                                                                  + 1)]))],
              err=errno.E2BIG, bad=True,
              msg=f"at most SLABLAB_STORM_MAX_SIZES ({U['SLABLAB_STORM_MAX_SIZES']}) sizes"),
+        Case("STORM-thin-zero", n,
+             [spec(tgt, pat, size, u32(ST_["THIN"], 0, mark=True))],
+             err=errno.ERANGE, msg=RANGE, bad=True),
+        Case("STORM-thin-u64", n,
+             [spec(tgt, pat, size, u64(ST_["THIN"], 2, mark=True))], msg=BADLEN, bad=True),
         Case("STORM-max-live-over-half-ram", n,
              [spec(tgt, pat, size, u64(ST_["MAX_LIVE_BYTES"], 1 << 60, mark=True))],
              err=errno.ERANGE, msg="MAX_LIVE_BYTES is at most half of RAM", bad=True),
@@ -764,7 +769,9 @@ def storm_cases():
     for a in ("STATE", "OPS_PLANNED", "OPS_DONE", "ELAPSED_NS", "ALLOCS", "FREES",
               "ALLOC_CYCLES", "FREE_CYCLES", "PAIR_CYCLES", "LOOP_CYCLES", "FAILURES",
               "PEAK_PAGES", "PEAK_LIVE_BYTES", "META_BYTES", "CYCLES_PER_SEC", "FEATURES",
-              "CACHE_FLAGS", "THREAD_LIST", "STATS", "NATIVE_NAME", "PAD"):
+              "CACHE_FLAGS", "THREAD_LIST", "STATS", "NATIVE_NAME", "PAD",
+              "STEADY_LIVE_BYTES", "STEADY_PAGES", "STEADY_SAMPLES", "SHRUNK_LIVE_BYTES",
+              "SHRUNK_PAGES"):
         if a not in ST_:
             continue
         if a in ("THREAD_LIST", "STATS"):
