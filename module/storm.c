@@ -470,7 +470,13 @@ static void churn_barrier(struct storm_thread *t)
 		storm_shrink_sample(st);
 		complete_all(&st->churn_shrunk);
 	} else {
-		wait_for_completion(&st->churn_shrunk);
+		/*
+		 * TASK_IDLE, not plain uninterruptible: a worker done early (an OPS storm
+		 * whose other workers share a cpu) may wait here for minutes, which is no
+		 * hung task and no load (kthreads take no signals, so nothing else would
+		 * end the wait early either).
+		 */
+		wait_for_completion_state(&st->churn_shrunk, TASK_IDLE);
 	}
 	t->waited_ns = ktime_get_ns() - t0;
 }
