@@ -152,6 +152,7 @@ struct slablab_storm {
 	/* churn: the sample after the last worker's loop and a shrink of the target */
 	u64 shrunk_pages, shrunk_live;
 	bool shrunk;
+	bool steady_over;			/* the shrink began: no more steady samples */
 	atomic_t churn_left;			/* workers not yet at the shrink barrier */
 	struct completion churn_shrunk;		/* the shrink sample is taken */
 	char sysfs_root[64];		/* storm_sysfs_root at start */
@@ -378,7 +379,7 @@ static bool storm_all_steady(struct slablab_storm *st)
 {
 	u32 i;
 
-	if (st->spec.pattern != SLABLAB_PATTERN_CHURN)
+	if (st->spec.pattern != SLABLAB_PATTERN_CHURN || st->steady_over)
 		return false;
 	for (i = 0; i < st->spec.threads; i++)
 		if (!READ_ONCE(st->t[i].steady))
@@ -431,6 +432,13 @@ static void storm_shrink_sample(struct slablab_storm *st)
 	u64 pages, meta, live = 0;
 	unsigned int i;
 
+	/*
+	 * The workers keep their steady flags until they leave the barrier, after the
+	 * shrink: a controller sample taken from here on is no steady-state sample.
+	 */
+	mutex_lock(&st->sample_lock);
+	st->steady_over = true;
+	mutex_unlock(&st->sample_lock);
 	switch (st->spec.target) {
 	case SLABLAB_TARGET_CACHE:
 		slablab_cache_shrink(st->tg.cache);
@@ -470,7 +478,13 @@ static void churn_barrier(struct storm_thread *t)
 		storm_shrink_sample(st);
 		complete_all(&st->churn_shrunk);
 	} else {
-		wait_for_completion(&st->churn_shrunk);
+		/*
+		 * TASK_IDLE, not plain uninterruptible: a worker done early (an OPS storm
+		 * whose other workers share a cpu) may wait here for minutes, which is no
+		 * hung task and no load (kthreads take no signals, so nothing else would
+		 * end the wait early either).
+		 */
+		wait_for_completion_state(&st->churn_shrunk, TASK_IDLE);
 	}
 	t->waited_ns = ktime_get_ns() - t0;
 }

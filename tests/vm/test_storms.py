@@ -429,6 +429,47 @@ def test_churn_fragmentation_on_every_cpu_and_thin_refused(client, make_cache, n
         client.storm("slablab", "churn", cache=name, ops=10, working_set=8, thin=9)
 
 
+HUNG_TASK = "/proc/sys/kernel/hung_task_timeout_secs"
+
+
+def test_churn_barrier_wait_is_no_hung_task(client, make_cache):
+    """A churn worker done early waits at the shrink barrier for the others, for as
+    long as they take (minutes, in an OPS storm whose other workers share a cpu): that
+    wait is no hung task. Three workers on two cpus, the one alone on its cpu done in
+    half the time, waiting seconds with hung_task_timeout_secs at 1."""
+    if not os.path.exists(HUNG_TASK):
+        pytest.skip("this kernel has no hung task detector")
+    cpus = online_cpus()
+    if len(cpus) < 2:
+        pytest.skip("needs two cpus")
+    name = make_cache(128)
+    pair = f"{cpus[0]},{cpus[1]}"
+    # how many ops one worker alone on a cpu does in 3 s
+    probe = client.storm("slablab", "churn", cache=name, cpus=str(cpus[1]), ops=20000,
+                         working_set=64)
+    ns = check_result(probe)["threads"][0]["ns"]
+    ops = max(20000, 3 * 10 ** 9 * 20000 // max(ns, 1))
+    with open(HUNG_TASK) as f:
+        old = f.read().strip()
+    mark = subprocess.run(["dmesg"], capture_output=True, text=True).stdout.count("\n")
+    with open(HUNG_TASK, "w") as f:
+        f.write("1")
+    try:
+        r = client.storm("slablab", "churn", cache=name, threads=3, cpus=pair, ops=ops,
+                         working_set=64)
+    finally:
+        with open(HUNG_TASK, "w") as f:
+            f.write(old)
+    log = subprocess.run(["dmesg"], capture_output=True, text=True).stdout
+    log = "\n".join(log.splitlines()[mark:])
+    res = check_result(r)
+    lone = [t for t in res["threads"] if t["cpu"] == cpus[1]]
+    assert len(lone) == 1, res["threads"]
+    waited = r["progress"]["elapsed_ns"] - lone[0]["ns"]
+    assert waited >= 2 * 10 ** 9, f"the lone worker waited {waited} ns: make it longer"
+    assert "blocked for more than" not in log, log
+
+
 @pytest.mark.parametrize("target", ["slablab", "native"])
 def test_short_churn_storm_on_every_cpu_reports_its_memory(client, make_cache, ncpus, target):
     ws, size = 256, 192
