@@ -39,6 +39,7 @@
 /* The designs, by enum slablab_design; NULL: reserved, not built yet. */
 static const struct slablab_design_ops *const slablab_designs[__SLABLAB_DESIGN_MAX] = {
 	[SLABLAB_DESIGN_SLUB] = &slablab_slub_ops,
+	[SLABLAB_DESIGN_SHEAVES] = &slablab_sheaves_ops,
 };
 
 /*
@@ -285,6 +286,9 @@ struct slablab_cache *slablab_cache_create_owner(const char *name, unsigned int 
 	if (args->use_min_partial)
 		s->min_partial = args->min_partial;
 	s->remote_node_defrag_ratio = 100;	/* SLUB's default (1000 in its units of 0.1%) */
+	s->sheaf_capacity = slablab_default_sheaf_capacity(s->stride, PAGE_SIZE);
+	s->barn_max_full = SLABLAB_BARN_DEFAULT_MAX;
+	s->barn_max_empty = SLABLAB_BARN_DEFAULT_MAX;
 
 	err = -ENOMEM;
 	if (slablab_init_random_seq(s))

@@ -121,6 +121,14 @@ inline constexpr AttrDesc kStatsAttrs[] = {
 	{SLABLAB_STATS_A_CPU_PARTIAL_FREE, "cpu_partial_free", -1, false},
 	{SLABLAB_STATS_A_CPU_PARTIAL_NODE, "cpu_partial_node", -1, false},
 	{SLABLAB_STATS_A_CPU_PARTIAL_DRAIN, "cpu_partial_drain", -1, false},
+	{SLABLAB_STATS_A_SHEAF_FLUSH, "sheaf_flush", -1, false},
+	{SLABLAB_STATS_A_SHEAF_REFILL, "sheaf_refill", -1, false},
+	{SLABLAB_STATS_A_SHEAF_ALLOC, "sheaf_alloc", -1, false},
+	{SLABLAB_STATS_A_SHEAF_FREE, "sheaf_free", -1, false},
+	{SLABLAB_STATS_A_BARN_GET, "barn_get", -1, false},
+	{SLABLAB_STATS_A_BARN_GET_FAIL, "barn_get_fail", -1, false},
+	{SLABLAB_STATS_A_BARN_PUT, "barn_put", -1, false},
+	{SLABLAB_STATS_A_BARN_PUT_FAIL, "barn_put_fail", -1, false},
 };
 
 inline constexpr AttrDesc kStormAttrs[] = {
@@ -187,6 +195,9 @@ inline constexpr AttrDesc kLayersAttrs[] = {
 	{SLABLAB_LAYERS_A_CPU_SLAB, "cpu_slab", -1, false},
 	{SLABLAB_LAYERS_A_CPU_PARTIAL, "cpu_partial", -1, false},
 	{SLABLAB_LAYERS_A_SLABS_FREE, "slabs_free", -1, false},
+	{SLABLAB_LAYERS_A_SHEAF_MAIN, "sheaf_main", -1, false},
+	{SLABLAB_LAYERS_A_SHEAF_SPARE, "sheaf_spare", -1, false},
+	{SLABLAB_LAYERS_A_BARN, "barn", -1, false},
 };
 
 inline constexpr AttrDesc kReplayAttrs[] = {
