@@ -328,21 +328,24 @@ static void put_empty(struct slablab_cache *s, struct slablab_sheaf *sh)
 }
 
 /*
- * Trade a full sheaf for an empty one of the barn (7.0's barn_replace_full_sheaf()):
- * NULL when the barn has no empty sheaf or no room for another full one.
+ * Trade a full sheaf for an empty one of the barn (7.0's barn_replace_full_sheaf()).
+ * NULL with *@no_room when the barn holds barn_max_full full sheaves already (or the
+ * sheaf is of an old capacity), NULL alone when it has no empty sheaf.
  */
 static struct slablab_sheaf *barn_trade_full(struct slablab_cache *s,
 					     struct slablab_barn *barn,
-					     struct slablab_sheaf *full)
+					     struct slablab_sheaf *full, bool *no_room)
 {
 	struct slablab_sheaf *empty = NULL;
 	unsigned long flags;
 
-	/* a racy peek at nr_empty: re-checked under the lock */
-	if (full->capacity != READ_ONCE(s->sheaf_capacity) || !data_race(barn->nr_empty))
+	*no_room = full->capacity != READ_ONCE(s->sheaf_capacity);
+	if (*no_room)
 		return NULL;
 	spin_lock_irqsave(&barn->lock, flags);
-	if (barn->nr_empty && barn->nr_full < READ_ONCE(s->barn_max_full)) {
+	if (barn->nr_full >= READ_ONCE(s->barn_max_full)) {
+		*no_room = true;
+	} else if (barn->nr_empty) {
 		empty = list_first_entry(&barn->empty, struct slablab_sheaf, barn_list);
 		list_del(&empty->barn_list);
 		barn->nr_empty--;
@@ -353,9 +356,12 @@ static struct slablab_sheaf *barn_trade_full(struct slablab_cache *s,
 	return empty;
 }
 
-/* A full sheaf into the barn; false when there is no room. */
-static bool barn_put_full(struct slablab_cache *s, struct slablab_barn *barn,
-			  struct slablab_sheaf *sh)
+/*
+ * A full sheaf into the barn. @force: past barn_max_full (7.0's barn_put_full_sheaf()
+ * after barn_replace_full_sheaf() found room but no empty sheaf). False when refused.
+ */
+static bool barn_put_full_bound(struct slablab_cache *s, struct slablab_barn *barn,
+				struct slablab_sheaf *sh, bool force)
 {
 	unsigned long flags;
 	bool done = false;
@@ -363,13 +369,19 @@ static bool barn_put_full(struct slablab_cache *s, struct slablab_barn *barn,
 	if (sh->capacity != READ_ONCE(s->sheaf_capacity))
 		return false;
 	spin_lock_irqsave(&barn->lock, flags);
-	if (barn->nr_full < READ_ONCE(s->barn_max_full)) {
+	if (force || barn->nr_full < READ_ONCE(s->barn_max_full)) {
 		list_add(&sh->barn_list, &barn->full);
 		barn->nr_full++;
 		done = true;
 	}
 	spin_unlock_irqrestore(&barn->lock, flags);
 	return done;
+}
+
+static bool barn_put_full(struct slablab_cache *s, struct slablab_barn *barn,
+			  struct slablab_sheaf *sh)
+{
+	return barn_put_full_bound(s, barn, sh, false);
 }
 
 /* ---- allocation ---- */
@@ -514,36 +526,86 @@ slabs:
 
 /* ---- free ---- */
 
+/* What a free with a full main needs next (replace_full_main()). */
+enum full_main {
+	MAIN_HAS_ROOM,		/* main has room now */
+	NEED_EMPTY,		/* no empty sheaf at hand: allocate one */
+	FLUSH_SPARE,		/* the barn is full: flush the full spare */
+};
+
 /*
- * main is full: swap with an empty spare, take an empty sheaf of the barn for a
- * missing spare, or trade main for an empty sheaf of the barn. The cpu's lock held;
- * returns whether main has room now.
+ * main is full: swap with a spare that has room, take an empty sheaf of the barn for
+ * a missing spare, or trade main for an empty sheaf of the barn (7.0's
+ * __pcs_replace_full_main()). The cpu's lock held.
  */
-static bool replace_full_main(struct slablab_cache *s, struct slablab_cpu *c)
+static enum full_main replace_full_main(struct slablab_cache *s, struct slablab_cpu *c)
 {
 	struct slablab_barn *barn = local_barn(s);
 	struct slablab_sheaf *empty;
+	bool no_room;
 
 	if (c->spare && c->spare->size < c->spare->capacity) {
 		swap(c->main, c->spare);
-		return true;
+		return MAIN_HAS_ROOM;
 	}
 	if (!c->spare) {
 		empty = barn_get(barn, false);
 		if (!empty)
-			return false;
+			return NEED_EMPTY;
 		c->spare = c->main;
 		c->main = empty;
-		return true;
+		return MAIN_HAS_ROOM;
 	}
-	empty = barn_trade_full(s, barn, c->main);
-	if (!empty) {
+	empty = barn_trade_full(s, barn, c->main, &no_room);
+	if (empty) {
+		stat(s, SLABLAB_BARN_PUT);
+		c->main = empty;
+		return MAIN_HAS_ROOM;
+	}
+	if (no_room) {
 		stat(s, SLABLAB_BARN_PUT_FAIL);
-		return false;
+		return FLUSH_SPARE;
 	}
-	stat(s, SLABLAB_BARN_PUT);
-	c->main = empty;
-	return true;
+	return NEED_EMPTY;
+}
+
+/*
+ * An empty sheaf for a cpu whose main was full (7.0's __pcs_install_empty_sheaf()):
+ * it becomes main, the full main the spare, or (both full) the full main goes into
+ * the barn; when main has room after all, the empty sheaf goes to the barn.
+ */
+static void install_empty(struct slablab_cache *s, struct slablab_sheaf *empty)
+{
+	struct slablab_sheaf *full = NULL;
+	struct slablab_cpu *c;
+	unsigned long flags;
+
+	local_lock_irqsave(&s->cpu->lock, flags);
+	c = this_cpu_ptr(s->cpu);
+	if (!c->main || c->main->size < c->main->capacity) {
+		/* main has room (we were preempted, or the capacity changed) */
+	} else if (!c->spare) {
+		c->spare = c->main;
+		c->main = empty;
+		empty = NULL;
+	} else if (c->spare->size < c->spare->capacity) {
+		swap(c->main, c->spare);
+	} else {
+		full = c->main;
+		c->main = empty;
+		empty = NULL;
+	}
+	local_unlock_irqrestore(&s->cpu->lock, flags);
+	if (full) {
+		if (barn_put_full_bound(s, local_barn(s), full, true)) {
+			stat(s, SLABLAB_BARN_PUT);
+		} else {
+			sheaf_flush(s, full);
+			put_empty(s, full);
+		}
+	}
+	if (empty)
+		put_empty(s, empty);
 }
 
 /* Free one object that passed free_hook(). */
@@ -552,6 +614,7 @@ static void sheaves_free_obj(struct slablab_cache *s, struct slablab_slab *slab,
 	struct slablab_sheaf *sh;
 	void *batch[SHEAF_BATCH];
 	struct slablab_cpu *c;
+	enum full_main next;
 	unsigned long flags;
 	unsigned int n;
 
@@ -565,52 +628,43 @@ retry:
 		local_unlock_irqrestore(&s->cpu->lock, flags);
 		goto to_slab;
 	}
-	if (likely(c->main->size < c->main->capacity) || replace_full_main(s, c)) {
+	next = likely(c->main->size < c->main->capacity) ? MAIN_HAS_ROOM :
+							   replace_full_main(s, c);
+	if (likely(next == MAIN_HAS_ROOM)) {
 		c->main->objects[c->main->size++] = obj;
 		local_unlock_irqrestore(&s->cpu->lock, flags);
 		stat(s, SLABLAB_FREE_FASTPATH);
 		return;
 	}
-	if (c->spare) {
+	if (next == FLUSH_SPARE) {
 		/* Both full and the barn has no room: flush the spare outside the lock. */
 		sh = c->spare;
 		c->spare = NULL;
 		local_unlock_irqrestore(&s->cpu->lock, flags);
 		sheaf_flush(s, sh);
-		local_lock_irqsave(&s->cpu->lock, flags);
-		c = this_cpu_ptr(s->cpu);
-		if (!c->spare) {
-			c->spare = sh;
-			sh = NULL;
-		}
-		local_unlock_irqrestore(&s->cpu->lock, flags);
-		if (sh)
-			put_empty(s, sh);
+		install_empty(s, sh);
 		goto retry;
 	}
 	local_unlock_irqrestore(&s->cpu->lock, flags);
-	/* No spare and no empty sheaf in the barn: try a new one (7.0: GFP_NOWAIT). */
+	/* No empty sheaf at hand: a new one (7.0: GFP_NOWAIT), that cannot sleep. */
 	sh = sheaf_new(s, READ_ONCE(s->sheaf_capacity), GFP_NOWAIT);
-	local_lock_irqsave(&s->cpu->lock, flags);
-	c = this_cpu_ptr(s->cpu);
-	if (sh && sh->capacity && !c->spare) {
-		c->spare = sh;
-		local_unlock_irqrestore(&s->cpu->lock, flags);
+	if (sh && sh->capacity) {
+		install_empty(s, sh);
 		goto retry;
 	}
+	if (sh)
+		sheaf_free(s, sh);
 	/* Else flush the top of main, a batch at a time (7.0's sheaf_flush_main()). */
+	local_lock_irqsave(&s->cpu->lock, flags);
+	c = this_cpu_ptr(s->cpu);
 	if (unlikely(!c->main)) {
 		local_unlock_irqrestore(&s->cpu->lock, flags);
-		if (sh)
-			sheaf_free(s, sh);
 		goto to_slab;
 	}
 	n = min_t(unsigned int, SHEAF_BATCH, c->main->size);
 	c->main->size -= n;
 	memcpy(batch, &c->main->objects[c->main->size], n * sizeof(void *));
 	local_unlock_irqrestore(&s->cpu->lock, flags);
-	if (sh)
-		sheaf_free(s, sh);
 	stat_add(s, SLABLAB_SHEAF_FLUSH, n);
 	return_objects(s, batch, n);
 	goto retry;
@@ -957,6 +1011,139 @@ fail:
 
 static void sheaves_relayout(struct slablab_cache *s)
 {
+}
+
+/* ---- tunables ---- */
+
+/* Swap a cpu's sheaves for a new main of the new capacity (NULL: none, or no memory). */
+static void replace_sheaves(struct slablab_cache *s, struct slablab_cpu *c,
+			    struct slablab_sheaf *main, bool locked)
+{
+	struct slablab_sheaf *old_main, *old_spare;
+	unsigned long flags = 0;
+
+	if (locked) {
+		local_lock_irqsave(&s->cpu->lock, flags);
+		c = this_cpu_ptr(s->cpu);
+	}
+	old_main = c->main;
+	old_spare = c->spare;
+	c->main = main;
+	c->spare = NULL;
+	if (locked)
+		local_unlock_irqrestore(&s->cpu->lock, flags);
+	if (old_main) {
+		sheaf_flush(s, old_main);
+		sheaf_free(s, old_main);
+	}
+	if (old_spare) {
+		sheaf_flush(s, old_spare);
+		sheaf_free(s, old_spare);
+	}
+}
+
+/* slablab_on_each_cpu()'s work: a new main for this cpu (@arg counts failures). */
+static unsigned int replace_this_cpu(struct slablab_cache *s, int mode, void *arg)
+{
+	unsigned int cap = READ_ONCE(s->sheaf_capacity);
+	struct slablab_sheaf *main = NULL;
+
+	if (cap) {
+		main = sheaf_new(s, cap, GFP_KERNEL);
+		if (!main)
+			atomic_inc(arg);
+	}
+	replace_sheaves(s, NULL, main, true);
+	return 0;
+}
+
+/**
+ * slablab_set_sheaf_capacity - objects per sheaf (the sheaf-capacity tunable)
+ * @s: the cache (cpus_read_lock and slablab_mutex held)
+ * @objects: the new capacity; 0: no sheaves
+ * @extack: where a failure is told
+ *
+ * On a sheaves cache every cpu's sheaves are given back and each cpu gets a new main
+ * sheaf of the new capacity; the barns are emptied. Sheaves of the old capacity still
+ * in flight (a refill outside the lock) are freed when they next reach a barn. Upstream
+ * fixes the capacity at creation.
+ *
+ * Return: 0, -ERANGE, or -ENOMEM when some cpu got no new sheaf (it allocates from the slabs
+ * until the next change).
+ */
+int slablab_set_sheaf_capacity(struct slablab_cache *s, unsigned int objects,
+			       struct netlink_ext_ack *extack)
+{
+	atomic_t failed = ATOMIC_INIT(0);
+	int cpu;
+
+	if (objects > SLABLAB_MAX_SHEAF_CAPACITY)
+		return -ERANGE;
+	if (objects == s->sheaf_capacity)
+		return 0;
+	WRITE_ONCE(s->sheaf_capacity, objects);
+	if (s->ops != &slablab_sheaves_ops)
+		return 0;
+	lockdep_assert_held(&slablab_mutex);
+	slablab_on_each_cpu(s, replace_this_cpu, NULL, 0, &failed, true);
+	for_each_possible_cpu(cpu) {
+		struct slablab_sheaf *main = NULL;
+
+		if (cpu_online(cpu))
+			continue;
+		/* Offline: flushed when it died, and it cannot come up under cpus_read_lock. */
+		if (objects) {
+			main = sheaf_new(s, objects, GFP_KERNEL);
+			if (!main)
+				atomic_inc(&failed);
+		}
+		replace_sheaves(s, per_cpu_ptr(s->cpu, cpu), main, false);
+	}
+	flush_barns(s, true);
+	if (atomic_read(&failed)) {
+		NL_SET_ERR_MSG_FMT_MOD(extack, "%d cpus got no sheaf of %u objects",
+				       atomic_read(&failed), objects);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/**
+ * slablab_set_barn_max_full - full sheaves a barn keeps (the barn-max-full tunable)
+ * @s: the cache (cpus_read_lock and slablab_mutex held)
+ * @sheaves: the new bound; the barns' surplus is flushed at once
+ * @extack: unused (netlink's policy checks the range first; debugfs writes do not)
+ *
+ * Return: 0, or -ERANGE above SLABLAB_MAX_BARN_SHEAVES.
+ */
+int slablab_set_barn_max_full(struct slablab_cache *s, unsigned int sheaves,
+			      struct netlink_ext_ack *extack)
+{
+	if (sheaves > SLABLAB_MAX_BARN_SHEAVES)
+		return -ERANGE;
+	WRITE_ONCE(s->barn_max_full, sheaves);
+	if (s->ops == &slablab_sheaves_ops)
+		flush_barns(s, false);
+	return 0;
+}
+
+/**
+ * slablab_set_barn_max_empty - empty sheaves a barn keeps (the barn-max-empty tunable)
+ * @s: the cache (cpus_read_lock and slablab_mutex held)
+ * @sheaves: the new bound; the barns' surplus is freed at once
+ * @extack: unused (netlink's policy checks the range first; debugfs writes do not)
+ *
+ * Return: 0, or -ERANGE above SLABLAB_MAX_BARN_SHEAVES.
+ */
+int slablab_set_barn_max_empty(struct slablab_cache *s, unsigned int sheaves,
+			       struct netlink_ext_ack *extack)
+{
+	if (sheaves > SLABLAB_MAX_BARN_SHEAVES)
+		return -ERANGE;
+	WRITE_ONCE(s->barn_max_empty, sheaves);
+	if (s->ops == &slablab_sheaves_ops)
+		flush_barns(s, false);
+	return 0;
 }
 
 const struct slablab_design_ops slablab_sheaves_ops = {

@@ -380,6 +380,12 @@ int slablab_selftest_fastpath_race(struct slablab_cache *s);
 
 /* design_sheaves.c: Linux 7.0's per-cpu sheaves and per-node barns */
 extern const struct slablab_design_ops slablab_sheaves_ops;
+int slablab_set_sheaf_capacity(struct slablab_cache *s, unsigned int objects,
+			       struct netlink_ext_ack *extack);
+int slablab_set_barn_max_full(struct slablab_cache *s, unsigned int sheaves,
+			      struct netlink_ext_ack *extack);
+int slablab_set_barn_max_empty(struct slablab_cache *s, unsigned int sheaves,
+			       struct netlink_ext_ack *extack);
 
 /* backend.c: the shared back end, the bottom layer */
 extern bool slablab_selftests;

@@ -197,8 +197,13 @@ static inline unsigned int slablab_default_sheaf_capacity(unsigned int stride,
 	return 60;
 }
 
+/** The largest sheaf_capacity (the spec's range of sheaf-capacity) */
+#define SLABLAB_MAX_SHEAF_CAPACITY	1024
+
 /** The most sheaves of each kind a barn keeps by default (7.0's MAX_FULL_SHEAVES). */
 #define SLABLAB_BARN_DEFAULT_MAX	10
+/** The most a barn may be told to keep (the spec's range of barn-max-full/-empty) */
+#define SLABLAB_MAX_BARN_SHEAVES	1024
 
 /**
  * slablab_cpu_partial_slabs - slabs a per-cpu partial list may hold for @cpu_partial

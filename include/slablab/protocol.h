@@ -26,7 +26,10 @@
 	X(MIN_PARTIAL, min_partial, u32, NUM, none, 0, 1024) \
 	X(FASTPATH, fastpath, u32, ENUM, fastpath, 0, 1) \
 	X(REMOTE_NODE_DEFRAG_RATIO, remote_node_defrag_ratio, u32, NUM, none, 0, 100) \
-	X(DESIGN, design, u32, ENUM, design, 0, 1)
+	X(DESIGN, design, u32, ENUM, design, 0, 1) \
+	X(SHEAF_CAPACITY, sheaf_capacity, u32, NUM, none, 0, 1024) \
+	X(BARN_MAX_FULL, barn_max_full, u32, NUM, none, 0, 1024) \
+	X(BARN_MAX_EMPTY, barn_max_empty, u32, NUM, none, 0, 1024)
 
 /*
  * The gauges of a cache reply (spec: cache-gauges). X(attr, name, type): attr is the

@@ -589,6 +589,15 @@ enum slablab_attr {
  *	objects (-EBUSY otherwise), as a flags change
  * @SLABLAB_CACHE_A_LAYERS: (nest of layers) where the object slots are: cache-get
  *	replies, and dumps with the layers flag
+ * @SLABLAB_CACHE_A_SHEAF_CAPACITY: (u32, 0..1024) objects per sheaf (sheaves; Linux
+ *	7.0's sheaf_capacity): by default 4, 12, 26 or 60 for object slots of a page and up,
+ *	1 KiB and up, 256 bytes and up, smaller; 0: no sheaves (every object from the slabs).
+ *	Changeable while the cache is in use, which upstream is not: a change gives every
+ *	sheaf back
+ * @SLABLAB_CACHE_A_BARN_MAX_FULL: (u32, 0..1024) full sheaves each node's barn keeps at
+ *	most (sheaves; 7.0's MAX_FULL_SHEAVES, default 10); lowering it flushes the surplus
+ * @SLABLAB_CACHE_A_BARN_MAX_EMPTY: (u32, 0..1024) empty sheaves each node's barn keeps
+ *	at most (sheaves; 7.0's MAX_EMPTY_SHEAVES, default 10); lowering it frees the surplus
  * @__SLABLAB_CACHE_A_MAX: the number of attribute types
  */
 enum slablab_cache_attr {
@@ -622,6 +631,9 @@ enum slablab_cache_attr {
 	SLABLAB_CACHE_A_REMOTE_NODE_DEFRAG_RATIO,
 	SLABLAB_CACHE_A_DESIGN,
 	SLABLAB_CACHE_A_LAYERS,
+	SLABLAB_CACHE_A_SHEAF_CAPACITY,
+	SLABLAB_CACHE_A_BARN_MAX_FULL,
+	SLABLAB_CACHE_A_BARN_MAX_EMPTY,
 	__SLABLAB_CACHE_A_MAX
 };
 

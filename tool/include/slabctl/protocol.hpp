@@ -75,6 +75,9 @@ inline constexpr AttrDesc kCacheAttrs[] = {
 	{SLABLAB_CACHE_A_REMOTE_NODE_DEFRAG_RATIO, "remote_node_defrag_ratio", -1, false},
 	{SLABLAB_CACHE_A_DESIGN, "design", -1, false},
 	{SLABLAB_CACHE_A_LAYERS, "layers", 8, false},
+	{SLABLAB_CACHE_A_SHEAF_CAPACITY, "sheaf_capacity", -1, false},
+	{SLABLAB_CACHE_A_BARN_MAX_FULL, "barn_max_full", -1, false},
+	{SLABLAB_CACHE_A_BARN_MAX_EMPTY, "barn_max_empty", -1, false},
 };
 
 inline constexpr AttrDesc kPercpuAttrs[] = {
