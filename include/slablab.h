@@ -40,6 +40,8 @@ struct slablab_cache;
  * @cpu_partial: objects a cpu partial list may hold (slub)
  * @use_min_partial: take @min_partial instead of the default
  * @min_partial: empty slabs each node partial list keeps
+ * @use_sheaf_capacity: take @sheaf_capacity instead of the default
+ * @sheaf_capacity: objects per sheaf (sheaves; 0: no sheaves)
  *
  * A design's own tunables come after the common ones; a design that gains one adds a
  * use_<name>/<name> pair here, so that zero keeps meaning "the default".
@@ -53,6 +55,8 @@ struct slablab_cache_args {
 	unsigned int cpu_partial;
 	bool use_min_partial;
 	unsigned int min_partial;
+	bool use_sheaf_capacity;
+	unsigned int sheaf_capacity;
 };
 
 struct slablab_cache *slablab_cache_create_args(const char *name, unsigned int size,

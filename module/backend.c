@@ -408,13 +408,33 @@ void slablab_discard_slab(struct slablab_cache *s, struct slablab_slab *slab)
 bool slablab_free_to_slab(struct slablab_cache *s, struct slablab_slab *slab, void *head,
 			  void *tail, unsigned int cnt, bool may_freeze)
 {
+	stat_add(s, SLABLAB_FREE_SLOWPATH, cnt);
+	return slablab_return_to_slab(s, slab, head, tail, cnt, may_freeze);
+}
+
+/**
+ * slablab_return_to_slab - slablab_free_to_slab() for objects already counted as freed
+ * @s: the cache
+ * @slab: the slab of the objects (as for slablab_free_to_slab())
+ * @head: the first object of a detached list of @cnt objects, linked by free pointer
+ * @tail: the last of them
+ * @cnt: how many
+ * @may_freeze: as for slablab_free_to_slab()
+ *
+ * For a design whose per-cpu layer held freed objects and now gives them back (the
+ * sheaves' flush): callers freed them long ago, so FREE_SLOWPATH is not counted again.
+ *
+ * Return: as slablab_free_to_slab().
+ */
+bool slablab_return_to_slab(struct slablab_cache *s, struct slablab_slab *slab, void *head,
+			    void *tail, unsigned int cnt, bool may_freeze)
+{
 	struct slablab_node *n = NULL;
 	struct slablab_counters c;
 	union slablab_pair old, new;
 	unsigned long flags = 0;
 	bool was_frozen;
 
-	stat_add(s, SLABLAB_FREE_SLOWPATH, cnt);
 	for (;;) {
 		if (n) {
 			spin_unlock_irqrestore(&n->list_lock, flags);

@@ -171,6 +171,8 @@ struct slablab_slab *slablab_new_slab(struct slablab_cache *s, gfp_t gfp, int no
 void slablab_discard_slab(struct slablab_cache *s, struct slablab_slab *slab);
 bool slablab_free_to_slab(struct slablab_cache *s, struct slablab_slab *slab, void *head,
 			  void *tail, unsigned int cnt, bool may_freeze);
+bool slablab_return_to_slab(struct slablab_cache *s, struct slablab_slab *slab, void *head,
+			    void *tail, unsigned int cnt, bool may_freeze);
 unsigned long slablab_on_each_cpu(struct slablab_cache *s, slablab_cpu_fn fn,
 				  slablab_cpu_pred needed, int mode, void *arg, bool every_cpu);
 unsigned int slablab_layout_stride(const struct slablab_cache *s, unsigned int flags,

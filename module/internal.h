@@ -151,6 +151,8 @@ struct slablab_cpu {
 	struct slablab_slab *slab;	/* active slab, frozen */
 	struct slablab_slab *partial;	/* cpu partial list, frozen slabs */
 	unsigned int partial_slabs;
+	struct slablab_sheaf *main;	/* sheaves: never NULL while unlocked (capacity > 0) */
+	struct slablab_sheaf *spare;	/* sheaves: empty, full or NULL */
 	local_lock_t lock;		/* slow path vs. this cpu's fast path */
 	unsigned long stat[__SLABLAB_STAT_MAX];	/* monotonic event counts */
 	unsigned long stat_base[__SLABLAB_STAT_MAX];	/* reset = new baseline */
@@ -178,6 +180,10 @@ struct slablab_cpu {
  * @fail_slab_count: new slabs counted for @fail_slab_every
  * @remote_node_defrag_ratio: percent of node-less allocations that may take a partial
  *	slab of another node (SLUB's remote_node_defrag_ratio, in its sysfs units)
+ * @sheaf_capacity: objects per sheaf (sheaves; 0: no sheaves, every object from slabs)
+ * @barn_max_full: full sheaves a node's barn keeps at most (sheaves)
+ * @barn_max_empty: empty sheaves a node's barn keeps at most (sheaves)
+ * @barn: per-node barns of full and empty sheaves, [nr_node_ids] (sheaves)
  * @random: free pointer obfuscation key (SLAB_FREELIST_HARDENED's)
  * @random_seq: freelist randomization sequence, or NULL
  * @random_seq_len: entries of @random_seq
@@ -219,6 +225,10 @@ struct slablab_cache {
 	unsigned int fail_slab_every;
 	atomic_t fail_slab_count;
 	unsigned int remote_node_defrag_ratio;
+	unsigned int sheaf_capacity;
+	unsigned int barn_max_full;
+	unsigned int barn_max_empty;
+	struct slablab_barn **barn;
 	unsigned long random;
 	unsigned int *random_seq;
 	unsigned int random_seq_len;
@@ -300,6 +310,9 @@ typedef bool (*slablab_cpu_pred)(struct slablab_cache *s, int cpu, int mode);
  *	frees on those slabs (slub)
  * @cpu_partial: free objects in slabs on cpu partial lists (slub)
  * @slabs_free: free objects in slabs no cpu layer owns (node partial lists)
+ * @sheaf_main: objects in the cpus' main sheaves (sheaves)
+ * @sheaf_spare: objects in the cpus' spare sheaves (sheaves)
+ * @barn: objects in the barns' full sheaves (sheaves)
  * @present: the layers this cache has, a mask of BIT(SLABLAB_LAYERS_A_*)
  *
  * callers + the cached layers + @slabs_free = @total when the cache is quiet (no
@@ -313,6 +326,9 @@ struct slablab_layers {
 	u64 cpu_slab;
 	u64 cpu_partial;
 	u64 slabs_free;
+	u64 sheaf_main;
+	u64 sheaf_spare;
+	u64 barn;
 	u32 present;
 };
 
@@ -361,6 +377,15 @@ extern const struct slablab_design_ops slablab_slub_ops;
 int slablab_set_cpu_partial(struct slablab_cache *s, unsigned int objects,
 			    struct netlink_ext_ack *extack);
 int slablab_selftest_fastpath_race(struct slablab_cache *s);
+
+/* design_sheaves.c: Linux 7.0's per-cpu sheaves and per-node barns */
+extern const struct slablab_design_ops slablab_sheaves_ops;
+int slablab_set_sheaf_capacity(struct slablab_cache *s, unsigned int objects,
+			       struct netlink_ext_ack *extack);
+int slablab_set_barn_max_full(struct slablab_cache *s, unsigned int sheaves,
+			      struct netlink_ext_ack *extack);
+int slablab_set_barn_max_empty(struct slablab_cache *s, unsigned int sheaves,
+			       struct netlink_ext_ack *extack);
 
 /* backend.c: the shared back end, the bottom layer */
 extern bool slablab_selftests;

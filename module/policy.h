@@ -178,6 +178,34 @@ static inline unsigned int slablab_default_cpu_partial(unsigned int stride, unsi
 }
 
 /**
+ * slablab_default_sheaf_capacity - objects per sheaf (Linux 7.0's
+ * calculate_sheaf_capacity(), before its round-up to the kmalloc bucket)
+ * @stride: bytes per object slot
+ * @page_size: PAGE_SIZE
+ *
+ * Return: 4, 12, 26 or 60 for slots of a page and up, 1 KiB and up, 256 B and up, smaller.
+ */
+static inline unsigned int slablab_default_sheaf_capacity(unsigned int stride,
+							  unsigned int page_size)
+{
+	if (stride >= page_size)
+		return 4;
+	if (stride >= 1024)
+		return 12;
+	if (stride >= 256)
+		return 26;
+	return 60;
+}
+
+/** The largest sheaf_capacity (the spec's range of sheaf-capacity) */
+#define SLABLAB_MAX_SHEAF_CAPACITY	1024
+
+/** The most sheaves of each kind a barn keeps by default (7.0's MAX_FULL_SHEAVES). */
+#define SLABLAB_BARN_DEFAULT_MAX	10
+/** The most a barn may be told to keep (the spec's range of barn-max-full/-empty) */
+#define SLABLAB_MAX_BARN_SHEAVES	1024
+
+/**
  * slablab_cpu_partial_slabs - slabs a per-cpu partial list may hold for @cpu_partial
  * objects, assuming slabs on it are half free (SLUB's slub_set_cpu_partial())
  * @cpu_partial: the cache's cpu_partial, in objects

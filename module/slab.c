@@ -39,6 +39,7 @@
 /* The designs, by enum slablab_design; NULL: reserved, not built yet. */
 static const struct slablab_design_ops *const slablab_designs[__SLABLAB_DESIGN_MAX] = {
 	[SLABLAB_DESIGN_SLUB] = &slablab_slub_ops,
+	[SLABLAB_DESIGN_SHEAVES] = &slablab_sheaves_ops,
 };
 
 /*
@@ -249,8 +250,9 @@ struct slablab_cache *slablab_cache_create_owner(const char *name, unsigned int 
 		return ERR_PTR(-EOPNOTSUPP);
 	}
 	if ((args->use_cpu_partial && args->cpu_partial > SLABLAB_MAX_CPU_PARTIAL) ||
-	    (args->use_min_partial && args->min_partial > SLABLAB_MAX_MIN_PARTIAL)) {
-		NL_SET_ERR_MSG_MOD(extack, "cpu_partial or min_partial out of range");
+	    (args->use_min_partial && args->min_partial > SLABLAB_MAX_MIN_PARTIAL) ||
+	    (args->use_sheaf_capacity && args->sheaf_capacity > SLABLAB_MAX_SHEAF_CAPACITY)) {
+		NL_SET_ERR_MSG_MOD(extack, "cpu_partial/min_partial/sheaf_capacity out of range");
 		return ERR_PTR(-ERANGE);
 	}
 	if (slablab_cache_find(name)) {
@@ -285,6 +287,11 @@ struct slablab_cache *slablab_cache_create_owner(const char *name, unsigned int 
 	if (args->use_min_partial)
 		s->min_partial = args->min_partial;
 	s->remote_node_defrag_ratio = 100;	/* SLUB's default (1000 in its units of 0.1%) */
+	s->sheaf_capacity = slablab_default_sheaf_capacity(s->stride, PAGE_SIZE);
+	if (args->use_sheaf_capacity)
+		s->sheaf_capacity = args->sheaf_capacity;
+	s->barn_max_full = SLABLAB_BARN_DEFAULT_MAX;
+	s->barn_max_empty = SLABLAB_BARN_DEFAULT_MAX;
 
 	err = -ENOMEM;
 	if (slablab_init_random_seq(s))

@@ -26,7 +26,10 @@
 	X(MIN_PARTIAL, min_partial, u32, NUM, none, 0, 1024) \
 	X(FASTPATH, fastpath, u32, ENUM, fastpath, 0, 1) \
 	X(REMOTE_NODE_DEFRAG_RATIO, remote_node_defrag_ratio, u32, NUM, none, 0, 100) \
-	X(DESIGN, design, u32, ENUM, design, 0, 0)
+	X(DESIGN, design, u32, ENUM, design, 0, 1) \
+	X(SHEAF_CAPACITY, sheaf_capacity, u32, NUM, none, 0, 1024) \
+	X(BARN_MAX_FULL, barn_max_full, u32, NUM, none, 0, 1024) \
+	X(BARN_MAX_EMPTY, barn_max_empty, u32, NUM, none, 0, 1024)
 
 /*
  * The gauges of a cache reply (spec: cache-gauges). X(attr, name, type): attr is the
@@ -54,7 +57,10 @@
 	X(CALLERS, callers) \
 	X(CPU_SLAB, cpu_slab) \
 	X(CPU_PARTIAL, cpu_partial) \
-	X(SLABS_FREE, slabs_free)
+	X(SLABS_FREE, slabs_free) \
+	X(SHEAF_MAIN, sheaf_main) \
+	X(SHEAF_SPARE, sheaf_spare) \
+	X(BARN, barn)
 
 /*
  * The event counters (spec: stat-item), in enum slablab_stat_item order. X(item, name):
@@ -86,6 +92,14 @@
 	X(CPU_PARTIAL_ALLOC, cpu_partial_alloc) \
 	X(CPU_PARTIAL_FREE, cpu_partial_free) \
 	X(CPU_PARTIAL_NODE, cpu_partial_node) \
-	X(CPU_PARTIAL_DRAIN, cpu_partial_drain)
+	X(CPU_PARTIAL_DRAIN, cpu_partial_drain) \
+	X(SHEAF_FLUSH, sheaf_flush) \
+	X(SHEAF_REFILL, sheaf_refill) \
+	X(SHEAF_ALLOC, sheaf_alloc) \
+	X(SHEAF_FREE, sheaf_free) \
+	X(BARN_GET, barn_get) \
+	X(BARN_GET_FAIL, barn_get_fail) \
+	X(BARN_PUT, barn_put) \
+	X(BARN_PUT_FAIL, barn_put_fail)
 
 #endif /* _SLABLAB_PROTOCOL_H */

@@ -62,6 +62,9 @@ class Client:
         fastpath: Union[None, str, int] = None,
         remote_node_defrag_ratio: Optional[int] = None,
         design: Union[None, str, int] = None,
+        sheaf_capacity: Optional[int] = None,
+        barn_max_full: Optional[int] = None,
+        barn_max_empty: Optional[int] = None,
         # --- end of generated ---
         debug: Optional[bool] = None,
         hardened: Optional[bool] = None,
@@ -83,6 +86,9 @@ class Client:
         fastpath: Union[None, str, int] = None,
         remote_node_defrag_ratio: Optional[int] = None,
         design: Union[None, str, int] = None,
+        sheaf_capacity: Optional[int] = None,
+        barn_max_full: Optional[int] = None,
+        barn_max_empty: Optional[int] = None,
         # --- end of generated ---
         debug: Optional[bool] = None,
         hardened: Optional[bool] = None,

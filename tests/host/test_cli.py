@@ -340,9 +340,10 @@ def test_client_without_module(slablab):
 
 
 def test_constants(slablab):
-    assert len(slablab.STAT_NAMES) == 26
+    assert len(slablab.STAT_NAMES) == 34
     assert slablab.STAT_NAMES[0] == "alloc_fastpath"
-    assert slablab.STAT_NAMES[-1] == "cpu_partial_drain"
+    assert slablab.STAT_NAMES[25] == "cpu_partial_drain"
+    assert slablab.STAT_NAMES[-1] == "barn_put_fail"
     assert "cmpxchg_double_cpu_fail" in slablab.STAT_NAMES
     assert slablab.CACHE_FLAGS == ("debug", "hardened", "random", "hwcache_align")
     assert slablab.FASTPATHS == ("cmpxchg", "irqoff")
@@ -660,7 +661,8 @@ def test_native_json(slab_tree):
     assert k["gauges"]["cpu_slabs"] + k["gauges"]["cpu_partial_slabs"] == 2
     assert k["stats"] is None and k["flags"] == [] and k["unreadable"] == {}
     assert caches["t64"]["stats"]["alloc_fastpath"] == 900
-    assert set(caches["t64"]["stats"]) == set(STAT_FILES)
+    # 6.1's SLUB_STATS files are read; the sheaves' counters (7.0's files) are absent
+    assert {k for k, v in caches["t64"]["stats"].items() if v is not None} == set(STAT_FILES)
     assert caches["t64"]["flags"] == ["hwcache_align", "poison"]
     assert caches["nodebug"]["gauges"]["objects"] is None
     assert caches["nodebug"]["gauges"]["total_objects"] is None

@@ -60,14 +60,25 @@ def no_storm_left(client):
         pass
 
 
+@pytest.fixture(params=DESIGNS)
+def design(request):
+    """The design of the caches a test makes with make_cache: every test that is about
+    caches runs once per design. A test about one design's own mechanism pins it
+    (@pytest.mark.parametrize("design", ["slub"])); one that varies it itself
+    parametrizes `design` as it needs."""
+    return request.param
+
+
 @pytest.fixture
-def make_cache(client):
-    """make_cache(size, **tunables) -> name; every cache made is destroyed afterwards,
-    after its handles are freed, and must validate clean first."""
+def make_cache(client, design):
+    """make_cache(size, **tunables) -> name, of the test's design unless the tunables
+    name one; every cache made is destroyed afterwards, after its handles are freed,
+    and must validate clean first."""
     made = []
 
     def make(size, **tunables):
         name = f"t{next(_names)}-{size}"
+        tunables.setdefault("design", design)
         client.cache_create(name, size, **tunables)
         made.append(name)
         return name

@@ -127,6 +127,7 @@ def test_validate_clean_while_tunables_change(client, make_cache):
 
 # --------------------------------------- defect 10: the per-cpu view reads live slabs
 
+@pytest.mark.parametrize("design", ["slub"])   # the race is on slub's cpu slab
 def test_cpu_view_during_remote_frees(client, make_cache):
     """The per-cpu view (CACHE_GET's per-cpu entries, debugfs slabs_cpu_partial and
     cpu_slabs) read over and over while consumers free a producer's objects: a full cpu
@@ -181,6 +182,7 @@ def test_stats_reset_during_a_storm_never_wraps(client, make_cache):
 # --------------------------------- fidelity: deactivate_slab's head/tail (SLUB 6.1)
 
 @pytest.mark.skipif(NCPUS < 2, reason="needs 2 cpus for a remote free")
+@pytest.mark.parametrize("design", ["slub"])   # deactivate_slab() is slub's
 @pytest.mark.parametrize("remote", [False, True], ids=["local-frees", "remote-frees"])
 def test_deactivate_to_tail_only_with_remote_frees(client, make_cache, remote):
     """A cpu slab goes back to the node list's tail when it had remote frees, to its

@@ -858,6 +858,11 @@ std::string render_report(const CacheInfo& c, uint32_t page_size)
 	kv(out, "order", c.order);
 	kv(out, "order_default", fmt::format("{} (largest allowed: {})", c.order_default,
 					     SLABLAB_MAX_ORDER));
+	if (c.design == SLABLAB_DESIGN_SHEAVES) {
+		kv(out, "sheaf_capacity", c.sheaf_capacity);
+		kv(out, "barn_max_full", c.barn_max_full);
+		kv(out, "barn_max_empty", c.barn_max_empty);
+	}
 
 	out += "\nGauges\n";
 	kv(out, "objects", c.objects);

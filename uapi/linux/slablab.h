@@ -328,6 +328,15 @@ enum slablab_owner {
  * @SLABLAB_CPU_PARTIAL_FREE: slab put on a cpu partial list by a free
  * @SLABLAB_CPU_PARTIAL_NODE: slab moved from node list to cpu partial list
  * @SLABLAB_CPU_PARTIAL_DRAIN: cpu partial list drained to the node list
+ * @SLABLAB_SHEAF_FLUSH: objects flushed from sheaves to their slabs (sheaves)
+ * @SLABLAB_SHEAF_REFILL: objects put into sheaves by a refill from slabs (sheaves)
+ * @SLABLAB_SHEAF_ALLOC: sheaves allocated (sheaves)
+ * @SLABLAB_SHEAF_FREE: sheaves freed (sheaves)
+ * @SLABLAB_BARN_GET: full sheaf taken from the barn for an empty main (sheaves)
+ * @SLABLAB_BARN_GET_FAIL: no full sheaf in the barn for an empty main (sheaves)
+ * @SLABLAB_BARN_PUT: full sheaf put into the barn for an empty one (sheaves)
+ * @SLABLAB_BARN_PUT_FAIL: no room or no empty sheaf in the barn for a full main
+ *	(sheaves)
  * @__SLABLAB_STAT_MAX: the number of values
  *
  * Their debugfs file names are the names with - for _. The stats attribute set carries
@@ -361,6 +370,14 @@ enum slablab_stat_item {
 	SLABLAB_CPU_PARTIAL_FREE,
 	SLABLAB_CPU_PARTIAL_NODE,
 	SLABLAB_CPU_PARTIAL_DRAIN,
+	SLABLAB_SHEAF_FLUSH,
+	SLABLAB_SHEAF_REFILL,
+	SLABLAB_SHEAF_ALLOC,
+	SLABLAB_SHEAF_FREE,
+	SLABLAB_BARN_GET,
+	SLABLAB_BARN_GET_FAIL,
+	SLABLAB_BARN_PUT,
+	SLABLAB_BARN_PUT_FAIL,
 	__SLABLAB_STAT_MAX
 };
 
@@ -427,6 +444,8 @@ enum slablab_storm_state {
 /**
  * enum slablab_design - the values
  * @SLABLAB_DESIGN_SLUB: SLUB 6.1's per-cpu slab and per-cpu partial lists (the default)
+ * @SLABLAB_DESIGN_SHEAVES: Linux 7.0's per-cpu sheaves (arrays of object pointers, a
+ *	main and a spare per cpu) and per-node barns of full and empty sheaves, over slabs
  * @__SLABLAB_DESIGN_MAX: the number of values
  *
  * cache.design values: a cache's per-cpu front end over the shared back end
@@ -437,6 +456,7 @@ enum slablab_storm_state {
  */
 enum slablab_design {
 	SLABLAB_DESIGN_SLUB,
+	SLABLAB_DESIGN_SHEAVES,
 	__SLABLAB_DESIGN_MAX
 };
 
@@ -569,6 +589,15 @@ enum slablab_attr {
  *	objects (-EBUSY otherwise), as a flags change
  * @SLABLAB_CACHE_A_LAYERS: (nest of layers) where the object slots are: cache-get
  *	replies, and dumps with the layers flag
+ * @SLABLAB_CACHE_A_SHEAF_CAPACITY: (u32, 0..1024) objects per sheaf (sheaves; Linux
+ *	7.0's sheaf_capacity): by default 4, 12, 26 or 60 for object slots of a page and up,
+ *	1 KiB and up, 256 bytes and up, smaller; 0: no sheaves (every object from the slabs).
+ *	Changeable while the cache is in use, which upstream is not: a change gives every
+ *	sheaf back
+ * @SLABLAB_CACHE_A_BARN_MAX_FULL: (u32, 0..1024) full sheaves each node's barn keeps at
+ *	most (sheaves; 7.0's MAX_FULL_SHEAVES, default 10); lowering it flushes the surplus
+ * @SLABLAB_CACHE_A_BARN_MAX_EMPTY: (u32, 0..1024) empty sheaves each node's barn keeps
+ *	at most (sheaves; 7.0's MAX_EMPTY_SHEAVES, default 10); lowering it frees the surplus
  * @__SLABLAB_CACHE_A_MAX: the number of attribute types
  */
 enum slablab_cache_attr {
@@ -602,6 +631,9 @@ enum slablab_cache_attr {
 	SLABLAB_CACHE_A_REMOTE_NODE_DEFRAG_RATIO,
 	SLABLAB_CACHE_A_DESIGN,
 	SLABLAB_CACHE_A_LAYERS,
+	SLABLAB_CACHE_A_SHEAF_CAPACITY,
+	SLABLAB_CACHE_A_BARN_MAX_FULL,
+	SLABLAB_CACHE_A_BARN_MAX_EMPTY,
 	__SLABLAB_CACHE_A_MAX
 };
 
@@ -689,6 +721,14 @@ enum slablab_validate_attr {
  * @SLABLAB_STATS_A_CPU_PARTIAL_FREE: (u64)
  * @SLABLAB_STATS_A_CPU_PARTIAL_NODE: (u64)
  * @SLABLAB_STATS_A_CPU_PARTIAL_DRAIN: (u64)
+ * @SLABLAB_STATS_A_SHEAF_FLUSH: (u64)
+ * @SLABLAB_STATS_A_SHEAF_REFILL: (u64)
+ * @SLABLAB_STATS_A_SHEAF_ALLOC: (u64)
+ * @SLABLAB_STATS_A_SHEAF_FREE: (u64)
+ * @SLABLAB_STATS_A_BARN_GET: (u64)
+ * @SLABLAB_STATS_A_BARN_GET_FAIL: (u64)
+ * @SLABLAB_STATS_A_BARN_PUT: (u64)
+ * @SLABLAB_STATS_A_BARN_PUT_FAIL: (u64)
  * @__SLABLAB_STATS_A_MAX: the number of attribute types
  *
  * Type 0 is alignment padding and is to be ignored. The attribute values are the
@@ -722,6 +762,14 @@ enum slablab_stats_attr {
 	SLABLAB_STATS_A_CPU_PARTIAL_FREE,
 	SLABLAB_STATS_A_CPU_PARTIAL_NODE,
 	SLABLAB_STATS_A_CPU_PARTIAL_DRAIN,
+	SLABLAB_STATS_A_SHEAF_FLUSH,
+	SLABLAB_STATS_A_SHEAF_REFILL,
+	SLABLAB_STATS_A_SHEAF_ALLOC,
+	SLABLAB_STATS_A_SHEAF_FREE,
+	SLABLAB_STATS_A_BARN_GET,
+	SLABLAB_STATS_A_BARN_GET_FAIL,
+	SLABLAB_STATS_A_BARN_PUT,
+	SLABLAB_STATS_A_BARN_PUT_FAIL,
 	__SLABLAB_STATS_A_MAX
 };
 
@@ -914,6 +962,10 @@ enum slablab_storm_thread_attr {
  * @SLABLAB_LAYERS_A_CPU_PARTIAL: (u64) free in slabs on cpu partial lists (slub)
  * @SLABLAB_LAYERS_A_SLABS_FREE: (u64) free in slabs no per-cpu layer holds (node partial
  *	lists)
+ * @SLABLAB_LAYERS_A_SHEAF_MAIN: (u64) objects in the cpus' main sheaves (sheaves)
+ * @SLABLAB_LAYERS_A_SHEAF_SPARE: (u64) objects in the cpus' spare sheaves (sheaves)
+ * @SLABLAB_LAYERS_A_BARN: (u64) objects in the full sheaves of the nodes' barns
+ *	(sheaves)
  * @SLABLAB_LAYERS_A_PAD: (pad) alignment padding of u64 attributes
  * @__SLABLAB_LAYERS_A_MAX: the number of attribute types
  *
@@ -927,6 +979,9 @@ enum slablab_layers_attr {
 	SLABLAB_LAYERS_A_CPU_SLAB,
 	SLABLAB_LAYERS_A_CPU_PARTIAL,
 	SLABLAB_LAYERS_A_SLABS_FREE,
+	SLABLAB_LAYERS_A_SHEAF_MAIN,
+	SLABLAB_LAYERS_A_SHEAF_SPARE,
+	SLABLAB_LAYERS_A_BARN,
 	SLABLAB_LAYERS_A_PAD,
 	__SLABLAB_LAYERS_A_MAX
 };

@@ -75,6 +75,9 @@ inline constexpr AttrDesc kCacheAttrs[] = {
 	{SLABLAB_CACHE_A_REMOTE_NODE_DEFRAG_RATIO, "remote_node_defrag_ratio", -1, false},
 	{SLABLAB_CACHE_A_DESIGN, "design", -1, false},
 	{SLABLAB_CACHE_A_LAYERS, "layers", 8, false},
+	{SLABLAB_CACHE_A_SHEAF_CAPACITY, "sheaf_capacity", -1, false},
+	{SLABLAB_CACHE_A_BARN_MAX_FULL, "barn_max_full", -1, false},
+	{SLABLAB_CACHE_A_BARN_MAX_EMPTY, "barn_max_empty", -1, false},
 };
 
 inline constexpr AttrDesc kPercpuAttrs[] = {
@@ -121,6 +124,14 @@ inline constexpr AttrDesc kStatsAttrs[] = {
 	{SLABLAB_STATS_A_CPU_PARTIAL_FREE, "cpu_partial_free", -1, false},
 	{SLABLAB_STATS_A_CPU_PARTIAL_NODE, "cpu_partial_node", -1, false},
 	{SLABLAB_STATS_A_CPU_PARTIAL_DRAIN, "cpu_partial_drain", -1, false},
+	{SLABLAB_STATS_A_SHEAF_FLUSH, "sheaf_flush", -1, false},
+	{SLABLAB_STATS_A_SHEAF_REFILL, "sheaf_refill", -1, false},
+	{SLABLAB_STATS_A_SHEAF_ALLOC, "sheaf_alloc", -1, false},
+	{SLABLAB_STATS_A_SHEAF_FREE, "sheaf_free", -1, false},
+	{SLABLAB_STATS_A_BARN_GET, "barn_get", -1, false},
+	{SLABLAB_STATS_A_BARN_GET_FAIL, "barn_get_fail", -1, false},
+	{SLABLAB_STATS_A_BARN_PUT, "barn_put", -1, false},
+	{SLABLAB_STATS_A_BARN_PUT_FAIL, "barn_put_fail", -1, false},
 };
 
 inline constexpr AttrDesc kStormAttrs[] = {
@@ -187,6 +198,9 @@ inline constexpr AttrDesc kLayersAttrs[] = {
 	{SLABLAB_LAYERS_A_CPU_SLAB, "cpu_slab", -1, false},
 	{SLABLAB_LAYERS_A_CPU_PARTIAL, "cpu_partial", -1, false},
 	{SLABLAB_LAYERS_A_SLABS_FREE, "slabs_free", -1, false},
+	{SLABLAB_LAYERS_A_SHEAF_MAIN, "sheaf_main", -1, false},
+	{SLABLAB_LAYERS_A_SHEAF_SPARE, "sheaf_spare", -1, false},
+	{SLABLAB_LAYERS_A_BARN, "barn", -1, false},
 };
 
 inline constexpr AttrDesc kReplayAttrs[] = {

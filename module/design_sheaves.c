@@ -1,0 +1,1163 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The sheaves design: the per-cpu front end of Linux 7.0's mm/slub.c, over the shared
+ * back end (backend.c). A sheaf is an array of object pointers; each cpu has a main
+ * sheaf and a spare, each node a barn of full and empty sheaves. Slabs are never
+ * frozen here (except a new slab for the moment it is split between a sheaf and its
+ * node list): every free object is either in a sheaf or on its slab's freelist.
+ *
+ * Per-cpu state (struct slablab_cpu)
+ *   - main:  the sheaf allocations pop from and frees push to; never NULL while the
+ *            cpu's lock is not held (unless sheaf_capacity is 0: no sheaves at all);
+ *   - spare: an empty or a full sheaf, or NULL.
+ *   Allocation pops main; an empty main is swapped with a non-empty spare, else traded
+ *   for a full sheaf of the barn, else (outside the lock) a sheaf is refilled to its
+ *   capacity from partial or new slabs; when even that fails, one object comes from
+ *   the slabs. A node-specific request skips the sheaves. A free of an object of
+ *   another node goes straight to its slab; else it pushes main; a full main is
+ *   swapped with an empty spare, or traded for an empty sheaf of the barn (the full
+ *   one going into the barn), else a full spare is flushed to its slabs outside the
+ *   lock, else main is flushed in batches of SHEAF_BATCH (7.0's PCS_BATCH_MAX).
+ *
+ * Sheaves are freed with kfree_rcu(), so that a reader of another cpu's sheaf sizes
+ * (cpu_view, the flush's hint) needs only rcu_read_lock().
+ *
+ * Differences from 7.0: the cpu's lock is local_lock_irqsave() (6.1 has no
+ * local_trylock_t, and any context may allocate); sheaves have no pfmemalloc
+ * tracking and no kfree_rcu batching (rcu_free sheaf); a sheaf's capacity is not
+ * rounded up to its kmalloc bucket; remote-node partial slabs are not taken
+ * (remote_node_defrag_ratio is the slub design's).
+ *
+ * Locks (backend.c's order; outermost first)
+ *   slablab_mutex                  every flush (the work items are shared), a bound's
+ *                                  change, init and destroy
+ *   s->cpu->lock (local_lock)      c->main, c->spare and the sheaves they point to
+ *   barn->lock (spinlock, irqsave) a barn's lists and counts; taken under the cpu's
+ *                                  lock or alone; no slab lock is taken under it
+ *   s->slabs_lock, n->list_lock    as in backend.c, never under the two above
+ */
+
+#include <linux/module.h>
+#include <linux/mm.h>
+#include <linux/slab.h>
+#include <linux/nodemask.h>
+#include <linux/rcupdate.h>
+#include "backend.h"
+
+#define SHEAF_BATCH	32	/* objects a flush of main gives back per lock hold */
+
+/**
+ * struct slablab_sheaf - an array of free objects
+ * @barn_list: link in a barn's list (under its lock)
+ * @rcu: for kfree_rcu()
+ * @capacity: slots in @objects (the cache's sheaf_capacity when it was made)
+ * @size: objects in it, @objects[0..@size)
+ * @objects: the objects
+ */
+struct slablab_sheaf {
+	union {
+		struct list_head barn_list;
+		struct rcu_head rcu;
+	};
+	unsigned int capacity;
+	unsigned int size;
+	void *objects[];
+};
+
+/**
+ * struct slablab_barn - a node's reserve of sheaves
+ * @lock: the lists and counts
+ * @full: full sheaves
+ * @empty: empty sheaves
+ * @nr_full: sheaves on @full, at most the cache's barn_max_full
+ * @nr_empty: sheaves on @empty, at most the cache's barn_max_empty
+ */
+struct slablab_barn {
+	spinlock_t lock;		/* the lists and the counts */
+	struct list_head full;
+	struct list_head empty;
+	unsigned int nr_full;
+	unsigned int nr_empty;
+};
+
+static struct slablab_sheaf *sheaf_new(struct slablab_cache *s, unsigned int capacity,
+				       gfp_t gfp)
+{
+	struct slablab_sheaf *sh;
+
+	sh = kmalloc(struct_size(sh, objects, capacity),
+		     ((gfp & SLABLAB_RECLAIM_GFP) & ~__GFP_NOFAIL) | __GFP_NOWARN);
+	if (!sh)
+		return NULL;
+	INIT_LIST_HEAD(&sh->barn_list);
+	sh->capacity = capacity;
+	sh->size = 0;
+	stat(s, SLABLAB_SHEAF_ALLOC);
+	return sh;
+}
+
+/* Free an empty sheaf; any context. */
+static void sheaf_free(struct slablab_cache *s, struct slablab_sheaf *sh)
+{
+	stat(s, SLABLAB_SHEAF_FREE);
+	kfree_rcu(sh, rcu);
+}
+
+/* ---- the slabs under the sheaves ---- */
+
+/*
+ * Take up to @want objects from a node's partial slabs. Only allocations take objects
+ * off an unfrozen slab, and only under its node's list_lock: so the freelist below the
+ * head read here stays as it is while we walk it; frees push onto the head, which the
+ * cmpxchg checks. A slab left without free objects leaves the list in the same
+ * critical section (a free that finds it full takes list_lock to put it back).
+ */
+static unsigned int take_from_node(struct slablab_cache *s, struct slablab_node *n,
+				   void **p, unsigned int want)
+{
+	struct slablab_slab *slab, *tmp;
+	unsigned int got = 0;
+	unsigned long flags;
+
+	if (!n || !READ_ONCE(n->nr_partial))
+		return 0;
+	spin_lock_irqsave(&n->list_lock, flags);
+	list_for_each_entry_safe(slab, tmp, &n->partial, node_list) {
+		union slablab_pair old, new;
+		struct slablab_counters c;
+		unsigned int k;
+
+		for (;;) {
+			void *obj;
+
+			old = read_pair(&slab->fc);
+			c.word = old.word;
+			k = 0;
+			for (obj = old.freelist; obj && got + k < want && k < c.objects;
+			     obj = get_fp(s, obj))
+				p[got + k++] = obj;
+			c.inuse += k;
+			new.freelist = obj;
+			new.word = c.word;
+			if (pair_cmpxchg(&slab->fc, old, new))
+				break;
+			stat(s, SLABLAB_CMPXCHG_DOUBLE_FAIL);
+		}
+		got += k;
+		if (!new.freelist)
+			remove_partial(n, slab);
+		if (got == want)
+			break;
+	}
+	spin_unlock_irqrestore(&n->list_lock, flags);
+	return got;
+}
+
+/*
+ * Take up to @want objects of a new slab; the rest of it goes onto its node's partial
+ * list, the slab unfrozen (slablab_new_slab() hands it over frozen, all in use).
+ */
+static unsigned int take_from_new_slab(struct slablab_cache *s, gfp_t gfp, int node,
+				       void **p, unsigned int want)
+{
+	struct slablab_slab *slab;
+	struct slablab_node *n;
+	struct slablab_counters c;
+	union slablab_pair old, new;
+	void *freelist, *obj, *tail = NULL;
+	unsigned int got = 0, rest = 0;
+	unsigned long flags;
+
+	slab = slablab_new_slab(s, gfp, node, &freelist);
+	if (!slab)
+		return 0;
+	stat(s, SLABLAB_ALLOC_SLAB);
+	while (freelist && got < want) {
+		p[got++] = freelist;
+		freelist = get_fp(s, freelist);
+	}
+	for (obj = freelist; obj; obj = get_fp(s, obj)) {
+		tail = obj;
+		rest++;
+	}
+	n = s->node[slab_nid(slab)];
+	spin_lock_irqsave(&n->list_lock, flags);
+	for (;;) {
+		old = read_pair(&slab->fc);
+		c.word = old.word;
+		c.inuse -= rest;
+		c.frozen = 0;
+		if (tail)
+			set_fp(s, tail, old.freelist);
+		new.freelist = tail ? freelist : old.freelist;
+		new.word = c.word;
+		if (pair_cmpxchg(&slab->fc, old, new))
+			break;
+		stat(s, SLABLAB_CMPXCHG_DOUBLE_FAIL);
+	}
+	if (new.freelist)
+		add_partial(n, slab, false);
+	spin_unlock_irqrestore(&n->list_lock, flags);
+	return got;
+}
+
+/*
+ * Up to @want objects from slabs: the node's partial slabs first, then new slabs.
+ * Returns how many (0: none could be had). No lock of this design held.
+ */
+static unsigned int slabs_take(struct slablab_cache *s, gfp_t gfp, int node, void **p,
+			       unsigned int want)
+{
+	unsigned int got, more;
+	int local;
+
+	/* A node without normal memory never has slabs of its own (see design_slub.c). */
+	if (node != NUMA_NO_NODE && !node_state(node, N_NORMAL_MEMORY))
+		node = NUMA_NO_NODE;
+	local = node == NUMA_NO_NODE ? numa_mem_id() : node;
+	got = take_from_node(s, s->node[local], p, want);
+	while (got < want) {
+		more = take_from_new_slab(s, gfp, node, p + got, want - got);
+		if (!more)
+			break;
+		got += more;
+	}
+	return got;
+}
+
+/*
+ * Give objects already counted as freed back to their slabs: the following objects of
+ * the same slab go in one detached list (giving up after 3 misses, as bulk free does).
+ * Consumes @p.
+ */
+static void return_objects(struct slablab_cache *s, void **p, unsigned int nr)
+{
+	unsigned int i, j, misses;
+
+	for (i = 0; i < nr; i++) {
+		struct slablab_slab *slab;
+		void *head, *tail;
+		unsigned int cnt = 1;
+
+		if (!p[i])
+			continue;
+		head = p[i];
+		p[i] = NULL;
+		tail = head;
+		slab = obj_to_slab(head);
+		for (j = i + 1, misses = 0; j < nr && misses < 3; j++) {
+			if (!p[j])
+				continue;
+			if (obj_to_slab(p[j]) != slab) {
+				misses++;
+				continue;
+			}
+			set_fp(s, p[j], head);
+			head = p[j];
+			p[j] = NULL;
+			cnt++;
+		}
+		set_fp(s, tail, NULL);
+		slablab_return_to_slab(s, slab, head, tail, cnt, false);
+	}
+}
+
+/* Flush a sheaf nobody else can see to its slabs. */
+static void sheaf_flush(struct slablab_cache *s, struct slablab_sheaf *sh)
+{
+	if (!sh->size)
+		return;
+	stat_add(s, SLABLAB_SHEAF_FLUSH, sh->size);
+	return_objects(s, sh->objects, sh->size);
+	sh->size = 0;
+}
+
+/* ---- the barn ---- */
+
+static struct slablab_barn *local_barn(struct slablab_cache *s)
+{
+	return s->barn[numa_mem_id()];
+}
+
+static struct slablab_sheaf *barn_get(struct slablab_barn *barn, bool full)
+{
+	struct slablab_sheaf *sh = NULL;
+	struct list_head *list = full ? &barn->full : &barn->empty;
+	unsigned long flags;
+
+	/* a racy peek, as 7.0's barn_get_*_sheaf(): an empty barn skips the lock */
+	if (!data_race(full ? barn->nr_full : barn->nr_empty))
+		return NULL;
+	spin_lock_irqsave(&barn->lock, flags);
+	sh = list_first_entry_or_null(list, struct slablab_sheaf, barn_list);
+	if (sh) {
+		list_del(&sh->barn_list);
+		if (full)
+			barn->nr_full--;
+		else
+			barn->nr_empty--;
+	}
+	spin_unlock_irqrestore(&barn->lock, flags);
+	return sh;
+}
+
+/* An empty sheaf into the barn; false when it is full of empties (free it then). */
+static bool barn_put_empty(struct slablab_cache *s, struct slablab_barn *barn,
+			   struct slablab_sheaf *sh)
+{
+	unsigned long flags;
+	bool done = false;
+
+	if (sh->capacity != READ_ONCE(s->sheaf_capacity))
+		return false;	/* of a capacity the cache no longer has */
+	spin_lock_irqsave(&barn->lock, flags);
+	if (barn->nr_empty < READ_ONCE(s->barn_max_empty)) {
+		list_add(&sh->barn_list, &barn->empty);
+		barn->nr_empty++;
+		done = true;
+	}
+	spin_unlock_irqrestore(&barn->lock, flags);
+	return done;
+}
+
+/* Put an empty sheaf where it is wanted, or free it. */
+static void put_empty(struct slablab_cache *s, struct slablab_sheaf *sh)
+{
+	if (!barn_put_empty(s, local_barn(s), sh))
+		sheaf_free(s, sh);
+}
+
+/*
+ * Trade a full sheaf for an empty one of the barn (7.0's barn_replace_full_sheaf()).
+ * NULL with *@no_room when the barn holds barn_max_full full sheaves already (or the
+ * sheaf is of an old capacity), NULL alone when it has no empty sheaf.
+ */
+static struct slablab_sheaf *barn_trade_full(struct slablab_cache *s,
+					     struct slablab_barn *barn,
+					     struct slablab_sheaf *full, bool *no_room)
+{
+	struct slablab_sheaf *empty = NULL;
+	unsigned long flags;
+
+	*no_room = full->capacity != READ_ONCE(s->sheaf_capacity);
+	if (*no_room)
+		return NULL;
+	spin_lock_irqsave(&barn->lock, flags);
+	if (barn->nr_full >= READ_ONCE(s->barn_max_full)) {
+		*no_room = true;
+	} else if (barn->nr_empty) {
+		empty = list_first_entry(&barn->empty, struct slablab_sheaf, barn_list);
+		list_del(&empty->barn_list);
+		barn->nr_empty--;
+		list_add(&full->barn_list, &barn->full);
+		barn->nr_full++;
+	}
+	spin_unlock_irqrestore(&barn->lock, flags);
+	return empty;
+}
+
+/*
+ * A full sheaf into the barn. @force: past barn_max_full (7.0's barn_put_full_sheaf()
+ * after barn_replace_full_sheaf() found room but no empty sheaf). False when refused.
+ */
+static bool barn_put_full_bound(struct slablab_cache *s, struct slablab_barn *barn,
+				struct slablab_sheaf *sh, bool force)
+{
+	unsigned long flags;
+	bool done = false;
+
+	if (sh->capacity != READ_ONCE(s->sheaf_capacity))
+		return false;
+	spin_lock_irqsave(&barn->lock, flags);
+	if (force || barn->nr_full < READ_ONCE(s->barn_max_full)) {
+		list_add(&sh->barn_list, &barn->full);
+		barn->nr_full++;
+		done = true;
+	}
+	spin_unlock_irqrestore(&barn->lock, flags);
+	return done;
+}
+
+static bool barn_put_full(struct slablab_cache *s, struct slablab_barn *barn,
+			  struct slablab_sheaf *sh)
+{
+	return barn_put_full_bound(s, barn, sh, false);
+}
+
+/* ---- allocation ---- */
+
+/*
+ * main is empty: swap with a non-empty spare, or trade it for a full sheaf of the
+ * barn. The cpu's lock held; returns whether main has objects now.
+ */
+static bool replace_empty_main(struct slablab_cache *s, struct slablab_cpu *c)
+{
+	struct slablab_sheaf *full;
+
+	if (c->spare && c->spare->size) {
+		swap(c->main, c->spare);
+		return true;
+	}
+	full = barn_get(local_barn(s), true);
+	if (!full) {
+		stat(s, SLABLAB_BARN_GET_FAIL);
+		return false;
+	}
+	stat(s, SLABLAB_BARN_GET);
+	if (!c->spare)
+		c->spare = c->main;
+	else
+		put_empty(s, c->main);
+	c->main = full;
+	return true;
+}
+
+/*
+ * A sheaf with objects for this cpu: the spare is full or NULL here; the new one
+ * becomes main if main is (still) empty, else the spare, else goes to the barn, else
+ * back to its slabs.
+ */
+static void install_sheaf(struct slablab_cache *s, struct slablab_sheaf *sh)
+{
+	struct slablab_sheaf *old = NULL;
+	struct slablab_cpu *c;
+	unsigned long flags;
+
+	local_lock_irqsave(&s->cpu->lock, flags);
+	c = this_cpu_ptr(s->cpu);
+	if (!c->main) {
+		c->main = sh;	/* only after a capacity change that could not allocate */
+	} else if (!c->main->size) {
+		old = c->main;
+		c->main = sh;
+		if (!c->spare) {
+			c->spare = old;
+			old = NULL;
+		}
+	} else if (!c->spare || !c->spare->size) {
+		old = c->spare;
+		c->spare = sh;
+	} else {
+		local_unlock_irqrestore(&s->cpu->lock, flags);
+		if (!barn_put_full(s, local_barn(s), sh)) {
+			sheaf_flush(s, sh);
+			put_empty(s, sh);
+		}
+		return;
+	}
+	local_unlock_irqrestore(&s->cpu->lock, flags);
+	if (old)
+		put_empty(s, old);
+}
+
+/*
+ * Refill a sheaf to its capacity by one bulk take from the slabs, outside the cpu's
+ * lock (7.0's refill_sheaf()), and install it. The empty sheaf is the spare, or one of
+ * the barn, or a new one when @gfp may block. Memory reserves are not used for
+ * objects nobody asked for yet (__GFP_NOMEMALLOC); nor is __GFP_NOFAIL: when the
+ * refill fails, the caller's one object comes from the slabs with its own gfp.
+ */
+static bool refill_main(struct slablab_cache *s, gfp_t gfp)
+{
+	unsigned int cap = READ_ONCE(s->sheaf_capacity), got;
+	struct slablab_sheaf *sh = NULL;
+	struct slablab_cpu *c;
+	unsigned long flags;
+
+	local_lock_irqsave(&s->cpu->lock, flags);
+	c = this_cpu_ptr(s->cpu);
+	if (c->spare && !c->spare->size && c->spare->capacity == cap) {
+		sh = c->spare;
+		c->spare = NULL;
+	}
+	local_unlock_irqrestore(&s->cpu->lock, flags);
+	if (!sh)
+		sh = barn_get(local_barn(s), false);
+	if (!sh && cap && gfpflags_allow_blocking(gfp))
+		sh = sheaf_new(s, cap, gfp);
+	if (!sh)
+		return false;
+	gfp = (gfp & ~(__GFP_NOFAIL | __GFP_MEMALLOC)) | __GFP_NOMEMALLOC | __GFP_NOWARN;
+	got = slabs_take(s, gfp, NUMA_NO_NODE, sh->objects, sh->capacity);
+	if (!got) {
+		put_empty(s, sh);
+		return false;
+	}
+	sh->size = got;
+	stat_add(s, SLABLAB_SHEAF_REFILL, got);
+	install_sheaf(s, sh);
+	return true;
+}
+
+static void *sheaves_alloc(struct slablab_cache *s, gfp_t gfp, int node)
+{
+	struct slablab_cpu *c;
+	bool refilled = false;
+	unsigned long flags;
+	void *obj;
+
+	if (node != NUMA_NO_NODE)
+		goto slabs;	/* a node-specific request skips the sheaves, as in 7.0 */
+retry:
+	local_lock_irqsave(&s->cpu->lock, flags);
+	c = this_cpu_ptr(s->cpu);
+	if (unlikely(!c->main)) {
+		local_unlock_irqrestore(&s->cpu->lock, flags);
+		goto slabs;
+	}
+	if (unlikely(!c->main->size) && !replace_empty_main(s, c)) {
+		local_unlock_irqrestore(&s->cpu->lock, flags);
+		if (!refilled && refill_main(s, gfp)) {
+			refilled = true;
+			goto retry;
+		}
+		goto slabs;
+	}
+	obj = c->main->objects[--c->main->size];
+	local_unlock_irqrestore(&s->cpu->lock, flags);
+	stat(s, SLABLAB_ALLOC_FASTPATH);
+	return alloc_hook(s, obj, gfp);
+slabs:
+	if (!slabs_take(s, gfp, node, &obj, 1))
+		return NULL;
+	stat(s, SLABLAB_ALLOC_SLOWPATH);
+	return alloc_hook(s, obj, gfp);
+}
+
+/* ---- free ---- */
+
+/* What a free with a full main needs next (replace_full_main()). */
+enum full_main {
+	MAIN_HAS_ROOM,		/* main has room now */
+	NEED_EMPTY,		/* no empty sheaf at hand: allocate one */
+	FLUSH_SPARE,		/* the barn is full: flush the full spare */
+};
+
+/*
+ * main is full: swap with a spare that has room, take an empty sheaf of the barn for
+ * a missing spare, or trade main for an empty sheaf of the barn (7.0's
+ * __pcs_replace_full_main()). The cpu's lock held.
+ */
+static enum full_main replace_full_main(struct slablab_cache *s, struct slablab_cpu *c)
+{
+	struct slablab_barn *barn = local_barn(s);
+	struct slablab_sheaf *empty;
+	bool no_room;
+
+	if (c->spare && c->spare->size < c->spare->capacity) {
+		swap(c->main, c->spare);
+		return MAIN_HAS_ROOM;
+	}
+	if (!c->spare) {
+		empty = barn_get(barn, false);
+		if (!empty)
+			return NEED_EMPTY;
+		c->spare = c->main;
+		c->main = empty;
+		return MAIN_HAS_ROOM;
+	}
+	empty = barn_trade_full(s, barn, c->main, &no_room);
+	if (empty) {
+		stat(s, SLABLAB_BARN_PUT);
+		c->main = empty;
+		return MAIN_HAS_ROOM;
+	}
+	if (no_room) {
+		stat(s, SLABLAB_BARN_PUT_FAIL);
+		return FLUSH_SPARE;
+	}
+	return NEED_EMPTY;
+}
+
+/*
+ * An empty sheaf for a cpu whose main was full (7.0's __pcs_install_empty_sheaf()):
+ * it becomes main, the full main the spare, or (both full) the full main goes into
+ * the barn; when main has room after all, the empty sheaf goes to the barn.
+ */
+static void install_empty(struct slablab_cache *s, struct slablab_sheaf *empty)
+{
+	struct slablab_sheaf *full = NULL;
+	struct slablab_cpu *c;
+	unsigned long flags;
+
+	local_lock_irqsave(&s->cpu->lock, flags);
+	c = this_cpu_ptr(s->cpu);
+	if (!c->main || c->main->size < c->main->capacity) {
+		/* main has room (we were preempted, or the capacity changed) */
+	} else if (!c->spare) {
+		c->spare = c->main;
+		c->main = empty;
+		empty = NULL;
+	} else if (c->spare->size < c->spare->capacity) {
+		swap(c->main, c->spare);
+	} else {
+		full = c->main;
+		c->main = empty;
+		empty = NULL;
+	}
+	local_unlock_irqrestore(&s->cpu->lock, flags);
+	if (full) {
+		if (barn_put_full_bound(s, local_barn(s), full, true)) {
+			stat(s, SLABLAB_BARN_PUT);
+		} else {
+			sheaf_flush(s, full);
+			put_empty(s, full);
+		}
+	}
+	if (empty)
+		put_empty(s, empty);
+}
+
+/* Free one object that passed free_hook(). */
+static void sheaves_free_obj(struct slablab_cache *s, struct slablab_slab *slab, void *obj)
+{
+	struct slablab_sheaf *sh;
+	void *batch[SHEAF_BATCH];
+	struct slablab_cpu *c;
+	enum full_main next;
+	unsigned long flags;
+	unsigned int n;
+
+	/* Objects of another node go straight to their slab (7.0: no sheaf, lockless). */
+	if (unlikely(slab_nid(slab) != numa_mem_id()))
+		goto to_slab;
+retry:
+	local_lock_irqsave(&s->cpu->lock, flags);
+	c = this_cpu_ptr(s->cpu);
+	if (unlikely(!c->main)) {
+		local_unlock_irqrestore(&s->cpu->lock, flags);
+		goto to_slab;
+	}
+	next = likely(c->main->size < c->main->capacity) ? MAIN_HAS_ROOM :
+							   replace_full_main(s, c);
+	if (likely(next == MAIN_HAS_ROOM)) {
+		c->main->objects[c->main->size++] = obj;
+		local_unlock_irqrestore(&s->cpu->lock, flags);
+		stat(s, SLABLAB_FREE_FASTPATH);
+		return;
+	}
+	if (next == FLUSH_SPARE) {
+		/* Both full and the barn has no room: flush the spare outside the lock. */
+		sh = c->spare;
+		c->spare = NULL;
+		local_unlock_irqrestore(&s->cpu->lock, flags);
+		sheaf_flush(s, sh);
+		install_empty(s, sh);
+		goto retry;
+	}
+	local_unlock_irqrestore(&s->cpu->lock, flags);
+	/* No empty sheaf at hand: a new one (7.0: GFP_NOWAIT), that cannot sleep. */
+	sh = sheaf_new(s, READ_ONCE(s->sheaf_capacity), GFP_NOWAIT);
+	if (sh && sh->capacity) {
+		install_empty(s, sh);
+		goto retry;
+	}
+	if (sh)
+		sheaf_free(s, sh);
+	/* Else flush the top of main, a batch at a time (7.0's sheaf_flush_main()). */
+	local_lock_irqsave(&s->cpu->lock, flags);
+	c = this_cpu_ptr(s->cpu);
+	if (unlikely(!c->main)) {
+		local_unlock_irqrestore(&s->cpu->lock, flags);
+		goto to_slab;
+	}
+	n = min_t(unsigned int, SHEAF_BATCH, c->main->size);
+	c->main->size -= n;
+	memcpy(batch, &c->main->objects[c->main->size], n * sizeof(void *));
+	local_unlock_irqrestore(&s->cpu->lock, flags);
+	stat_add(s, SLABLAB_SHEAF_FLUSH, n);
+	return_objects(s, batch, n);
+	goto retry;
+to_slab:
+	slablab_free_to_slab(s, slab, obj, obj, 1, false);
+}
+
+/* The free op: a detached list of @cnt objects of @slab, debug checks done. */
+static void sheaves_free(struct slablab_cache *s, struct slablab_slab *slab, void *head,
+			 void *tail, unsigned int cnt)
+{
+	while (cnt--) {
+		void *next = cnt ? get_fp(s, head) : NULL;
+
+		sheaves_free_obj(s, slab, head);
+		head = next;
+	}
+}
+
+static void sheaves_free_bulk(struct slablab_cache *s, size_t nr, void **p)
+{
+	size_t i;
+
+	for (i = 0; i < nr; i++) {
+		void *obj = p[i];
+		struct slablab_slab *slab;
+
+		if (!obj)
+			continue;
+		p[i] = NULL;
+		slab = obj_to_slab(obj);
+		if (free_hook(s, slab, obj))
+			sheaves_free_obj(s, slab, obj);
+	}
+}
+
+/* From main (and what the spare and the barn give it) under one lock; slabs for the rest. */
+static int sheaves_alloc_bulk(struct slablab_cache *s, gfp_t gfp, size_t nr, void **p)
+{
+	struct slablab_cpu *c;
+	unsigned long flags;
+	size_t i = 0, j;
+	unsigned int got;
+
+	local_lock_irqsave(&s->cpu->lock, flags);
+	c = this_cpu_ptr(s->cpu);
+	while (i < nr && c->main) {
+		struct slablab_sheaf *m = c->main;
+
+		while (i < nr && m->size)
+			p[i++] = m->objects[--m->size];
+		if (i == nr || !replace_empty_main(s, c))
+			break;
+	}
+	local_unlock_irqrestore(&s->cpu->lock, flags);
+	stat_add(s, SLABLAB_ALLOC_FASTPATH, i);
+	while (i < nr) {
+		got = slabs_take(s, gfp, NUMA_NO_NODE, p + i, nr - i);
+		if (!got)
+			goto fail;
+		stat_add(s, SLABLAB_ALLOC_SLOWPATH, got);
+		i += got;
+	}
+	for (j = 0; j < nr; j++)
+		alloc_hook(s, p[j], gfp);
+	return nr;
+fail:
+	for (j = 0; j < i; j++)
+		alloc_hook(s, p[j], gfp);
+	sheaves_free_bulk(s, i, p);
+	return 0;
+}
+
+static void *sheaves_alloc_op(struct slablab_cache *s, gfp_t gfp, int node)
+{
+	return sheaves_alloc(s, gfp, node);
+}
+
+/* ---- flushing ---- */
+
+/* Give back one cpu's sheaves: main in batches (it stays), the spare whole. */
+static void flush_cpu(struct slablab_cache *s, struct slablab_cpu *c, bool locked)
+{
+	struct slablab_sheaf *spare;
+	void *batch[SHEAF_BATCH];
+	unsigned long flags = 0;
+	unsigned int n;
+
+	for (;;) {
+		if (locked) {
+			local_lock_irqsave(&s->cpu->lock, flags);
+			c = this_cpu_ptr(s->cpu);
+		}
+		n = c->main ? min_t(unsigned int, SHEAF_BATCH, c->main->size) : 0;
+		if (n) {
+			c->main->size -= n;
+			memcpy(batch, &c->main->objects[c->main->size], n * sizeof(void *));
+			spare = NULL;
+		} else {
+			spare = c->spare;
+			c->spare = NULL;
+		}
+		if (locked)
+			local_unlock_irqrestore(&s->cpu->lock, flags);
+		if (!n)
+			break;
+		stat_add(s, SLABLAB_SHEAF_FLUSH, n);
+		return_objects(s, batch, n);
+	}
+	if (spare) {
+		sheaf_flush(s, spare);
+		sheaf_free(s, spare);
+	}
+}
+
+static unsigned int flush_this_cpu(struct slablab_cache *s, int mode, void *arg)
+{
+	if (mode == SLABLAB_FLUSH_ALL)
+		flush_cpu(s, NULL, true);
+	return 0;
+}
+
+/* The flush's hint: whether a cpu holds sheaf objects or a spare (racy, under RCU). */
+static bool cpu_has_sheaves(struct slablab_cache *s, int cpu, int mode)
+{
+	struct slablab_cpu *c = per_cpu_ptr(s->cpu, cpu);
+	struct slablab_sheaf *m;
+	bool used;
+
+	if (mode != SLABLAB_FLUSH_ALL)
+		return false;
+	rcu_read_lock();
+	m = READ_ONCE(c->main);
+	used = READ_ONCE(c->spare) || (m && READ_ONCE(m->size));
+	rcu_read_unlock();
+	return used;
+}
+
+/*
+ * Empty the barns: full sheaves are flushed to their slabs; every sheaf over the
+ * barn's bounds (all of them with @all) is freed.
+ */
+static void flush_barns(struct slablab_cache *s, bool all)
+{
+	struct slablab_sheaf *sh, *tmp;
+	unsigned long flags;
+	LIST_HEAD(full);
+	LIST_HEAD(empty);
+	int nid;
+
+	for_each_node(nid) {
+		struct slablab_barn *barn = s->barn[nid];
+
+		spin_lock_irqsave(&barn->lock, flags);
+		while (barn->nr_full && (all || barn->nr_full > READ_ONCE(s->barn_max_full))) {
+			sh = list_first_entry(&barn->full, struct slablab_sheaf, barn_list);
+			list_move(&sh->barn_list, &full);
+			barn->nr_full--;
+		}
+		while (barn->nr_empty && (all || barn->nr_empty > READ_ONCE(s->barn_max_empty))) {
+			sh = list_first_entry(&barn->empty, struct slablab_sheaf, barn_list);
+			list_move(&sh->barn_list, &empty);
+			barn->nr_empty--;
+		}
+		spin_unlock_irqrestore(&barn->lock, flags);
+	}
+	list_for_each_entry_safe(sh, tmp, &full, barn_list) {
+		list_del(&sh->barn_list);
+		sheaf_flush(s, sh);
+		sheaf_free(s, sh);
+	}
+	list_for_each_entry_safe(sh, tmp, &empty, barn_list) {
+		list_del(&sh->barn_list);
+		sheaf_free(s, sh);
+	}
+}
+
+/* Slabs freed between two reads of the gauge: what a flush gave the page allocator. */
+static unsigned long nr_slabs(struct slablab_cache *s)
+{
+	return READ_ONCE(s->nr_slabs);
+}
+
+static unsigned long sheaves_flush(struct slablab_cache *s, enum slablab_flush_mode mode,
+				   bool every_cpu)
+{
+	unsigned long before = nr_slabs(s), after;
+
+	slablab_on_each_cpu(s, flush_this_cpu, cpu_has_sheaves, mode, NULL, every_cpu);
+	flush_barns(s, mode == SLABLAB_FLUSH_ALL);
+	after = nr_slabs(s);
+	return before > after ? before - after : 0;
+}
+
+static void sheaves_flush_dead_cpu(struct slablab_cache *s, int cpu)
+{
+	flush_cpu(s, per_cpu_ptr(s->cpu, cpu), false);
+}
+
+/* ---- figures ---- */
+
+static void sheaves_cpu_view(struct slablab_cache *s, int cpu, u32 *slab_objs,
+			     u32 *partial_slabs, u32 *partial_objects)
+{
+	struct slablab_cpu *c = per_cpu_ptr(s->cpu, cpu);
+	struct slablab_sheaf *m, *sp;
+
+	/* Sheaves are freed after an RCU grace period: their sizes can be read so. */
+	rcu_read_lock();
+	m = READ_ONCE(c->main);
+	sp = READ_ONCE(c->spare);
+	*slab_objs = (m ? READ_ONCE(m->size) : 0) + (sp ? READ_ONCE(sp->size) : 0);
+	rcu_read_unlock();
+	*partial_slabs = 0;
+	*partial_objects = 0;
+}
+
+static void sheaves_gauges(struct slablab_cache *s, struct slablab_gauges *g)
+{
+}
+
+struct sheaves_layer_count {
+	atomic64_t main;
+	atomic64_t spare;
+};
+
+static unsigned int count_this_cpu(struct slablab_cache *s, int mode, void *arg)
+{
+	struct sheaves_layer_count *n = arg;
+	struct slablab_cpu *c;
+	unsigned long flags;
+	u64 m, sp;
+
+	local_lock_irqsave(&s->cpu->lock, flags);
+	c = this_cpu_ptr(s->cpu);
+	m = c->main ? c->main->size : 0;
+	sp = c->spare ? c->spare->size : 0;
+	local_unlock_irqrestore(&s->cpu->lock, flags);
+	atomic64_add(m, &n->main);
+	atomic64_add(sp, &n->spare);
+	return 0;
+}
+
+/*
+ * The layers op. Offline cpus hold nothing (their sheaves were flushed when they
+ * died); the barns are counted under their locks.
+ */
+static void sheaves_layers(struct slablab_cache *s, struct slablab_layers *l)
+{
+	struct sheaves_layer_count n = {
+		.main = ATOMIC64_INIT(0), .spare = ATOMIC64_INIT(0),
+	};
+	struct slablab_sheaf *sh;
+	unsigned long flags;
+	int nid;
+
+	slablab_on_each_cpu(s, count_this_cpu, NULL, 0, &n, true);
+	l->sheaf_main = atomic64_read(&n.main);
+	l->sheaf_spare = atomic64_read(&n.spare);
+	for_each_node(nid) {
+		struct slablab_barn *barn = s->barn[nid];
+
+		spin_lock_irqsave(&barn->lock, flags);
+		list_for_each_entry(sh, &barn->full, barn_list)
+			l->barn += sh->size;
+		spin_unlock_irqrestore(&barn->lock, flags);
+	}
+	l->present |= BIT(SLABLAB_LAYERS_A_SHEAF_MAIN) | BIT(SLABLAB_LAYERS_A_SHEAF_SPARE) |
+		      BIT(SLABLAB_LAYERS_A_BARN);
+}
+
+/* ---- set up and tear down ---- */
+
+/* After a flush of every cpu and the barns: only empty sheaves are left. */
+static void sheaves_destroy(struct slablab_cache *s)
+{
+	int cpu, nid;
+
+	for_each_possible_cpu(cpu) {
+		struct slablab_cpu *c = per_cpu_ptr(s->cpu, cpu);
+
+		if (c->main)
+			sheaf_free(s, c->main);
+		if (c->spare)
+			sheaf_free(s, c->spare);
+		c->main = NULL;
+		c->spare = NULL;
+	}
+	if (!s->barn)
+		return;
+	for_each_node(nid) {
+		struct slablab_barn *barn = s->barn[nid];
+		struct slablab_sheaf *sh, *tmp;
+
+		if (!barn)
+			continue;
+		WARN_ON_ONCE(barn->nr_full);
+		list_for_each_entry_safe(sh, tmp, &barn->empty, barn_list)
+			sheaf_free(s, sh);
+		kfree(barn);
+	}
+	kfree(s->barn);
+	s->barn = NULL;
+}
+
+static int sheaves_init(struct slablab_cache *s)
+{
+	unsigned int cap = s->sheaf_capacity;
+	int cpu, nid;
+
+	s->barn = kcalloc(nr_node_ids, sizeof(*s->barn), GFP_KERNEL);
+	if (!s->barn)
+		return -ENOMEM;
+	for_each_node(nid) {
+		struct slablab_barn *barn = kzalloc_node(sizeof(*barn), GFP_KERNEL, nid);
+
+		if (!barn)
+			goto fail;
+		spin_lock_init(&barn->lock);
+		INIT_LIST_HEAD(&barn->full);
+		INIT_LIST_HEAD(&barn->empty);
+		s->barn[nid] = barn;
+	}
+	for_each_possible_cpu(cpu) {
+		struct slablab_cpu *c = per_cpu_ptr(s->cpu, cpu);
+
+		c->spare = NULL;
+		c->main = NULL;
+	}
+	for_each_possible_cpu(cpu) {
+		struct slablab_cpu *c = per_cpu_ptr(s->cpu, cpu);
+
+		if (cap) {
+			c->main = sheaf_new(s, cap, GFP_KERNEL);
+			if (!c->main)
+				goto fail;
+		}
+	}
+	return 0;
+fail:
+	sheaves_destroy(s);
+	return -ENOMEM;
+}
+
+static void sheaves_relayout(struct slablab_cache *s)
+{
+}
+
+/* ---- tunables ---- */
+
+/* Swap a cpu's sheaves for a new main of the new capacity (NULL: none, or no memory). */
+static void replace_sheaves(struct slablab_cache *s, struct slablab_cpu *c,
+			    struct slablab_sheaf *main, bool locked)
+{
+	struct slablab_sheaf *old_main, *old_spare;
+	unsigned long flags = 0;
+
+	if (locked) {
+		local_lock_irqsave(&s->cpu->lock, flags);
+		c = this_cpu_ptr(s->cpu);
+	}
+	old_main = c->main;
+	old_spare = c->spare;
+	c->main = main;
+	c->spare = NULL;
+	if (locked)
+		local_unlock_irqrestore(&s->cpu->lock, flags);
+	if (old_main) {
+		sheaf_flush(s, old_main);
+		sheaf_free(s, old_main);
+	}
+	if (old_spare) {
+		sheaf_flush(s, old_spare);
+		sheaf_free(s, old_spare);
+	}
+}
+
+/* slablab_on_each_cpu()'s work: a new main for this cpu (@arg counts failures). */
+static unsigned int replace_this_cpu(struct slablab_cache *s, int mode, void *arg)
+{
+	unsigned int cap = READ_ONCE(s->sheaf_capacity);
+	struct slablab_sheaf *main = NULL;
+
+	if (cap) {
+		main = sheaf_new(s, cap, GFP_KERNEL);
+		if (!main)
+			atomic_inc(arg);
+	}
+	replace_sheaves(s, NULL, main, true);
+	return 0;
+}
+
+/**
+ * slablab_set_sheaf_capacity - objects per sheaf (the sheaf-capacity tunable)
+ * @s: the cache (cpus_read_lock and slablab_mutex held)
+ * @objects: the new capacity; 0: no sheaves
+ * @extack: where a failure is told
+ *
+ * On a sheaves cache every cpu's sheaves are given back and each cpu gets a new main
+ * sheaf of the new capacity; the barns are emptied. Sheaves of the old capacity still
+ * in flight (a refill outside the lock) are freed when they next reach a barn. Upstream
+ * fixes the capacity at creation.
+ *
+ * Return: 0, -ERANGE, or -ENOMEM when some cpu got no new sheaf (it allocates from the slabs
+ * until the next change).
+ */
+int slablab_set_sheaf_capacity(struct slablab_cache *s, unsigned int objects,
+			       struct netlink_ext_ack *extack)
+{
+	atomic_t failed = ATOMIC_INIT(0);
+	int cpu;
+
+	if (objects > SLABLAB_MAX_SHEAF_CAPACITY)
+		return -ERANGE;
+	if (objects == s->sheaf_capacity)
+		return 0;
+	WRITE_ONCE(s->sheaf_capacity, objects);
+	if (s->ops != &slablab_sheaves_ops)
+		return 0;
+	lockdep_assert_held(&slablab_mutex);
+	slablab_on_each_cpu(s, replace_this_cpu, NULL, 0, &failed, true);
+	for_each_possible_cpu(cpu) {
+		struct slablab_sheaf *main = NULL;
+
+		if (cpu_online(cpu))
+			continue;
+		/* Offline: flushed when it died, and it cannot come up under cpus_read_lock. */
+		if (objects) {
+			main = sheaf_new(s, objects, GFP_KERNEL);
+			if (!main)
+				atomic_inc(&failed);
+		}
+		replace_sheaves(s, per_cpu_ptr(s->cpu, cpu), main, false);
+	}
+	flush_barns(s, true);
+	if (atomic_read(&failed)) {
+		NL_SET_ERR_MSG_FMT_MOD(extack, "%d cpus got no sheaf of %u objects",
+				       atomic_read(&failed), objects);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/**
+ * slablab_set_barn_max_full - full sheaves a barn keeps (the barn-max-full tunable)
+ * @s: the cache (cpus_read_lock and slablab_mutex held)
+ * @sheaves: the new bound; the barns' surplus is flushed at once
+ * @extack: unused (netlink's policy checks the range first; debugfs writes do not)
+ *
+ * Return: 0, or -ERANGE above SLABLAB_MAX_BARN_SHEAVES.
+ */
+int slablab_set_barn_max_full(struct slablab_cache *s, unsigned int sheaves,
+			      struct netlink_ext_ack *extack)
+{
+	if (sheaves > SLABLAB_MAX_BARN_SHEAVES)
+		return -ERANGE;
+	WRITE_ONCE(s->barn_max_full, sheaves);
+	if (s->ops == &slablab_sheaves_ops)
+		flush_barns(s, false);
+	return 0;
+}
+
+/**
+ * slablab_set_barn_max_empty - empty sheaves a barn keeps (the barn-max-empty tunable)
+ * @s: the cache (cpus_read_lock and slablab_mutex held)
+ * @sheaves: the new bound; the barns' surplus is freed at once
+ * @extack: unused (netlink's policy checks the range first; debugfs writes do not)
+ *
+ * Return: 0, or -ERANGE above SLABLAB_MAX_BARN_SHEAVES.
+ */
+int slablab_set_barn_max_empty(struct slablab_cache *s, unsigned int sheaves,
+			       struct netlink_ext_ack *extack)
+{
+	if (sheaves > SLABLAB_MAX_BARN_SHEAVES)
+		return -ERANGE;
+	WRITE_ONCE(s->barn_max_empty, sheaves);
+	if (s->ops == &slablab_sheaves_ops)
+		flush_barns(s, false);
+	return 0;
+}
+
+const struct slablab_design_ops slablab_sheaves_ops = {
+	.name = "sheaves",
+	.init = sheaves_init,
+	.destroy = sheaves_destroy,
+	.alloc = sheaves_alloc_op,
+	.free = sheaves_free,
+	.alloc_bulk = sheaves_alloc_bulk,
+	.free_bulk = sheaves_free_bulk,
+	.flush = sheaves_flush,
+	.flush_dead_cpu = sheaves_flush_dead_cpu,
+	.relayout = sheaves_relayout,
+	.gauges = sheaves_gauges,
+	.cpu_view = sheaves_cpu_view,
+	.layers = sheaves_layers,
+};
