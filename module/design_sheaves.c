@@ -392,7 +392,7 @@ static bool barn_put_full(struct slablab_cache *s, struct slablab_barn *barn,
  */
 static bool replace_empty_main(struct slablab_cache *s, struct slablab_cpu *c)
 {
-	struct slablab_sheaf *full;
+	struct slablab_sheaf *full, *empty;
 
 	if (c->spare && c->spare->size) {
 		swap(c->main, c->spare);
@@ -404,11 +404,13 @@ static bool replace_empty_main(struct slablab_cache *s, struct slablab_cpu *c)
 		return false;
 	}
 	stat(s, SLABLAB_BARN_GET);
+	empty = c->main;
+	/* unpublished before it may be freed: other cpus read c->main under RCU */
+	WRITE_ONCE(c->main, full);
 	if (!c->spare)
-		c->spare = c->main;
+		c->spare = empty;
 	else
-		put_empty(s, c->main);
-	c->main = full;
+		put_empty(s, empty);
 	return true;
 }
 
@@ -946,12 +948,15 @@ static void sheaves_destroy(struct slablab_cache *s)
 	for_each_possible_cpu(cpu) {
 		struct slablab_cpu *c = per_cpu_ptr(s->cpu, cpu);
 
-		if (c->main)
-			sheaf_free(s, c->main);
-		if (c->spare)
-			sheaf_free(s, c->spare);
-		c->main = NULL;
-		c->spare = NULL;
+		struct slablab_sheaf *main = c->main, *spare = c->spare;
+
+		/* unpublished before they are freed: cpu_view reads them under RCU */
+		WRITE_ONCE(c->main, NULL);
+		WRITE_ONCE(c->spare, NULL);
+		if (main)
+			sheaf_free(s, main);
+		if (spare)
+			sheaf_free(s, spare);
 	}
 	if (!s->barn)
 		return;

@@ -507,6 +507,9 @@ int slablab_selftest_fastpath_race(struct slablab_cache *s)
 
 	if (!slablab_selftests)
 		return -EPERM;
+	/* the slub design's fast path: another design has no cpu slab to race for */
+	if (s->design != SLABLAB_DESIGN_SLUB)
+		return -EOPNOTSUPP;
 	if (use_locked_fastpath(s))
 		return -EOPNOTSUPP;
 	static_branch_inc(&slablab_race_hook);

@@ -138,3 +138,11 @@ def test_fastpath_survives_losing_its_slab(hooked, size, order):
             f.write("fastpath_race")
     assert e.value.errno == errno.EOPNOTSUPP
     hooked.cache_destroy(name)
+    # a design without cpu slabs has no such race: refused, never run on its cpu state
+    hooked.cache_create(name, size, design="sheaves")
+    with pytest.raises(OSError) as e:
+        with open(f"{DEBUGFS}/caches/{name}/selftest", "w") as f:
+            f.write("fastpath_race")
+    assert e.value.errno == errno.EOPNOTSUPP
+    assert hooked.cache_validate(name)["errors"] == 0
+    hooked.cache_destroy(name)
