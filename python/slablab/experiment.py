@@ -273,7 +273,7 @@ def table_000(df: "pd.DataFrame", missing: Mapping[str, str]) -> str:
             label = f"{int(x)} B {v}" + (f" = {mp:.0f}" if mp is not None and v != "min_partial=5"
                                          else "")
             rows.append([label] + ([_fmt(t.min, 1), _fmt(t.max, 1), _fmt(t.avg, 1),
-                                               _fmt(t.sd, 1)] if t else ["-"] * 4)
+                                    _fmt(t.sd, 1)] if t else ["-"] * 4)
                         + ([_fmt(p.min), _fmt(p.max), _fmt(p.avg, 1), _fmt(p.sd, 1)]
                            if p else ["-"] * 4) + [_fmt(ns)])
     out.append(table(["", "ms min", "max", "avg", "sd", "pages min", "max", "avg", "sd",
@@ -343,7 +343,6 @@ def table_001(df: "pd.DataFrame", columns: Sequence[Column],
     rows.append(["loop overhead", f"{S.SEED_001_LOOP}={S.ticks(S.SEED_001_LOOP)}",
                  f"{S.SEED_001_LOOP}={S.ticks(S.SEED_001_LOOP)}"] + loop)
     out.append(table(heads, rows, "    "))
-    notes = sorted({(missing.get(c.label) or c.missing or "") for c in columns} - {""})
     for c in columns:
         why = missing.get(c.label) or c.missing
         kwhy = missing.get(c.label + " kmalloc")
@@ -351,7 +350,6 @@ def table_001(df: "pd.DataFrame", columns: Sequence[Column],
             out.append(f"    {c.label}: {why}")
         elif kwhy:
             out.append(f"    {c.label}, kf(N): {kwhy}")
-    del notes
     one, three = "slab lists=1", "slab lists=3"
     miss = next((missing.get(c.label) or c.missing for c in columns
                  if c.label in (one, three) and (missing.get(c.label) or c.missing)), None)
@@ -417,11 +415,13 @@ def table_003(df: "pd.DataFrame", columns: Sequence[Column],
     out.append(f"  here (kmalloc churn of mixed sizes, {reps} runs; Free: MemFree during the "
                "storm; Used: the allocator's pages for the workload at steady state):")
     rows = []
-    over = []
+    over: List[str] = []
+    notes: List[str] = []
     for c in columns:
         why = missing.get(c.label) or c.missing
         if why:
-            rows.append([c.label, why])
+            rows.append([c.label] + ["missing"] + ["-"] * 6)
+            notes.append(f"    {c.label}: {why}")
             continue
         g = d[d["variant"] == c.label]
         f, u = describe(g["mem_free_kb"]), describe(g["used_kb"])
@@ -434,7 +434,7 @@ def table_003(df: "pd.DataFrame", columns: Sequence[Column],
             over.append(f"    {c.label}: {used / 4:.0f} pages for {live / 4:.0f} pages of data: "
                         f"{pct(used / live)}")
     out.append(table(heads, rows, "    "))
-    out.extend(over)
+    out.extend(notes + over)
     avail = {c.label: (missing.get(c.label) or c.missing) for c in columns}
     s1, s2, s3 = (S.SEED_003["SLOB (vanilla)"][2][2], S.SEED_003["SLOB (patched)"][2][2],
                   S.SEED_003["SLUB (no debug)"][2][2])
@@ -997,7 +997,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         prog="python3 -m slablab experiment",
         description="The seed experiments (docs/experiments.md): each prints its seed's "
                     "table with our figures beside, and a verdict on the shape.")
-    ap.add_argument("name", help=f"{', '.join(EXPERIMENTS)}, all, or list")
+    ap.add_argument("name", nargs="+", help=f"{', '.join(EXPERIMENTS)} (one or more), all, "
+                    "or list")
     ap.add_argument("--full", action="store_true",
                     help="the seed's sizes (e.g. 50 runs; long under TCG)")
     ap.add_argument("--repeat", type=int, default=None, help="runs of every point")
@@ -1007,11 +1008,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     ap.add_argument("--report", action="store_true",
                     help="no storms: print the table and draw the plots of a previous run")
     a = ap.parse_args(list(sys.argv[1:] if argv is None else argv))
-    if a.name == "list":
+    if a.name == ["list"]:
         for n in EXPERIMENTS:
             print(f"{n}  {TITLES[n]}  ({S.SEEDS[n].source})")
         return 0
-    names = list(EXPERIMENTS) if a.name == "all" else [a.name]
+    names = list(EXPERIMENTS) if a.name == ["all"] else list(a.name)
     bad = [n for n in names if n not in SCALES]
     if bad:
         ap.error(f"no experiment {bad[0]!r}: use {', '.join(EXPERIMENTS)}, all or list")
