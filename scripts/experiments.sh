@@ -11,6 +11,8 @@ set -euo pipefail
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${SLABLAB_BUILD:-$REPO/build}
 PY=$BUILD/venv/bin/python
+# matplotlib's font cache survives the VM (building it costs a minute under TCG)
+export MPLCONFIGDIR=${MPLCONFIGDIR:-$BUILD/mplconfig}
 read -r -a names <<<"${EXPERIMENTS:-all}"
 args=(--out "${EXPERIMENTS_OUT:-$REPO/build/experiments}")
 if [[ ${EXPERIMENTS_FULL:-0} == 1 ]]; then

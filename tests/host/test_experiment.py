@@ -98,6 +98,17 @@ def test_verdict_line():
         "cannot judge (missing: design not in this module)")
 
 
+def test_ratio_ci_matches_scipy_bootstrap():
+    from slablab.analysis import paired_ratio_ci
+    a = [100.0, 110.0, 95.0, 105.0, 98.0, 102.0]
+    b = [110.0, 118.0, 104.0, 117.0, 105.0, 110.0]
+    ours, ref = E.ratio_ci(a, b), paired_ratio_ci(a, b)
+    assert ours.ratio == pytest.approx(ref.ratio)
+    assert ours.lo == pytest.approx(ref.lo, rel=0.01) and ours.hi == pytest.approx(ref.hi, rel=0.01)
+    assert E.ratio_ci(a[:2], b[:2]) is None
+    assert E.ratio_ci(a, a) == (6, 1.0, 1.0, 1.0)
+
+
 def test_describe():
     d = E.describe([1.0, 2.0, 3.0, float("nan")])
     assert (d.n, d.min, d.max, d.avg) == (3, 1.0, 3.0, 2.0) and d.sd == pytest.approx(1.0)
