@@ -12,6 +12,9 @@
 #   make torture    the torture run in the VM: storms while a control thread changes
 #                   everything else at random (TORTURE_SECONDS=300, TORTURE_SEED=...,
 #                   VM_CPUS=4; docs/testing.md)
+#   make experiments  the seed experiments in the VM: each seed's table with its published
+#                   figures beside ours and a verdict (~15 min under TCG; EXPERIMENTS="seed-002",
+#                   EXPERIMENTS_FULL=1 for the seeds' sizes; docs/experiments.md). Not in make test.
 #   make demo       boot the VM and show slablab at work
 #   make ynl-demo   the kernel's ynl cli driving slablab with uapi/slablab.yaml in the VM
 #   make vm         an interactive shell in the test VM
@@ -59,7 +62,7 @@ KDIR_EFF   = $(KDIR)
 endif
 
 .PHONY: all deps generate kernel module tool python lint test test-quick test-full test-host test-vm demo vm check clean \
-	distclean bench sweep soak torture ynl-demo
+	distclean bench sweep soak torture ynl-demo experiments
 
 GRID ?= small
 SOAK_SECONDS ?= 600
@@ -135,6 +138,16 @@ test-vm: all
 # Benchmarks against the kernel's SLUB (docs/benchmarks.md), ~10 minutes under TCG.
 bench: all
 	@$(REPO)/scripts/vm.sh --module $(REPO)/module/slablab.ko -- $(REPO)/scripts/bench.sh
+
+# The seed experiments in the VM (docs/experiments.md): tables, CSVs and plots in
+# build/experiments/. EXPERIMENTS (default all), EXPERIMENTS_FULL=1, EXPERIMENTS_REPEAT.
+EXPERIMENTS_TIMEOUT ?= $(if $(filter 1,$(EXPERIMENTS_FULL)),14400,2400)
+experiments: all
+	@VM_TIMEOUT='$(EXPERIMENTS_TIMEOUT)' $(if $(EXPERIMENTS),EXPERIMENTS='$(EXPERIMENTS)') \
+		$(if $(EXPERIMENTS_FULL),EXPERIMENTS_FULL='$(EXPERIMENTS_FULL)') \
+		$(if $(EXPERIMENTS_REPEAT),EXPERIMENTS_REPEAT='$(EXPERIMENTS_REPEAT)') \
+		VM_ENV='EXPERIMENTS EXPERIMENTS_FULL EXPERIMENTS_REPEAT' \
+		$(REPO)/scripts/vm.sh --module $(REPO)/module/slablab.ko -- $(REPO)/scripts/experiments.sh
 
 # Parameter sweep in the VM, CSV + PNG plots (docs/sweeps.md).
 sweep: all

@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0 OR MIT
-"""python3 -m slablab [sweep ARGS...]
+"""python3 -m slablab [sweep ARGS... | experiment NAME|all|list [--full] ...]
 
 Without arguments: the package and module versions and the kernel it runs on.
-``python3 -m slablab sweep ...`` is ``python3 -m slablab.sweep ...`` (docs/sweeps.md).
+``python3 -m slablab sweep ...`` is ``python3 -m slablab.sweep ...`` (docs/sweeps.md);
+``python3 -m slablab experiment seed-002`` runs a seed experiment (docs/experiments.md).
 """
 import sys
 from typing import Optional, Sequence
@@ -13,6 +14,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     if argv and argv[0] == "sweep":
         from . import sweep
         return sweep.main(argv[1:])
+    if argv and argv[0] == "experiment":
+        from . import experiment
+        return experiment.main(argv[1:])
     if argv:
         print((__doc__ or "").strip(), file=sys.stderr)
         return 0 if argv[0] in ("-h", "--help") else 2

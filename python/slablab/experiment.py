@@ -1,0 +1,1054 @@
+# SPDX-License-Identifier: GPL-2.0 OR MIT
+"""python3 -m slablab experiment NAME|all [--full] [--repeat N] [--out DIR]
+
+The seed experiments (docs/experiments.md): each reruns the argument of one of the
+design discussions in ``shared/seeds/`` (:mod:`slablab.seeds`) on this kernel, writes a
+tidy CSV (one row per storm), plots (PNG + SVG) and prints its table in the seed's shape
+with the seed's published figures beside ours, and a one-line verdict on the shape: the
+direction and the ratio with a 95% bootstrap interval.
+
+Rows that need a design (or a tunable, or kmalloc on a design) this module does not have
+are printed as ``missing: ...``: what exists is read from the generated protocol tables
+(:mod:`slablab.protocol`), so they run once the designs are merged.
+
+The table, verdict and availability functions are pure (a DataFrame in, text out):
+tests/host/test_experiment.py runs them without a kernel.
+"""
+
+import argparse
+import csv
+import datetime
+import json
+import math
+import os
+import sys
+import time
+from typing import (TYPE_CHECKING, Any, Callable, Dict, Iterable, List, Mapping, NamedTuple,
+                    Optional, Sequence, Tuple)
+
+from . import seeds as S
+from .analysis import RUN_COLUMNS, RatioCI, run_context, run_row
+
+if TYPE_CHECKING:
+    import pandas as pd
+    from matplotlib.axes import Axes
+
+__all__ = ["EXPERIMENTS", "EXP_COLUMNS", "Column", "availability", "columns_for",
+           "describe", "pct", "shape_verdict", "verdict_line", "paired_ci", "tables",
+           "run_experiment", "main"]
+
+Log = Callable[[str], Any]
+
+#: Columns after :data:`slablab.analysis.RUN_COLUMNS` in an experiment's runs.csv.
+EXP_COLUMNS: Sequence[str] = (
+    "table_row",        # what the storm measures in the table (e.g. cache, kmalloc)
+    "date",             # ISO 8601 UTC time the storm ended
+    "scale",            # small | full
+    "page_policy",      # the lab's kmalloc page policy during the storm
+    "kmalloc_design",   # the design of slablab's kmalloc classes (kmalloc targets)
+    "tput_ops_per_sec",  # ops_done / the longest thread's time
+    "run_ms",           # the longest thread's time
+    "used_kb",          # pages at steady state (else at the peak) in kB
+    "live_kb",          # live bytes at that moment in kB
+    "mem_total_kb", "mem_free_kb",  # /proc/meminfo: MemTotal, MemFree's lowest in the storm
+    "cache_order", "cache_min_partial", "cache_cpu_partial",
+    "cpu_model",        # /proc/cpuinfo's model name (qemu TCG: "QEMU Virtual CPU ...")
+)
+
+MISSING_DESIGN = "missing: design not in this module"
+MISSING_KMALLOC = "missing: kmalloc on a design not in this module"
+KERNEL = "kernel SLUB"
+
+
+# ---------------------------------------------------------------- availability
+
+class Avail(NamedTuple):
+    """What this module offers, read from the generated protocol tables."""
+    designs: Tuple[str, ...]
+    tunables: Tuple[str, ...]
+    kmalloc_design: bool
+
+
+def availability(protocol: Any = None) -> Avail:
+    """Designs (the design enum), cache tunables, and whether kmalloc's classes can be
+    given a design (a command or lab attribute naming kmalloc besides the page policy)."""
+    if protocol is None:
+        from . import protocol as p
+        protocol = p
+    designs = tuple(n[len("SLABLAB_DESIGN_"):].lower() for n in protocol.ENUMS["slablab_design"]
+                    if not n.startswith("__"))
+    tunables = tuple(t[0] for t in protocol.CACHE_TUNABLES)
+    cmds = [c for c in protocol.COMMANDS if "kmalloc" in c]
+    lab = [a for a in protocol.REQUEST_ATTRIBUTES.get("slablab", [])
+           if "kmalloc" in a and a != "kmalloc-page-policy"]
+    return Avail(designs, tunables, bool(cmds or lab))
+
+
+class Column(NamedTuple):
+    """A variant of an experiment: a design with tunables, or the kernel's SLUB
+    (``design`` None); ``missing`` says why it cannot run here (None: it can)."""
+    label: str
+    design: Optional[str]
+    tunables: Mapping[str, int]
+    missing: Optional[str]
+
+
+def column(label: str, design: Optional[str], tunables: Mapping[str, int], avail: Avail,
+           kmalloc: bool = False) -> Column:
+    """A column, marked missing when its design or a tunable is not in this module, or
+    (``kmalloc``) it needs kmalloc on a design other than slub and there is none."""
+    missing = None
+    if design is not None and design not in avail.designs:
+        missing = MISSING_DESIGN
+    elif any(t not in avail.tunables for t in tunables):
+        missing = "missing: tunable " + ",".join(t for t in tunables
+                                                 if t not in avail.tunables) \
+            + " not in this module"
+    elif kmalloc and design not in (None, "slub") and not avail.kmalloc_design:
+        missing = MISSING_KMALLOC
+    return Column(label, design, dict(tunables), missing)
+
+
+def columns_for(experiment: str, avail: Avail) -> List[Column]:
+    """The columns (designs) an experiment compares, each marked available or missing."""
+    if experiment == "seed-001":
+        return [column("slab lists=1", "slab", {"lists": 1}, avail),
+                column("slab lists=3", "slab", {"lists": 3}, avail),
+                column("slub", "slub", {}, avail),
+                column("sheaves", "sheaves", {}, avail),
+                column(KERNEL, None, {}, avail)]
+    if experiment == "seed-003":
+        return [column(f"slob lists={n}", "slob", {"lists": n}, avail, kmalloc=True)
+                for n in (1, 2, 3)] + [
+                column("slab", "slab", {}, avail, kmalloc=True),
+                column("slub", "slub", {}, avail, kmalloc=True),
+                column("sheaves", "sheaves", {}, avail, kmalloc=True),
+                column(KERNEL, None, {}, avail, kmalloc=True)]
+    raise ValueError(experiment)
+
+
+# ---------------------------------------------------------------- statistics, verdicts
+
+class Described(NamedTuple):
+    n: int
+    min: float
+    max: float
+    avg: float
+    sd: float
+
+
+def describe(values: Iterable[float]) -> Optional[Described]:
+    """min, max, average and sample standard deviation (as the seeds report), NaN left
+    out; None for no value."""
+    v = [float(x) for x in values if x is not None and not math.isnan(float(x))]
+    if not v:
+        return None
+    avg = sum(v) / len(v)
+    sd = math.sqrt(sum((x - avg) ** 2 for x in v) / (len(v) - 1)) if len(v) > 1 else 0.0
+    return Described(len(v), min(v), max(v), avg, sd)
+
+
+def pct(ratio: float) -> str:
+    """A ratio as a signed change: 1.07 -> '+7.0%'."""
+    return f"{(ratio - 1) * 100:+.1f}%"
+
+
+def shape_verdict(seed_change: float, ci: Optional[RatioCI], tolerance: float = 0.01) -> str:
+    """Does our ratio have the seed's shape? The seed's direction (a change within
+    ``tolerance`` is none) against the interval's (one that holds 1 is none); when both
+    go the same way, whether the seed's ratio lies in the interval."""
+    if ci is None:
+        return "too few runs to judge"
+    seed = 0 if abs(seed_change) < tolerance else (1 if seed_change > 0 else -1)
+    here = 0 if ci.lo <= 1.0 <= ci.hi else (1 if ci.lo > 1.0 else -1)
+    if seed == 0:
+        return "agrees (no difference in either)" if here == 0 else \
+            "disagrees: a difference here, none in the seed"
+    if here == 0:
+        return "no difference here: does not confirm the seed"
+    if here != seed:
+        return "disagrees: the opposite direction"
+    target = 1.0 + seed_change
+    if ci.lo <= target <= ci.hi:
+        return "agrees"
+    return "agrees in direction, " + ("smaller here" if abs(ci.ratio - 1) < abs(seed_change)
+                                      else "larger here")
+
+
+def verdict_line(subject: str, seed_what: str, seed_change: float,
+                 ci: Optional[RatioCI], missing: Optional[str] = None) -> str:
+    """'seed: 3 lists +9.8% km(4096); here: +7.0% [+4.0%, +10.0%] — agrees'."""
+    head = f"{subject}: seed: {seed_what} {pct(1 + seed_change)}; here: "
+    if missing:
+        return head + f"- — cannot judge ({missing})"
+    if ci is None:
+        return head + "- — too few runs to judge"
+    return (head + f"{pct(ci.ratio)} [{pct(ci.lo)}, {pct(ci.hi)}] (n={ci.n}) — "
+            + shape_verdict(seed_change, ci))
+
+
+def paired_ci(df: "pd.DataFrame", figure: str, base: str, other: str,
+              **where: Any) -> Optional[RatioCI]:
+    """The ratio other/base of ``figure`` paired by repeat, among the rows matching
+    ``where`` (column=value), with its 95% bootstrap interval."""
+    d = df
+    for k, v in where.items():
+        d = d[d[k] == v]
+    if figure not in d.columns:
+        return None
+    d = d[d[figure].notna()]
+    a = d[d["variant"] == base].groupby("repeat")[figure].median()
+    b = d[d["variant"] == other].groupby("repeat")[figure].median()
+    common = a.index.intersection(b.index)
+    return ratio_ci(list(a[common]), list(b[common]))
+
+
+def ratio_ci(a: Sequence[float], b: Sequence[float], seed: int = 0x5ab1ab,
+             resamples: int = 4000, level: float = 0.95) -> Optional[RatioCI]:
+    """:func:`slablab.analysis.paired_ratio_ci`'s statistic and percentile bootstrap, in
+    numpy alone: importing scipy costs a minute in a loaded TCG guest. None with fewer
+    than 3 usable pairs."""
+    import numpy as np
+    pairs = [(x, y) for x, y in zip(a, b) if x is not None and y is not None
+             and math.isfinite(x) and math.isfinite(y) and x > 0 and y > 0]
+    if len(pairs) < 3:
+        return None
+    logs = np.log(np.array([y for _, y in pairs]) / np.array([x for x, _ in pairs]))
+    ratio = float(np.exp(logs.mean()))
+    if np.all(logs == logs[0]):
+        return RatioCI(len(pairs), ratio, ratio, ratio)
+    idx = np.random.default_rng(seed).integers(0, len(logs), size=(resamples, len(logs)))
+    means = logs[idx].mean(axis=1)
+    tail = (1 - level) / 2 * 100
+    lo, hi = np.percentile(means, [tail, 100 - tail])
+    return RatioCI(len(pairs), ratio, float(np.exp(lo)), float(np.exp(hi)))
+
+
+def _fmt(v: Optional[float], digits: int = 0) -> str:
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return "-"
+    if digits == 0:
+        return f"{v:,.0f}"
+    return f"{v:,.{digits}f}"
+
+
+def table(headers: Sequence[str], rows: Iterable[Sequence[str]], indent: str = "  ") -> str:
+    """A plain text table: the first column left-aligned, the others right-aligned."""
+    rows = [list(r) for r in rows]
+    widths = [max([len(h)] + [len(r[i]) for r in rows if i < len(r)])
+              for i, h in enumerate(headers)]
+
+    def line(cells: Sequence[str]) -> str:
+        out = [f"{c:<{widths[0]}}" if i == 0 else f"{c:>{widths[i]}}"
+               for i, c in enumerate(cells)]
+        return (indent + "  ".join(out)).rstrip()
+    return "\n".join([line(headers)] + [line(r) for r in rows])
+
+
+def _med(d: "pd.DataFrame", figure: str) -> Optional[float]:
+    if figure not in d.columns:
+        return None
+    s = d[figure].dropna()
+    return float(s.median()) if len(s) else None
+
+
+def _faithful(df: "pd.DataFrame", extra: str = "") -> str:
+    """Where the run cannot be faithful: the machine it ran on."""
+    cpus = df["vm_cpus"].dropna() if "vm_cpus" in df.columns else []
+    model = df["cpu_model"].dropna().astype(str) if "cpu_model" in df.columns else []
+    kern = df["kernel_release"].dropna().astype(str) if "kernel_release" in df else []
+    machine = (f"{int(cpus.iloc[0])} vCPUs" if len(cpus) else "? cpus") + \
+        (f", {kern.iloc[0]}" if len(kern) else "") + \
+        (f", cpu '{model.iloc[0]}'" if len(model) and model.iloc[0] else "")
+    tcg = len(model) and "QEMU" in model.iloc[0]
+    text = f"  faithful? here: {machine}" + \
+        ("; qemu TCG: cycles are emulator cycles, read ratios not values" if tcg else "")
+    return text + (f"; {extra}" if extra else "") + "."
+
+
+# ---------------------------------------------------------------- the tables (pure)
+
+def table_000(df: "pd.DataFrame", missing: Mapping[str, str]) -> str:
+    out = ["seed-000: dynamic min_partial — " + S.SEEDS["seed-000"].source]
+    out.append("  seed (fio netio, 2-way x86-64, 50 runs), seconds:")
+    rows = []
+    for part in ("real", "sys"):
+        for name, (mn, mx, avg, sd) in S.SEED_000[part].items():
+            rows.append([f"{part} {name}", f"{mn:.2f}", f"{mx:.2f}", f"{avg:.2f}", f"{sd:.2f}"])
+    out.append(table(["", "min", "max", "avg", "sd"], rows, "    "))
+    d = df[df["experiment"] == "seed-000"]
+    reps = d["repeat"].nunique()
+    out.append(f"  here (batch storms that fill and drain slabs, {reps} runs each; slablab "
+               "with cpu_partial=0 as 2008's SLUB): run time (ms, longest thread), pages "
+               "at the peak, new slabs:")
+    rows = []
+    for x in sorted(d["x"].dropna().unique()):
+        for v in dict.fromkeys(d["variant"]):
+            g = d[(d["x"] == x) & (d["variant"] == v)]
+            if g.empty:
+                continue
+            t = describe(g["run_ms"])
+            p = describe(g["peak_pages"])
+            ns = _med(g, "stat_alloc_slab")
+            mp = _med(g, "cache_min_partial")
+            label = f"{int(x)} B {v}" + (f" = {mp:.0f}" if mp is not None and v != "min_partial=5"
+                                         else "")
+            rows.append([label] + ([_fmt(t.min, 1), _fmt(t.max, 1), _fmt(t.avg, 1),
+                                    _fmt(t.sd, 1)] if t else ["-"] * 4)
+                        + ([_fmt(p.min), _fmt(p.max), _fmt(p.avg, 1), _fmt(p.sd, 1)]
+                           if p else ["-"] * 4) + [_fmt(ns)])
+    out.append(table(["", "ms min", "max", "avg", "sd", "pages min", "max", "avg", "sd",
+                      "new slabs"], rows, "    "))
+    sizes = sorted(d["x"].dropna().unique())
+    big = sizes[-1] if sizes else None
+    seed_sys = S.change(S.SEED_000["sys"]["SLUB"][2], S.SEED_000["sys"]["SLUB (dynamic)"][2])
+    seed_real = S.change(S.SEED_000["real"]["SLUB"][2], S.SEED_000["real"]["SLUB (dynamic)"][2])
+    fixed = _variant(d, "min_partial=5")
+    for dyn in [v for v in dict.fromkeys(d["variant"]) if v.startswith("ilog2")
+                or v.startswith("default")]:
+        ci = paired_ci(d, "run_ms", fixed, dyn, x=big) if big is not None and fixed else None
+        out.append("  verdict: " + verdict_line(
+            f"{dyn} vs min_partial=5, {int(big) if big else '?'} B run time",
+            "dynamic sys time", seed_sys, ci))
+    out.append(f"  (seed's real time: {pct(1 + seed_real)}; our storms run in the kernel, so "
+               "their time is the seed's sys time)")
+    out.append(_faithful(d, "fio netio is replaced by a storm that builds and drains "
+                            "partial slabs"))
+    return "\n".join(out)
+
+
+def _variant(d: "pd.DataFrame", prefix: str) -> str:
+    for v in dict.fromkeys(d["variant"]):
+        if v.startswith(prefix):
+            return str(v)
+    return ""
+
+
+SEED_001_FIGURE = {"km": ("cache", "cycles_per_alloc"), "kf(cachep": ("cache", "cycles_per_free"),
+                   "kf": ("kmalloc", "cycles_per_free")}
+
+
+def _row_001(name: str) -> Tuple[str, str, int]:
+    """'kf(cachep,4096)' -> ('cache', 'cycles_per_free', 4096)."""
+    size = int(name.rstrip(")").split(",")[-1].split("(")[-1])
+    key = "kf(cachep" if name.startswith("kf(cachep") else name.split("(")[0]
+    src, fig = SEED_001_FIGURE[key]
+    return src, fig, size
+
+
+def table_001(df: "pd.DataFrame", columns: Sequence[Column],
+              missing: Mapping[str, str]) -> str:
+    d = df[df["experiment"] == "seed-001"]
+    reps = d["repeat"].nunique()
+    out = ["seed-001: fast path ticks — " + S.SEEDS["seed-001"].source,
+           f"  cycles per call, 100 calls in a tight loop (batch of 100, one thread), median of "
+           f"{reps} runs; seed: cpu ticks on a Duron 700 (hex = decimal), loop overhead "
+           "included as in the seed"]
+    heads = ["", "2.4.9 (1 list)", "2.4.9-ac9 (3 lists)"] + [c.label for c in columns]
+    rows = []
+    for name, one, three in S.SEED_001_ROWS:
+        src, fig, size = _row_001(name)
+        cells = [name, f"{one}={S.ticks(one)}", f"{three}={S.ticks(three)}"]
+        for c in columns:
+            reason = missing.get(c.label) or c.missing
+            if reason is None and src == "kmalloc":
+                reason = missing.get(c.label + " kmalloc")
+            if reason:
+                cells.append("missing")
+                continue
+            g = d[(d["variant"] == c.label) & (d["table_row"] == src) & (d["x"] == size)]
+            cells.append(_fmt(_med(g, fig)))
+        rows.append(cells)
+    loop = [_fmt(_med(d[d["variant"] == c.label], "loop_cycles"))
+            if not (c.missing or missing.get(c.label)) else "missing" for c in columns]
+    rows.append(["loop overhead", f"{S.SEED_001_LOOP}={S.ticks(S.SEED_001_LOOP)}",
+                 f"{S.SEED_001_LOOP}={S.ticks(S.SEED_001_LOOP)}"] + loop)
+    out.append(table(heads, rows, "    "))
+    for c in columns:
+        why = missing.get(c.label) or c.missing
+        kwhy = missing.get(c.label + " kmalloc")
+        if why:
+            out.append(f"    {c.label}: {why}")
+        elif kwhy:
+            out.append(f"    {c.label}, kf(N): {kwhy}")
+    one, three = "slab lists=1", "slab lists=3"
+    miss = next((missing.get(c.label) or c.missing for c in columns
+                 if c.label in (one, three) and (missing.get(c.label) or c.missing)), None)
+    for name, a, b in S.SEED_001_ROWS:
+        src, fig, size = _row_001(name)
+        ci = None if miss else paired_ci(d, fig, one, three, table_row=src, x=size)
+        out.append("  verdict: " + verdict_line(f"{name}", "3 lists",
+                                                S.change(S.ticks(a), S.ticks(b)), ci, miss))
+    out.append(_faithful(d, "the seed timed a UP 2.4 kernel on real hardware; 'km(1)' is a "
+                            "cache of 8 bytes (slablab's smallest)"))
+    return "\n".join(out)
+
+
+def table_002(df: "pd.DataFrame", missing: Mapping[str, str]) -> str:
+    d = df[df["experiment"] == "seed-002"]
+    reps = d["repeat"].nunique()
+    out = ["seed-002: per-cpu partial lists — " + S.SEEDS["seed-002"].source]
+    seed_rows = [[str(t), f"{b:,}", f"{a:,}", pct(a / b)] for t, b, a in S.SEED_002]
+    out.append("  seed (netperf, threads; before = no per-cpu partial lists):")
+    out.append(table(["threads", "before", "after", ""], seed_rows, "    "))
+    before = _variant(d, "cpu_partial=0")
+    after = _variant(d, "cpu_partial=") if not before else next(
+        (v for v in dict.fromkeys(d["variant"]) if v.startswith("cpu_partial=")
+         and v != before), "")
+    out.append(f"  here (remote storms: producers allocate, consumers on other cpus free; "
+               f"ops/s, median of {reps} runs; ratio after/before with 95% CI):")
+    rows = []
+    for x in sorted(d["x"].dropna().unique()):
+        g = d[d["x"] == x]
+        ci = paired_ci(d, "tput_ops_per_sec", before, after, x=x) if before and after else None
+        rows.append([f"{int(x)}", _fmt(_med(g[g["variant"] == before], "tput_ops_per_sec")),
+                     _fmt(_med(g[g["variant"] == after], "tput_ops_per_sec")),
+                     f"{pct(ci.ratio)} [{pct(ci.lo)}, {pct(ci.hi)}]" if ci else "-",
+                     _fmt(_med(g[g["variant"] == KERNEL], "tput_ops_per_sec"))])
+    out.append(table(["threads", f"before ({before})", f"after ({after})", "after/before",
+                      KERNEL], rows, "    "))
+    xs = sorted(d["x"].dropna().unique())
+    t, b, a = S.SEED_002[-1]
+    ci = paired_ci(d, "tput_ops_per_sec", before, after, x=xs[-1]) if xs else None
+    out.append("  verdict: " + verdict_line(
+        f"most threads (seed {t}, here {int(xs[-1]) if xs else '?'})", "after/before",
+        S.change(b, a), ci))
+    out.append("  hackbench from the trace replay (issue 16): not part of this experiment yet")
+    out.append(_faithful(d, "the seed's gain appears from 64 threads on a large SMP "
+                            "machine; a few vCPUs show the mechanism (list_lock traffic), "
+                            "not the scale"))
+    return "\n".join(out)
+
+
+def table_003(df: "pd.DataFrame", columns: Sequence[Column],
+              missing: Mapping[str, str]) -> str:
+    d = df[df["experiment"] == "seed-003"]
+    reps = d["repeat"].nunique()
+    out = ["seed-003: SLOB fragmentation — " + S.SEEDS["seed-003"].source,
+           "  seed (Pekka Enberg, kB after boot, 10 runs):"]
+    rows = [[name, f"{tot}", _fmt(f[0]), _fmt(f[1]), _fmt(f[2], 1), _fmt(u[0]), _fmt(u[1]),
+             _fmt(u[2], 1)] for name, (tot, f, u) in S.SEED_003.items()]
+    heads = ["", "Total (kB)", "Free min", "max", "average", "Used min", "max", "average"]
+    out.append(table(heads, rows, "    "))
+    out.append("    Matt Mackall: " + "; ".join(
+        f"{k}: {u} pages for {l} pages of data: {pct(u / l)}"
+        for k, (u, l) in S.SEED_003_PAGES.items()) + "; SLUB: about 35%")
+    out.append(f"  here (kmalloc churn of mixed sizes, {reps} runs; Free: MemFree during the "
+               "storm; Used: the allocator's pages for the workload at steady state):")
+    rows = []
+    over: List[str] = []
+    notes: List[str] = []
+    for c in columns:
+        why = missing.get(c.label) or c.missing
+        if why:
+            rows.append([c.label] + ["missing"] + ["-"] * 6)
+            notes.append(f"    {c.label}: {why}")
+            continue
+        g = d[d["variant"] == c.label]
+        f, u = describe(g["mem_free_kb"]), describe(g["used_kb"])
+        tot = _med(g, "mem_total_kb")
+        rows.append([c.label, _fmt(tot)]
+                    + ([_fmt(f.min), _fmt(f.max), _fmt(f.avg, 1)] if f else ["-"] * 3)
+                    + ([_fmt(u.min), _fmt(u.max), _fmt(u.avg, 1)] if u else ["-"] * 3))
+        used, live = _med(g, "used_kb"), _med(g, "live_kb")
+        if used and live:
+            over.append(f"    {c.label}: {used / 4:.0f} pages for {live / 4:.0f} pages of data: "
+                        f"{pct(used / live)}")
+    out.append(table(heads, rows, "    "))
+    out.extend(notes + over)
+    avail = {c.label: (missing.get(c.label) or c.missing) for c in columns}
+    s1, s2, s3 = (S.SEED_003["SLOB (vanilla)"][2][2], S.SEED_003["SLOB (patched)"][2][2],
+                  S.SEED_003["SLUB (no debug)"][2][2])
+    pairs = [("slob lists=2 vs lists=1, used", "SLOB patched vs vanilla", S.change(s1, s2),
+              "slob lists=1", "slob lists=2"),
+             ("slob lists=2 vs slub, used", "SLOB patched vs SLUB", S.change(s3, s2),
+              "slub", "slob lists=2")]
+    for subject, what, ch, base, other in pairs:
+        miss = avail.get(base) or avail.get(other)
+        ci = None if miss else paired_ci(d, "used_kb", base, other)
+        out.append("  verdict: " + verdict_line(subject, what, ch, ci, miss))
+    k = d[d["variant"] == KERNEL]
+    ci = ratio_ci(list(k["live_kb"]), list(k["used_kb"])) if len(k) else None
+    out.append("  verdict: " + verdict_line("kernel SLUB pages over live data", "SLUB (Matt)",
+                                            0.35, ci, avail.get(KERNEL)))
+    out.append(_faithful(d, "the seed measured a whole booted system (MemFree); here one "
+                            "workload's pages, and MemFree of a VM with other things in it"))
+    return "\n".join(out)
+
+
+def table_004(df: "pd.DataFrame", missing: Mapping[str, str]) -> str:
+    d = df[df["experiment"] == "seed-004"]
+    reps = d["repeat"].nunique()
+    out = ["seed-004: 4k objects — " + S.SEEDS["seed-004"].source,
+           "  slabinfo -AD (seed: tbench; here: the 4096-byte kmalloc of pair storms, "
+           f"totals over {reps} runs):"]
+    name, objs, al, fr, fa, ff = S.SEED_004_SLABINFO
+    rows = [[f"seed {name}", f"{objs}", f"{al}", f"{fr}", f"{fa} {ff}", "-", "-"]]
+    for v in dict.fromkeys(d["variant"]):
+        g = d[d["variant"] == v]
+        af, asl = g["stat_alloc_fastpath"].sum(), g["stat_alloc_slowpath"].sum()
+        ff_, fs = g["stat_free_fastpath"].sum(), g["stat_free_slowpath"].sum()
+        counted = (af + asl) > 0
+        fast = (f"{100 * af / (af + asl):.0f} {100 * ff_ / max(ff_ + fs, 1):.0f}"
+                if counted else "-")
+        peak = _med(g, "peak_live_bytes")
+        order = _med(g, "cache_order")
+        rows.append([v, _fmt(peak / 4096 if peak else None),
+                     _fmt(g["allocs"].sum()), _fmt(g["frees"].sum()), fast,
+                     _fmt(g["stat_order_fallback"].sum()) if counted else "-",
+                     _fmt(order)])
+    out.append(table(["Name", "Objects", "Alloc", "Free", "%Fast", "Fallb", "O"], rows, "    "))
+    out.append("    (Objects: at the peak; %Fast: allocs, frees; the kernel's SLUB keeps no "
+               "counters without SLUB_STATS)")
+    out.append("  throughput (seed: tbench MB/s; here: ops/s, median):")
+    rows = [[f"seed {k}", f"{v:.2f}"] for k, v in S.SEED_004_TBENCH.items()]
+    for v in dict.fromkeys(d["variant"]):
+        rows.append([v, _fmt(_med(d[d["variant"] == v], "tput_ops_per_sec"))])
+    out.append(table(["", "figure"], rows, "    "))
+    slab, page = _variant(d, "slab"), _variant(d, "page allocator")
+    ci = paired_ci(d, "tput_ops_per_sec", page, slab) if slab and page else None
+    out.append("  verdict: " + verdict_line(
+        "order-3 slabs vs page allocator, throughput", "SLUB+patch vs unmodified",
+        S.change(S.SEED_004_TBENCH["SLUB unmodified"], S.SEED_004_TBENCH["SLUB+patch"]), ci))
+    out.append(_faithful(d, "tbench's network stack is replaced by kmalloc(4096)/kfree "
+                            "pairs; init_on_alloc zeroes every 4 KiB on both sides"))
+    return "\n".join(out)
+
+
+def tables(name: str, df: "pd.DataFrame", missing: Mapping[str, str],
+           avail: Optional[Avail] = None) -> str:
+    """The printed table of an experiment from its runs (pure)."""
+    avail = avail or availability()
+    if name == "seed-000":
+        return table_000(df, missing)
+    if name == "seed-001":
+        return table_001(df, columns_for(name, avail), missing)
+    if name == "seed-002":
+        return table_002(df, missing)
+    if name == "seed-003":
+        return table_003(df, columns_for(name, avail), missing)
+    if name == "seed-004":
+        return table_004(df, missing)
+    raise ValueError(f"no experiment {name!r}: {', '.join(EXPERIMENTS)}")
+
+
+# ---------------------------------------------------------------- running
+
+SCALES: Dict[str, Dict[str, Dict[str, Any]]] = {
+    "seed-000": {"small": dict(repeat=5, sizes=[1024, 4096], batch=256, rounds=8),
+                 "full": dict(repeat=50, sizes=[256, 1024, 2048, 4096, 8192], batch=256,
+                              rounds=40)},
+    "seed-001": {"small": dict(repeat=5, rounds=20), "full": dict(repeat=20, rounds=100)},
+    "seed-002": {"small": dict(repeat=4, size=256, ops=20000, ring=256, every=False),
+                 "full": dict(repeat=10, size=256, ops=200000, ring=256, every=True)},
+    "seed-003": {"small": dict(repeat=4, working_set=2048, duration_ms=400),
+                 "full": dict(repeat=10, working_set=8192, duration_ms=1500)},
+    "seed-004": {"small": dict(repeat=5, ops=3000), "full": dict(repeat=20, ops=30000)},
+}
+EXPERIMENTS = tuple(SCALES)
+TITLES = {"seed-000": "dynamic min_partial", "seed-001": "fast path ticks",
+          "seed-002": "per-cpu partial lists", "seed-003": "SLOB fragmentation",
+          "seed-004": "4k objects: order-3 slabs vs the page allocator"}
+#: seed-003's mixed sizes (bytes: weight), small objects as a booted kernel's.
+MIXED_SIZES = {16: 4, 32: 4, 64: 4, 96: 2, 128: 3, 192: 2, 256: 2, 512: 1, 1024: 1, 2000: 1}
+
+
+def _now() -> str:
+    return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+
+
+def _meminfo() -> Dict[str, int]:
+    out = {}
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                k, v = line.split(":", 1)
+                out[k] = int(v.split()[0])
+    except (OSError, ValueError):
+        pass
+    return out
+
+
+def _cpu_model() -> str:
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return ""
+
+
+def set_kmalloc_design(client: Any, design: str, tunables: Mapping[str, int]) -> None:
+    """Give slablab's kmalloc classes a design (the set-kmalloc operation, where the
+    module and binding have it); NotImplementedError where they do not."""
+    for name in ("set_kmalloc", "kmalloc_set", "set_kmalloc_design", "lab_set_kmalloc"):
+        fn = getattr(client, name, None)
+        if fn is not None:
+            fn(design=design, **tunables)
+            return
+    raise NotImplementedError("missing: no set-kmalloc in this binding")
+
+
+class Lab:
+    """Runs storms for one experiment and writes a runs.csv row after each."""
+
+    def __init__(self, client: Any, name: str, out_dir: str, scale: str, log: Log) -> None:
+        self.client, self.name, self.scale, self.log = client, name, scale, log
+        self.status = client.status()
+        self.out_dir = os.path.join(out_dir, name)
+        os.makedirs(self.out_dir, exist_ok=True)
+        self.csv_path = os.path.join(self.out_dir, "runs.csv")
+        self.header = list(RUN_COLUMNS) + list(EXP_COLUMNS)
+        self._f = open(self.csv_path, "w", newline="")
+        self._w = csv.DictWriter(self._f, fieldnames=self.header)
+        self._w.writeheader()
+        self.runs = 0
+        self.missing: Dict[str, str] = {}
+        self.caches: List[str] = []
+        self.cpu_model = _cpu_model()
+        self.kmalloc_design = "slub"
+
+    def close(self) -> None:
+        for c in self.caches:
+            try:
+                self.client.cache_destroy(c)
+            except Exception:       # noqa: BLE001 — best effort on the way out
+                pass
+        self._f.close()
+
+    def cache(self, size: int, design: Optional[str] = None, **tunables: Any) -> Any:
+        name = f"x{os.getpid() % 10000}-{len(self.caches)}-{size}"
+        kw = dict(tunables)
+        if design:
+            kw["design"] = design
+        info = self.client.cache_create(name, size, **kw)
+        self.caches.append(info["name"])
+        return info
+
+    def storm(self, *, variant: str, table_row: str, x: Any, repeat: int, target: str,
+              pattern: str, cache: Optional[Mapping[str, Any]] = None,
+              design: Optional[str] = None, order: Optional[int] = None,
+              **kw: Any) -> Any:
+        """Run one storm (on a shrunk cache), write its row, return the storm."""
+        if cache is not None:
+            name = cache["name"]
+            self.client.cache_shrink(name)
+            cache = self.client.cache_get(name, percpu=False)
+            kw["cache"] = name
+        free: List[int] = []
+
+        def sample(_s: Any) -> None:
+            m = _meminfo()
+            if "MemFree" in m:
+                free.append(m["MemFree"])
+        t0 = time.monotonic()
+        r = self.client.storm(target, pattern, progress=sample, **kw)
+        sample(r)
+        self.runs += 1
+        ctx = run_context(self.status, cache)
+        ctx["design"] = (cache or {}).get("design") or design or \
+            ("kernel" if target.startswith("native") else "slub")
+        row = run_row(r, experiment=self.name, variant=variant, x=x, repeat=repeat,
+                      run=self.runs, context=ctx)
+        res = r["result"] or {}
+        threads = res.get("threads") or []
+        longest = max((t["ns"] for t in threads), default=0)
+        done = r["progress"]["ops_done"]
+        pages = res.get("steady_pages") or res.get("peak_pages") or 0
+        live = (res.get("steady_live_bytes") if res.get("steady_pages")
+                else res.get("peak_live_bytes")) or 0
+        extra: Dict[str, Any] = dict(
+            table_row=table_row, date=_now(), scale=self.scale,
+            page_policy=self.client.status().get("kmalloc_page_policy", ""),
+            kmalloc_design=self.kmalloc_design if target == "kmalloc" else "",
+            tput_ops_per_sec=done * 1e9 / longest if done and longest else None,
+            run_ms=longest / 1e6 if longest else None,
+            used_kb=pages * r["page_size"] / 1024 if pages else None,
+            live_kb=live / 1024 if live else None,
+            mem_total_kb=_meminfo().get("MemTotal"), mem_free_kb=min(free) if free else None,
+            cache_order=order if order is not None else (cache or {}).get("order"),
+            cache_min_partial=(cache or {}).get("min_partial"),
+            cache_cpu_partial=(cache or {}).get("cpu_partial"), cpu_model=self.cpu_model)
+        for k, v in extra.items():
+            row[k] = "" if v is None else (f"{v:.6g}" if isinstance(v, float) else str(v))
+        self._w.writerow(row)
+        self._f.flush()
+        if r["state"] != "done":
+            self.log(f"  warning: storm {r['id']} ended {r['state']}")
+        self.log(f"  {self.name} {variant:34s} {table_row:8s} x={x!s:>5} #{repeat} "
+                 f"({time.monotonic() - t0:.1f}s)")
+        return r
+
+
+def _ilog2(n: int) -> int:
+    return n.bit_length() - 1
+
+
+def run_000(lab: Lab, p: Mapping[str, Any]) -> None:
+    caches = {s: lab.cache(s, cpu_partial=0) for s in p["sizes"]}
+    for rep in range(p["repeat"]):
+        for size, info in caches.items():
+            default = info["min_partial"]
+            dyn2008 = min(max(_ilog2(size), 5), 10)
+            variants: List[Tuple[str, Optional[int]]] = [
+                ("min_partial=5", 5), ("ilog2(size) (2008 patch)", dyn2008),
+                ("default ilog2(size)/2 (6.1)", default), (KERNEL, None)]
+            kw = dict(threads=None, ops=p["batch"] * p["rounds"], batch=p["batch"])
+            for label, mp in variants:
+                if mp is None:
+                    lab.storm(variant=label, table_row="batch", x=size, repeat=rep,
+                              target="native", pattern="batch", size=size, design="kernel",
+                              **kw)
+                    continue
+                lab.client.cache_set(info["name"], min_partial=mp)
+                lab.storm(variant=label, table_row="batch", x=size, repeat=rep,
+                          target="slablab", pattern="batch", cache=info, **kw)
+
+
+def run_001(lab: Lab, p: Mapping[str, Any], avail: Avail) -> None:
+    cols = [c for c in columns_for("seed-001", avail) if not c.missing]
+    caches: Dict[Tuple[str, int], Any] = {}
+    for c in cols:
+        if c.design is None:
+            continue
+        for size in (8, 4096):
+            try:
+                caches[(c.label, size)] = lab.cache(size, c.design, **c.tunables)
+            except Exception as e:  # noqa: BLE001 — the module refuses: say so in the table
+                lab.missing[c.label] = f"missing: {e}"
+    for c in cols:
+        if c.design not in (None, "slub") and not avail.kmalloc_design:
+            lab.missing[c.label + " kmalloc"] = MISSING_KMALLOC
+    kw = dict(threads=1, cpus="0", batch=100, ops=100 * p["rounds"])
+    for rep in range(p["repeat"]):
+        for c in cols:
+            if c.label in lab.missing:
+                continue
+            for size, ksize in ((8, 1), (4096, 4096)):
+                if c.design is None:
+                    lab.storm(variant=c.label, table_row="cache", x=ksize, repeat=rep,
+                              target="native", pattern="batch", size=size, **kw)
+                    lab.storm(variant=c.label, table_row="kmalloc", x=ksize, repeat=rep,
+                              target="native-kmalloc", pattern="batch", size=ksize, **kw)
+                    continue
+                lab.storm(variant=c.label, table_row="cache", x=ksize, repeat=rep,
+                          target="slablab", pattern="batch", cache=caches[(c.label, size)],
+                          **kw)
+                if c.label + " kmalloc" in lab.missing:
+                    continue
+                try:
+                    _kmalloc_as(lab, c)
+                except (NotImplementedError, Exception) as e:  # noqa: BLE001
+                    lab.missing[c.label + " kmalloc"] = str(e) if str(e).startswith(
+                        "missing") else f"missing: {e}"
+                    continue
+                try:
+                    lab.storm(variant=c.label, table_row="kmalloc", x=ksize, repeat=rep,
+                              target="kmalloc", pattern="batch", size=ksize, **kw)
+                finally:
+                    _kmalloc_as(lab, None)
+
+
+def _kmalloc_as(lab: Lab, c: Optional[Column]) -> None:
+    """slablab's kmalloc classes as column ``c``'s design (None: back to slub)."""
+    design = c.design if c is not None else "slub"
+    tun = dict(c.tunables) if c is not None else {}
+    if design == lab.kmalloc_design and not tun:
+        return
+    if design == "slub" and lab.kmalloc_design == "slub":
+        return
+    set_kmalloc_design(lab.client, design or "slub", tun)
+    lab.kmalloc_design = design or "slub"
+
+
+def run_002(lab: Lab, p: Mapping[str, Any]) -> None:
+    cpus = lab.status["nr_online_cpus"]
+    top = max(2, cpus * 4)
+    if p["every"]:
+        threads = list(range(2, top + 1, 2))
+    else:
+        threads, t = [], 2
+        while t <= top:
+            threads.append(t)
+            t *= 2
+    info = lab.cache(p["size"])
+    default = info["cpu_partial"]
+    kw = dict(ops=p["ops"], ring=p["ring"])
+    for rep in range(p["repeat"]):
+        for t in threads:
+            for label, cp in (("cpu_partial=0 (before)", 0),
+                              (f"cpu_partial={default} (after)", default), (KERNEL, None)):
+                if cp is None:
+                    lab.storm(variant=label, table_row="remote", x=t, repeat=rep,
+                              target="native", pattern="remote", size=p["size"], threads=t,
+                              **kw)
+                    continue
+                lab.client.cache_set(info["name"], cpu_partial=cp)
+                lab.storm(variant=label, table_row="remote", x=t, repeat=rep,
+                          target="slablab", pattern="remote", cache=info, threads=t, **kw)
+
+
+def run_003(lab: Lab, p: Mapping[str, Any], avail: Avail) -> None:
+    cols = [c for c in columns_for("seed-003", avail) if not c.missing]
+    kw = dict(sizes=MIXED_SIZES, working_set=p["working_set"], duration_ms=p["duration_ms"])
+    try:
+        for rep in range(p["repeat"]):
+            for c in cols:
+                if c.label in lab.missing:
+                    continue
+                if c.design is None:
+                    lab.storm(variant=c.label, table_row="churn", x=None, repeat=rep,
+                              target="native-kmalloc", pattern="churn", **kw)
+                    continue
+                try:
+                    _kmalloc_as(lab, c)
+                except Exception as e:  # noqa: BLE001 — say it in the table
+                    lab.missing[c.label] = str(e) if str(e).startswith("missing") \
+                        else f"missing: {e}"
+                    continue
+                lab.storm(variant=c.label, table_row="churn", x=None, repeat=rep,
+                          target="kmalloc", pattern="churn", design=c.design, **kw)
+    finally:
+        if lab.kmalloc_design != "slub":
+            _kmalloc_as(lab, None)
+
+
+def _kmalloc_class(client: Any, size: int) -> Optional[Mapping[str, Any]]:
+    for c in client.cache_list():
+        if c.get("owner") == "kmalloc" and c.get("size") == size:
+            return dict(c)
+    return None
+
+
+def run_004(lab: Lab, p: Mapping[str, Any]) -> None:
+    before = lab.status.get("kmalloc_page_policy", "slab")
+    kw = dict(ops=p["ops"], size=4096)
+    klass = _kmalloc_class(lab.client, 4096)
+    native_order = None
+    try:
+        from . import native_cache
+        native_order = native_cache("kmalloc-4096").get("order")
+    except Exception:   # noqa: BLE001 — no SLUB sysfs: the order column says '-'
+        pass
+    try:
+        for rep in range(p["repeat"]):
+            for label, policy in (("slab: kmalloc-4096, order-3 slabs", "slab"),
+                                  ("page allocator", "page_alloc"), (KERNEL, None)):
+                if policy is None:
+                    lab.storm(variant=label, table_row="pair", x=4096, repeat=rep,
+                              target="native-kmalloc", pattern="pair", order=native_order,
+                              **kw)
+                    continue
+                lab.client.set_page_policy(policy)
+                lab.storm(variant=label, table_row="pair", x=4096, repeat=rep,
+                          target="kmalloc", pattern="pair",
+                          order=(klass or {}).get("order") if policy == "slab" else 0, **kw)
+    finally:
+        lab.client.set_page_policy(before)
+
+
+# ---------------------------------------------------------------- plots
+
+def _bars(ax: "Axes", labels: Sequence[str], groups: Sequence[str],
+          values: Callable[[str, str], Tuple[float, float, float]], ylabel: str) -> None:
+    """Grouped bars: one group per label, one bar per group member; median with
+    min-max error bars (NaN: no bar)."""
+    width = 0.8 / max(len(groups), 1)
+    for j, g in enumerate(groups):
+        meds, lo, hi = [], [], []
+        for lab in labels:
+            m, mn, mx = values(lab, g)
+            meds.append(m)
+            lo.append(m - mn if not math.isnan(m) else 0)
+            hi.append(mx - m if not math.isnan(m) else 0)
+        xs = [i + (j - (len(groups) - 1) / 2) * width for i in range(len(labels))]
+        ax.bar(xs, meds, width, yerr=[lo, hi], capsize=2, label=g)
+    ax.set_xticks(range(len(labels)))
+    ax.set_xticklabels(labels, fontsize=8)
+    ax.set_ylabel(ylabel)
+    ax.grid(alpha=0.3, axis="y")
+    ax.legend(fontsize=7)
+
+
+def _stat(d: "pd.DataFrame", figure: str) -> Tuple[float, float, float]:
+    s = d[figure].dropna() if figure in d.columns else []
+    if not len(s):
+        return (math.nan, math.nan, math.nan)
+    return (float(s.median()), float(s.min()), float(s.max()))
+
+
+def plot(name: str, df: "pd.DataFrame", out_dir: str) -> List[str]:
+    """The experiment's figure as PNG and SVG (Agg); returns the paths."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    d = df[df["experiment"] == name]
+    if d.empty:
+        return []
+    variants = list(dict.fromkeys(d["variant"]))
+    fig, axes = plt.subplots(1, 2 if name in ("seed-000", "seed-003") else 1,
+                             figsize=(11, 4.6), squeeze=False)
+    ax = axes[0][0]
+    if name == "seed-000":
+        sizes = [f"{int(x)} B" for x in sorted(d["x"].dropna().unique())]
+        by = {f"{int(x)} B": x for x in d["x"].dropna().unique()}
+        _bars(ax, sizes, variants, lambda s, v: _stat(d[(d["x"] == by[s]) & (d["variant"] == v)],
+                                                      "run_ms"), "run time (ms, longest thread)")
+        _bars(axes[0][1], sizes, variants,
+              lambda s, v: _stat(d[(d["x"] == by[s]) & (d["variant"] == v)], "peak_pages"),
+              "pages at the peak")
+    elif name == "seed-001":
+        rows = [r[0] for r in S.SEED_001_ROWS]
+
+        def val(r: str, v: str) -> Tuple[float, float, float]:
+            src, figure, size = _row_001(r)
+            return _stat(d[(d["variant"] == v) & (d["table_row"] == src) & (d["x"] == size)],
+                         figure)
+        _bars(ax, rows, variants, val, "cycles per call (TSC)")
+        if (d[["cycles_per_alloc", "cycles_per_free"]] > 0).any().any():
+            ax.set_yscale("log")
+    elif name == "seed-002":
+        for v in variants:
+            g = d[d["variant"] == v].groupby("x")["tput_ops_per_sec"]
+            m = g.median()
+            ax.errorbar(m.index, m / 1e6, yerr=[(m - g.min()) / 1e6, (g.max() - m) / 1e6],
+                        marker="o", capsize=3, label=v)
+        ax.set_xlabel("storm threads (producer + consumer pairs)")
+        ax.set_ylabel("throughput (million objects/s)")
+        ax.set_ylim(bottom=0)
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=8)
+    elif name == "seed-003":
+        _bars(ax, variants, ["used"], lambda v, _g: _stat(d[d["variant"] == v], "used_kb"),
+              "kB of pages for the workload (steady state)")
+        _bars(axes[0][1], variants, ["MemFree"],
+              lambda v, _g: _stat(d[d["variant"] == v], "mem_free_kb"), "MemFree (kB)")
+    elif name == "seed-004":
+        _bars(ax, variants, ["throughput"],
+              lambda v, _g: _stat(d[d["variant"] == v], "tput_ops_per_sec"),
+              "kmalloc(4096)+kfree pairs per second")
+    fig.suptitle(f"{name}: {TITLES[name]} — median, bars min–max; "
+                 f"{d['repeat'].nunique()} runs", fontsize=10)
+    fig.tight_layout()
+    paths = []
+    for ext in ("png", "svg"):
+        path = os.path.join(out_dir, f"{name}.{ext}")
+        fig.savefig(path, dpi=110)
+        paths.append(path)
+    plt.close(fig)
+    return paths
+
+
+# ---------------------------------------------------------------- one experiment
+
+def run_experiment(name: str, out_dir: str = os.path.join("build", "experiments"),
+                   full: bool = False, repeat: Optional[int] = None, log: Log = print,
+                   client: Any = None, do_plot: bool = True) -> str:
+    """Run one experiment where the module is loaded; writes ``out_dir/NAME/runs.csv``,
+    ``missing.json``, ``table.txt`` and the plots; returns the table."""
+    if name not in SCALES:
+        raise ValueError(f"no experiment {name!r}: {', '.join(EXPERIMENTS)}")
+    if client is None:
+        from . import Client
+        client = Client()
+    scale = "full" if full else "small"
+    params = dict(SCALES[name][scale])
+    if repeat:
+        params["repeat"] = repeat
+    avail = availability()
+    lab = Lab(client, name, out_dir, scale, log)
+    t0 = time.monotonic()
+    log(f"{name}: {TITLES[name]} ({scale}, {params['repeat']} runs) -> {lab.csv_path}")
+    try:
+        if name == "seed-000":
+            run_000(lab, params)
+        elif name == "seed-001":
+            run_001(lab, params, avail)
+        elif name == "seed-002":
+            run_002(lab, params)
+        elif name == "seed-003":
+            run_003(lab, params, avail)
+        else:
+            run_004(lab, params)
+    finally:
+        lab.close()
+        with open(os.path.join(lab.out_dir, "missing.json"), "w") as f:
+            json.dump(dict(lab.missing, seconds=round(time.monotonic() - t0, 1)), f, indent=1)
+    return report(name, lab.out_dir, log, do_plot)
+
+
+#: The text columns among :data:`EXP_COLUMNS` (read_runs() makes the others numbers).
+EXP_TEXT = ("table_row", "date", "scale", "page_policy", "kmalloc_design", "cpu_model")
+
+
+def read_experiment(path: str) -> "pd.DataFrame":
+    """An experiment's runs.csv as a tidy DataFrame (numbers as numbers)."""
+    import pandas as pd
+    from .analysis import read_runs
+    df = read_runs(path)
+    raw = pd.read_csv(path, dtype=str, keep_default_na=False)
+    for c in EXP_TEXT:
+        if c in raw.columns:
+            df[c] = raw[c].astype(str)
+    return df
+
+
+def report(name: str, exp_dir: str, log: Log = print, do_plot: bool = True) -> str:
+    """The table (and plots) of an experiment's directory: runs.csv and missing.json."""
+    df = read_experiment(os.path.join(exp_dir, "runs.csv"))
+    missing: Dict[str, str] = {}
+    path = os.path.join(exp_dir, "missing.json")
+    if os.path.exists(path):
+        with open(path) as f:
+            missing = {k: v for k, v in json.load(f).items() if isinstance(v, str)}
+    text = tables(name, df, missing)
+    with open(os.path.join(exp_dir, "table.txt"), "w") as f:
+        f.write(text + "\n")
+    log(text)
+    if do_plot:
+        for p in plot(name, df, exp_dir):
+            log(f"{name}: wrote {p}")
+    return text
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    ap = argparse.ArgumentParser(
+        prog="python3 -m slablab experiment",
+        description="The seed experiments (docs/experiments.md): each prints its seed's "
+                    "table with our figures beside, and a verdict on the shape.")
+    ap.add_argument("name", nargs="+", help=f"{', '.join(EXPERIMENTS)} (one or more), all, "
+                    "or list")
+    ap.add_argument("--full", action="store_true",
+                    help="the seed's sizes (e.g. 50 runs; long under TCG)")
+    ap.add_argument("--repeat", type=int, default=None, help="runs of every point")
+    ap.add_argument("--out", default=os.path.join("build", "experiments"),
+                    help="output directory (NAME/runs.csv, table.txt, NAME.png/.svg)")
+    ap.add_argument("--no-plot", action="store_true")
+    ap.add_argument("--report", action="store_true",
+                    help="no storms: print the table and draw the plots of a previous run")
+    a = ap.parse_args(list(sys.argv[1:] if argv is None else argv))
+    if a.name == ["list"]:
+        for n in EXPERIMENTS:
+            print(f"{n}  {TITLES[n]}  ({S.SEEDS[n].source})")
+        return 0
+    names = list(EXPERIMENTS) if a.name == ["all"] else list(a.name)
+    bad = [n for n in names if n not in SCALES]
+    if bad:
+        ap.error(f"no experiment {bad[0]!r}: use {', '.join(EXPERIMENTS)}, all or list")
+    if a.repeat is not None and a.repeat < 1:
+        ap.error("--repeat must be at least 1 (a verdict needs 3)")
+    t0 = time.monotonic()
+    for n in names:
+        if a.report:
+            report(n, os.path.join(a.out, n), do_plot=not a.no_plot)
+        else:
+            run_experiment(n, a.out, full=a.full, repeat=a.repeat, do_plot=not a.no_plot)
+        print()
+    print(f"experiments: {', '.join(names)} in {time.monotonic() - t0:.0f} s -> {a.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# The seed experiments (docs/experiments.md), run inside the test VM by `make experiments`:
+# each prints its seed's table with the seed's published figures beside ours and a verdict
+# on the shape, and writes build/experiments/<NAME>/{runs.csv,table.txt,NAME.png,NAME.svg}.
+#   EXPERIMENTS       which (default: all; e.g. "seed-002 seed-004")
+#   EXPERIMENTS_FULL  1: the seeds' sizes (e.g. 50 runs; hours under TCG)
+#   EXPERIMENTS_REPEAT runs of every point (default: each experiment's own)
+#   EXPERIMENTS_OUT   output directory (default build/experiments)
+set -euo pipefail
+REPO=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=${SLABLAB_BUILD:-$REPO/build}
+PY=$BUILD/venv/bin/python
+# matplotlib's font cache survives the VM (building it costs a minute under TCG)
+export MPLCONFIGDIR=${MPLCONFIGDIR:-$BUILD/mplconfig}
+read -r -a names <<<"${EXPERIMENTS:-all}"
+args=(--out "${EXPERIMENTS_OUT:-$REPO/build/experiments}")
+if [[ ${EXPERIMENTS_FULL:-0} == 1 ]]; then
+	args+=(--full)
+fi
+if [[ -n ${EXPERIMENTS_REPEAT:-} ]]; then
+	args+=(--repeat "$EXPERIMENTS_REPEAT")
+fi
+exec "$PY" -m slablab experiment "${names[@]}" "${args[@]}"

@@ -1,0 +1,225 @@
+# SPDX-License-Identifier: GPL-2.0 OR MIT
+"""Host tests of the seed experiments' pure parts (slablab.seeds, slablab.experiment):
+the seeds' figures against the seed files, availability read from protocol tables, the
+verdict on a shape, and every table drawn from a synthetic runs frame (no kernel)."""
+
+import math
+import types
+
+import pytest
+
+pd = pytest.importorskip("pandas")
+
+from slablab import experiment as E  # noqa: E402
+from slablab import seeds as S  # noqa: E402
+from slablab.analysis import RatioCI  # noqa: E402
+
+
+def test_ticks_and_change():
+    assert S.ticks("0x7B") == 123 and S.ticks("0x87") == 135
+    # the seed's own "+24% without overhead" for km(4096): (135-73)/(123-73)
+    loop = S.ticks(S.SEED_001_LOOP)
+    assert S.change(123 - loop, 135 - loop) == pytest.approx(0.24)
+    assert S.change(2144.36, 2245.56) == pytest.approx(0.0472, abs=1e-4)
+
+
+def test_seed_quotes_are_in_the_seed_files():
+    if S.seed_dir() is None:
+        pytest.skip("no shared/seeds in this checkout")
+    for name in S.SEEDS:
+        text = S.seed_text(name)
+        assert text is not None, name
+        assert not S.missing_quotes(name, text), name
+
+
+def test_seed_002_changes_match_the_seed():
+    # the seed prints the change per row: ours recomputed from its numbers must agree
+    printed = {16: -0.1, 32: -0.5, 64: 0.8, 128: 3.2, 160: 4.0}
+    for t, before, after in S.SEED_002:
+        if t in printed:
+            assert round(S.change(before, after) * 100, 1) == printed[t]
+
+
+def fake_protocol(designs, tunables=("cpu_partial",), commands=(), lab=()):
+    return types.SimpleNamespace(
+        ENUMS={"slablab_design": [f"SLABLAB_DESIGN_{d.upper()}" for d in designs]
+               + ["__SLABLAB_DESIGN_MAX"]},
+        CACHE_TUNABLES=[(t, "u32", "num", None, 0, 1) for t in tunables],
+        COMMANDS={c: ("X", 1, True) for c in ("get-status",) + tuple(commands)},
+        REQUEST_ATTRIBUTES={"slablab": ["kmalloc-page-policy"] + list(lab)})
+
+
+def test_availability_and_missing_columns():
+    now = E.availability(fake_protocol(["slub", "sheaves"]))
+    assert now.designs == ("slub", "sheaves") and not now.kmalloc_design
+    cols = {c.label: c.missing for c in E.columns_for("seed-001", now)}
+    assert cols["slab lists=1"] == E.MISSING_DESIGN and cols["slub"] is None
+    assert cols[E.KERNEL] is None
+    c3 = {c.label: c.missing for c in E.columns_for("seed-003", now)}
+    assert c3["slob lists=2"] == E.MISSING_DESIGN and c3["slab"] == E.MISSING_DESIGN
+    assert c3["sheaves"] == E.MISSING_KMALLOC and c3["slub"] is None
+    # once the designs and the lists tunable merge, the rows run by themselves
+    later = E.availability(fake_protocol(["slub", "sheaves", "slab", "slob"],
+                                         ("cpu_partial", "lists"), commands=("kmalloc-set",)))
+    assert later.kmalloc_design
+    assert all(c.missing is None for c in E.columns_for("seed-003", later))
+    assert all(c.missing is None for c in E.columns_for("seed-001", later))
+    # a design without the lists tunable
+    half = E.availability(fake_protocol(["slub", "sheaves", "slab"]))
+    assert "lists" in {c.label: c.missing for c in E.columns_for("seed-001", half)}[
+        "slab lists=3"]
+
+
+def test_the_installed_protocol_is_read():
+    a = E.availability()
+    assert "slub" in a.designs and "cpu_partial" in a.tunables
+
+
+@pytest.mark.parametrize("seed,ci,word", [
+    (0.098, RatioCI(5, 1.07, 1.04, 1.09), "agrees in direction, smaller here"),
+    (0.098, RatioCI(5, 1.07, 1.04, 1.10), "agrees"),
+    (0.098, RatioCI(5, 1.09, 1.05, 1.12), "agrees"),
+    (0.098, RatioCI(5, 1.30, 1.20, 1.40), "agrees in direction, larger here"),
+    (0.098, RatioCI(5, 0.90, 0.85, 0.95), "disagrees: the opposite direction"),
+    (0.098, RatioCI(5, 1.01, 0.97, 1.05), "no difference here: does not confirm the seed"),
+    (0.0, RatioCI(5, 1.01, 0.97, 1.05), "agrees (no difference in either)"),
+    (-0.001, RatioCI(5, 1.2, 1.1, 1.3), "disagrees: a difference here, none in the seed"),
+    (0.098, None, "too few runs to judge"),
+])
+def test_shape_verdict(seed, ci, word):
+    assert E.shape_verdict(seed, ci) == word
+
+
+def test_verdict_line():
+    line = E.verdict_line("km(4096)", "3 lists", 0.098, RatioCI(5, 1.07, 1.04, 1.10))
+    assert line == ("km(4096): seed: 3 lists +9.8%; here: +7.0% [+4.0%, +10.0%] (n=5) — "
+                    "agrees")
+    assert E.verdict_line("x", "y", 0.1, None, E.MISSING_DESIGN).endswith(
+        "cannot judge (missing: design not in this module)")
+
+
+def test_ratio_ci_matches_scipy_bootstrap():
+    from slablab.analysis import paired_ratio_ci
+    a = [100.0, 110.0, 95.0, 105.0, 98.0, 102.0]
+    b = [110.0, 118.0, 104.0, 117.0, 105.0, 110.0]
+    ours, ref = E.ratio_ci(a, b), paired_ratio_ci(a, b)
+    assert ours.ratio == pytest.approx(ref.ratio)
+    assert ours.lo == pytest.approx(ref.lo, rel=0.01) and ours.hi == pytest.approx(ref.hi, rel=0.01)
+    assert E.ratio_ci(a[:2], b[:2]) is None
+    assert E.ratio_ci(a, a) == (6, 1.0, 1.0, 1.0)
+
+
+def test_describe():
+    d = E.describe([1.0, 2.0, 3.0, float("nan")])
+    assert (d.n, d.min, d.max, d.avg) == (3, 1.0, 3.0, 2.0) and d.sd == pytest.approx(1.0)
+    assert E.describe([]) is None and E.describe([5]).sd == 0.0
+
+
+def rows(experiment, variants, xs, repeats, fig, table_row="", scale=None, **const):
+    """A runs frame: figure values differing by variant (scale factors) and repeat."""
+    out = []
+    for rep in range(repeats):
+        for x in xs:
+            for i, v in enumerate(variants):
+                f = (scale or {}).get(v, 1.0 + 0.1 * i)
+                r = dict(experiment=experiment, variant=v, x=x, repeat=rep,
+                         table_row=table_row, vm_cpus=2, kernel_release="6.1.0-test",
+                         cpu_model="QEMU TCG CPU version 2.5+", **const)
+                for k, base in fig.items():
+                    r[k] = base * f * (1 + 0.01 * rep)
+                out.append(r)
+    return out
+
+
+def frame(rs):
+    df = pd.DataFrame(rs)
+    for c in E.EXP_COLUMNS + ("stat_alloc_fastpath", "stat_alloc_slowpath",
+                              "stat_free_fastpath", "stat_free_slowpath",
+                              "stat_order_fallback", "stat_alloc_slab", "allocs", "frees",
+                              "peak_live_bytes", "peak_pages", "cycles_per_alloc",
+                              "cycles_per_free", "loop_cycles"):
+        if c not in df.columns:
+            df[c] = math.nan
+    return df
+
+
+def test_table_002_has_every_thread_count_and_a_verdict():
+    v = ["cpu_partial=0 (before)", "cpu_partial=52 (after)", E.KERNEL]
+    df = frame(rows("seed-002", v, [2, 4, 8], 4, {"tput_ops_per_sec": 1e6},
+                    scale={v[0]: 1.0, v[1]: 1.2, v[2]: 1.1}))
+    text = E.tables("seed-002", df, {})
+    for t in ("160", "285,745", "297,216", "+4.0%"):
+        assert t in text                         # the seed's rows
+    body = text.split("here (")[1]
+    assert all(f"\n    {t} " in body for t in (2, 4, 8))
+    assert "verdict: most threads (seed 160, here 8)" in text
+    assert "+20.0% [+20.0%, +20.0%] (n=4) — agrees in direction, larger here" in text
+    assert "qemu TCG" in text
+
+
+def test_table_001_marks_missing_designs_and_judges_when_present():
+    avail = E.availability(fake_protocol(["slub", "sheaves", "slab"], ("cpu_partial", "lists")))
+    cols = ["slab lists=1", "slab lists=3", "slub", "sheaves", E.KERNEL]
+    rs = []
+    for src, size in (("cache", 1), ("cache", 4096), ("kmalloc", 1), ("kmalloc", 4096)):
+        rs += rows("seed-001", cols, [size], 3,
+                   {"cycles_per_alloc": 100.0, "cycles_per_free": 200.0, "loop_cycles": 25.0},
+                   table_row=src, scale={"slab lists=3": 1.1})
+    df = frame(rs)
+    text = E.tables("seed-001", df, {"sheaves kmalloc": E.MISSING_KMALLOC}, avail)
+    assert "0x7B=123" in text and "0x87=135" in text
+    km = next(line for line in text.splitlines() if line.strip().startswith("km(4096)"))
+    assert "111" in km and "missing" not in km
+    kf = next(line for line in text.splitlines() if line.strip().startswith("kf(4096)"))
+    assert "missing" in kf                      # sheaves: no kmalloc on a design
+    assert "verdict: km(4096): seed: 3 lists +9.8%; here: +10.0%" in text
+    none = E.tables("seed-001", df[~df["variant"].str.startswith("slab")], {},
+                    E.availability(fake_protocol(["slub", "sheaves"])))
+    assert "slab lists=1: missing: design not in this module" in none
+    assert "cannot judge (missing: design not in this module)" in none
+
+
+def test_table_003_rows_per_design():
+    avail = E.availability(fake_protocol(["slub", "sheaves"]))
+    df = frame(rows("seed-003", ["slub", E.KERNEL], [None], 3,
+                    {"used_kb": 1000.0, "live_kb": 800.0, "mem_free_kb": 1.5e6,
+                     "mem_total_kb": 2e6}))
+    text = E.tables("seed-003", df, {}, avail)
+    for label in ("slob lists=1", "slob lists=2", "slob lists=3", "slab", "sheaves"):
+        assert f"\n    {label} " in text
+    assert "SLOB (patched)" in text and "259 pages for 244 pages of data: +6.1%" in text
+    assert "slub: 252 pages for 202 pages of data: +25.0%" in text
+    assert "slab: missing: design not in this module" in text
+    assert "kernel SLUB pages over live data: seed: SLUB (Matt) +35.0%; here: +" in text
+
+
+def test_table_000_and_004():
+    v = ["min_partial=5", "ilog2(size) (2008 patch)", "default ilog2(size)/2 (6.1)", E.KERNEL]
+    df = frame(rows("seed-000", v, [1024, 4096], 3,
+                    {"run_ms": 10.0, "peak_pages": 100.0, "cache_min_partial": 5.0},
+                    scale={v[1]: 0.9}))
+    text = E.tables("seed-000", df, {})
+    assert "SLUB (dynamic)" in text and "4096 B min_partial=5" in text
+    assert "ilog2(size) (2008 patch) vs min_partial=5, 4096 B run time: seed: dynamic sys " \
+           "time -13.0%; here: -10.0%" in text
+    v4 = ["slab: kmalloc-4096, order-3 slabs", "page allocator", E.KERNEL]
+    df4 = frame(rows("seed-004", v4, [4096], 3,
+                     {"tput_ops_per_sec": 1e5, "allocs": 1000.0, "frees": 1000.0,
+                      "stat_alloc_fastpath": 990.0, "stat_alloc_slowpath": 10.0,
+                      "stat_free_fastpath": 1000.0, "stat_free_slowpath": 0.0,
+                      "stat_order_fallback": 0.0, "peak_live_bytes": 8192.0,
+                      "cache_order": 3.0}, scale={v4[1]: 0.5}))
+    t4 = E.tables("seed-004", df4, {})
+    assert ":0004096" in t4 and "2245.56" in t4 and "99 100" in t4
+    assert "order-3 slabs vs page allocator, throughput: seed: SLUB+patch vs unmodified " \
+           "+4.7%; here: +100.0%" in t4
+
+
+def test_plots_draw(tmp_path):
+    matplotlib = pytest.importorskip("matplotlib")
+    matplotlib.use("Agg")
+    v = ["cpu_partial=0 (before)", "cpu_partial=52 (after)", E.KERNEL]
+    df = frame(rows("seed-002", v, [2, 4], 3, {"tput_ops_per_sec": 1e6}))
+    paths = E.plot("seed-002", df, str(tmp_path))
+    assert [p.rsplit(".", 1)[1] for p in paths] == ["png", "svg"]
+    assert all((tmp_path / p.rsplit("/", 1)[1]).stat().st_size > 1000 for p in paths)
