@@ -458,7 +458,6 @@ static unsigned long drain_freelist(struct slablab_cache *s, int nid, unsigned l
 	return discard_victims(s, &victims);
 }
 
-
 /*
  * A new slab of node @node (NUMA_NO_NODE: the local one) onto its node's free slabs
  * (SLAB's cache_grow_begin()/_end()). Returns the node it landed on (the page
@@ -615,7 +614,7 @@ static void *refill(struct slablab_cache *s, gfp_t gfp, unsigned long *flags)
 
 /* ---- allocation ---- */
 
-/* A node-specific request for another node: straight from its slabs (SLAB's ____cache_alloc_node()). */
+/* A request for another node: straight from its slabs (SLAB's ____cache_alloc_node()). */
 static void *alloc_node(struct slablab_cache *s, gfp_t gfp, int node)
 {
 	unsigned long flags;
@@ -1144,6 +1143,31 @@ static void verr(struct slablab_validate_report *r, const char *fmt, int nid, un
 	pr_err_ratelimited("validate: %s\n", msg);
 }
 
+/* One slab of node @nid's lists; @prev: the state of the one before it (lists=1). */
+static void validate_one(struct slablab_cache *s, int nid, struct slablab_slab *slab,
+			 int list, enum slab_state *prev, bool *nf_seen,
+			 struct slablab_validate_report *r)
+{
+	struct slablab_slab_node *sn = get_node(s, nid);
+	enum slab_state st = slab_state(slab);
+
+	if (slab_nid(slab) != nid || !slab_on_partial(slab))
+		verr(r, "node %d: slab of node %lu on its lists (flag %lu)", nid, slab_nid(slab),
+		     slab_on_partial(slab));
+	if (!one_list(s)) {
+		if (st != (enum slab_state)list)
+			verr(r, "node %d: slab of state %lu on list %lu", nid, st, list);
+		return;
+	}
+	if (st > *prev)
+		verr(r, "node %d: one list out of order (%lu after %lu)", nid, st, *prev);
+	if (&slab->node_list == sn->firstnotfull)
+		*nf_seen = true;
+	if (st != SLAB_FULL && !*nf_seen)
+		verr(r, "node %d: state %lu before firstnotfull (%lu)", nid, st, 0);
+	*prev = st;
+}
+
 /*
  * The validate op: every node's lists against their counts, each slab on the list of
  * its state (lists=3) or in 2.4.9's order around firstnotfull (lists=1), and the
@@ -1153,14 +1177,13 @@ static void slab_validate(struct slablab_cache *s, struct slablab_validate_repor
 {
 	unsigned long flags, nr[3], free_objs;
 	struct slablab_slab *slab;
-	int nid;
+	int nid, i;
 
 	for_each_node(nid) {
 		struct slablab_slab_node *sn = get_node(s, nid);
 		struct list_head *lists[3] = { &sn->free, &sn->partial, &sn->full };
-		enum slab_state prev = SLAB_FULL, st;
+		enum slab_state prev = SLAB_FULL;
 		bool nf_seen;
-		int i;
 
 		memset(nr, 0, sizeof(nr));
 		free_objs = 0;
@@ -1168,33 +1191,17 @@ static void slab_validate(struct slablab_cache *s, struct slablab_validate_repor
 		nf_seen = sn->firstnotfull == &sn->partial;
 		for (i = 0; i < 3; i++) {
 			list_for_each_entry(slab, lists[i], node_list) {
-				st = slab_state(slab);
-				nr[st]++;
+				nr[slab_state(slab)]++;
 				free_objs += slab_objects(slab) - slab_inuse(slab);
-				if (slab_nid(slab) != nid || !slab_on_partial(slab))
-					verr(r, "node %d: slab of node %lu on its lists (flag %lu)",
-					     nid, slab_nid(slab), slab_on_partial(slab));
-				if (one_list(s)) {
-					if (st > prev)
-						verr(r, "node %d: one list out of order (%lu after %lu)",
-						     nid, st, prev);
-					if (&slab->node_list == sn->firstnotfull)
-						nf_seen = true;
-					if (st != SLAB_FULL && !nf_seen)
-						verr(r, "node %d: a slab in state %lu before firstnotfull (%lu)",
-						     nid, st, 0);
-					prev = st;
-				} else if (st != (enum slab_state)i) {
-					verr(r, "node %d: slab of state %lu on list %lu", nid, st, i);
-				}
+				validate_one(s, nid, slab, i, &prev, &nf_seen, r);
 			}
 		}
 		if (nr[SLAB_FREE] != sn->nr_free || nr[SLAB_PARTIAL] != sn->nr_partial ||
 		    nr[SLAB_FULL] != sn->nr_full)
-			verr(r, "node %d: %lu free/partial/full slabs on the lists, counts say %lu",
-			     nid, nr[0] + nr[1] + nr[2], sn->nr_free + sn->nr_partial + sn->nr_full);
+			verr(r, "node %d: %lu slabs on the lists, counts say %lu", nid,
+			     nr[0] + nr[1] + nr[2], sn->nr_free + sn->nr_partial + sn->nr_full);
 		if (free_objs != sn->free_objects)
-			verr(r, "node %d: %lu free objects in its slabs, free_objects says %lu", nid,
+			verr(r, "node %d: %lu free objects in slabs, free_objects %lu", nid,
 			     free_objs, sn->free_objects);
 		spin_unlock_irqrestore(node_lock(s, nid), flags);
 	}
@@ -1303,6 +1310,7 @@ fail:
 
 static int slab_init(struct slablab_cache *s)
 {
+	struct slablab_cpu *c;
 	int cpu, nid;
 
 	if (s->lists != 1 && s->lists != 3)
@@ -1324,9 +1332,9 @@ static int slab_init(struct slablab_cache *s)
 		r->cpu = cpu;
 		r->alien_node = cpu_to_mem(cpu);
 		INIT_DELAYED_WORK(&r->work, reap_work);
-		per_cpu_ptr(s->cpu, cpu)->ac = array_new(cpu_to_mem(cpu), s->limit,
-							  s->batchcount);
-		if (!per_cpu_ptr(s->cpu, cpu)->ac)
+		c = per_cpu_ptr(s->cpu, cpu);
+		c->ac = array_new(cpu_to_mem(cpu), s->limit, s->batchcount);
+		if (!c->ac)
 			goto fail;
 	}
 	reapers_start(s);
@@ -1463,11 +1471,13 @@ int slablab_slab_check_tunables(struct slablab_cache *s, unsigned int design,
 {
 	if (lists && *lists != READ_ONCE(s->lists)) {
 		if (design != SLABLAB_DESIGN_SLAB) {
-			NL_SET_ERR_MSG_MOD(extack, "lists is a tunable of the slab and slob designs");
+			NL_SET_ERR_MSG_MOD(extack,
+					   "lists is a tunable of the slab and slob designs");
 			return -EINVAL;
 		}
 		if (*lists != 1 && *lists != 3) {
-			NL_SET_ERR_MSG_FMT_MOD(extack, "the slab design keeps 1 or 3 slab lists, not %u",
+			NL_SET_ERR_MSG_FMT_MOD(extack,
+					       "the slab design keeps 1 or 3 slab lists, not %u",
 					       *lists);
 			return -EINVAL;
 		}
