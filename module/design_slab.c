@@ -1037,7 +1037,7 @@ static void reap_work(struct work_struct *w)
 		queue_delayed_work_on(r->cpu, system_wq, &r->work, delay);
 }
 
-/* Start (or restart, with the current period) the reap of @cpu. */
+/* Start (or restart, with the current period; or stop) the reap of @cpu. */
 static void reaper_start(struct slablab_cache *s, int cpu)
 {
 	struct slablab_reaper *r = per_cpu_ptr(s->slab_reaper, cpu);
@@ -1045,6 +1045,8 @@ static void reaper_start(struct slablab_cache *s, int cpu)
 
 	if (delay)
 		mod_delayed_work_on(cpu, system_wq, &r->work, delay);
+	else
+		cancel_delayed_work(&r->work);	/* both periods off */
 }
 
 static void reapers_start(struct slablab_cache *s)
