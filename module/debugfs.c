@@ -46,6 +46,7 @@ static const char *const fastpath_names[__SLABLAB_FASTPATH_MAX] = {
 static const char *const design_names[__SLABLAB_DESIGN_MAX] = {
 	[SLABLAB_DESIGN_SLUB] = "slub",
 	[SLABLAB_DESIGN_SHEAVES] = "sheaves",
+	[SLABLAB_DESIGN_SLAB] = "slab",
 };
 
 static const char *const page_policy_names[__SLABLAB_PAGE_POLICY_MAX] = {

@@ -153,6 +153,7 @@ struct slablab_cpu {
 	unsigned int partial_slabs;
 	struct slablab_sheaf *main;	/* sheaves: never NULL while unlocked (capacity > 0) */
 	struct slablab_sheaf *spare;	/* sheaves: empty, full or NULL */
+	struct slablab_array *ac;	/* slab: the cpu's array cache (never NULL once set up) */
 	local_lock_t lock;		/* slow path vs. this cpu's fast path */
 	unsigned long stat[__SLABLAB_STAT_MAX];	/* monotonic event counts */
 	unsigned long stat_base[__SLABLAB_STAT_MAX];	/* reset = new baseline */
@@ -184,6 +185,18 @@ struct slablab_cpu {
  * @barn_max_full: full sheaves a node's barn keeps at most (sheaves)
  * @barn_max_empty: empty sheaves a node's barn keeps at most (sheaves)
  * @barn: per-node barns of full and empty sheaves, [nr_node_ids] (sheaves)
+ * @lists: slab lists: 3 (full, partial, free) or 1 (2.4.9's one list) for slab; 1..3 for
+ *	slob (the tunable is theirs; other designs refuse it)
+ * @limit: objects a cpu's array cache holds (slab)
+ * @batchcount: objects moved at once between an array cache and its node (slab)
+ * @shared: the shared array of each node holds @shared x @batchcount objects (slab)
+ * @reap_cpu_ms: period of the per-cpu array reap, 0: off (slab)
+ * @reap_node_ms: period of the node reap (shared array, free slabs), 0: off (slab)
+ * @slab_node: per-node slab lists, shared array and alien caches, [nr_node_ids] (slab)
+ * @slab_reaper: per-cpu delayed work of the periodic reap (slab)
+ * @slab_active: objects out of the slab lists: in arrays or with callers (slab)
+ * @slab_maxobjs: high mark of @slab_active (slab, SLAB's high_mark)
+ * @slab_maxfreeable: high mark of a node's free slabs seen by an array flush (slab)
  * @random: free pointer obfuscation key (SLAB_FREELIST_HARDENED's)
  * @random_seq: freelist randomization sequence, or NULL
  * @random_seq_len: entries of @random_seq
@@ -229,6 +242,17 @@ struct slablab_cache {
 	unsigned int barn_max_full;
 	unsigned int barn_max_empty;
 	struct slablab_barn **barn;
+	unsigned int lists;
+	unsigned int limit;
+	unsigned int batchcount;
+	unsigned int shared;
+	unsigned int reap_cpu_ms;
+	unsigned int reap_node_ms;
+	struct slablab_slab_node **slab_node;
+	struct slablab_reaper __percpu *slab_reaper;
+	atomic_long_t slab_active;
+	atomic_long_t slab_maxobjs;
+	atomic_long_t slab_maxfreeable;
 	unsigned long random;
 	unsigned int *random_seq;
 	unsigned int random_seq_len;
@@ -267,6 +291,7 @@ struct slablab_gauges {
 	u64 pages;
 	u64 live_bytes;
 	u64 meta_bytes;
+	u64 free_slabs;
 };
 
 struct slablab_validate_report {
@@ -313,6 +338,9 @@ typedef bool (*slablab_cpu_pred)(struct slablab_cache *s, int cpu, int mode);
  * @sheaf_main: objects in the cpus' main sheaves (sheaves)
  * @sheaf_spare: objects in the cpus' spare sheaves (sheaves)
  * @barn: objects in the barns' full sheaves (sheaves)
+ * @array: objects in the cpus' array caches (slab)
+ * @shared: objects in the nodes' shared arrays (slab)
+ * @alien: objects in the nodes' alien caches (slab)
  * @present: the layers this cache has, a mask of BIT(SLABLAB_LAYERS_A_*)
  *
  * callers + the cached layers + @slabs_free = @total when the cache is quiet (no
@@ -329,6 +357,9 @@ struct slablab_layers {
 	u64 sheaf_main;
 	u64 sheaf_spare;
 	u64 barn;
+	u64 array;
+	u64 shared;
+	u64 alien;
 	u32 present;
 };
 
@@ -349,6 +380,10 @@ struct slablab_layers {
  * @gauges: add the design's per-cpu gauges (cpu_slabs, cpu_partial_slabs)
  * @cpu_view: one cpu's figures for the per-cpu reply (PERCPU nest, debugfs cpus)
  * @layers: count the objects in the design's layers (see struct slablab_layers)
+ * @validate: check the design's own slab bookkeeping after the back end's walk (may
+ *	be NULL)
+ * @cpu_online: a cpu came online (may be NULL; slablab_mutex held)
+ * @cpu_offline: a cpu is going offline, called on it (may be NULL; slablab_mutex held)
  *
  * docs/design.md, "Designs", says which locks are held when each is called and what a
  * design must count.
@@ -370,6 +405,9 @@ struct slablab_design_ops {
 	void (*cpu_view)(struct slablab_cache *s, int cpu, u32 *slab_objects,
 			 u32 *partial_slabs, u32 *partial_objects);
 	void (*layers)(struct slablab_cache *s, struct slablab_layers *l);
+	void (*validate)(struct slablab_cache *s, struct slablab_validate_report *r);
+	void (*cpu_online)(struct slablab_cache *s, int cpu);
+	void (*cpu_offline)(struct slablab_cache *s, int cpu);
 };
 
 /* design_slub.c: SLUB 6.1's per-cpu slab and per-cpu partial lists */
@@ -386,6 +424,27 @@ int slablab_set_barn_max_full(struct slablab_cache *s, unsigned int sheaves,
 			      struct netlink_ext_ack *extack);
 int slablab_set_barn_max_empty(struct slablab_cache *s, unsigned int sheaves,
 			       struct netlink_ext_ack *extack);
+
+/* design_slab.c: SLAB's per-cpu array caches, shared and alien arrays, node slab lists */
+extern const struct slablab_design_ops slablab_slab_ops;
+void slablab_slab_defaults(struct slablab_cache *s);
+int slablab_slab_check_tunables(struct slablab_cache *s, unsigned int design,
+				const u32 *lists, const u32 *limit, const u32 *batchcount,
+				const u32 *shared, struct netlink_ext_ack *extack);
+int slablab_set_cpucache(struct slablab_cache *s, unsigned int limit, unsigned int batchcount,
+			 unsigned int shared, struct netlink_ext_ack *extack);
+int slablab_set_limit(struct slablab_cache *s, unsigned int objects,
+		      struct netlink_ext_ack *extack);
+int slablab_set_batchcount(struct slablab_cache *s, unsigned int objects,
+			   struct netlink_ext_ack *extack);
+int slablab_set_shared(struct slablab_cache *s, unsigned int factor,
+		       struct netlink_ext_ack *extack);
+int slablab_set_reap_cpu_ms(struct slablab_cache *s, unsigned int ms,
+			    struct netlink_ext_ack *extack);
+int slablab_set_reap_node_ms(struct slablab_cache *s, unsigned int ms,
+			     struct netlink_ext_ack *extack);
+int slablab_slab_set_lists(struct slablab_cache *s, unsigned int lists,
+			   struct netlink_ext_ack *extack);
 
 /* backend.c: the shared back end, the bottom layer */
 extern bool slablab_selftests;
@@ -429,6 +488,8 @@ int slablab_set_remote_node_defrag_ratio(struct slablab_cache *s, unsigned int p
 					 struct netlink_ext_ack *extack);
 int slablab_set_design(struct slablab_cache *s, unsigned int design,
 		       struct netlink_ext_ack *extack);
+int slablab_set_lists(struct slablab_cache *s, unsigned int lists,
+		      struct netlink_ext_ack *extack);
 int slablab_check_tunables(struct slablab_cache *s, const u32 *flags, const u32 *order,
 			   const u32 *design, struct netlink_ext_ack *extack);
 unsigned long slablab_shrink_locked(struct slablab_cache *s);

@@ -46,6 +46,14 @@ static struct netlink_range_validation cache_cpu_partial_range = {
 	.max = 65536,
 };
 
+static struct netlink_range_validation cache_reap_cpu_ms_range = {
+	.max = 3600000,
+};
+
+static struct netlink_range_validation cache_reap_node_ms_range = {
+	.max = 3600000,
+};
+
 static struct netlink_range_validation slablab_count_range = {
 	.min = 1,
 	.max = 1048576,
@@ -114,6 +122,12 @@ const struct nla_policy slablab_cache_policy[SLABLAB_CACHE_A_MAX + 1] = {
 	[SLABLAB_CACHE_A_SHEAF_CAPACITY] = NLA_POLICY_MAX(NLA_U32, 1024),
 	[SLABLAB_CACHE_A_BARN_MAX_FULL] = NLA_POLICY_MAX(NLA_U32, 1024),
 	[SLABLAB_CACHE_A_BARN_MAX_EMPTY] = NLA_POLICY_MAX(NLA_U32, 1024),
+	[SLABLAB_CACHE_A_LISTS] = NLA_POLICY_RANGE(NLA_U32, 1, 3),
+	[SLABLAB_CACHE_A_LIMIT] = NLA_POLICY_MAX(NLA_U32, 4096),
+	[SLABLAB_CACHE_A_BATCHCOUNT] = NLA_POLICY_MAX(NLA_U32, 4096),
+	[SLABLAB_CACHE_A_SHARED] = NLA_POLICY_MAX(NLA_U32, 64),
+	[SLABLAB_CACHE_A_REAP_CPU_MS] = NLA_POLICY_FULL_RANGE(NLA_U32, &cache_reap_cpu_ms_range),
+	[SLABLAB_CACHE_A_REAP_NODE_MS] = NLA_POLICY_FULL_RANGE(NLA_U32, &cache_reap_node_ms_range),
 };
 
 const struct nla_policy slablab_policy[SLABLAB_A_MAX + 1] = {

@@ -225,6 +225,8 @@ static int put_gauges(struct sk_buff *skb, struct slablab_cache *s)
 	    nla_put_u64_64bit(skb, SLABLAB_CACHE_A_LIVE_BYTES, g.live_bytes,
 			      SLABLAB_CACHE_A_PAD) ||
 	    nla_put_u64_64bit(skb, SLABLAB_CACHE_A_META_BYTES, g.meta_bytes,
+			      SLABLAB_CACHE_A_PAD) ||
+	    nla_put_u64_64bit(skb, SLABLAB_CACHE_A_FREE_SLABS, g.free_slabs,
 			      SLABLAB_CACHE_A_PAD))
 		return -EMSGSIZE;
 	return 0;
@@ -461,6 +463,10 @@ static int check_tunables(struct slablab_cache *s, struct nlattr **tb,
 	struct nlattr *da = tb[SLABLAB_CACHE_A_DESIGN];
 	u32 flags = fa ? nla_get_u32(fa) : 0, order = oa ? nla_get_u32(oa) : 0;
 	u32 design = da ? nla_get_u32(da) : 0;
+	struct nlattr *la = tb[SLABLAB_CACHE_A_LISTS], *lim = tb[SLABLAB_CACHE_A_LIMIT];
+	struct nlattr *ba = tb[SLABLAB_CACHE_A_BATCHCOUNT], *sa = tb[SLABLAB_CACHE_A_SHARED];
+	u32 lists = la ? nla_get_u32(la) : 0, limit = lim ? nla_get_u32(lim) : 0;
+	u32 batch = ba ? nla_get_u32(ba) : 0, shared = sa ? nla_get_u32(sa) : 0;
 	int err;
 
 	/* The design first: its refusal (-EBUSY, -EOPNOTSUPP) names its attribute. */
@@ -476,7 +482,39 @@ static int check_tunables(struct slablab_cache *s, struct nlattr **tb,
 		NL_SET_BAD_ATTR(extack, oa);
 	else if (err)
 		NL_SET_BAD_ATTR(extack, fa);
+	if (err)
+		return err;
+	/* The slab design's: lists for the design the cache will have, SLAB's triple. */
+	err = slablab_slab_check_tunables(s, da ? design : s->design, la ? &lists : NULL,
+					  lim ? &limit : NULL, ba ? &batch : NULL,
+					  sa ? &shared : NULL, extack);
+	if (err)
+		NL_SET_BAD_ATTR(extack, la && !lim && !ba && !sa ? la : lim ? lim : ba ? ba : sa);
 	return err;
+}
+
+/*
+ * limit, batchcount and shared are judged and set together, as SLAB's slabinfo write
+ * took them: one at a time, "limit=10 batchcount=5" from limit 120 and batchcount 60
+ * would break batchcount <= limit on the way.
+ */
+static bool is_cpucache_attr(int attr)
+{
+	return attr == SLABLAB_CACHE_A_LIMIT || attr == SLABLAB_CACHE_A_BATCHCOUNT ||
+	       attr == SLABLAB_CACHE_A_SHARED;
+}
+
+static int apply_cpucache(struct slablab_cache *s, struct nlattr **tb,
+			  struct netlink_ext_ack *extack)
+{
+	struct nlattr *lim = tb[SLABLAB_CACHE_A_LIMIT], *ba = tb[SLABLAB_CACHE_A_BATCHCOUNT];
+	struct nlattr *sa = tb[SLABLAB_CACHE_A_SHARED];
+
+	if (!lim && !ba && !sa)
+		return 0;
+	return slablab_set_cpucache(s, lim ? nla_get_u32(lim) : s->limit,
+				    ba ? nla_get_u32(ba) : s->batchcount,
+				    sa ? nla_get_u32(sa) : s->shared, extack);
 }
 
 /* Apply the tunables @tb holds, in SLABLAB_CACHE_TUNABLES' order (flags first). */
@@ -489,7 +527,15 @@ static int apply_tunables(struct slablab_cache *s, struct nlattr **tb,
 	for (t = slablab_tunables; t < slablab_tunables + ARRAY_SIZE(slablab_tunables); t++) {
 		if (!tb[t->attr])
 			continue;
-		err = t->set(s, nla_get_u32(tb[t->attr]), extack);
+		if (is_cpucache_attr(t->attr)) {
+			if (t->attr != SLABLAB_CACHE_A_LIMIT && tb[SLABLAB_CACHE_A_LIMIT])
+				continue;	/* applied with limit */
+			if (t->attr == SLABLAB_CACHE_A_SHARED && tb[SLABLAB_CACHE_A_BATCHCOUNT])
+				continue;	/* applied with batchcount */
+			err = apply_cpucache(s, tb, extack);
+		} else {
+			err = t->set(s, nla_get_u32(tb[t->attr]), extack);
+		}
 		if (err)
 			return err;
 	}

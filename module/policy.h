@@ -205,6 +205,13 @@ static inline unsigned int slablab_default_sheaf_capacity(unsigned int stride,
 /** The most a barn may be told to keep (the spec's range of barn-max-full/-empty) */
 #define SLABLAB_MAX_BARN_SHEAVES	1024
 
+/** The largest limit and batchcount of the slab design (the spec's range) */
+#define SLABLAB_MAX_SLAB_LIMIT		4096
+/** The largest shared factor of the slab design (the spec's range of shared) */
+#define SLABLAB_MAX_SLAB_SHARED		64
+/** The longest reap period of the slab design, ms (the spec's range of reap-*-ms) */
+#define SLABLAB_MAX_REAP_MS		3600000
+
 /**
  * slablab_cpu_partial_slabs - slabs a per-cpu partial list may hold for @cpu_partial
  * objects, assuming slabs on it are half free (SLUB's slub_set_cpu_partial())

@@ -40,6 +40,7 @@
 static const struct slablab_design_ops *const slablab_designs[__SLABLAB_DESIGN_MAX] = {
 	[SLABLAB_DESIGN_SLUB] = &slablab_slub_ops,
 	[SLABLAB_DESIGN_SHEAVES] = &slablab_sheaves_ops,
+	[SLABLAB_DESIGN_SLAB] = &slablab_slab_ops,
 };
 
 /*
@@ -57,6 +58,35 @@ static atomic_long_t slablab_kmalloc_pages_direct = ATOMIC_LONG_INIT(0);
 static const struct slablab_cache_observer *slablab_observer;
 
 static enum cpuhp_state slablab_cpuhp_state;
+static enum cpuhp_state slablab_cpuhp_online_state;
+
+/* A design's per-cpu work (slab's reap) starts on a cpu that comes up... */
+static int slablab_cpu_online(unsigned int cpu)
+{
+	struct slablab_cache *s;
+
+	mutex_lock(&slablab_mutex);
+	list_for_each_entry(s, &slablab_caches, list) {
+		if (s->ops->cpu_online)
+			s->ops->cpu_online(s, cpu);
+	}
+	mutex_unlock(&slablab_mutex);
+	return 0;
+}
+
+/* ... and is cancelled on it before it goes down (before its workqueues are unbound). */
+static int slablab_cpu_offline(unsigned int cpu)
+{
+	struct slablab_cache *s;
+
+	mutex_lock(&slablab_mutex);
+	list_for_each_entry(s, &slablab_caches, list) {
+		if (s->ops->cpu_offline)
+			s->ops->cpu_offline(s, cpu);
+	}
+	mutex_unlock(&slablab_mutex);
+	return 0;
+}
 
 static int slablab_cpu_dead(unsigned int cpu)
 {
@@ -183,13 +213,14 @@ static void free_cache_struct(struct slablab_cache *s)
 {
 	int nid;
 
+	/* The design first: its work items (slab's reap) use the node locks. */
+	if (s->ops && s->ops->destroy)
+		s->ops->destroy(s);
 	if (s->node) {
 		for_each_node(nid)
 			kfree(s->node[nid]);
 		kfree(s->node);
 	}
-	if (s->ops && s->ops->destroy)
-		s->ops->destroy(s);
 	kvfree(s->random_seq);
 	free_percpu(s->cpu);
 	kfree(s);
@@ -292,6 +323,7 @@ struct slablab_cache *slablab_cache_create_owner(const char *name, unsigned int 
 		s->sheaf_capacity = args->sheaf_capacity;
 	s->barn_max_full = SLABLAB_BARN_DEFAULT_MAX;
 	s->barn_max_empty = SLABLAB_BARN_DEFAULT_MAX;
+	slablab_slab_defaults(s);
 
 	err = -ENOMEM;
 	if (slablab_init_random_seq(s))
@@ -304,11 +336,6 @@ struct slablab_cache *slablab_cache_create_owner(const char *name, unsigned int 
 
 		local_lock_init(&c->lock);
 	}
-	s->design = args->design;
-	err = slablab_designs[s->design]->init(s);
-	if (err)
-		goto err_free;
-	s->ops = slablab_designs[s->design];
 	err = -ENOMEM;
 	s->node = kcalloc(nr_node_ids, sizeof(*s->node), GFP_KERNEL);
 	if (!s->node)
@@ -324,6 +351,12 @@ struct slablab_cache *slablab_cache_create_owner(const char *name, unsigned int 
 		INIT_LIST_HEAD(&n->partial);
 		s->node[nid] = n;
 	}
+	/* After the nodes: a design may use their locks (slab's lists) */
+	s->design = args->design;
+	err = slablab_designs[s->design]->init(s);
+	if (err)
+		goto err_free;
+	s->ops = slablab_designs[s->design];
 	list_add_tail(&s->list, &slablab_caches);
 	slablab_caches_gen++;
 	if (slablab_observer)
@@ -687,6 +720,30 @@ int slablab_set_design(struct slablab_cache *s, unsigned int design,
 }
 
 /**
+ * slablab_set_lists - the slab lists of the slab design (1 or 3); slob's (1..3) there
+ * @s: the cache (cpus_read_lock and slablab_mutex held)
+ * @lists: the new number of lists
+ * @extack: where a refusal is told
+ *
+ * Other designs refuse it unless it is unchanged.
+ *
+ * Return: 0 or -EINVAL.
+ */
+int slablab_set_lists(struct slablab_cache *s, unsigned int lists,
+		      struct netlink_ext_ack *extack)
+{
+	if (lists == s->lists)
+		return 0;
+	switch (s->design) {
+	case SLABLAB_DESIGN_SLAB:
+		return slablab_slab_set_lists(s, lists, extack);
+	default:
+		NL_SET_ERR_MSG_MOD(extack, "lists is a tunable of the slab and slob designs");
+		return -EINVAL;
+	}
+}
+
+/**
  * slablab_shrink_locked - flush cpu slabs and free empty slabs beyond min_partial
  * @s: the cache (slablab_mutex and cpus_read_lock held)
  *
@@ -733,6 +790,8 @@ void slablab_validate(struct slablab_cache *s, struct slablab_validate_report *r
 {
 	flush_all(s, false);
 	slablab_validate_slabs(s, r);
+	if (s->ops->validate)
+		s->ops->validate(s, r);
 }
 
 /* One cpu's figures for the per-cpu reply, from the design. */
@@ -874,6 +933,11 @@ int slablab_slab_init(void)
 	if (ret < 0)
 		goto err_backend;
 	slablab_cpuhp_state = ret;
+	ret = cpuhp_setup_state_nocalls(CPUHP_AP_ONLINE_DYN, "slablab:online",
+					slablab_cpu_online, slablab_cpu_offline);
+	if (ret < 0)
+		goto err_dead;
+	slablab_cpuhp_online_state = ret;
 
 	cpus_read_lock();
 	mutex_lock(&slablab_mutex);
@@ -897,6 +961,8 @@ int slablab_slab_init(void)
 
 err_caches:
 	slablab_slab_exit_caches();
+	cpuhp_remove_state_nocalls(slablab_cpuhp_online_state);
+err_dead:
 	cpuhp_remove_state_nocalls(slablab_cpuhp_state);
 err_backend:
 	slablab_backend_exit();
@@ -934,6 +1000,7 @@ void slablab_slab_exit_caches(void)
 void slablab_slab_exit(void)
 {
 	slablab_slab_exit_caches();
+	cpuhp_remove_state_nocalls(slablab_cpuhp_online_state);
 	cpuhp_remove_state_nocalls(slablab_cpuhp_state);
 	slablab_backend_exit();
 }

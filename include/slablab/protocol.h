@@ -26,10 +26,16 @@
 	X(MIN_PARTIAL, min_partial, u32, NUM, none, 0, 1024) \
 	X(FASTPATH, fastpath, u32, ENUM, fastpath, 0, 1) \
 	X(REMOTE_NODE_DEFRAG_RATIO, remote_node_defrag_ratio, u32, NUM, none, 0, 100) \
-	X(DESIGN, design, u32, ENUM, design, 0, 1) \
+	X(DESIGN, design, u32, ENUM, design, 0, 2) \
 	X(SHEAF_CAPACITY, sheaf_capacity, u32, NUM, none, 0, 1024) \
 	X(BARN_MAX_FULL, barn_max_full, u32, NUM, none, 0, 1024) \
-	X(BARN_MAX_EMPTY, barn_max_empty, u32, NUM, none, 0, 1024)
+	X(BARN_MAX_EMPTY, barn_max_empty, u32, NUM, none, 0, 1024) \
+	X(LISTS, lists, u32, NUM, none, 1, 3) \
+	X(LIMIT, limit, u32, NUM, none, 0, 4096) \
+	X(BATCHCOUNT, batchcount, u32, NUM, none, 0, 4096) \
+	X(SHARED, shared, u32, NUM, none, 0, 64) \
+	X(REAP_CPU_MS, reap_cpu_ms, u32, NUM, none, 0, 3600000) \
+	X(REAP_NODE_MS, reap_node_ms, u32, NUM, none, 0, 3600000)
 
 /*
  * The gauges of a cache reply (spec: cache-gauges). X(attr, name, type): attr is the
@@ -44,7 +50,8 @@
 	X(CPU_PARTIAL_SLABS, cpu_partial_slabs, u64) \
 	X(PAGES, pages, u64) \
 	X(LIVE_BYTES, live_bytes, u64) \
-	X(META_BYTES, meta_bytes, u64)
+	X(META_BYTES, meta_bytes, u64) \
+	X(FREE_SLABS, free_slabs, u64)
 
 /*
  * Where a cache's object slots are (spec: the layers attribute set), in attribute
@@ -60,7 +67,10 @@
 	X(SLABS_FREE, slabs_free) \
 	X(SHEAF_MAIN, sheaf_main) \
 	X(SHEAF_SPARE, sheaf_spare) \
-	X(BARN, barn)
+	X(BARN, barn) \
+	X(ARRAY, array) \
+	X(SHARED, shared) \
+	X(ALIEN, alien)
 
 /*
  * The event counters (spec: stat-item), in enum slablab_stat_item order. X(item, name):
@@ -100,6 +110,18 @@
 	X(BARN_GET, barn_get) \
 	X(BARN_GET_FAIL, barn_get_fail) \
 	X(BARN_PUT, barn_put) \
-	X(BARN_PUT_FAIL, barn_put_fail)
+	X(BARN_PUT_FAIL, barn_put_fail) \
+	X(ALLOCHIT, allochit) \
+	X(ALLOCMISS, allocmiss) \
+	X(FREEHIT, freehit) \
+	X(FREEMISS, freemiss) \
+	X(NODEALLOCS, nodeallocs) \
+	X(REMOTEFREES, remotefrees) \
+	X(ALIENOVERFLOW, alienoverflow) \
+	X(GROWN, grown) \
+	X(REAPED, reaped) \
+	X(LISTALLOCS, listallocs) \
+	X(MAXOBJS, maxobjs) \
+	X(MAXFREEABLE, maxfreeable)
 
 #endif /* _SLABLAB_PROTOCOL_H */

@@ -113,6 +113,20 @@ def test_every_tunable_has_its_debugfs_file(client, make_cache):
             bad = "no-such-" + tname
         else:
             other = lo if now != lo else hi
+            # where the setter's rules are narrower than the policy's range: SLAB's
+            # (limit >= 1, 1 <= batchcount <= limit) and lists (slab 1 or 3, slob 1..3,
+            # refused by the other designs)
+            if tname == "limit":
+                other = hi
+            elif tname == "batchcount":
+                other = 1
+            elif tname == "lists":
+                other = 1 if now != 1 else 3
+                if client.cache_get(name)["design"] not in ("slab", "slob"):
+                    with pytest.raises(OSError) as e:
+                        dbg_write(name, tname, other)
+                    assert e.value.errno == errno.EINVAL
+                    other = now
             dbg_write(name, tname, other)
             assert client.cache_get(name)[tname] == other, tname
             assert dbg(name, tname) == str(other)

@@ -86,7 +86,7 @@ Json totals_json(const Totals& t, bool native)
 struct InfoOptions {
 	std::vector<std::string> patterns;
 	bool sort_size = false, sort_activity = false, activity = false, totals = false;
-	bool json = false, bytes = false, native = false;
+	bool json = false, bytes = false, native = false, slabinfo = false;
 	std::string report;
 };
 
@@ -132,6 +132,11 @@ int run_info(const InfoOptions& o)
 	if (client)
 		st = client->status();
 	const uint32_t page_size = st ? st->page_size : host_page_size();
+	if (o.slabinfo) {
+		fmt::print("{}", render_slabinfo(select_caches(client->cache_list(false, true),
+							       o.patterns)));
+		return kExitOk;
+	}
 
 	if (!o.report.empty()) {
 		CacheInfo c = client->cache_get(o.report, true);
@@ -303,6 +308,10 @@ Action setup_info(CLI::App& cmd)
 		     "slub/NAME; '-' where a file could not be read. Works without the module. "
 		     "With -r: the report on a kernel cache");
 	cmd.add_flag("--json", o->json, "JSON output (schema slablab/1)");
+	auto* slabinfo = cmd.add_flag("--slabinfo", o->slabinfo,
+				      "/proc/slabinfo version 2.1 lines (SLAB's tunables and slabdata) "
+				      "for slablab caches");
+	slabinfo->excludes("--json")->excludes("--native")->excludes("--report");
 	return [o] { return run_info(*o); };
 }
 

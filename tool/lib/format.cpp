@@ -912,6 +912,28 @@ std::string module_version_line(const Status& s)
 			   s.kernel_release, s.nr_online_cpus, s.nr_online_cpus == 1 ? "" : "s");
 }
 
+std::string render_slabinfo(const std::vector<CacheInfo>& caches)
+{
+	std::string out = "slabinfo - version: 2.1\n"
+			  "# name            <active_objs> <num_objs> <objsize> <objperslab> "
+			  "<pagesperslab> : tunables <limit> <batchcount> <sharedfactor> : "
+			  "slabdata <active_slabs> <num_slabs> <sharedavail>\n";
+	for (const auto& c : caches) {
+		const bool slab = c.design == SLABLAB_DESIGN_SLAB;
+		const uint64_t free = c.layers.slabs_free.value_or(0);
+		const uint64_t active = c.total_objects > free ? c.total_objects - free : 0;
+		const uint64_t free_slabs = slab ? c.free_slabs : 0;
+		fmt::format_to(std::back_inserter(out),
+			       "{:<17} {:>6} {:>6} {:>6} {:>4} {:>4} : tunables {:>4} {:>4} {:>4} : "
+			       "slabdata {:>6} {:>6} {:>6}\n",
+			       c.name, active, c.total_objects, c.obj_stride, c.objs_per_slab,
+			       1U << c.order, slab ? c.limit : 0, slab ? c.batchcount : 0,
+			       slab ? c.shared : 0, c.slabs - std::min(free_slabs, c.slabs), c.slabs,
+			       c.layers.shared.value_or(0));
+	}
+	return out;
+}
+
 std::string render_status(const Status& s)
 {
 	std::string out;

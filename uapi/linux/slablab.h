@@ -337,6 +337,24 @@ enum slablab_owner {
  * @SLABLAB_BARN_PUT: full sheaf put into the barn for an empty one (sheaves)
  * @SLABLAB_BARN_PUT_FAIL: no room or no empty sheaf in the barn for a full main
  *	(sheaves)
+ * @SLABLAB_ALLOCHIT: allocation served by the cpu's array cache (slab)
+ * @SLABLAB_ALLOCMISS: allocation that found the cpu's array cache empty (slab)
+ * @SLABLAB_FREEHIT: free into the cpu's array cache with room (slab)
+ * @SLABLAB_FREEMISS: free that found the cpu's array cache full and flushed a batch
+ *	(slab)
+ * @SLABLAB_NODEALLOCS: node-specific allocation served from that node's slab lists
+ *	(slab)
+ * @SLABLAB_REMOTEFREES: free of an object of another node (alien cache or its node's
+ *	lists) (slab)
+ * @SLABLAB_ALIENOVERFLOW: alien cache full: drained to the owning node (slab)
+ * @SLABLAB_GROWN: new slab added to a node's lists (slab)
+ * @SLABLAB_REAPED: free slabs given back by the periodic node reap (slab)
+ * @SLABLAB_LISTALLOCS: objects taken off the slab lists into array caches or for node
+ *	requests (slab)
+ * @SLABLAB_MAXOBJS: rise of the high mark of objects out of the slabs (slab; the sum is
+ *	the mark)
+ * @SLABLAB_MAXFREEABLE: rise of the high mark of free slabs seen by an array flush
+ *	(slab; the sum is the mark)
  * @__SLABLAB_STAT_MAX: the number of values
  *
  * Their debugfs file names are the names with - for _. The stats attribute set carries
@@ -378,6 +396,18 @@ enum slablab_stat_item {
 	SLABLAB_BARN_GET_FAIL,
 	SLABLAB_BARN_PUT,
 	SLABLAB_BARN_PUT_FAIL,
+	SLABLAB_ALLOCHIT,
+	SLABLAB_ALLOCMISS,
+	SLABLAB_FREEHIT,
+	SLABLAB_FREEMISS,
+	SLABLAB_NODEALLOCS,
+	SLABLAB_REMOTEFREES,
+	SLABLAB_ALIENOVERFLOW,
+	SLABLAB_GROWN,
+	SLABLAB_REAPED,
+	SLABLAB_LISTALLOCS,
+	SLABLAB_MAXOBJS,
+	SLABLAB_MAXFREEABLE,
 	__SLABLAB_STAT_MAX
 };
 
@@ -446,6 +476,8 @@ enum slablab_storm_state {
  * @SLABLAB_DESIGN_SLUB: SLUB 6.1's per-cpu slab and per-cpu partial lists (the default)
  * @SLABLAB_DESIGN_SHEAVES: Linux 7.0's per-cpu sheaves (arrays of object pointers, a
  *	main and a spare per cpu) and per-node barns of full and empty sheaves, over slabs
+ * @SLABLAB_DESIGN_SLAB: SLAB's per-cpu array caches, per-node shared arrays and alien
+ *	caches, and its node slab lists (three, or one as in 2.4.9), after mm/slab.c of 6.1
  * @__SLABLAB_DESIGN_MAX: the number of values
  *
  * cache.design values: a cache's per-cpu front end over the shared back end
@@ -457,6 +489,7 @@ enum slablab_storm_state {
 enum slablab_design {
 	SLABLAB_DESIGN_SLUB,
 	SLABLAB_DESIGN_SHEAVES,
+	SLABLAB_DESIGN_SLAB,
 	__SLABLAB_DESIGN_MAX
 };
 
@@ -598,6 +631,23 @@ enum slablab_attr {
  *	most (sheaves; 7.0's MAX_FULL_SHEAVES, default 10); lowering it flushes the surplus
  * @SLABLAB_CACHE_A_BARN_MAX_EMPTY: (u32, 0..1024) empty sheaves each node's barn keeps
  *	at most (sheaves; 7.0's MAX_EMPTY_SHEAVES, default 10); lowering it frees the surplus
+ * @SLABLAB_CACHE_A_LISTS: (u32, 1..3) slab lists: slab 1 or 3, slob 1, 2 or 3; other
+ *	designs reject it
+ * @SLABLAB_CACHE_A_LIMIT: (u32, 0..4096) objects a cpu's array cache holds (slab; SLAB's
+ *	limit): by default 120, 54, 24, 8 or 1 for objects up to 256 B, 1 KiB, a page, 128
+ *	KiB, larger. 0 is refused, as is a limit below batchcount (the extack says why)
+ * @SLABLAB_CACHE_A_BATCHCOUNT: (u32, 0..4096) objects moved at once between an array
+ *	cache and the node (slab; SLAB's batchcount, default (limit + 1) / 2); 1..limit
+ * @SLABLAB_CACHE_A_SHARED: (u32, 0..64) the node's shared array holds shared ×
+ *	batchcount objects (slab; SLAB's shared factor: 8 for objects up to a page with more
+ *	than one cpu, else 0)
+ * @SLABLAB_CACHE_A_REAP_CPU_MS: (u32, 0..3600000) how often each cpu reaps its untouched
+ *	array cache, (limit + 4) / 5 objects a time (slab; SLAB's REAPTIMEOUT_AC, default
+ *	2000 ms); 0: never
+ * @SLABLAB_CACHE_A_REAP_NODE_MS: (u32, 0..3600000) how often the node's shared array and
+ *	free slabs are reaped (slab; SLAB's REAPTIMEOUT_NODE, default 4000 ms); 0: never
+ * @SLABLAB_CACHE_A_FREE_SLABS: (u64) slabs with no object in use (slab's free lists; 0
+ *	for other designs)
  * @__SLABLAB_CACHE_A_MAX: the number of attribute types
  */
 enum slablab_cache_attr {
@@ -634,6 +684,13 @@ enum slablab_cache_attr {
 	SLABLAB_CACHE_A_SHEAF_CAPACITY,
 	SLABLAB_CACHE_A_BARN_MAX_FULL,
 	SLABLAB_CACHE_A_BARN_MAX_EMPTY,
+	SLABLAB_CACHE_A_LISTS,
+	SLABLAB_CACHE_A_LIMIT,
+	SLABLAB_CACHE_A_BATCHCOUNT,
+	SLABLAB_CACHE_A_SHARED,
+	SLABLAB_CACHE_A_REAP_CPU_MS,
+	SLABLAB_CACHE_A_REAP_NODE_MS,
+	SLABLAB_CACHE_A_FREE_SLABS,
 	__SLABLAB_CACHE_A_MAX
 };
 
@@ -729,6 +786,18 @@ enum slablab_validate_attr {
  * @SLABLAB_STATS_A_BARN_GET_FAIL: (u64)
  * @SLABLAB_STATS_A_BARN_PUT: (u64)
  * @SLABLAB_STATS_A_BARN_PUT_FAIL: (u64)
+ * @SLABLAB_STATS_A_ALLOCHIT: (u64)
+ * @SLABLAB_STATS_A_ALLOCMISS: (u64)
+ * @SLABLAB_STATS_A_FREEHIT: (u64)
+ * @SLABLAB_STATS_A_FREEMISS: (u64)
+ * @SLABLAB_STATS_A_NODEALLOCS: (u64)
+ * @SLABLAB_STATS_A_REMOTEFREES: (u64)
+ * @SLABLAB_STATS_A_ALIENOVERFLOW: (u64)
+ * @SLABLAB_STATS_A_GROWN: (u64)
+ * @SLABLAB_STATS_A_REAPED: (u64)
+ * @SLABLAB_STATS_A_LISTALLOCS: (u64)
+ * @SLABLAB_STATS_A_MAXOBJS: (u64)
+ * @SLABLAB_STATS_A_MAXFREEABLE: (u64)
  * @__SLABLAB_STATS_A_MAX: the number of attribute types
  *
  * Type 0 is alignment padding and is to be ignored. The attribute values are the
@@ -770,6 +839,18 @@ enum slablab_stats_attr {
 	SLABLAB_STATS_A_BARN_GET_FAIL,
 	SLABLAB_STATS_A_BARN_PUT,
 	SLABLAB_STATS_A_BARN_PUT_FAIL,
+	SLABLAB_STATS_A_ALLOCHIT,
+	SLABLAB_STATS_A_ALLOCMISS,
+	SLABLAB_STATS_A_FREEHIT,
+	SLABLAB_STATS_A_FREEMISS,
+	SLABLAB_STATS_A_NODEALLOCS,
+	SLABLAB_STATS_A_REMOTEFREES,
+	SLABLAB_STATS_A_ALIENOVERFLOW,
+	SLABLAB_STATS_A_GROWN,
+	SLABLAB_STATS_A_REAPED,
+	SLABLAB_STATS_A_LISTALLOCS,
+	SLABLAB_STATS_A_MAXOBJS,
+	SLABLAB_STATS_A_MAXFREEABLE,
 	__SLABLAB_STATS_A_MAX
 };
 
@@ -966,6 +1047,9 @@ enum slablab_storm_thread_attr {
  * @SLABLAB_LAYERS_A_SHEAF_SPARE: (u64) objects in the cpus' spare sheaves (sheaves)
  * @SLABLAB_LAYERS_A_BARN: (u64) objects in the full sheaves of the nodes' barns
  *	(sheaves)
+ * @SLABLAB_LAYERS_A_ARRAY: (u64) objects in the cpus' array caches (slab)
+ * @SLABLAB_LAYERS_A_SHARED: (u64) objects in the nodes' shared arrays (slab)
+ * @SLABLAB_LAYERS_A_ALIEN: (u64) objects in the nodes' alien caches (slab)
  * @SLABLAB_LAYERS_A_PAD: (pad) alignment padding of u64 attributes
  * @__SLABLAB_LAYERS_A_MAX: the number of attribute types
  *
@@ -982,6 +1066,9 @@ enum slablab_layers_attr {
 	SLABLAB_LAYERS_A_SHEAF_MAIN,
 	SLABLAB_LAYERS_A_SHEAF_SPARE,
 	SLABLAB_LAYERS_A_BARN,
+	SLABLAB_LAYERS_A_ARRAY,
+	SLABLAB_LAYERS_A_SHARED,
+	SLABLAB_LAYERS_A_ALIEN,
 	SLABLAB_LAYERS_A_PAD,
 	__SLABLAB_LAYERS_A_MAX
 };

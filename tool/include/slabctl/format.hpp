@@ -183,6 +183,15 @@ std::string render_native_report(const NativeCache& c, uint32_t page_size);
 
 /// `slabctl status`.
 std::string render_status(const Status& s);
+
+/**
+ * /proc/slabinfo version 2.1 for slablab caches: the header lines and one line per cache,
+ * `: tunables <limit> <batchcount> <sharedfactor> : slabdata <active_slabs> <num_slabs>
+ * <sharedavail>`, as SLAB printed them. Active objects are those not free in a slab
+ * (SLAB counts objects in its arrays as active), so the caches need their layers; a
+ * cache of another design prints tunables 0 0 0, as SLUB does.
+ */
+std::string render_slabinfo(const std::vector<CacheInfo>& caches);
 /// "slablab module 0.1.0 (api 1) on 6.1.0-57-amd64, 2 cpus"
 std::string module_version_line(const Status& s);
 /// One line for create/set: "t64: size 64, align 8, stride 64, 64 objects/slab, order 0, …"

@@ -78,6 +78,13 @@ inline constexpr AttrDesc kCacheAttrs[] = {
 	{SLABLAB_CACHE_A_SHEAF_CAPACITY, "sheaf_capacity", -1, false},
 	{SLABLAB_CACHE_A_BARN_MAX_FULL, "barn_max_full", -1, false},
 	{SLABLAB_CACHE_A_BARN_MAX_EMPTY, "barn_max_empty", -1, false},
+	{SLABLAB_CACHE_A_LISTS, "lists", -1, false},
+	{SLABLAB_CACHE_A_LIMIT, "limit", -1, false},
+	{SLABLAB_CACHE_A_BATCHCOUNT, "batchcount", -1, false},
+	{SLABLAB_CACHE_A_SHARED, "shared", -1, false},
+	{SLABLAB_CACHE_A_REAP_CPU_MS, "reap_cpu_ms", -1, false},
+	{SLABLAB_CACHE_A_REAP_NODE_MS, "reap_node_ms", -1, false},
+	{SLABLAB_CACHE_A_FREE_SLABS, "free_slabs", -1, false},
 };
 
 inline constexpr AttrDesc kPercpuAttrs[] = {
@@ -132,6 +139,18 @@ inline constexpr AttrDesc kStatsAttrs[] = {
 	{SLABLAB_STATS_A_BARN_GET_FAIL, "barn_get_fail", -1, false},
 	{SLABLAB_STATS_A_BARN_PUT, "barn_put", -1, false},
 	{SLABLAB_STATS_A_BARN_PUT_FAIL, "barn_put_fail", -1, false},
+	{SLABLAB_STATS_A_ALLOCHIT, "allochit", -1, false},
+	{SLABLAB_STATS_A_ALLOCMISS, "allocmiss", -1, false},
+	{SLABLAB_STATS_A_FREEHIT, "freehit", -1, false},
+	{SLABLAB_STATS_A_FREEMISS, "freemiss", -1, false},
+	{SLABLAB_STATS_A_NODEALLOCS, "nodeallocs", -1, false},
+	{SLABLAB_STATS_A_REMOTEFREES, "remotefrees", -1, false},
+	{SLABLAB_STATS_A_ALIENOVERFLOW, "alienoverflow", -1, false},
+	{SLABLAB_STATS_A_GROWN, "grown", -1, false},
+	{SLABLAB_STATS_A_REAPED, "reaped", -1, false},
+	{SLABLAB_STATS_A_LISTALLOCS, "listallocs", -1, false},
+	{SLABLAB_STATS_A_MAXOBJS, "maxobjs", -1, false},
+	{SLABLAB_STATS_A_MAXFREEABLE, "maxfreeable", -1, false},
 };
 
 inline constexpr AttrDesc kStormAttrs[] = {
@@ -201,6 +220,9 @@ inline constexpr AttrDesc kLayersAttrs[] = {
 	{SLABLAB_LAYERS_A_SHEAF_MAIN, "sheaf_main", -1, false},
 	{SLABLAB_LAYERS_A_SHEAF_SPARE, "sheaf_spare", -1, false},
 	{SLABLAB_LAYERS_A_BARN, "barn", -1, false},
+	{SLABLAB_LAYERS_A_ARRAY, "array", -1, false},
+	{SLABLAB_LAYERS_A_SHARED, "shared", -1, false},
+	{SLABLAB_LAYERS_A_ALIEN, "alien", -1, false},
 };
 
 inline constexpr AttrDesc kReplayAttrs[] = {

@@ -1,0 +1,229 @@
+# SPDX-License-Identifier: GPL-2.0
+"""What is particular to the slab design (SLAB's array caches, shared arrays and node
+lists, after mm/slab.c of 6.1): enable_cpucache()'s defaults, SLAB's rules for limit,
+batchcount and shared, the counters of an array's hits and misses, one list or three,
+reaping with time, and /proc/slabinfo 2.1 lines. The cache suite at large runs for slab
+(lists 3 and 1) through conftest.DESIGN_VARIANTS."""
+import errno
+import re
+import time
+
+import pytest
+import slablab
+
+from conftest import consistent, dbg, slabctl
+
+pytestmark = pytest.mark.parametrize("design", ["slab"])
+
+
+def cached(c):
+    ly = c["layers"]
+    return ly["array"] + ly["shared"] + ly["alien"]
+
+
+def poll(what, cond, timeout=60.0):
+    """what() until cond(value) holds; the last value. Fails at the deadline."""
+    deadline = time.monotonic() + timeout
+    while True:
+        v = what()
+        if cond(v):
+            return v
+        assert time.monotonic() < deadline, f"still {v!r} after {timeout} s"
+        time.sleep(0.05)
+
+
+@pytest.mark.parametrize("size,limit", [(64, 120), (512, 54), (2048, 24), (8192, 8)])
+def test_defaults_are_enable_cpucache(client, make_cache, size, limit, ncpus):
+    """limit by slot size, batchcount (limit + 1) / 2, shared 8 up to a page with more
+    than one cpu; three lists; reaps every 2 s and 4 s."""
+    c = client.cache_get(make_cache(size))
+    assert (c["limit"], c["batchcount"]) == (limit, (limit + 1) // 2)
+    assert c["shared"] == (8 if size <= 4096 and ncpus > 1 else 0)
+    assert c["lists"] == 3 and c["reap_cpu_ms"] == 2000 and c["reap_node_ms"] == 4000
+
+
+@pytest.mark.parametrize("bad,msg", [
+    ({"limit": 0}, "need limit >= 1"),
+    ({"batchcount": 0}, "1 <= batchcount <= limit"),
+    ({"limit": 10, "batchcount": 11}, "batchcount <= limit"),
+    ({"batchcount": 121}, "batchcount <= limit"),
+])
+def test_slab_rules_are_judged_by_the_kernel(client, make_cache, bad, msg):
+    name = make_cache(64)
+    before = client.cache_get(name)
+    with pytest.raises(slablab.Error) as e:
+        client.cache_set(name, **bad)
+    assert e.value.errno == errno.EINVAL and msg in str(e.value), e.value
+    after = client.cache_get(name)
+    assert [after[k] for k in ("limit", "batchcount", "shared")] == \
+        [before[k] for k in ("limit", "batchcount", "shared")]
+    r = slabctl("set", name, *(f"{k}={v}" for k, v in bad.items()), check=False)
+    assert r.returncode != 0 and msg in r.stderr, r.stderr
+
+
+def test_limit_and_batchcount_change_together(client, make_cache):
+    """limit=10 batchcount=5 from 120/60 is legal as a whole, though limit=10 alone
+    would break batchcount <= limit: one request is judged as SLAB's slabinfo write."""
+    name = make_cache(64)
+    h = client.obj_alloc(name, 300, cpu=0)
+    client.obj_free(h, cpu=0, count=200)
+    slabctl("set", name, "limit=10", "batchcount=5", "shared=2")
+    c = consistent(client, name)
+    assert (c["limit"], c["batchcount"], c["shared"]) == (10, 5, 2)
+    # the arrays were replaced: the old one's objects went back to their slabs
+    assert c["layers"]["array"] <= 10 and c["layers"]["shared"] <= 10, c["layers"]
+    client.obj_free(h, cpu=0)
+    c = consistent(client, name)
+    assert c["layers"]["array"] <= 10 and c["layers"]["shared"] <= 10, c["layers"]
+
+
+def test_lists_is_slab_and_slobs_tunable(client, make_cache):
+    name = make_cache(64)
+    with pytest.raises(slablab.Error) as e:
+        client.cache_set(name, lists=2)
+    assert "1 or 3 slab lists" in str(e.value)
+    other = make_cache(64, design="slub")
+    with pytest.raises(slablab.Error) as e:
+        client.cache_set(other, lists=1)
+    assert "tunable of the slab and slob designs" in str(e.value)
+
+
+@pytest.mark.parametrize("lists", [1, 3])
+def test_array_hits_and_misses(client, make_cache, lists):
+    """limit 20, batchcount 10, no shared array: 40 allocations on a cpu miss 4 times
+    (each refill brings 10), 40 frees hit 20 times, then every 10th misses and sends
+    the 10 oldest back to the slabs; the array keeps 20."""
+    name = make_cache(64, limit=20, batchcount=10, shared=0, lists=lists, reap_cpu_ms=0,
+                      reap_node_ms=0)
+    h = client.obj_alloc(name, 40, cpu=0)
+    st = client.cache_get(name)["stats"]
+    assert (st["allochit"], st["allocmiss"], st["listallocs"]) == (36, 4, 40), st
+    assert st["alloc_fastpath"] == 36 and st["alloc_slowpath"] == 4, st
+    assert st["grown"] == st["alloc_slab"] == 1 and st["maxobjs"] == 40, st
+    client.obj_free(h, cpu=0)
+    c = consistent(client, name)
+    st, ly = c["stats"], c["layers"]
+    assert (st["freehit"], st["freemiss"]) == (38, 2), st
+    assert st["free_fastpath"] == 38 and st["free_slowpath"] == 2, st
+    assert ly["array"] == 20 and ly["shared"] == 0, ly
+    assert ly["callers"] + cached(c) + ly["slabs_free"] == ly["total"], ly
+    assert c["percpu"][0]["cpu_slab_objects"] == 20
+    assert client.cache_validate(name)["errors"] == 0
+
+
+@pytest.mark.parametrize("lists", [1, 3])
+def test_overflow_goes_to_the_shared_array(client, make_cache, lists):
+    """With a shared array (shared x batchcount) a full array's oldest batch goes there,
+    and the next cpu's refill takes it from there rather than from the slabs."""
+    name = make_cache(64, limit=20, batchcount=10, shared=2, lists=lists, reap_cpu_ms=0,
+                      reap_node_ms=0)
+    h = client.obj_alloc(name, 40, cpu=0)
+    client.obj_free(h, cpu=0)
+    ly = consistent(client, name)["layers"]
+    assert (ly["array"], ly["shared"]) == (20, 20), ly
+    before = client.cache_get(name)["stats"]["listallocs"]
+    h = client.obj_alloc(name, 10, cpu=1)
+    c = consistent(client, name)
+    assert c["stats"]["listallocs"] == before, c["stats"]   # from shared, no slab
+    assert c["layers"]["shared"] == 10, c["layers"]
+    client.obj_free(h, cpu=1)
+
+
+@pytest.mark.parametrize("lists", [1, 3])
+def test_lists_switch_live_and_validate(client, make_cache, lists):
+    """The slabs move between one list and three while objects are live; validate
+    checks the lists (counts, states, 2.4.9's order around firstnotfull)."""
+    name = make_cache(256, lists=lists)
+    objs = client.cache_get(name)["objs_per_slab"]
+    hs = [client.obj_alloc(name, objs * 3 + 7, cpu=i % 2) for i in range(4)]
+    client.obj_free(hs[1], cpu=0, count=objs * 2)
+    client.obj_free(hs[3], cpu=1)
+    for new in (4 - lists, lists):
+        client.cache_set(name, lists=new)
+        assert client.cache_get(name)["lists"] == new
+        assert client.cache_validate(name)["errors"] == 0
+    for h in (hs[0], hs[1], hs[2]):
+        client.obj_free(h, cpu=1)
+    g = consistent(client, name)["gauges"]
+    assert g["objects"] == 0
+    client.cache_shrink(name)
+    g = consistent(client, name)["gauges"]
+    assert g["slabs"] == 0 and g["free_slabs"] == 0
+
+
+def test_untouched_arrays_are_reaped(client, make_cache):
+    """Every reap_cpu_ms an array untouched since the last reap gives back
+    (limit + 4) / 5 objects (half of what it has, when fewer): 20, 16, 12, 8, 4, 0 for
+    limit 20. The first reap after the traffic only clears `touched`."""
+    name = make_cache(64, limit=20, batchcount=10, shared=0, reap_cpu_ms=0, reap_node_ms=0)
+    h = client.obj_alloc(name, 40, cpu=0)
+    client.obj_free(h, cpu=0)
+    assert client.cache_get(name)["layers"]["array"] == 20
+    client.cache_set(name, reap_cpu_ms=200)
+    start = time.monotonic()
+    seen = set()
+
+    def array():
+        n = client.cache_get(name)["layers"]["array"]
+        seen.add(n)
+        return n
+
+    poll(array, lambda n: n == 0)
+    # the last step alone needs 6 periods: never faster than the periods allow
+    assert time.monotonic() - start >= 5 * 0.2
+    assert seen <= {20, 16, 12, 8, 4, 0}, seen
+    c = consistent(client, name)
+    assert c["layers"]["slabs_free"] == c["layers"]["total"]
+
+
+def test_free_slabs_are_reaped_by_the_node(client, make_cache):
+    """Every reap_node_ms the node gives back (free_limit + 5 num - 1) / (5 num) free
+    slabs (one here), unless it took a slab off the free slabs since the last reap;
+    the arrays stay: their reap is off."""
+    name = make_cache(64, shared=0, reap_cpu_ms=0, reap_node_ms=0)
+    h = client.obj_alloc(name, 300, cpu=0)
+    client.obj_free(h, cpu=0)
+    c = client.cache_get(name)
+    free_slabs, array = c["gauges"]["free_slabs"], c["layers"]["array"]
+    assert free_slabs >= 1 and array > 0, c
+    client.cache_set(name, reap_node_ms=200)
+    poll(lambda: client.cache_get(name)["gauges"]["free_slabs"], lambda n: n == 0)
+    c = consistent(client, name)
+    assert c["stats"]["reaped"] == free_slabs and c["layers"]["array"] == array, c
+
+
+def test_reap_off_leaves_the_arrays(client, make_cache):
+    name = make_cache(64, limit=20, batchcount=10, shared=0, reap_cpu_ms=0, reap_node_ms=0)
+    h = client.obj_alloc(name, 40, cpu=0)
+    client.obj_free(h, cpu=0)
+    client.cache_set(name, reap_node_ms=100)    # the work runs, the arrays' reap is off
+    stop = time.monotonic() + 1.0
+    while time.monotonic() < stop:
+        assert client.cache_get(name)["layers"]["array"] == 20
+        time.sleep(0.1)
+
+
+def test_tunables_in_debugfs(make_cache):
+    name = make_cache(64, limit=30, batchcount=7)
+    assert (dbg(name, "limit"), dbg(name, "batchcount"), dbg(name, "lists")) == ("30", "7", "3")
+
+
+def test_slabinfo_lines(client, make_cache):
+    """slabctl info --slabinfo prints /proc/slabinfo 2.1 lines for slablab caches."""
+    name = make_cache(64, limit=30, batchcount=7, shared=3)
+    h = client.obj_alloc(name, 100, cpu=0)
+    out = slabctl("info", "--slabinfo").stdout
+    assert out.startswith("slabinfo - version: 2.1\n"), out
+    line = next(ln for ln in out.splitlines() if ln.split()[:1] == [name])
+    m = re.fullmatch(r"(\S+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+) : tunables\s+(\d+)\s+(\d+)"
+                     r"\s+(\d+) : slabdata\s+(\d+)\s+(\d+)\s+(\d+)", line)
+    assert m, line
+    c = client.cache_get(name)
+    active, num, objsize, perslab, pages, limit, batch, shared, aslabs, nslabs, savail = \
+        map(int, m.groups()[1:])
+    assert (limit, batch, shared) == (30, 7, 3)
+    assert num == c["gauges"]["total_objects"] and perslab == c["objs_per_slab"]
+    assert active == num - c["layers"]["slabs_free"] and objsize == c["obj_stride"]
+    assert pages == 1 << c["order"] and nslabs == c["gauges"]["slabs"]
+    assert aslabs == nslabs - c["gauges"]["free_slabs"] and savail == c["layers"]["shared"]
+    client.obj_free(h, cpu=0)
