@@ -454,6 +454,7 @@ Json to_json(const CompareResult& c)
 		rj["warmup"] = run.warmup;
 		rj["counted"] = run.counted();
 		rj["tunables"] = run.tunables;
+		rj["design"] = run.design.empty() ? c.context.design : run.design;
 		rj["storm"] = to_json(run.result);
 		runs.push_back(std::move(rj));
 	}
