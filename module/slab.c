@@ -34,6 +34,7 @@
 #include <linux/random.h>
 #include <linux/nodemask.h>
 #include <linux/vmalloc.h>
+#include "design_sheaves.h"
 #include "design_slub.h"
 
 /* The designs, by enum slablab_design; NULL: reserved, not built yet. */
@@ -81,6 +82,8 @@ static __always_inline void *design_alloc(struct slablab_cache *s, gfp_t gfp, in
 	switch (s->design) {
 	case SLABLAB_DESIGN_SLUB:
 		return slub_alloc(s, gfp, node);
+	case SLABLAB_DESIGN_SHEAVES:
+		return sheaves_alloc(s, gfp, node);
 	default:
 		return s->ops->alloc(s, gfp, node);
 	}
@@ -92,6 +95,9 @@ static __always_inline void design_free(struct slablab_cache *s, struct slablab_
 	switch (s->design) {
 	case SLABLAB_DESIGN_SLUB:
 		slub_free(s, slab, obj, obj, 1);
+		break;
+	case SLABLAB_DESIGN_SHEAVES:
+		sheaves_free_one(s, slab, obj);
 		break;
 	default:
 		s->ops->free(s, slab, obj, obj, 1);
