@@ -761,6 +761,18 @@ void slablab_layers(struct slablab_cache *s, struct slablab_layers *l)
 	s->ops->layers(s, l);
 }
 
+/**
+ * slablab_occupancy - the slab-occupancy histogram of a cache
+ * @s: the cache
+ * @h: filled: how many slabs hold how many objects in use (struct slablab_occupancy)
+ *
+ * Every design's slabs are the back end's, so the back end counts them.
+ */
+void slablab_occupancy(struct slablab_cache *s, struct slablab_occupancy *h)
+{
+	slablab_backend_occupancy(s, h);
+}
+
 void slablab_gauges(struct slablab_cache *s, struct slablab_gauges *g)
 {
 	slablab_backend_gauges(s, g);

@@ -108,6 +108,12 @@ Json to_json(const CacheInfo& c)
 #undef SLABCTL_LAYER
 		j["layers"] = std::move(l);
 	}
+	if (c.has_occupancy) {
+		Json h = Json::array();
+		for (const auto& b : c.occupancy)
+			h.push_back({{"lo", b.lo}, {"hi", b.hi}, {"slabs", b.slabs}});
+		j["occupancy"] = std::move(h);
+	}
 	return j;
 }
 

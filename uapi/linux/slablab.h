@@ -598,6 +598,9 @@ enum slablab_attr {
  *	most (sheaves; 7.0's MAX_FULL_SHEAVES, default 10); lowering it flushes the surplus
  * @SLABLAB_CACHE_A_BARN_MAX_EMPTY: (u32, 0..1024) empty sheaves each node's barn keeps
  *	at most (sheaves; 7.0's MAX_EMPTY_SHEAVES, default 10); lowering it frees the surplus
+ * @SLABLAB_CACHE_A_OCCUPANCY: (nest of occupancy) the slab-occupancy histogram: how many
+ *	slabs hold how many objects in use, a list of occupancy.bucket nests from empty to
+ *	full; with layers (cache-get replies, and dumps with the layers flag)
  * @__SLABLAB_CACHE_A_MAX: the number of attribute types
  */
 enum slablab_cache_attr {
@@ -634,6 +637,7 @@ enum slablab_cache_attr {
 	SLABLAB_CACHE_A_SHEAF_CAPACITY,
 	SLABLAB_CACHE_A_BARN_MAX_FULL,
 	SLABLAB_CACHE_A_BARN_MAX_EMPTY,
+	SLABLAB_CACHE_A_OCCUPANCY,
 	__SLABLAB_CACHE_A_MAX
 };
 
@@ -1057,6 +1061,37 @@ enum slablab_replay_attr {
 };
 
 #define SLABLAB_REPLAY_A_MAX (__SLABLAB_REPLAY_A_MAX - 1)
+
+/**
+ * enum slablab_occupancy_attr - the attributes of the occupancy set
+ * @SLABLAB_OCCUPANCY_A_UNSPEC: not used
+ * @SLABLAB_OCCUPANCY_A_BUCKET: (nest (repeated) of occupancy)
+ * @SLABLAB_OCCUPANCY_A_LO: (u32) fewest objects in use of a slab in this bucket
+ * @SLABLAB_OCCUPANCY_A_HI: (u32) most objects in use of a slab in this bucket
+ * @SLABLAB_OCCUPANCY_A_SLABS: (u64) slabs holding lo..hi objects in use
+ * @SLABLAB_OCCUPANCY_A_PAD: (pad) alignment padding of u64 attributes
+ * @__SLABLAB_OCCUPANCY_A_MAX: the number of attribute types
+ *
+ * cache.occupancy: one bucket nest per range of objects in use per slab, in order from
+ * empty (lo = hi = 0) to full (lo = hi = objects per slab): a bucket per count while a
+ * slab holds fewer than 32 objects, else 32 buckets (empty, full and 30 of about equal
+ * width between). In use is the slab's view: objects not on its freelist, so objects a
+ * design's per-cpu layer holds (a cpu slab's freelist, sheaves) count; shrink first for
+ * the callers' alone. A slab of another size (an order fallback) falls in the bucket of
+ * its fraction. Counted by walking the cache's slabs under slabs_lock a batch at a time:
+ * exact on a quiet cache.
+ */
+enum slablab_occupancy_attr {
+	SLABLAB_OCCUPANCY_A_UNSPEC,
+	SLABLAB_OCCUPANCY_A_BUCKET,
+	SLABLAB_OCCUPANCY_A_LO,
+	SLABLAB_OCCUPANCY_A_HI,
+	SLABLAB_OCCUPANCY_A_SLABS,
+	SLABLAB_OCCUPANCY_A_PAD,
+	__SLABLAB_OCCUPANCY_A_MAX
+};
+
+#define SLABLAB_OCCUPANCY_A_MAX (__SLABLAB_OCCUPANCY_A_MAX - 1)
 
 /* enum slablab_cmd: the commands, described at the top */
 enum slablab_cmd {

@@ -78,6 +78,7 @@ inline constexpr AttrDesc kCacheAttrs[] = {
 	{SLABLAB_CACHE_A_SHEAF_CAPACITY, "sheaf_capacity", -1, false},
 	{SLABLAB_CACHE_A_BARN_MAX_FULL, "barn_max_full", -1, false},
 	{SLABLAB_CACHE_A_BARN_MAX_EMPTY, "barn_max_empty", -1, false},
+	{SLABLAB_CACHE_A_OCCUPANCY, "occupancy", 10, true},
 };
 
 inline constexpr AttrDesc kPercpuAttrs[] = {
@@ -228,6 +229,13 @@ inline constexpr AttrDesc kReplayAttrs[] = {
 	{SLABLAB_REPLAY_A_CACHE_RESULTS, "cache_results", -1, false},
 };
 
+inline constexpr AttrDesc kOccupancyAttrs[] = {
+	{SLABLAB_OCCUPANCY_A_BUCKET, "bucket", 10, true},
+	{SLABLAB_OCCUPANCY_A_LO, "lo", -1, false},
+	{SLABLAB_OCCUPANCY_A_HI, "hi", -1, false},
+	{SLABLAB_OCCUPANCY_A_SLABS, "slabs", -1, false},
+};
+
 inline constexpr AttrSetDesc kAttrSets[] = {
 	{"slablab", kSlablabAttrs},
 	{"cache", kCacheAttrs},
@@ -239,6 +247,7 @@ inline constexpr AttrSetDesc kAttrSets[] = {
 	{"storm-thread", kStormThreadAttrs},
 	{"layers", kLayersAttrs},
 	{"replay", kReplayAttrs},
+	{"occupancy", kOccupancyAttrs},
 };
 
 /// Index of the top-level set in kAttrSets.
