@@ -1017,6 +1017,87 @@ void slablab_backend_layers(struct slablab_cache *s, struct slablab_layers *l)
 		      BIT(SLABLAB_LAYERS_A_SLABS_FREE);
 }
 
+/* ---- the slab-occupancy histogram ---- */
+
+/* Slabs counted per hold of slabs_lock: interrupts are off for ~that many loads. */
+#define OCCUPANCY_BATCH		256
+
+/*
+ * The bucket of a slab of @objects slots, @inuse of them in use (a count per bucket
+ * when the histogram has one per count, else the middle buckets split 1..objs-1).
+ */
+static unsigned int occupancy_bucket(const struct slablab_occupancy *h,
+				     unsigned int objects, unsigned int inuse)
+{
+	if (!inuse)
+		return 0;
+	if (inuse >= objects)
+		return h->nr - 1;
+	return 1 + (inuse - 1) * (h->nr - 2) / (objects - 1);
+}
+
+/**
+ * slablab_occupancy_range - the objects in use a bucket stands for
+ * @h: the histogram (@h->objs and @h->nr set)
+ * @bucket: 0 .. @h->nr - 1
+ * @lo: the fewest objects in use of a slab of @h->objs slots in @bucket
+ * @hi: the most
+ */
+void slablab_occupancy_range(const struct slablab_occupancy *h, unsigned int bucket,
+			     unsigned int *lo, unsigned int *hi)
+{
+	unsigned int mid = h->nr - 2, span = h->objs - 1;
+
+	if (!bucket || bucket == h->nr - 1) {
+		*lo = bucket ? h->objs : 0;
+		*hi = *lo;
+		return;
+	}
+	/* the first count occupancy_bucket() maps to @bucket, and to the next one */
+	*lo = 1 + DIV_ROUND_UP((bucket - 1) * span, mid);
+	*hi = bucket + 1 == h->nr - 1 ? h->objs - 1 : DIV_ROUND_UP(bucket * span, mid);
+}
+
+/**
+ * slablab_backend_occupancy - count the cache's slabs by objects in use
+ * @s: the cache
+ * @h: filled (struct slablab_occupancy)
+ *
+ * In use is the slab's own view (objects not on its freelist). The walk takes
+ * slabs_lock for OCCUPANCY_BATCH slabs at a time, moving the slabs it counted to the
+ * tail of s->all_slabs (whose order nobody relies on), so that interrupts are never off
+ * for long however many slabs the cache has. Exact on a quiet cache; while slabs come
+ * and go, a slab may be missed or counted twice.
+ */
+void slablab_backend_occupancy(struct slablab_cache *s, struct slablab_occupancy *h)
+{
+	struct list_head *first, *last, *pos;
+	unsigned long flags, left;
+	unsigned int i;
+
+	memset(h, 0, sizeof(*h));
+	h->objs = slablab_objs_per_slab(READ_ONCE(s->order), s->stride, PAGE_SIZE);
+	h->nr = min_t(unsigned int, h->objs + 1, SLABLAB_OCCUPANCY_BUCKETS);
+	spin_lock_irqsave(&s->slabs_lock, flags);
+	for (left = s->nr_slabs; left && !list_empty(&s->all_slabs);) {
+		first = s->all_slabs.next;
+		last = first;
+		for (pos = first, i = 0; i < OCCUPANCY_BATCH && left && pos != &s->all_slabs;
+		     pos = pos->next, i++, left--) {
+			struct slablab_slab *slab = list_entry(pos, struct slablab_slab, all_list);
+			struct slablab_counters c = { .word = READ_ONCE(slab->fc.word) };
+
+			h->slabs[occupancy_bucket(h, c.objects, c.inuse)]++;
+			last = pos;
+		}
+		list_bulk_move_tail(&s->all_slabs, first, last);
+		spin_unlock_irqrestore(&s->slabs_lock, flags);
+		spin_lock_irqsave(&s->slabs_lock, flags);
+		left = min(left, s->nr_slabs);
+	}
+	spin_unlock_irqrestore(&s->slabs_lock, flags);
+}
+
 /* ---- init / exit ---- */
 
 int slablab_backend_init(void)

@@ -185,6 +185,7 @@ unsigned long slablab_shrink_nodes(struct slablab_cache *s);
 void slablab_validate_slabs(struct slablab_cache *s, struct slablab_validate_report *r);
 void slablab_backend_gauges(struct slablab_cache *s, struct slablab_gauges *g);
 void slablab_backend_layers(struct slablab_cache *s, struct slablab_layers *l);
+void slablab_backend_occupancy(struct slablab_cache *s, struct slablab_occupancy *h);
 int slablab_backend_init(void);
 void slablab_backend_exit(void);
 

@@ -42,27 +42,9 @@
 #include <linux/slab.h>
 #include <linux/nodemask.h>
 #include <linux/rcupdate.h>
-#include "backend.h"
+#include "design_sheaves.h"
 
 #define SHEAF_BATCH	32	/* objects a flush of main gives back per lock hold */
-
-/**
- * struct slablab_sheaf - an array of free objects
- * @barn_list: link in a barn's list (under its lock)
- * @rcu: for kfree_rcu()
- * @capacity: slots in @objects (the cache's sheaf_capacity when it was made)
- * @size: objects in it, @objects[0..@size)
- * @objects: the objects
- */
-struct slablab_sheaf {
-	union {
-		struct list_head barn_list;
-		struct rcu_head rcu;
-	};
-	unsigned int capacity;
-	unsigned int size;
-	void *objects[];
-};
 
 /**
  * struct slablab_barn - a node's reserve of sheaves
@@ -491,7 +473,12 @@ static bool refill_main(struct slablab_cache *s, gfp_t gfp)
 	return true;
 }
 
-static void *sheaves_alloc(struct slablab_cache *s, gfp_t gfp, int node)
+/*
+ * The allocation past the inline pop (design_sheaves.h): main empty (or no sheaves), or
+ * a node-specific request. Main is looked at again under the lock: an interrupt or
+ * another task on this cpu may have refilled it meanwhile.
+ */
+void *slablab_sheaves_alloc_slow(struct slablab_cache *s, gfp_t gfp, int node)
 {
 	struct slablab_cpu *c;
 	bool refilled = false;
@@ -610,8 +597,11 @@ static void install_empty(struct slablab_cache *s, struct slablab_sheaf *empty)
 		put_empty(s, empty);
 }
 
-/* Free one object that passed free_hook(). */
-static void sheaves_free_obj(struct slablab_cache *s, struct slablab_slab *slab, void *obj)
+/*
+ * Free one object that passed free_hook(), past the inline push (design_sheaves.h):
+ * main full (or no sheaves), or an object of another node.
+ */
+void slablab_sheaves_free_slow(struct slablab_cache *s, struct slablab_slab *slab, void *obj)
 {
 	struct slablab_sheaf *sh;
 	void *batch[SHEAF_BATCH];
@@ -681,14 +671,24 @@ static void sheaves_free(struct slablab_cache *s, struct slablab_slab *slab, voi
 	while (cnt--) {
 		void *next = cnt ? get_fp(s, head) : NULL;
 
-		sheaves_free_obj(s, slab, head);
+		sheaves_free_one(s, slab, head);
 		head = next;
 	}
 }
 
+/*
+ * Free an array (7.0's free_to_pcs_bulk()): the debug checks and the objects of other
+ * nodes (straight to their slabs) first, packing this node's objects at the front of
+ * @p; then as many as main has room for in one lock hold; a full main goes
+ * through the one-object slow path, which makes room, and the rest follow.
+ */
 static void sheaves_free_bulk(struct slablab_cache *s, size_t nr, void **p)
 {
-	size_t i;
+	struct slablab_sheaf *main;
+	const int nid = numa_mem_id();
+	unsigned long flags;
+	size_t i, n = 0;
+	unsigned int k;
 
 	for (i = 0; i < nr; i++) {
 		void *obj = p[i];
@@ -698,8 +698,33 @@ static void sheaves_free_bulk(struct slablab_cache *s, size_t nr, void **p)
 			continue;
 		p[i] = NULL;
 		slab = obj_to_slab(obj);
-		if (free_hook(s, slab, obj))
-			sheaves_free_obj(s, slab, obj);
+		if (!free_hook(s, slab, obj))
+			continue;
+		if (unlikely(slab_nid(slab) != nid))
+			slablab_free_to_slab(s, slab, obj, obj, 1, false);
+		else
+			p[n++] = obj;
+	}
+	i = 0;
+	while (i < n) {
+		k = 0;
+		local_lock_irqsave(&s->cpu->lock, flags);
+		main = this_cpu_ptr(s->cpu)->main;
+		if (likely(main)) {
+			/* a plain loop: k is small (a batch), a memcpy call costs more */
+			for (; i < n && main->size < main->capacity; i++, k++) {
+				main->objects[main->size++] = p[i];
+				p[i] = NULL;
+			}
+		}
+		local_unlock_irqrestore(&s->cpu->lock, flags);
+		if (k) {
+			stat_add(s, SLABLAB_FREE_FASTPATH, k);
+			continue;
+		}
+		/* main is full or absent: one object by the slow path makes room */
+		slablab_sheaves_free_slow(s, obj_to_slab(p[i]), p[i]);
+		p[i++] = NULL;
 	}
 }
 

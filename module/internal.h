@@ -363,6 +363,22 @@ struct slablab_layers {
 	u32 present;
 };
 
+/* Buckets of the slab-occupancy histogram at most (uapi/slablab.yaml: occupancy). */
+#define SLABLAB_OCCUPANCY_BUCKETS	32
+
+/**
+ * struct slablab_occupancy - the slab-occupancy histogram of a cache
+ * @objs: objects per slab of the cache's layout
+ * @nr: buckets used: one per count 0..@objs when that is at most
+ *	SLABLAB_OCCUPANCY_BUCKETS, else that many (slablab_occupancy_range())
+ * @slabs: slabs per bucket, from empty (bucket 0) to full (bucket @nr - 1)
+ */
+struct slablab_occupancy {
+	unsigned int objs;
+	unsigned int nr;
+	u64 slabs[SLABLAB_OCCUPANCY_BUCKETS];
+};
+
 /**
  * struct slablab_design_ops - a design: the per-cpu front end over the shared back end
  * @name: the design's name (the spec's design enum)
@@ -499,6 +515,9 @@ void slablab_slab_exit_caches(void);
 void slablab_cpu_view(struct slablab_cache *s, int cpu, u32 *slab_objects,
 		      u32 *partial_slabs, u32 *partial_objects);
 void slablab_layers(struct slablab_cache *s, struct slablab_layers *l);
+void slablab_occupancy(struct slablab_cache *s, struct slablab_occupancy *h);
+void slablab_occupancy_range(const struct slablab_occupancy *h, unsigned int bucket,
+			     unsigned int *lo, unsigned int *hi);
 unsigned long slablab_kmalloc_direct_pages(void);
 void slablab_set_cache_observer(const struct slablab_cache_observer *obs);
 

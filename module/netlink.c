@@ -287,10 +287,37 @@ static int put_layers(struct sk_buff *skb, struct slablab_cache *s)
 	return 0;
 }
 
+/* The OCCUPANCY nest of @s: a BUCKET nest { LO, HI, SLABS } per bucket, empty to full. */
+static int put_occupancy(struct sk_buff *skb, struct slablab_cache *s)
+{
+	struct slablab_occupancy h;
+	struct nlattr *nest, *b;
+	unsigned int i, lo, hi;
+
+	slablab_occupancy(s, &h);
+	nest = nla_nest_start(skb, SLABLAB_CACHE_A_OCCUPANCY);
+	if (!nest)
+		return -EMSGSIZE;
+	for (i = 0; i < h.nr; i++) {
+		slablab_occupancy_range(&h, i, &lo, &hi);
+		b = nla_nest_start(skb, SLABLAB_OCCUPANCY_A_BUCKET);
+		if (!b || nla_put_u32(skb, SLABLAB_OCCUPANCY_A_LO, lo) ||
+		    nla_put_u32(skb, SLABLAB_OCCUPANCY_A_HI, hi) ||
+		    nla_put_u64_64bit(skb, SLABLAB_OCCUPANCY_A_SLABS, h.slabs[i],
+				      SLABLAB_OCCUPANCY_A_PAD)) {
+			nla_nest_cancel(skb, nest);
+			return -EMSGSIZE;
+		}
+		nla_nest_end(skb, b);
+	}
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
 /*
  * Put the SLABLAB_A_CACHE nest of @s. With @percpu, its per-cpu entries from cpu
  * *@percpu on follow, as many as fit (see put_percpu()); without, none. With @layers,
- * the LAYERS nest (CACHE_GET, and dumps with SLABLAB_GET_F_LAYERS).
+ * the LAYERS and OCCUPANCY nests (CACHE_GET, and dumps with SLABLAB_GET_F_LAYERS).
  */
 static int put_cache(struct sk_buff *skb, struct slablab_cache *s, int *percpu,
 		     const u64 *slabs_freed, bool layers)
@@ -312,7 +339,7 @@ static int put_cache(struct sk_buff *skb, struct slablab_cache *s, int *percpu,
 	    put_stats(skb, SLABLAB_CACHE_A_STATS, s, -1) ||
 	    (slabs_freed && nla_put_u64_64bit(skb, SLABLAB_CACHE_A_SLABS_FREED, *slabs_freed,
 					       SLABLAB_CACHE_A_PAD)) ||
-	    (layers && put_layers(skb, s)) ||
+	    (layers && (put_layers(skb, s) || put_occupancy(skb, s))) ||
 	    (percpu && put_percpu(skb, s, percpu))) {
 		nla_nest_cancel(skb, nest);
 		return -EMSGSIZE;

@@ -34,6 +34,7 @@
 #include <linux/random.h>
 #include <linux/nodemask.h>
 #include <linux/vmalloc.h>
+#include "design_sheaves.h"
 #include "design_slub.h"
 
 /* The designs, by enum slablab_design; NULL: reserved, not built yet. */
@@ -111,6 +112,8 @@ static __always_inline void *design_alloc(struct slablab_cache *s, gfp_t gfp, in
 	switch (s->design) {
 	case SLABLAB_DESIGN_SLUB:
 		return slub_alloc(s, gfp, node);
+	case SLABLAB_DESIGN_SHEAVES:
+		return sheaves_alloc(s, gfp, node);
 	default:
 		return s->ops->alloc(s, gfp, node);
 	}
@@ -122,6 +125,9 @@ static __always_inline void design_free(struct slablab_cache *s, struct slablab_
 	switch (s->design) {
 	case SLABLAB_DESIGN_SLUB:
 		slub_free(s, slab, obj, obj, 1);
+		break;
+	case SLABLAB_DESIGN_SHEAVES:
+		sheaves_free_one(s, slab, obj);
 		break;
 	default:
 		s->ops->free(s, slab, obj, obj, 1);
@@ -812,6 +818,18 @@ void slablab_layers(struct slablab_cache *s, struct slablab_layers *l)
 	memset(l, 0, sizeof(*l));
 	slablab_backend_layers(s, l);
 	s->ops->layers(s, l);
+}
+
+/**
+ * slablab_occupancy - the slab-occupancy histogram of a cache
+ * @s: the cache
+ * @h: filled: how many slabs hold how many objects in use (struct slablab_occupancy)
+ *
+ * Every design's slabs are the back end's, so the back end counts them.
+ */
+void slablab_occupancy(struct slablab_cache *s, struct slablab_occupancy *h)
+{
+	slablab_backend_occupancy(s, h);
 }
 
 void slablab_gauges(struct slablab_cache *s, struct slablab_gauges *g)

@@ -10,6 +10,13 @@
 #   BENCH_UNTIL    go on until every CI is at most this wide, e.g. ±2% (default: off)
 #   BENCH_MAX      the most repeats with BENCH_UNTIL (default 30)
 #   BENCH_WARMUP   warm-up rounds discarded before each comparison (default 1)
+#   BENCH_BULK     the bulk sizes (default "1 8 16 32 64 128")
+#   BENCH_ONLY     run only the comparisons whose name matches this regex (default: all;
+#                  the A/A floor always runs)
+# The designs compared are those of the spec's design enum (python/slablab/protocol.py)
+# that this module builds, each in one run beside the kernel's SLUB (the first variant:
+# every ratio is to native SLUB); when the spec has a cpu_slabs tunable, sheaves with it
+# on too (sheaves over slub's per-cpu slabs).
 set -euo pipefail
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${SLABLAB_BUILD:-$REPO/build}
@@ -21,6 +28,8 @@ OPS=${BENCH_OPS:-200k}
 UNTIL=${BENCH_UNTIL:-}
 MAX=${BENCH_MAX:-30}
 WARMUP=${BENCH_WARMUP:-1}
+BULK=${BENCH_BULK:-1 8 16 32 64 128}
+ONLY=${BENCH_ONLY:-}
 mkdir -p "$OUT"
 
 "$S" status
@@ -55,20 +64,57 @@ PYEOF
 )
 echo "noise floor: ±$("$PY" -c "print(f'{float($FLOOR) * 100:.1f}')")% (a ratio whose CI lies inside it: no difference)"
 
+# The design variants, from the generated protocol tables: every design of the enum
+# the policy accepts (a design not built is refused by `set` and left out, said so).
+mapfile -t SETS < <("$PY" - <<'PYEOF'
+from slablab import protocol as p
+tunables = {t[0]: t for t in p.CACHE_TUNABLES}
+top = tunables["design"][5]
+for name in p.ENUMS["slablab_design"]:
+    if name.startswith("__") or p.VALUES[name] > top:
+        continue
+    design = name.removeprefix("SLABLAB_DESIGN_").lower()
+    print(f"design={design}")
+    if design == "sheaves" and "cpu_slabs" in tunables:
+        print("design=sheaves,cpu_slabs=1")
+PYEOF
+)
+"$S" create bprobe --size 64 >/dev/null
+designs=()
+for set in "${SETS[@]}"; do
+	# shellcheck disable=SC2086 # a set is KEY=VALUE[,KEY=VALUE]: one word per key
+	if "$S" set bprobe ${set//,/ } >/dev/null 2>&1; then
+		designs+=(--set "$set")
+	else
+		echo "design variant $set: not built into this module, left out"
+	fi
+	"$S" set bprobe design=slub >/dev/null
+done
+"$S" destroy bprobe >/dev/null
+echo "design variants: ${designs[*]}"
+
 run() { # NAME ARGS...
 	local name=$1
 	shift
+	if [[ -n $ONLY && ! $name =~ $ONLY ]]; then
+		return
+	fi
 	echo
 	echo "== $name: slabctl compare $*"
 	"$S" compare "${common[@]}" --noise-floor "$FLOOR" --csv "$OUT/$name.csv" "$@"
 }
+# Native SLUB first, then slablab as each design: ratios to the kernel's SLUB.
+vs=(-T native -T slablab "${designs[@]}")
 
-run pair-64 pair --cache b64 --ops "$OPS"
-run bulk16-64 bulk --cache b64 --batch 16 --ops "$OPS" --figure cycles_per_alloc --figure cycles_per_free
-run remote-192 remote --cache b192 --ops "$OPS"
+run pair-64 pair --cache b64 --ops "$OPS" "${vs[@]}"
+for n in $BULK; do
+	run "bulk$n-64" bulk --cache b64 --batch "$n" --ops "$OPS" "${vs[@]}" \
+		--figure cycles_per_alloc --figure cycles_per_free
+done
+run remote-192 remote --cache b192 --ops "$OPS" "${vs[@]}"
 run remote-192-cpu-partial remote --cache b192 --ops "$OPS" -T slablab \
 	--set cpu_partial=0 --set cpu_partial=52
-run churn-64 churn --cache b64 --working-set 20000 --ops "$OPS"
-run churn-192 churn --cache b192 --working-set 20000 --ops "$OPS"
+run churn-64 churn --cache b64 --working-set 20000 --ops "$OPS" "${vs[@]}"
+run churn-192 churn --cache b192 --working-set 20000 --ops "$OPS" "${vs[@]}"
 echo
 "$S" info -D

@@ -66,6 +66,14 @@ class Layers(TypedDict, total=False):
     slabs_free: int
 
 
+class OccupancyBucket(TypedDict):
+    """One bucket of a cache's slab-occupancy histogram: ``slabs`` slabs hold ``lo`` to
+    ``hi`` objects in use each (the buckets run from empty to full)."""
+    lo: int
+    hi: int
+    slabs: int
+
+
 class _CacheInfo(TypedDict):
     name: str
     allocator: str              # "slablab"
@@ -89,11 +97,13 @@ class _CacheInfo(TypedDict):
 class CacheInfo(_CacheInfo, total=False):
     """A slablab cache: :meth:`Client.cache_get`, ``cache_create``, ``cache_set``,
     ``cache_list``; ``stats`` and ``percpu`` when asked for, ``slabs_freed`` after a
-    shrink, ``layers`` from ``cache_get``."""
+    shrink, ``layers`` and ``occupancy`` (the slab-occupancy histogram, empty to full)
+    from ``cache_get``."""
     stats: Stats
     percpu: List[PerCpu]
     slabs_freed: int
     layers: Layers
+    occupancy: List[OccupancyBucket]
 
 
 class NativeGauges(TypedDict):

@@ -77,6 +77,25 @@ TEST(Json, LayersOnlyThoseTheDesignHas)
 	EXPECT_NE(r.find("slabs_free", at), std::string::npos);
 }
 
+TEST(Json, OccupancyHistogram)
+{
+	CacheInfo c = sample_cache();
+	EXPECT_FALSE(to_json(c).contains("occupancy"));
+	EXPECT_EQ(render_report(c, 4096).find("Slab occupancy"), std::string::npos);
+	c.has_occupancy = true;
+	c.occupancy = {{0, 0, 2}, {1, 2, 0}, {3, 4, 5}, {5, 63, 1}, {64, 64, 10}};
+	Json h = to_json(c)["occupancy"];
+	ASSERT_EQ(h.size(), 5u);
+	EXPECT_EQ(h[2], Json({{"lo", 3}, {"hi", 4}, {"slabs", 5}}));
+	std::string r = render_report(c, 4096);
+	auto at = r.find("Slab occupancy (objects in use per slab: slabs; 18 slabs, bucketed)");
+	ASSERT_NE(at, std::string::npos);
+	EXPECT_NE(r.find("0 (empty)", at), std::string::npos);
+	EXPECT_NE(r.find("64 (full)", at), std::string::npos);
+	EXPECT_NE(r.find(std::string(40, '#'), at), std::string::npos);	// the fullest bucket
+	EXPECT_EQ(r.find("1-2 ", at), std::string::npos);	// buckets without slabs: no line
+}
+
 TEST(Json, BigNumbersStayExact)
 {
 	CacheInfo c = sample_cache();

@@ -359,6 +359,20 @@ TEST(Compare, Variants)
 	EXPECT_EQ(v[2].set->cpu_partial, 0u);
 	EXPECT_FALSE(v[0].set);
 
+	// design variants: beside the kernel's SLUB by default (one run compares them all)
+	CompareSpec d;
+	d.base.cache = "s";
+	d.sets = {"design=slub", "design=sheaves"};
+	v = compare_variants(d);
+	labels.clear();
+	for (const auto& x : v)
+		labels.push_back(x.label);
+	EXPECT_EQ(labels, (std::vector<std::string>{"slablab design=slub",
+						    "slablab design=sheaves", "native"}));
+	EXPECT_EQ(v[1].set->design, static_cast<uint32_t>(SLABLAB_DESIGN_SHEAVES));
+	d.sets = {"cpu_partial=0"};	// a tunable of slablab's own: slablab alone
+	EXPECT_EQ(compare_variants(d).size(), 1u);
+
 	// kmalloc targets take the size, not the cache
 	CompareSpec k;
 	k.base.size = 64;

@@ -3,7 +3,7 @@
 min_partial, shrink, validate under cross-cpu traffic, fast-path modes."""
 import pytest
 
-from conftest import DESIGNS, consistent
+from conftest import DESIGNS, consistent, slabctl
 
 CPU_PARTIAL_STATS = ("cpu_partial_alloc", "cpu_partial_free", "cpu_partial_node",
                      "cpu_partial_drain")
@@ -56,6 +56,56 @@ def test_objects_per_layer_add_up_on_a_quiet_cache(client, make_cache, design):
     client.obj_free(h, cpu=0)
     ly, cached = layers_add_up(client, name)
     assert ly["callers"] == 0
+
+
+def occupancy(client, name):
+    """The cache's slab-occupancy histogram, checked for shape: contiguous buckets from
+    empty (0) to full (objs_per_slab), one per count below 32 objects a slab, and as
+    many slabs in it as the slabs gauge counts."""
+    c = client.cache_get(name, percpu=False)
+    h, objs = c["occupancy"], c["objs_per_slab"]
+    assert len(h) == min(objs + 1, 32), h
+    assert (h[0]["lo"], h[0]["hi"], h[-1]["lo"], h[-1]["hi"]) == (0, 0, objs, objs), h
+    assert all(a["hi"] + 1 == b["lo"] and a["lo"] <= a["hi"] for a, b in zip(h, h[1:])), h
+    assert sum(b["slabs"] for b in h) == c["gauges"]["slabs"], (h, c["gauges"])
+    return h, c
+
+
+def in_use_bounds(h):
+    """The fewest and the most objects in use the histogram allows."""
+    return (sum(b["lo"] * b["slabs"] for b in h), sum(b["hi"] * b["slabs"] for b in h))
+
+
+@pytest.mark.parametrize("size", [512, 64])
+def test_slab_occupancy_histogram(client, make_cache, design, size):
+    """Known fills, after a shrink (the design's per-cpu layers back in their slabs, so
+    in use per slab is what callers hold): three slabs' worth allocated, then half of it
+    freed. With a bucket per count (512 bytes) the objects in use per slab add up to
+    the callers' exactly; bucketed (64 bytes), within the buckets' bounds. slub packs
+    three slabs' worth into three full slabs; sheaves may spread them (a sheaf refill
+    takes from several slabs, and what stays in the sheaf goes back on a shrink).
+    slabctl info -r shows it."""
+    name = make_cache(size, min_partial=0)
+    h, c = occupancy(client, name)
+    assert not any(b["slabs"] for b in h)
+    objs = c["objs_per_slab"]
+    handle = client.obj_alloc(name, objs * 3, cpu=0)
+    for held in (objs * 3, objs * 3 - objs * 3 // 2):
+        if held < objs * 3:
+            client.obj_free(handle, cpu=0, count=objs * 3 // 2)
+        client.cache_shrink(name)
+        h, c = occupancy(client, name)
+        assert c["gauges"]["objects"] == held
+        lo, hi = in_use_bounds(h)
+        assert lo <= held <= hi, h
+        if objs < 32:
+            assert lo == hi == held, h
+        assert not h[0]["slabs"], h         # min_partial=0: a shrink leaves no empty slab
+        if design == "slub" and held == objs * 3:
+            assert h[-1]["slabs"] == 3 == c["gauges"]["slabs"], h
+    out = slabctl("info", "-r", name).stdout
+    assert f"Slab occupancy (objects in use per slab: slabs; {c['gauges']['slabs']} slabs" in out
+    client.obj_free(handle, cpu=0)
 
 
 @pytest.mark.skipif(__import__("os").cpu_count() < 2, reason="needs 2 cpus")

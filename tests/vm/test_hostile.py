@@ -483,8 +483,8 @@ def build_cases():
     for a in ("OBJ_STRIDE", "OBJS_PER_SLAB", "ORDER_DEFAULT", "OWNER", "OBJECTS",
               "TOTAL_OBJECTS", "SLABS", "PARTIAL_SLABS", "CPU_SLABS", "CPU_PARTIAL_SLABS",
               "PAGES", "LIVE_BYTES", "STATS", "PERCPU", "SLABS_FREED", "META_BYTES", "PAD",
-              "LAYERS"):
-        if a in ("STATS", "PERCPU", "LAYERS"):
+              "LAYERS", "OCCUPANCY"):
+        if a in ("STATS", "PERCPU", "LAYERS", "OCCUPANCY"):
             val = nest(C_[a], u64(1, 0), mark=True)
         elif a in ("OBJ_STRIDE", "OBJS_PER_SLAB", "ORDER_DEFAULT", "OWNER"):
             val = u32(C_[a], 1, mark=True)

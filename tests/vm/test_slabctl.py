@@ -670,6 +670,28 @@ def test_compare_set_variants_are_restored(client, cache):
     assert dbg(cache, "cpu_partial") == "50"
 
 
+def test_compare_designs_beside_native(client, cache, tmp_path):
+    """--set design=...: one cache as each design in turn and the kernel's SLUB, in one
+    interleaved run; each run's design is the one its variant asked for, and the cache
+    is slub again afterwards."""
+    out = tmp_path / "designs.csv"
+    doc = js("compare", "pair", "-c", cache, "--ops", "1000", "--repeat", "3", "--warmup", "0",
+             "--set", "design=sheaves", "--set", "design=slub", "--csv", str(out))
+    assert [v["label"] for v in doc["variants"]] == \
+        ["slablab design=sheaves", "slablab design=slub", "native"]
+    runs = doc["runs"]
+    assert [r["design"] for r in runs] == ["sheaves", "slub", "slub"] * 3
+    assert doc["context"]["design"] == "slub"         # the cache's design at the start
+    stats = [r["storm"]["result"]["stats"] for r in runs]
+    assert all(stats[i]["sheaf_refill"] > 0 for i in (0, 3, 6))     # sheaves ran
+    assert all(stats[i]["sheaf_refill"] == 0 for i in (1, 4, 7))
+    assert doc["variants"][2]["summary"]["cycles_per_pair"]["ci"]["n"] == 3
+    rows = list(csv.DictReader(out.open()))
+    assert [x["design"] for x in rows[:2]] == ["sheaves", "slub"]
+    assert "design=1" in rows[0]["tunables"] and "design=0" in rows[1]["tunables"]
+    assert client.cache_get(cache)["design"] == "slub"
+
+
 def test_compare_until_aa_warmup_and_rerun_columns(client, cache, tmp_path):
     """--aa --until on a short storm: warm-up runs first (shown, not counted), rounds
     until the CI is narrow or --max-repeats, the A/A ratio's CI holds 1, and every CSV

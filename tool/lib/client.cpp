@@ -496,6 +496,27 @@ CacheInfo parse_cache(nlattr* nest, const std::string& op)
 		SLABLAB_CACHE_LAYERS(SLABCTL_LAYER)
 #undef SLABCTL_LAYER
 	}
+	if (tb[SLABLAB_CACHE_A_OCCUPANCY]) {
+		c.has_occupancy = true;
+		nlattr* b;
+		int rem;
+		nla_for_each_nested(b, tb[SLABLAB_CACHE_A_OCCUPANCY], rem) {
+			if (nla_type(b) != SLABLAB_OCCUPANCY_A_BUCKET)
+				continue;
+			nlattr* bt[SLABLAB_OCCUPANCY_A_MAX + 1] = {};
+			if (nla_parse_nested(bt, SLABLAB_OCCUPANCY_A_MAX, b, nullptr) < 0 ||
+			    !bt[SLABLAB_OCCUPANCY_A_LO] || !bt[SLABLAB_OCCUPANCY_A_HI] ||
+			    !bt[SLABLAB_OCCUPANCY_A_SLABS])
+				protocol_error(op, "bad OCCUPANCY_A_BUCKET nest");
+			CacheInfo::OccupancyBucket o;
+			o.lo = static_cast<uint32_t>(
+				attr_uint(bt[SLABLAB_OCCUPANCY_A_LO], op, "OCCUPANCY_A_LO"));
+			o.hi = static_cast<uint32_t>(
+				attr_uint(bt[SLABLAB_OCCUPANCY_A_HI], op, "OCCUPANCY_A_HI"));
+			o.slabs = attr_uint(bt[SLABLAB_OCCUPANCY_A_SLABS], op, "OCCUPANCY_A_SLABS");
+			c.occupancy.push_back(o);
+		}
+	}
 	return c;
 }
 

@@ -47,13 +47,20 @@ StormSpec spec_for_target(const StormSpec& base, uint32_t target)
 	return s;
 }
 
-/// Which tunables any variant touches.
+/// Which tunables any variant touches (every tunable of SLABLAB_CACHE_TUNABLES, the
+/// design among them: a design change empties the cache, which a storm's end leaves
+/// with no object allocated, so it happens between two runs like any other setting).
 struct Touched {
-	bool cpu_partial = false, min_partial = false, order = false, fastpath = false,
-	     flags = false;
+#define SLABCTL_TOUCHED(attr, name, ...) bool name = false;
+	SLABLAB_CACHE_TUNABLES(SLABCTL_TOUCHED)
+#undef SLABCTL_TOUCHED
 	bool any() const
 	{
-		return cpu_partial || min_partial || order || fastpath || flags;
+		bool any = false;
+#define SLABCTL_ANY(attr, name, ...) any = any || name;
+		SLABLAB_CACHE_TUNABLES(SLABCTL_ANY)
+#undef SLABCTL_ANY
+		return any;
 	}
 };
 
@@ -63,11 +70,10 @@ Touched touched(const std::vector<CompareVariant>& variants)
 	for (const auto& v : variants) {
 		if (!v.set)
 			continue;
-		t.cpu_partial |= v.set->cpu_partial.has_value();
-		t.min_partial |= v.set->min_partial.has_value();
-		t.order |= v.set->order.has_value();
-		t.fastpath |= v.set->fastpath.has_value();
-		t.flags |= v.set->flags.has_value() || v.set->relative_flags();
+#define SLABCTL_TOUCH(attr, name, ...) t.name = t.name || v.set->name.has_value();
+		SLABLAB_CACHE_TUNABLES(SLABCTL_TOUCH)
+#undef SLABCTL_TOUCH
+		t.flags = t.flags || v.set->relative_flags();
 	}
 	return t;
 }
@@ -76,16 +82,11 @@ Touched touched(const std::vector<CompareVariant>& variants)
 Tunables original_settings(const CacheInfo& c, const Touched& t)
 {
 	Tunables o;
-	if (t.cpu_partial)
-		o.cpu_partial = c.cpu_partial;
-	if (t.min_partial)
-		o.min_partial = c.min_partial;
-	if (t.order)
-		o.order = c.order;
-	if (t.fastpath)
-		o.fastpath = c.fastpath;
-	if (t.flags)
-		o.flags = c.flags;
+#define SLABCTL_ORIGINAL(attr, name, ...) \
+	if (t.name)                       \
+		o.name = c.name;
+	SLABLAB_CACHE_TUNABLES(SLABCTL_ORIGINAL)
+#undef SLABCTL_ORIGINAL
 	return o;
 }
 
@@ -93,14 +94,11 @@ Tunables original_settings(const CacheInfo& c, const Touched& t)
 Tunables absolute_settings(const Tunables& original, const Tunables& set)
 {
 	Tunables a = original;
-	if (set.cpu_partial)
-		a.cpu_partial = set.cpu_partial;
-	if (set.min_partial)
-		a.min_partial = set.min_partial;
-	if (set.order)
-		a.order = set.order;
-	if (set.fastpath)
-		a.fastpath = set.fastpath;
+#define SLABCTL_ABSOLUTE(attr, name, ...) \
+	if (set.name)                     \
+		a.name = set.name;
+	SLABLAB_CACHE_TUNABLES(SLABCTL_ABSOLUTE)
+#undef SLABCTL_ABSOLUTE
 	if (a.flags) {
 		uint32_t base = set.flags ? *set.flags : *a.flags;
 		a.flags = (base | set.flags_set) & ~set.flags_clear;
@@ -119,10 +117,26 @@ std::string format_tunables(const CacheInfo& c)
 	return out;
 }
 
+/// What moves the cache from settings @a to @b: the keys whose values differ (a design's
+/// own tunables are not sent when only the design changes, nor the design when only they do).
+Tunables changed_settings(const Tunables& a, const Tunables& b)
+{
+	Tunables d;
+#define SLABCTL_CHANGED(attr, name, ...) \
+	if (b.name && a.name != b.name)   \
+		d.name = b.name;
+	SLABLAB_CACHE_TUNABLES(SLABCTL_CHANGED)
+#undef SLABCTL_CHANGED
+	return d;
+}
+
 bool same_settings(const Tunables& a, const Tunables& b)
 {
-	return a.cpu_partial == b.cpu_partial && a.min_partial == b.min_partial &&
-	       a.order == b.order && a.fastpath == b.fastpath && a.flags == b.flags;
+	bool same = true;
+#define SLABCTL_SAME(attr, name, ...) same = same && a.name == b.name;
+	SLABLAB_CACHE_TUNABLES(SLABCTL_SAME)
+#undef SLABCTL_SAME
+	return same;
 }
 
 }  // namespace
@@ -167,9 +181,22 @@ std::vector<CompareVariant> compare_variants(const CompareSpec& spec)
 		throw UsageError("--until must lie between 0 and 100%", ERANGE);
 	if (spec.noise_floor < 0 || spec.noise_floor >= 1)
 		throw UsageError("--noise-floor must lie between 0 and 100%", ERANGE);
+	std::vector<std::pair<std::string, Tunables>> sets;
+	for (const auto& text : spec.sets) {
+		try {
+			sets.emplace_back(text, parse_set_variant(text));
+		} catch (const UsageError& e) {
+			throw UsageError(fmt::format("--set {}: {}", text, e.what()), e.err);
+		}
+	}
+	// Default targets: slablab and the kernel's SLUB; slablab alone when the sets vary a
+	// tunable of slablab's own, but beside SLUB again when they vary the design.
 	std::vector<uint32_t> targets = spec.targets;
 	if (targets.empty()) {
-		if (spec.sets.empty())
+		const bool designs = std::any_of(sets.begin(), sets.end(), [](const auto& s) {
+			return s.second.design.has_value();
+		});
+		if (sets.empty() || designs)
 			targets = {SLABLAB_TARGET_CACHE, SLABLAB_TARGET_NATIVE};
 		else
 			targets = {SLABLAB_TARGET_CACHE};
@@ -179,14 +206,6 @@ std::vector<CompareVariant> compare_variants(const CompareSpec& spec)
 			if (targets[i] == targets[j])
 				throw UsageError(fmt::format("target {} is given twice",
 							     storm_target_name(targets[i])));
-	std::vector<std::pair<std::string, Tunables>> sets;
-	for (const auto& text : spec.sets) {
-		try {
-			sets.emplace_back(text, parse_set_variant(text));
-		} catch (const UsageError& e) {
-			throw UsageError(fmt::format("--set {}: {}", text, e.what()), e.err);
-		}
-	}
 	if (!sets.empty()) {
 		if (spec.base.cache.empty())
 			throw UsageError("--set changes a slablab cache: give it with --cache NAME");
@@ -359,14 +378,14 @@ CompareResult run_compare(Client& client, const CompareSpec& spec,
 	auto apply = [&](const Tunables& want) {
 		if (same_settings(want, applied.value_or(original)))
 			return;
-		client.cache_set(spec.base.cache, want);
+		client.cache_set(spec.base.cache, changed_settings(applied.value_or(original), want));
 		applied = want;
 	};
 	auto restore = [&] {
 		if (!applied || same_settings(*applied, original))
 			return;
 		try {
-			client.cache_set(spec.base.cache, original);
+			client.cache_set(spec.base.cache, changed_settings(*applied, original));
 			applied.reset();
 		} catch (const Error& e) {
 			result.restore_error = fmt::format(
@@ -376,10 +395,19 @@ CompareResult run_compare(Client& client, const CompareSpec& spec,
 	};
 
 	result.context = run_context(client);
+	for (const auto& v : result.variants) {
+		if (v.spec.target != SLABLAB_TARGET_CACHE)
+			continue;
+		result.context.design = design_name(
+			original.design ? *original.design
+					: client.cache_get(spec.base.cache, false).design);
+		break;
+	}
 	const uint32_t last = spec.until ? spec.max_repeats : spec.repeat;
 	const std::size_t total = result.variants.size() * (spec.warmup + spec.repeat);
 	// The cache's settings as a run saw them (CSV column tunables): read once per variant.
 	std::vector<std::optional<std::string>> tunables(result.variants.size());
+	std::vector<std::string> designs(result.variants.size());
 	try {
 		for (uint32_t round = 1; round <= spec.warmup + last && !result.interrupted;
 		     round++) {
@@ -393,10 +421,16 @@ CompareResult run_compare(Client& client, const CompareSpec& spec,
 				}
 				if (desired[vi])
 					apply(*desired[vi]);
-				if (!tunables[vi])
-					tunables[vi] = uses_cache_settings(v.spec)
-						? format_tunables(client.cache_get(spec.base.cache, false))
-						: std::string();
+				if (!tunables[vi]) {
+					tunables[vi] = std::string();
+					designs[vi] = result.context.design;
+					if (uses_cache_settings(v.spec)) {
+						CacheInfo c = client.cache_get(spec.base.cache, false);
+						tunables[vi] = format_tunables(c);
+						if (v.spec.target == SLABLAB_TARGET_CACHE)
+							designs[vi] = design_name(c.design);
+					}
+				}
 				CompareProgress p;
 				p.run = result.runs.size();
 				p.total = std::max(total, result.runs.size() + 1);
@@ -420,6 +454,7 @@ CompareResult run_compare(Client& client, const CompareSpec& spec,
 				run.figures = storm_figures(r);
 				run.result = std::move(r);
 				run.tunables = *tunables[vi];
+				run.design = designs[vi];
 				const bool stopped = run.result.interrupted;
 				result.runs.push_back(std::move(run));
 				if (stopped) {

@@ -180,6 +180,36 @@ void kv(std::string& out, std::string_view key, uint64_t value)
 	kv(out, key, fmt::format("{}", value));
 }
 
+/// The slab-occupancy histogram as text: a line per bucket that holds slabs (range of
+/// objects in use, slabs, a bar scaled to the fullest bucket).
+void occupancy_histogram(std::string& out, const std::vector<CacheInfo::OccupancyBucket>& h)
+{
+	uint64_t most = 0, total = 0;
+	for (const auto& b : h) {
+		most = std::max(most, b.slabs);
+		total += b.slabs;
+	}
+	out += fmt::format("\nSlab occupancy (objects in use per slab: slabs; {} slabs{})\n", total,
+			   h.size() > 2 && h[1].lo != h[1].hi ? ", bucketed" : "");
+	if (!total) {
+		out += "  (no slabs)\n";
+		return;
+	}
+	const uint32_t full = h.back().hi;
+	for (const auto& b : h) {
+		if (!b.slabs)
+			continue;
+		std::string range = b.lo == b.hi ? fmt::format("{}", b.lo)
+						 : fmt::format("{}-{}", b.lo, b.hi);
+		if (b.lo == 0 && b.hi == 0)
+			range += " (empty)";
+		else if (b.lo == full)
+			range += " (full)";
+		const auto bar = static_cast<std::size_t>((b.slabs * 40 + most - 1) / most);
+		out += fmt::format("  {:<16} {:>10}  {}\n", range, b.slabs, std::string(bar, '#'));
+	}
+}
+
 void kv_size(std::string& out, std::string_view key, uint64_t value)
 {
 	if (value > 1000)
@@ -895,6 +925,8 @@ std::string render_report(const CacheInfo& c, uint32_t page_size)
 		SLABLAB_CACHE_LAYERS(SLABCTL_LAYER)
 #undef SLABCTL_LAYER
 	}
+	if (c.has_occupancy && !c.occupancy.empty())
+		occupancy_histogram(out, c.occupancy);
 
 	if (!c.has_stats) {
 		out += "\nCounters: not reported\n";

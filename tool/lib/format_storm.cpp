@@ -536,7 +536,8 @@ std::string compare_csv(const CompareResult& c)
 			b(st.hardened), b(st.random),
 			// kRunContextColumns
 			c.context.kernel_release, opt_csv(c.context.cpus),
-			opt_csv(c.context.memory_mb), c.context.design, run.tunables,
+			opt_csv(c.context.memory_mb),
+			run.design.empty() ? c.context.design : run.design, run.tunables,
 			c.context.commit, run.warmup ? "1" : "0", is_outlier(c, run) ? "1" : "0"};
 		for (const auto& fi : figure_table())
 			f.push_back(opt_csv_double(figure_value(run.figures, fi.key)));

@@ -108,6 +108,12 @@ Json to_json(const CacheInfo& c)
 #undef SLABCTL_LAYER
 		j["layers"] = std::move(l);
 	}
+	if (c.has_occupancy) {
+		Json h = Json::array();
+		for (const auto& b : c.occupancy)
+			h.push_back({{"lo", b.lo}, {"hi", b.hi}, {"slabs", b.slabs}});
+		j["occupancy"] = std::move(h);
+	}
 	return j;
 }
 
@@ -454,6 +460,7 @@ Json to_json(const CompareResult& c)
 		rj["warmup"] = run.warmup;
 		rj["counted"] = run.counted();
 		rj["tunables"] = run.tunables;
+		rj["design"] = run.design.empty() ? c.context.design : run.design;
 		rj["storm"] = to_json(run.result);
 		runs.push_back(std::move(rj));
 	}

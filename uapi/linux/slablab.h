@@ -648,6 +648,9 @@ enum slablab_attr {
  *	free slabs are reaped (slab; SLAB's REAPTIMEOUT_NODE, default 4000 ms); 0: never
  * @SLABLAB_CACHE_A_FREE_SLABS: (u64) slabs with no object in use (slab's free lists; 0
  *	for other designs)
+ * @SLABLAB_CACHE_A_OCCUPANCY: (nest of occupancy) the slab-occupancy histogram: how many
+ *	slabs hold how many objects in use, a list of occupancy.bucket nests from empty to
+ *	full; with layers (cache-get replies, and dumps with the layers flag)
  * @__SLABLAB_CACHE_A_MAX: the number of attribute types
  */
 enum slablab_cache_attr {
@@ -691,6 +694,7 @@ enum slablab_cache_attr {
 	SLABLAB_CACHE_A_REAP_CPU_MS,
 	SLABLAB_CACHE_A_REAP_NODE_MS,
 	SLABLAB_CACHE_A_FREE_SLABS,
+	SLABLAB_CACHE_A_OCCUPANCY,
 	__SLABLAB_CACHE_A_MAX
 };
 
@@ -1144,6 +1148,37 @@ enum slablab_replay_attr {
 };
 
 #define SLABLAB_REPLAY_A_MAX (__SLABLAB_REPLAY_A_MAX - 1)
+
+/**
+ * enum slablab_occupancy_attr - the attributes of the occupancy set
+ * @SLABLAB_OCCUPANCY_A_UNSPEC: not used
+ * @SLABLAB_OCCUPANCY_A_BUCKET: (nest (repeated) of occupancy)
+ * @SLABLAB_OCCUPANCY_A_LO: (u32) fewest objects in use of a slab in this bucket
+ * @SLABLAB_OCCUPANCY_A_HI: (u32) most objects in use of a slab in this bucket
+ * @SLABLAB_OCCUPANCY_A_SLABS: (u64) slabs holding lo..hi objects in use
+ * @SLABLAB_OCCUPANCY_A_PAD: (pad) alignment padding of u64 attributes
+ * @__SLABLAB_OCCUPANCY_A_MAX: the number of attribute types
+ *
+ * cache.occupancy: one bucket nest per range of objects in use per slab, in order from
+ * empty (lo = hi = 0) to full (lo = hi = objects per slab): a bucket per count while a
+ * slab holds fewer than 32 objects, else 32 buckets (empty, full and 30 of about equal
+ * width between). In use is the slab's view: objects not on its freelist, so objects a
+ * design's per-cpu layer holds (a cpu slab's freelist, sheaves) count; shrink first for
+ * the callers' alone. A slab of another size (an order fallback) falls in the bucket of
+ * its fraction. Counted by walking the cache's slabs under slabs_lock a batch at a time:
+ * exact on a quiet cache.
+ */
+enum slablab_occupancy_attr {
+	SLABLAB_OCCUPANCY_A_UNSPEC,
+	SLABLAB_OCCUPANCY_A_BUCKET,
+	SLABLAB_OCCUPANCY_A_LO,
+	SLABLAB_OCCUPANCY_A_HI,
+	SLABLAB_OCCUPANCY_A_SLABS,
+	SLABLAB_OCCUPANCY_A_PAD,
+	__SLABLAB_OCCUPANCY_A_MAX
+};
+
+#define SLABLAB_OCCUPANCY_A_MAX (__SLABLAB_OCCUPANCY_A_MAX - 1)
 
 /* enum slablab_cmd: the commands, described at the top */
 enum slablab_cmd {

@@ -77,6 +77,7 @@ struct CompareRun {
 	StormResult result;
 	StormFigures figures;
 	std::string tunables;		///< the cache's settings during the run ("" for native)
+	std::string design;		///< the slablab cache's design during the run (CSV design)
 	bool counted() const noexcept
 	{
 		return !warmup && !result.interrupted && result.finished();
@@ -88,7 +89,8 @@ struct RunContext {
 	std::string kernel_release;	///< the module's STATUS (uname -r of the guest)
 	std::optional<uint32_t> cpus;	///< online cpus (the VM's vCPUs)
 	std::optional<uint64_t> memory_mb;	///< MemTotal of the machine running slabctl
-	std::string design = "slub";	///< the slab design of slablab's caches
+	/// the slab design of the compared cache at the start (a run's own: CompareRun::design)
+	std::string design = "slub";
 	std::string commit;		///< `git describe` of slablab at build time
 };
 

@@ -85,6 +85,7 @@ inline constexpr AttrDesc kCacheAttrs[] = {
 	{SLABLAB_CACHE_A_REAP_CPU_MS, "reap_cpu_ms", -1, false},
 	{SLABLAB_CACHE_A_REAP_NODE_MS, "reap_node_ms", -1, false},
 	{SLABLAB_CACHE_A_FREE_SLABS, "free_slabs", -1, false},
+	{SLABLAB_CACHE_A_OCCUPANCY, "occupancy", 10, true},
 };
 
 inline constexpr AttrDesc kPercpuAttrs[] = {
@@ -250,6 +251,13 @@ inline constexpr AttrDesc kReplayAttrs[] = {
 	{SLABLAB_REPLAY_A_CACHE_RESULTS, "cache_results", -1, false},
 };
 
+inline constexpr AttrDesc kOccupancyAttrs[] = {
+	{SLABLAB_OCCUPANCY_A_BUCKET, "bucket", 10, true},
+	{SLABLAB_OCCUPANCY_A_LO, "lo", -1, false},
+	{SLABLAB_OCCUPANCY_A_HI, "hi", -1, false},
+	{SLABLAB_OCCUPANCY_A_SLABS, "slabs", -1, false},
+};
+
 inline constexpr AttrSetDesc kAttrSets[] = {
 	{"slablab", kSlablabAttrs},
 	{"cache", kCacheAttrs},
@@ -261,6 +269,7 @@ inline constexpr AttrSetDesc kAttrSets[] = {
 	{"storm-thread", kStormThreadAttrs},
 	{"layers", kLayersAttrs},
 	{"replay", kReplayAttrs},
+	{"occupancy", kOccupancyAttrs},
 };
 
 /// Index of the top-level set in kAttrSets.

@@ -127,6 +127,16 @@ struct CacheInfo {
 	bool has_layers = false;	///< SLABLAB_CACHE_A_LAYERS was present
 	Layers layers;
 
+	/// One bucket of the slab-occupancy histogram: slabs holding lo..hi objects in use.
+	struct OccupancyBucket {
+		uint32_t lo = 0;
+		uint32_t hi = 0;
+		uint64_t slabs = 0;
+		bool operator==(const OccupancyBucket&) const = default;
+	};
+	bool has_occupancy = false;	///< SLABLAB_CACHE_A_OCCUPANCY was present
+	std::vector<OccupancyBucket> occupancy;	///< empty to full
+
 	uint64_t stat(std::size_t item) const noexcept { return item < kNrStats ? stats[item] : 0; }
 };
 
