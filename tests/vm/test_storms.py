@@ -288,6 +288,32 @@ def test_kmalloc_churn_pages_cover_live_data(client, ncpus):
         assert res[pages] * page >= res[live], (pages, res[pages], live, res[live])
 
 
+def test_batch_free_4096_keeps_the_slabs_slub_6_1_keeps(client, make_cache):
+    """seed-001's kf(cachep,4096) on the slub design: batches of 100 frees of a 4096-byte
+    cache (8 objects per order-3 slab). SLUB 6.1 keeps a cpu slab, cpu_partial=6 objects
+    as 2 slabs (slub_set_cpu_partial()) and min_partial=6 empty slabs on the node; only
+    the rest of the 13 or 14 slabs a batch spans goes back to the page allocator. Counters,
+    not cycles: the cycles vary 2-100x between runs with identical counters under TCG."""
+    name = make_cache(4096, design="slub")
+    info = client.cache_get(name, percpu=False)
+    assert (info["order"], info["cpu_partial"], info["min_partial"]) == (3, 6, 6), info
+    rounds, batch, objs = 20, 100, 8
+    spans = -(-batch // objs) + 1                    # slabs a batch can touch
+    kept = 1 + 2 + info["min_partial"]               # cpu slab, cpu partial, node
+    r = client.storm("slablab", "batch", cache=name, threads=1, cpus="0", batch=batch,
+                     ops=rounds * batch)
+    st = check_result(r)["stats"]
+    assert 0 < st["free_slab"] <= rounds * (spans - kept), st
+    assert st["cpu_partial_free"] > 0 and st["cpu_partial_drain"] > 0, st
+    # min_partial above what a batch spans: no slab goes back at all
+    client.cache_set(name, min_partial=20)
+    client.cache_shrink(name)
+    r = client.storm("slablab", "batch", cache=name, threads=1, cpus="0", batch=batch,
+                     ops=rounds * batch)
+    st = check_result(r)["stats"]
+    assert st["free_slab"] == 0 and st["alloc_slab"] <= spans, st
+
+
 # ------------------------------------------------------------ stop, busy, EBUSY
 
 @pytest.mark.parametrize("pattern", PATTERNS)
