@@ -730,14 +730,16 @@ u64 slablab_objects_in_use(struct slablab_cache *s)
 }
 
 /**
- * slablab_shrink_nodes - free the empty slabs of the node lists beyond min_partial
+ * slablab_shrink_nodes - free the empty slabs of the node lists
  * @s: the cache (slablab_mutex held)
+ * @keep_min_partial: leave each node min_partial slabs (slablab's shrink); false frees
+ *	every empty slab, as SLUB 6.1's kmem_cache_shrink() does (a storm's empty start)
  *
  * Slabs a design's per-cpu layers hold are not touched: flush them first.
  *
  * Return: the number of slabs freed.
  */
-unsigned long slablab_shrink_nodes(struct slablab_cache *s)
+unsigned long slablab_shrink_nodes(struct slablab_cache *s, bool keep_min_partial)
 {
 	struct slablab_slab *slab, *tmp;
 	unsigned long flags, freed = 0;
@@ -751,7 +753,7 @@ unsigned long slablab_shrink_nodes(struct slablab_cache *s)
 		list_for_each_entry_safe(slab, tmp, &n->partial, node_list) {
 			struct slablab_counters c = { .word = READ_ONCE(slab->fc.word) };
 
-			if (n->nr_partial <= READ_ONCE(s->min_partial))
+			if (keep_min_partial && n->nr_partial <= READ_ONCE(s->min_partial))
 				break;
 			/* Under list_lock an empty unfrozen slab cannot change. */
 			if (c.inuse || c.frozen)

@@ -181,7 +181,7 @@ void slablab_compute_layout(struct slablab_cache *s);
 int slablab_init_random_seq(struct slablab_cache *s);
 int slablab_choose_order(struct slablab_cache *s, struct netlink_ext_ack *extack);
 void slablab_discard_all_slabs(struct slablab_cache *s);
-unsigned long slablab_shrink_nodes(struct slablab_cache *s);
+unsigned long slablab_shrink_nodes(struct slablab_cache *s, bool keep_min_partial);
 void slablab_validate_slabs(struct slablab_cache *s, struct slablab_validate_report *r);
 void slablab_backend_gauges(struct slablab_cache *s, struct slablab_gauges *g);
 void slablab_backend_layers(struct slablab_cache *s, struct slablab_layers *l);

@@ -509,6 +509,7 @@ int slablab_set_lists(struct slablab_cache *s, unsigned int lists,
 int slablab_check_tunables(struct slablab_cache *s, const u32 *flags, const u32 *order,
 			   const u32 *design, struct netlink_ext_ack *extack);
 unsigned long slablab_shrink_locked(struct slablab_cache *s);
+unsigned long slablab_cache_empty(struct slablab_cache *s);
 void slablab_validate(struct slablab_cache *s, struct slablab_validate_report *r);
 void slablab_gauges(struct slablab_cache *s, struct slablab_gauges *g);
 void slablab_slab_exit_caches(void);

@@ -759,7 +759,7 @@ unsigned long slablab_shrink_locked(struct slablab_cache *s)
 {
 	unsigned long freed = flush_all(s, false);
 
-	return freed + slablab_shrink_nodes(s);
+	return freed + slablab_shrink_nodes(s, true);
 }
 
 /**
@@ -782,6 +782,30 @@ unsigned long slablab_cache_shrink(struct slablab_cache *s)
 	return freed;
 }
 EXPORT_SYMBOL_GPL(slablab_cache_shrink);
+
+/**
+ * slablab_cache_empty - flush the per-cpu layers and free every empty slab
+ * @s: the cache
+ *
+ * What SLUB 6.1's kmem_cache_shrink() does (min_partial is not kept, unlike
+ * slablab_cache_shrink()): a storm on shared caches (the kmalloc classes) starts from
+ * them holding only their other users' live objects, not empty slabs an earlier storm
+ * left that would fill without taking a page. May sleep.
+ *
+ * Return: the number of slabs freed.
+ */
+unsigned long slablab_cache_empty(struct slablab_cache *s)
+{
+	unsigned long freed;
+
+	cpus_read_lock();
+	mutex_lock(&slablab_mutex);
+	freed = flush_all(s, false);
+	freed += slablab_shrink_nodes(s, false);
+	mutex_unlock(&slablab_mutex);
+	cpus_read_unlock();
+	return freed;
+}
 
 /**
  * slablab_validate - check every slab of a cache

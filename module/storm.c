@@ -29,7 +29,9 @@
  * length has a sample of its steady state. Churn also averages the samples taken while
  * every worker holds its full working set (the steady state: fragmentation), and its
  * workers meet at a barrier after their loops, where the last one shrinks the target
- * and samples again (what fragmentation a shrink cannot give back).
+ * and samples again (what fragmentation a shrink cannot give back). Before the workers
+ * start, the controller empties slablab's kmalloc classes (their pages are then counted
+ * whole) or shrinks the kernel's (counted from there): storm_empty_target().
  *
  * Locking (outermost first):
  *   storm_mutex          the storm: slablab_storm, its id, STORM_START/GET/STOP and
@@ -955,6 +957,36 @@ static void storm_release_target(struct slablab_storm *st)
 	st->pinned = false;
 }
 
+/*
+ * Shared targets start empty, so that runs are independent and pages are not undercounted
+ * by empty slabs an earlier storm left (they fill without taking a page). slablab's
+ * kmalloc classes are emptied outright (every empty slab freed, min_partial not kept):
+ * their pages are then counted whole, so a figure includes whatever other users of the
+ * classes (a replay) hold, never less than the storm's live objects. The kernel's
+ * classes are shrunk as well (its kmem_cache_shrink() frees every empty slab); their
+ * partial slabs hold the system's objects, and a storm's pages there are what it added.
+ * The workers are at their start barrier (cond_resched(): the flushes can run there).
+ * Takes cpus_read_lock and slablab_mutex; the controller holds neither (see the top).
+ */
+static void storm_empty_target(struct slablab_storm *st)
+{
+	unsigned int i;
+
+	switch (st->spec.target) {
+	case SLABLAB_TARGET_KMALLOC:
+		for (i = 0; i < st->nr_kmalloc_caches; i++)
+			slablab_cache_empty(st->kmalloc_caches[i]);
+		break;
+	case SLABLAB_TARGET_NATIVE_KMALLOC:
+		for (i = 0; i <= KMALLOC_SHIFT_HIGH; i++)
+			if (kmalloc_caches[KMALLOC_NORMAL][i])
+				kmem_cache_shrink(kmalloc_caches[KMALLOC_NORMAL][i]);
+		break;
+	default:
+		break;
+	}
+}
+
 static int storm_controller_fn(void *arg)
 {
 	struct slablab_storm *st = arg;
@@ -965,9 +997,10 @@ static int storm_controller_fn(void *arg)
 	while (atomic_read(&st->ready) < st->spec.threads)
 		schedule_timeout_uninterruptible(1);
 	st->loop_cycles_x1000 = measure_loop_overhead();
+	storm_empty_target(st);
 	snapshot_stats(st, st->stats_before);
-	/* Shared kmalloc classes: count only what the storm added. */
-	if (st->spec.target >= SLABLAB_TARGET_KMALLOC)
+	/* The kernel's kmalloc classes hold the system's objects: count what the storm added. */
+	if (st->spec.target == SLABLAB_TARGET_NATIVE_KMALLOC)
 		st->base_pages = target_pages(st, &meta);
 	st->start_ns = ktime_get_ns();
 	st->deadline_ns = st->start_ns + (u64)(st->spec.duration_ms ?:

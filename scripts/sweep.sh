@@ -10,7 +10,7 @@
 #   sweep.csv   one row per storm (the runs CSV of slabctl compare --csv + the sweep's
 #               columns): spec, results, figures, stat deltas, kernel, cpus, date
 #   sweep.json  the grid, its run time, storms run
-#   *.png       remote_throughput, batch_cycles, churn_overhead, fastpath_cpu_partial
+#   *.png       remote_throughput, batch_cycles, churn_fragmentation, fastpath_cpu_partial
 #   summary.txt the medians behind the plots
 #
 # Environment: SLABLAB_MODULE (default module/slablab.ko, built by `make`), SLABLAB_PYTHON

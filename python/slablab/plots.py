@@ -140,15 +140,20 @@ def plot_batch_free(df: "pd.DataFrame", ax: "Optional[Axes]" = None) -> "Axes":
 
 
 def plot_churn(df: "pd.DataFrame", ax: "Optional[Axes]" = None) -> "Axes":
-    """Memory overhead at the peak against object size under churn (seed 003)."""
+    """Fragmentation against object size under churn (seed 003): the share of the pages
+    held at steady state that holds no live object (``fragmentation_pct``, churn's
+    figure), and dotted what is left after a shrink (``shrunk_fragmentation_pct``)."""
     ax = _axes(ax)
     for i, v in enumerate(_variants(df, "churn")):
-        _line(ax, df, "churn", v, "overhead_pct", **_style(v, i))
+        style = _style(v, i)
+        _line(ax, df, "churn", v, "fragmentation_pct", **style)
+        _line(ax, df, "churn", v, "shrunk_fragmentation_pct", label=f"{v}, after a shrink",
+              color=style["color"], linestyle=":")
     _size_axis(ax)
-    ax.set_ylabel("memory overhead at the peak (%)")
+    ax.set_ylabel("fragmentation at steady state (%)")
     ax.set_title(f"fragmentation under churn, {_first(df, 'churn', 'working_set')} live "
-                 "objects per thread (seed 003):\n(slab pages + slablab's off-slab "
-                 "metadata − live bytes) / live bytes", fontsize=10)
+                 "objects per thread (seed 003):\n1 − live bytes / (pages × page size); "
+                 "dotted: after a shrink", fontsize=10)
     ax.axhline(0, color="0.5", linewidth=0.8)
     return _finish(ax)
 
@@ -236,7 +241,7 @@ FIGURES: Dict[str, Tuple[str, Sequence[PlotFn], Tuple[int, int], Tuple[float, fl
     "batch": ("batch_cycles.png", [plot_batch_alloc, plot_batch_free], (1, 2), (10, 4.4),
               "cost of an allocation and of a free vs object size, one thread "
               "(seed 001's km(N)/kf(N))"),
-    "churn": ("churn_overhead.png", [plot_churn], (1, 1), (7.5, 5), ""),
+    "churn": ("churn_fragmentation.png", [plot_churn], (1, 1), (7.5, 5), ""),
     "fastpath": ("fastpath_cpu_partial.png",
                  [plot_fastpath_share, plot_fastpath_list_ops, plot_fastpath_throughput],
                  (3, 1), (7, 9.5),

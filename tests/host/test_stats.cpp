@@ -181,6 +181,30 @@ CompareResult empty_compare(std::optional<double> until, uint32_t repeat)
 	return c;
 }
 
+TEST(Compare, UntilProgressCounter)
+{
+	CompareResult c = empty_compare(0.02, 3);
+	c.spec.max_repeats = 50;
+	c.runs.push_back(pair_run(0, 1, 100));
+	c.runs.push_back(pair_run(1, 1, 120));
+	c.repeats_done = 1;
+	summarize_compare(c);
+	EXPECT_EQ(render_until_progress(c, 1),
+		  "until ±2%: 1 repeats of at most 50, widest 95% CI not yet computable");
+	for (uint32_t rep = 2; rep <= 4; rep++) {
+		c.runs.push_back(pair_run(0, rep, 100));
+		c.runs.push_back(pair_run(1, rep, 120 + rep));
+	}
+	c.repeats_done = 4;
+	summarize_compare(c);
+	std::string line = render_until_progress(c, 4);
+	EXPECT_TRUE(line.starts_with("until ±2%: 4 repeats of at most 50, widest 95% CI ±"))
+		<< line;
+	EXPECT_FALSE(line.ends_with(", reached")) << line;
+	c.until_met = true;
+	EXPECT_TRUE(render_until_progress(c, 4).ends_with(", reached"));
+}
+
 /// Rounds added one at a time, as run_compare() does, until the rule says stop: how many.
 uint32_t rounds_until(double target, double noise, uint32_t max_repeats)
 {

@@ -305,6 +305,20 @@ def test_every_plot_draws_on_agg(swept, name):
         plt.close(fig)
 
 
+def test_churn_plot_draws_fragmentation_not_overhead(swept):
+    """Churn's figure is fragmentation (steady state, and after a shrink); the fixture's
+    overhead_pct (1.6, 0.4) must not be what is drawn."""
+    _, path, _, _ = swept
+    df = analysis.read_runs(path)
+    ax = plots.plot_churn(df)
+    try:
+        drawn = {round(float(y), 1) for c in ax.containers for y in c.lines[0].get_ydata()}
+        assert drawn == {50.0, 33.3}, drawn
+        assert "fragmentation" in ax.get_ylabel()
+    finally:
+        plt.close(ax.figure)
+
+
 def test_plot_csv_writes_every_png_and_the_summary(swept, tmp_path):
     _, path, _, _ = swept
     out = tmp_path / "plots"

@@ -264,6 +264,56 @@ def test_kmalloc_targets_weighted_sizes(client, ncpus, target, pattern):
         assert res["stats"] is None
 
 
+MIXED = {16: 4, 32: 4, 64: 4, 128: 3, 256: 2, 512: 2, 1000: 1, 2000: 1}
+
+
+def test_kmalloc_churn_pages_cover_live_data(client, ncpus):
+    """A kmalloc storm's pages are the classes' whole pages, counted from empty classes:
+    never fewer than the pages of its live data. Before the classes were emptied at the
+    start, a storm counted pages against what they held, and the empty slabs an earlier
+    storm left (min_partial of each class survive a shrink) filled without adding any:
+    seed-003 read "140 pages for 238 pages of data". The first storm leaves those."""
+    kw = dict(sizes=MIXED, seed=3, threads=ncpus, ops=4000, working_set=512)
+    client.storm("kmalloc", "churn", **kw)
+    leftover = sum(c["gauges"]["slabs"] for c in kmalloc_classes(client).values())
+    assert leftover, "the first storm left no slabs: nothing for the second to fill"
+    r = client.storm("kmalloc", "churn", **kw)
+    res = check_result(r)
+    page = r["page_size"]
+    assert res["steady_samples"] > 0, res
+    for pages, live in (("peak_pages", "peak_live_bytes"),
+                        ("steady_pages", "steady_live_bytes"),
+                        ("shrunk_pages", "shrunk_live_bytes")):
+        assert res[live] > 0, (live, res)
+        assert res[pages] * page >= res[live], (pages, res[pages], live, res[live])
+
+
+def test_batch_free_4096_keeps_the_slabs_slub_6_1_keeps(client, make_cache):
+    """seed-001's kf(cachep,4096) on the slub design: batches of 100 frees of a 4096-byte
+    cache (8 objects per order-3 slab). SLUB 6.1 keeps a cpu slab, cpu_partial=6 objects
+    as 2 slabs (slub_set_cpu_partial()) and min_partial=6 empty slabs on the node; only
+    the rest of the 13 or 14 slabs a batch spans goes back to the page allocator. Counters,
+    not cycles: the cycles vary 2-100x between runs with identical counters under TCG."""
+    name = make_cache(4096, design="slub")
+    info = client.cache_get(name, percpu=False)
+    assert (info["order"], info["cpu_partial"], info["min_partial"]) == (3, 6, 6), info
+    rounds, batch, objs = 20, 100, 8
+    spans = -(-batch // objs) + 1                    # slabs a batch can touch
+    kept = 1 + 2 + info["min_partial"]               # cpu slab, cpu partial, node
+    r = client.storm("slablab", "batch", cache=name, threads=1, cpus="0", batch=batch,
+                     ops=rounds * batch)
+    st = check_result(r)["stats"]
+    assert 0 < st["free_slab"] <= rounds * (spans - kept), st
+    assert st["cpu_partial_free"] > 0 and st["cpu_partial_drain"] > 0, st
+    # min_partial above what a batch spans: no slab goes back at all
+    client.cache_set(name, min_partial=20)
+    client.cache_shrink(name)
+    r = client.storm("slablab", "batch", cache=name, threads=1, cpus="0", batch=batch,
+                     ops=rounds * batch)
+    st = check_result(r)["stats"]
+    assert st["free_slab"] == 0 and st["alloc_slab"] <= spans, st
+
+
 # ------------------------------------------------------------ stop, busy, EBUSY
 
 @pytest.mark.parametrize("pattern", PATTERNS)

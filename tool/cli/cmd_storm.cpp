@@ -333,20 +333,15 @@ int run_compare(const CompareOptions& o)
 		client, spec,
 		[&](const CompareProgress& p) {
 			if (p.round) {
-				// --until: where the widest interval stands after this round
-				double widest = 0;
-				bool all = true;
-				for (const auto& ci : compare_intervals(*p.round)) {
-					all = all && ci.has_value();
-					if (ci)
-						widest = std::max(widest, ci->half_width());
+				// --until: the counter goes to stderr, whatever stdout is (the
+				// table, JSON, or a pipe): how many repeats and how wide the
+				// widest interval is, after each round
+				if (!o.storm.quiet) {
+					out.clear();
+					fmt::print(stderr, "{}\n",
+						   render_until_progress(*p.round, p.repeat));
+					std::fflush(stderr);
 				}
-				out.line(fmt::format("until ±{:g}%: after {} repeats the widest 95% CI "
-						     "is {}{}",
-						     *spec.until * 100, p.repeat,
-						     all ? fmt::format("±{:.1f}%", widest * 100)
-							 : std::string("not yet computable"),
-						     p.round->until_met ? ": reached" : ""));
 				return;
 			}
 			const StormResult& s = *p.storm;

@@ -308,6 +308,22 @@ std::string render_compare_run_line(const CompareResult& c, const CompareRun& ru
 			   figs, run.result.interrupted ? " (interrupted)" : "");
 }
 
+std::string render_until_progress(const CompareResult& round, uint32_t repeat)
+{
+	double widest = 0;
+	bool all = true;
+	for (const auto& ci : compare_intervals(round)) {
+		all = all && ci.has_value();
+		if (ci)
+			widest = std::max(widest, ci->half_width());
+	}
+	return fmt::format("until ±{:g}%: {} repeats of at most {}, widest 95% CI {}{}",
+			   round.spec.until.value_or(0) * 100, repeat, round.spec.max_repeats,
+			   all ? fmt::format("±{:.1f}%", widest * 100)
+			       : std::string("not yet computable"),
+			   round.until_met ? ", reached" : "");
+}
+
 namespace {
 
 /// "no difference", "A/A noise floor ±2.1%", "12.0% lower (better)".

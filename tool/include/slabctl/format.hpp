@@ -241,6 +241,10 @@ std::string render_compare(const CompareResult& c);
 /// One finished run as a plain line: "[ 3/14] native  repeat 2/7: 45.2 cycles per pair".
 std::string render_compare_run_line(const CompareResult& c, const CompareRun& run,
 				    std::size_t index, std::size_t total);
+/// `compare --until`'s progress counter after a round (one line, no newline): "until
+/// ±2%: 7 repeats of at most 50, widest 95% CI ±3.4%" (", reached" once met; "not yet
+/// computable" before every ratio has an interval). `round` is the result so far.
+std::string render_until_progress(const CompareResult& round, uint32_t repeat);
 /// The runs CSV's columns that say how to rerun a row and whether it counted: kernel
 /// release, the machine's (VM's) cpus and memory, the slab design, the cache's tunables
 /// during the run, the slablab commit (git describe at build time), warm-up run (1: not
