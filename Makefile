@@ -59,7 +59,7 @@ KDIR_EFF   = $(KDIR)
 endif
 
 .PHONY: all deps generate kernel module tool python lint test test-quick test-full test-host test-vm demo vm check clean \
-	distclean bench sweep soak torture ynl-demo
+	distclean bench sweep soak torture ynl-demo record-hackbench
 
 GRID ?= small
 SOAK_SECONDS ?= 600
@@ -135,6 +135,15 @@ test-vm: all
 # Benchmarks against the kernel's SLUB (docs/benchmarks.md), ~10 minutes under TCG.
 bench: all
 	@$(REPO)/scripts/vm.sh --module $(REPO)/module/slablab.ko -- $(REPO)/scripts/bench.sh
+
+# A short hackbench run recorded in the VM into build/hackbench.trace (docs/replay.md);
+# HACKBENCH_ARGS sizes it.
+record-hackbench: all
+	@VM_ENV="$${VM_ENV:-} HACKBENCH_ARGS" $(REPO)/scripts/vm.sh \
+		--module $(REPO)/module/slablab.ko -- \
+		$(REPO)/scripts/record-hackbench.sh $(BUILD)/hackbench.trace
+	@echo "hackbench trace: $(BUILD)/hackbench.trace"
+	@echo "replay it (in the VM, as root): $(BUILD)/tool/slabctl replay $(BUILD)/hackbench.trace --compare slub,sheaves,native"
 
 # Parameter sweep in the VM, CSV + PNG plots (docs/sweeps.md).
 sweep: all

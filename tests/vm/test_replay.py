@@ -10,13 +10,15 @@ import errno
 import json
 import os
 import re
+import shutil
 import struct
+import subprocess
 import time
 
 import pytest
 
 import slablab
-from conftest import DESIGNS, slabctl
+from conftest import DESIGNS, REPO, slabctl
 from slablab import replay_plot
 
 RECORDED = {}
@@ -407,3 +409,28 @@ def test_replay_finishes_itself_for_unprivileged_get(nl, client):
     assert res[:2] == [0, U["SLABLAB_REPLAY_DONE"]], res
     assert res[2]["LIVE_AT_END"] == 2, res
     assert {c["name"] for c in client.cache_list()} == before
+
+
+# ---- hackbench (Debian's rt-tests), recorded as `make record-hackbench` does ----
+
+def test_hackbench_record_and_replay(tmp_path):
+    """A tiny hackbench recorded by scripts/record-hackbench.sh, replayed on slablab and
+    on the kernel's SLUB: the same objects, the identities on both, no failure."""
+    if not shutil.which("hackbench"):
+        pytest.skip("no hackbench (Debian's rt-tests: scripts/deps.sh installs it)")
+    path = tmp_path / "hb.trace"
+    r = subprocess.run([os.path.join(REPO, "scripts", "record-hackbench.sh"), str(path)],
+                       env={**os.environ, "HACKBENCH_ARGS": "-g 1 -f 2 -l 20 -s 64"},
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert f"the trace is {path}" in r.stdout
+    live = int(re.search(r"objects live at the end: (\d+)", r.stderr).group(1))
+    info = slablab.read_trace(path)
+    assert info["nr_events"] > 100 and info["nr_cpus"] >= 1, info
+    res = slablab.Client().replay_compare(path, ["slablab", "native"])
+    a, b = res["replays"]
+    for x in (a, b):
+        assert x["state_name"] == "done" and x["failures"] == 0, x
+        assert x["allocs"] - x["frees"] == x["live_at_end"] == live
+    for k in ("allocs", "frees", "events", "remote_frees"):
+        assert a[k] == b[k], k
