@@ -900,7 +900,7 @@ static void replay_fill_report(struct slablab_replay *r, struct slablab_replay_r
 {
 	u32 i;
 
-	memset(rep, 0, offsetof(struct slablab_replay_report, res));
+	memset(rep, 0, sizeof(*rep));
 	if (!r)
 		return;
 	rep->state = r->state;
