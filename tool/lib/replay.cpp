@@ -331,7 +331,8 @@ std::string format_replay_table(const std::vector<ReplayResult>& runs)
 	row("failures", u("failures"));
 	row("live at end", u("live_at_end"));
 	row("threads", u("threads"));
-	// per cache: pages at the end where the target counts them, else its live objects
+	// per recorded cache: the pages its cache held at the end (the slablab target's own
+	// caches; "-" elsewhere) and its objects live at the end
 	if (!runs.empty()) {
 		for (size_t c = 0; c < runs.front().caches.size(); c++) {
 			const auto& cache = runs.front().caches[c];
@@ -342,7 +343,11 @@ std::string format_replay_table(const std::vector<ReplayResult>& runs)
 				    const auto& cs = j["caches"];
 				    if (c >= cs.size())
 					    return "-";
-				    return fmt::format("{}/{}", cs[c]["pages"].get<uint64_t>(),
+				    // only the slablab target has a cache of its own per recorded one
+				    const bool own = j["target"] == "slablab" && c > 0;
+				    return fmt::format("{}/{}",
+						       own ? fmt::format("{}", cs[c]["pages"].get<uint64_t>())
+							   : "-",
 						       cs[c]["live_at_end"].get<uint64_t>());
 			    });
 		}
