@@ -1064,6 +1064,7 @@ def test_unprivileged_user_is_refused(nl, lab):
         "STORM_START": [nest(A_["STORM"], u32(ST_["TARGET"], 2), u32(ST_["PATTERN"], 0),
                              u32(ST_["SIZE"], 64), u32(ST_["OPS"], 1))],
         "STORM_STOP": [],
+        "REPLAY_STOP": [],
     }
 
     def probe():
