@@ -62,7 +62,7 @@ KDIR_EFF   = $(KDIR)
 endif
 
 .PHONY: all deps generate kernel module tool python lint test test-quick test-full test-host test-vm demo vm check clean \
-	distclean bench sweep soak torture ynl-demo experiments
+	distclean bench sweep soak torture ynl-demo experiments record-hackbench
 
 GRID ?= small
 SOAK_SECONDS ?= 600
@@ -148,6 +148,14 @@ experiments: all
 		$(if $(EXPERIMENTS_REPEAT),EXPERIMENTS_REPEAT='$(EXPERIMENTS_REPEAT)') \
 		VM_ENV='EXPERIMENTS EXPERIMENTS_FULL EXPERIMENTS_REPEAT' \
 		$(REPO)/scripts/vm.sh --module $(REPO)/module/slablab.ko -- $(REPO)/scripts/experiments.sh
+# A short hackbench run recorded in the VM into build/hackbench.trace (docs/replay.md);
+# HACKBENCH_ARGS sizes it.
+record-hackbench: all
+	@VM_ENV="$${VM_ENV:-} HACKBENCH_ARGS" $(REPO)/scripts/vm.sh \
+		--module $(REPO)/module/slablab.ko -- \
+		$(REPO)/scripts/record-hackbench.sh $(BUILD)/hackbench.trace
+	@echo "hackbench trace: $(BUILD)/hackbench.trace"
+	@echo "replay it (in the VM, as root): $(BUILD)/tool/slabctl replay $(BUILD)/hackbench.trace --compare slub,sheaves,native"
 
 # Parameter sweep in the VM, CSV + PNG plots (docs/sweeps.md).
 sweep: all

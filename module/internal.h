@@ -678,6 +678,9 @@ void slablab_handles_release_all(void);
  * @nr_objects: object ids 1..@nr_objects
  * @nr_cpus: recorded cpus
  * @max_live_bytes: cap on the trace's peak live bytes
+ * @design: enum slablab_design of the slablab target's caches
+ * @time_scale: 0: as fast as possible; else each event at its time * @time_scale / 1000
+ * @sample_ns: pages sampled every @sample_ns ns into the samples (0: none)
  */
 struct slablab_replay_setup {
 	u32 target;
@@ -685,6 +688,9 @@ struct slablab_replay_setup {
 	u32 nr_objects;
 	u32 nr_cpus;
 	u64 max_live_bytes;
+	u32 design;
+	u32 time_scale;
+	u64 sample_ns;
 };
 
 /**
@@ -700,11 +706,16 @@ struct slablab_replay_setup {
  * @alloc_cycles: cycles in allocations
  * @free_cycles: cycles in frees
  * @elapsed_ns: from the start to the last kthread's end
- * @peak_pages: highest pages sample of the slablab target
+ * @peak_pages: highest pages sample of the target
+ * @avg_pages: time-weighted mean of the pages samples
  * @peak_live_bytes: the trace's peak live bytes
  * @live_at_end: objects live after the last event
+ * @design: enum slablab_design of the slablab target's caches
+ * @time_scale: as set up (0: as fast as possible)
  * @nr_res: entries of @res (0 until done)
  * @res: per cache (entry 0: kmalloc), owned by the replay
+ * @nr_samples: entries of @samples (0 until done)
+ * @samples: pages over time, owned by the replay
  */
 struct slablab_replay_report {
 	u32 state;
@@ -719,19 +730,25 @@ struct slablab_replay_report {
 	u64 free_cycles;
 	u64 elapsed_ns;
 	u64 peak_pages;
+	u64 avg_pages;
 	u64 peak_live_bytes;
 	u64 live_at_end;
+	u32 design;
+	u32 time_scale;
 	u32 nr_res;
 	const struct slablab_replay_cache_result *res;
+	u32 nr_samples;
+	const struct slablab_replay_sample *samples;
 };
 
 int slablab_replay_new(const struct slablab_replay_setup *setup,
 		       const struct slablab_replay_cache *caches, u32 nr_caches,
 		       struct netlink_ext_ack *extack);
-int slablab_replay_data(u64 offset, const struct slablab_replay_event *ev, u32 nr,
-			struct netlink_ext_ack *extack);
+int slablab_replay_data(u64 offset, const struct slablab_replay_event *ev,
+			const u64 *times, u32 nr, struct netlink_ext_ack *extack);
 int slablab_replay_run(struct slablab_replay_report *rep, struct netlink_ext_ack *extack);
 void slablab_replay_get(struct slablab_replay_report *rep);
+void slablab_replay_stop(struct slablab_replay_report *rep);
 void slablab_replay_lock(void);
 void slablab_replay_unlock(void);
 void slablab_replay_exit(void);

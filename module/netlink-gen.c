@@ -12,6 +12,10 @@ static struct netlink_range_validation storm_size_size_range = {
 	.max = 32768,
 };
 
+static struct netlink_range_validation replay_time_scale_range = {
+	.max = 1000000,
+};
+
 static struct netlink_range_validation storm_size_range = {
 	.min = 1,
 	.max = 32768,
@@ -87,6 +91,12 @@ const struct nla_policy slablab_replay_policy[SLABLAB_REPLAY_A_MAX + 1] = {
 	[SLABLAB_REPLAY_A_PEAK_LIVE_BYTES] = { .type = NLA_U64 },
 	[SLABLAB_REPLAY_A_LIVE_AT_END] = { .type = NLA_U64 },
 	[SLABLAB_REPLAY_A_CACHE_RESULTS] = { .type = NLA_BINARY },
+	[SLABLAB_REPLAY_A_DESIGN] = NLA_POLICY_MAX(NLA_U32, __SLABLAB_DESIGN_MAX - 1),
+	[SLABLAB_REPLAY_A_TIME_SCALE] = NLA_POLICY_FULL_RANGE(NLA_U32, &replay_time_scale_range),
+	[SLABLAB_REPLAY_A_TIMES] = { .type = NLA_BINARY },
+	[SLABLAB_REPLAY_A_SAMPLE_NS] = { .type = NLA_U64 },
+	[SLABLAB_REPLAY_A_SAMPLES] = { .type = NLA_BINARY },
+	[SLABLAB_REPLAY_A_AVG_PAGES] = { .type = NLA_U64 },
 };
 
 const struct nla_policy slablab_storm_policy[SLABLAB_STORM_A_MAX + 1] = {

@@ -1516,6 +1516,12 @@ static int slablab_nl_replay_new(struct sk_buff *skb, struct genl_info *info)
 	setup.nr_cpus = nla_get_u32(tb[SLABLAB_REPLAY_A_NR_CPUS]);
 	setup.max_live_bytes = tb[SLABLAB_REPLAY_A_MAX_LIVE_BYTES] ?
 			       nla_get_u64(tb[SLABLAB_REPLAY_A_MAX_LIVE_BYTES]) : ram / 4;
+	setup.design = tb[SLABLAB_REPLAY_A_DESIGN] ?
+		       nla_get_u32(tb[SLABLAB_REPLAY_A_DESIGN]) : SLABLAB_DESIGN_SLUB;
+	setup.time_scale = tb[SLABLAB_REPLAY_A_TIME_SCALE] ?
+			   nla_get_u32(tb[SLABLAB_REPLAY_A_TIME_SCALE]) : 0;
+	setup.sample_ns = tb[SLABLAB_REPLAY_A_SAMPLE_NS] ?
+			  nla_get_u64(tb[SLABLAB_REPLAY_A_SAMPLE_NS]) : 0;
 	if (setup.max_live_bytes > ram / 2) {
 		NL_SET_ERR_MSG_FMT_MOD(info->extack,
 				       "max-live-bytes is at most half of RAM, %llu MiB",
@@ -1541,7 +1547,8 @@ static int slablab_nl_replay_new(struct sk_buff *skb, struct genl_info *info)
 static int slablab_nl_replay_data(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nlattr *tb[SLABLAB_REPLAY_A_MAX + 1];
-	u32 len;
+	const u64 *times = NULL;
+	u32 len, nr;
 	int err;
 
 	err = replay_parse(info, tb);
@@ -1559,9 +1566,19 @@ static int slablab_nl_replay_data(struct sk_buff *skb, struct genl_info *info)
 		NL_SET_BAD_ATTR(info->extack, tb[SLABLAB_REPLAY_A_EVENTS]);
 		return -EINVAL;
 	}
+	nr = len / sizeof(struct slablab_replay_event);
+	if (tb[SLABLAB_REPLAY_A_TIMES]) {
+		if (nla_len(tb[SLABLAB_REPLAY_A_TIMES]) != nr * sizeof(u64)) {
+			NL_SET_ERR_MSG_MOD(info->extack, "times is not one __u64 per event");
+			NL_SET_BAD_ATTR(info->extack, tb[SLABLAB_REPLAY_A_TIMES]);
+			return -EINVAL;
+		}
+		/* 4-byte aligned only (nla_data()): replay.c reads it unaligned */
+		times = nla_data(tb[SLABLAB_REPLAY_A_TIMES]);
+	}
 	return slablab_replay_data(nla_get_u64(tb[SLABLAB_REPLAY_A_OFFSET]),
-				   nla_data(tb[SLABLAB_REPLAY_A_EVENTS]),
-				   len / sizeof(struct slablab_replay_event), info->extack);
+				   nla_data(tb[SLABLAB_REPLAY_A_EVENTS]), times, nr,
+				   info->extack);
 }
 
 static int put_replay(struct sk_buff *skb, const struct slablab_replay_report *rep)
@@ -1574,6 +1591,8 @@ static int put_replay(struct sk_buff *skb, const struct slablab_replay_report *r
 	    nla_put_u32(skb, SLABLAB_REPLAY_A_TARGET, rep->target) ||
 	    nla_put_u32(skb, SLABLAB_REPLAY_A_THREADS, rep->threads) ||
 	    nla_put_u32(skb, SLABLAB_REPLAY_A_FOLDED, rep->folded) ||
+	    nla_put_u32(skb, SLABLAB_REPLAY_A_DESIGN, rep->design) ||
+	    nla_put_u32(skb, SLABLAB_REPLAY_A_TIME_SCALE, rep->time_scale) ||
 	    nla_put_u64_64bit(skb, SLABLAB_REPLAY_A_PEAK_LIVE_BYTES, rep->peak_live_bytes,
 			      SLABLAB_REPLAY_A_PAD))
 		goto cancel;
@@ -1594,8 +1613,14 @@ static int put_replay(struct sk_buff *skb, const struct slablab_replay_report *r
 			       SLABLAB_REPLAY_A_PAD) ||
 	     nla_put_u64_64bit(skb, SLABLAB_REPLAY_A_LIVE_AT_END, rep->live_at_end,
 			       SLABLAB_REPLAY_A_PAD) ||
+	     nla_put_u64_64bit(skb, SLABLAB_REPLAY_A_AVG_PAGES, rep->avg_pages,
+			       SLABLAB_REPLAY_A_PAD) ||
 	     nla_put(skb, SLABLAB_REPLAY_A_CACHE_RESULTS, rep->nr_res * sizeof(*rep->res),
 		     rep->res)))
+		goto cancel;
+	if (rep->nr_samples &&
+	    nla_put(skb, SLABLAB_REPLAY_A_SAMPLES, rep->nr_samples * sizeof(*rep->samples),
+		    rep->samples))
 		goto cancel;
 	nla_nest_end(skb, nest);
 	return 0;
@@ -1604,21 +1629,22 @@ cancel:
 	return -EMSGSIZE;
 }
 
-static size_t replay_msg_size(u32 nr_res)
+static size_t replay_msg_size(const struct slablab_replay_report *rep)
 {
-	return nla_total_size(0) + 5 * nla_total_size(sizeof(u32)) +
-	       12 * nla_total_size_64bit(sizeof(u64)) +
-	       nla_total_size(nr_res * sizeof(struct slablab_replay_cache_result));
+	return nla_total_size(0) + 7 * nla_total_size(sizeof(u32)) +
+	       13 * nla_total_size_64bit(sizeof(u64)) +
+	       nla_total_size(rep->nr_res * sizeof(struct slablab_replay_cache_result)) +
+	       nla_total_size(rep->nr_samples * sizeof(struct slablab_replay_sample));
 }
 
 static int slablab_nl_replay_run(struct sk_buff *skb, struct genl_info *info)
 {
-	struct slablab_replay_report rep;
+	struct slablab_replay_report rep = {};	/* no results: the size of none */
 	struct sk_buff *msg;
 	void *hdr;
 	int err;
 
-	msg = reply_new(info, SLABLAB_CMD_REPLAY_RUN, replay_msg_size(0), &hdr);
+	msg = reply_new(info, SLABLAB_CMD_REPLAY_RUN, replay_msg_size(&rep), &hdr);
 	if (!msg)
 		return -ENOMEM;
 	err = slablab_replay_run(&rep, info->extack);
@@ -1630,7 +1656,9 @@ static int slablab_nl_replay_run(struct sk_buff *skb, struct genl_info *info)
 	return genlmsg_reply(msg, info);
 }
 
-static int slablab_nl_replay_get(struct sk_buff *skb, struct genl_info *info)
+/* replay-get and replay-stop: the report is built and put under slablab_replay_lock() */
+static int replay_reply(struct genl_info *info, u8 cmd,
+			void (*fill)(struct slablab_replay_report *rep))
 {
 	struct slablab_replay_report rep;
 	struct sk_buff *msg;
@@ -1638,8 +1666,8 @@ static int slablab_nl_replay_get(struct sk_buff *skb, struct genl_info *info)
 	int err = 0;
 
 	slablab_replay_lock();
-	slablab_replay_get(&rep);
-	msg = reply_new(info, SLABLAB_CMD_REPLAY_GET, replay_msg_size(rep.nr_res), &hdr);
+	fill(&rep);
+	msg = reply_new(info, cmd, replay_msg_size(&rep), &hdr);
 	if (!msg) {
 		err = -ENOMEM;
 	} else if (put_replay(msg, &rep)) {
@@ -1651,6 +1679,16 @@ static int slablab_nl_replay_get(struct sk_buff *skb, struct genl_info *info)
 		return err;
 	genlmsg_end(msg, hdr);
 	return genlmsg_reply(msg, info);
+}
+
+static int slablab_nl_replay_get(struct sk_buff *skb, struct genl_info *info)
+{
+	return replay_reply(info, SLABLAB_CMD_REPLAY_GET, slablab_replay_get);
+}
+
+static int slablab_nl_replay_stop(struct sk_buff *skb, struct genl_info *info)
+{
+	return replay_reply(info, SLABLAB_CMD_REPLAY_STOP, slablab_replay_stop);
 }
 
 /* genl_ops.internal_flags: the command changes state and needs CAP_SYS_ADMIN. */
@@ -1762,6 +1800,11 @@ static const struct genl_ops slablab_ops[] = {
 	}, {
 		.cmd = SLABLAB_CMD_REPLAY_GET,
 		.doit = slablab_nl_replay_get,
+	}, {
+		.cmd = SLABLAB_CMD_REPLAY_STOP,
+		.doit = slablab_nl_replay_stop,
+		.flags = GENL_ADMIN_PERM,
+		.internal_flags = SLABLAB_NL_SYS_ADMIN,
 	},
 };
 

@@ -18,18 +18,31 @@
  * Memory is bounded before the start: the trace's peak live bytes (sizes as replayed)
  * against max-live-bytes; the events themselves against SLABLAB_REPLAY_MAX_EVENTS.
  *
+ * Two modes: as fast as possible, or time-scaled (time_scale, per mille: each event
+ * waits until its recorded time * time_scale / 1000 after the start). Pages held are
+ * sampled by the kthreads every REPLAY_SAMPLE_EVERY events and, with sample_ns, by a
+ * sampler kthread every sample_ns into r->samples (pages over time); every sample goes
+ * into the peak and the time-weighted mean. The slablab targets count their own caches'
+ * pages; the native ones the kernel's slab pages (NR_SLAB_*), system-wide.
+ *
+ * The last kthread to finish its events queues replay_finish_work, which finishes the
+ * replay (frees what is still live, destroys its caches): replay-get only reads, so it
+ * needs no privilege.
+ *
  * Locking (outermost first):
  *   replay_mutex     the replay (slablab_replay) and its id: every slablab_replay_*()
- *                    call. Held while waiting for the kthreads to finish (unload only:
- *                    replay-get never waits), and while the replay's caches are made
- *                    and destroyed.
+ *                    call and replay_finish_work. Held while waiting for the kthreads to
+ *                    finish (replay-stop and unload: replay-get never waits), and while
+ *                    the replay's caches are made and destroyed.
  *   cpu_hotplug_lock (cpus_read_lock) and
  *   slablab_mutex    slab.c's, taken briefly to create and destroy the slablab caches
  *                    and to bind the kthreads to online cpus. kmem_cache_create() and
  *                    kmem_cache_destroy() (native) run with neither held: they take
  *                    cpus_read_lock themselves.
- *   r->peak_lock     the peak pages sample, taken by the kthreads.
- * The kthreads take no lock of this file but peak_lock. The replay's slablab caches
+ *   r->peak_lock     the pages samples' peak and time-weighted sum, taken by the
+ *                    kthreads and the sampler.
+ * The kthreads take no lock of this file but peak_lock; r->samples is the sampler's
+ * alone until it is stopped. The replay's slablab caches
  * have ->users raised while it exists, so cache-del refuses them (-EBUSY).
  */
 #include <linux/module.h>
@@ -44,9 +57,15 @@
 #include <linux/timex.h>
 #include <linux/ktime.h>
 #include <linux/mm.h>
+#include <linux/vmstat.h>
+#include <linux/workqueue.h>
+#include <linux/hrtimer.h>
+#include <asm/unaligned.h>
 #include "internal.h"
 
 #define REPLAY_SAMPLE_EVERY	4096	/* events between a kthread's pages samples */
+#define REPLAY_MIN_SAMPLE_NS	100000ULL	/* 100 us */
+#define REPLAY_SLACK_NS		(10 * NSEC_PER_USEC)	/* a time-scaled wait's timer slack */
 #define REPLAY_MAX_KMALLOC	32
 #define REPLAY_MAX_SIZE		(4U << 20)	/* largest kmalloc event */
 /* a failed allocation is an outcome the replay counts, not a kernel warning */
@@ -73,11 +92,15 @@ struct slablab_replay {
 	u32 id;
 	u32 state;			/* enum slablab_replay_state */
 	u32 target;			/* enum slablab_replay_target */
+	u32 design;			/* enum slablab_design (slablab target) */
+	u32 time_scale;			/* per mille; 0: as fast as possible */
+	u64 sample_ns;			/* the sampler's period; 0: no sampler */
 	u64 nr_events, loaded;
 	u32 nr_objects, nr_cpus, nr_caches;
 	u64 max_live_bytes, peak_live_bytes;
 	struct slablab_replay_cache *caches;	/* [nr_caches] */
 	struct slablab_replay_event *ev;	/* [nr_events] */
+	u64 *ts;				/* [nr_events], time-scaled mode only */
 	void **obj;				/* [nr_objects + 1] */
 	u16 *owner;				/* [nr_objects + 1]: allocating kthread */
 	struct slablab_cache **lab;		/* [nr_caches] */
@@ -86,6 +109,9 @@ struct slablab_replay {
 	unsigned int nr_kmalloc_caches;
 	struct slablab_replay_cache_result *res;	/* [nr_caches + 1], once done */
 	struct replay_thread *t;
+	struct task_struct *sampler;		/* with sample_ns */
+	struct slablab_replay_sample *samples;	/* [SLABLAB_REPLAY_MAX_SAMPLES] */
+	u32 nr_samples;
 	u32 threads;
 	bool folded;
 	bool go;			/* release: the kthreads start */
@@ -94,8 +120,11 @@ struct slablab_replay {
 	struct completion done;		/* the last kthread finished its events */
 	u64 start_ns, end_ns;
 	u64 base_pages;
-	spinlock_t peak_lock;		/* peak_pages */
+	spinlock_t peak_lock;		/* peak_pages, page_ns, last_pages, last_ns */
 	u64 peak_pages;
+	u64 page_ns;			/* sum of pages * ns between samples */
+	u64 last_pages, last_ns;	/* the latest sample */
+	u64 avg_pages;			/* page_ns / elapsed, once finished */
 };
 
 /* replay_mutex: slablab_replay and replay_next_id (see above) */
@@ -103,18 +132,40 @@ static DEFINE_MUTEX(replay_mutex);
 static struct slablab_replay *slablab_replay;
 static u32 replay_next_id = 1;
 
+static void replay_finish_workfn(struct work_struct *work);
+static DECLARE_WORK(replay_finish_work, replay_finish_workfn);
+
+static bool replay_on_slablab(const struct slablab_replay *r)
+{
+	return r->target == SLABLAB_REPLAY_TARGET_SLABLAB ||
+	       r->target == SLABLAB_REPLAY_TARGET_KMALLOC;
+}
+
+/* The bytes an allocation event holds, as replayed: a free's own size is not trusted. */
+static u64 replay_event_bytes(const struct slablab_replay *r, const struct slablab_replay_event *e)
+{
+	return e->cache ? r->caches[e->cache - 1].size : e->size;
+}
+
 /* ---- the kthreads ---- */
 
-/* Pages the slablab target holds: its caches, the kmalloc classes, direct pages. */
+/*
+ * Pages the target holds. slablab: its caches, the kmalloc classes, direct pages.
+ * native: the kernel's slab pages (and 6.1's large kmalloc pages, counted with them),
+ * system-wide: what the rest of the kernel does meanwhile is in it too.
+ */
 static u64 replay_pages(struct slablab_replay *r)
 {
 	struct slablab_gauges g;
 	u64 pages = 0;
 	u32 i;
 
-	if (r->target != SLABLAB_REPLAY_TARGET_SLABLAB)
-		return 0;
-	for (i = 0; i < r->nr_caches; i++) {
+	if (!replay_on_slablab(r))
+		return global_node_page_state_pages(NR_SLAB_UNRECLAIMABLE_B) +
+		       global_node_page_state_pages(NR_SLAB_RECLAIMABLE_B);
+	for (i = 0; r->lab && i < r->nr_caches; i++) {
+		if (!r->lab[i])
+			continue;
 		slablab_gauges(r->lab[i], &g);
 		pages += g.pages;
 	}
@@ -125,40 +176,90 @@ static u64 replay_pages(struct slablab_replay *r)
 	return pages + slablab_kmalloc_direct_pages();
 }
 
-static void replay_sample(struct slablab_replay *r)
+/* One pages sample into the peak and the time-weighted sum; returns it. */
+static u64 replay_sample(struct slablab_replay *r)
 {
-	u64 pages = replay_pages(r);
+	u64 pages = replay_pages(r), now;
 
 	pages = pages > r->base_pages ? pages - r->base_pages : 0;
 	spin_lock(&r->peak_lock);
+	now = ktime_get_ns();	/* under the lock: the samples' times never go back */
+	if (now > r->last_ns)
+		r->page_ns += r->last_pages * (now - r->last_ns);
+	r->last_pages = pages;
+	r->last_ns = now;
 	if (pages > r->peak_pages)
 		r->peak_pages = pages;
 	spin_unlock(&r->peak_lock);
+	return pages;
+}
+
+/*
+ * Sleeps once, until @due_ns (CLOCK_MONOTONIC) or a wake-up; the caller checks what it
+ * waits for after set_current_state(TASK_IDLE) (no hung task, no load) and loops.
+ */
+static void replay_sleep_until(u64 due_ns)
+{
+	ktime_t due = ns_to_ktime(due_ns);
+
+	schedule_hrtimeout_range(&due, REPLAY_SLACK_NS, HRTIMER_MODE_ABS);
+}
+
+/* Time-scaled mode: waits until event @i's scaled time; false when asked to stop. */
+static bool replay_wait_due(struct slablab_replay *r, u64 i)
+{
+	u64 due = r->start_ns + div_u64(r->ts[i] * r->time_scale, 1000);
+	bool stop;
+
+	for (;;) {
+		set_current_state(TASK_IDLE);
+		stop = READ_ONCE(r->stop);
+		if (stop || ktime_get_ns() >= due)
+			break;
+		replay_sleep_until(due);
+	}
+	__set_current_state(TASK_RUNNING);
+	return !stop;
 }
 
 static __always_inline void *replay_alloc(struct slablab_replay *r, const u32 target,
 					  const struct slablab_replay_event *e)
 {
-	if (target == SLABLAB_REPLAY_TARGET_SLABLAB)
+	switch (target) {
+	case SLABLAB_REPLAY_TARGET_SLABLAB:
 		return e->cache ? slablab_cache_alloc(r->lab[e->cache - 1], REPLAY_GFP) :
 				  slablab_kmalloc(e->size, REPLAY_GFP);
-	return e->cache ? kmem_cache_alloc(r->native[e->cache - 1], REPLAY_GFP) :
-			  kmalloc(e->size, REPLAY_GFP);
+	case SLABLAB_REPLAY_TARGET_NATIVE:
+		return e->cache ? kmem_cache_alloc(r->native[e->cache - 1], REPLAY_GFP) :
+				  kmalloc(e->size, REPLAY_GFP);
+	case SLABLAB_REPLAY_TARGET_KMALLOC:
+		return slablab_kmalloc(replay_event_bytes(r, e), REPLAY_GFP);
+	default:
+		return kmalloc(replay_event_bytes(r, e), REPLAY_GFP);
+	}
 }
 
 static __always_inline void replay_free(struct slablab_replay *r, const u32 target,
 					u16 cache, void *p)
 {
-	if (target == SLABLAB_REPLAY_TARGET_SLABLAB) {
+	switch (target) {
+	case SLABLAB_REPLAY_TARGET_SLABLAB:
 		if (cache)
 			slablab_cache_free(r->lab[cache - 1], p);
 		else
 			slablab_kfree(p);
-	} else {
+		break;
+	case SLABLAB_REPLAY_TARGET_NATIVE:
 		if (cache)
 			kmem_cache_free(r->native[cache - 1], p);
 		else
 			kfree(p);
+		break;
+	case SLABLAB_REPLAY_TARGET_KMALLOC:
+		slablab_kfree(p);
+		break;
+	default:
+		kfree(p);
 	}
 }
 
@@ -188,6 +289,8 @@ static __always_inline void replay_events(struct replay_thread *t, const u32 tar
 		void *p;
 
 		if (READ_ONCE(r->stop))
+			break;
+		if (r->ts && !replay_wait_due(r, t->ev[i]))
 			break;
 		if (e->op == SLABLAB_REPLAY_OP_ALLOC) {
 			c0 = get_cycles();
@@ -233,14 +336,29 @@ static int replay_thread_fn(void *arg)
 	/* acquire go: pairs with slablab_replay_run()'s release */
 	while (!smp_load_acquire(&r->go) && !kthread_should_stop())
 		schedule_timeout_interruptible(1);
-	if (r->target == SLABLAB_REPLAY_TARGET_SLABLAB)
+	/* one copy of the loop per target: the allocator calls are direct */
+	switch (r->target) {
+	case SLABLAB_REPLAY_TARGET_SLABLAB:
 		replay_events(t, SLABLAB_REPLAY_TARGET_SLABLAB);
-	else
+		break;
+	case SLABLAB_REPLAY_TARGET_NATIVE:
 		replay_events(t, SLABLAB_REPLAY_TARGET_NATIVE);
+		break;
+	case SLABLAB_REPLAY_TARGET_KMALLOC:
+		replay_events(t, SLABLAB_REPLAY_TARGET_KMALLOC);
+		break;
+	default:
+		replay_events(t, SLABLAB_REPLAY_TARGET_NATIVE_KMALLOC);
+	}
 	replay_sample(r);
 	t->end_ns = ktime_get_ns();
-	if (atomic_dec_and_test(&r->running))
+	if (atomic_dec_and_test(&r->running)) {
 		complete(&r->done);
+		if (r->sampler)
+			wake_up_process(r->sampler);
+		/* finished by a work item: replay-get only reads (and needs no privilege) */
+		queue_work(system_unbound_wq, &replay_finish_work);
+	}
 	/* stay until kthread_stop(): the task must not be gone when it is called */
 	set_current_state(TASK_INTERRUPTIBLE);
 	while (!kthread_should_stop()) {
@@ -249,6 +367,53 @@ static int replay_thread_fn(void *arg)
 	}
 	__set_current_state(TASK_RUNNING);
 	return 0;
+}
+
+/* Pages over time: a sample every sample_ns while the kthreads run. */
+static int replay_sampler_fn(void *arg)
+{
+	struct slablab_replay *r = arg;
+	u64 next;
+
+	/* acquire go: start_ns, as for the event kthreads */
+	while (!smp_load_acquire(&r->go) && !kthread_should_stop())
+		schedule_timeout_interruptible(1);
+	next = r->start_ns;
+	for (;;) {
+		u64 pages = replay_sample(r);
+
+		if (r->nr_samples < SLABLAB_REPLAY_MAX_SAMPLES) {
+			r->samples[r->nr_samples].ns = ktime_get_ns() - r->start_ns;
+			r->samples[r->nr_samples].pages = pages;
+			r->nr_samples++;
+		}
+		next += r->sample_ns;
+		do {
+			set_current_state(TASK_IDLE);
+			/* the last kthread wakes this one after its decrement */
+			if (!atomic_read(&r->running) || kthread_should_stop())
+				goto out;
+			replay_sleep_until(next);
+		} while (ktime_get_ns() < next);
+	}
+out:
+	/* stay until kthread_stop(), as the event kthreads */
+	while (!kthread_should_stop()) {
+		schedule();
+		set_current_state(TASK_IDLE);
+	}
+	__set_current_state(TASK_RUNNING);
+	return 0;
+}
+
+/* Asks the kthreads to leave their events, waking those that wait for a due time. */
+static void replay_stop_threads(struct slablab_replay *r)
+{
+	u32 k;
+
+	WRITE_ONCE(r->stop, true);
+	for (k = 0; k < r->threads; k++)
+		wake_up_process(r->t[k].task);
 }
 
 /* ---- set-up and tear-down (replay_mutex held) ---- */
@@ -294,6 +459,8 @@ static void replay_free_all(struct slablab_replay *r)
 	kfree(r->t);
 	kvfree(r->caches);
 	kvfree(r->ev);
+	kvfree(r->ts);
+	kvfree(r->samples);
 	kvfree(r->obj);
 	kvfree(r->owner);
 	kfree(r->lab);
@@ -307,6 +474,8 @@ static int replay_create_caches(struct slablab_replay *r, struct netlink_ext_ack
 	struct slablab_cache *s;
 	u32 i;
 
+	if (r->target == SLABLAB_REPLAY_TARGET_NATIVE_KMALLOC)
+		return 0;
 	if (r->target == SLABLAB_REPLAY_TARGET_NATIVE) {
 		for (i = 0; i < r->nr_caches; i++) {
 			snprintf(name, sizeof(name), "slablab-replay-%u-%u", r->id, i);
@@ -321,10 +490,11 @@ static int replay_create_caches(struct slablab_replay *r, struct netlink_ext_ack
 	}
 	cpus_read_lock();
 	mutex_lock(&slablab_mutex);
-	for (i = 0; i < r->nr_caches; i++) {
+	for (i = 0; r->target == SLABLAB_REPLAY_TARGET_SLABLAB && i < r->nr_caches; i++) {
 		struct slablab_cache_args args = {
 			.align = r->caches[i].align,
 			.flags = SLABLAB_KERNEL_DEFAULTS,
+			.design = r->design,
 		};
 
 		snprintf(name, SLABLAB_NAME_MAX, "replay%u.%u", r->id, i);
@@ -363,6 +533,15 @@ static void replay_finish(struct slablab_replay *r, bool stopped)
 		kthread_stop(r->t[i].task);
 		r->end_ns = max(r->end_ns, r->t[i].end_ns);
 	}
+	if (r->sampler)
+		kthread_stop(r->sampler);
+	/* the last sample holds until the end */
+	spin_lock(&r->peak_lock);
+	if (r->end_ns > r->last_ns)
+		r->page_ns += r->last_pages * (r->end_ns - r->last_ns);
+	spin_unlock(&r->peak_lock);
+	r->avg_pages = r->end_ns > r->start_ns ?
+		       div64_u64(r->page_ns, r->end_ns - r->start_ns) : r->last_pages;
 	for (i = 0; i < r->nr_caches && r->target == SLABLAB_REPLAY_TARGET_SLABLAB; i++) {
 		slablab_gauges(r->lab[i], &g);
 		res[i + 1].pages = g.pages;
@@ -394,7 +573,8 @@ static void replay_finish(struct slablab_replay *r, bool stopped)
 
 /**
  * slablab_replay_new - set up a replay (replay-new)
- * @setup: target, nr_events, nr_objects, nr_cpus, max_live_bytes
+ * @setup: target, nr_events, nr_objects, nr_cpus, max_live_bytes, design,
+ *	time_scale, sample_ns
  * @caches: the recorded caches, [@nr_caches]
  * @nr_caches: entries of @caches
  * @extack: where to say what was wrong
@@ -427,8 +607,14 @@ int slablab_replay_new(const struct slablab_replay_setup *setup,
 		return -EINVAL;
 	}
 	/* the events, each kthread's index of them, an object's pointer and owner */
-	meta = setup->nr_events * (sizeof(struct slablab_replay_event) + sizeof(u32)) +
+	meta = setup->nr_events * (sizeof(struct slablab_replay_event) + sizeof(u32) +
+				   (setup->time_scale ? sizeof(u64) : 0)) +
 	       ((u64)setup->nr_objects + 1) * (sizeof(void *) + sizeof(u16));
+	if (setup->sample_ns && setup->sample_ns < REPLAY_MIN_SAMPLE_NS) {
+		NL_SET_ERR_MSG_FMT_MOD(extack, "sample-ns %llu is under %llu",
+				       setup->sample_ns, REPLAY_MIN_SAMPLE_NS);
+		return -ERANGE;
+	}
 	ram = (u64)totalram_pages() << PAGE_SHIFT;
 	if (meta > ram / 8) {
 		NL_SET_ERR_MSG_FMT_MOD(extack,
@@ -471,6 +657,9 @@ int slablab_replay_new(const struct slablab_replay_setup *setup,
 	r->nr_cpus = setup->nr_cpus;
 	r->nr_caches = nr_caches;
 	r->max_live_bytes = setup->max_live_bytes;
+	r->design = setup->design;
+	r->time_scale = setup->time_scale;
+	r->sample_ns = setup->sample_ns;
 	spin_lock_init(&r->peak_lock);
 	init_completion(&r->done);
 	r->caches = kvmalloc_array(nr_caches + 1, sizeof(*caches), GFP_KERNEL);
@@ -482,8 +671,14 @@ int slablab_replay_new(const struct slablab_replay_setup *setup,
 	r->lab = kcalloc(nr_caches + 1, sizeof(*r->lab), GFP_KERNEL);
 	r->native = kcalloc(nr_caches + 1, sizeof(*r->native), GFP_KERNEL);
 	r->res = kvcalloc(nr_caches + 1, sizeof(*r->res), GFP_KERNEL);
+	if (r->time_scale)
+		r->ts = kvmalloc_array(r->nr_events, sizeof(*r->ts), GFP_KERNEL | __GFP_NOWARN);
+	if (r->sample_ns)
+		r->samples = kvcalloc(SLABLAB_REPLAY_MAX_SAMPLES, sizeof(*r->samples),
+				      GFP_KERNEL);
 	if (!r->caches || !r->ev || !r->obj || !r->owner || !r->lab ||
-	    !r->native || !r->res) {
+	    !r->native || !r->res || (r->time_scale && !r->ts) ||
+	    (r->sample_ns && !r->samples)) {
 		replay_free_all(r);
 		goto out_unlock;
 	}
@@ -499,13 +694,15 @@ out_unlock:
  * slablab_replay_data - events of the loading replay (replay-data)
  * @offset: index of the first, the number given so far (events come in order)
  * @ev: the events
+ * @times: their recorded times, [@nr] (time-scaled mode), else NULL
  * @nr: how many
  * @extack: where to say what was wrong
  *
- * Return: 0, -ENOENT (no replay loading), -EINVAL (a bad event or offset).
+ * Return: 0, -ENOENT (no replay loading), -EINVAL (a bad event or offset, times
+ * missing, unasked for or going back).
  */
-int slablab_replay_data(u64 offset, const struct slablab_replay_event *ev, u32 nr,
-			struct netlink_ext_ack *extack)
+int slablab_replay_data(u64 offset, const struct slablab_replay_event *ev,
+			const u64 *times, u32 nr, struct netlink_ext_ack *extack)
 {
 	struct slablab_replay *r;
 	int err = -EINVAL;
@@ -524,6 +721,22 @@ int slablab_replay_data(u64 offset, const struct slablab_replay_event *ev, u32 n
 				       offset, offset + nr, r->loaded, r->nr_events);
 		goto out;
 	}
+	if (!times != !r->ts) {
+		if (r->ts)
+			NL_SET_ERR_MSG_MOD(extack, "a time-scaled replay needs times");
+		else
+			NL_SET_ERR_MSG_MOD(extack, "times without time-scale");
+		goto out;
+	}
+	for (i = 0; times && i < nr; i++) {
+		u64 prev = i ? get_unaligned(&times[i - 1]) : offset ? r->ts[offset - 1] : 0;
+
+		if (get_unaligned(&times[i]) < prev) {
+			NL_SET_ERR_MSG_FMT_MOD(extack, "event %llu's time goes back",
+					       offset + i);
+			goto out;
+		}
+	}
 	for (i = 0; i < nr; i++) {
 		const struct slablab_replay_event *e = &ev[i];
 
@@ -536,17 +749,13 @@ int slablab_replay_data(u64 offset, const struct slablab_replay_event *ev, u32 n
 		}
 	}
 	memcpy(&r->ev[offset], ev, array_size(nr, sizeof(*ev)));
+	if (times)
+		memcpy(&r->ts[offset], times, array_size(nr, sizeof(*times)));
 	r->loaded += nr;
 	err = 0;
 out:
 	mutex_unlock(&replay_mutex);
 	return err;
-}
-
-/* The bytes an allocation event holds, as replayed: a free's own size is not trusted. */
-static u64 replay_event_bytes(const struct slablab_replay *r, const struct slablab_replay_event *e)
-{
-	return e->cache ? r->caches[e->cache - 1].size : e->size;
 }
 
 /*
@@ -672,6 +881,14 @@ static int replay_make_threads(struct slablab_replay *r, struct netlink_ext_ack 
 		cpu = cpumask_next(cpu, cpu_online_mask);
 	}
 	cpus_read_unlock();
+	if (!err && r->sample_ns) {
+		r->sampler = kthread_create(replay_sampler_fn, r, "slablab-replay-sampler");
+		if (IS_ERR(r->sampler)) {
+			NL_SET_ERR_MSG_MOD(extack, "cannot create the replay's sampler");
+			err = PTR_ERR(r->sampler);
+			r->sampler = NULL;
+		}
+	}
 	if (err) {
 		while (k--)
 			kthread_stop(r->t[k].task);
@@ -683,7 +900,7 @@ static void replay_fill_report(struct slablab_replay *r, struct slablab_replay_r
 {
 	u32 i;
 
-	memset(rep, 0, offsetof(struct slablab_replay_report, res));
+	memset(rep, 0, sizeof(*rep));
 	if (!r)
 		return;
 	rep->state = r->state;
@@ -691,6 +908,8 @@ static void replay_fill_report(struct slablab_replay *r, struct slablab_replay_r
 	rep->threads = r->threads;
 	rep->folded = r->folded;
 	rep->peak_live_bytes = r->peak_live_bytes;
+	rep->design = r->design;
+	rep->time_scale = r->time_scale;
 	if (r->state != SLABLAB_REPLAY_DONE && r->state != SLABLAB_REPLAY_STOPPED)
 		return;
 	for (i = 0; i < r->threads; i++) {
@@ -707,8 +926,11 @@ static void replay_fill_report(struct slablab_replay *r, struct slablab_replay_r
 		rep->live_at_end += r->res[i].live_at_end;
 	rep->elapsed_ns = r->end_ns - r->start_ns;
 	rep->peak_pages = r->peak_pages;
+	rep->avg_pages = r->avg_pages;
 	rep->nr_res = r->nr_caches + 1;
 	rep->res = r->res;
+	rep->nr_samples = r->nr_samples;
+	rep->samples = r->samples;
 }
 
 /**
@@ -754,7 +976,10 @@ int slablab_replay_run(struct slablab_replay_report *rep, struct netlink_ext_ack
 	r->state = SLABLAB_REPLAY_RUNNING;
 	for (k = 0; k < r->threads; k++)
 		wake_up_process(r->t[k].task);
+	if (r->sampler)
+		wake_up_process(r->sampler);
 	r->start_ns = ktime_get_ns();
+	r->last_ns = r->start_ns;
 	/* release go: the set-up above to the kthreads */
 	smp_store_release(&r->go, true);
 	replay_fill_report(r, rep);
@@ -763,22 +988,54 @@ out:
 	return err;
 }
 
+/* Finishes the replay whose last kthread queued this, unless someone did already. */
+static void replay_finish_workfn(struct work_struct *work)
+{
+	struct slablab_replay *r;
+
+	mutex_lock(&replay_mutex);
+	r = slablab_replay;
+	if (r && r->state == SLABLAB_REPLAY_RUNNING && completion_done(&r->done))
+		replay_finish(r, READ_ONCE(r->stop));
+	mutex_unlock(&replay_mutex);
+}
+
 /**
  * slablab_replay_get - the replay's state and, once done, its results (replay-get)
- * @rep: filled in; @rep->res points into the replay (valid until the next
- *	slablab_replay_*() call: the caller holds no lock, so copy it at once —
- *	netlink.c puts it into the reply under slablab_replay_lock())
+ * @rep: filled in; @rep->res and @rep->samples point into the replay (valid while
+ *	slablab_replay_lock() is held: netlink.c puts them into the reply under it)
  *
- * A replay whose kthreads have all finished is finished here (its live objects freed,
- * its caches destroyed): never waits.
+ * Changes nothing: a replay whose kthreads are done is running until
+ * replay_finish_work has finished it.
  */
 void slablab_replay_get(struct slablab_replay_report *rep)
+{
+	lockdep_assert_held(&replay_mutex);
+	replay_fill_report(slablab_replay, rep);
+}
+
+/**
+ * slablab_replay_stop - stop a running replay (replay-stop)
+ * @rep: filled in as by slablab_replay_get()
+ *
+ * Its kthreads leave their events and are waited for; what is still live is freed,
+ * the caches destroyed (state stopped). A replay whose kthreads were done already is
+ * finished as done; a loading or finished one is left alone.
+ */
+void slablab_replay_stop(struct slablab_replay_report *rep)
 {
 	struct slablab_replay *r = slablab_replay;
 
 	lockdep_assert_held(&replay_mutex);
-	if (r && r->state == SLABLAB_REPLAY_RUNNING && completion_done(&r->done))
-		replay_finish(r, false);
+	if (r && r->state == SLABLAB_REPLAY_RUNNING) {
+		bool stopped = !completion_done(&r->done);
+
+		if (stopped) {
+			replay_stop_threads(r);
+			wait_for_completion(&r->done);
+		}
+		replay_finish(r, stopped);
+	}
 	replay_fill_report(r, rep);
 }
 
@@ -808,11 +1065,13 @@ void slablab_replay_exit(void)
 	mutex_lock(&replay_mutex);
 	r = slablab_replay;
 	if (r && r->state == SLABLAB_REPLAY_RUNNING) {
-		WRITE_ONCE(r->stop, true);
+		replay_stop_threads(r);
 		wait_for_completion(&r->done);
 		replay_finish(r, true);
 	}
 	replay_free_all(r);
 	slablab_replay = NULL;
 	mutex_unlock(&replay_mutex);
+	/* queued by the last kthread: it finds no replay now, and must not outlive us */
+	cancel_work_sync(&replay_finish_work);
 }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: ((GPL-2.0 WITH Linux-syscall-note) OR BSD-3-Clause) */
 /*
  * The binary payloads of the replay ops (uapi/slablab.yaml, attribute set replay):
- * replay.caches, replay.events and replay.cache-results are arrays of these structs,
+ * replay.caches, replay.events, replay.cache-results and replay.samples are arrays of
+ * these structs,
  * native endian, no padding. Shared by the module (replay.c) and slabctl. The trace
  * file slabctl record writes is a different, versioned format (docs/replay.md).
  */
@@ -56,6 +57,16 @@ struct slablab_replay_cache_result {
 	__u64 allocs;
 	__u64 frees;
 	__u64 live_at_end;
+	__u64 pages;
+};
+
+/**
+ * struct slablab_replay_sample - pages over time (replay.samples)
+ * @ns: since the replay's start
+ * @pages: pages the target held then, above what it held at the start
+ */
+struct slablab_replay_sample {
+	__u64 ns;
 	__u64 pages;
 };
 

@@ -30,6 +30,7 @@ from ._core import (
     JSON_SCHEMA,
     LIMITS,
     PAGE_POLICIES,
+    REPLAY_TARGETS,
     RUN_CSV_COLUMNS,
     STAT_NAMES,
     STORM_PATTERNS,
@@ -39,6 +40,8 @@ from ._core import (
     main_figures,
     native_cache,
     native_caches,
+    read_trace,
+    record,
     summarize,
 )
 from .cache import Cache
@@ -52,7 +55,7 @@ from .errors import (
     OperationFailed,
     PermissionDenied,
 )
-from .shapes import CacheInfo, Compare, Status, Storm
+from .shapes import CacheInfo, Compare, Replay, ReplayCompare, Status, Storm
 
 __version__ = _core.__version__
 
@@ -66,6 +69,7 @@ __all__ = [
     "JSON_SCHEMA",
     "LIMITS",
     "PAGE_POLICIES",
+    "REPLAY_TARGETS",
     "STAT_NAMES",
     "STORM_TARGETS",
     "STORM_PATTERNS",
@@ -76,6 +80,8 @@ __all__ = [
     "main_figures",
     "native_caches",
     "native_cache",
+    "read_trace",
+    "record",
     "summarize",
     "Client",
     "Cache",
@@ -89,6 +95,8 @@ __all__ = [
     "OperationFailed",
     "CacheInfo",
     "Compare",
+    "Replay",
+    "ReplayCompare",
     "Status",
     "Storm",
 ]

@@ -1,10 +1,11 @@
 # SPDX-License-Identifier: GPL-2.0 OR MIT
 # Type stub of slablab._core (pybind11 bindings of libslabctl). Keep in step with
 # python/src/module.cpp.
+import os
 from typing import Any, Callable, Iterable, Mapping, Optional, Sequence, Union
 
-from .shapes import (CacheInfo, Compare, NativeCache, Status, Storm, Summary,
-                     ValidateReport)
+from .shapes import (CacheInfo, Compare, NativeCache, RecordReport, Replay, ReplayCompare,
+                     Status, Storm, Summary, TraceInfo, ValidateReport)
 
 __version__: str
 API_VERSION: int
@@ -16,6 +17,7 @@ FEATURES: tuple[str, ...]
 DESIGNS: tuple[str, ...]
 FASTPATHS: tuple[str, ...]
 PAGE_POLICIES: tuple[str, ...]
+REPLAY_TARGETS: tuple[str, ...]
 LIMITS: dict[str, int]
 STORM_TARGETS: tuple[str, ...]
 STORM_PATTERNS: tuple[str, ...]
@@ -31,12 +33,21 @@ CompareDict = Compare
 Sizes = Union[None, str, Mapping[int, int], Iterable[Union[int, tuple[int, int]]]]
 Cpus = Union[None, str, Iterable[int]]
 SetVariant = Union[str, Mapping[str, Any]]
+PathArg = Union[str, "os.PathLike[str]"]
 
 def format_size(value: int) -> str: ...
 def summarize(values: Sequence[float]) -> Summary: ...
 def main_figures(pattern: Union[str, int]) -> list[str]: ...
 def native_caches(root: Optional[str] = None, patterns: Sequence[str] = ()) -> list[NativeCache]: ...
 def native_cache(name: str, root: Optional[str] = None) -> NativeCache: ...
+def record(
+    output: PathArg,
+    command: Sequence[str],
+    *,
+    events: Sequence[str] = ...,
+    buffer_kb: int = 16384,
+) -> RecordReport: ...
+def read_trace(path: PathArg) -> TraceInfo: ...
 
 class Client:
     def __init__(self, host_checks: bool = True) -> None: ...
@@ -155,6 +166,28 @@ class Client:
         progress: Optional[Callable[[StormDict], Any]] = None,
         poll_interval: float = 0.15,
     ) -> StormDict: ...
+    def replay(
+        self,
+        trace: PathArg,
+        target: str = "slablab",
+        *,
+        design: Optional[str] = None,
+        max_live_bytes: Optional[int] = None,
+        time_scale: float = 0.0,
+        sample_ms: Optional[float] = None,
+    ) -> Replay: ...
+    def replay_compare(
+        self,
+        trace: PathArg,
+        targets: Union[str, Iterable[str]],
+        *,
+        design: Optional[str] = None,
+        max_live_bytes: Optional[int] = None,
+        time_scale: float = 0.0,
+        sample_ms: Optional[float] = None,
+        progress: Optional[Callable[[int, int, Replay], Any]] = None,
+    ) -> ReplayCompare: ...
+    def replay_stop(self) -> Replay: ...
     def compare(
         self,
         pattern: Union[str, int],

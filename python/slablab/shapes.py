@@ -13,7 +13,8 @@ __all__ = [
     "Stats", "Status", "Gauges", "PerCpu", "CacheInfo", "NativeGauges", "NativeCache",
     "ValidateReport", "StormSize", "StormSpec", "StormProgress", "StormThread",
     "StormResults", "Figures", "Storm", "Summary", "PairedRatio", "FigureSummary",
-    "CompareVariant", "CompareRun", "Compare",
+    "CompareVariant", "CompareRun", "Compare", "RecordReport", "TraceCache", "TraceInfo",
+    "ReplayCache", "ReplaySamples", "Replay", "ReplayCompare",
 ]
 
 #: Event counters keyed by :data:`slablab.STAT_NAMES`.
@@ -332,3 +333,92 @@ class Compare(TypedDict):
     figures: List[str]
     variants: List[CompareVariant]
     runs: List[CompareRun]
+
+
+class RecordReport(TypedDict):
+    """:func:`slablab.record`, ``slabctl record --json``'s ``record``."""
+    output: str
+    exit_status: int            # the command's (128 + signal when killed)
+    events: int
+    objects: int
+    caches: int
+    cpus: int
+    duration_ns: int
+    lost_events: int
+    unmatched_frees: int        # frees of objects allocated before the recording
+    live_at_end: int
+    lost_frees: int
+    peak_live_bytes: int
+
+
+class TraceCache(TypedDict):
+    name: str
+    object_size: int
+    align: int
+
+
+class TraceInfo(TypedDict):
+    """:func:`slablab.read_trace`: a trace file's header and caches (docs/replay.md)."""
+    nr_cpus: int
+    nr_events: int
+    nr_objects: int
+    lost_events: int
+    unmatched_frees: int
+    live_at_end: int
+    peak_live_bytes: int
+    duration_ns: int
+    caches: List[TraceCache]
+
+
+class ReplayCache(TypedDict):
+    """One recorded cache's figures in a replay (entry 0: kmalloc)."""
+    name: str
+    allocs: int
+    frees: int
+    live_at_end: int
+    pages: int                  # slablab target: pages its cache held at the end
+
+
+class ReplaySamples(TypedDict):
+    """Pages over time: ns since the start, pages above the start's."""
+    ns: List[int]
+    pages: List[int]
+
+
+class Replay(TypedDict):
+    """:meth:`Client.replay`, ``slabctl replay --json``'s ``replay``."""
+    target: str                 # slablab, native, kmalloc, native-kmalloc
+    label: str                  # as asked for: "slablab:sheaves"
+    design: Optional[str]       # the slablab target's design
+    state: int
+    state_name: str             # done, stopped, running, loading, none
+    time_scale: float           # 0: as fast as possible
+    threads: int
+    folded: bool
+    recorded_cpus: int
+    events: int
+    allocs: int
+    frees: int
+    remote_frees: int
+    failures: int
+    alloc_cycles: int
+    free_cycles: int
+    elapsed_ns: int
+    page_size: int
+    peak_pages: int
+    avg_pages: int              # time-weighted mean of the pages samples
+    peak_live_bytes: int
+    live_at_end: int
+    ops_per_sec: float
+    cycles_per_alloc: float
+    cycles_per_free: float
+    overhead_pct: float         # peak pages' bytes over the trace's peak live bytes
+    caches: List[ReplayCache]
+    samples: ReplaySamples
+
+
+class ReplayCompare(TypedDict):
+    """:meth:`Client.replay_compare`, ``slabctl replay --compare --json``'s ``compare``."""
+    file: str
+    targets: List[str]
+    replays: List[Replay]

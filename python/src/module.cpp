@@ -375,6 +375,45 @@ const char* const kStormSpecDoc =
 	"working_set, ring (power of two), seed, max_live_bytes, thin (churn: keep every "
 	"thin-th object after the fill).";
 
+/// A trace argument: a path (str or os.PathLike).
+std::string path_arg(const py::object& v)
+{
+	return py::str(py::module_::import("os").attr("fspath")(v));
+}
+
+/// The replay keywords of replay() and replay_compare() into a ReplaySpec.
+slabctl::ReplaySpec replay_spec(const py::object& max_live_bytes, double time_scale,
+				const py::object& sample_ms)
+{
+	slabctl::ReplaySpec spec;
+	if (!max_live_bytes.is_none()) {
+		const auto v = max_live_bytes.cast<int64_t>();
+		if (v <= 0)
+			throw slabctl::UsageError("max_live_bytes must be positive", ERANGE);
+		spec.max_live_bytes = static_cast<uint64_t>(v);
+	}
+	if (!(time_scale >= 0) || time_scale > 1000)
+		throw slabctl::UsageError("time_scale must be in [0, 1000] (0: as fast as possible)",
+					  ERANGE);
+	spec.time_scale = time_scale;
+	if (!sample_ms.is_none()) {
+		const double ms = sample_ms.cast<double>();
+		if (!(ms >= 0.1))
+			throw slabctl::UsageError("sample_ms must be at least 0.1", ERANGE);
+		spec.sample_ns = static_cast<uint64_t>(ms * 1e6);
+	}
+	return spec;
+}
+
+const char* const kReplayDoc =
+	"trace: a file from slabctl record or slablab.record() (str or path). "
+	"time_scale: 0 (default) as fast as possible; else each event at its recorded time "
+	"times time_scale (1.0: as recorded, 0.1: ten times faster). sample_ms: pages "
+	"sampled every sample_ms into 'samples' (default: none, or the scaled duration / "
+	"500 when time-scaled). max_live_bytes: cap on the trace's peak live bytes (default "
+	"the module's, RAM / 4). KeyboardInterrupt stops the replay in the kernel (REPLAY_STOP) "
+	"and propagates.";
+
 const char* const kClientDoc = R"doc(A connection to the slablab kernel module (generic netlink family "slablab").
 
 Client(host_checks=True)
@@ -424,6 +463,10 @@ PYBIND11_MODULE(_core, m)
 		designs.append(py::str(std::string(n)));
 	m.attr("DESIGNS") = py::tuple(designs);	// the spec's design enum
 	m.attr("PAGE_POLICIES") = py::tuple(policies);
+	py::list replay_targets;
+	for (auto n : slabctl::replay_target_names())
+		replay_targets.append(py::str(std::string(n)));
+	m.attr("REPLAY_TARGETS") = py::tuple(replay_targets);
 	py::dict limits;
 	limits["name_max"] = SLABLAB_NAME_MAX - 1;
 	limits["min_size"] = SLABLAB_MIN_SIZE;
@@ -557,6 +600,76 @@ PYBIND11_MODULE(_core, m)
 		"everything `slabctl info -r NAME --native --json` has: the dict of "
 		"native_caches() plus 'nodes', 'percpu_stats' and 'files' (every file read). "
 		"Raises NotFound when there is no such cache.");
+
+	m.def(
+		"record",
+		[](const py::object& output, const std::vector<std::string>& command,
+		   const std::vector<std::string>& events, int64_t buffer_kb) {
+			slabctl::RecordSpec spec;
+			spec.output = path_arg(output);
+			spec.command = command;
+			spec.kmalloc = spec.cache = false;
+			for (const auto& e : events) {
+				if (e == "kmalloc")
+					spec.kmalloc = true;
+				else if (e == "cache")
+					spec.cache = true;
+				else
+					throw slabctl::UsageError("events: '" + e +
+								  "' is not kmalloc or cache");
+			}
+			if (buffer_kb <= 0)
+				throw slabctl::UsageError("buffer_kb must be positive", ERANGE);
+			spec.buffer_kb = static_cast<size_t>(buffer_kb);
+			slabctl::RecordReport r;
+			{
+				py::gil_scoped_release nogil;
+				r = slabctl::record_trace(spec);
+			}
+			return to_py(slabctl::to_json(r));
+		},
+		py::arg("output"), py::arg("command"), py::kw_only(),
+		py::arg("events") = std::vector<std::string>{"kmalloc", "cache"},
+		py::arg("buffer_kb") = 16384,
+		"slabctl record from Python (root: tracefs): trace the kernel's kmem tracepoints "
+		"while `command` (an argv list) runs and write the trace to `output`. Returns what "
+		"was recorded: events, objects, caches, cpus, duration_ns, lost_events, "
+		"unmatched_frees, live_at_end, lost_frees, peak_live_bytes, and the command's "
+		"exit_status (not an error).");
+	m.def(
+		"read_trace",
+		[](const py::object& path) {
+			const std::string file = path_arg(path);
+			slabctl::Trace t;
+			{
+				py::gil_scoped_release nogil;
+				t = slabctl::read_trace(file);
+			}
+			py::dict d;
+			d["nr_cpus"] = t.nr_cpus;
+			d["nr_events"] = t.events.size();
+			d["nr_objects"] = t.nr_objects;
+			d["lost_events"] = t.lost_events;
+			d["unmatched_frees"] = t.unmatched_frees;
+			d["live_at_end"] = t.live_at_end;
+			d["peak_live_bytes"] = t.peak_live_bytes;
+			d["duration_ns"] = t.duration_ns;
+			py::list caches;
+			for (const auto& c : t.caches) {
+				py::dict cd;
+				cd["name"] = c.name;
+				cd["object_size"] = c.object_size;
+				cd["align"] = c.align;
+				caches.append(cd);
+			}
+			d["caches"] = caches;
+			return d;
+		},
+		py::arg("path"),
+		"The header of a trace file and its caches (docs/replay.md, \"File format\"): "
+		"nr_cpus, nr_events, nr_objects, lost_events, unmatched_frees, live_at_end, "
+		"peak_live_bytes, duration_ns, caches [{name, object_size, align}]. A bad or "
+		"truncated file raises InvalidArgument naming the byte offset.");
 
 	py::class_<slabctl::Client>(m, "Client", kClientDoc)
 		.def(py::init([](bool host_checks) {
@@ -854,6 +967,103 @@ PYBIND11_MODULE(_core, m)
 				     "then propagates; storm_get() still has what it did. ") +
 			 kStormSpecDoc)
 				.c_str())
+		.def(
+			"replay",
+			[](slabctl::Client& c, const py::object& trace, const std::string& target,
+			   const py::object& design, const py::object& max_live_bytes,
+			   double time_scale, const py::object& sample_ms) {
+				auto variants = slabctl::parse_replay_targets(
+					target, design.is_none()
+							? std::nullopt
+							: std::optional<std::string>(design.cast<std::string>()));
+				if (variants.size() != 1)
+					throw slabctl::UsageError(
+						"replay() takes one target (replay_compare() several)");
+				slabctl::ReplaySpec spec = replay_spec(max_live_bytes, time_scale, sample_ms);
+				spec.target = variants[0].spec.target;
+				spec.design = variants[0].spec.design;
+				const std::string path = path_arg(trace);
+				SignalWatch watch;
+				slabctl::ReplayResult r;
+				{
+					py::gil_scoped_release nogil;
+					const slabctl::Trace t = slabctl::read_trace(path);
+					r = c.replay(t, spec, [&] { return watch(); });
+				}
+				r.label = variants[0].label;
+				watch.raise_if_pending();
+				return to_py(slabctl::to_json(r));
+			},
+			py::arg("trace"), py::arg("target") = "slablab", py::kw_only(),
+			py::arg("design") = py::none(), py::arg("max_live_bytes") = py::none(),
+			py::arg("time_scale") = 0.0, py::arg("sample_ms") = py::none(),
+			(std::string("slabctl replay from Python: replay the trace in the kernel on "
+				     "`target` ('slablab', 'native', 'kmalloc', 'native-kmalloc', "
+				     "'slablab:DESIGN' or a design name; design= for a plain slablab) "
+				     "and return the replay dict (`slabctl replay --json`'s 'replay'): "
+				     "allocs, frees, live_at_end, ops_per_sec, cycles_per_alloc, "
+				     "peak_pages, avg_pages, overhead_pct, caches, samples. ") +
+			 kReplayDoc)
+				.c_str())
+		.def(
+			"replay_compare",
+			[](slabctl::Client& c, const py::object& trace, const py::object& targets,
+			   const py::object& design, const py::object& max_live_bytes,
+			   double time_scale, const py::object& sample_ms, const py::object& progress) {
+				std::string list;
+				if (py::isinstance<py::str>(targets)) {
+					list = targets.cast<std::string>();
+				} else {
+					for (const auto& t : targets)
+						list += (list.empty() ? "" : ",") + std::string(py::str(t));
+				}
+				auto variants = slabctl::parse_replay_targets(
+					list, design.is_none()
+						      ? std::nullopt
+						      : std::optional<std::string>(design.cast<std::string>()));
+				const slabctl::ReplaySpec base =
+					replay_spec(max_live_bytes, time_scale, sample_ms);
+				const std::string path = path_arg(trace);
+				SignalWatch watch;
+				slabctl::ReplayProgressFn cb;
+				if (!progress.is_none())
+					cb = [&](size_t i, size_t n, const slabctl::ReplayResult& r) {
+						py::gil_scoped_acquire gil;
+						progress(i, n, to_py(slabctl::to_json(r)));
+					};
+				std::vector<slabctl::ReplayResult> runs;
+				{
+					py::gil_scoped_release nogil;
+					const slabctl::Trace t = slabctl::read_trace(path);
+					runs = slabctl::run_replay_compare(c, t, variants, base, cb,
+									   [&] { return watch(); });
+				}
+				watch.raise_if_pending();
+				return to_py(slabctl::replay_compare_json(path, runs));
+			},
+			py::arg("trace"), py::arg("targets"), py::kw_only(),
+			py::arg("design") = py::none(), py::arg("max_live_bytes") = py::none(),
+			py::arg("time_scale") = 0.0, py::arg("sample_ms") = py::none(),
+			py::arg("progress") = py::none(),
+			(std::string("slabctl replay --compare from Python: replay the trace on each "
+				     "target in turn (a list, or 'slub,sheaves,native') and return "
+				     "{'file', 'targets': [labels], 'replays': [replay dicts]}. "
+				     "progress(index, total, replay_dict) after each. ") +
+			 kReplayDoc)
+				.c_str())
+		.def(
+			"replay_stop",
+			[](slabctl::Client& c) {
+				slabctl::ReplayResult r;
+				{
+					py::gil_scoped_release nogil;
+					r = c.replay_stop();
+				}
+				return to_py(slabctl::to_json(r));
+			},
+			"REPLAY_STOP: stop a running replay (its objects freed, its caches destroyed) "
+			"and return its dict, state_name 'stopped'; a finished one is left alone (its "
+			"real state), with none loaded state_name is 'none'.")
 		.def(
 			"compare",
 			[](slabctl::Client& c, const py::object& pattern, const py::object& targets,

@@ -877,6 +877,20 @@ def replay_cases():
              msg="not an array of struct slablab_replay_event", bad=True),
         Case("REPLAY-data-no-offset", "REPLAY_DATA",
              [spec(A(RP_["EVENTS"], b"\0" * 16))], miss=RP_["OFFSET"], miss_nested=True),
+        Case("REPLAY-design-range", n,
+             [spec(tgt, nev, nobj, ncpu,
+                   u32(RP_["DESIGN"], U["__SLABLAB_DESIGN_MAX"], mark=True))],
+             err=errno.ERANGE, msg=RANGE, bad=True),
+        Case("REPLAY-time-scale-over", n,
+             [spec(tgt, nev, nobj, ncpu, u32(RP_["TIME_SCALE"], 1000001, mark=True))],
+             err=errno.ERANGE, msg=RANGE, bad=True),
+        Case("REPLAY-sample-ns-under", n,
+             [spec(tgt, nev, nobj, ncpu, u64(RP_["SAMPLE_NS"], 99999))],
+             err=errno.ERANGE, msg="sample-ns 99999 is under 100000"),
+        Case("REPLAY-data-times-ragged", "REPLAY_DATA",
+             [spec(u64(RP_["OFFSET"], 0), A(RP_["EVENTS"], b"\0" * 16),
+                   A(RP_["TIMES"], b"\0" * 12, mark=True))],
+             msg="times is not one __u64 per event", bad=True),
     ]
 
 
@@ -1050,6 +1064,7 @@ def test_unprivileged_user_is_refused(nl, lab):
         "STORM_START": [nest(A_["STORM"], u32(ST_["TARGET"], 2), u32(ST_["PATTERN"], 0),
                              u32(ST_["SIZE"], 64), u32(ST_["OPS"], 1))],
         "STORM_STOP": [],
+        "REPLAY_STOP": [],
     }
 
     def probe():

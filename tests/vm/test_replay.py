@@ -1,18 +1,25 @@
 # SPDX-License-Identifier: GPL-2.0
 """Record and replay (docs/replay.md), in the VM: slabctl record captures a small real
 workload (a tar of /etc) through the kmem tracepoints, slabctl replay runs the trace on
-slablab's caches and on the kernel's SLUB. Counting identities must hold on both
-(allocs - frees = live at the end) and the two targets must see the same objects."""
+slablab's caches (every design), its kmalloc classes, and on the kernel's SLUB and
+kmalloc. Counting identities must hold on all (allocs - frees = live at the end) and
+every target must see the same objects. The same from Python (slablab.record,
+Client.replay, Client.replay_compare), time-scaled with pages over time, and
+replay-stop."""
 import errno
 import json
 import os
 import re
+import shutil
 import struct
+import subprocess
 import time
 
 import pytest
 
-from conftest import slabctl
+import slablab
+from conftest import DESIGNS, REPO, slabctl
+from slablab import replay_plot
 
 RECORDED = {}
 
@@ -103,12 +110,18 @@ def replay_new(nl, nr_events, nr_objects, caches=b"", cpus=1, target="slablab", 
         attrs.append(A(RP_["CACHES"], caches))
     if "max_live" in kw:
         attrs.append(u64(RP_["MAX_LIVE_BYTES"], kw["max_live"]))
+    if "time_scale" in kw:
+        attrs.append(u32(RP_["TIME_SCALE"], kw["time_scale"]))
+    if "sample_ns" in kw:
+        attrs.append(u64(RP_["SAMPLE_NS"], kw["sample_ns"]))
     return nl.cmd("REPLAY_NEW", nest(A_["REPLAY"], *attrs))
 
 
-def replay_data(nl, events, offset=0):
-    return nl.cmd("REPLAY_DATA", nest(A_["REPLAY"], u64(RP_["OFFSET"], offset),
-                                      A(RP_["EVENTS"], b"".join(events))))
+def replay_data(nl, events, offset=0, times=None):
+    attrs = [u64(RP_["OFFSET"], offset), A(RP_["EVENTS"], b"".join(events))]
+    if times is not None:
+        attrs.append(A(RP_["TIMES"], struct.pack(f"={len(times)}Q", *times)))
+    return nl.cmd("REPLAY_DATA", nest(A_["REPLAY"], *attrs))
 
 
 def replay_state(reply):
@@ -116,11 +129,20 @@ def replay_state(reply):
     return {t: v for t, v in parse_attrs(nest_)}
 
 
-def load(nl, events, nr_objects, caches=b"", **kw):
+def load(nl, events, nr_objects, caches=b"", times=None, **kw):
     r = replay_new(nl, len(events), nr_objects, caches, **kw)
     assert r.error == 0, r
-    r = replay_data(nl, events)
+    r = replay_data(nl, events, times=times)
     assert r.error == 0, r
+
+
+def state_of(st):
+    return struct.unpack("=I", st[RP_["STATE"]])[0]
+
+
+def counts(st):
+    return {k: struct.unpack("=Q", st[RP_[k]])[0] for k in
+            ("ALLOCS", "FREES", "FAILURES", "LIVE_AT_END")}
 
 
 BAD_RUNS = {
@@ -237,3 +259,178 @@ def test_hand_made_trace_counts(nl, target):
            ("ALLOCS", "FREES", "FAILURES", "LIVE_AT_END", "REMOTE_FREES")}
     assert get == {"ALLOCS": 4, "FREES": 2, "FAILURES": 0, "LIVE_AT_END": 2,
                    "REMOTE_FREES": 2 if os.cpu_count() > 1 else 0}, get
+
+
+# ---- the Python binding, --compare, kmalloc targets, time-scaled mode ----
+
+# every target: slablab on each design, its kmalloc classes, the kernel's SLUB and kmalloc
+COMPARE = (["slablab"] + [f"slablab:{d}" for d in DESIGNS if d != "slub"] +
+           ["native", "kmalloc", "native-kmalloc"])
+
+
+def test_python_replay_matches_cli(trace, client):
+    info = slablab.read_trace(trace)
+    assert info["nr_events"] > 0 and info["caches"], info
+    assert info["live_at_end"] == RECORDED["live_at_end"]
+    py = client.replay(trace, "slablab")
+    cli = replay(trace, "slablab")
+    assert py["state_name"] == "done" and py["design"] == "slub", py
+    for k in ("allocs", "frees", "live_at_end", "events"):
+        assert py[k] == cli[k], k
+    assert [c["allocs"] for c in py["caches"]] == [c["allocs"] for c in cli["caches"]]
+
+
+def test_python_record(tmp_path):
+    path = tmp_path / "ls.trace"
+    rep = slablab.record(path, ["ls", "-R", "/etc"], buffer_kb=4096)
+    assert rep["exit_status"] == 0 and rep["events"] > 0, rep
+    info = slablab.read_trace(path)
+    assert (info["nr_events"], info["nr_objects"], info["live_at_end"]) == \
+        (rep["events"], rep["objects"], rep["live_at_end"])
+    # the command's failure is reported, not raised; the trace is still written
+    assert slablab.record(path, ["false"], events=["kmalloc"])["exit_status"] == 1
+    with pytest.raises(slablab.InvalidArgument):
+        slablab.record(path, ["true"], events=["pages"])
+
+
+def test_compare_every_target(trace):
+    """One command, every target in turn: the same objects on each, the identities
+    on each, pages counted on each (native: the kernel's slab pages)."""
+    r = slabctl("replay", trace, "--compare", ",".join(COMPARE), "--json")
+    doc = json.loads(r.stdout)["compare"]
+    assert doc["targets"] == COMPARE
+    runs = doc["replays"]
+    assert [x["target"] for x in runs] == \
+        ["slablab"] * len(DESIGNS) + ["native", "kmalloc", "native-kmalloc"]
+    assert [x["design"] for x in runs[:len(DESIGNS)]] == DESIGNS
+    for x in runs:
+        assert x["state_name"] == "done" and x["failures"] == 0, x["label"]
+        assert x["allocs"] - x["frees"] == x["live_at_end"] == RECORDED["live_at_end"]
+        assert x["peak_pages"] > 0 and x["avg_pages"] <= x["peak_pages"], x["label"]
+        for k in ("allocs", "frees", "events"):
+            assert x[k] == runs[0][k], (x["label"], k)
+        assert [c["allocs"] for c in x["caches"]] == [c["allocs"] for c in runs[0]["caches"]]
+    # the table: a column per target, the figures as rows
+    r = slabctl("replay", trace, "--compare", "slub,native")
+    head = r.stdout.splitlines()[1].split()
+    assert head == ["slub", "native"], r.stdout
+    for row in ("ops/s", "cycles/alloc", "peak pages", "time-weighted pages",
+                "overhead vs live bytes %"):
+        assert row in r.stdout, row
+
+
+def test_bad_targets_are_refused(trace):
+    for bad in ("slub-ish", "native:slub", "slablab:nope"):
+        r = slabctl("replay", trace, "--compare", bad, check=False)
+        assert r.returncode != 0 and bad.split(":")[-1] in r.stderr, r.stderr
+
+
+def test_time_scaled_pages_over_time(trace, client, tmp_path):
+    """Time-scaled: the events keep their recorded spacing (scaled), pages are sampled
+    over time; one line per target in the plot."""
+    info = slablab.read_trace(trace)
+    scale = max(0.001, round(min(1.0, 1.5e9 / info["duration_ns"]), 3))
+    res = client.replay_compare(trace, ["slablab", "native"], time_scale=scale,
+                                sample_ms=20)
+    assert res["targets"] == ["slablab", "native"]
+    for x in res["replays"]:
+        assert x["time_scale"] == pytest.approx(scale), x
+        assert x["allocs"] - x["frees"] == x["live_at_end"] == RECORDED["live_at_end"]
+        ns = x["samples"]["ns"]
+        assert len(ns) >= 3 and ns == sorted(ns), ns
+        assert len(x["samples"]["pages"]) == len(ns)
+        # the last events are due at about the scaled duration: not sooner
+        assert x["elapsed_ns"] >= 0.5 * info["duration_ns"] * scale, x
+    png, svg = replay_plot.save(res, str(tmp_path / "pages"))
+    assert open(png, "rb").read(8) == b"\x89PNG\r\n\x1a\n"
+    assert "<svg" in open(svg).read()
+
+
+def test_time_scaled_times_are_checked(nl):
+    events = [ev(ALLOC, 1), ev(FREE, 1)]
+    assert replay_new(nl, 2, 1, time_scale=1000).error == 0
+    r = replay_data(nl, events)
+    assert r.error == errno.EINVAL and "needs times" in r.msg, r
+    r = replay_data(nl, events, times=[5, 4])
+    assert r.error == errno.EINVAL and "event 1's time goes back" in r.msg, r
+    assert replay_new(nl, 2, 1).error == 0
+    r = replay_data(nl, events, times=[0, 1])
+    assert r.error == errno.EINVAL and "times without time-scale" in r.msg, r
+    r = replay_new(nl, 2, 1, sample_ns=1000)
+    assert r.error == errno.ERANGE and "sample-ns" in r.msg, r
+
+
+@pytest.mark.parametrize("target", ["slablab", "native"])
+def test_replay_stop(nl, client, target):
+    """A time-scaled replay whose free is due in ten minutes: replay-stop wakes its
+    kthread, frees what is live, destroys its caches, says stopped."""
+    before = {c["name"] for c in client.cache_list()}
+    events = [ev(ALLOC, 1, cache=1), ev(ALLOC, 2, size=200), ev(FREE, 1, cache=1)]
+    load(nl, events, 2, rcache(64), times=[0, 0, 600 * 10**9], target=target,
+         time_scale=1000, sample_ns=10**7)
+    assert nl.cmd("REPLAY_RUN").error == 0
+    t0 = time.monotonic()
+    r = nl.cmd("REPLAY_STOP")
+    assert r.error == 0, r
+    st = replay_state(r)
+    assert time.monotonic() - t0 < 60
+    assert state_of(st) == U["SLABLAB_REPLAY_STOPPED"]
+    c = counts(st)
+    assert c["FREES"] == 0 and c["ALLOCS"] - c["FREES"] == c["LIVE_AT_END"], c
+    assert {x["name"] for x in client.cache_list()} == before
+    # stopped is final: a second stop and a get leave it so
+    assert state_of(replay_state(nl.cmd("REPLAY_STOP"))) == U["SLABLAB_REPLAY_STOPPED"]
+    assert state_of(replay_state(nl.cmd("REPLAY_GET"))) == U["SLABLAB_REPLAY_STOPPED"]
+
+
+def test_replay_finishes_itself_for_unprivileged_get(nl, client):
+    """replay-get changes nothing and needs no privilege: the replay's last kthread has
+    it finished (objects freed, caches destroyed); uid 65534 polling replay-get sees
+    it done."""
+    from test_hostile import _as_nobody
+
+    before = {c["name"] for c in client.cache_list()}
+    load(nl, [ev(ALLOC, 1, cache=1), ev(ALLOC, 2, size=100)], 2, rcache(64))
+    assert nl.cmd("REPLAY_RUN").error == 0
+
+    def probe():
+        g = Genl()
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            r = g.cmd("REPLAY_GET")
+            if r.error:
+                return [r.error, r.msg]
+            st = replay_state(r)
+            if state_of(st) != U["SLABLAB_REPLAY_RUNNING"]:
+                return [0, state_of(st), counts(st)]
+        return [errno.ETIMEDOUT, ""]
+
+    res = _as_nobody(probe)
+    assert res[:2] == [0, U["SLABLAB_REPLAY_DONE"]], res
+    assert res[2]["LIVE_AT_END"] == 2, res
+    assert {c["name"] for c in client.cache_list()} == before
+
+
+# ---- hackbench (Debian's rt-tests), recorded as `make record-hackbench` does ----
+
+def test_hackbench_record_and_replay(tmp_path):
+    """A tiny hackbench recorded by scripts/record-hackbench.sh, replayed on slablab and
+    on the kernel's SLUB: the same objects, the identities on both, no failure."""
+    if not shutil.which("hackbench"):
+        pytest.skip("no hackbench (Debian's rt-tests: scripts/deps.sh installs it)")
+    path = tmp_path / "hb.trace"
+    r = subprocess.run([os.path.join(REPO, "scripts", "record-hackbench.sh"), str(path)],
+                       env={**os.environ, "HACKBENCH_ARGS": "-g 1 -f 2 -l 20 -s 64"},
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert f"the trace is {path}" in r.stdout
+    live = int(re.search(r"objects live at the end: (\d+)", r.stderr).group(1))
+    info = slablab.read_trace(path)
+    assert info["nr_events"] > 100 and info["nr_cpus"] >= 1, info
+    res = slablab.Client().replay_compare(path, ["slablab", "native"])
+    a, b = res["replays"]
+    for x in (a, b):
+        assert x["state_name"] == "done" and x["failures"] == 0, x
+        assert x["allocs"] - x["frees"] == x["live_at_end"] == live
+    for k in ("allocs", "frees", "events", "remote_frees"):
+        assert a[k] == b[k], k

@@ -1298,19 +1298,86 @@ StormResult Client::run_storm(const StormSpec& spec, const StormProgress& progre
 	}
 }
 
-ReplayResult Client::replay(const Trace& trace, const std::string& target,
-			    uint64_t max_live_bytes, std::chrono::milliseconds poll)
+namespace {
+
+// The REPLAY_RUN / REPLAY_GET / REPLAY_STOP reply into `res` (the trace names the caches).
+void parse_replay(nlattr** tb, const Trace* trace, ReplayResult& res)
+{
+	nlattr* nest = require(tb, SLABLAB_A_REPLAY, "REPLAY", "SLABLAB_A_REPLAY");
+	nlattr* rt[SLABLAB_REPLAY_A_MAX + 1] = {};
+	nla_parse_nested(rt, SLABLAB_REPLAY_A_MAX, nest, nullptr);
+	auto u32 = [&](int a) { return rt[a] ? nla_get_u32(rt[a]) : 0U; };
+	auto u64 = [&](int a) { return rt[a] ? nla_get_u64(rt[a]) : uint64_t{0}; };
+	res.state = u32(SLABLAB_REPLAY_A_STATE);
+	res.threads = u32(SLABLAB_REPLAY_A_THREADS);
+	res.folded = u32(SLABLAB_REPLAY_A_FOLDED) != 0;
+	res.peak_live_bytes = u64(SLABLAB_REPLAY_A_PEAK_LIVE_BYTES);
+	res.allocs = u64(SLABLAB_REPLAY_A_ALLOCS);
+	res.frees = u64(SLABLAB_REPLAY_A_FREES);
+	res.remote_frees = u64(SLABLAB_REPLAY_A_REMOTE_FREES);
+	res.failures = u64(SLABLAB_REPLAY_A_FAILURES);
+	res.alloc_cycles = u64(SLABLAB_REPLAY_A_ALLOC_CYCLES);
+	res.free_cycles = u64(SLABLAB_REPLAY_A_FREE_CYCLES);
+	res.elapsed_ns = u64(SLABLAB_REPLAY_A_ELAPSED_NS);
+	res.peak_pages = u64(SLABLAB_REPLAY_A_PEAK_PAGES);
+	res.avg_pages = u64(SLABLAB_REPLAY_A_AVG_PAGES);
+	res.live_at_end = u64(SLABLAB_REPLAY_A_LIVE_AT_END);
+	const uint32_t target = u32(SLABLAB_REPLAY_A_TARGET);
+	if (res.target.empty())
+		res.target = replay_target_name(target);
+	if (target == SLABLAB_REPLAY_TARGET_SLABLAB && rt[SLABLAB_REPLAY_A_DESIGN])
+		res.design = design_name(u32(SLABLAB_REPLAY_A_DESIGN));
+	res.time_scale = u32(SLABLAB_REPLAY_A_TIME_SCALE) / 1000.0;
+	res.caches.clear();
+	if (nlattr* a = rt[SLABLAB_REPLAY_A_CACHE_RESULTS]) {
+		const size_t n = nla_len(a) / sizeof(slablab_replay_cache_result);
+		std::vector<slablab_replay_cache_result> cr(n);
+		std::memcpy(cr.data(), nla_data(a), n * sizeof cr[0]);
+		for (size_t i = 0; i < n; i++) {
+			ReplayCacheResult c;
+			c.name = i == 0 ? "kmalloc" :
+				 trace && i - 1 < trace->caches.size() ?
+						trace->caches[i - 1].name :
+						fmt::format("cache{}", i);
+			c.allocs = cr[i].allocs;
+			c.frees = cr[i].frees;
+			c.live_at_end = cr[i].live_at_end;
+			c.pages = cr[i].pages;
+			res.caches.push_back(std::move(c));
+		}
+	}
+	res.samples.clear();
+	if (nlattr* a = rt[SLABLAB_REPLAY_A_SAMPLES]) {
+		const size_t n = nla_len(a) / sizeof(slablab_replay_sample);
+		std::vector<slablab_replay_sample> sm(n);
+		std::memcpy(sm.data(), nla_data(a), n * sizeof sm[0]);
+		for (const auto& x : sm)
+			res.samples.push_back({x.ns, x.pages});
+	}
+}
+
+}  // namespace
+
+ReplayResult Client::replay(const Trace& trace, const ReplaySpec& spec,
+			    const ShouldStop& should_stop, std::chrono::milliseconds poll)
 {
 	auto& d = impl();
-	uint32_t tg = 0;
-	if (target == "slablab")
-		tg = SLABLAB_REPLAY_TARGET_SLABLAB;
-	else if (target == "native")
-		tg = SLABLAB_REPLAY_TARGET_NATIVE;
-	else
-		throw UsageError(fmt::format("unknown replay target '{}' (slablab, native)", target));
+	const auto tg = replay_target_from_name(spec.target);
+	if (!tg)
+		throw UsageError(fmt::format("unknown replay target '{}' ({})", spec.target,
+					     fmt::join(replay_target_names(), ", ")));
+	if (spec.design && *tg != SLABLAB_REPLAY_TARGET_SLABLAB)
+		throw UsageError(fmt::format("a design is for the slablab target, not {}",
+					     spec.target));
+	if (spec.time_scale < 0 || spec.time_scale > 1000)
+		throw UsageError("time_scale must be in [0, 1000] (0: as fast as possible)",
+				 ERANGE);
+	const auto scale = static_cast<uint32_t>(std::llround(spec.time_scale * 1000));
+	if (spec.time_scale > 0 && !scale)
+		throw UsageError("time_scale under 0.001 (use 0 for as fast as possible)", ERANGE);
 	// frees of objects from before the recording are not replayed
 	std::vector<slablab_replay_event> ev;
+	std::vector<uint64_t> times;
 	ev.reserve(trace.events.size());
 	for (const TraceEvent& e : trace.events) {
 		if (!e.object)
@@ -1322,9 +1389,16 @@ ReplayResult Client::replay(const Trace& trace, const std::string& target,
 		r.cache = e.cache;
 		r.op = e.op == TraceOp::alloc ? SLABLAB_REPLAY_OP_ALLOC : SLABLAB_REPLAY_OP_FREE;
 		ev.push_back(r);
+		if (scale)
+			times.push_back(e.ts_ns);
 	}
 	if (ev.empty())
 		throw UsageError("the trace has no events to replay");
+	uint64_t sample_ns = spec.sample_ns;
+	if (!sample_ns && scale)	// about 500 samples over the scaled duration
+		sample_ns = std::max<uint64_t>(
+			1000000, static_cast<uint64_t>(static_cast<double>(trace.duration_ns) *
+						       spec.time_scale / 500));
 	std::vector<slablab_replay_cache> caches(trace.caches.size());
 	for (size_t i = 0; i < caches.size(); i++) {
 		const TraceCache& c = trace.caches[i];
@@ -1333,20 +1407,33 @@ ReplayResult Client::replay(const Trace& trace, const std::string& target,
 		caches[i].size = std::max<uint32_t>(c.object_size, 1);
 		caches[i].align = c.align;
 	}
+	ReplayResult res;
+	res.target = spec.target;
+	res.label = spec.target;
+	res.page_size = page_size();
+	res.recorded_cpus = trace.nr_cpus;
+	res.events = ev.size();
 	auto none = [](nlattr**) {};
 	d.transact(
 		SLABLAB_CMD_REPLAY_NEW, false,
 		[&](nl_msg* m) {
 			const std::string op = "REPLAY_NEW";
 			put_nest(m, SLABLAB_A_REPLAY, op, [&] {
-				put_u32(m, SLABLAB_REPLAY_A_TARGET, tg, op);
+				put_u32(m, SLABLAB_REPLAY_A_TARGET, *tg, op);
 				put_u64(m, SLABLAB_REPLAY_A_NR_EVENTS, ev.size(), op);
 				put_u32(m, SLABLAB_REPLAY_A_NR_OBJECTS,
 					static_cast<uint32_t>(std::max<uint64_t>(trace.nr_objects, 1)),
 					op);
 				put_u32(m, SLABLAB_REPLAY_A_NR_CPUS, std::max(trace.nr_cpus, 1U), op);
-				if (max_live_bytes)
-					put_u64(m, SLABLAB_REPLAY_A_MAX_LIVE_BYTES, max_live_bytes, op);
+				if (spec.max_live_bytes)
+					put_u64(m, SLABLAB_REPLAY_A_MAX_LIVE_BYTES, spec.max_live_bytes,
+						op);
+				if (spec.design)
+					put_u32(m, SLABLAB_REPLAY_A_DESIGN, *spec.design, op);
+				if (scale)
+					put_u32(m, SLABLAB_REPLAY_A_TIME_SCALE, scale, op);
+				if (sample_ns)
+					put_u64(m, SLABLAB_REPLAY_A_SAMPLE_NS, sample_ns, op);
 				if (!caches.empty() &&
 				    nla_put(m, SLABLAB_REPLAY_A_CACHES,
 					    static_cast<int>(caches.size() * sizeof caches[0]),
@@ -1355,9 +1442,10 @@ ReplayResult Client::replay(const Trace& trace, const std::string& target,
 			});
 		},
 		none, false);
-	constexpr size_t kChunk = 224;	// 3.5 KiB of events: within nlmsg_alloc()'s page
-	for (size_t off = 0; off < ev.size(); off += kChunk) {
-		const size_t n = std::min(kChunk, ev.size() - off);
+	// 3.5 KiB of events (and their times): within nlmsg_alloc()'s page
+	const size_t chunk = scale ? 144 : 224;
+	for (size_t off = 0; off < ev.size(); off += chunk) {
+		const size_t n = std::min(chunk, ev.size() - off);
 		d.transact(
 			SLABLAB_CMD_REPLAY_DATA, false,
 			[&](nl_msg* m) {
@@ -1367,56 +1455,46 @@ ReplayResult Client::replay(const Trace& trace, const std::string& target,
 					if (nla_put(m, SLABLAB_REPLAY_A_EVENTS,
 						    static_cast<int>(n * sizeof ev[0]), &ev[off]) < 0)
 						throw Error(EMSGSIZE, op, {}, "events chunk too big");
+					if (scale &&
+					    nla_put(m, SLABLAB_REPLAY_A_TIMES,
+						    static_cast<int>(n * sizeof times[0]),
+						    &times[off]) < 0)
+						throw Error(EMSGSIZE, op, {}, "times chunk too big");
 				});
 			},
 			none, false);
 	}
-	ReplayResult res;
-	res.target = target;
-	res.recorded_cpus = trace.nr_cpus;
-	res.events = ev.size();
-	auto parse = [&](nlattr** tb) {
-		nlattr* nest = require(tb, SLABLAB_A_REPLAY, "REPLAY", "SLABLAB_A_REPLAY");
-		nlattr* rt[SLABLAB_REPLAY_A_MAX + 1] = {};
-		nla_parse_nested(rt, SLABLAB_REPLAY_A_MAX, nest, nullptr);
-		auto u32 = [&](int a) { return rt[a] ? nla_get_u32(rt[a]) : 0U; };
-		auto u64 = [&](int a) { return rt[a] ? nla_get_u64(rt[a]) : uint64_t{0}; };
-		res.state = u32(SLABLAB_REPLAY_A_STATE);
-		res.threads = u32(SLABLAB_REPLAY_A_THREADS);
-		res.folded = u32(SLABLAB_REPLAY_A_FOLDED) != 0;
-		res.peak_live_bytes = u64(SLABLAB_REPLAY_A_PEAK_LIVE_BYTES);
-		res.allocs = u64(SLABLAB_REPLAY_A_ALLOCS);
-		res.frees = u64(SLABLAB_REPLAY_A_FREES);
-		res.remote_frees = u64(SLABLAB_REPLAY_A_REMOTE_FREES);
-		res.failures = u64(SLABLAB_REPLAY_A_FAILURES);
-		res.alloc_cycles = u64(SLABLAB_REPLAY_A_ALLOC_CYCLES);
-		res.free_cycles = u64(SLABLAB_REPLAY_A_FREE_CYCLES);
-		res.elapsed_ns = u64(SLABLAB_REPLAY_A_ELAPSED_NS);
-		res.peak_pages = u64(SLABLAB_REPLAY_A_PEAK_PAGES);
-		res.live_at_end = u64(SLABLAB_REPLAY_A_LIVE_AT_END);
-		res.caches.clear();
-		if (nlattr* a = rt[SLABLAB_REPLAY_A_CACHE_RESULTS]) {
-			const size_t n = nla_len(a) / sizeof(slablab_replay_cache_result);
-			const auto* cr = static_cast<const slablab_replay_cache_result*>(nla_data(a));
-			for (size_t i = 0; i < n; i++) {
-				ReplayCacheResult c;
-				c.name = i == 0 ? "kmalloc" :
-					 i - 1 < trace.caches.size() ? trace.caches[i - 1].name : "?";
-				c.allocs = cr[i].allocs;
-				c.frees = cr[i].frees;
-				c.live_at_end = cr[i].live_at_end;
-				c.pages = cr[i].pages;
-				res.caches.push_back(std::move(c));
-			}
-		}
-	};
+	auto parse = [&](nlattr** tb) { parse_replay(tb, &trace, res); };
 	d.transact(SLABLAB_CMD_REPLAY_RUN, false, [](nl_msg*) {}, parse, true);
-	auto wait = std::chrono::milliseconds(1);
-	while (res.state == SLABLAB_REPLAY_RUNNING) {
-		std::this_thread::sleep_for(wait);
-		wait = std::min(wait * 2, poll);
-		d.transact(SLABLAB_CMD_REPLAY_GET, false, [](nl_msg*) {}, parse, true);
+	try {
+		auto wait = std::chrono::milliseconds(1);
+		while (res.state == SLABLAB_REPLAY_RUNNING) {
+			if (should_stop && should_stop()) {
+				d.transact(SLABLAB_CMD_REPLAY_STOP, false, [](nl_msg*) {}, parse, true);
+				break;
+			}
+			std::this_thread::sleep_for(wait);
+			wait = std::min(wait * 2, poll);
+			d.transact(SLABLAB_CMD_REPLAY_GET, false, [](nl_msg*) {}, parse, true);
+		}
+	} catch (...) {
+		// a failing callback (Python's KeyboardInterrupt) must not leave it running
+		try {
+			d.transact(SLABLAB_CMD_REPLAY_STOP, false, [](nl_msg*) {}, none, true);
+		} catch (...) {
+		}
+		throw;
 	}
+	return res;
+}
+
+ReplayResult Client::replay_stop()
+{
+	ReplayResult res;
+	impl().transact(
+		SLABLAB_CMD_REPLAY_STOP, false, [](nl_msg*) {},
+		[&](nlattr** tb) { parse_replay(tb, nullptr, res); }, true);
+	res.label = res.target;
 	return res;
 }
 

@@ -75,6 +75,14 @@ constexpr std::pair<uint32_t, std::string_view> kStormTargets[] = {
 };
 static_assert(std::size(kStormTargets) == __SLABLAB_TARGET_MAX);
 
+constexpr std::pair<uint32_t, std::string_view> kReplayTargets[] = {
+	{SLABLAB_REPLAY_TARGET_SLABLAB, "slablab"},
+	{SLABLAB_REPLAY_TARGET_NATIVE, "native"},
+	{SLABLAB_REPLAY_TARGET_KMALLOC, "kmalloc"},
+	{SLABLAB_REPLAY_TARGET_NATIVE_KMALLOC, "native-kmalloc"},
+};
+static_assert(std::size(kReplayTargets) == __SLABLAB_REPLAY_TARGET_MAX);
+
 constexpr std::pair<uint32_t, std::string_view> kStormPatterns[] = {
 	{SLABLAB_PATTERN_PAIR, "pair"},
 	{SLABLAB_PATTERN_BATCH, "batch"},
@@ -116,6 +124,7 @@ constexpr std::string_view kCommands[] = {
 	"CACHE_RESET_STATS", "OBJ_ALLOC",	     "OBJ_FREE",	   "LAB_SET",
 	{},		 "STORM_START",	     "STORM_GET",	   "STORM_STOP",
 	"REPLAY_NEW",	 "REPLAY_DATA",	     "REPLAY_RUN",	   "REPLAY_GET",
+	"REPLAY_STOP",
 };
 static_assert(std::size(kCommands) == __SLABLAB_CMD_MAX);
 
@@ -248,6 +257,21 @@ std::optional<uint32_t> storm_target_from_name(std::string_view name) noexcept
 std::vector<std::string_view> storm_target_names()
 {
 	return enum_names(kStormTargets);
+}
+
+std::string replay_target_name(uint32_t target)
+{
+	return enum_name(kReplayTargets, target);
+}
+
+std::optional<uint32_t> replay_target_from_name(std::string_view name) noexcept
+{
+	return enum_value(kReplayTargets, name);
+}
+
+std::vector<std::string_view> replay_target_names()
+{
+	return enum_names(kReplayTargets);
 }
 
 std::string storm_pattern_name(uint32_t pattern)

@@ -166,8 +166,16 @@
  * SLABLAB_CMD_REPLAY_GET
  *   do: → (nothing); ← replay
  *   The replay: replay { state, target, threads, folded } and, once done, its results
- *   (allocs … cache-results). Finishes a replay whose threads are done (frees what is
- *   still live, destroys its caches).
+ *   (allocs … cache-results). Changes nothing: a replay whose threads are done is
+ *   finished (what is still live freed, its caches destroyed) by a work item its last
+ *   thread queues; it is running until then.
+ *
+ * SLABLAB_CMD_REPLAY_STOP [ADMIN]
+ *   do: → (nothing); ← replay
+ *   [ADMIN] Stop a running replay: its threads leave their events, what is still live
+ *   is freed, its caches destroyed; the reply is as for replay-get, state = stopped,
+ *   with what was done so far. A finished replay is left alone (its real state); with
+ *   none loaded the reply is state = none.
  */
 #ifndef _UAPI_LINUX_SLABLAB_H
 #define _UAPI_LINUX_SLABLAB_H
@@ -209,6 +217,8 @@
 #define SLABLAB_REPLAY_MAX_EVENTS	16777216
 /* most recorded caches one replay may name */
 #define SLABLAB_REPLAY_MAX_CACHES	1024
+/* most pages-over-time samples one replay keeps (replay.samples) */
+#define SLABLAB_REPLAY_MAX_SAMPLES	2048
 
 /**
  * enum slablab_feature - status.features bits, what this kernel and build do
@@ -499,11 +509,17 @@ enum slablab_design {
  *	and alignment); kmalloc events on slablab_kmalloc()'s size classes
  * @SLABLAB_REPLAY_TARGET_NATIVE: the kernel's own SLUB: one kmem_cache per recorded
  *	cache; kmalloc events on the kernel's kmalloc()
+ * @SLABLAB_REPLAY_TARGET_KMALLOC: every event on slablab_kmalloc()'s size classes (a
+ *	cache event by its size)
+ * @SLABLAB_REPLAY_TARGET_NATIVE_KMALLOC: every event on the kernel's kmalloc() (a cache
+ *	event by its size)
  * @__SLABLAB_REPLAY_TARGET_MAX: the number of values
  */
 enum slablab_replay_target {
 	SLABLAB_REPLAY_TARGET_SLABLAB,
 	SLABLAB_REPLAY_TARGET_NATIVE,
+	SLABLAB_REPLAY_TARGET_KMALLOC,
+	SLABLAB_REPLAY_TARGET_NATIVE_KMALLOC,
 	__SLABLAB_REPLAY_TARGET_MAX
 };
 
@@ -513,7 +529,7 @@ enum slablab_replay_target {
  * @SLABLAB_REPLAY_LOADING: replay-new made it; replay-data fills it
  * @SLABLAB_REPLAY_RUNNING: running
  * @SLABLAB_REPLAY_DONE: every event replayed, the objects still live freed
- * @SLABLAB_REPLAY_STOPPED: stopped early (unload)
+ * @SLABLAB_REPLAY_STOPPED: stopped early (replay-stop, unload)
  * @__SLABLAB_REPLAY_MAX: the number of values
  */
 enum slablab_replay_state {
@@ -1117,6 +1133,20 @@ enum slablab_layers_attr {
  *	(then freed)
  * @SLABLAB_REPLAY_A_CACHE_RESULTS: (binary) per recorded cache (entry 0: kmalloc), an
  *	array of struct slablab_replay_cache_result (include/slablab/replay.h)
+ * @SLABLAB_REPLAY_A_DESIGN: (u32, enum slablab_design) the design of the slablab
+ *	target's caches (replay-new; default slub); the reply names it
+ * @SLABLAB_REPLAY_A_TIME_SCALE: (u32, 0..1000000) replay-new: time-scaled mode, each
+ *	event at its recorded time times time-scale / 1000 after the start (1000: as
+ *	recorded, 100: ten times faster); 0 or absent: as fast as possible. replay-data then
+ *	carries times.
+ * @SLABLAB_REPLAY_A_TIMES: (binary) replay-data in time-scaled mode: each event's
+ *	recorded time in ns since the first event, an array of __u64, one per event of events
+ * @SLABLAB_REPLAY_A_SAMPLE_NS: (u64) replay-new: sample the pages the target holds every
+ *	sample-ns ns into samples (at most replay-max-samples); 0 or absent: no samples
+ * @SLABLAB_REPLAY_A_SAMPLES: (binary) pages over time, an array of struct
+ *	slablab_replay_sample (include/slablab/replay.h), in time order
+ * @SLABLAB_REPLAY_A_AVG_PAGES: (u64) time-weighted mean of the pages the target held
+ *	over the replay (the samples, the kthreads' own every 4096 events)
  * @__SLABLAB_REPLAY_A_MAX: the number of attribute types
  */
 enum slablab_replay_attr {
@@ -1144,6 +1174,12 @@ enum slablab_replay_attr {
 	SLABLAB_REPLAY_A_PEAK_LIVE_BYTES,
 	SLABLAB_REPLAY_A_LIVE_AT_END,
 	SLABLAB_REPLAY_A_CACHE_RESULTS,
+	SLABLAB_REPLAY_A_DESIGN,
+	SLABLAB_REPLAY_A_TIME_SCALE,
+	SLABLAB_REPLAY_A_TIMES,
+	SLABLAB_REPLAY_A_SAMPLE_NS,
+	SLABLAB_REPLAY_A_SAMPLES,
+	SLABLAB_REPLAY_A_AVG_PAGES,
 	__SLABLAB_REPLAY_A_MAX
 };
 
@@ -1201,6 +1237,7 @@ enum slablab_cmd {
 	SLABLAB_CMD_REPLAY_DATA,
 	SLABLAB_CMD_REPLAY_RUN,
 	SLABLAB_CMD_REPLAY_GET,
+	SLABLAB_CMD_REPLAY_STOP,
 	__SLABLAB_CMD_MAX
 };
 

@@ -25,9 +25,34 @@ struct ReplayCacheResult {
 	uint64_t pages = 0;	///< slablab target: pages its cache held at the end
 };
 
+/// One pages-over-time sample of a replay.
+struct ReplaySample {
+	uint64_t ns = 0;	///< since the replay's start
+	uint64_t pages = 0;	///< above what the target held at the start
+};
+
+/// How to replay a trace (docs/replay.md).
+struct ReplaySpec {
+	/// "slablab", "native", "kmalloc" or "native-kmalloc" (replay_target_from_name)
+	std::string target = "slablab";
+	/// enum slablab_design of the slablab target's caches (default: the module's, slub)
+	std::optional<uint32_t> design;
+	uint64_t max_live_bytes = 0;	///< 0: the module's cap (RAM / 4)
+	/// 0: as fast as possible; else each event at its recorded time * time_scale
+	/// (1.0: as recorded, 0.1: ten times faster)
+	double time_scale = 0;
+	/// pages sampled every sample_ns into ReplayResult::samples; 0: none, except in
+	/// time-scaled mode, where it defaults to the scaled duration / 500
+	uint64_t sample_ns = 0;
+};
+
 /// A replay's results (REPLAY_GET once done).
 struct ReplayResult {
-	std::string target;	///< "slablab" or "native"
+	std::string target;	///< "slablab", "native", "kmalloc" or "native-kmalloc"
+	std::string label;	///< the target as asked for ("slablab:sheaves")
+	std::string design;	///< the slablab target's design; "" for the others
+	double time_scale = 0;	///< 0: as fast as possible
+	uint32_t page_size = 0;
 	uint32_t state = 0;	///< enum slablab_replay_state
 	uint32_t threads = 0;
 	bool folded = false;	///< fewer cpus online than recorded
@@ -37,9 +62,11 @@ struct ReplayResult {
 	uint64_t alloc_cycles = 0, free_cycles = 0;
 	uint64_t elapsed_ns = 0;
 	uint64_t peak_pages = 0;
+	uint64_t avg_pages = 0;	///< time-weighted mean of the pages samples
 	uint64_t peak_live_bytes = 0;
 	uint64_t live_at_end = 0;
 	std::vector<ReplayCacheResult> caches;
+	std::vector<ReplaySample> samples;
 };
 
 /**
@@ -137,13 +164,16 @@ public:
 	uint32_t page_size();
 
 	/**
-	 * Replay `trace` in the kernel on `target` ("slablab" or "native"): REPLAY_NEW, the
-	 * events in chunks (REPLAY_DATA), REPLAY_RUN, then REPLAY_GET every `poll` until it
-	 * is done. `max_live_bytes` 0: the module's default cap.
+	 * Replay `trace` in the kernel as `spec` says: REPLAY_NEW, the events in chunks
+	 * (REPLAY_DATA), REPLAY_RUN, then REPLAY_GET every `poll` until it is done. When
+	 * `should_stop` returns true (or throws) the replay is stopped (REPLAY_STOP) and
+	 * what it did so far is returned (state stopped), or the exception goes on.
 	 */
-	ReplayResult replay(const Trace& trace, const std::string& target,
-			    uint64_t max_live_bytes = 0,
+	ReplayResult replay(const Trace& trace, const ReplaySpec& spec,
+			    const ShouldStop& should_stop = {},
 			    std::chrono::milliseconds poll = std::chrono::milliseconds(20));
+	/// REPLAY_STOP: stop a running replay; its state and what it did.
+	ReplayResult replay_stop();
 
 private:
 	struct Impl;

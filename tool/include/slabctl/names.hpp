@@ -28,6 +28,12 @@ std::string design_name(uint32_t design);
 std::optional<uint32_t> design_from_name(std::string_view name) noexcept;
 std::vector<std::string_view> design_names();
 
+/// Replay targets (enum slablab_replay_target): "slablab", "native", "kmalloc",
+/// "native-kmalloc"; unknown values as "unknown(N)".
+std::string replay_target_name(uint32_t target);
+std::optional<uint32_t> replay_target_from_name(std::string_view name) noexcept;
+std::vector<std::string_view> replay_target_names();
+
 /// "slab", "page_alloc"; unknown values as "unknown(N)".
 std::string page_policy_name(uint32_t policy);
 std::optional<uint32_t> page_policy_from_name(std::string_view name) noexcept;

@@ -249,6 +249,12 @@ inline constexpr AttrDesc kReplayAttrs[] = {
 	{SLABLAB_REPLAY_A_PEAK_LIVE_BYTES, "peak_live_bytes", -1, false},
 	{SLABLAB_REPLAY_A_LIVE_AT_END, "live_at_end", -1, false},
 	{SLABLAB_REPLAY_A_CACHE_RESULTS, "cache_results", -1, false},
+	{SLABLAB_REPLAY_A_DESIGN, "design", -1, false},
+	{SLABLAB_REPLAY_A_TIME_SCALE, "time_scale", -1, false},
+	{SLABLAB_REPLAY_A_TIMES, "times", -1, false},
+	{SLABLAB_REPLAY_A_SAMPLE_NS, "sample_ns", -1, false},
+	{SLABLAB_REPLAY_A_SAMPLES, "samples", -1, false},
+	{SLABLAB_REPLAY_A_AVG_PAGES, "avg_pages", -1, false},
 };
 
 inline constexpr AttrDesc kOccupancyAttrs[] = {

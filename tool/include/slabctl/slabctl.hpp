@@ -9,6 +9,7 @@
 #include "slabctl/names.hpp"
 #include "slabctl/native.hpp"
 #include "slabctl/parse.hpp"
+#include "slabctl/replay.hpp"
 #include "slabctl/stats.hpp"
 #include "slabctl/types.hpp"
 #include "slabctl/version.hpp"

@@ -1,0 +1,358 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+//
+// libslabctl: the recorder (kmem tracepoints through kmem_trace.c), replays on several
+// targets in turn, and the JSON and table forms of replays (docs/replay.md).
+#include "slabctl/replay.hpp"
+
+#include "kmem_trace.h"
+#include "slabctl/error.hpp"
+#include "slabctl/names.hpp"
+
+#include <linux/slablab.h>
+
+#include <fmt/format.h>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <memory>
+#include <sstream>
+
+namespace slabctl {
+
+namespace {
+
+struct TraceCloser {
+	void operator()(kmem_trace* t) const { kmem_trace_close(t); }
+};
+
+void collect(const kmem_trace_event* k, void* arg)
+{
+	auto* events = static_cast<std::vector<RawEvent>*>(arg);
+	RawEvent e;
+	e.ts_ns = k->ts_ns;
+	e.ptr = k->ptr;
+	e.bytes_req = k->bytes_req;
+	e.bytes_alloc = k->bytes_alloc;
+	e.gfp = k->gfp;
+	e.cpu = k->cpu;
+	e.kmalloc = k->kmalloc != 0;
+	e.op = k->free ? TraceOp::free : TraceOp::alloc;
+	if (k->cache)
+		e.cache.assign(k->cache, k->cache_len);
+	events->push_back(std::move(e));
+}
+
+// A cache's object size and alignment as SLUB's sysfs says (best effort: 0 if absent).
+void fill_cache_geometry(TraceCache& c)
+{
+	auto read = [&](const char* file) -> uint32_t {
+		std::ifstream f(fmt::format("/sys/kernel/slab/{}/{}", c.name, file));
+		uint32_t v = 0;
+		f >> v;
+		return f ? v : 0;
+	};
+	if (c.name.rfind("size-", 0) == 0)
+		return;
+	if (uint32_t size = read("object_size"))
+		c.object_size = size;
+	c.align = read("align");
+	if (c.align & (c.align - 1))
+		c.align = 0;
+}
+
+int run_command(const std::vector<std::string>& command)
+{
+	std::vector<char*> argv;
+	for (const auto& a : command)
+		argv.push_back(const_cast<char*>(a.c_str()));
+	argv.push_back(nullptr);
+	const pid_t pid = fork();
+	if (pid < 0)
+		throw Error(errno, "RECORD", {}, fmt::format("fork: {}", std::strerror(errno)));
+	if (pid == 0) {
+		execvp(argv[0], argv.data());
+		fmt::print(stderr, "slabctl: record: cannot run {}: {}\n", command[0],
+			   std::strerror(errno));
+		_exit(127);
+	}
+	int status = 0;
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+	}
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+double ratio(uint64_t a, uint64_t b)
+{
+	return b ? static_cast<double>(a) / static_cast<double>(b) : 0.0;
+}
+
+}  // namespace
+
+RecordReport record_trace(const RecordSpec& spec)
+{
+	if (spec.command.empty())
+		throw UsageError("record: no command to run");
+	if (!spec.kmalloc && !spec.cache)
+		throw UsageError("record: no events (kmalloc, cache)");
+	const std::string name = fmt::format("slablab-record-{}", getpid());
+	const char* what = "";
+	errno = 0;
+	std::unique_ptr<kmem_trace, TraceCloser> t(
+		kmem_trace_open(name.c_str(), spec.buffer_kb, spec.kmalloc, spec.cache, &what));
+	if (!t)
+		throw Error(errno ? errno : EIO, "RECORD", {}, what);
+	kmem_trace_on(t.get());
+	const int rc = run_command(spec.command);
+	kmem_trace_off(t.get());
+	std::vector<RawEvent> raw;
+	const long long missed = kmem_trace_read(t.get(), collect, &raw);
+	if (missed < 0)
+		throw Error(errno ? errno : EIO, "RECORD", {}, "cannot read the kmem event formats");
+	const uint64_t lost =
+		std::max<uint64_t>(kmem_trace_overruns(t.get()), static_cast<uint64_t>(missed));
+	t.reset();
+	Trace tr = build_trace(std::move(raw), lost);
+	for (TraceCache& c : tr.caches)
+		fill_cache_geometry(c);
+	write_trace(tr, spec.output);
+	RecordReport r;
+	r.output = spec.output;
+	r.exit_status = rc;
+	r.events = tr.events.size();
+	r.objects = tr.nr_objects;
+	r.caches = static_cast<uint32_t>(tr.caches.size());
+	r.cpus = tr.nr_cpus;
+	r.duration_ns = tr.duration_ns;
+	r.lost_events = tr.lost_events;
+	r.unmatched_frees = tr.unmatched_frees;
+	r.live_at_end = tr.live_at_end;
+	r.lost_frees = tr.lost_frees;
+	r.peak_live_bytes = tr.peak_live_bytes;
+	return r;
+}
+
+Json to_json(const RecordReport& r)
+{
+	Json j;
+	j["output"] = r.output;
+	j["exit_status"] = r.exit_status;
+	j["events"] = r.events;
+	j["objects"] = r.objects;
+	j["caches"] = r.caches;
+	j["cpus"] = r.cpus;
+	j["duration_ns"] = r.duration_ns;
+	j["lost_events"] = r.lost_events;
+	j["unmatched_frees"] = r.unmatched_frees;
+	j["live_at_end"] = r.live_at_end;
+	j["lost_frees"] = r.lost_frees;
+	j["peak_live_bytes"] = r.peak_live_bytes;
+	return j;
+}
+
+std::vector<ReplayVariant> parse_replay_targets(const std::string& list,
+						const std::optional<std::string>& design)
+{
+	std::optional<uint32_t> default_design;
+	if (design) {
+		default_design = design_from_name(*design);
+		if (!default_design)
+			throw UsageError(fmt::format("unknown design '{}' ({})", *design,
+						     fmt::join(design_names(), ", ")));
+	}
+	std::vector<ReplayVariant> out;
+	std::istringstream in(list);
+	std::string item;
+	while (std::getline(in, item, ',')) {
+		if (item.empty())
+			continue;
+		ReplayVariant v;
+		v.label = item;
+		std::string target = item, d;
+		if (auto colon = item.find(':'); colon != std::string::npos) {
+			target = item.substr(0, colon);
+			d = item.substr(colon + 1);
+		} else if (design_from_name(item)) {
+			target = "slablab";	// a design alone: slablab with it
+			d = item;
+		}
+		if (!replay_target_from_name(target))
+			throw UsageError(fmt::format(
+				"unknown replay target '{}' ({}, slablab:DESIGN or a design: {})",
+				item, fmt::join(replay_target_names(), ", "),
+				fmt::join(design_names(), ", ")));
+		v.spec.target = target;
+		if (!d.empty()) {
+			if (target != "slablab")
+				throw UsageError(fmt::format(
+					"'{}': a design is for the slablab target only", item));
+			v.spec.design = design_from_name(d);
+			if (!v.spec.design)
+				throw UsageError(fmt::format("unknown design '{}' ({})", d,
+							     fmt::join(design_names(), ", ")));
+		} else if (target == "slablab" && default_design) {
+			v.spec.design = default_design;
+			v.label = "slablab:" + *design;
+		}
+		out.push_back(std::move(v));
+	}
+	if (out.empty())
+		throw UsageError("no replay targets");
+	return out;
+}
+
+std::vector<ReplayResult> run_replay_compare(Client& client, const Trace& trace,
+					     const std::vector<ReplayVariant>& variants,
+					     const ReplaySpec& base, const ReplayProgressFn& progress,
+					     const Client::ShouldStop& should_stop)
+{
+	std::vector<ReplayResult> runs;
+	for (size_t i = 0; i < variants.size(); i++) {
+		ReplaySpec s = variants[i].spec;
+		s.max_live_bytes = base.max_live_bytes;
+		s.time_scale = base.time_scale;
+		s.sample_ns = base.sample_ns;
+		ReplayResult r = client.replay(trace, s, should_stop);
+		r.label = variants[i].label;
+		runs.push_back(std::move(r));
+		if (progress)
+			progress(i, variants.size(), runs.back());
+		if (runs.back().state == SLABLAB_REPLAY_STOPPED)
+			break;
+	}
+	return runs;
+}
+
+Json to_json(const ReplayResult& r)
+{
+	Json j;
+	j["target"] = r.target;
+	j["label"] = r.label.empty() ? r.target : r.label;
+	j["design"] = r.design.empty() ? Json(nullptr) : Json(r.design);
+	j["state"] = r.state;
+	j["state_name"] = r.state == SLABLAB_REPLAY_DONE ? "done" :
+			  r.state == SLABLAB_REPLAY_STOPPED ? "stopped" :
+			  r.state == SLABLAB_REPLAY_RUNNING ? "running" :
+			  r.state == SLABLAB_REPLAY_LOADING ? "loading" : "none";
+	j["time_scale"] = r.time_scale;
+	j["threads"] = r.threads;
+	j["folded"] = r.folded;
+	j["recorded_cpus"] = r.recorded_cpus;
+	j["events"] = r.events;
+	j["allocs"] = r.allocs;
+	j["frees"] = r.frees;
+	j["remote_frees"] = r.remote_frees;
+	j["failures"] = r.failures;
+	j["alloc_cycles"] = r.alloc_cycles;
+	j["free_cycles"] = r.free_cycles;
+	j["elapsed_ns"] = r.elapsed_ns;
+	j["page_size"] = r.page_size;
+	j["peak_pages"] = r.peak_pages;
+	j["avg_pages"] = r.avg_pages;
+	j["peak_live_bytes"] = r.peak_live_bytes;
+	j["live_at_end"] = r.live_at_end;
+	j["ops_per_sec"] = r.elapsed_ns ? static_cast<double>(r.allocs + r.frees) * 1e9 /
+						  static_cast<double>(r.elapsed_ns) :
+					  0.0;
+	j["cycles_per_alloc"] = ratio(r.alloc_cycles, r.allocs);
+	j["cycles_per_free"] = ratio(r.free_cycles, r.frees);
+	// the pages at the peak against the bytes the trace holds at its own peak
+	const uint64_t peak_bytes = r.peak_pages * r.page_size;
+	j["overhead_pct"] = r.peak_live_bytes ?
+				    (static_cast<double>(peak_bytes) -
+				     static_cast<double>(r.peak_live_bytes)) * 100.0 /
+					    static_cast<double>(r.peak_live_bytes) :
+				    0.0;
+	Json caches = Json::array();
+	for (const auto& c : r.caches)
+		caches.push_back({{"name", c.name}, {"allocs", c.allocs}, {"frees", c.frees},
+				  {"live_at_end", c.live_at_end}, {"pages", c.pages}});
+	j["caches"] = caches;
+	Json ns = Json::array(), pages = Json::array();
+	for (const auto& s : r.samples) {
+		ns.push_back(s.ns);
+		pages.push_back(s.pages);
+	}
+	j["samples"] = {{"ns", ns}, {"pages", pages}};
+	return j;
+}
+
+Json replay_compare_json(const std::string& file, const std::vector<ReplayResult>& runs)
+{
+	Json j;
+	j["file"] = file;
+	Json labels = Json::array(), replays = Json::array();
+	for (const auto& r : runs) {
+		labels.push_back(r.label.empty() ? r.target : r.label);
+		replays.push_back(to_json(r));
+	}
+	j["targets"] = labels;
+	j["replays"] = replays;
+	return j;
+}
+
+std::string format_replay_table(const std::vector<ReplayResult>& runs)
+{
+	std::vector<Json> js;
+	for (const auto& r : runs)
+		js.push_back(to_json(r));
+	constexpr int kName = 28, kCol = 16;
+	std::string out = fmt::format("{:<{}}", "", kName);
+	for (const auto& j : js)
+		out += fmt::format(" {:>{}}", j["label"].get<std::string>(), kCol);
+	out += '\n';
+	auto row = [&](const std::string& name, auto value) {
+		out += fmt::format("{:<{}}", name, kName);
+		for (const auto& j : js)
+			out += fmt::format(" {:>{}}", value(j), kCol);
+		out += '\n';
+	};
+	auto num = [](const char* key, int prec) {
+		return [key, prec](const Json& j) {
+			return fmt::format("{:.{}f}", j[key].get<double>(), prec);
+		};
+	};
+	auto u = [](const char* key) {
+		return [key](const Json& j) { return fmt::format("{}", j[key].get<uint64_t>()); };
+	};
+	row("ops/s", num("ops_per_sec", 0));
+	row("cycles/alloc", num("cycles_per_alloc", 1));
+	row("cycles/free", num("cycles_per_free", 1));
+	row("peak pages", u("peak_pages"));
+	row("time-weighted pages", u("avg_pages"));
+	row("overhead vs live bytes %", num("overhead_pct", 1));
+	row("allocs", u("allocs"));
+	row("frees", u("frees"));
+	row("remote frees", u("remote_frees"));
+	row("failures", u("failures"));
+	row("live at end", u("live_at_end"));
+	row("threads", u("threads"));
+	// per recorded cache: the pages its cache held at the end (the slablab target's own
+	// caches; "-" elsewhere) and its objects live at the end
+	if (!runs.empty()) {
+		for (size_t c = 0; c < runs.front().caches.size(); c++) {
+			const auto& cache = runs.front().caches[c];
+			if (!cache.allocs)
+				continue;
+			row(fmt::format("{} pages/live", cache.name.substr(0, kName - 11)),
+			    [&](const Json& j) -> std::string {
+				    const auto& cs = j["caches"];
+				    if (c >= cs.size())
+					    return "-";
+				    // only the slablab target has a cache of its own per recorded one
+				    const bool own = j["target"] == "slablab" && c > 0;
+				    return fmt::format("{}/{}",
+						       own ? fmt::format("{}", cs[c]["pages"].get<uint64_t>())
+							   : "-",
+						       cs[c]["live_at_end"].get<uint64_t>());
+			    });
+		}
+	}
+	return out;
+}
+
+}  // namespace slabctl
