@@ -29,7 +29,8 @@
 	X(DESIGN, design, u32, ENUM, design, 0, 1) \
 	X(SHEAF_CAPACITY, sheaf_capacity, u32, NUM, none, 0, 1024) \
 	X(BARN_MAX_FULL, barn_max_full, u32, NUM, none, 0, 1024) \
-	X(BARN_MAX_EMPTY, barn_max_empty, u32, NUM, none, 0, 1024)
+	X(BARN_MAX_EMPTY, barn_max_empty, u32, NUM, none, 0, 1024) \
+	X(SHEAVES_CPU_SLABS, sheaves_cpu_slabs, u32, NUM, none, 0, 1)
 
 /*
  * The gauges of a cache reply (spec: cache-gauges). X(attr, name, type): attr is the
@@ -60,7 +61,8 @@
 	X(SLABS_FREE, slabs_free) \
 	X(SHEAF_MAIN, sheaf_main) \
 	X(SHEAF_SPARE, sheaf_spare) \
-	X(BARN, barn)
+	X(BARN, barn) \
+	X(SHEAF_PREFILLED, sheaf_prefilled)
 
 /*
  * The event counters (spec: stat-item), in enum slablab_stat_item order. X(item, name):
@@ -100,6 +102,11 @@
 	X(BARN_GET, barn_get) \
 	X(BARN_GET_FAIL, barn_get_fail) \
 	X(BARN_PUT, barn_put) \
-	X(BARN_PUT_FAIL, barn_put_fail)
+	X(BARN_PUT_FAIL, barn_put_fail) \
+	X(SHEAF_PREFILL_FAST, sheaf_prefill_fast) \
+	X(SHEAF_PREFILL_SLOW, sheaf_prefill_slow) \
+	X(SHEAF_PREFILL_OVERSIZE, sheaf_prefill_oversize) \
+	X(SHEAF_RETURN_FAST, sheaf_return_fast) \
+	X(SHEAF_RETURN_SLOW, sheaf_return_slow)
 
 #endif /* _SLABLAB_PROTOCOL_H */

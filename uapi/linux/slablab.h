@@ -337,6 +337,13 @@ enum slablab_owner {
  * @SLABLAB_BARN_PUT: full sheaf put into the barn for an empty one (sheaves)
  * @SLABLAB_BARN_PUT_FAIL: no room or no empty sheaf in the barn for a full main
  *	(sheaves)
+ * @SLABLAB_SHEAF_PREFILL_FAST: a prefill took the cpu spare sheaf (sheaves)
+ * @SLABLAB_SHEAF_PREFILL_SLOW: a prefill took a barn sheaf or a new one (sheaves)
+ * @SLABLAB_SHEAF_PREFILL_OVERSIZE: a prefill beyond sheaf_capacity made a one-off sheaf
+ *	(any design)
+ * @SLABLAB_SHEAF_RETURN_FAST: a returned sheaf became the cpu spare (sheaves)
+ * @SLABLAB_SHEAF_RETURN_SLOW: a returned sheaf was refilled into the barn, or flushed
+ *	and freed
  * @__SLABLAB_STAT_MAX: the number of values
  *
  * Their debugfs file names are the names with - for _. The stats attribute set carries
@@ -378,6 +385,11 @@ enum slablab_stat_item {
 	SLABLAB_BARN_GET_FAIL,
 	SLABLAB_BARN_PUT,
 	SLABLAB_BARN_PUT_FAIL,
+	SLABLAB_SHEAF_PREFILL_FAST,
+	SLABLAB_SHEAF_PREFILL_SLOW,
+	SLABLAB_SHEAF_PREFILL_OVERSIZE,
+	SLABLAB_SHEAF_RETURN_FAST,
+	SLABLAB_SHEAF_RETURN_SLOW,
 	__SLABLAB_STAT_MAX
 };
 
@@ -411,6 +423,9 @@ enum slablab_storm_target {
  * @SLABLAB_PATTERN_CHURN: WORKING_SET live objects per thread, a random one replaced
  *	each op (fragmentation and memory overhead)
  * @SLABLAB_PATTERN_BULK: alloc_bulk / free_bulk of BATCH objects
+ * @SLABLAB_PATTERN_PREFILL: prefill a sheaf of BATCH objects, allocate them from it,
+ *	free them, return the sheaf (slablab_cache_prefill_sheaf(); the maple tree's
+ *	preallocation)
  * @__SLABLAB_PATTERN_MAX: the number of values
  */
 enum slablab_storm_pattern {
@@ -419,6 +434,7 @@ enum slablab_storm_pattern {
 	SLABLAB_PATTERN_REMOTE,
 	SLABLAB_PATTERN_CHURN,
 	SLABLAB_PATTERN_BULK,
+	SLABLAB_PATTERN_PREFILL,
 	__SLABLAB_PATTERN_MAX
 };
 
@@ -598,6 +614,11 @@ enum slablab_attr {
  *	most (sheaves; 7.0's MAX_FULL_SHEAVES, default 10); lowering it flushes the surplus
  * @SLABLAB_CACHE_A_BARN_MAX_EMPTY: (u32, 0..1024) empty sheaves each node's barn keeps
  *	at most (sheaves; 7.0's MAX_EMPTY_SHEAVES, default 10); lowering it frees the surplus
+ * @SLABLAB_CACHE_A_SHEAVES_CPU_SLABS: (u32, 0..1) sheaves: 1 puts the sheaves in front
+ *	of the slub design's per-cpu slab and cpu partial lists (6.18/6.19's double caching:
+ *	refills take objects through them, flushes free through them); 0 (the default) is
+ *	7.0's sheaves straight over slabs. Changes only while the cache holds no objects
+ *	(-EBUSY otherwise); other designs keep the value for a later change to sheaves
  * @__SLABLAB_CACHE_A_MAX: the number of attribute types
  */
 enum slablab_cache_attr {
@@ -634,6 +655,7 @@ enum slablab_cache_attr {
 	SLABLAB_CACHE_A_SHEAF_CAPACITY,
 	SLABLAB_CACHE_A_BARN_MAX_FULL,
 	SLABLAB_CACHE_A_BARN_MAX_EMPTY,
+	SLABLAB_CACHE_A_SHEAVES_CPU_SLABS,
 	__SLABLAB_CACHE_A_MAX
 };
 
@@ -729,6 +751,11 @@ enum slablab_validate_attr {
  * @SLABLAB_STATS_A_BARN_GET_FAIL: (u64)
  * @SLABLAB_STATS_A_BARN_PUT: (u64)
  * @SLABLAB_STATS_A_BARN_PUT_FAIL: (u64)
+ * @SLABLAB_STATS_A_SHEAF_PREFILL_FAST: (u64)
+ * @SLABLAB_STATS_A_SHEAF_PREFILL_SLOW: (u64)
+ * @SLABLAB_STATS_A_SHEAF_PREFILL_OVERSIZE: (u64)
+ * @SLABLAB_STATS_A_SHEAF_RETURN_FAST: (u64)
+ * @SLABLAB_STATS_A_SHEAF_RETURN_SLOW: (u64)
  * @__SLABLAB_STATS_A_MAX: the number of attribute types
  *
  * Type 0 is alignment padding and is to be ignored. The attribute values are the
@@ -770,6 +797,11 @@ enum slablab_stats_attr {
 	SLABLAB_STATS_A_BARN_GET_FAIL,
 	SLABLAB_STATS_A_BARN_PUT,
 	SLABLAB_STATS_A_BARN_PUT_FAIL,
+	SLABLAB_STATS_A_SHEAF_PREFILL_FAST,
+	SLABLAB_STATS_A_SHEAF_PREFILL_SLOW,
+	SLABLAB_STATS_A_SHEAF_PREFILL_OVERSIZE,
+	SLABLAB_STATS_A_SHEAF_RETURN_FAST,
+	SLABLAB_STATS_A_SHEAF_RETURN_SLOW,
 	__SLABLAB_STATS_A_MAX
 };
 
@@ -966,6 +998,8 @@ enum slablab_storm_thread_attr {
  * @SLABLAB_LAYERS_A_SHEAF_SPARE: (u64) objects in the cpus' spare sheaves (sheaves)
  * @SLABLAB_LAYERS_A_BARN: (u64) objects in the full sheaves of the nodes' barns
  *	(sheaves)
+ * @SLABLAB_LAYERS_A_SHEAF_PREFILLED: (u64) objects in prefilled sheaves callers hold
+ *	(slablab_cache_prefill_sheaf(); not yet allocated from them)
  * @SLABLAB_LAYERS_A_PAD: (pad) alignment padding of u64 attributes
  * @__SLABLAB_LAYERS_A_MAX: the number of attribute types
  *
@@ -982,6 +1016,7 @@ enum slablab_layers_attr {
 	SLABLAB_LAYERS_A_SHEAF_MAIN,
 	SLABLAB_LAYERS_A_SHEAF_SPARE,
 	SLABLAB_LAYERS_A_BARN,
+	SLABLAB_LAYERS_A_SHEAF_PREFILLED,
 	SLABLAB_LAYERS_A_PAD,
 	__SLABLAB_LAYERS_A_MAX
 };

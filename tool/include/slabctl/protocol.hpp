@@ -78,6 +78,7 @@ inline constexpr AttrDesc kCacheAttrs[] = {
 	{SLABLAB_CACHE_A_SHEAF_CAPACITY, "sheaf_capacity", -1, false},
 	{SLABLAB_CACHE_A_BARN_MAX_FULL, "barn_max_full", -1, false},
 	{SLABLAB_CACHE_A_BARN_MAX_EMPTY, "barn_max_empty", -1, false},
+	{SLABLAB_CACHE_A_SHEAVES_CPU_SLABS, "sheaves_cpu_slabs", -1, false},
 };
 
 inline constexpr AttrDesc kPercpuAttrs[] = {
@@ -132,6 +133,11 @@ inline constexpr AttrDesc kStatsAttrs[] = {
 	{SLABLAB_STATS_A_BARN_GET_FAIL, "barn_get_fail", -1, false},
 	{SLABLAB_STATS_A_BARN_PUT, "barn_put", -1, false},
 	{SLABLAB_STATS_A_BARN_PUT_FAIL, "barn_put_fail", -1, false},
+	{SLABLAB_STATS_A_SHEAF_PREFILL_FAST, "sheaf_prefill_fast", -1, false},
+	{SLABLAB_STATS_A_SHEAF_PREFILL_SLOW, "sheaf_prefill_slow", -1, false},
+	{SLABLAB_STATS_A_SHEAF_PREFILL_OVERSIZE, "sheaf_prefill_oversize", -1, false},
+	{SLABLAB_STATS_A_SHEAF_RETURN_FAST, "sheaf_return_fast", -1, false},
+	{SLABLAB_STATS_A_SHEAF_RETURN_SLOW, "sheaf_return_slow", -1, false},
 };
 
 inline constexpr AttrDesc kStormAttrs[] = {
@@ -201,6 +207,7 @@ inline constexpr AttrDesc kLayersAttrs[] = {
 	{SLABLAB_LAYERS_A_SHEAF_MAIN, "sheaf_main", -1, false},
 	{SLABLAB_LAYERS_A_SHEAF_SPARE, "sheaf_spare", -1, false},
 	{SLABLAB_LAYERS_A_BARN, "barn", -1, false},
+	{SLABLAB_LAYERS_A_SHEAF_PREFILLED, "sheaf_prefilled", -1, false},
 };
 
 inline constexpr AttrDesc kReplayAttrs[] = {
