@@ -340,10 +340,11 @@ def test_client_without_module(slablab):
 
 
 def test_constants(slablab):
-    assert len(slablab.STAT_NAMES) == 34
+    assert len(slablab.STAT_NAMES) == 39
     assert slablab.STAT_NAMES[0] == "alloc_fastpath"
     assert slablab.STAT_NAMES[25] == "cpu_partial_drain"
-    assert slablab.STAT_NAMES[-1] == "barn_put_fail"
+    assert slablab.STAT_NAMES[33] == "barn_put_fail"
+    assert slablab.STAT_NAMES[-1] == "sheaf_return_slow"
     assert "cmpxchg_double_cpu_fail" in slablab.STAT_NAMES
     assert slablab.CACHE_FLAGS == ("debug", "hardened", "random", "hwcache_align")
     assert slablab.FASTPATHS == ("cmpxchg", "irqoff")
@@ -482,7 +483,7 @@ def test_cache_keeps_the_body_exception(slablab):
 
 def test_storm_constants(slablab):
     assert slablab.STORM_TARGETS == ("slablab", "native", "kmalloc", "native-kmalloc")
-    assert slablab.STORM_PATTERNS == ("pair", "batch", "remote", "churn", "bulk")
+    assert slablab.STORM_PATTERNS == ("pair", "batch", "remote", "churn", "bulk", "prefill")
     assert slablab.STORM_STATES == ("none", "running", "done", "stopped")
     assert "cycles_per_pair" in slablab.FIGURES and "overhead_pct" in slablab.FIGURES
     header = (REPO / "uapi" / "linux" / "slablab.h").read_text()

@@ -32,6 +32,12 @@ MODULE = os.path.join(REPO, "module", "slablab.ko")
 # The designs a cache can have (the spec's design enum, as the module builds them): tests
 # that are about caches take `design` from here, so a new design runs them all.
 DESIGNS = list(slablab.DESIGNS)
+# The per-cpu front ends, as (design, creation tunables): every design, and sheaves in
+# front of slub's per-cpu slabs (sheaves_cpu_slabs, 6.18's double caching). Tests about
+# what per-cpu layers hold parametrize over these.
+FRONT_ENDS = [(d, {}) for d in DESIGNS] + (
+    [("sheaves", {"sheaves_cpu_slabs": 1})] if "sheaves" in DESIGNS else [])
+FRONT_END_IDS = [d + "".join(f"-{k}" for k in kw) for d, kw in FRONT_ENDS]
 _names = itertools.count()
 
 
