@@ -15,6 +15,7 @@
 #include <linux/gfp.h>
 
 struct slablab_cache;
+struct slablab_sheaf;
 
 /* Flags for slablab_cache_create(); values match enum slablab_cache_flags in the uapi. */
 #define SLABLAB_DEBUG		BIT(0)
@@ -42,6 +43,8 @@ struct slablab_cache;
  * @min_partial: empty slabs each node partial list keeps
  * @use_sheaf_capacity: take @sheaf_capacity instead of the default
  * @sheaf_capacity: objects per sheaf (sheaves; 0: no sheaves)
+ * @sheaves_cpu_slabs: sheaves in front of the slub design's per-cpu slab and cpu partial
+ *	lists (6.18's double caching); false: sheaves straight over slabs (7.0)
  *
  * A design's own tunables come after the common ones; a design that gains one adds a
  * use_<name>/<name> pair here, so that zero keeps meaning "the default".
@@ -57,6 +60,7 @@ struct slablab_cache_args {
 	unsigned int min_partial;
 	bool use_sheaf_capacity;
 	unsigned int sheaf_capacity;
+	bool sheaves_cpu_slabs;
 };
 
 struct slablab_cache *slablab_cache_create_args(const char *name, unsigned int size,
@@ -71,6 +75,15 @@ void slablab_cache_free(struct slablab_cache *s, void *obj);
 int slablab_cache_alloc_bulk(struct slablab_cache *s, gfp_t gfp, size_t nr, void **p);
 void slablab_cache_free_bulk(struct slablab_cache *s, size_t nr, void **p);
 unsigned long slablab_cache_shrink(struct slablab_cache *s);
+struct slablab_sheaf *slablab_cache_prefill_sheaf(struct slablab_cache *s, gfp_t gfp,
+						  unsigned int size);
+void *slablab_cache_alloc_from_sheaf(struct slablab_cache *s, gfp_t gfp,
+				     struct slablab_sheaf *sheaf);
+int slablab_cache_refill_sheaf(struct slablab_cache *s, gfp_t gfp,
+			       struct slablab_sheaf **sheafp, unsigned int size);
+void slablab_cache_return_sheaf(struct slablab_cache *s, gfp_t gfp,
+				struct slablab_sheaf *sheaf);
+unsigned int slablab_cache_sheaf_size(struct slablab_sheaf *sheaf);
 void *slablab_kmalloc(size_t size, gfp_t gfp);
 void slablab_kfree(const void *p);
 

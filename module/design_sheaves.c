@@ -9,7 +9,8 @@
  * Per-cpu state (struct slablab_cpu)
  *   - main:  the sheaf allocations pop from and frees push to; never NULL while the
  *            cpu's lock is not held (unless sheaf_capacity is 0: no sheaves at all);
- *   - spare: an empty or a full sheaf, or NULL.
+ *   - spare: a sheaf of any fill (a returned prefilled sheaf may be partly full), or
+ *            NULL.
  *   Allocation pops main; an empty main is swapped with a non-empty spare, else traded
  *   for a full sheaf of the barn, else (outside the lock) a sheaf is refilled to its
  *   capacity from partial or new slabs; when even that fails, one object comes from
@@ -18,6 +19,15 @@
  *   swapped with an empty spare, or traded for an empty sheaf of the barn (the full
  *   one going into the barn), else a full spare is flushed to its slabs outside the
  *   lock, else main is flushed in batches of SHEAF_BATCH (7.0's PCS_BATCH_MAX).
+ *
+ * Below the sheaves: the slabs (take_from_node(), take_from_new_slab(),
+ * slablab_return_to_slab()), or with sheaves_cpu_slabs the slub design's per-cpu slab
+ * and cpu partial lists (6.18's double caching), reached through s->under's take and
+ * give ops, which slab.c set up; objects_take() and give_back() choose.
+ *
+ * Prefilled sheaves (slab.c's slablab_cache_prefill_sheaf() API): the prefill_sheaf,
+ * refill_sheaf and return_sheaf ops lend a caller a sheaf of free objects (the cpu's
+ * spare, a barn sheaf or a new one) and take it back, as 7.0's.
  *
  * Sheaves are freed with kfree_rcu(), so that a reader of another cpu's sheaf sizes
  * (cpu_view, the flush's hint) needs only rcu_read_lock().
@@ -31,7 +41,10 @@
  * Locks (backend.c's order; outermost first)
  *   slablab_mutex                  every flush (the work items are shared), a bound's
  *                                  change, init and destroy
- *   s->cpu->lock (local_lock)      c->main, c->spare and the sheaves they point to
+ *   s->cpu->lock (local_lock)      c->main, c->spare and the sheaves they point to;
+ *                                  with sheaves_cpu_slabs also slub's fields, which
+ *                                  its take and give ops lock themselves: they are
+ *                                  never called with it held
  *   barn->lock (spinlock, irqsave) a barn's lists and counts; taken under the cpu's
  *                                  lock or alone; no slab lock is taken under it
  *   s->slabs_lock, n->list_lock    as in backend.c, never under the two above
@@ -74,6 +87,7 @@ static struct slablab_sheaf *sheaf_new(struct slablab_cache *s, unsigned int cap
 	INIT_LIST_HEAD(&sh->barn_list);
 	sh->capacity = capacity;
 	sh->size = 0;
+	sh->oversize = false;
 	stat(s, SLABLAB_SHEAF_ALLOC);
 	return sh;
 }
@@ -208,9 +222,33 @@ static unsigned int slabs_take(struct slablab_cache *s, gfp_t gfp, int node, voi
 }
 
 /*
- * Give objects already counted as freed back to their slabs: the following objects of
- * the same slab go in one detached list (giving up after 3 misses, as bulk free does).
- * Consumes @p.
+ * Up to @want free objects for a sheaf (or an allocation the sheaves cannot serve):
+ * from the slabs, or with cpu_slabs through the per-cpu slab layer under the sheaves
+ * (s->under: slub's cpu slab and cpu partial list, 6.18's double caching). Not counted
+ * as allocations. No lock of this design held.
+ */
+static unsigned int objects_take(struct slablab_cache *s, gfp_t gfp, int node, void **p,
+				 unsigned int want)
+{
+	if (s->under)
+		return s->under->take(s, gfp, node, p, want);
+	return slabs_take(s, gfp, node, p, want);
+}
+
+/* A detached list of objects of @slab, counted as freed already, back below the sheaves. */
+static void give_back(struct slablab_cache *s, struct slablab_slab *slab, void *head,
+		      void *tail, unsigned int cnt)
+{
+	if (s->under)
+		s->under->give(s, slab, head, tail, cnt);
+	else
+		slablab_return_to_slab(s, slab, head, tail, cnt, false);
+}
+
+/*
+ * Give objects already counted as freed back to their slabs (or the layer under the
+ * sheaves): the following objects of the same slab go in one detached list (giving up
+ * after 3 misses, as bulk free does). Consumes @p.
  */
 static void return_objects(struct slablab_cache *s, void **p, unsigned int nr)
 {
@@ -240,7 +278,7 @@ static void return_objects(struct slablab_cache *s, void **p, unsigned int nr)
 			cnt++;
 		}
 		set_fp(s, tail, NULL);
-		slablab_return_to_slab(s, slab, head, tail, cnt, false);
+		give_back(s, slab, head, tail, cnt);
 	}
 }
 
@@ -462,7 +500,7 @@ static bool refill_main(struct slablab_cache *s, gfp_t gfp)
 	if (!sh)
 		return false;
 	gfp = (gfp & ~(__GFP_NOFAIL | __GFP_MEMALLOC)) | __GFP_NOMEMALLOC | __GFP_NOWARN;
-	got = slabs_take(s, gfp, NUMA_NO_NODE, sh->objects, sh->capacity);
+	got = objects_take(s, gfp, NUMA_NO_NODE, sh->objects, sh->capacity);
 	if (!got) {
 		put_empty(s, sh);
 		return false;
@@ -507,7 +545,7 @@ retry:
 	stat(s, SLABLAB_ALLOC_FASTPATH);
 	return alloc_hook(s, obj, gfp);
 slabs:
-	if (!slabs_take(s, gfp, node, &obj, 1))
+	if (!objects_take(s, gfp, node, &obj, 1))
 		return NULL;
 	stat(s, SLABLAB_ALLOC_SLOWPATH);
 	return alloc_hook(s, obj, gfp);
@@ -661,7 +699,8 @@ retry:
 	return_objects(s, batch, n);
 	goto retry;
 to_slab:
-	slablab_free_to_slab(s, slab, obj, obj, 1, false);
+	stat(s, SLABLAB_FREE_SLOWPATH);
+	give_back(s, slab, obj, obj, 1);
 }
 
 /* The free op: a detached list of @cnt objects of @slab, debug checks done. */
@@ -749,7 +788,7 @@ static int sheaves_alloc_bulk(struct slablab_cache *s, gfp_t gfp, size_t nr, voi
 	local_unlock_irqrestore(&s->cpu->lock, flags);
 	stat_add(s, SLABLAB_ALLOC_FASTPATH, i);
 	while (i < nr) {
-		got = slabs_take(s, gfp, NUMA_NO_NODE, p + i, nr - i);
+		got = objects_take(s, gfp, NUMA_NO_NODE, p + i, nr - i);
 		if (!got)
 			goto fail;
 		stat_add(s, SLABLAB_ALLOC_SLOWPATH, got);
@@ -882,22 +921,33 @@ static unsigned long sheaves_flush(struct slablab_cache *s, enum slablab_flush_m
 
 	slablab_on_each_cpu(s, flush_this_cpu, cpu_has_sheaves, mode, NULL, every_cpu);
 	flush_barns(s, mode == SLABLAB_FLUSH_ALL);
+	/* then the layer the sheaves just gave their objects to */
+	if (s->under)
+		s->under->flush(s, mode, every_cpu);
 	after = nr_slabs(s);
 	return before > after ? before - after : 0;
 }
 
+/* With cpu_slabs the dead cpu's sheaves go to this cpu's slab layer, then its own goes. */
 static void sheaves_flush_dead_cpu(struct slablab_cache *s, int cpu)
 {
 	flush_cpu(s, per_cpu_ptr(s->cpu, cpu), false);
+	if (s->under)
+		s->under->flush_dead_cpu(s, cpu);
 }
 
 /* ---- figures ---- */
 
+/*
+ * The per-cpu figures: the objects in the cpu's sheaves as its slab objects; with
+ * cpu_slabs the cpu partial figures of the layer under them.
+ */
 static void sheaves_cpu_view(struct slablab_cache *s, int cpu, u32 *slab_objs,
 			     u32 *partial_slabs, u32 *partial_objects)
 {
 	struct slablab_cpu *c = per_cpu_ptr(s->cpu, cpu);
 	struct slablab_sheaf *m, *sp;
+	u32 under_objs;
 
 	/* Sheaves are freed after an RCU grace period: their sizes can be read so. */
 	rcu_read_lock();
@@ -907,10 +957,15 @@ static void sheaves_cpu_view(struct slablab_cache *s, int cpu, u32 *slab_objs,
 	rcu_read_unlock();
 	*partial_slabs = 0;
 	*partial_objects = 0;
+	if (s->under)
+		s->under->cpu_view(s, cpu, &under_objs, partial_slabs, partial_objects);
 }
 
+/* Sheaves hold no slabs: the gauges of cpu slabs are the layer's under them, if any. */
 static void sheaves_gauges(struct slablab_cache *s, struct slablab_gauges *g)
 {
+	if (s->under)
+		s->under->gauges(s, g);
 }
 
 struct sheaves_layer_count {
@@ -961,6 +1016,125 @@ static void sheaves_layers(struct slablab_cache *s, struct slablab_layers *l)
 	}
 	l->present |= BIT(SLABLAB_LAYERS_A_SHEAF_MAIN) | BIT(SLABLAB_LAYERS_A_SHEAF_SPARE) |
 		      BIT(SLABLAB_LAYERS_A_BARN);
+	if (s->under)
+		s->under->layers(s, l);
+}
+
+/* ---- prefilled sheaves (slab.c's slablab_cache_prefill_sheaf() and the rest) ---- */
+
+/* A full sheaf, else an empty one, of the barn (7.0's barn_get_full_or_empty_sheaf()). */
+static struct slablab_sheaf *barn_get_full_or_empty(struct slablab_barn *barn)
+{
+	struct slablab_sheaf *sh = barn_get(barn, true);
+
+	return sh ?: barn_get(barn, false);
+}
+
+/* Fill @sh to its capacity from below the sheaves; false when it holds fewer than @size. */
+static bool fill_sheaf(struct slablab_cache *s, gfp_t gfp, struct slablab_sheaf *sh,
+		       unsigned int size)
+{
+	unsigned int got;
+
+	if (sh->size < sh->capacity) {
+		got = objects_take(s, gfp, NUMA_NO_NODE, sh->objects + sh->size,
+				   sh->capacity - sh->size);
+		sh->size += got;
+		stat_add(s, SLABLAB_SHEAF_REFILL, got);
+	}
+	return sh->size >= size;
+}
+
+/*
+ * The prefill_sheaf op (7.0's kmem_cache_prefill_sheaf() for a size within the
+ * capacity): the cpu's spare (sheaf_prefill_fast), else a barn sheaf, full first, else
+ * a new one (sheaf_prefill_slow), filled up to the capacity. A sheaf of a capacity the
+ * cache no longer has, or one that cannot be filled to @size, is flushed and freed.
+ */
+static struct slablab_sheaf *sheaves_prefill_sheaf(struct slablab_cache *s, gfp_t gfp,
+						   unsigned int size)
+{
+	struct slablab_sheaf *sh = NULL;
+	struct slablab_cpu *c;
+	unsigned long flags;
+
+	local_lock_irqsave(&s->cpu->lock, flags);
+	c = this_cpu_ptr(s->cpu);
+	if (c->spare) {
+		sh = c->spare;
+		c->spare = NULL;
+	}
+	local_unlock_irqrestore(&s->cpu->lock, flags);
+	if (sh) {
+		stat(s, SLABLAB_SHEAF_PREFILL_FAST);
+	} else {
+		stat(s, SLABLAB_SHEAF_PREFILL_SLOW);
+		sh = barn_get_full_or_empty(local_barn(s));
+		stat(s, sh && sh->size ? SLABLAB_BARN_GET : SLABLAB_BARN_GET_FAIL);
+	}
+	if (sh && sh->capacity < size) {
+		sheaf_flush(s, sh);
+		sheaf_free(s, sh);
+		sh = NULL;
+	}
+	if (!sh)
+		sh = sheaf_new(s, READ_ONCE(s->sheaf_capacity), gfp);
+	if (!sh)
+		return NULL;
+	if (!fill_sheaf(s, gfp, sh, size)) {
+		sheaf_flush(s, sh);
+		sheaf_free(s, sh);
+		return NULL;
+	}
+	return sh;
+}
+
+/* The refill_sheaf op: fill it to its capacity (7.0's refill_sheaf()). */
+static int sheaves_refill_sheaf(struct slablab_cache *s, gfp_t gfp, struct slablab_sheaf *sh,
+				unsigned int size)
+{
+	return fill_sheaf(s, gfp, sh, size) ? 0 : -ENOMEM;
+}
+
+/*
+ * The return_sheaf op (7.0's kmem_cache_return_sheaf()): the sheaf becomes the cpu's
+ * spare when it has none (sheaf_return_fast), whatever its fill; else
+ * (sheaf_return_slow) it is refilled and put into the barn, unless the barn holds
+ * barn_max_full full sheaves already or the refill fails: then it is flushed and
+ * freed. A sheaf of a capacity the cache no longer has is flushed and freed.
+ */
+static void sheaves_return_sheaf(struct slablab_cache *s, gfp_t gfp, struct slablab_sheaf *sh)
+{
+	struct slablab_barn *barn;
+	struct slablab_cpu *c;
+	unsigned long flags;
+
+	if (sh->capacity != READ_ONCE(s->sheaf_capacity))
+		goto flush;
+	local_lock_irqsave(&s->cpu->lock, flags);
+	c = this_cpu_ptr(s->cpu);
+	if (!c->spare && c->main) {
+		c->spare = sh;
+		sh = NULL;
+	}
+	local_unlock_irqrestore(&s->cpu->lock, flags);
+	if (!sh) {
+		stat(s, SLABLAB_SHEAF_RETURN_FAST);
+		return;
+	}
+	stat(s, SLABLAB_SHEAF_RETURN_SLOW);
+	barn = local_barn(s);
+	/* a racy peek, as 7.0's: barn_put_full_bound() below does not recheck the bound */
+	if (data_race(barn->nr_full) >= READ_ONCE(s->barn_max_full) ||
+	    !fill_sheaf(s, gfp, sh, sh->capacity))
+		goto flush;
+	if (barn_put_full_bound(s, barn, sh, true)) {
+		stat(s, SLABLAB_BARN_PUT);
+		return;
+	}
+flush:
+	sheaf_flush(s, sh);
+	sheaf_free(s, sh);
 }
 
 /* ---- set up and tear down ---- */
@@ -969,6 +1143,9 @@ static void sheaves_layers(struct slablab_cache *s, struct slablab_layers *l)
 static void sheaves_destroy(struct slablab_cache *s)
 {
 	int cpu, nid;
+
+	if (s->under && s->under->destroy)
+		s->under->destroy(s);
 
 	for_each_possible_cpu(cpu) {
 		struct slablab_cpu *c = per_cpu_ptr(s->cpu, cpu);
@@ -1003,11 +1180,16 @@ static void sheaves_destroy(struct slablab_cache *s)
 static int sheaves_init(struct slablab_cache *s)
 {
 	unsigned int cap = s->sheaf_capacity;
-	int cpu, nid;
+	int cpu, nid, err;
 
+	if (s->under) {
+		err = s->under->init(s);
+		if (err)
+			return err;
+	}
 	s->barn = kcalloc(nr_node_ids, sizeof(*s->barn), GFP_KERNEL);
 	if (!s->barn)
-		return -ENOMEM;
+		goto fail;
 	for_each_node(nid) {
 		struct slablab_barn *barn = kzalloc_node(sizeof(*barn), GFP_KERNEL, nid);
 
@@ -1041,6 +1223,8 @@ fail:
 
 static void sheaves_relayout(struct slablab_cache *s)
 {
+	if (s->under)
+		s->under->relayout(s);
 }
 
 /* ---- tunables ---- */
@@ -1190,4 +1374,7 @@ const struct slablab_design_ops slablab_sheaves_ops = {
 	.gauges = sheaves_gauges,
 	.cpu_view = sheaves_cpu_view,
 	.layers = sheaves_layers,
+	.prefill_sheaf = sheaves_prefill_sheaf,
+	.refill_sheaf = sheaves_refill_sheaf,
+	.return_sheaf = sheaves_return_sheaf,
 };

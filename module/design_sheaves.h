@@ -11,23 +11,7 @@
 
 #include "backend.h"
 
-/**
- * struct slablab_sheaf - an array of free objects
- * @barn_list: link in a barn's list (under its lock)
- * @rcu: for kfree_rcu()
- * @capacity: slots in @objects (the cache's sheaf_capacity when it was made)
- * @size: objects in it, @objects[0..@size)
- * @objects: the objects
- */
-struct slablab_sheaf {
-	union {
-		struct list_head barn_list;
-		struct rcu_head rcu;
-	};
-	unsigned int capacity;
-	unsigned int size;
-	void *objects[];
-};
+/* struct slablab_sheaf is in internal.h: the prefill API (slab.c) lends sheaves too. */
 
 void *slablab_sheaves_alloc_slow(struct slablab_cache *s, gfp_t gfp, int node);
 void slablab_sheaves_free_slow(struct slablab_cache *s, struct slablab_slab *slab, void *obj);

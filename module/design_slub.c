@@ -13,7 +13,7 @@
  *                   turned a full slab partial, or taken from the node list with a
  *                   new cpu slab), at most cpu_partial_slabs of them.
  *   A slab leaves c->slab before anything may unfreeze it (see
- *   slablab_slub_alloc_slow()), so that what c->slab points to is never freed.
+ *   alloc_slow()), so that what c->slab points to is never freed.
  *
  * Fast paths (s->fastpath)
  *   cmpxchg: the cpu freelist and a transaction id (tid) are one double word, updated
@@ -283,8 +283,11 @@ static void *get_partial(struct slablab_cache *s, gfp_t gfp, int node, struct sl
 	return NULL;
 }
 
-/* Everything that is not "pop the cpu freelist". */
-void *slablab_slub_alloc_slow(struct slablab_cache *s, gfp_t gfp, int node)
+/*
+ * Everything that is not "pop the cpu freelist": one object, not counted (the callers
+ * count it as an allocation, or not: sheaves' refill through slub_take()).
+ */
+static void *alloc_slow(struct slablab_cache *s, gfp_t gfp, int node)
 {
 	struct slablab_slab *slab, *fresh;
 	struct slablab_cpu *c;
@@ -367,7 +370,6 @@ retry:
 		local_unlock_irqrestore(&s->cpu->lock, flags);
 		obj = freelist;
 		deactivate_slab(s, fresh, get_fp(s, obj));
-		stat(s, SLABLAB_ALLOC_SLOWPATH);
 		return obj;
 	}
 	c->slab = fresh;
@@ -376,7 +378,16 @@ load:
 	c->ft.freelist = get_fp(s, obj);
 	c->ft.word = next_tid(c->ft.word);
 	local_unlock_irqrestore(&s->cpu->lock, flags);
-	stat(s, SLABLAB_ALLOC_SLOWPATH);
+	return obj;
+}
+
+/* The slow path of slub_alloc() and bulk allocation: counts ALLOC_SLOWPATH. */
+void *slablab_slub_alloc_slow(struct slablab_cache *s, gfp_t gfp, int node)
+{
+	void *obj = alloc_slow(s, gfp, node);
+
+	if (obj)
+		stat(s, SLABLAB_ALLOC_SLOWPATH);
 	return obj;
 }
 
@@ -652,7 +663,7 @@ int slablab_set_cpu_partial(struct slablab_cache *s, unsigned int objects,
 	WRITE_ONCE(s->cpu_partial, objects);
 	set_cpu_partial_bound(s);
 	/* Takes effect at once: lists over the new bound are drained now. */
-	if (s->ops == &slablab_slub_ops)
+	if (s->ops == &slablab_slub_ops || s->under == &slablab_slub_ops)
 		slub_flush(s, SLABLAB_FLUSH_OVER_LIMIT, false);
 	return 0;
 }
@@ -748,19 +759,28 @@ static void slub_layers(struct slablab_cache *s, struct slablab_layers *l)
 	l->present |= BIT(SLABLAB_LAYERS_A_CPU_SLAB) | BIT(SLABLAB_LAYERS_A_CPU_PARTIAL);
 }
 
-/* A new cache, or one switching to slub: every cpu's state is empty. */
+/*
+ * A new cache, or one switching to slub (or to sheaves over slub): every cpu's state
+ * is empty. The tid goes on from where it was, a step ahead, rather than restarting at
+ * the cpu: a cache that comes back to slub must not reuse tids it handed out before
+ * (a fast path that read c->ft before the change would otherwise see its tid again;
+ * nobody allocates across a design change, but the tid's guarantee should not rest
+ * on that). tid % TID_STEP stays the cpu. Cannot fail: slab.c falls back to this
+ * design when another's init fails twice.
+ */
 static int slub_init(struct slablab_cache *s)
 {
 	int cpu;
 
 	for_each_possible_cpu(cpu) {
 		struct slablab_cpu *c = per_cpu_ptr(s->cpu, cpu);
+		unsigned long tid = c->ft.word;
 
 		c->slab = NULL;
 		c->partial = NULL;
 		c->partial_slabs = 0;
 		c->ft.freelist = NULL;
-		c->ft.word = cpu;	/* init tid: tid % TID_STEP is the cpu */
+		c->ft.word = next_tid(tid - tid % TID_STEP + cpu);
 	}
 	set_cpu_partial_bound(s);
 	return 0;
@@ -769,6 +789,71 @@ static int slub_init(struct slablab_cache *s)
 static void *slub_alloc_op(struct slablab_cache *s, gfp_t gfp, int node)
 {
 	return slub_alloc(s, gfp, node);
+}
+
+/* ---- the layer under another design (sheaves with cpu_slabs: 6.18's double caching) ---- */
+
+/*
+ * The take op: objects through the cpu freelist under the local lock, the slow path for
+ * the rest, as slub_alloc_bulk() does (6.18's __kmem_cache_alloc_bulk() under a sheaf
+ * refill), but neither counted as allocations nor hooked: they go into a sheaf, and
+ * count when a caller pops them. The lockless fast path is not used: under sheaves
+ * every change of c->ft is made under the local lock.
+ */
+static unsigned int slub_take(struct slablab_cache *s, gfp_t gfp, int node, void **p,
+			      unsigned int nr)
+{
+	struct slablab_cpu *c;
+	unsigned long flags;
+	unsigned int i;
+
+	local_lock_irqsave(&s->cpu->lock, flags);
+	c = this_cpu_ptr(s->cpu);
+	for (i = 0; i < nr; i++) {
+		void *obj = c->ft.freelist;
+
+		if (unlikely(!obj || !c->slab || !node_match(c->slab, node))) {
+			c->ft.word = next_tid(c->ft.word);
+			local_unlock_irqrestore(&s->cpu->lock, flags);
+			p[i] = alloc_slow(s, gfp, node);
+			if (!p[i])
+				return i;
+			local_lock_irqsave(&s->cpu->lock, flags);
+			c = this_cpu_ptr(s->cpu);
+			continue;
+		}
+		c->ft.freelist = get_fp(s, obj);
+		p[i] = obj;
+	}
+	c->ft.word = next_tid(c->ft.word);
+	local_unlock_irqrestore(&s->cpu->lock, flags);
+	return nr;
+}
+
+/*
+ * The give op: objects a sheaf flushes, freed through slub's paths (6.18's
+ * __kmem_cache_free_bulk() → do_slab_free()): onto the cpu freelist when they are of
+ * the cpu slab, else to their slab, which a full slab turning partial puts on the cpu
+ * partial list. Not counted as frees again.
+ */
+static void slub_give(struct slablab_cache *s, struct slablab_slab *slab, void *head,
+		      void *tail, unsigned int cnt)
+{
+	struct slablab_cpu *c;
+	unsigned long flags;
+
+	local_lock_irqsave(&s->cpu->lock, flags);
+	c = this_cpu_ptr(s->cpu);
+	if (slab == c->slab) {
+		set_fp(s, tail, c->ft.freelist);
+		c->ft.freelist = head;
+		c->ft.word = next_tid(c->ft.word);
+		local_unlock_irqrestore(&s->cpu->lock, flags);
+		return;
+	}
+	local_unlock_irqrestore(&s->cpu->lock, flags);
+	if (slablab_return_to_slab(s, slab, head, tail, cnt, READ_ONCE(s->cpu_partial_slabs)))
+		put_cpu_partial(s, slab);
 }
 
 const struct slablab_design_ops slablab_slub_ops = {
@@ -784,4 +869,6 @@ const struct slablab_design_ops slablab_slub_ops = {
 	.gauges = slub_gauges,
 	.cpu_view = slub_cpu_view,
 	.layers = slub_layers,
+	.take = slub_take,
+	.give = slub_give,
 };

@@ -132,6 +132,30 @@ static inline bool slab_dying(const struct slablab_slab *slab)
 	return slab->base_flags & SLABLAB_SLAB_DYING;
 }
 
+/**
+ * struct slablab_sheaf - an array of free objects: a sheaves cache's per-cpu and barn
+ *	sheaves, and the sheaves slablab_cache_prefill_sheaf() lends callers
+ * @barn_list: link in a barn's list (under its lock)
+ * @rcu: for kfree_rcu()
+ * @capacity: slots in @objects (the cache's sheaf_capacity when it was made, or the
+ *	size of a one-off sheaf)
+ * @size: objects in it, @objects[0..@size)
+ * @oversize: a one-off sheaf (slab.c): its objects were allocated by a bulk allocation
+ *	when it was filled (callers' objects, their alloc hook run), and it is kfree()d
+ *	when it comes back; else its objects are free objects of the cache
+ * @objects: the objects
+ */
+struct slablab_sheaf {
+	union {
+		struct list_head barn_list;
+		struct rcu_head rcu;
+	};
+	unsigned int capacity;
+	unsigned int size;
+	bool oversize;
+	void *objects[];
+};
+
 /* Per-node lists. */
 struct slablab_node {
 	spinlock_t list_lock;		/* partial, nr_partial, on_partial flags */
@@ -152,8 +176,15 @@ struct slablab_cpu {
 	struct slablab_slab *partial;	/* cpu partial list, frozen slabs */
 	unsigned int partial_slabs;
 	struct slablab_sheaf *main;	/* sheaves: never NULL while unlocked (capacity > 0) */
-	struct slablab_sheaf *spare;	/* sheaves: empty, full or NULL */
+	struct slablab_sheaf *spare;	/* sheaves: any fill, or NULL */
 	struct slablab_array *ac;	/* slab: the cpu's array cache (never NULL once set up) */
+	/*
+	 * Prefilled sheaves out with callers (slab.c): this cpu's share of the objects in
+	 * them not yet allocated, and of the sheaves (a sheaf prefilled on one cpu may be
+	 * returned on another: only the sums over the cpus mean anything)
+	 */
+	long prefilled_objects;
+	long prefilled_sheaves;
 	local_lock_t lock;		/* slow path vs. this cpu's fast path */
 	unsigned long stat[__SLABLAB_STAT_MAX];	/* monotonic event counts */
 	unsigned long stat_base[__SLABLAB_STAT_MAX];	/* reset = new baseline */
@@ -197,6 +228,12 @@ struct slablab_cpu {
  * @slab_active: objects out of the slab lists: in arrays or with callers (slab)
  * @slab_maxobjs: high mark of @slab_active (slab, SLAB's high_mark)
  * @slab_maxfreeable: high mark of a node's free slabs seen by an array flush (slab)
+ * @sheaves_cpu_slabs: the sheaves_cpu_slabs tunable: sheaves stand on the slub
+ *	design's per-cpu slab and cpu partial lists (6.18's double caching) instead of
+ *	straight on slabs
+ * @under: the design whose per-cpu layer this cache's design stands on (slub, for a
+ *	sheaves cache with @sheaves_cpu_slabs), or NULL: straight on the back end's slabs. Set
+ *	with the design, only while the cache is empty (slab.c)
  * @random: free pointer obfuscation key (SLAB_FREELIST_HARDENED's)
  * @random_seq: freelist randomization sequence, or NULL
  * @random_seq_len: entries of @random_seq
@@ -253,6 +290,8 @@ struct slablab_cache {
 	atomic_long_t slab_active;
 	atomic_long_t slab_maxobjs;
 	atomic_long_t slab_maxfreeable;
+	unsigned int sheaves_cpu_slabs;
+	const struct slablab_design_ops *under;
 	unsigned long random;
 	unsigned int *random_seq;
 	unsigned int random_seq_len;
@@ -341,6 +380,8 @@ typedef bool (*slablab_cpu_pred)(struct slablab_cache *s, int cpu, int mode);
  * @array: objects in the cpus' array caches (slab)
  * @shared: objects in the nodes' shared arrays (slab)
  * @alien: objects in the nodes' alien caches (slab)
+ * @sheaf_prefilled: objects in prefilled sheaves out with callers, not yet allocated
+ *	from them (slablab_cache_prefill_sheaf(); any design)
  * @present: the layers this cache has, a mask of BIT(SLABLAB_LAYERS_A_*)
  *
  * callers + the cached layers + @slabs_free = @total when the cache is quiet (no
@@ -360,6 +401,7 @@ struct slablab_layers {
 	u64 array;
 	u64 shared;
 	u64 alien;
+	u64 sheaf_prefilled;
 	u32 present;
 };
 
@@ -400,6 +442,17 @@ struct slablab_occupancy {
  *	be NULL)
  * @cpu_online: a cpu came online (may be NULL; slablab_mutex held)
  * @cpu_offline: a cpu is going offline, called on it (may be NULL; slablab_mutex held)
+ * @take: up to @nr free objects through the design's per-cpu layer, from @node unless
+ *	NUMA_NO_NODE, not counted as allocations and without the alloc hook (for a design
+ *	stacked on this one: s->under); returns how many; no lock of the cache held
+ * @give: take back a detached list of @cnt objects of @slab that were counted as freed
+ *	when a design stacked on this one got them (free_hook() ran); no lock held
+ * @prefill_sheaf: a sheaf of at least @size objects, @size at most the capacity
+ *	(slablab_cache_prefill_sheaf()); NULL: the design has no sheaves, every prefill
+ *	is a one-off sheaf filled by @alloc_bulk
+ * @refill_sheaf: fill a sheaf @prefill_sheaf made to its capacity; 0, or -ENOMEM
+ *	when it holds fewer than @size objects
+ * @return_sheaf: take a sheaf @prefill_sheaf made back, with what is left in it
  *
  * docs/design.md, "Designs", says which locks are held when each is called and what a
  * design must count.
@@ -424,6 +477,15 @@ struct slablab_design_ops {
 	void (*validate)(struct slablab_cache *s, struct slablab_validate_report *r);
 	void (*cpu_online)(struct slablab_cache *s, int cpu);
 	void (*cpu_offline)(struct slablab_cache *s, int cpu);
+	unsigned int (*take)(struct slablab_cache *s, gfp_t gfp, int node, void **p,
+			     unsigned int nr);
+	void (*give)(struct slablab_cache *s, struct slablab_slab *slab, void *head,
+		     void *tail, unsigned int cnt);
+	struct slablab_sheaf *(*prefill_sheaf)(struct slablab_cache *s, gfp_t gfp,
+					       unsigned int size);
+	int (*refill_sheaf)(struct slablab_cache *s, gfp_t gfp, struct slablab_sheaf *sheaf,
+			    unsigned int size);
+	void (*return_sheaf)(struct slablab_cache *s, gfp_t gfp, struct slablab_sheaf *sheaf);
 };
 
 /* design_slub.c: SLUB 6.1's per-cpu slab and per-cpu partial lists */
@@ -506,6 +568,10 @@ int slablab_set_design(struct slablab_cache *s, unsigned int design,
 		       struct netlink_ext_ack *extack);
 int slablab_set_lists(struct slablab_cache *s, unsigned int lists,
 		      struct netlink_ext_ack *extack);
+int slablab_set_sheaves_cpu_slabs(struct slablab_cache *s, unsigned int on,
+				  struct netlink_ext_ack *extack);
+int slablab_check_sheaves_cpu_slabs(struct slablab_cache *s, unsigned int on,
+				    struct netlink_ext_ack *extack);
 int slablab_check_tunables(struct slablab_cache *s, const u32 *flags, const u32 *order,
 			   const u32 *design, struct netlink_ext_ack *extack);
 unsigned long slablab_shrink_locked(struct slablab_cache *s);

@@ -488,6 +488,7 @@ static int check_tunables(struct slablab_cache *s, struct nlattr **tb,
 {
 	struct nlattr *fa = tb[SLABLAB_CACHE_A_FLAGS], *oa = tb[SLABLAB_CACHE_A_ORDER];
 	struct nlattr *da = tb[SLABLAB_CACHE_A_DESIGN];
+	struct nlattr *ca = tb[SLABLAB_CACHE_A_SHEAVES_CPU_SLABS];
 	u32 flags = fa ? nla_get_u32(fa) : 0, order = oa ? nla_get_u32(oa) : 0;
 	u32 design = da ? nla_get_u32(da) : 0;
 	struct nlattr *la = tb[SLABLAB_CACHE_A_LISTS], *lim = tb[SLABLAB_CACHE_A_LIMIT];
@@ -515,8 +516,16 @@ static int check_tunables(struct slablab_cache *s, struct nlattr **tb,
 	err = slablab_slab_check_tunables(s, da ? design : s->design, la ? &lists : NULL,
 					  lim ? &limit : NULL, ba ? &batch : NULL,
 					  sa ? &shared : NULL, extack);
-	if (err)
+	if (err) {
 		NL_SET_BAD_ATTR(extack, la && !lim && !ba && !sa ? la : lim ? lim : ba ? ba : sa);
+		return err;
+	}
+	/* A sheaves cache's cpu slab layer changes only while it is empty, as a design. */
+	if (ca) {
+		err = slablab_check_sheaves_cpu_slabs(s, nla_get_u32(ca), extack);
+		if (err)
+			NL_SET_BAD_ATTR(extack, ca);
+	}
 	return err;
 }
 

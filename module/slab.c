@@ -3,8 +3,9 @@
  * slablab's cache API: slab caches beside the kernel's own, each with a design (the
  * per-cpu front end: design_*.c) over the shared back end (backend.c), every policy a
  * run-time tunable. Here are the exported allocation functions, which dispatch on the
- * cache's design, cache creation and destruction, the tunables' setters (a relayout
- * and a design change among them), shrink and validate, the kmalloc size classes, cpu
+ * cache's design, the prefill API (sheaves lent to callers, on any design), cache
+ * creation and destruction, the tunables' setters (a relayout, a design change and
+ * sheaves_cpu_slabs among them), shrink and validate, the kmalloc size classes, cpu
  * hotplug, and module init and exit of the allocator.
  *
  * Dispatch
@@ -213,8 +214,224 @@ int slablab_cache_alloc_bulk(struct slablab_cache *s, gfp_t gfp, size_t nr, void
 }
 EXPORT_SYMBOL_GPL(slablab_cache_alloc_bulk);
 
+/* ---- prefilled sheaves ---- */
+
+/* Prefilled sheaves out with callers, or the objects in them (the per-cpu shares' sum). */
+static long prefilled(struct slablab_cache *s, bool sheaves)
+{
+	long n = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct slablab_cpu *c = per_cpu_ptr(s->cpu, cpu);
+
+		n += sheaves ? READ_ONCE(c->prefilled_sheaves) : READ_ONCE(c->prefilled_objects);
+	}
+	return n > 0 ? n : 0;
+}
+
+/* A one-off sheaf of @size objects, filled by a bulk allocation of the cache's design. */
+static struct slablab_sheaf *prefill_oversize(struct slablab_cache *s, gfp_t gfp,
+					      unsigned int size)
+{
+	struct slablab_sheaf *sh;
+
+	sh = kmalloc(struct_size(sh, objects, size), (gfp & SLABLAB_RECLAIM_GFP) | __GFP_NOWARN);
+	if (!sh)
+		return NULL;
+	sh->capacity = size;
+	sh->oversize = true;
+	if (size && !s->ops->alloc_bulk(s, gfp, size, sh->objects)) {
+		kfree(sh);
+		return NULL;
+	}
+	sh->size = size;
+	stat(s, SLABLAB_SHEAF_PREFILL_OVERSIZE);
+	return sh;
+}
+
+/**
+ * slablab_cache_prefill_sheaf - lend the caller a sheaf of at least @size objects
+ * @s: the cache
+ * @gfp: allocation flags for the sheaf and its objects
+ * @size: objects the caller will allocate from it at most (before a refill)
+ *
+ * Linux 7.0's kmem_cache_prefill_sheaf(): the objects are taken now, so that up to
+ * @size allocations from the sheaf (slablab_cache_alloc_from_sheaf()) cannot fail, in
+ * a context that could not allocate itself (the maple tree preallocates so before
+ * taking its lock). On a sheaves cache a @size within sheaf_capacity takes the cpu's
+ * spare sheaf (sheaf_prefill_fast), else a barn sheaf or a new one (sheaf_prefill_slow),
+ * filled to the capacity; its objects stay free objects of the cache (the layers count
+ * them as sheaf_prefilled) until allocated from it. A larger @size, or any @size on a
+ * design without sheaves (slub, or sheaves with sheaf_capacity 0), gets a one-off sheaf
+ * of exactly @size, filled by slablab_cache_alloc_bulk() (sheaf_prefill_oversize): its
+ * objects count as allocated from then on, as in 7.0, where a cache without sheaves
+ * gets such a sheaf too.
+ *
+ * Every sheaf goes back with slablab_cache_return_sheaf(); the cache can be destroyed,
+ * or change its design, only when none is out. May sleep if @gfp allows.
+ *
+ * Return: the sheaf, or NULL when the objects could not be had (nothing is held then).
+ */
+struct slablab_sheaf *slablab_cache_prefill_sheaf(struct slablab_cache *s, gfp_t gfp,
+						  unsigned int size)
+{
+	struct slablab_sheaf *sh;
+	unsigned int cap = READ_ONCE(s->sheaf_capacity);
+
+	might_alloc(gfp);
+	if (s->ops->prefill_sheaf && cap && size <= cap)
+		sh = s->ops->prefill_sheaf(s, gfp, size);
+	else
+		sh = prefill_oversize(s, gfp, size);
+	if (!sh)
+		return NULL;
+	if (!sh->oversize)
+		this_cpu_add(s->cpu->prefilled_objects, sh->size);
+	this_cpu_inc(s->cpu->prefilled_sheaves);
+	return sh;
+}
+EXPORT_SYMBOL_GPL(slablab_cache_prefill_sheaf);
+
+/**
+ * slablab_cache_alloc_from_sheaf - allocate an object from a prefilled sheaf
+ * @s: the cache the sheaf was prefilled from
+ * @gfp: allocation flags (for the alloc hook: __GFP_ZERO, init_on_alloc; nothing is
+ *	allocated here)
+ * @sheaf: the sheaf
+ *
+ * Never fails while the sheaf has objects: no lock, no slab, only a pop. Counts
+ * ALLOC_FASTPATH for the sheaves' own sheaves (a one-off sheaf's objects were counted
+ * when it was filled).
+ *
+ * Return: the object, or NULL when the sheaf is empty.
+ */
+void *slablab_cache_alloc_from_sheaf(struct slablab_cache *s, gfp_t gfp,
+				     struct slablab_sheaf *sheaf)
+{
+	void *obj;
+
+	if (unlikely(!sheaf->size))
+		return NULL;
+	obj = sheaf->objects[--sheaf->size];
+	if (sheaf->oversize)
+		return obj;
+	this_cpu_dec(s->cpu->prefilled_objects);
+	stat(s, SLABLAB_ALLOC_FASTPATH);
+	return alloc_hook(s, obj, gfp);
+}
+EXPORT_SYMBOL_GPL(slablab_cache_alloc_from_sheaf);
+
+/**
+ * slablab_cache_refill_sheaf - make a prefilled sheaf hold at least @size objects again
+ * @s: the cache
+ * @gfp: allocation flags
+ * @sheafp: the sheaf; replaced by a bigger one when @size exceeds its capacity
+ * @size: objects wanted in it
+ *
+ * 7.0's kmem_cache_refill_sheaf(): a sheaf already holding @size is left alone; one
+ * whose capacity allows @size is filled up to its capacity; else a new sheaf is
+ * prefilled for @size and the old one returned.
+ *
+ * Return: 0; -EINVAL without a sheaf; -ENOMEM when the objects could not be had (the
+ * sheaf keeps what it held and stays the caller's).
+ */
+int slablab_cache_refill_sheaf(struct slablab_cache *s, gfp_t gfp,
+			       struct slablab_sheaf **sheafp, unsigned int size)
+{
+	struct slablab_sheaf *sh;
+	unsigned int before;
+	int err;
+
+	if (!sheafp || !*sheafp)
+		return -EINVAL;
+	sh = *sheafp;
+	if (sh->size >= size)
+		return 0;
+	if (size <= sh->capacity) {
+		before = sh->size;
+		if (sh->oversize) {
+			err = 0;
+			if (s->ops->alloc_bulk(s, gfp, sh->capacity - sh->size,
+					       sh->objects + sh->size))
+				sh->size = sh->capacity;
+			else
+				err = -ENOMEM;
+			return err;
+		}
+		err = s->ops->refill_sheaf(s, gfp, sh, size);
+		this_cpu_add(s->cpu->prefilled_objects, sh->size - before);
+		return err;
+	}
+	sh = slablab_cache_prefill_sheaf(s, gfp, size);
+	if (!sh)
+		return -ENOMEM;
+	slablab_cache_return_sheaf(s, gfp, *sheafp);
+	*sheafp = sh;
+	return 0;
+}
+EXPORT_SYMBOL_GPL(slablab_cache_refill_sheaf);
+
+/**
+ * slablab_cache_return_sheaf - give a prefilled sheaf back, with what is left in it
+ * @s: the cache it was prefilled from
+ * @gfp: allocation flags, for a refill on the way into the barn (sheaves)
+ * @sheaf: the sheaf; the caller must not touch it again
+ *
+ * A sheaves cache keeps it as the cpu's spare (sheaf_return_fast) or refills it into
+ * the barn (sheaf_return_slow), else flushes its objects and frees it; a one-off sheaf
+ * has its objects freed (slablab_cache_free_bulk()) and is freed.
+ */
+void slablab_cache_return_sheaf(struct slablab_cache *s, gfp_t gfp,
+				struct slablab_sheaf *sheaf)
+{
+	this_cpu_dec(s->cpu->prefilled_sheaves);
+	if (sheaf->oversize) {
+		s->ops->free_bulk(s, sheaf->size, sheaf->objects);
+		kfree(sheaf);
+		return;
+	}
+	this_cpu_sub(s->cpu->prefilled_objects, sheaf->size);
+	s->ops->return_sheaf(s, gfp, sheaf);
+}
+EXPORT_SYMBOL_GPL(slablab_cache_return_sheaf);
+
+/**
+ * slablab_cache_sheaf_size - the objects a prefilled sheaf holds
+ * @sheaf: the sheaf
+ *
+ * Return: how many allocations from it cannot fail.
+ */
+unsigned int slablab_cache_sheaf_size(struct slablab_sheaf *sheaf)
+{
+	return sheaf->size;
+}
+EXPORT_SYMBOL_GPL(slablab_cache_sheaf_size);
+
 /* ---- cache creation, tunables, destruction ---- */
 
+/*
+ * Set up the per-cpu front end of an empty cache whose previous one (if any) was torn
+ * down: @design, standing on slub's per-cpu slabs when a sheaves cache has
+ * @cpu_slabs. On failure the design's init has cleaned up after itself and the cache
+ * has no front end (s->ops unchanged, pointing at the torn-down one).
+ */
+static int set_front_end(struct slablab_cache *s, unsigned int design, bool cpu_slabs)
+{
+	const struct slablab_design_ops *ops = slablab_designs[design];
+	int err;
+
+	s->sheaves_cpu_slabs = cpu_slabs;
+	s->under = design == SLABLAB_DESIGN_SHEAVES && cpu_slabs ? &slablab_slub_ops : NULL;
+	err = ops->init(s);
+	if (err)
+		return err;
+	s->ops = ops;
+	WRITE_ONCE(s->design, design);
+	return 0;
+}
+
+/* In the reverse order of creation: the design's state first (it may still flush). */
 static void free_cache_struct(struct slablab_cache *s)
 {
 	int nid;
@@ -358,11 +575,9 @@ struct slablab_cache *slablab_cache_create_owner(const char *name, unsigned int 
 		s->node[nid] = n;
 	}
 	/* After the nodes: a design may use their locks (slab's lists) */
-	s->design = args->design;
-	err = slablab_designs[s->design]->init(s);
+	err = set_front_end(s, args->design, args->sheaves_cpu_slabs);
 	if (err)
 		goto err_free;
-	s->ops = slablab_designs[s->design];
 	list_add_tail(&s->list, &slablab_caches);
 	slablab_caches_gen++;
 	if (slablab_observer)
@@ -445,11 +660,13 @@ int slablab_cache_destroy_locked(struct slablab_cache *s, struct netlink_ext_ack
 		return -EBUSY;
 	}
 	flush_all(s, true);
-	live = slablab_objects_in_use(s);
+	live = slablab_objects_in_use(s) + prefilled(s, true);
 	if (live) {
-		NL_SET_ERR_MSG_FMT_MOD(extack, "cache %s still has %llu objects allocated",
+		NL_SET_ERR_MSG_FMT_MOD(extack,
+				       "cache %s still has %llu objects allocated (or sheaves prefilled)",
 				       s->name, live);
-		pr_info("cache %s not destroyed: %llu objects still allocated\n", s->name, live);
+		pr_info("cache %s not destroyed: %llu objects allocated or sheaves prefilled\n",
+			s->name, live);
 		return -EBUSY;
 	}
 	list_del(&s->list);
@@ -533,6 +750,12 @@ static int check_empty(struct slablab_cache *s, const char *what,
 		NL_SET_ERR_MSG_FMT_MOD(extack,
 				       "%s can only change on an empty cache: %llu objects allocated",
 				       what, live);
+		return -EBUSY;
+	}
+	if (prefilled(s, true)) {
+		NL_SET_ERR_MSG_FMT_MOD(extack,
+				       "%s cannot change while %ld prefilled sheaves are out",
+				       what, prefilled(s, true));
 		return -EBUSY;
 	}
 	return 0;
@@ -697,32 +920,87 @@ int slablab_set_flags(struct slablab_cache *s, unsigned int flags, struct netlin
  * per-cpu state. Nobody allocates meanwhile: the cache is netlink's, no storm holds
  * it, and the handles allocate under slablab_mutex, which the caller holds.
  */
+/*
+ * Replace the per-cpu front end of an empty cache (a design or a sheaves_cpu_slabs change):
+ * every cpu's state is given back and every slab freed, then the new front end is set
+ * up. Nobody allocates meanwhile: the cache is netlink's, no storm holds it, no sheaf
+ * is out, and the handles allocate under slablab_mutex, which the caller holds. When
+ * the new front end cannot be set up (-ENOMEM) the old one is set up again; when not
+ * even that works, the slub design, whose init cannot fail: the cache always runs
+ * the design s->design names, fully set up.
+ */
+static int switch_front_end(struct slablab_cache *s, unsigned int design, bool cpu_slabs,
+			    struct netlink_ext_ack *extack)
+{
+	unsigned int old_design = s->design;
+	bool old_sheaves_cpu_slabs = s->sheaves_cpu_slabs;
+	int err;
+
+	flush_all(s, true);
+	slablab_discard_all_slabs(s);
+	if (s->ops->destroy)
+		s->ops->destroy(s);
+	err = set_front_end(s, design, cpu_slabs);
+	if (!err)
+		return 0;
+	if (!set_front_end(s, old_design, old_sheaves_cpu_slabs)) {
+		NL_SET_ERR_MSG_FMT_MOD(extack,
+				       "design %s could not set up its per-cpu state; the cache stays %s",
+				       slablab_designs[design]->name, s->ops->name);
+		return err;
+	}
+	WARN_ON_ONCE(set_front_end(s, SLABLAB_DESIGN_SLUB, old_sheaves_cpu_slabs));
+	NL_SET_ERR_MSG_FMT_MOD(extack,
+			       "design %s could not set up its per-cpu state, nor %s again: the cache is slub now",
+			       slablab_designs[design]->name, slablab_designs[old_design]->name);
+	return err;
+}
+
+/* A design change, on an empty cache (slablab_check_tunables()). */
 int slablab_set_design(struct slablab_cache *s, unsigned int design,
 		       struct netlink_ext_ack *extack)
 {
-	const struct slablab_design_ops *old = s->ops, *ops;
 	int err;
 
 	err = slablab_check_tunables(s, NULL, NULL, &design, extack);
 	if (err || design == s->design)
 		return err;
-	ops = slablab_designs[design];
-	flush_all(s, true);
-	slablab_discard_all_slabs(s);
-	if (old->destroy)
-		old->destroy(s);
-	err = ops->init(s);
-	if (err) {
-		NL_SET_ERR_MSG_FMT_MOD(extack, "design %s could not set up its per-cpu state",
-				       ops->name);
-		/* The old design's state was empty: set it up again as new. */
-		if (!old->init(s))
-			return err;
-		/* Not even that: leave the cache on the new design, which cleans up. */
+	return switch_front_end(s, design, s->sheaves_cpu_slabs, extack);
+}
+
+/**
+ * slablab_check_sheaves_cpu_slabs - whether the sheaves_cpu_slabs tunable may become @on now
+ * @s: the cache (slablab_mutex and cpus_read_lock held)
+ * @on: the new value (0 or 1)
+ * @extack: where to say why not
+ *
+ * A sheaves cache changes its front end, so it must be empty (as for a design change);
+ * other designs only keep the value for a later change to sheaves.
+ *
+ * Return: 0, -ERANGE or -EBUSY.
+ */
+int slablab_check_sheaves_cpu_slabs(struct slablab_cache *s, unsigned int on,
+				    struct netlink_ext_ack *extack)
+{
+	if (on > 1)
+		return -ERANGE;
+	if (on == s->sheaves_cpu_slabs || s->design != SLABLAB_DESIGN_SHEAVES)
+		return 0;
+	return check_empty(s, "sheaves_cpu_slabs", extack);
+}
+
+int slablab_set_sheaves_cpu_slabs(struct slablab_cache *s, unsigned int on,
+				  struct netlink_ext_ack *extack)
+{
+	int err = slablab_check_sheaves_cpu_slabs(s, on, extack);
+
+	if (err || on == s->sheaves_cpu_slabs)
+		return err;
+	if (s->design != SLABLAB_DESIGN_SHEAVES) {
+		s->sheaves_cpu_slabs = on;
+		return 0;
 	}
-	s->ops = ops;
-	WRITE_ONCE(s->design, design);
-	return err;
+	return switch_front_end(s, s->design, on, extack);
 }
 
 /**
@@ -842,6 +1120,11 @@ void slablab_layers(struct slablab_cache *s, struct slablab_layers *l)
 	memset(l, 0, sizeof(*l));
 	slablab_backend_layers(s, l);
 	s->ops->layers(s, l);
+	/* a design without sheaves lends one-off sheaves only: their objects are callers' */
+	if (s->ops->prefill_sheaf) {
+		l->sheaf_prefilled = prefilled(s, false);
+		l->present |= BIT(SLABLAB_LAYERS_A_SHEAF_PREFILLED);
+	}
 }
 
 /**

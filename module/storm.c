@@ -626,6 +626,57 @@ static __always_inline void run_bulk(struct storm_thread *t, const u32 target)
 	}
 }
 
+/*
+ * prefill (slablab caches only): per op, prefill a sheaf of BATCH objects, allocate
+ * them all from it, free them, return the sheaf — the maple tree's preallocation
+ * around a tree change (7.0's kmem_cache_prefill_sheaf() under mas_preallocate()).
+ * alloc cycles: the prefill and the allocations from the sheaf; free cycles: the frees
+ * and the return. An allocation from a prefilled sheaf that fails breaks the API's
+ * promise: it is counted as a failure.
+ */
+static __always_inline void run_prefill(struct storm_thread *t)
+{
+	struct slablab_cache *s = t->st->tg.cache;
+	bool sampled = false;
+	u64 done = 0;
+
+	while (more(t, done)) {
+		u32 n = chunk_of(t, done, t->st->spec.batch), i, got = 0;
+		struct slablab_sheaf *sheaf;
+		u64 c0, c1, c2, c3;
+
+		c0 = get_cycles();
+		sheaf = slablab_cache_prefill_sheaf(s, GFP_KERNEL, n);
+		if (sheaf) {
+			for (i = 0; i < n; i++) {
+				t->slots[i] = slablab_cache_alloc_from_sheaf(s, GFP_KERNEL, sheaf);
+				got += !!t->slots[i];
+			}
+		}
+		c1 = get_cycles();
+		t->failures += n - got;
+		if (!sampled && got) {
+			WRITE_ONCE(t->live_bytes, (long)got * t->st->tg.obj_size);
+			storm_sample(t->st, false);	/* the first full batch */
+			WRITE_ONCE(t->live_bytes, 0);
+			sampled = true;
+		}
+		c2 = get_cycles();
+		for (i = 0; i < n && sheaf; i++)
+			slablab_cache_free(s, t->slots[i]);
+		if (sheaf)
+			slablab_cache_return_sheaf(s, GFP_KERNEL, sheaf);
+		c3 = get_cycles();
+		t->alloc_cycles += c1 - c0;
+		t->free_cycles += c3 - c2;
+		t->allocs += got;
+		t->frees += got;
+		done += n;
+		WRITE_ONCE(t->ops_done, done);
+		cond_resched();
+	}
+}
+
 static __always_inline void run_churn(struct storm_thread *t, const u32 target)
 {
 	struct slablab_storm *st = t->st;
@@ -815,6 +866,10 @@ static __always_inline void run_pattern(struct storm_thread *t, const u32 target
 		break;
 	case SLABLAB_PATTERN_CHURN:
 		run_churn(t, target);
+		break;
+	case SLABLAB_PATTERN_PREFILL:
+		if (target == SLABLAB_TARGET_CACHE)
+			run_prefill(t);
 		break;
 	case SLABLAB_PATTERN_REMOTE:
 		if (t->idx & 1)
@@ -1195,6 +1250,7 @@ static u64 storm_live_estimate(struct slablab_storm *st)
 	switch (sp->pattern) {
 	case SLABLAB_PATTERN_BATCH:
 	case SLABLAB_PATTERN_BULK:
+	case SLABLAB_PATTERN_PREFILL:
 		slots = sp->batch;
 		objs = slots * sp->threads;
 		break;
@@ -1245,7 +1301,8 @@ static int storm_prepare_threads(struct slablab_storm *st)
 	st->t = kvcalloc(sp->threads, sizeof(*st->t), GFP_KERNEL);
 	if (!st->t)
 		return -ENOMEM;
-	if (sp->pattern == SLABLAB_PATTERN_BATCH || sp->pattern == SLABLAB_PATTERN_BULK)
+	if (sp->pattern == SLABLAB_PATTERN_BATCH || sp->pattern == SLABLAB_PATTERN_BULK ||
+	    sp->pattern == SLABLAB_PATTERN_PREFILL)
 		slots = sp->batch;
 	else if (sp->pattern == SLABLAB_PATTERN_CHURN)
 		slots = sp->working_set;
@@ -1397,13 +1454,21 @@ static int storm_setup_target(struct slablab_storm *st, u32 *bad_attr,
 			return -EINVAL;
 		}
 		sp->size = st->tg.obj_size;
+		if (sp->pattern == SLABLAB_PATTERN_PREFILL && sp->target != SLABLAB_TARGET_CACHE) {
+			NL_SET_ERR_MSG_MOD(extack,
+					   "prefill needs the cache target (the kernel's SLUB has no sheaves)");
+			*bad_attr = SLABLAB_STORM_A_PATTERN;
+			return -EINVAL;
+		}
 		/* A native target's model is copied, not used: it may go away. */
 		if (sp->target == SLABLAB_TARGET_NATIVE)
 			st->tg.cache = NULL;
 		return 0;
 	default:
-		if (sp->pattern == SLABLAB_PATTERN_BULK) {
-			NL_SET_ERR_MSG_MOD(extack, "bulk needs a cache target, not kmalloc");
+		if (sp->pattern == SLABLAB_PATTERN_BULK || sp->pattern == SLABLAB_PATTERN_PREFILL) {
+			NL_SET_ERR_MSG_FMT_MOD(extack, "%s needs a cache target, not kmalloc",
+					       sp->pattern == SLABLAB_PATTERN_BULK ?
+					       "bulk" : "prefill");
 			return -EINVAL;
 		}
 		if (!sp->nr_sizes) {

@@ -52,12 +52,41 @@ def c_lower(name):
     return name.lower().replace("-", "_")
 
 
+class UniqueKeyLoader(yaml.SafeLoader):
+    """safe_load that refuses a key given twice in one mapping: PyYAML keeps the last
+    silently, so a merge that lost a list's "-" between two entries would drop one."""
+
+    def construct_mapping(self, node, deep=False):
+        seen = set()
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=deep)
+            if key in seen:
+                raise SystemExit(f"gen-protocol: {key_node.start_mark}: key {key!r} given "
+                                 "twice in one mapping (a lost '-' between list entries?)")
+            seen.add(key)
+        return super().construct_mapping(node, deep)
+
+
+def check_unique_names(y):
+    """Each definition, attribute set, set's attribute and operation named once."""
+    groups = [("definitions", y.get("definitions", [])),
+              ("attribute-sets", y["attribute-sets"]),
+              ("operations", y.get("operations", {}).get("list", []))]
+    groups += [(f"attribute-set {s['name']}", s["attributes"]) for s in y["attribute-sets"]]
+    for what, items in groups:
+        names = [i["name"] for i in items]
+        dups = sorted({n for n in names if names.count(n) > 1})
+        if dups:
+            raise SystemExit(f"gen-protocol: {what}: {', '.join(dups)} named twice")
+
+
 class Spec:
     """The spec, with names and values numbered as ynl numbers them."""
 
     def __init__(self, path):
         with open(path) as f:
-            self.y = yaml.safe_load(f)
+            self.y = yaml.load(f, Loader=UniqueKeyLoader)  # noqa: S506 (a SafeLoader)
+        check_unique_names(self.y)
         self.family = self.y["name"]
         self.defs = {d["name"]: d for d in self.y.get("definitions", [])}
         self.sets = {s["name"]: s for s in self.y["attribute-sets"]}

@@ -35,7 +35,8 @@
 	X(BATCHCOUNT, batchcount, u32, NUM, none, 0, 4096) \
 	X(SHARED, shared, u32, NUM, none, 0, 64) \
 	X(REAP_CPU_MS, reap_cpu_ms, u32, NUM, none, 0, 3600000) \
-	X(REAP_NODE_MS, reap_node_ms, u32, NUM, none, 0, 3600000)
+	X(REAP_NODE_MS, reap_node_ms, u32, NUM, none, 0, 3600000) \
+	X(SHEAVES_CPU_SLABS, sheaves_cpu_slabs, u32, NUM, none, 0, 1)
 
 /*
  * The gauges of a cache reply (spec: cache-gauges). X(attr, name, type): attr is the
@@ -70,7 +71,8 @@
 	X(BARN, barn) \
 	X(ARRAY, array) \
 	X(SHARED, shared) \
-	X(ALIEN, alien)
+	X(ALIEN, alien) \
+	X(SHEAF_PREFILLED, sheaf_prefilled)
 
 /*
  * The event counters (spec: stat-item), in enum slablab_stat_item order. X(item, name):
@@ -122,6 +124,11 @@
 	X(REAPED, reaped) \
 	X(LISTALLOCS, listallocs) \
 	X(MAXOBJS, maxobjs) \
-	X(MAXFREEABLE, maxfreeable)
+	X(MAXFREEABLE, maxfreeable) \
+	X(SHEAF_PREFILL_FAST, sheaf_prefill_fast) \
+	X(SHEAF_PREFILL_SLOW, sheaf_prefill_slow) \
+	X(SHEAF_PREFILL_OVERSIZE, sheaf_prefill_oversize) \
+	X(SHEAF_RETURN_FAST, sheaf_return_fast) \
+	X(SHEAF_RETURN_SLOW, sheaf_return_slow)
 
 #endif /* _SLABLAB_PROTOCOL_H */

@@ -82,6 +82,7 @@ class Client:
         shared: Optional[int] = None,
         reap_cpu_ms: Optional[int] = None,
         reap_node_ms: Optional[int] = None,
+        sheaves_cpu_slabs: Optional[int] = None,
         # --- end of generated ---
         debug: Optional[bool] = None,
         hardened: Optional[bool] = None,
@@ -112,6 +113,7 @@ class Client:
         shared: Optional[int] = None,
         reap_cpu_ms: Optional[int] = None,
         reap_node_ms: Optional[int] = None,
+        sheaves_cpu_slabs: Optional[int] = None,
         # --- end of generated ---
         debug: Optional[bool] = None,
         hardened: Optional[bool] = None,

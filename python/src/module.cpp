@@ -369,7 +369,7 @@ const char* const kStormSpecDoc =
 	"target: 'slablab' (a slablab cache; also 'cache'), 'native' (the kernel's SLUB: a "
 	"kmem_cache made like `cache`, or of `size`), 'kmalloc' (slablab_kmalloc), "
 	"'native-kmalloc' (the kernel's kmalloc). pattern: 'pair', 'batch', 'remote', 'churn', "
-	"'bulk'. Keywords (None: the kernel's default): cache (str), size (bytes), sizes "
+	"'bulk', 'prefill' (slablab target only). Keywords (None: the kernel's default): cache (str), size (bytes), sizes "
 	"('64:3,192:1', {64: 3, 192: 1} or [64, (192, 2)]; kmalloc targets), threads, cpus "
 	"('0-1' or [0, 1]), ops (allocations per thread), duration_ms (instead of ops), batch, "
 	"working_set, ring (power of two), seed, max_live_bytes, thin (churn: keep every "
@@ -543,7 +543,7 @@ PYBIND11_MODULE(_core, m)
 		},
 		py::arg("pattern"),
 		"The figure(s) compare summarizes by default for a pattern: pair -> "
-		"['cycles_per_pair'], batch/bulk -> ['cycles_per_alloc', 'cycles_per_free'], "
+		"['cycles_per_pair'], batch/bulk/prefill -> ['cycles_per_alloc', 'cycles_per_free'], "
 		"remote -> ['ops_per_sec'], churn -> ['fragmentation_pct'].");
 
 	m.def(

@@ -340,11 +340,13 @@ def test_client_without_module(slablab):
 
 
 def test_constants(slablab):
-    assert len(slablab.STAT_NAMES) == 46
-    assert slablab.STAT_NAMES[34] == "allochit" and slablab.STAT_NAMES[45] == "maxfreeable"
+    assert len(slablab.STAT_NAMES) == 51
     assert slablab.STAT_NAMES[0] == "alloc_fastpath"
     assert slablab.STAT_NAMES[25] == "cpu_partial_drain"
-    assert "barn_put_fail" in slablab.STAT_NAMES
+    assert slablab.STAT_NAMES[33] == "barn_put_fail"
+    assert slablab.STAT_NAMES[34] == "allochit" and slablab.STAT_NAMES[45] == "maxfreeable"
+    assert slablab.STAT_NAMES[46] == "sheaf_prefill_fast"
+    assert slablab.STAT_NAMES[-1] == "sheaf_return_slow"
     assert "cmpxchg_double_cpu_fail" in slablab.STAT_NAMES
     assert slablab.CACHE_FLAGS == ("debug", "hardened", "random", "hwcache_align")
     assert slablab.FASTPATHS == ("cmpxchg", "irqoff")
@@ -483,7 +485,7 @@ def test_cache_keeps_the_body_exception(slablab):
 
 def test_storm_constants(slablab):
     assert slablab.STORM_TARGETS == ("slablab", "native", "kmalloc", "native-kmalloc")
-    assert slablab.STORM_PATTERNS == ("pair", "batch", "remote", "churn", "bulk")
+    assert slablab.STORM_PATTERNS == ("pair", "batch", "remote", "churn", "bulk", "prefill")
     assert slablab.STORM_STATES == ("none", "running", "done", "stopped")
     assert "cycles_per_pair" in slablab.FIGURES and "overhead_pct" in slablab.FIGURES
     header = (REPO / "uapi" / "linux" / "slablab.h").read_text()

@@ -90,7 +90,8 @@ TEST(StormNames, TargetsPatternsStates)
 	EXPECT_EQ(storm_target_from_name("native_kmalloc"), SLABLAB_TARGET_NATIVE_KMALLOC);
 	EXPECT_FALSE(storm_target_from_name("slub"));
 	EXPECT_EQ(storm_pattern_names(),
-		  (std::vector<std::string_view>{"pair", "batch", "remote", "churn", "bulk"}));
+		  (std::vector<std::string_view>{"pair", "batch", "remote", "churn", "bulk",
+						 "prefill"}));
 	for (auto n : storm_pattern_names())
 		EXPECT_EQ(storm_pattern_name(*storm_pattern_from_name(n)), n);
 	EXPECT_EQ(storm_state_name(SLABLAB_STORM_RUNNING), "running");
@@ -181,6 +182,11 @@ TEST(StormParse, ValidateSpec)
 	x.cache = "bad name";
 	refused(x, "bad name");
 	x = s;
+	x.pattern = SLABLAB_PATTERN_PREFILL;
+	EXPECT_NO_THROW(validate_storm_spec(x));
+	x.target = SLABLAB_TARGET_NATIVE;
+	refused(x, "prefill needs the slablab target");
+	x = s;
 	x.target = SLABLAB_TARGET_NATIVE;
 	EXPECT_NO_THROW(validate_storm_spec(x));
 	x.cache.clear();
@@ -199,6 +205,8 @@ TEST(StormParse, ValidateSpec)
 	x.cache.clear();
 	x.pattern = SLABLAB_PATTERN_BULK;
 	refused(x, "bulk needs a cache target");
+	x.pattern = SLABLAB_PATTERN_PREFILL;
+	refused(x, "prefill needs the slablab target");
 	x.pattern = SLABLAB_PATTERN_PAIR;
 
 	x = s;

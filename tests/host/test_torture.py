@@ -37,9 +37,13 @@ def test_same_seed_same_decisions():
     assert {d["kind"] for d in control} == {
         "set:cpu_partial", "set:min_partial", "set:order", "set:fastpath", "set:flags",
         "fail_every", "set:multi", "fail_flip", "shrink", "validate", "reset_stats", "get",
-        "obj_alloc", "obj_free", "cpu", "cpu+stop", "stop", "cache_del", "rmmod"}
+        "obj_alloc", "obj_free", "cpu", "cpu+stop", "stop", "cache_del", "rmmod",
+        "set:sheaf_capacity", "set:barn_max_full", "set:sheaves_cpu_slabs", "set:design"}
     assert {d["target"] for d in storms} == {"slablab", "native", "kmalloc", "native-kmalloc"}
-    assert {d["pattern"] for d in storms} == {"pair", "batch", "remote", "churn", "bulk"}
+    assert {d["pattern"] for d in storms} == {"pair", "batch", "remote", "churn", "bulk",
+                                              "prefill"}
+    # prefill only on slablab caches (6.1's SLUB has no sheaves)
+    assert all(d["target"] == "slablab" for d in storms if d["pattern"] == "prefill")
     # cpu 0 never goes offline; remote storms have an even number of threads
     assert all(1 <= d["cpu"] <= 3 for d in control if d["kind"] in ("cpu", "cpu+stop", "rmmod"))
     assert all(d["threads"] % 2 == 0 for d in storms if d["pattern"] == "remote")

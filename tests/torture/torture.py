@@ -47,11 +47,13 @@ HUNG_TASK_TIMEOUT = 20      # /proc/sys/kernel/hung_task_timeout_secs in the gue
 EXIT_MARK = "torture-exit "
 DEBUGFS = "/sys/kernel/debug/slablab"
 
-PATTERNS = ("pair", "batch", "remote", "churn", "bulk")
+PATTERNS = ("pair", "batch", "remote", "churn", "bulk", "prefill")
 TARGETS = ("slablab", "native", "kmalloc", "native-kmalloc")
-# Every pattern against every target, pattern by pattern (bulk needs a cache target).
+# Every pattern against every target, pattern by pattern (bulk needs a cache target,
+# prefill a slablab cache: the kernel's SLUB on 6.1 has no sheaves).
 COMBOS = tuple((t, p) for p in PATTERNS for t in TARGETS
-               if not (p == "bulk" and t in ("kmalloc", "native-kmalloc")))
+               if not (p == "bulk" and t in ("kmalloc", "native-kmalloc"))
+               and not (p == "prefill" and t != "slablab"))
 
 # The torture's own caches: (name, size, creation tunables). Recreated with these after
 # a CACHE_DEL or a reload.
@@ -60,6 +62,9 @@ CACHES = (
     ("tt-192-debug", 192, {"debug": True}),
     ("tt-1000", 1000, {"fastpath": "irqoff"}),
     ("tt-4096", 4096, {"cpu_partial": 0, "min_partial": 0}),
+    ("tt-256-sheaves", 256, {"design": "sheaves"}),
+    ("tt-512-sheaves-cs", 512, {"design": "sheaves", "sheaves_cpu_slabs": 1,
+                                "sheaf_capacity": 16, "barn_max_full": 2}),
 )
 KMALLOC_SIZES = (1, 8, 100, 192, 1000, 5000, 16384)
 KMALLOC_MAX_CLASS = 8192    # slablab_kmalloc(): larger sizes go to the page allocator
@@ -67,7 +72,8 @@ WEIGHTED_SIZES = {64: 3, 192: 1, 1000: 1, 5000: 1}
 FLAG_SETS = ("none", "hardened,random", "debug", "debug,hardened,random",
              "hwcache_align,random", "random")
 # Each pattern's ops per thread (remote: per producer), multiplied by a drawn scale.
-BASE_OPS = {"pair": 20000, "batch": 8192, "bulk": 8192, "remote": 6000, "churn": 6000}
+BASE_OPS = {"pair": 20000, "batch": 8192, "bulk": 8192, "remote": 6000, "churn": 6000,
+            "prefill": 8192}
 HELD_BYTES_MAX = 64 << 20   # scripted objects held at most (beside the storms)
 
 # Control actions and their weights. "set:*" are CACHE_SET requests; "fail_every" and
@@ -75,12 +81,17 @@ HELD_BYTES_MAX = 64 << 20   # scripted objects held at most (beside the storms)
 ACTIONS = {
     "set:cpu_partial": 5, "set:min_partial": 4, "set:order": 4, "set:fastpath": 4,
     "set:flags": 3, "fail_every": 4, "set:multi": 3, "fail_flip": 2,
+    "set:sheaf_capacity": 3, "set:barn_max_full": 2, "set:sheaves_cpu_slabs": 2,
+    "set:design": 2,
     "shrink": 5, "validate": 8, "reset_stats": 3, "get": 2,
     "obj_alloc": 6, "obj_free": 5, "cpu": 4, "stop": 2, "cpu+stop": 2, "cache_del": 2,
     "rmmod": 1,
 }
 RMMOD_EVERY = 20.0          # at most one rmmod attempt in this many seconds
-TUNABLES = ("cpu_partial", "min_partial", "order", "fastpath", "flags")
+TUNABLES = ("cpu_partial", "min_partial", "order", "fastpath", "flags", "sheaf_capacity",
+            "barn_max_full", "sheaves_cpu_slabs", "design")
+# the tunables that change a cache's front end: only while it is empty (EBUSY otherwise)
+EMPTY_ONLY = ("flags", "sheaves_cpu_slabs", "design")
 
 
 def now():
@@ -102,6 +113,14 @@ def tunable_value(tunable, r):
         return r.choice(("cmpxchg", "irqoff"))
     if tunable == "flags":
         return r.choice(FLAG_SETS)
+    if tunable == "sheaf_capacity":
+        return r.choice((0, 4, 16, 60, 200))
+    if tunable == "barn_max_full":
+        return r.choice((0, 1, 10))
+    if tunable == "sheaves_cpu_slabs":
+        return r.choice((0, 1))
+    if tunable == "design":
+        return r.choice(("slub", "sheaves"))
     if tunable == "fail_slab_every":
         return r.choice((0, 0, 2, 3, 7, 31))        # 0 often: defect 1
     raise ValueError(tunable)
@@ -152,8 +171,10 @@ def storm_decision(i, r, ncpus):
         d["duration_ms"] = r.choice((500, 1000, 2000, 4000))
     else:
         d["ops"] = BASE_OPS[pattern] * r.choice((1, 2, 4, 8))
-    if pattern in ("batch", "bulk"):
-        d["batch"] = r.choice((8, 16, 64, 256)) if pattern == "batch" else r.choice((8, 32, 64))
+    if pattern in ("batch", "bulk", "prefill"):
+        d["batch"] = {"batch": (8, 16, 64, 256), "bulk": (8, 32, 64),
+                      "prefill": (4, 16, 64)}[pattern]
+        d["batch"] = r.choice(d["batch"])
         if "ops" in d and r.random() < 0.5:
             d["ops"] += r.randrange(1, d["batch"])     # a final partial batch
     elif pattern == "remote":
@@ -505,7 +526,8 @@ class Torture:
         with self.call(f"cache_get {name}"):
             x = c.cache_get(name, percpu=False)
         return {k: x.get(k) for k in ("cpu_partial", "min_partial", "order", "fastpath",
-                                      "flags", "stride", "objs_per_slab")}
+                                      "flags", "stride", "objs_per_slab", "design",
+                                      "sheaves_cpu_slabs", "sheaf_capacity")}
 
     def act_set(self, c, d):
         kind = d["kind"]
@@ -518,9 +540,10 @@ class Torture:
             self.count(kind, "ok")
         except self.slablab.Error as e:
             allowed = []
-            if "flags" in kw:
-                allowed += [(errno.EBUSY, "flags can only change on an empty cache"),
-                            (errno.EBUSY, "flags of this cache cannot change while it is in use")]
+            if any(k in kw for k in EMPTY_ONLY):
+                allowed += [(errno.EBUSY, "can only change on an empty cache"),
+                            (errno.EBUSY, "cannot change while it is in use"),
+                            (errno.EBUSY, "prefilled sheaves are out")]
             if "order" in kw or "flags" in kw:
                 allowed += [(errno.ERANGE, "cannot hold one")]
             self.expect(kind, e, allowed)

@@ -51,6 +51,14 @@ class Design(str):
 DESIGN_VARIANTS = [pytest.param(Design(d), id=d) for d in DESIGNS]
 if "slab" in DESIGNS:
     DESIGN_VARIANTS.append(pytest.param(Design("slab", lists=1), id="slab-lists1"))
+
+
+# The per-cpu front ends, as (design, creation tunables): every design, and sheaves in
+# front of slub's per-cpu slabs (sheaves_cpu_slabs, 6.18's double caching). Tests about
+# what per-cpu layers hold parametrize over these.
+FRONT_ENDS = [(d, {}) for d in DESIGNS] + (
+    [("sheaves", {"sheaves_cpu_slabs": 1})] if "sheaves" in DESIGNS else [])
+FRONT_END_IDS = [d + "".join(f"-{k}" for k in kw) for d, kw in FRONT_ENDS]
 _names = itertools.count()
 
 

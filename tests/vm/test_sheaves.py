@@ -1,9 +1,12 @@
 # SPDX-License-Identifier: GPL-2.0
 """What is particular to the sheaves design (Linux 7.0's per-cpu sheaves and barns):
-the default capacities, where objects go, the barn's bounds and a capacity changed at
-run time. The cache suite at large runs for sheaves through conftest.DESIGNS."""
+the default capacities, where objects go, the barn's bounds, a capacity changed at run
+time, the prefill API (through the prefill storm pattern) and sheaves_cpu_slabs (6.18's
+sheaves in front of slub's per-cpu slabs). The cache suite at large runs for sheaves
+through conftest.DESIGNS."""
 import pytest
 
+import slablab
 from conftest import consistent
 
 pytestmark = pytest.mark.parametrize("design", ["sheaves"])
@@ -93,3 +96,157 @@ def test_barn_bounds_lowered_flush_the_surplus(client, make_cache):
     client.cache_set(name, barn_max_full=0, barn_max_empty=0)
     c = consistent(client, name)
     assert c["layers"]["barn"] == 0 and c["barn_max_full"] == 0
+
+
+# ------------------------------------------------- prefilled sheaves (the prefill API)
+
+def prefill_storm(client, name, threads=1, ops=16 * 64, batch=16):
+    """A prefill storm (each op: prefill a sheaf of BATCH, allocate BATCH from it, free
+    them, return the sheaf) on `name`; checks what every storm on a cache must hold and
+    returns (storm, the cache's counters before it, the number of prefills)."""
+    before = client.cache_get(name)["stats"]
+    r = client.storm("slablab", "prefill", cache=name, threads=threads, ops=ops, batch=batch)
+    res = r["result"]
+    assert r["state"] == "done" and res["failures"] == 0, res
+    assert res["allocs"] == res["frees"] == ops * threads, res
+    st = res["stats"]
+    # every allocation from a sheaf counted once, every free once
+    assert st["alloc_fastpath"] + st["alloc_slowpath"] == res["allocs"], st
+    assert st["free_fastpath"] + st["free_slowpath"] == res["frees"], st
+    c = consistent(client, name)
+    ly = c["layers"]
+    assert c["gauges"]["objects"] == 0 and ly["callers"] == 0, c["gauges"]
+    assert ly.get("sheaf_prefilled", 0) == 0, ly              # every sheaf came back
+    cached = sum(v for k, v in ly.items() if k not in ("total", "callers", "slabs_free"))
+    assert ly["callers"] + cached + ly["slabs_free"] == ly["total"], ly
+    return r, before, threads * -(-ops // batch)
+
+
+def test_prefill_storm_takes_sheaves_from_the_cpu_and_the_barn(client, make_cache, ncpus):
+    """Within the capacity a prefill takes the cpu's spare (sheaf_prefill_fast) or a
+    barn sheaf or a new one (sheaf_prefill_slow), and the sheaf comes back as the spare
+    (sheaf_return_fast) or refilled into the barn (sheaf_return_slow); allocations from
+    it are fast-path allocations, and never fail."""
+    name = make_cache(64)                                       # capacity 60
+    r, before, prefills = prefill_storm(client, name, threads=ncpus, batch=16)
+    st = r["result"]["stats"]
+    assert st["sheaf_prefill_fast"] + st["sheaf_prefill_slow"] == prefills, st
+    assert st["sheaf_prefill_fast"] > 0 and st["sheaf_prefill_oversize"] == 0, st
+    assert st["sheaf_return_fast"] + st["sheaf_return_slow"] == prefills, st
+    assert st["sheaf_return_fast"] > 0, st
+    assert st["alloc_fastpath"] == r["result"]["allocs"] and st["alloc_slowpath"] == 0, st
+    # the storm's deltas are the cache's own
+    after = client.cache_get(name)["stats"]
+    for item in ("sheaf_prefill_fast", "sheaf_prefill_slow", "sheaf_return_fast",
+                 "sheaf_return_slow", "sheaf_prefill_oversize"):
+        assert after[item] - before[item] == st[item], item
+    report = client.cache_validate(name)
+    assert report["errors"] == 0 and report["objects"] == report["free_objects"], report
+
+
+def test_prefill_beyond_the_capacity_gets_a_one_off_sheaf(client, make_cache):
+    """A prefill of more than sheaf_capacity objects (and any prefill when the capacity
+    is 0) gets a one-off sheaf filled by a bulk allocation (sheaf_prefill_oversize): its
+    objects count as allocated when it is filled, the rest freed when it comes back."""
+    name = make_cache(64, sheaf_capacity=8)
+    r, _, prefills = prefill_storm(client, name, batch=20, ops=20 * 50)
+    st = r["result"]["stats"]
+    assert st["sheaf_prefill_oversize"] == prefills, st
+    assert st["sheaf_prefill_fast"] == st["sheaf_prefill_slow"] == 0, st
+    assert st["sheaf_return_fast"] == st["sheaf_return_slow"] == 0, st
+    client.cache_set(name, sheaf_capacity=0)
+    r, _, prefills = prefill_storm(client, name, batch=4, ops=4 * 50)
+    assert r["result"]["stats"]["sheaf_prefill_oversize"] == prefills
+
+
+def test_prefill_on_a_cache_without_sheaves(client, make_cache):
+    """On the slub design (no sheaves) every prefill is a one-off sheaf of exactly the
+    size asked for, filled by slub's bulk allocation, as 7.0 does for a cache without
+    sheaves; the prefilled layer is not reported there."""
+    name = make_cache(128, design="slub")
+    r, _, prefills = prefill_storm(client, name, batch=16, ops=16 * 40)
+    st = r["result"]["stats"]
+    assert st["sheaf_prefill_oversize"] == prefills, st
+    assert st["sheaf_prefill_fast"] == st["sheaf_prefill_slow"] == 0, st
+    assert "sheaf_prefilled" not in client.cache_get(name)["layers"]
+
+
+def test_prefill_storm_with_cpu_slabs(client, make_cache, ncpus):
+    """The same storm on sheaves in front of slub's per-cpu slabs: refills go through
+    the cpu slab, and the layers (cpu slab and cpu partial among them) still add up."""
+    name = make_cache(256, sheaves_cpu_slabs=1)
+    r, _, prefills = prefill_storm(client, name, threads=ncpus, batch=8, ops=8 * 64)
+    st = r["result"]["stats"]
+    assert st["sheaf_prefill_fast"] + st["sheaf_prefill_slow"] == prefills, st
+    ly = client.cache_get(name)["layers"]
+    assert "cpu_slab" in ly and "cpu_partial" in ly and "sheaf_prefilled" in ly, ly
+
+
+# ---------------------------------------- sheaves_cpu_slabs (6.18's double caching)
+
+def test_cpu_slabs_puts_sheaves_in_front_of_slubs_cpu_slab(client, make_cache):
+    """One allocation refills main to its capacity. Straight over slabs (7.0) the rest
+    of the new slab goes onto the node list; with sheaves_cpu_slabs (6.18) the refill
+    takes the objects through slub's cpu slab, which keeps the rest."""
+    plain = make_cache(64)
+    double = make_cache(64, sheaves_cpu_slabs=1)
+    for name in (plain, double):
+        c = client.cache_get(name)
+        cap, objs = c["sheaf_capacity"], c["objs_per_slab"]
+        assert objs > cap, (objs, cap)
+        h = client.obj_alloc(name, 1, cpu=0)
+        c = consistent(client, name)
+        ly, g = c["layers"], c["gauges"]
+        assert ly["sheaf_main"] == cap - 1 and ly["callers"] == 1, ly
+        assert c["stats"]["sheaf_refill"] == cap and c["stats"]["alloc_fastpath"] == 1
+        if name == plain:
+            assert c["sheaves_cpu_slabs"] == 0 and "cpu_slab" not in ly, c
+            assert ly["slabs_free"] == objs - cap and g["cpu_slabs"] == 0, (ly, g)
+        else:
+            assert c["sheaves_cpu_slabs"] == 1
+            assert ly["cpu_slab"] == objs - cap and ly["slabs_free"] == 0, ly
+            assert g["cpu_slabs"] == 1, g
+        client.obj_free(h, cpu=0)
+        client.cache_shrink(name)
+        c = consistent(client, name)
+        assert c["gauges"]["cpu_slabs"] == 0 and c["layers"]["slabs_free"] == objs, c
+
+
+def test_cpu_slabs_flush_frees_through_the_cpu_slab(client, make_cache):
+    """Sheaves flushed with sheaves_cpu_slabs give their objects to slub's layer: the
+    slabs a flush turns partial go to the cpu partial list, and a shrink takes it all
+    back; the layers add up at every step."""
+    name = make_cache(64, sheaves_cpu_slabs=1, barn_max_full=0, barn_max_empty=0)
+    objs = client.cache_get(name)["objs_per_slab"]
+    h = client.obj_alloc(name, objs * 20, cpu=0)
+    client.obj_free(h, cpu=0)                # main and spare fill, the rest is flushed
+    c = consistent(client, name)
+    ly, st = c["layers"], c["stats"]
+    assert st["sheaf_flush"] > 0 and st["cpu_partial_free"] > 0, st
+    assert ly["cpu_partial"] > 0, ly
+    cached = ly["sheaf_main"] + ly["sheaf_spare"] + ly["cpu_slab"] + ly["cpu_partial"]
+    assert cached + ly["slabs_free"] == ly["total"], ly
+    client.cache_shrink(name)
+    c = consistent(client, name)
+    assert c["gauges"]["cpu_partial_slabs"] == 0 and c["layers"]["cpu_partial"] == 0, c
+
+
+def test_cpu_slabs_changes_only_while_empty(client, make_cache):
+    name = make_cache(64)
+    h = client.obj_alloc(name, 10, cpu=0)
+    with pytest.raises(slablab.Busy):
+        client.cache_set(name, sheaves_cpu_slabs=1)
+    assert client.cache_get(name)["sheaves_cpu_slabs"] == 0
+    client.obj_free(h, cpu=0)
+    assert client.cache_set(name, sheaves_cpu_slabs=1)["sheaves_cpu_slabs"] == 1
+    h = client.obj_alloc(name, 100, cpu=0)
+    assert consistent(client, name)["layers"]["cpu_slab"] > 0      # slub's layer is there
+    client.obj_free(h, cpu=0)
+    # back to slub and to sheaves again: the value stays, and a slub cache keeps it
+    # whatever it holds (it takes effect on the next change to sheaves)
+    client.cache_set(name, design="slub")
+    h = client.obj_alloc(name, 10, cpu=0)
+    assert client.cache_set(name, sheaves_cpu_slabs=0)["sheaves_cpu_slabs"] == 0
+    client.obj_free(h, cpu=0)
+    c = client.cache_set(name, design="sheaves", sheaves_cpu_slabs=1)
+    assert c["design"] == "sheaves" and c["sheaves_cpu_slabs"] == 1

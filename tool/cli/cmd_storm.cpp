@@ -60,7 +60,7 @@ void add_storm_options(CLI::App& app, StormOptions& o, bool threads_list)
 				   "is seconds; at most {} s)",
 				   SLABLAB_STORM_MAX_DURATION_MS / 1000));
 	o.batch_opt = app.add_option("-b,--batch", o.batch,
-				     fmt::format("Objects per batch (batch, bulk), 1..{} (default 16)",
+				     fmt::format("Objects per batch (batch, bulk; prefill: per sheaf), 1..{} (default 16)",
 						 SLABLAB_STORM_MAX_BATCH))
 			      ->transform(count_value());
 	o.working_set_opt =
@@ -404,7 +404,8 @@ Action setup_storm(CLI::App& cmd)
 		cmd.add_option("PATTERN", o->pattern,
 			       "pair (alloc+free loop), batch (N allocs then N frees), remote "
 			       "(allocated on one cpu, freed on another), churn (working set, random "
-			       "replacement), bulk (alloc_bulk/free_bulk)")
+			       "replacement), bulk (alloc_bulk/free_bulk), prefill (a prefilled "
+			       "sheaf of --batch objects per op; slablab only)")
 			->required());
 	add_storm_options(cmd, *o, false);
 	return [o] { return run_storm(*o); };
@@ -423,7 +424,7 @@ Action setup_compare(CLI::App& cmd)
 {
 	auto o = std::make_shared<CompareOptions>();
 	accept_storm_pattern(
-		cmd.add_option("PATTERN", o->pattern, "pair, batch, remote, churn or bulk")
+		cmd.add_option("PATTERN", o->pattern, "pair, batch, remote, churn, bulk or prefill")
 			->required());
 	accept_storm_target(cmd.add_option(
 		"-T,--target", o->targets,

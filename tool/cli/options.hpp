@@ -35,6 +35,7 @@ enum class StormPattern : uint32_t {
 	remote = SLABLAB_PATTERN_REMOTE,
 	churn = SLABLAB_PATTERN_CHURN,
 	bulk = SLABLAB_PATTERN_BULK,
+	prefill = SLABLAB_PATTERN_PREFILL,
 };
 
 /// The protocol's u32 for a typed value.

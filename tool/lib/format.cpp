@@ -892,6 +892,7 @@ std::string render_report(const CacheInfo& c, uint32_t page_size)
 		kv(out, "sheaf_capacity", c.sheaf_capacity);
 		kv(out, "barn_max_full", c.barn_max_full);
 		kv(out, "barn_max_empty", c.barn_max_empty);
+		kv(out, "sheaves_cpu_slabs", c.sheaves_cpu_slabs);
 	}
 
 	out += "\nGauges\n";

@@ -503,6 +503,10 @@ void validate_storm_spec(const StormSpec& spec)
 		throw UsageError(fmt::format("pattern bulk needs a cache target (slablab or native), "
 					     "not {}",
 					     target));
+	if (spec.pattern == SLABLAB_PATTERN_PREFILL && spec.target != SLABLAB_TARGET_CACHE)
+		throw UsageError(fmt::format("pattern prefill needs the slablab target (the kernel's "
+					     "SLUB has no sheaves), not {}",
+					     target));
 	if (!spec.cpus.empty())
 		parse_cpu_list(spec.cpus);
 	if (spec.ops && spec.duration_ms)

@@ -138,6 +138,7 @@ std::vector<std::string_view> main_figures(uint32_t pattern)
 		return {"cycles_per_pair"};
 	case SLABLAB_PATTERN_BATCH:
 	case SLABLAB_PATTERN_BULK:
+	case SLABLAB_PATTERN_PREFILL:
 		return {"cycles_per_alloc", "cycles_per_free"};
 	case SLABLAB_PATTERN_REMOTE:
 		return {"ops_per_sec"};

@@ -365,6 +365,13 @@ enum slablab_owner {
  *	the mark)
  * @SLABLAB_MAXFREEABLE: rise of the high mark of free slabs seen by an array flush
  *	(slab; the sum is the mark)
+ * @SLABLAB_SHEAF_PREFILL_FAST: a prefill took the cpu spare sheaf (sheaves)
+ * @SLABLAB_SHEAF_PREFILL_SLOW: a prefill took a barn sheaf or a new one (sheaves)
+ * @SLABLAB_SHEAF_PREFILL_OVERSIZE: a prefill beyond sheaf_capacity made a one-off sheaf
+ *	(any design)
+ * @SLABLAB_SHEAF_RETURN_FAST: a returned sheaf became the cpu spare (sheaves)
+ * @SLABLAB_SHEAF_RETURN_SLOW: a returned sheaf was refilled into the barn, or flushed
+ *	and freed
  * @__SLABLAB_STAT_MAX: the number of values
  *
  * Their debugfs file names are the names with - for _. The stats attribute set carries
@@ -418,6 +425,11 @@ enum slablab_stat_item {
 	SLABLAB_LISTALLOCS,
 	SLABLAB_MAXOBJS,
 	SLABLAB_MAXFREEABLE,
+	SLABLAB_SHEAF_PREFILL_FAST,
+	SLABLAB_SHEAF_PREFILL_SLOW,
+	SLABLAB_SHEAF_PREFILL_OVERSIZE,
+	SLABLAB_SHEAF_RETURN_FAST,
+	SLABLAB_SHEAF_RETURN_SLOW,
 	__SLABLAB_STAT_MAX
 };
 
@@ -451,6 +463,9 @@ enum slablab_storm_target {
  * @SLABLAB_PATTERN_CHURN: WORKING_SET live objects per thread, a random one replaced
  *	each op (fragmentation and memory overhead)
  * @SLABLAB_PATTERN_BULK: alloc_bulk / free_bulk of BATCH objects
+ * @SLABLAB_PATTERN_PREFILL: prefill a sheaf of BATCH objects, allocate them from it,
+ *	free them, return the sheaf (slablab_cache_prefill_sheaf(); the maple tree's
+ *	preallocation)
  * @__SLABLAB_PATTERN_MAX: the number of values
  */
 enum slablab_storm_pattern {
@@ -459,6 +474,7 @@ enum slablab_storm_pattern {
 	SLABLAB_PATTERN_REMOTE,
 	SLABLAB_PATTERN_CHURN,
 	SLABLAB_PATTERN_BULK,
+	SLABLAB_PATTERN_PREFILL,
 	__SLABLAB_PATTERN_MAX
 };
 
@@ -667,6 +683,11 @@ enum slablab_attr {
  * @SLABLAB_CACHE_A_OCCUPANCY: (nest of occupancy) the slab-occupancy histogram: how many
  *	slabs hold how many objects in use, a list of occupancy.bucket nests from empty to
  *	full; with layers (cache-get replies, and dumps with the layers flag)
+ * @SLABLAB_CACHE_A_SHEAVES_CPU_SLABS: (u32, 0..1) sheaves: 1 puts the sheaves in front
+ *	of the slub design's per-cpu slab and cpu partial lists (6.18/6.19's double caching:
+ *	refills take objects through them, flushes free through them); 0 (the default) is
+ *	7.0's sheaves straight over slabs. Changes only while the cache holds no objects
+ *	(-EBUSY otherwise); other designs keep the value for a later change to sheaves
  * @__SLABLAB_CACHE_A_MAX: the number of attribute types
  */
 enum slablab_cache_attr {
@@ -711,6 +732,7 @@ enum slablab_cache_attr {
 	SLABLAB_CACHE_A_REAP_NODE_MS,
 	SLABLAB_CACHE_A_FREE_SLABS,
 	SLABLAB_CACHE_A_OCCUPANCY,
+	SLABLAB_CACHE_A_SHEAVES_CPU_SLABS,
 	__SLABLAB_CACHE_A_MAX
 };
 
@@ -818,6 +840,11 @@ enum slablab_validate_attr {
  * @SLABLAB_STATS_A_LISTALLOCS: (u64)
  * @SLABLAB_STATS_A_MAXOBJS: (u64)
  * @SLABLAB_STATS_A_MAXFREEABLE: (u64)
+ * @SLABLAB_STATS_A_SHEAF_PREFILL_FAST: (u64)
+ * @SLABLAB_STATS_A_SHEAF_PREFILL_SLOW: (u64)
+ * @SLABLAB_STATS_A_SHEAF_PREFILL_OVERSIZE: (u64)
+ * @SLABLAB_STATS_A_SHEAF_RETURN_FAST: (u64)
+ * @SLABLAB_STATS_A_SHEAF_RETURN_SLOW: (u64)
  * @__SLABLAB_STATS_A_MAX: the number of attribute types
  *
  * Type 0 is alignment padding and is to be ignored. The attribute values are the
@@ -871,6 +898,11 @@ enum slablab_stats_attr {
 	SLABLAB_STATS_A_LISTALLOCS,
 	SLABLAB_STATS_A_MAXOBJS,
 	SLABLAB_STATS_A_MAXFREEABLE,
+	SLABLAB_STATS_A_SHEAF_PREFILL_FAST,
+	SLABLAB_STATS_A_SHEAF_PREFILL_SLOW,
+	SLABLAB_STATS_A_SHEAF_PREFILL_OVERSIZE,
+	SLABLAB_STATS_A_SHEAF_RETURN_FAST,
+	SLABLAB_STATS_A_SHEAF_RETURN_SLOW,
 	__SLABLAB_STATS_A_MAX
 };
 
@@ -1070,6 +1102,8 @@ enum slablab_storm_thread_attr {
  * @SLABLAB_LAYERS_A_ARRAY: (u64) objects in the cpus' array caches (slab)
  * @SLABLAB_LAYERS_A_SHARED: (u64) objects in the nodes' shared arrays (slab)
  * @SLABLAB_LAYERS_A_ALIEN: (u64) objects in the nodes' alien caches (slab)
+ * @SLABLAB_LAYERS_A_SHEAF_PREFILLED: (u64) objects in prefilled sheaves callers hold
+ *	(slablab_cache_prefill_sheaf(); not yet allocated from them)
  * @SLABLAB_LAYERS_A_PAD: (pad) alignment padding of u64 attributes
  * @__SLABLAB_LAYERS_A_MAX: the number of attribute types
  *
@@ -1089,6 +1123,7 @@ enum slablab_layers_attr {
 	SLABLAB_LAYERS_A_ARRAY,
 	SLABLAB_LAYERS_A_SHARED,
 	SLABLAB_LAYERS_A_ALIEN,
+	SLABLAB_LAYERS_A_SHEAF_PREFILLED,
 	SLABLAB_LAYERS_A_PAD,
 	__SLABLAB_LAYERS_A_MAX
 };

@@ -86,6 +86,7 @@ inline constexpr AttrDesc kCacheAttrs[] = {
 	{SLABLAB_CACHE_A_REAP_NODE_MS, "reap_node_ms", -1, false},
 	{SLABLAB_CACHE_A_FREE_SLABS, "free_slabs", -1, false},
 	{SLABLAB_CACHE_A_OCCUPANCY, "occupancy", 10, true},
+	{SLABLAB_CACHE_A_SHEAVES_CPU_SLABS, "sheaves_cpu_slabs", -1, false},
 };
 
 inline constexpr AttrDesc kPercpuAttrs[] = {
@@ -152,6 +153,11 @@ inline constexpr AttrDesc kStatsAttrs[] = {
 	{SLABLAB_STATS_A_LISTALLOCS, "listallocs", -1, false},
 	{SLABLAB_STATS_A_MAXOBJS, "maxobjs", -1, false},
 	{SLABLAB_STATS_A_MAXFREEABLE, "maxfreeable", -1, false},
+	{SLABLAB_STATS_A_SHEAF_PREFILL_FAST, "sheaf_prefill_fast", -1, false},
+	{SLABLAB_STATS_A_SHEAF_PREFILL_SLOW, "sheaf_prefill_slow", -1, false},
+	{SLABLAB_STATS_A_SHEAF_PREFILL_OVERSIZE, "sheaf_prefill_oversize", -1, false},
+	{SLABLAB_STATS_A_SHEAF_RETURN_FAST, "sheaf_return_fast", -1, false},
+	{SLABLAB_STATS_A_SHEAF_RETURN_SLOW, "sheaf_return_slow", -1, false},
 };
 
 inline constexpr AttrDesc kStormAttrs[] = {
@@ -224,6 +230,7 @@ inline constexpr AttrDesc kLayersAttrs[] = {
 	{SLABLAB_LAYERS_A_ARRAY, "array", -1, false},
 	{SLABLAB_LAYERS_A_SHARED, "shared", -1, false},
 	{SLABLAB_LAYERS_A_ALIEN, "alien", -1, false},
+	{SLABLAB_LAYERS_A_SHEAF_PREFILLED, "sheaf_prefilled", -1, false},
 };
 
 inline constexpr AttrDesc kReplayAttrs[] = {
