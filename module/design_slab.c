@@ -108,6 +108,9 @@ struct slablab_alien {
  * @full: full slabs (lists=3)
  * @partial: partial slabs (lists=3), or every slab (lists=1: full, partial, free)
  * @free: empty slabs (lists=3)
+ * @rcu: freed after a grace period: the gauges read the counts without a lock
+ * @lists: 1 or 3, this node's scheme (s->lists is the tunable; a change re-links one
+ *	node after another, each under its lock, so each node's lists follow their own)
  * @firstnotfull: lists=1: the first slab of @partial that is not full, or @partial
  * @nr_full: full slabs
  * @nr_partial: partial slabs
@@ -120,6 +123,8 @@ struct slablab_alien {
  * @alien: alien caches by owning node, [nr_node_ids]; NULL entries for this node
  */
 struct slablab_slab_node {
+	struct rcu_head rcu;
+	unsigned int lists;
 	struct list_head full;
 	struct list_head partial;
 	struct list_head free;
@@ -240,9 +245,9 @@ static void slab_put(struct slablab_cache *s, struct slablab_slab *slab, void *o
 
 enum slab_state { SLAB_FREE, SLAB_PARTIAL, SLAB_FULL };
 
-static bool one_list(struct slablab_cache *s)
+static bool one_list(struct slablab_slab_node *sn)
 {
-	return READ_ONCE(s->lists) == 1;
+	return sn->lists == 1;
 }
 
 static enum slab_state slab_state(struct slablab_slab *slab)
@@ -283,7 +288,7 @@ static void list_link(struct slablab_cache *s, struct slablab_slab_node *sn,
 
 	(*state_count(sn, st))++;
 	slab->base_flags |= SLABLAB_SLAB_ON_PARTIAL;
-	if (one_list(s)) {
+	if (one_list(sn)) {
 		if (st == SLAB_FULL) {
 			/* just before the first slab that is not full */
 			list_add_tail(&slab->node_list, sn->firstnotfull);
@@ -314,7 +319,7 @@ static struct slablab_slab *first_slab(struct slablab_cache *s, struct slablab_s
 {
 	struct slablab_slab *slab;
 
-	if (one_list(s)) {
+	if (one_list(sn)) {
 		if (sn->firstnotfull == &sn->partial)
 			return NULL;
 		slab = list_entry(sn->firstnotfull, struct slablab_slab, node_list);
@@ -335,7 +340,7 @@ static struct slablab_slab *last_free_slab(struct slablab_cache *s, struct slabl
 {
 	struct slablab_slab *slab;
 
-	if (one_list(s)) {
+	if (one_list(sn)) {
 		if (list_empty(&sn->partial))
 			return NULL;
 		slab = list_last_entry(&sn->partial, struct slablab_slab, node_list);
@@ -393,7 +398,7 @@ static unsigned int take_from_lists(struct slablab_cache *s, int nid, void **p,
 		if (WARN_ON_ONCE(!k))
 			break;	/* a slab on the lists with no free object: corrupted */
 		/* 2.4.9 moves a slab only when its state changes; 6.1 always */
-		if (!one_list(s) || slab_state(slab) != st) {
+		if (!one_list(sn) || slab_state(slab) != st) {
 			list_unlink(sn, slab, st);
 			list_link(s, sn, slab, false);
 		}
@@ -424,7 +429,7 @@ static void free_block(struct slablab_cache *s, int nid, void **p, unsigned int 
 			continue;	/* never: arrays hold only their node's objects */
 		st = slab_state(slab);
 		slab_put(s, slab, p[i]);
-		if (!one_list(s) || slab_state(slab) != st) {
+		if (!one_list(sn) || slab_state(slab) != st) {
 			list_unlink(sn, slab, st);
 			list_link(s, sn, slab, true);
 		}
@@ -1156,7 +1161,7 @@ static void validate_one(struct slablab_cache *s, int nid, struct slablab_slab *
 	if (slab_nid(slab) != nid || !slab_on_partial(slab))
 		verr(r, "node %d: slab of node %lu on its lists (flag %lu)", nid, slab_nid(slab),
 		     slab_on_partial(slab));
-	if (!one_list(s)) {
+	if (!one_list(sn)) {
 		if (st != (enum slab_state)list)
 			verr(r, "node %d: slab of state %lu on list %lu", nid, st, list);
 		return;
@@ -1278,6 +1283,7 @@ static struct slablab_slab_node *node_new(struct slablab_cache *s, int nid)
 	INIT_LIST_HEAD(&sn->full);
 	INIT_LIST_HEAD(&sn->partial);
 	INIT_LIST_HEAD(&sn->free);
+	sn->lists = s->lists;
 	sn->firstnotfull = &sn->partial;
 	sn->free_limit = free_limit(s, nid);
 	sn->next_reap = jiffies + msecs_to_jiffies(s->reap_node_ms) + nid;
@@ -1608,7 +1614,7 @@ int slablab_slab_set_lists(struct slablab_cache *s, unsigned int lists,
 		sn->nr_full = 0;
 		sn->nr_partial = 0;
 		sn->nr_free = 0;
-		WRITE_ONCE(s->lists, lists);
+		sn->lists = lists;
 		list_for_each_entry_safe(slab, tmp, &all, node_list) {
 			list_del(&slab->node_list);
 			list_link(s, sn, slab, false);
