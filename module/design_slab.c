@@ -141,6 +141,16 @@ struct slablab_slab_node {
 };
 
 /**
+ * struct slablab_slab_nodes - a slab cache's nodes
+ * @rcu: freed after a grace period: the gauges find the nodes without a lock
+ * @node: by node id, [nr_node_ids]
+ */
+struct slablab_slab_nodes {
+	struct rcu_head rcu;
+	struct slablab_slab_node *node[];
+};
+
+/**
  * struct slablab_reaper - one cpu's periodic reap of one cache
  * @work: the delayed work, queued on @cpu
  * @s: the cache
@@ -156,7 +166,7 @@ struct slablab_reaper {
 
 static struct slablab_slab_node *get_node(struct slablab_cache *s, int nid)
 {
-	return s->slab_node[nid];
+	return s->slab_nodes->node[nid];
 }
 
 static spinlock_t *node_lock(struct slablab_cache *s, int nid)
@@ -1088,16 +1098,26 @@ static void slab_cpu_view(struct slablab_cache *s, int cpu, u32 *slab_objs,
 	*partial_objects = 0;
 }
 
+/*
+ * Called without slablab_mutex (debugfs reads), so possibly while a design change
+ * destroys this design's state: the nodes are read under RCU, and none may be left.
+ */
 static void slab_gauges(struct slablab_cache *s, struct slablab_gauges *g)
 {
+	struct slablab_slab_nodes *nodes;
 	int nid;
 
+	rcu_read_lock();
+	nodes = READ_ONCE(s->slab_nodes);
 	for_each_node(nid) {
-		struct slablab_slab_node *sn = get_node(s, nid);
+		struct slablab_slab_node *sn = nodes ? nodes->node[nid] : NULL;
 
+		if (!sn)
+			continue;
 		g->partial_slabs += READ_ONCE(sn->nr_partial);
 		g->free_slabs += READ_ONCE(sn->nr_free);
 	}
+	rcu_read_unlock();
 }
 
 static unsigned int count_this_cpu(struct slablab_cache *s, int mode, void *arg)
@@ -1240,14 +1260,24 @@ static void free_node(struct slablab_slab_node *sn)
 			kfree(sn->alien[i]);
 		kfree(sn->alien);
 	}
-	kfree(sn->shared);
-	kfree(sn);
+	kvfree(sn->shared);
+	kfree_rcu(sn, rcu);	/* the gauges may be reading its counts */
+}
+
+static void free_nodes(struct slablab_slab_nodes *nodes)
+{
+	int nid;
+
+	for_each_node(nid)
+		free_node(nodes->node[nid]);
+	kfree_rcu(nodes, rcu);
 }
 
 /* After a flush of every cpu and node: only empty arrays are left. */
 static void slab_destroy(struct slablab_cache *s)
 {
-	int cpu, nid;
+	struct slablab_slab_nodes *nodes;
+	int cpu;
 
 	if (s->slab_reaper) {
 		for_each_possible_cpu(cpu)
@@ -1263,12 +1293,12 @@ static void slab_destroy(struct slablab_cache *s)
 		WRITE_ONCE(c->ac, NULL);
 		kfree_rcu(ac, rcu);
 	}
-	if (!s->slab_node)
+	nodes = s->slab_nodes;
+	if (!nodes)
 		return;
-	for_each_node(nid)
-		free_node(s->slab_node[nid]);
-	kfree(s->slab_node);
-	s->slab_node = NULL;
+	/* unpublished before it is freed: the gauges read the nodes under RCU */
+	WRITE_ONCE(s->slab_nodes, NULL);
+	free_nodes(nodes);
 }
 
 static struct slablab_slab_node *node_new(struct slablab_cache *s, int nid)
@@ -1318,21 +1348,16 @@ fail:
 
 static int slab_init(struct slablab_cache *s)
 {
+	struct slablab_slab_nodes *nodes;
 	struct slablab_cpu *c;
 	int cpu, nid;
 
 	if (s->lists != 1 && s->lists != 3)
 		s->lists = 3;	/* slob's 2 has no meaning here */
-	s->slab_node = kcalloc(nr_node_ids, sizeof(*s->slab_node), GFP_KERNEL);
 	s->slab_reaper = alloc_percpu(struct slablab_reaper);
-	if (!s->slab_node || !s->slab_reaper)
-		goto fail;
-	atomic_long_set(&s->slab_active, 0);
-	for_each_node(nid) {
-		s->slab_node[nid] = node_new(s, nid);
-		if (!s->slab_node[nid])
-			goto fail;
-	}
+	if (!s->slab_reaper)
+		return -ENOMEM;
+	/* Every work item set up before anything can fail: slab_destroy() cancels them all. */
 	for_each_possible_cpu(cpu) {
 		struct slablab_reaper *r = per_cpu_ptr(s->slab_reaper, cpu);
 
@@ -1340,6 +1365,21 @@ static int slab_init(struct slablab_cache *s)
 		r->cpu = cpu;
 		r->alien_node = cpu_to_mem(cpu);
 		INIT_DELAYED_WORK(&r->work, reap_work);
+	}
+	atomic_long_set(&s->slab_active, 0);
+	nodes = kzalloc(struct_size(nodes, node, nr_node_ids), GFP_KERNEL);
+	if (!nodes)
+		goto fail;
+	for_each_node(nid) {
+		nodes->node[nid] = node_new(s, nid);
+		if (!nodes->node[nid]) {
+			free_nodes(nodes);
+			goto fail;
+		}
+	}
+	/* published whole: the gauges read it without a lock */
+	smp_store_release(&s->slab_nodes, nodes);
+	for_each_possible_cpu(cpu) {
 		c = per_cpu_ptr(s->cpu, cpu);
 		c->ac = array_new(cpu_to_mem(cpu), s->limit, s->batchcount);
 		if (!c->ac)
