@@ -517,7 +517,8 @@ static struct slablab_array *array_new(int node, unsigned int limit, unsigned in
 {
 	struct slablab_array *ac;
 
-	ac = kzalloc_node(struct_size(ac, entry, limit), GFP_KERNEL, node);
+	/* a shared array may be 64 x 4096 pointers: 2 MiB, too much to ask of kmalloc */
+	ac = kvzalloc_node(struct_size(ac, entry, limit), GFP_KERNEL, node);
 	if (!ac)
 		return NULL;
 	/* It holds pointers to free objects: no references for kmemleak (as SLAB). */
@@ -1430,18 +1431,25 @@ static unsigned int swap_this_cpu(struct slablab_cache *s, int mode, void *arg)
  */
 static int retune(struct slablab_cache *s)
 {
-	struct slablab_array **arrays;
+	struct slablab_array **arrays, **shared;
 	unsigned long flags;
 	LIST_HEAD(victims);
 	int cpu, nid, err = -ENOMEM;
 
 	lockdep_assert_held(&slablab_mutex);
 	arrays = kcalloc(nr_cpu_ids, sizeof(*arrays), GFP_KERNEL);
-	if (!arrays)
-		return -ENOMEM;
+	shared = kcalloc(nr_node_ids, sizeof(*shared), GFP_KERNEL);
+	if (!arrays || !shared)
+		goto out;
+	/* Everything allocated before anything changes: a refusal leaves all as it was. */
 	for_each_possible_cpu(cpu) {
 		arrays[cpu] = array_new(cpu_to_mem(cpu), s->limit, s->batchcount);
 		if (!arrays[cpu])
+			goto out;
+	}
+	for_each_node(nid) {
+		shared[nid] = shared_new(s, nid);
+		if (s->shared && !shared[nid])
 			goto out;
 	}
 	slablab_on_each_cpu(s, swap_this_cpu, NULL, 0, arrays, true);
@@ -1458,23 +1466,25 @@ static int retune(struct slablab_cache *s)
 	}
 	for_each_node(nid) {
 		struct slablab_slab_node *sn = get_node(s, nid);
-		struct slablab_array *shared = shared_new(s, nid), *old;
+		struct slablab_array *old;
 
-		if (s->shared && !shared)
-			continue;	/* keeps its old shared array: bounded all the same */
 		spin_lock_irqsave(node_lock(s, nid), flags);
 		old = sn->shared;
 		drain_array_locked(s, nid, old, true, &victims);
-		WRITE_ONCE(sn->shared, shared);
+		WRITE_ONCE(sn->shared, shared[nid]);
+		shared[nid] = old;
 		sn->free_limit = free_limit(s, nid);
 		spin_unlock_irqrestore(node_lock(s, nid), flags);
 		discard_victims(s, &victims);
-		kfree_rcu(old, rcu);
 	}
 	err = 0;
 out:
-	for_each_possible_cpu(cpu)
+	/* the replaced arrays, or on failure the new ones (never published) */
+	for (cpu = 0; arrays && cpu < nr_cpu_ids; cpu++)
 		kfree_rcu(arrays[cpu], rcu);
+	for (nid = 0; shared && nid < nr_node_ids; nid++)
+		kfree_rcu(shared[nid], rcu);	/* node_has_objects() peeks under RCU */
+	kfree(shared);
 	kfree(arrays);
 	return err;
 }
@@ -1494,8 +1504,11 @@ static int check_cpucache(unsigned int limit, unsigned int batchcount, unsigned 
 				       limit, batchcount);
 		return -EINVAL;
 	}
-	if (limit > SLABLAB_MAX_SLAB_LIMIT || shared > SLABLAB_MAX_SLAB_SHARED)
+	if (limit > SLABLAB_MAX_SLAB_LIMIT || shared > SLABLAB_MAX_SLAB_SHARED) {
+		NL_SET_ERR_MSG_FMT_MOD(extack, "limit %u, shared %u: at most %u and %u", limit,
+				       shared, SLABLAB_MAX_SLAB_LIMIT, SLABLAB_MAX_SLAB_SHARED);
 		return -ERANGE;
+	}
 	return 0;
 }
 
