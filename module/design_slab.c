@@ -582,6 +582,17 @@ static bool node_has_objects(struct slablab_cache *s, struct slablab_slab_node *
 	return has;
 }
 
+/* One object from node @nid's slabs (the cpu's lock held: interrupts are off). */
+static bool take_one(struct slablab_cache *s, int nid, void **obj)
+{
+	unsigned int got;
+
+	spin_lock(node_lock(s, nid));
+	got = take_from_lists(s, nid, obj, 1);
+	spin_unlock(node_lock(s, nid));
+	return got;
+}
+
 /*
  * The cpu's array is empty: refill it (SLAB's cache_alloc_refill()) from the shared
  * array, else the node's slabs, else a new slab — for which the cpu's lock (*@flags its
@@ -593,6 +604,7 @@ static void *refill(struct slablab_cache *s, gfp_t gfp, unsigned long *flags)
 	struct slablab_slab_node *sn;
 	unsigned int batch;
 	int nid, grown;
+	void *obj;
 
 	for (;;) {
 		ac = this_cpu_ptr(s->cpu)->ac;
@@ -623,6 +635,14 @@ static void *refill(struct slablab_cache *s, gfp_t gfp, unsigned long *flags)
 				return NULL;
 			break;
 		}
+		/*
+		 * The page allocator fell back to another node: its objects are not for this
+		 * array (it holds its node's only), and looking at this node again would
+		 * grow on the other one for as long as this one is short. One object goes
+		 * straight to the caller, as SLAB's fallback_alloc().
+		 */
+		if (grown != nid && take_one(s, grown, &obj))
+			return obj;
 	}
 	ac->touched = 1;
 	return ac->entry[--ac->avail];
@@ -630,7 +650,10 @@ static void *refill(struct slablab_cache *s, gfp_t gfp, unsigned long *flags)
 
 /* ---- allocation ---- */
 
-/* A request for another node: straight from its slabs (SLAB's ____cache_alloc_node()). */
+/*
+ * A request for another node: straight from its slabs (SLAB's ____cache_alloc_node()),
+ * or from the node the page allocator fell back to when that node had none.
+ */
 static void *alloc_node(struct slablab_cache *s, gfp_t gfp, int node)
 {
 	unsigned long flags;
