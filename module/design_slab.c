@@ -182,6 +182,12 @@ static unsigned int objs_per_slab(struct slablab_cache *s)
 	return slablab_objs_per_slab(order, s->stride, PAGE_SIZE);
 }
 
+/* Free objects a node keeps in its slabs before giving empty ones back (SLAB's). */
+static unsigned long free_limit(struct slablab_cache *s, int nid)
+{
+	return (1 + nr_cpus_node(nid)) * (unsigned long)s->batchcount + objs_per_slab(s);
+}
+
 /* ---- high marks as counters: the sum of the rises is the mark ---- */
 
 static void raise_mark(struct slablab_cache *s, atomic_long_t *mark, long v,
@@ -952,6 +958,8 @@ static void slab_flush_dead_cpu(struct slablab_cache *s, int cpu)
 
 	spin_lock_irqsave(node_lock(s, nid), flags);
 	drain_array_locked(s, nid, ac, true, &victims);
+	/* one cpu fewer on the node (SLAB's cpuup_canceled()) */
+	get_node(s, nid)->free_limit = free_limit(s, nid);
 	spin_unlock_irqrestore(node_lock(s, nid), flags);
 	discard_victims(s, &victims);
 }
@@ -1098,6 +1106,13 @@ static void reapers_start(struct slablab_cache *s)
 
 static void slab_cpu_online(struct slablab_cache *s, int cpu)
 {
+	int nid = cpu_to_mem(cpu);
+	unsigned long flags;
+
+	/* one cpu more on the node (SLAB's init_cache_node() on cpu up) */
+	spin_lock_irqsave(node_lock(s, nid), flags);
+	get_node(s, nid)->free_limit = free_limit(s, nid);
+	spin_unlock_irqrestore(node_lock(s, nid), flags);
 	reaper_start(s, cpu);
 }
 
@@ -1259,11 +1274,6 @@ static void slab_validate(struct slablab_cache *s, struct slablab_validate_repor
 }
 
 /* ---- set up and tear down ---- */
-
-static unsigned long free_limit(struct slablab_cache *s, int nid)
-{
-	return (1 + nr_cpus_node(nid)) * (unsigned long)s->batchcount + objs_per_slab(s);
-}
 
 static struct slablab_array *shared_new(struct slablab_cache *s, int nid)
 {
