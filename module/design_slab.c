@@ -1077,11 +1077,15 @@ static void reap_work(struct work_struct *w)
 			reap_array(s);
 		}
 		reap_node(s, nid);
+		/*
+		 * Queued again under the mutex: a period change (set_period(), which cancels
+		 * or re-queues under it) comes wholly before this or wholly after.
+		 */
+		delay = reap_delay(s);
+		if (delay)
+			queue_delayed_work_on(r->cpu, system_wq, &r->work, delay);
 	}
 	mutex_unlock(&slablab_mutex);
-	delay = reap_delay(s);
-	if (delay && !READ_ONCE(s->dead))
-		queue_delayed_work_on(r->cpu, system_wq, &r->work, delay);
 }
 
 /* Start (or restart, with the current period; or stop) the reap of @cpu. */
