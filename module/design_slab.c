@@ -43,20 +43,43 @@
  *
  * Differences from 6.1: object indices are not kept in a freelist array in the slab
  * but as the back end's free pointers; no pfmemalloc slabs; no off-slab freelist
- * management, colouring or SLAB_TYPESAFE_BY_RCU; a node-specific request that its
- * node cannot serve fails rather than falling back (no fallback_alloc()); the reap
- * is per cache, not one work item per cpu walking every cache under the cache mutex.
+ * management, colouring or SLAB_TYPESAFE_BY_RCU; no fallback_alloc() walk of the
+ * zonelist: when the page allocator itself falls back to another node, the caller
+ * gets an object of that node; the reap is per cache, not one work item per cpu
+ * walking every cache under the cache mutex.
  *
  * Locks (backend.c's order; outermost first)
- *   slablab_mutex                  tunable changes, init, destroy, flushes, hotplug
- *   s->cpu->lock (local_lock)      the cpu's array cache (and the pointer to it)
- *   alien->lock (spinlock, irqsave) one alien cache; taken under the cpu's lock or alone
- *   n->list_lock (spinlock, irqsave) the back end's node lock: this design's node lists,
- *                                  counts, the shared array and the slabs' freelists of
- *                                  that node; taken under either of the above or alone
+ *   cpu_hotplug_lock (read)        around every op but the per-object ones and the
+ *                                  gauges; hotplug holds it for writing around
+ *                                  cpu_online, cpu_offline and flush_dead_cpu
+ *   slablab_mutex                  tunable changes, init, destroy on a design change,
+ *                                  flushes, layers, validate, hotplug. The reap work
+ *                                  takes it with a trylock (as SLAB's cache_reap() took
+ *                                  slab_mutex) and re-queues itself when it is busy, so
+ *                                  whoever holds it may cancel_delayed_work_sync() the
+ *                                  reap (destroy, cpu offline) without a deadlock; it
+ *                                  re-queues under the mutex, so set_period() is never
+ *                                  undone by a reap that read the old period
+ *   s->cpu->lock (local_lock, irqs off) the cpu's array cache (and the pointer to it)
+ *   alien->lock (spinlock, irqs off) one alien cache; taken alone (free_alien() drops
+ *                                  the cpu's lock first) or by the reap, flush, layers
+ *   n->list_lock (spinlock, irqs off) the back end's node lock: this design's node lists,
+ *                                  sn->lists, counts, free_limit, the shared array and
+ *                                  the slabs' freelists of that node; innermost of these
  *   s->slabs_lock                  as in backend.c (slablab_new_slab()/discard), never
  *                                  under list_lock here: slabs are discarded after it is
- *                                  dropped
+ *                                  dropped, and grown with the cpu's lock dropped
+ *   Every spinlock here is taken with interrupts off (irqsave, or inside the cpu's
+ *   local_lock_irqsave()): frees may come from interrupts. Nothing here sleeps under
+ *   a spinlock or the cpu's lock.
+ *
+ * Lifetimes
+ *   A cpu's array and a node's shared array are replaced by a retune and freed after a
+ *   grace period (cpu_view and node_has_objects() peek at them under RCU); the nodes
+ *   are unpublished and freed after a grace period on destroy (the gauges read them
+ *   from debugfs without slablab_mutex, possibly during a design change). The reap
+ *   work is cancelled synchronously before anything it reads is freed: by destroy
+ *   (design change, cache release, module unload) and by cpu offline.
  */
 
 #include <linux/module.h>
