@@ -43,20 +43,43 @@
  *
  * Differences from 6.1: object indices are not kept in a freelist array in the slab
  * but as the back end's free pointers; no pfmemalloc slabs; no off-slab freelist
- * management, colouring or SLAB_TYPESAFE_BY_RCU; a node-specific request that its
- * node cannot serve fails rather than falling back (no fallback_alloc()); the reap
- * is per cache, not one work item per cpu walking every cache under the cache mutex.
+ * management, colouring or SLAB_TYPESAFE_BY_RCU; no fallback_alloc() walk of the
+ * zonelist: when the page allocator itself falls back to another node, the caller
+ * gets an object of that node; the reap is per cache, not one work item per cpu
+ * walking every cache under the cache mutex.
  *
  * Locks (backend.c's order; outermost first)
- *   slablab_mutex                  tunable changes, init, destroy, flushes, hotplug
- *   s->cpu->lock (local_lock)      the cpu's array cache (and the pointer to it)
- *   alien->lock (spinlock, irqsave) one alien cache; taken under the cpu's lock or alone
- *   n->list_lock (spinlock, irqsave) the back end's node lock: this design's node lists,
- *                                  counts, the shared array and the slabs' freelists of
- *                                  that node; taken under either of the above or alone
+ *   cpu_hotplug_lock (read)        around every op but the per-object ones and the
+ *                                  gauges; hotplug holds it for writing around
+ *                                  cpu_online, cpu_offline and flush_dead_cpu
+ *   slablab_mutex                  tunable changes, init, destroy on a design change,
+ *                                  flushes, layers, validate, hotplug. The reap work
+ *                                  takes it with a trylock (as SLAB's cache_reap() took
+ *                                  slab_mutex) and re-queues itself when it is busy, so
+ *                                  whoever holds it may cancel_delayed_work_sync() the
+ *                                  reap (destroy, cpu offline) without a deadlock; it
+ *                                  re-queues under the mutex, so set_period() is never
+ *                                  undone by a reap that read the old period
+ *   s->cpu->lock (local_lock, irqs off) the cpu's array cache (and the pointer to it)
+ *   alien->lock (spinlock, irqs off) one alien cache; taken alone (free_alien() drops
+ *                                  the cpu's lock first) or by the reap, flush, layers
+ *   n->list_lock (spinlock, irqs off) the back end's node lock: this design's node lists,
+ *                                  sn->lists, counts, free_limit, the shared array and
+ *                                  the slabs' freelists of that node; innermost of these
  *   s->slabs_lock                  as in backend.c (slablab_new_slab()/discard), never
  *                                  under list_lock here: slabs are discarded after it is
- *                                  dropped
+ *                                  dropped, and grown with the cpu's lock dropped
+ *   Every spinlock here is taken with interrupts off (irqsave, or inside the cpu's
+ *   local_lock_irqsave()): frees may come from interrupts. Nothing here sleeps under
+ *   a spinlock or the cpu's lock.
+ *
+ * Lifetimes
+ *   A cpu's array and a node's shared array are replaced by a retune and freed after a
+ *   grace period (cpu_view and node_has_objects() peek at them under RCU); the nodes
+ *   are unpublished and freed after a grace period on destroy (the gauges read them
+ *   from debugfs without slablab_mutex, possibly during a design change). The reap
+ *   work is cancelled synchronously before anything it reads is freed: by destroy
+ *   (design change, cache release, module unload) and by cpu offline.
  */
 
 #include <linux/module.h>
@@ -108,6 +131,9 @@ struct slablab_alien {
  * @full: full slabs (lists=3)
  * @partial: partial slabs (lists=3), or every slab (lists=1: full, partial, free)
  * @free: empty slabs (lists=3)
+ * @rcu: freed after a grace period: the gauges read the counts without a lock
+ * @lists: 1 or 3, this node's scheme (s->lists is the tunable; a change re-links one
+ *	node after another, each under its lock, so each node's lists follow their own)
  * @firstnotfull: lists=1: the first slab of @partial that is not full, or @partial
  * @nr_full: full slabs
  * @nr_partial: partial slabs
@@ -120,6 +146,8 @@ struct slablab_alien {
  * @alien: alien caches by owning node, [nr_node_ids]; NULL entries for this node
  */
 struct slablab_slab_node {
+	struct rcu_head rcu;
+	unsigned int lists;
 	struct list_head full;
 	struct list_head partial;
 	struct list_head free;
@@ -133,6 +161,16 @@ struct slablab_slab_node {
 	unsigned long next_reap;
 	struct slablab_array *shared;
 	struct slablab_alien **alien;
+};
+
+/**
+ * struct slablab_slab_nodes - a slab cache's nodes
+ * @rcu: freed after a grace period: the gauges find the nodes without a lock
+ * @node: by node id, [nr_node_ids]
+ */
+struct slablab_slab_nodes {
+	struct rcu_head rcu;
+	struct slablab_slab_node *node[];
 };
 
 /**
@@ -151,7 +189,7 @@ struct slablab_reaper {
 
 static struct slablab_slab_node *get_node(struct slablab_cache *s, int nid)
 {
-	return s->slab_node[nid];
+	return s->slab_nodes->node[nid];
 }
 
 static spinlock_t *node_lock(struct slablab_cache *s, int nid)
@@ -165,6 +203,12 @@ static unsigned int objs_per_slab(struct slablab_cache *s)
 	unsigned int order = max(READ_ONCE(s->order), slablab_min_order(s));
 
 	return slablab_objs_per_slab(order, s->stride, PAGE_SIZE);
+}
+
+/* Free objects a node keeps in its slabs before giving empty ones back (SLAB's). */
+static unsigned long free_limit(struct slablab_cache *s, int nid)
+{
+	return (1 + nr_cpus_node(nid)) * (unsigned long)s->batchcount + objs_per_slab(s);
 }
 
 /* ---- high marks as counters: the sum of the rises is the mark ---- */
@@ -240,9 +284,9 @@ static void slab_put(struct slablab_cache *s, struct slablab_slab *slab, void *o
 
 enum slab_state { SLAB_FREE, SLAB_PARTIAL, SLAB_FULL };
 
-static bool one_list(struct slablab_cache *s)
+static bool one_list(struct slablab_slab_node *sn)
 {
-	return READ_ONCE(s->lists) == 1;
+	return sn->lists == 1;
 }
 
 static enum slab_state slab_state(struct slablab_slab *slab)
@@ -283,7 +327,7 @@ static void list_link(struct slablab_cache *s, struct slablab_slab_node *sn,
 
 	(*state_count(sn, st))++;
 	slab->base_flags |= SLABLAB_SLAB_ON_PARTIAL;
-	if (one_list(s)) {
+	if (one_list(sn)) {
 		if (st == SLAB_FULL) {
 			/* just before the first slab that is not full */
 			list_add_tail(&slab->node_list, sn->firstnotfull);
@@ -314,7 +358,7 @@ static struct slablab_slab *first_slab(struct slablab_cache *s, struct slablab_s
 {
 	struct slablab_slab *slab;
 
-	if (one_list(s)) {
+	if (one_list(sn)) {
 		if (sn->firstnotfull == &sn->partial)
 			return NULL;
 		slab = list_entry(sn->firstnotfull, struct slablab_slab, node_list);
@@ -335,7 +379,7 @@ static struct slablab_slab *last_free_slab(struct slablab_cache *s, struct slabl
 {
 	struct slablab_slab *slab;
 
-	if (one_list(s)) {
+	if (one_list(sn)) {
 		if (list_empty(&sn->partial))
 			return NULL;
 		slab = list_last_entry(&sn->partial, struct slablab_slab, node_list);
@@ -393,7 +437,7 @@ static unsigned int take_from_lists(struct slablab_cache *s, int nid, void **p,
 		if (WARN_ON_ONCE(!k))
 			break;	/* a slab on the lists with no free object: corrupted */
 		/* 2.4.9 moves a slab only when its state changes; 6.1 always */
-		if (!one_list(s) || slab_state(slab) != st) {
+		if (!one_list(sn) || slab_state(slab) != st) {
 			list_unlink(sn, slab, st);
 			list_link(s, sn, slab, false);
 		}
@@ -424,7 +468,7 @@ static void free_block(struct slablab_cache *s, int nid, void **p, unsigned int 
 			continue;	/* never: arrays hold only their node's objects */
 		st = slab_state(slab);
 		slab_put(s, slab, p[i]);
-		if (!one_list(s) || slab_state(slab) != st) {
+		if (!one_list(sn) || slab_state(slab) != st) {
 			list_unlink(sn, slab, st);
 			list_link(s, sn, slab, true);
 		}
@@ -502,7 +546,8 @@ static struct slablab_array *array_new(int node, unsigned int limit, unsigned in
 {
 	struct slablab_array *ac;
 
-	ac = kzalloc_node(struct_size(ac, entry, limit), GFP_KERNEL, node);
+	/* a shared array may be 64 x 4096 pointers: 2 MiB, too much to ask of kmalloc */
+	ac = kvzalloc_node(struct_size(ac, entry, limit), GFP_KERNEL, node);
 	if (!ac)
 		return NULL;
 	/* It holds pointers to free objects: no references for kmemleak (as SLAB). */
@@ -566,6 +611,17 @@ static bool node_has_objects(struct slablab_cache *s, struct slablab_slab_node *
 	return has;
 }
 
+/* One object from node @nid's slabs (the cpu's lock held: interrupts are off). */
+static bool take_one(struct slablab_cache *s, int nid, void **obj)
+{
+	unsigned int got;
+
+	spin_lock(node_lock(s, nid));
+	got = take_from_lists(s, nid, obj, 1);
+	spin_unlock(node_lock(s, nid));
+	return got;
+}
+
 /*
  * The cpu's array is empty: refill it (SLAB's cache_alloc_refill()) from the shared
  * array, else the node's slabs, else a new slab — for which the cpu's lock (*@flags its
@@ -577,6 +633,7 @@ static void *refill(struct slablab_cache *s, gfp_t gfp, unsigned long *flags)
 	struct slablab_slab_node *sn;
 	unsigned int batch;
 	int nid, grown;
+	void *obj;
 
 	for (;;) {
 		ac = this_cpu_ptr(s->cpu)->ac;
@@ -607,6 +664,14 @@ static void *refill(struct slablab_cache *s, gfp_t gfp, unsigned long *flags)
 				return NULL;
 			break;
 		}
+		/*
+		 * The page allocator fell back to another node: its objects are not for this
+		 * array (it holds its node's only), and looking at this node again would
+		 * grow on the other one for as long as this one is short. One object goes
+		 * straight to the caller, as SLAB's fallback_alloc().
+		 */
+		if (grown != nid && take_one(s, grown, &obj))
+			return obj;
 	}
 	ac->touched = 1;
 	return ac->entry[--ac->avail];
@@ -614,7 +679,10 @@ static void *refill(struct slablab_cache *s, gfp_t gfp, unsigned long *flags)
 
 /* ---- allocation ---- */
 
-/* A request for another node: straight from its slabs (SLAB's ____cache_alloc_node()). */
+/*
+ * A request for another node: straight from its slabs (SLAB's ____cache_alloc_node()),
+ * or from the node the page allocator fell back to when that node had none.
+ */
 static void *alloc_node(struct slablab_cache *s, gfp_t gfp, int node)
 {
 	unsigned long flags;
@@ -913,6 +981,8 @@ static void slab_flush_dead_cpu(struct slablab_cache *s, int cpu)
 
 	spin_lock_irqsave(node_lock(s, nid), flags);
 	drain_array_locked(s, nid, ac, true, &victims);
+	/* one cpu fewer on the node (SLAB's cpuup_canceled()) */
+	get_node(s, nid)->free_limit = free_limit(s, nid);
 	spin_unlock_irqrestore(node_lock(s, nid), flags);
 	discard_victims(s, &victims);
 }
@@ -1030,11 +1100,15 @@ static void reap_work(struct work_struct *w)
 			reap_array(s);
 		}
 		reap_node(s, nid);
+		/*
+		 * Queued again under the mutex: a period change (set_period(), which cancels
+		 * or re-queues under it) comes wholly before this or wholly after.
+		 */
+		delay = reap_delay(s);
+		if (delay)
+			queue_delayed_work_on(r->cpu, system_wq, &r->work, delay);
 	}
 	mutex_unlock(&slablab_mutex);
-	delay = reap_delay(s);
-	if (delay && !READ_ONCE(s->dead))
-		queue_delayed_work_on(r->cpu, system_wq, &r->work, delay);
 }
 
 /* Start (or restart, with the current period; or stop) the reap of @cpu. */
@@ -1059,6 +1133,13 @@ static void reapers_start(struct slablab_cache *s)
 
 static void slab_cpu_online(struct slablab_cache *s, int cpu)
 {
+	int nid = cpu_to_mem(cpu);
+	unsigned long flags;
+
+	/* one cpu more on the node (SLAB's init_cache_node() on cpu up) */
+	spin_lock_irqsave(node_lock(s, nid), flags);
+	get_node(s, nid)->free_limit = free_limit(s, nid);
+	spin_unlock_irqrestore(node_lock(s, nid), flags);
 	reaper_start(s, cpu);
 }
 
@@ -1083,16 +1164,26 @@ static void slab_cpu_view(struct slablab_cache *s, int cpu, u32 *slab_objs,
 	*partial_objects = 0;
 }
 
+/*
+ * Called without slablab_mutex (debugfs reads), so possibly while a design change
+ * destroys this design's state: the nodes are read under RCU, and none may be left.
+ */
 static void slab_gauges(struct slablab_cache *s, struct slablab_gauges *g)
 {
+	struct slablab_slab_nodes *nodes;
 	int nid;
 
+	rcu_read_lock();
+	nodes = READ_ONCE(s->slab_nodes);
 	for_each_node(nid) {
-		struct slablab_slab_node *sn = get_node(s, nid);
+		struct slablab_slab_node *sn = nodes ? nodes->node[nid] : NULL;
 
+		if (!sn)
+			continue;
 		g->partial_slabs += READ_ONCE(sn->nr_partial);
 		g->free_slabs += READ_ONCE(sn->nr_free);
 	}
+	rcu_read_unlock();
 }
 
 static unsigned int count_this_cpu(struct slablab_cache *s, int mode, void *arg)
@@ -1156,7 +1247,7 @@ static void validate_one(struct slablab_cache *s, int nid, struct slablab_slab *
 	if (slab_nid(slab) != nid || !slab_on_partial(slab))
 		verr(r, "node %d: slab of node %lu on its lists (flag %lu)", nid, slab_nid(slab),
 		     slab_on_partial(slab));
-	if (!one_list(s)) {
+	if (!one_list(sn)) {
 		if (st != (enum slab_state)list)
 			verr(r, "node %d: slab of state %lu on list %lu", nid, st, list);
 		return;
@@ -1211,11 +1302,6 @@ static void slab_validate(struct slablab_cache *s, struct slablab_validate_repor
 
 /* ---- set up and tear down ---- */
 
-static unsigned long free_limit(struct slablab_cache *s, int nid)
-{
-	return (1 + nr_cpus_node(nid)) * (unsigned long)s->batchcount + objs_per_slab(s);
-}
-
 static struct slablab_array *shared_new(struct slablab_cache *s, int nid)
 {
 	if (!s->shared)
@@ -1235,14 +1321,24 @@ static void free_node(struct slablab_slab_node *sn)
 			kfree(sn->alien[i]);
 		kfree(sn->alien);
 	}
-	kfree(sn->shared);
-	kfree(sn);
+	kvfree(sn->shared);
+	kfree_rcu(sn, rcu);	/* the gauges may be reading its counts */
+}
+
+static void free_nodes(struct slablab_slab_nodes *nodes)
+{
+	int nid;
+
+	for_each_node(nid)
+		free_node(nodes->node[nid]);
+	kfree_rcu(nodes, rcu);
 }
 
 /* After a flush of every cpu and node: only empty arrays are left. */
 static void slab_destroy(struct slablab_cache *s)
 {
-	int cpu, nid;
+	struct slablab_slab_nodes *nodes;
+	int cpu;
 
 	if (s->slab_reaper) {
 		for_each_possible_cpu(cpu)
@@ -1258,12 +1354,12 @@ static void slab_destroy(struct slablab_cache *s)
 		WRITE_ONCE(c->ac, NULL);
 		kfree_rcu(ac, rcu);
 	}
-	if (!s->slab_node)
+	nodes = s->slab_nodes;
+	if (!nodes)
 		return;
-	for_each_node(nid)
-		free_node(s->slab_node[nid]);
-	kfree(s->slab_node);
-	s->slab_node = NULL;
+	/* unpublished before it is freed: the gauges read the nodes under RCU */
+	WRITE_ONCE(s->slab_nodes, NULL);
+	free_nodes(nodes);
 }
 
 static struct slablab_slab_node *node_new(struct slablab_cache *s, int nid)
@@ -1278,6 +1374,7 @@ static struct slablab_slab_node *node_new(struct slablab_cache *s, int nid)
 	INIT_LIST_HEAD(&sn->full);
 	INIT_LIST_HEAD(&sn->partial);
 	INIT_LIST_HEAD(&sn->free);
+	sn->lists = s->lists;
 	sn->firstnotfull = &sn->partial;
 	sn->free_limit = free_limit(s, nid);
 	sn->next_reap = jiffies + msecs_to_jiffies(s->reap_node_ms) + nid;
@@ -1312,21 +1409,16 @@ fail:
 
 static int slab_init(struct slablab_cache *s)
 {
+	struct slablab_slab_nodes *nodes;
 	struct slablab_cpu *c;
 	int cpu, nid;
 
 	if (s->lists != 1 && s->lists != 3)
 		s->lists = 3;	/* slob's 2 has no meaning here */
-	s->slab_node = kcalloc(nr_node_ids, sizeof(*s->slab_node), GFP_KERNEL);
 	s->slab_reaper = alloc_percpu(struct slablab_reaper);
-	if (!s->slab_node || !s->slab_reaper)
-		goto fail;
-	atomic_long_set(&s->slab_active, 0);
-	for_each_node(nid) {
-		s->slab_node[nid] = node_new(s, nid);
-		if (!s->slab_node[nid])
-			goto fail;
-	}
+	if (!s->slab_reaper)
+		return -ENOMEM;
+	/* Every work item set up before anything can fail: slab_destroy() cancels them all. */
 	for_each_possible_cpu(cpu) {
 		struct slablab_reaper *r = per_cpu_ptr(s->slab_reaper, cpu);
 
@@ -1334,6 +1426,21 @@ static int slab_init(struct slablab_cache *s)
 		r->cpu = cpu;
 		r->alien_node = cpu_to_mem(cpu);
 		INIT_DELAYED_WORK(&r->work, reap_work);
+	}
+	atomic_long_set(&s->slab_active, 0);
+	nodes = kzalloc(struct_size(nodes, node, nr_node_ids), GFP_KERNEL);
+	if (!nodes)
+		goto fail;
+	for_each_node(nid) {
+		nodes->node[nid] = node_new(s, nid);
+		if (!nodes->node[nid]) {
+			free_nodes(nodes);
+			goto fail;
+		}
+	}
+	/* published whole: the gauges read it without a lock */
+	smp_store_release(&s->slab_nodes, nodes);
+	for_each_possible_cpu(cpu) {
 		c = per_cpu_ptr(s->cpu, cpu);
 		c->ac = array_new(cpu_to_mem(cpu), s->limit, s->batchcount);
 		if (!c->ac)
@@ -1384,18 +1491,25 @@ static unsigned int swap_this_cpu(struct slablab_cache *s, int mode, void *arg)
  */
 static int retune(struct slablab_cache *s)
 {
-	struct slablab_array **arrays;
+	struct slablab_array **arrays, **shared;
 	unsigned long flags;
 	LIST_HEAD(victims);
 	int cpu, nid, err = -ENOMEM;
 
 	lockdep_assert_held(&slablab_mutex);
 	arrays = kcalloc(nr_cpu_ids, sizeof(*arrays), GFP_KERNEL);
-	if (!arrays)
-		return -ENOMEM;
+	shared = kcalloc(nr_node_ids, sizeof(*shared), GFP_KERNEL);
+	if (!arrays || !shared)
+		goto out;
+	/* Everything allocated before anything changes: a refusal leaves all as it was. */
 	for_each_possible_cpu(cpu) {
 		arrays[cpu] = array_new(cpu_to_mem(cpu), s->limit, s->batchcount);
 		if (!arrays[cpu])
+			goto out;
+	}
+	for_each_node(nid) {
+		shared[nid] = shared_new(s, nid);
+		if (s->shared && !shared[nid])
 			goto out;
 	}
 	slablab_on_each_cpu(s, swap_this_cpu, NULL, 0, arrays, true);
@@ -1412,23 +1526,25 @@ static int retune(struct slablab_cache *s)
 	}
 	for_each_node(nid) {
 		struct slablab_slab_node *sn = get_node(s, nid);
-		struct slablab_array *shared = shared_new(s, nid), *old;
+		struct slablab_array *old;
 
-		if (s->shared && !shared)
-			continue;	/* keeps its old shared array: bounded all the same */
 		spin_lock_irqsave(node_lock(s, nid), flags);
 		old = sn->shared;
 		drain_array_locked(s, nid, old, true, &victims);
-		WRITE_ONCE(sn->shared, shared);
+		WRITE_ONCE(sn->shared, shared[nid]);
+		shared[nid] = old;
 		sn->free_limit = free_limit(s, nid);
 		spin_unlock_irqrestore(node_lock(s, nid), flags);
 		discard_victims(s, &victims);
-		kfree_rcu(old, rcu);
 	}
 	err = 0;
 out:
-	for_each_possible_cpu(cpu)
+	/* the replaced arrays, or on failure the new ones (never published) */
+	for (cpu = 0; arrays && cpu < nr_cpu_ids; cpu++)
 		kfree_rcu(arrays[cpu], rcu);
+	for (nid = 0; shared && nid < nr_node_ids; nid++)
+		kfree_rcu(shared[nid], rcu);	/* node_has_objects() peeks under RCU */
+	kfree(shared);
 	kfree(arrays);
 	return err;
 }
@@ -1448,8 +1564,11 @@ static int check_cpucache(unsigned int limit, unsigned int batchcount, unsigned 
 				       limit, batchcount);
 		return -EINVAL;
 	}
-	if (limit > SLABLAB_MAX_SLAB_LIMIT || shared > SLABLAB_MAX_SLAB_SHARED)
+	if (limit > SLABLAB_MAX_SLAB_LIMIT || shared > SLABLAB_MAX_SLAB_SHARED) {
+		NL_SET_ERR_MSG_FMT_MOD(extack, "limit %u, shared %u: at most %u and %u", limit,
+				       shared, SLABLAB_MAX_SLAB_LIMIT, SLABLAB_MAX_SLAB_SHARED);
 		return -ERANGE;
+	}
 	return 0;
 }
 
@@ -1608,7 +1727,7 @@ int slablab_slab_set_lists(struct slablab_cache *s, unsigned int lists,
 		sn->nr_full = 0;
 		sn->nr_partial = 0;
 		sn->nr_free = 0;
-		WRITE_ONCE(s->lists, lists);
+		sn->lists = lists;
 		list_for_each_entry_safe(slab, tmp, &all, node_list) {
 			list_del(&slab->node_list);
 			list_link(s, sn, slab, false);

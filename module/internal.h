@@ -223,7 +223,8 @@ struct slablab_cpu {
  * @shared: the shared array of each node holds @shared x @batchcount objects (slab)
  * @reap_cpu_ms: period of the per-cpu array reap, 0: off (slab)
  * @reap_node_ms: period of the node reap (shared array, free slabs), 0: off (slab)
- * @slab_node: per-node slab lists, shared array and alien caches, [nr_node_ids] (slab)
+ * @slab_nodes: per-node slab lists, shared array and alien caches (slab; NULL while
+ *	the cache has another design; freed after a grace period, as gauges read them)
  * @slab_reaper: per-cpu delayed work of the periodic reap (slab)
  * @slab_active: objects out of the slab lists: in arrays or with callers (slab)
  * @slab_maxobjs: high mark of @slab_active (slab, SLAB's high_mark)
@@ -285,7 +286,7 @@ struct slablab_cache {
 	unsigned int shared;
 	unsigned int reap_cpu_ms;
 	unsigned int reap_node_ms;
-	struct slablab_slab_node **slab_node;
+	struct slablab_slab_nodes *slab_nodes;
 	struct slablab_reaper __percpu *slab_reaper;
 	atomic_long_t slab_active;
 	atomic_long_t slab_maxobjs;

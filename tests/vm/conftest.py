@@ -161,4 +161,10 @@ def consistent(client, name, fresh=True):
     for item in ("alloc_fastpath", "free_slowpath", "cpu_partial_free"):
         if per_cpu:
             assert sum(p["stats"][item] for p in per_cpu) == st[item], item
+    # every slot is somewhere: with callers, in a design's layer, or free in its slab
+    ly = c.get("layers")
+    if ly:
+        cached = sum(v for k, v in ly.items() if k not in ("total", "callers", "slabs_free"))
+        assert ly["callers"] == g["objects"] and ly["total"] == g["total_objects"], c
+        assert ly["callers"] + cached + ly["slabs_free"] == ly["total"], ly
     return c

@@ -107,15 +107,33 @@ def test_validate_clean_while_storms_run(client, make_cache, pattern, cpu_partia
     assert c["stats"]["free_slab"] > 0, c["stats"]
 
 
-def test_validate_clean_while_tunables_change(client, make_cache):
-    """validate interleaved with cpu_partial/min_partial changes and shrinks (each a
-    flush of every cpu) under a remote-free storm."""
+# The tunables each design changes under a storm besides cpu_partial/min_partial, step by
+# step: slab replaces every cpu's array and every shared array (limit, batchcount,
+# shared) and re-links every node's slabs (lists) while the storm's cpus use them.
+DESIGN_STEPS = {
+    "slab": [dict(limit=8, batchcount=4, shared=0, lists=1),
+             dict(limit=54, batchcount=27, shared=8, lists=3),
+             dict(limit=1, batchcount=1, shared=2, lists=1),
+             dict(limit=120, batchcount=60, shared=1, lists=3)],
+}
+
+
+def test_validate_clean_while_tunables_change(client, make_cache, design):
+    """validate interleaved with tunable changes (cpu_partial/min_partial, and each
+    design's own: DESIGN_STEPS) and shrinks (each a flush of every cpu) under a
+    remote-free storm; every step's values are in place after it."""
     name = make_cache(512, order=0, cpu_partial=2, min_partial=0)
     settings = [dict(cpu_partial=0, min_partial=0), dict(cpu_partial=2, min_partial=1),
                 dict(cpu_partial=30, min_partial=0)]
+    own = DESIGN_STEPS.get(str(design), [])
+    settings = [{**settings[i % len(settings)], **(own[i % len(own)] if own else {})}
+                for i in range(max(len(settings), len(own)))]
 
     def step(i):
-        client.cache_set(name, **settings[i % len(settings)])
+        want = settings[i % len(settings)]
+        client.cache_set(name, **want)
+        c = client.cache_get(name)
+        assert {k: c[k] for k in want} == want, c
         if i % 2:
             client.cache_shrink(name)
         rep = client.cache_validate(name)

@@ -5,7 +5,9 @@ batchcount and shared, the counters of an array's hits and misses, one list or t
 reaping with time, and /proc/slabinfo 2.1 lines. The cache suite at large runs for slab
 (lists 3 and 1) through conftest.DESIGN_VARIANTS."""
 import errno
+import os
 import re
+import threading
 import time
 
 import pytest
@@ -227,3 +229,109 @@ def test_slabinfo_lines(client, make_cache):
     assert pages == 1 << c["order"] and nslabs == c["gauges"]["slabs"]
     assert aslabs == nslabs - c["gauges"]["free_slabs"] and savail == c["layers"]["shared"]
     client.obj_free(h, cpu=0)
+
+
+def test_design_and_lists_in_one_request(client, make_cache):
+    """design=slab with lists=1 in one request: the design is applied before lists, so
+    the kernel does not refuse lists as another design's."""
+    name = make_cache(256, design="slub")
+    client.cache_set(name, design="slab", lists=1, limit=16, batchcount=8)
+    c = client.cache_get(name)
+    assert (c["design"], c["lists"], c["limit"], c["batchcount"]) == ("slab", 1, 16, 8), c
+    h = client.obj_alloc(name, 100, cpu=0)
+    assert client.cache_validate(name)["errors"] == 0
+    client.obj_free(h, cpu=0)
+    consistent(client, name)
+
+
+def test_largest_arrays_and_back(client, make_cache):
+    """limit 4096, batchcount 4096 and shared 64: a shared array of 256 Ki pointers
+    (2 MiB, beyond what kmalloc should be asked for) on every node; objects move
+    through it, and back to SLAB's defaults nothing is lost."""
+    name = make_cache(64, reap_cpu_ms=0, reap_node_ms=0)
+    client.cache_set(name, limit=4096, batchcount=4096, shared=64)
+    c = client.cache_get(name)
+    assert (c["limit"], c["batchcount"], c["shared"]) == (4096, 4096, 64), c
+    h = client.obj_alloc(name, 5000, cpu=0)
+    left = consistent(client, name)["layers"]["array"]     # the last refill's rest
+    client.obj_free(h, cpu=0)
+    c = consistent(client, name)
+    # every free cached: the array filled, its oldest 4096 went to the shared array
+    assert c["layers"]["array"] + c["layers"]["shared"] == 5000 + left, c["layers"]
+    assert c["layers"]["shared"] == 4096 and c["stats"]["freemiss"] == 1, c
+    client.cache_set(name, limit=120, batchcount=60, shared=8)
+    c = consistent(client, name)
+    assert c["layers"]["array"] + c["layers"]["shared"] == 0, c["layers"]
+    assert client.cache_validate(name)["errors"] == 0
+
+
+@pytest.mark.parametrize("bad", [{"limit": 4097}, {"shared": 65}, {"batchcount": 121}])
+def test_refused_request_changes_nothing(make_cache, bad):
+    """A request whose cpucache values the kernel refuses (beyond the spec's range, or
+    batchcount > limit) changes nothing, not even the lists it also asked for."""
+    raw = slablab.Client(host_checks=False)     # the kernel judges, not the bindings
+    name = make_cache(64)
+    before = raw.cache_get(name)
+    with pytest.raises(slablab.Error) as e:
+        raw.cache_set(name, lists=1, **bad)
+    assert e.value.errno in (errno.ERANGE, errno.EINVAL), e.value
+    after = raw.cache_get(name)
+    assert [after[k] for k in ("lists", "limit", "batchcount", "shared")] == \
+        [before[k] for k in ("lists", "limit", "batchcount", "shared")]
+
+
+def test_design_changes_while_debugfs_reads_gauges(client, make_cache):
+    """slab -> slub -> slab ... while another thread reads the cache's gauges through
+    debugfs, which takes no lock: a design change frees the slab design's nodes, which
+    the gauges read (they are unpublished and freed after a grace period)."""
+    name = make_cache(128)
+    stop = threading.Event()
+    reads, errors = [0], []
+
+    def reader():
+        try:
+            while not stop.is_set():
+                for attr in ("partial", "objects", "slabs"):
+                    dbg(name, attr)
+                reads[0] += 1
+        except OSError as e:        # pragma: no cover - a failure is the point
+            errors.append(e)
+
+    t = threading.Thread(target=reader, daemon=True)
+    t.start()
+    try:
+        for i in range(40):
+            client.cache_set(name, design="slub" if i % 2 == 0 else "slab")
+    finally:
+        stop.set()
+        t.join(timeout=60)
+    assert not errors and reads[0] > 0, (errors, reads)
+    assert client.cache_get(name)["design"] == "slab"
+
+
+@pytest.mark.skipif(not os.path.exists("/sys/devices/system/cpu/cpu1/online"),
+                    reason="needs a hot-pluggable cpu1")
+def test_dead_cpus_array_is_drained_and_its_reap_restarts(client, make_cache):
+    """cpu1's array holds objects; cpu1 goes offline: its array is drained back to the
+    slabs (nothing is lost), its reap work cancelled. Online again, its reap runs: the
+    array it fills empties by reaping alone."""
+    name = make_cache(64, limit=20, batchcount=10, shared=0, reap_cpu_ms=0, reap_node_ms=0)
+    h = client.obj_alloc(name, 40, cpu=1)
+    client.obj_free(h, cpu=1)
+    c = consistent(client, name)
+    assert c["layers"]["array"] == 20, c["layers"]
+    cpu1 = "/sys/devices/system/cpu/cpu1/online"
+    client.cache_set(name, reap_cpu_ms=50)
+    with open(cpu1, "w") as f:
+        f.write("0")
+    try:
+        c = consistent(client, name)
+        assert c["layers"]["array"] == 0, c["layers"]
+        assert c["layers"]["slabs_free"] == c["layers"]["total"], c["layers"]
+    finally:
+        with open(cpu1, "w") as f:
+            f.write("1")
+    h = client.obj_alloc(name, 40, cpu=1)
+    client.obj_free(h, cpu=1)
+    poll(lambda: client.cache_get(name)["layers"]["array"], lambda n: n == 0)
+    assert client.cache_validate(name)["errors"] == 0

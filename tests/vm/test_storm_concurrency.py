@@ -19,6 +19,8 @@ import pytest
 
 import slablab
 
+from conftest import DESIGNS, consistent
+
 HUNG_TASK = "/proc/sys/kernel/hung_task_timeout_secs"
 OP_DEADLINE = 40        # s: far beyond any storm command or hotplug step, even under TCG
 RUN_SECONDS = 25        # how long storms and hotplug run together
@@ -159,20 +161,28 @@ def storm_loop(cache, until, watch, counts, errors):
         watch.done(who)
 
 
-def test_storm_start_stop_against_cpu_hotplug(client, hung_task_low):
+# A design's tunables for this test: slab's reap runs every few ticks, so that its work
+# is cancelled by cpu offline and destroy while it runs or is queued.
+HOTPLUG_TUNABLES = {"slab": dict(reap_cpu_ms=20, reap_node_ms=40)}
+
+
+@pytest.mark.parametrize("design", DESIGNS)
+def test_storm_start_stop_against_cpu_hotplug(client, hung_task_low, design):
     """STORM_START and STORM_STOP of native and slablab storms on every cpu while cpus
     go offline and online: every command returns. Before storm_mutex, a STOP waited for
     the controller under cpus_read_lock and slablab_mutex, the controller in
     kmem_cache_destroy() for cpus_read_lock behind the pending hotplug writer, and the
     writer in slablab_cpu_dead() for slablab_mutex; a native START read-locked
-    cpus_read_lock recursively (kmem_cache_create() under slablab_lock())."""
+    cpus_read_lock recursively (kmem_cache_create() under slablab_lock()). Per design:
+    slab's per-cpu reap work is cancelled and restarted by every offline and online,
+    and a dead cpu's array drained."""
     cpus = hotplug_cpus()
     if len(os.sched_getaffinity(0)) < 3 or not cpus:
         pytest.skip("needs 3 or more online cpus, one of them hot-pluggable")
     everyone = os.sched_getaffinity(0)
     victims = cpus[-2:] if len(everyone) >= 4 and len(cpus) >= 2 else cpus[-1:]
     name = "hotplug-storms"
-    client.cache_create(name, 96)
+    client.cache_create(name, 96, design=design, **HOTPLUG_TUNABLES.get(design, {}))
     watch, counts, errors = Watch(), {}, []
     stop = threading.Event()
     hot = [threading.Thread(target=toggle_cpu, args=(cpu, stop, watch, counts, errors),
@@ -196,6 +206,7 @@ def test_storm_start_stop_against_cpu_hotplug(client, hung_task_low):
     os.sched_setaffinity(0, everyone)
     report = client.cache_validate(name)
     assert report["ok"] and report["errors"] == 0, report
+    consistent(client, name, fresh=False)
     client.cache_destroy(name)
     # storms and hotplug really overlapped
     assert counts.get("storms", 0) >= len(VARIANTS), counts
