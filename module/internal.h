@@ -102,6 +102,19 @@ struct slablab_slab {
 #define SLABLAB_SLAB_FLAGS	(SLABLAB_SLAB_ON_PARTIAL | SLABLAB_SLAB_ON_SLAB | \
 				 SLABLAB_SLAB_DYING)
 
+/*
+ * A page's ->private: 0 for a page of the page allocator (a large kmalloc), a struct
+ * slablab_slab pointer (bit 0 clear: it is 16-byte aligned) for a slab, and a pointer
+ * to the slob design's page metadata with this bit set for a page of the slob heap
+ * (design_slob.c), whose objects belong to no one cache.
+ */
+#define SLABLAB_PAGE_SLOB	1UL
+
+/* The lists tunable's default: three lists (slab: full/partial/free; slob: by size). */
+#define SLABLAB_DEFAULT_LISTS	3
+/* kmalloc on slob: the size header in front of each block (SLOB's minalign) */
+#define SLABLAB_SLOB_MINALIGN	max_t(unsigned int, ARCH_KMALLOC_MINALIGN, ARCH_SLAB_MINALIGN)
+
 static inline void *slab_base(const struct slablab_slab *slab)
 {
 	return (void *)(slab->base_flags & PAGE_MASK);
@@ -184,6 +197,11 @@ struct slablab_cpu {
  * @barn_max_full: full sheaves a node's barn keeps at most (sheaves)
  * @barn_max_empty: empty sheaves a node's barn keeps at most (sheaves)
  * @barn: per-node barns of full and empty sheaves, [nr_node_ids] (sheaves)
+ * @lists: slab lists (slab: 1 or 3; slob: 1, 2 or 3 size-split heap lists)
+ * @slob_pages: pages charged to the cache: heap pages its requests took and pages of
+ *	its page-sized objects (slob; under the heap's lock)
+ * @slob_heap_pages: of those, heap pages (each with kmalloc'ed metadata) (slob)
+ * @slob_scan_max: the most heap pages one allocation looked at (slob)
  * @random: free pointer obfuscation key (SLAB_FREELIST_HARDENED's)
  * @random_seq: freelist randomization sequence, or NULL
  * @random_seq_len: entries of @random_seq
@@ -229,6 +247,10 @@ struct slablab_cache {
 	unsigned int barn_max_full;
 	unsigned int barn_max_empty;
 	struct slablab_barn **barn;
+	unsigned int lists;
+	unsigned long slob_pages;
+	unsigned long slob_heap_pages;
+	unsigned long slob_scan_max;
 	unsigned long random;
 	unsigned int *random_seq;
 	unsigned int random_seq_len;
@@ -267,6 +289,7 @@ struct slablab_gauges {
 	u64 pages;
 	u64 live_bytes;
 	u64 meta_bytes;
+	u64 slob_scan_max;	/* slob: the most heap pages one allocation looked at */
 };
 
 struct slablab_validate_report {
@@ -387,6 +410,15 @@ int slablab_set_barn_max_full(struct slablab_cache *s, unsigned int sheaves,
 int slablab_set_barn_max_empty(struct slablab_cache *s, unsigned int sheaves,
 			       struct netlink_ext_ack *extack);
 
+/* design_slob.c: SLOB's heap (6.1's mm/slob.c), one per lab */
+extern const struct slablab_design_ops slablab_slob_ops;
+void *slablab_slob_kmalloc(struct slablab_cache *s, size_t size, gfp_t gfp);
+size_t slablab_slob_ksize(const void *p);
+void slablab_slob_kfree(struct slablab_cache *s, const void *p);
+void slablab_slob_validate(struct slablab_cache *s, struct slablab_validate_report *r);
+struct seq_file;
+void slablab_slob_show(struct seq_file *m);
+
 /* backend.c: the shared back end, the bottom layer */
 extern bool slablab_selftests;
 #ifdef CONFIG_FAULT_INJECTION_DEBUG_FS
@@ -429,6 +461,14 @@ int slablab_set_remote_node_defrag_ratio(struct slablab_cache *s, unsigned int p
 					 struct netlink_ext_ack *extack);
 int slablab_set_design(struct slablab_cache *s, unsigned int design,
 		       struct netlink_ext_ack *extack);
+int slablab_set_lists(struct slablab_cache *s, unsigned int lists,
+		      struct netlink_ext_ack *extack);
+int slablab_check_lists(unsigned int design, unsigned int lists,
+			struct netlink_ext_ack *extack);
+extern unsigned int slablab_kmalloc_design;
+extern unsigned int slablab_kmalloc_lists;
+int slablab_set_kmalloc(const u32 *design, const u32 *lists, struct netlink_ext_ack *extack);
+void slablab_heap_show(struct seq_file *m);
 int slablab_check_tunables(struct slablab_cache *s, const u32 *flags, const u32 *order,
 			   const u32 *design, struct netlink_ext_ack *extack);
 unsigned long slablab_shrink_locked(struct slablab_cache *s);

@@ -114,6 +114,7 @@ const struct nla_policy slablab_cache_policy[SLABLAB_CACHE_A_MAX + 1] = {
 	[SLABLAB_CACHE_A_SHEAF_CAPACITY] = NLA_POLICY_MAX(NLA_U32, 1024),
 	[SLABLAB_CACHE_A_BARN_MAX_FULL] = NLA_POLICY_MAX(NLA_U32, 1024),
 	[SLABLAB_CACHE_A_BARN_MAX_EMPTY] = NLA_POLICY_MAX(NLA_U32, 1024),
+	[SLABLAB_CACHE_A_LISTS] = NLA_POLICY_RANGE(NLA_U32, 1, 3),
 };
 
 const struct nla_policy slablab_policy[SLABLAB_A_MAX + 1] = {
@@ -125,4 +126,6 @@ const struct nla_policy slablab_policy[SLABLAB_A_MAX + 1] = {
 	[SLABLAB_A_CPU] = { .type = NLA_U32 },
 	[SLABLAB_A_STORM] = NLA_POLICY_NESTED(slablab_storm_policy),
 	[SLABLAB_A_REPLAY] = NLA_POLICY_NESTED(slablab_replay_policy),
+	[SLABLAB_A_KMALLOC_DESIGN] = NLA_POLICY_MAX(NLA_U32, __SLABLAB_DESIGN_MAX - 1),
+	[SLABLAB_A_KMALLOC_LISTS] = NLA_POLICY_RANGE(NLA_U32, 1, 3),
 };

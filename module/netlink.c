@@ -225,6 +225,8 @@ static int put_gauges(struct sk_buff *skb, struct slablab_cache *s)
 	    nla_put_u64_64bit(skb, SLABLAB_CACHE_A_LIVE_BYTES, g.live_bytes,
 			      SLABLAB_CACHE_A_PAD) ||
 	    nla_put_u64_64bit(skb, SLABLAB_CACHE_A_META_BYTES, g.meta_bytes,
+			      SLABLAB_CACHE_A_PAD) ||
+	    nla_put_u64_64bit(skb, SLABLAB_CACHE_A_SLOB_SCAN_MAX, g.slob_scan_max,
 			      SLABLAB_CACHE_A_PAD))
 		return -EMSGSIZE;
 	return 0;
@@ -438,7 +440,9 @@ static int slablab_nl_get_status(struct sk_buff *skb, struct genl_info *info)
 	    nla_put_u32(msg, SLABLAB_A_NR_CACHES, nr_caches) ||
 	    nla_put_u32(msg, SLABLAB_A_FEATURES, slablab_features() |
 			(slablab_selftests ? SLABLAB_FEAT_SELFTEST : 0)) ||
-	    nla_put_u32(msg, SLABLAB_A_KMALLOC_PAGE_POLICY, READ_ONCE(slablab_page_policy)))
+	    nla_put_u32(msg, SLABLAB_A_KMALLOC_PAGE_POLICY, READ_ONCE(slablab_page_policy)) ||
+	    nla_put_u32(msg, SLABLAB_A_KMALLOC_DESIGN, READ_ONCE(slablab_kmalloc_design)) ||
+	    nla_put_u32(msg, SLABLAB_A_KMALLOC_LISTS, READ_ONCE(slablab_kmalloc_lists)))
 		goto err;
 	genlmsg_end(msg, hdr);
 	return genlmsg_reply(msg, info);
@@ -468,6 +472,15 @@ static int check_tunables(struct slablab_cache *s, struct nlattr **tb,
 		err = slablab_check_tunables(s, NULL, NULL, &design, extack);
 		if (err) {
 			NL_SET_BAD_ATTR(extack, da);
+			return err;
+		}
+	}
+	/* lists against the design the cache will have (it is applied after it) */
+	if (tb[SLABLAB_CACHE_A_LISTS]) {
+		err = slablab_check_lists(da ? design : s->design,
+					  nla_get_u32(tb[SLABLAB_CACHE_A_LISTS]), extack);
+		if (err) {
+			NL_SET_BAD_ATTR(extack, tb[SLABLAB_CACHE_A_LISTS]);
 			return err;
 		}
 	}
@@ -920,10 +933,30 @@ static int slablab_nl_obj_free(struct sk_buff *skb, struct genl_info *info)
 
 static int slablab_nl_lab_set(struct sk_buff *skb, struct genl_info *info)
 {
-	if (GENL_REQ_ATTR_CHECK(info, SLABLAB_A_KMALLOC_PAGE_POLICY))
+	struct nlattr *pa = info->attrs[SLABLAB_A_KMALLOC_PAGE_POLICY];
+	struct nlattr *da = info->attrs[SLABLAB_A_KMALLOC_DESIGN];
+	struct nlattr *la = info->attrs[SLABLAB_A_KMALLOC_LISTS];
+	u32 design, lists;
+	int err = 0;
+
+	if (!pa && !da && !la) {
+		NL_SET_ERR_MSG_MOD(info->extack,
+				   "lab-set needs kmalloc-page-policy, kmalloc-design or kmalloc-lists");
 		return -EINVAL;
-	WRITE_ONCE(slablab_page_policy,
-		   nla_get_u32(info->attrs[SLABLAB_A_KMALLOC_PAGE_POLICY]));
+	}
+	if (da || la) {
+		design = da ? nla_get_u32(da) : 0;
+		lists = la ? nla_get_u32(la) : 0;
+		slablab_lock();
+		err = slablab_set_kmalloc(da ? &design : NULL, la ? &lists : NULL, info->extack);
+		slablab_unlock();
+		if (err) {
+			NL_SET_BAD_ATTR(info->extack, err == -EINVAL && la ? la : da);
+			return err;
+		}
+	}
+	if (pa)
+		WRITE_ONCE(slablab_page_policy, nla_get_u32(pa));
 	return 0;
 }
 

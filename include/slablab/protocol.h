@@ -26,10 +26,11 @@
 	X(MIN_PARTIAL, min_partial, u32, NUM, none, 0, 1024) \
 	X(FASTPATH, fastpath, u32, ENUM, fastpath, 0, 1) \
 	X(REMOTE_NODE_DEFRAG_RATIO, remote_node_defrag_ratio, u32, NUM, none, 0, 100) \
-	X(DESIGN, design, u32, ENUM, design, 0, 1) \
+	X(DESIGN, design, u32, ENUM, design, 0, 3) \
 	X(SHEAF_CAPACITY, sheaf_capacity, u32, NUM, none, 0, 1024) \
 	X(BARN_MAX_FULL, barn_max_full, u32, NUM, none, 0, 1024) \
-	X(BARN_MAX_EMPTY, barn_max_empty, u32, NUM, none, 0, 1024)
+	X(BARN_MAX_EMPTY, barn_max_empty, u32, NUM, none, 0, 1024) \
+	X(LISTS, lists, u32, NUM, none, 1, 3)
 
 /*
  * The gauges of a cache reply (spec: cache-gauges). X(attr, name, type): attr is the
@@ -44,7 +45,8 @@
 	X(CPU_PARTIAL_SLABS, cpu_partial_slabs, u64) \
 	X(PAGES, pages, u64) \
 	X(LIVE_BYTES, live_bytes, u64) \
-	X(META_BYTES, meta_bytes, u64)
+	X(META_BYTES, meta_bytes, u64) \
+	X(SLOB_SCAN_MAX, slob_scan_max, u64)
 
 /*
  * Where a cache's object slots are (spec: the layers attribute set), in attribute
@@ -100,6 +102,10 @@
 	X(BARN_GET, barn_get) \
 	X(BARN_GET_FAIL, barn_get_fail) \
 	X(BARN_PUT, barn_put) \
-	X(BARN_PUT_FAIL, barn_put_fail)
+	X(BARN_PUT_FAIL, barn_put_fail) \
+	X(SLOB_SCAN, slob_scan) \
+	X(SLOB_NEW_PAGE, slob_new_page) \
+	X(SLOB_COALESCE, slob_coalesce) \
+	X(SLOB_HEADER_BYTES, slob_header_bytes)
 
 #endif /* _SLABLAB_PROTOCOL_H */

@@ -65,6 +65,7 @@ class Client:
         sheaf_capacity: Optional[int] = None,
         barn_max_full: Optional[int] = None,
         barn_max_empty: Optional[int] = None,
+        lists: Optional[int] = None,
         # --- end of generated ---
         debug: Optional[bool] = None,
         hardened: Optional[bool] = None,
@@ -89,6 +90,7 @@ class Client:
         sheaf_capacity: Optional[int] = None,
         barn_max_full: Optional[int] = None,
         barn_max_empty: Optional[int] = None,
+        lists: Optional[int] = None,
         # --- end of generated ---
         debug: Optional[bool] = None,
         hardened: Optional[bool] = None,

@@ -25,7 +25,8 @@
  *
  * SLABLAB_CMD_GET_STATUS
  *   do: → (nothing); ← version, api-version, kernel-release, nr-cpu-ids,
- *   nr-online-cpus, nr-nodes, page-size, nr-caches, features, kmalloc-page-policy
+ *   nr-online-cpus, nr-nodes, page-size, nr-caches, features, kmalloc-page-policy,
+ *   kmalloc-design, kmalloc-lists
  *   The module, the kernel and the lab at a glance.
  *
  * SLABLAB_CMD_CACHE_NEW [ADMIN]
@@ -110,8 +111,11 @@
  *   could be started on cpu; nothing is freed then.
  *
  * SLABLAB_CMD_LAB_SET [ADMIN]
- *   do: → kmalloc-page-policy
- *   [ADMIN] Set lab-wide settings: kmalloc-page-policy.
+ *   do: → kmalloc-page-policy, kmalloc-design, kmalloc-lists
+ *   [ADMIN] Set lab-wide settings: kmalloc-page-policy, kmalloc-design, kmalloc-lists
+ *   (any of them, at least one). kmalloc-design changes the design of every kmalloc
+ *   size class: -EBUSY while they hold objects or a storm or a replay uses them;
+ *   kmalloc-lists is checked against that design.
  *
  * SLABLAB_CMD_STORM_START [ADMIN]
  *   do: → storm; ← storm
@@ -337,6 +341,13 @@ enum slablab_owner {
  * @SLABLAB_BARN_PUT: full sheaf put into the barn for an empty one (sheaves)
  * @SLABLAB_BARN_PUT_FAIL: no room or no empty sheaf in the barn for a full main
  *	(sheaves)
+ * @SLABLAB_SLOB_SCAN: heap pages an allocation looked at, summed (slob; mean: slob-scan
+ *	/ alloc-slowpath)
+ * @SLABLAB_SLOB_NEW_PAGE: allocations no listed page could satisfy: a new page for the
+ *	heap (slob)
+ * @SLABLAB_SLOB_COALESCE: frees that merged the block with a free neighbour (slob)
+ * @SLABLAB_SLOB_HEADER_BYTES: bytes of kmalloc size headers (and their alignment)
+ *	allocated (slob)
  * @__SLABLAB_STAT_MAX: the number of values
  *
  * Their debugfs file names are the names with - for _. The stats attribute set carries
@@ -378,6 +389,10 @@ enum slablab_stat_item {
 	SLABLAB_BARN_GET_FAIL,
 	SLABLAB_BARN_PUT,
 	SLABLAB_BARN_PUT_FAIL,
+	SLABLAB_SLOB_SCAN,
+	SLABLAB_SLOB_NEW_PAGE,
+	SLABLAB_SLOB_COALESCE,
+	SLABLAB_SLOB_HEADER_BYTES,
 	__SLABLAB_STAT_MAX
 };
 
@@ -446,17 +461,24 @@ enum slablab_storm_state {
  * @SLABLAB_DESIGN_SLUB: SLUB 6.1's per-cpu slab and per-cpu partial lists (the default)
  * @SLABLAB_DESIGN_SHEAVES: Linux 7.0's per-cpu sheaves (arrays of object pointers, a
  *	main and a spare per cpu) and per-node barns of full and empty sheaves, over slabs
+ * @SLABLAB_DESIGN_SLAB: SLAB's per-cpu array caches, shared and alien caches and slab
+ *	lists (6.7 and earlier's mm/slab.c); reserved until the module has it
+ * @SLABLAB_DESIGN_SLOB: SLOB's heap (6.3 and earlier's mm/slob.c): pages carved into
+ *	units, first fit within a page, next fit across pages, one lock for the lab; no
+ *	per-cpu layer
  * @__SLABLAB_DESIGN_MAX: the number of values
  *
  * cache.design values: a cache's per-cpu front end over the shared back end
  * (docs/design.md, "Designs"). The next values are reserved, in this order, for the
  * designs that come next: sheaves (Linux 7.0's per-cpu sheaves and barn), slab (SLAB's
- * per-cpu arrays and lists), slob (SLOB's free lists); a design is listed here when the
- * module has it.
+ * per-cpu arrays and lists), slob (SLOB's free lists). A design the module does not have
+ * yet (slab, until it lands) is refused with -EOPNOTSUPP.
  */
 enum slablab_design {
 	SLABLAB_DESIGN_SLUB,
 	SLABLAB_DESIGN_SHEAVES,
+	SLABLAB_DESIGN_SLAB,
+	SLABLAB_DESIGN_SLOB,
 	__SLABLAB_DESIGN_MAX
 };
 
@@ -517,6 +539,11 @@ enum slablab_replay_state {
  * @SLABLAB_A_PAD: (pad) alignment padding of u64 attributes
  * @SLABLAB_A_STORM: (nest of storm)
  * @SLABLAB_A_REPLAY: (nest of replay)
+ * @SLABLAB_A_KMALLOC_DESIGN: (u32, enum slablab_design) the design the kmalloc size
+ *	classes run on (get-status), or to set (lab-set; -EBUSY while they hold objects or a
+ *	storm or replay uses them)
+ * @SLABLAB_A_KMALLOC_LISTS: (u32, 1..3) the lists tunable of every kmalloc size class
+ *	(get-status), or to set (lab-set)
  * @__SLABLAB_A_MAX: the number of attribute types
  */
 enum slablab_attr {
@@ -540,6 +567,8 @@ enum slablab_attr {
 	SLABLAB_A_PAD,
 	SLABLAB_A_STORM,
 	SLABLAB_A_REPLAY,
+	SLABLAB_A_KMALLOC_DESIGN,
+	SLABLAB_A_KMALLOC_LISTS,
 	__SLABLAB_A_MAX
 };
 
@@ -598,6 +627,10 @@ enum slablab_attr {
  *	most (sheaves; 7.0's MAX_FULL_SHEAVES, default 10); lowering it flushes the surplus
  * @SLABLAB_CACHE_A_BARN_MAX_EMPTY: (u32, 0..1024) empty sheaves each node's barn keeps
  *	at most (sheaves; 7.0's MAX_EMPTY_SHEAVES, default 10); lowering it frees the surplus
+ * @SLABLAB_CACHE_A_LISTS: (u32, 1..3) slab lists: slab 1 or 3, slob 1, 2 or 3; other
+ *	designs reject it
+ * @SLABLAB_CACHE_A_SLOB_SCAN_MAX: (u64) the most heap pages one allocation of this cache
+ *	looked at since its design became slob (slob; 0 for other designs)
  * @__SLABLAB_CACHE_A_MAX: the number of attribute types
  */
 enum slablab_cache_attr {
@@ -634,6 +667,8 @@ enum slablab_cache_attr {
 	SLABLAB_CACHE_A_SHEAF_CAPACITY,
 	SLABLAB_CACHE_A_BARN_MAX_FULL,
 	SLABLAB_CACHE_A_BARN_MAX_EMPTY,
+	SLABLAB_CACHE_A_LISTS,
+	SLABLAB_CACHE_A_SLOB_SCAN_MAX,
 	__SLABLAB_CACHE_A_MAX
 };
 

@@ -45,6 +45,8 @@ inline constexpr AttrDesc kSlablabAttrs[] = {
 	{SLABLAB_A_VALIDATE, "validate", 3, false},
 	{SLABLAB_A_STORM, "storm", 5, false},
 	{SLABLAB_A_REPLAY, "replay", 9, false},
+	{SLABLAB_A_KMALLOC_DESIGN, "kmalloc_design", -1, false},
+	{SLABLAB_A_KMALLOC_LISTS, "kmalloc_lists", -1, false},
 };
 
 inline constexpr AttrDesc kCacheAttrs[] = {
@@ -78,6 +80,8 @@ inline constexpr AttrDesc kCacheAttrs[] = {
 	{SLABLAB_CACHE_A_SHEAF_CAPACITY, "sheaf_capacity", -1, false},
 	{SLABLAB_CACHE_A_BARN_MAX_FULL, "barn_max_full", -1, false},
 	{SLABLAB_CACHE_A_BARN_MAX_EMPTY, "barn_max_empty", -1, false},
+	{SLABLAB_CACHE_A_LISTS, "lists", -1, false},
+	{SLABLAB_CACHE_A_SLOB_SCAN_MAX, "slob_scan_max", -1, false},
 };
 
 inline constexpr AttrDesc kPercpuAttrs[] = {
