@@ -700,10 +700,12 @@ void slablab_slob_validate(struct slablab_cache *s, struct slablab_validate_repo
 		struct slob_block *start = sp->base, *end = start + SLOB_UNITS(PAGE_SIZE);
 		struct slob_block *b, *prev_end = NULL;
 		int units = 0, n = 0;
+		bool listed;
 
 		pages++;
 		r->slabs++;
-		if (!sp->units != (sp->on_list < 0))
+		listed = sp->on_list >= 0;
+		if (!sp->units == listed)
 			slob_verr(r, sp, "free units and list membership disagree", sp->units);
 		for (b = sp->freelist; b; b = slob_next(b)) {
 			if (b < start || b >= end || (prev_end && b <= prev_end)) {

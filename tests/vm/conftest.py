@@ -30,8 +30,18 @@ os.chmod(_tmp, 0o755)  # the tests that drop privileges run it too
 SLABCTL = shutil.copy2(SLABCTL, os.path.join(_tmp, "slabctl"))
 MODULE = os.path.join(REPO, "module", "slablab.ko")
 # The designs a cache can have (the spec's design enum, as the module builds them): tests
-# that are about caches take `design` from here, so a new design runs them all.
-DESIGNS = list(slablab.DESIGNS)
+# that are about caches take `design` from here, so a new design runs them all. slab is
+# in the enum but not in this module until its branch lands (the module refuses it).
+DESIGNS = [d for d in slablab.DESIGNS if d != "slab"]
+# Cases that are about slabs of fixed-size slots or a per-cpu layer: slob has neither
+# (docs/design.md, "The slob design"). A test marks them with this.
+NOT_SLOB = "slob has no slabs of slots, per-cpu layer, debug mode or order"
+
+
+def skip_slob(design, why=NOT_SLOB):
+    """Skip a per-design case that cannot apply to slob, saying why."""
+    if design == "slob":
+        pytest.skip(why)
 _names = itertools.count()
 
 
@@ -118,8 +128,11 @@ def consistent(client, name, fresh=True):
     g, st = c["gauges"], c["stats"]
     assert g["objects"] <= g["total_objects"]
     assert g["live_bytes"] == g["objects"] * c["size"]
+    if c["design"] == "slob":
+        # no slots: every object is a caller's, and the pages are those it was charged
+        assert g["total_objects"] == g["objects"] and g["slabs"] == 0, c
     # pages match slabs x 2^order whenever every slab has the cache's current order
-    if c["order"] == c["order_default"] and st["order_fallback"] == 0:
+    elif c["order"] == c["order_default"] and st["order_fallback"] == 0:
         assert g["pages"] == g["slabs"] << c["order"], c
         assert g["total_objects"] == g["slabs"] * c["objs_per_slab"], c
     if fresh:
