@@ -340,10 +340,10 @@ def test_client_without_module(slablab):
 
 
 def test_constants(slablab):
-    assert len(slablab.STAT_NAMES) == 34
+    assert len(slablab.STAT_NAMES) == 38
     assert slablab.STAT_NAMES[0] == "alloc_fastpath"
     assert slablab.STAT_NAMES[25] == "cpu_partial_drain"
-    assert slablab.STAT_NAMES[-1] == "barn_put_fail"
+    assert slablab.STAT_NAMES[-1] == "slob_header_bytes"
     assert "cmpxchg_double_cpu_fail" in slablab.STAT_NAMES
     assert slablab.CACHE_FLAGS == ("debug", "hardened", "random", "hwcache_align")
     assert slablab.FASTPATHS == ("cmpxchg", "irqoff")

@@ -9,7 +9,7 @@ import pytest
 import slablab
 from conftest import DEBUGFS, consistent, slabctl
 
-pytestmark = pytest.mark.parametrize("design", ["slob"])
+SLOB = pytest.mark.parametrize("design", ["slob"])
 
 
 def heap():
@@ -22,6 +22,7 @@ def stats(client, name):
     return client.cache_get(name)["stats"]
 
 
+@SLOB
 def test_coalescing_frees_give_pages_back(client, make_cache):
     """100-byte objects (8-aligned: a 4-byte fragment stays free after each): freeing
     them newest first merges every block with the free space after it, and a page whose
@@ -41,6 +42,7 @@ def test_coalescing_frees_give_pages_back(client, make_cache):
     assert client.cache_validate(name)["errors"] == 0
 
 
+@SLOB
 def test_first_fit_then_next_fit(client, make_cache):
     """Pages P1..P3 of 256-byte objects, each full; freeing 4 objects of P1 (merged
     into one 1 KiB hole), then one each of P2 and P3, puts them on the medium list in
@@ -91,6 +93,7 @@ def mixed_pages(client, make_cache, lists):
     return pages
 
 
+@SLOB
 def test_lists_split_sizes(client, make_cache):
     """One list mixes every size in every page: the small objects left behind pin the
     pages the large ones shared; two lists (below 1 KiB / the rest) keep the large
@@ -101,6 +104,7 @@ def test_lists_split_sizes(client, make_cache):
     assert pages[3] <= 2, pages
 
 
+@SLOB
 def test_lists_checked_per_design(client, make_cache):
     name = make_cache(64)
     with pytest.raises(slablab.Error):
@@ -113,6 +117,7 @@ def test_lists_checked_per_design(client, make_cache):
     assert "slab and slob" in str(e.value)
 
 
+@SLOB
 def test_debug_refused(client, make_cache):
     name = make_cache(64)
     with pytest.raises(slablab.Error) as e:

@@ -136,6 +136,10 @@ inline constexpr AttrDesc kStatsAttrs[] = {
 	{SLABLAB_STATS_A_BARN_GET_FAIL, "barn_get_fail", -1, false},
 	{SLABLAB_STATS_A_BARN_PUT, "barn_put", -1, false},
 	{SLABLAB_STATS_A_BARN_PUT_FAIL, "barn_put_fail", -1, false},
+	{SLABLAB_STATS_A_SLOB_SCAN, "slob_scan", -1, false},
+	{SLABLAB_STATS_A_SLOB_NEW_PAGE, "slob_new_page", -1, false},
+	{SLABLAB_STATS_A_SLOB_COALESCE, "slob_coalesce", -1, false},
+	{SLABLAB_STATS_A_SLOB_HEADER_BYTES, "slob_header_bytes", -1, false},
 };
 
 inline constexpr AttrDesc kStormAttrs[] = {
