@@ -671,7 +671,7 @@ static void slob_verr(struct slablab_validate_report *r, struct slob_page *sp,
 /**
  * slablab_slob_validate - check every page of the heap
  * @s: the cache asking (its figures: objects in use)
- * @r: the report (slabs: heap pages, free_objects: free blocks)
+ * @r: the report (slabs: heap pages; objects: in use by @s; no free slots)
  *
  * Each page's free list lies inside the page, in address order, its blocks neither
  * overlapping nor touching (touching blocks would have merged), and sums to the page's
@@ -723,7 +723,6 @@ void slablab_slob_validate(struct slablab_cache *s, struct slablab_validate_repo
 					  b - start);
 				break;
 			}
-			r->free_objects++;
 			if (slob_last(b))
 				break;
 		}

@@ -3,7 +3,7 @@
 min_partial, shrink, validate under cross-cpu traffic, fast-path modes."""
 import pytest
 
-from conftest import DESIGNS, consistent
+from conftest import DESIGNS, consistent, skip_slob
 
 CPU_PARTIAL_STATS = ("cpu_partial_alloc", "cpu_partial_free", "cpu_partial_node",
                      "cpu_partial_drain")
@@ -41,6 +41,7 @@ def test_objects_per_layer_add_up_on_a_quiet_cache(client, make_cache, design):
     """Objects held in per-cpu layers look allocated to every slab tool: the layers say
     where they are. Empty, filled, half freed (the freed ones cached by the cpu), and
     shrunk (the cpu layers flushed back to the slabs)."""
+    skip_slob(design, 'slob has no cached layer (its identity: test_slob_design)')
     name = make_cache(64, design=design)
     ly, cached = layers_add_up(client, name)
     assert ly["total"] == 0 and not any(cached.values()), ly
@@ -65,6 +66,7 @@ def test_objects_per_layer_add_up_across_cpus(client, make_cache, ncpus, design)
     allocates, the next one frees part of it. The identity holds, and the cached
     objects are found on more than one cpu's layers (a count on one cpu only would
     leave the total short)."""
+    skip_slob(design, 'slob has no cached layer')
     name = make_cache(192, design=design)
     objs = client.cache_get(name)["objs_per_slab"]
     handles = []
@@ -155,6 +157,7 @@ def test_cpu_partial_change_takes_effect_at_once(client, make_cache):
 
 @pytest.mark.parametrize("min_partial", [0, 3, 5, 9])
 def test_min_partial_holds_after_shrink(client, make_cache, design, min_partial):
+    skip_slob(design, 'slob keeps no empty pages: no min_partial')
     name = make_cache(256, min_partial=min_partial)
     objs = client.cache_get(name)["objs_per_slab"]
     h = client.obj_alloc(name, objs * 30, cpu=0)
@@ -180,7 +183,8 @@ def test_min_partial_holds_after_shrink(client, make_cache, design, min_partial)
     assert g["slabs"] == 0 and g["pages"] == 0
 
 
-def test_shrink_keeps_partially_used_slabs(client, make_cache):
+def test_shrink_keeps_partially_used_slabs(client, make_cache, design):
+    skip_slob(design, 'slob has no slabs')
     name = make_cache(512, min_partial=0)
     objs = client.cache_get(name)["objs_per_slab"]
     keep = client.obj_alloc(name, objs * 4 + 1, cpu=0)
@@ -193,6 +197,7 @@ def test_shrink_keeps_partially_used_slabs(client, make_cache):
 @pytest.mark.parametrize("fastpath", ["cmpxchg", "irqoff"])
 @pytest.mark.parametrize("size", [8, 192, 4096])
 def test_cross_cpu_traffic_validates_clean(client, make_cache, design, ncpus, fastpath, size):
+    skip_slob(design, 'slob has no fast path')
     name = make_cache(size, fastpath=fastpath)
     handles = {}                                  # handle -> [cpu, objects held]
     for round_ in range(3):
@@ -229,7 +234,8 @@ def test_fastpath_switch_while_in_use(client, make_cache):
     assert consistent(client, name)["gauges"]["objects"] == 0
 
 
-def test_order_change_applies_to_new_slabs(client, make_cache):
+def test_order_change_applies_to_new_slabs(client, make_cache, design):
+    skip_slob(design, 'slob pages are order 0: no slabs')
     name = make_cache(1024)
     h = client.obj_alloc(name, 10)
     before = client.cache_get(name)["gauges"]
