@@ -42,6 +42,8 @@ def skip_slob(design, why=NOT_SLOB):
     """Skip a per-design case that cannot apply to slob, saying why."""
     if design == "slob":
         pytest.skip(why)
+
+
 _names = itertools.count()
 
 
