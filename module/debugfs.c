@@ -47,6 +47,7 @@ static const char *const design_names[__SLABLAB_DESIGN_MAX] = {
 	[SLABLAB_DESIGN_SLUB] = "slub",
 	[SLABLAB_DESIGN_SHEAVES] = "sheaves",
 	[SLABLAB_DESIGN_SLAB] = "slab",
+	[SLABLAB_DESIGN_SLOB] = "slob",
 };
 
 static const char *const page_policy_names[__SLABLAB_PAGE_POLICY_MAX] = {
@@ -750,6 +751,23 @@ static const struct file_operations slablab_policy_fops = {
 	.release = single_release,
 };
 
+/* The kmalloc classes' design and lists (read-only: lab-set changes them, with checks). */
+static int slablab_kmalloc_design_show(struct seq_file *m, void *v)
+{
+	seq_printf(m, "%s lists %u\n", design_names[READ_ONCE(slablab_kmalloc_design)],
+		   READ_ONCE(slablab_kmalloc_lists));
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(slablab_kmalloc_design);
+
+/* The slob design's heap, shared by every slob cache (and kmalloc on slob). */
+static int slablab_slob_heap_show(struct seq_file *m, void *v)
+{
+	slablab_heap_show(m);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(slablab_slob_heap);
+
 int slablab_debugfs_init(void)
 {
 	int i;
@@ -764,6 +782,10 @@ int slablab_debugfs_init(void)
 	debugfs_create_file("version", 0444, slablab_debugfs_root, NULL, &slablab_version_fops);
 	debugfs_create_file("kmalloc_page_policy", 0644, slablab_debugfs_root, NULL,
 			    &slablab_policy_fops);
+	debugfs_create_file("kmalloc_design", 0444, slablab_debugfs_root, NULL,
+			    &slablab_kmalloc_design_fops);
+	debugfs_create_file("slob_heap", 0444, slablab_debugfs_root, NULL,
+			    &slablab_slob_heap_fops);
 	if (slablab_selftests) {
 		debugfs_create_file("selftest_kernel_cache", 0200, slablab_debugfs_root, NULL,
 				    &slablab_selftest_kernel_fops);

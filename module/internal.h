@@ -102,6 +102,19 @@ struct slablab_slab {
 #define SLABLAB_SLAB_FLAGS	(SLABLAB_SLAB_ON_PARTIAL | SLABLAB_SLAB_ON_SLAB | \
 				 SLABLAB_SLAB_DYING)
 
+/*
+ * A page's ->private: 0 for a page of the page allocator (a large kmalloc), a struct
+ * slablab_slab pointer (bit 0 clear: it is 16-byte aligned) for a slab, and a pointer
+ * to the slob design's page metadata with this bit set for a page of the slob heap
+ * (design_slob.c), whose objects belong to no one cache.
+ */
+#define SLABLAB_PAGE_SLOB	1UL
+
+/* The lists tunable's default: three lists (slab: full/partial/free; slob: by size). */
+#define SLABLAB_DEFAULT_LISTS	3
+/* kmalloc on slob: the size header in front of each block (SLOB's minalign) */
+#define SLABLAB_SLOB_MINALIGN	max_t(unsigned int, ARCH_KMALLOC_MINALIGN, ARCH_SLAB_MINALIGN)
+
 static inline void *slab_base(const struct slablab_slab *slab)
 {
 	return (void *)(slab->base_flags & PAGE_MASK);
@@ -235,6 +248,10 @@ struct slablab_cpu {
  * @under: the design whose per-cpu layer this cache's design stands on (slub, for a
  *	sheaves cache with @sheaves_cpu_slabs), or NULL: straight on the back end's slabs. Set
  *	with the design, only while the cache is empty (slab.c)
+ * @slob_pages: pages charged to the cache: heap pages its requests took and pages of
+ *	its page-sized objects (slob; under the heap's lock)
+ * @slob_heap_pages: of those, heap pages (each with kmalloc'ed metadata) (slob)
+ * @slob_scan_max: the most heap pages one allocation looked at (slob)
  * @random: free pointer obfuscation key (SLAB_FREELIST_HARDENED's)
  * @random_seq: freelist randomization sequence, or NULL
  * @random_seq_len: entries of @random_seq
@@ -293,6 +310,9 @@ struct slablab_cache {
 	atomic_long_t slab_maxfreeable;
 	unsigned int sheaves_cpu_slabs;
 	const struct slablab_design_ops *under;
+	unsigned long slob_pages;
+	unsigned long slob_heap_pages;
+	unsigned long slob_scan_max;
 	unsigned long random;
 	unsigned int *random_seq;
 	unsigned int random_seq_len;
@@ -332,6 +352,7 @@ struct slablab_gauges {
 	u64 live_bytes;
 	u64 meta_bytes;
 	u64 free_slabs;
+	u64 slob_scan_max;	/* slob: the most heap pages one allocation looked at */
 };
 
 struct slablab_validate_report {
@@ -524,6 +545,14 @@ int slablab_set_reap_node_ms(struct slablab_cache *s, unsigned int ms,
 			     struct netlink_ext_ack *extack);
 int slablab_slab_set_lists(struct slablab_cache *s, unsigned int lists,
 			   struct netlink_ext_ack *extack);
+/* design_slob.c: SLOB's heap (6.1's mm/slob.c), one per lab */
+extern const struct slablab_design_ops slablab_slob_ops;
+void *slablab_slob_kmalloc(struct slablab_cache *s, size_t size, gfp_t gfp);
+size_t slablab_slob_ksize(const void *p);
+void slablab_slob_kfree(struct slablab_cache *s, const void *p);
+void slablab_slob_validate(struct slablab_cache *s, struct slablab_validate_report *r);
+struct seq_file;
+void slablab_slob_show(struct seq_file *m);
 
 /* backend.c: the shared back end, the bottom layer */
 extern bool slablab_selftests;
@@ -573,6 +602,12 @@ int slablab_set_sheaves_cpu_slabs(struct slablab_cache *s, unsigned int on,
 				  struct netlink_ext_ack *extack);
 int slablab_check_sheaves_cpu_slabs(struct slablab_cache *s, unsigned int on,
 				    struct netlink_ext_ack *extack);
+int slablab_check_lists(unsigned int design, unsigned int lists,
+			struct netlink_ext_ack *extack);
+extern unsigned int slablab_kmalloc_design;
+extern unsigned int slablab_kmalloc_lists;
+int slablab_set_kmalloc(const u32 *design, const u32 *lists, struct netlink_ext_ack *extack);
+void slablab_heap_show(struct seq_file *m);
 int slablab_check_tunables(struct slablab_cache *s, const u32 *flags, const u32 *order,
 			   const u32 *design, struct netlink_ext_ack *extack);
 unsigned long slablab_shrink_locked(struct slablab_cache *s);

@@ -150,4 +150,6 @@ const struct nla_policy slablab_policy[SLABLAB_A_MAX + 1] = {
 	[SLABLAB_A_CPU] = { .type = NLA_U32 },
 	[SLABLAB_A_STORM] = NLA_POLICY_NESTED(slablab_storm_policy),
 	[SLABLAB_A_REPLAY] = NLA_POLICY_NESTED(slablab_replay_policy),
+	[SLABLAB_A_KMALLOC_DESIGN] = NLA_POLICY_MAX(NLA_U32, __SLABLAB_DESIGN_MAX - 1),
+	[SLABLAB_A_KMALLOC_LISTS] = NLA_POLICY_RANGE(NLA_U32, 1, 3),
 };

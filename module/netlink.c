@@ -227,6 +227,8 @@ static int put_gauges(struct sk_buff *skb, struct slablab_cache *s)
 	    nla_put_u64_64bit(skb, SLABLAB_CACHE_A_META_BYTES, g.meta_bytes,
 			      SLABLAB_CACHE_A_PAD) ||
 	    nla_put_u64_64bit(skb, SLABLAB_CACHE_A_FREE_SLABS, g.free_slabs,
+			      SLABLAB_CACHE_A_PAD) ||
+	    nla_put_u64_64bit(skb, SLABLAB_CACHE_A_SLOB_SCAN_MAX, g.slob_scan_max,
 			      SLABLAB_CACHE_A_PAD))
 		return -EMSGSIZE;
 	return 0;
@@ -467,7 +469,9 @@ static int slablab_nl_get_status(struct sk_buff *skb, struct genl_info *info)
 	    nla_put_u32(msg, SLABLAB_A_NR_CACHES, nr_caches) ||
 	    nla_put_u32(msg, SLABLAB_A_FEATURES, slablab_features() |
 			(slablab_selftests ? SLABLAB_FEAT_SELFTEST : 0)) ||
-	    nla_put_u32(msg, SLABLAB_A_KMALLOC_PAGE_POLICY, READ_ONCE(slablab_page_policy)))
+	    nla_put_u32(msg, SLABLAB_A_KMALLOC_PAGE_POLICY, READ_ONCE(slablab_page_policy)) ||
+	    nla_put_u32(msg, SLABLAB_A_KMALLOC_DESIGN, READ_ONCE(slablab_kmalloc_design)) ||
+	    nla_put_u32(msg, SLABLAB_A_KMALLOC_LISTS, READ_ONCE(slablab_kmalloc_lists)))
 		goto err;
 	genlmsg_end(msg, hdr);
 	return genlmsg_reply(msg, info);
@@ -491,9 +495,9 @@ static int check_tunables(struct slablab_cache *s, struct nlattr **tb,
 	struct nlattr *ca = tb[SLABLAB_CACHE_A_SHEAVES_CPU_SLABS];
 	u32 flags = fa ? nla_get_u32(fa) : 0, order = oa ? nla_get_u32(oa) : 0;
 	u32 design = da ? nla_get_u32(da) : 0;
-	struct nlattr *la = tb[SLABLAB_CACHE_A_LISTS], *lim = tb[SLABLAB_CACHE_A_LIMIT];
+	struct nlattr *lim = tb[SLABLAB_CACHE_A_LIMIT];
 	struct nlattr *ba = tb[SLABLAB_CACHE_A_BATCHCOUNT], *sa = tb[SLABLAB_CACHE_A_SHARED];
-	u32 lists = la ? nla_get_u32(la) : 0, limit = lim ? nla_get_u32(lim) : 0;
+	u32 limit = lim ? nla_get_u32(lim) : 0;
 	u32 batch = ba ? nla_get_u32(ba) : 0, shared = sa ? nla_get_u32(sa) : 0;
 	int err;
 
@@ -505,6 +509,15 @@ static int check_tunables(struct slablab_cache *s, struct nlattr **tb,
 			return err;
 		}
 	}
+	/* lists against the design the cache will have (it is applied after it) */
+	if (tb[SLABLAB_CACHE_A_LISTS]) {
+		err = slablab_check_lists(da ? design : s->design,
+					  nla_get_u32(tb[SLABLAB_CACHE_A_LISTS]), extack);
+		if (err) {
+			NL_SET_BAD_ATTR(extack, tb[SLABLAB_CACHE_A_LISTS]);
+			return err;
+		}
+	}
 	err = slablab_check_tunables(s, fa ? &flags : NULL, oa ? &order : NULL, NULL, extack);
 	if (err == -ERANGE)
 		NL_SET_BAD_ATTR(extack, oa);
@@ -512,12 +525,12 @@ static int check_tunables(struct slablab_cache *s, struct nlattr **tb,
 		NL_SET_BAD_ATTR(extack, fa);
 	if (err)
 		return err;
-	/* The slab design's: lists for the design the cache will have, SLAB's triple. */
-	err = slablab_slab_check_tunables(s, da ? design : s->design, la ? &lists : NULL,
+	/* The slab design's triple (lists was judged above, for every design). */
+	err = slablab_slab_check_tunables(s, da ? design : s->design, NULL,
 					  lim ? &limit : NULL, ba ? &batch : NULL,
 					  sa ? &shared : NULL, extack);
 	if (err) {
-		NL_SET_BAD_ATTR(extack, la && !lim && !ba && !sa ? la : lim ? lim : ba ? ba : sa);
+		NL_SET_BAD_ATTR(extack, lim ? lim : ba ? ba : sa);
 		return err;
 	}
 	/* A sheaves cache's cpu slab layer changes only while it is empty, as a design. */
@@ -1002,10 +1015,30 @@ static int slablab_nl_obj_free(struct sk_buff *skb, struct genl_info *info)
 
 static int slablab_nl_lab_set(struct sk_buff *skb, struct genl_info *info)
 {
-	if (GENL_REQ_ATTR_CHECK(info, SLABLAB_A_KMALLOC_PAGE_POLICY))
+	struct nlattr *pa = info->attrs[SLABLAB_A_KMALLOC_PAGE_POLICY];
+	struct nlattr *da = info->attrs[SLABLAB_A_KMALLOC_DESIGN];
+	struct nlattr *la = info->attrs[SLABLAB_A_KMALLOC_LISTS];
+	u32 design, lists;
+	int err = 0;
+
+	if (!pa && !da && !la) {
+		NL_SET_ERR_MSG_MOD(info->extack,
+				   "lab-set needs kmalloc-page-policy, kmalloc-design or kmalloc-lists");
 		return -EINVAL;
-	WRITE_ONCE(slablab_page_policy,
-		   nla_get_u32(info->attrs[SLABLAB_A_KMALLOC_PAGE_POLICY]));
+	}
+	if (da || la) {
+		design = da ? nla_get_u32(da) : 0;
+		lists = la ? nla_get_u32(la) : 0;
+		slablab_lock();
+		err = slablab_set_kmalloc(da ? &design : NULL, la ? &lists : NULL, info->extack);
+		slablab_unlock();
+		if (err) {
+			NL_SET_BAD_ATTR(info->extack, err == -EINVAL && la ? la : da);
+			return err;
+		}
+	}
+	if (pa)
+		WRITE_ONCE(slablab_page_policy, nla_get_u32(pa));
 	return 0;
 }
 

@@ -43,7 +43,16 @@ static const struct slablab_design_ops *const slablab_designs[__SLABLAB_DESIGN_M
 	[SLABLAB_DESIGN_SLUB] = &slablab_slub_ops,
 	[SLABLAB_DESIGN_SHEAVES] = &slablab_sheaves_ops,
 	[SLABLAB_DESIGN_SLAB] = &slablab_slab_ops,
+	[SLABLAB_DESIGN_SLOB] = &slablab_slob_ops,
 };
+
+/*
+ * The design the kmalloc size classes run on, and their lists tunable
+ * (slablab_set_kmalloc(); slablab_mutex). slablab_kmalloc() reads the design without
+ * a lock: it changes only while the classes hold no objects and nobody uses them.
+ */
+unsigned int slablab_kmalloc_design = SLABLAB_DESIGN_SLUB;
+unsigned int slablab_kmalloc_lists = SLABLAB_DEFAULT_LISTS;
 
 /*
  * Pages slablab_kmalloc() handed out straight from the page allocator (large requests,
@@ -503,6 +512,10 @@ struct slablab_cache *slablab_cache_create_owner(const char *name, unsigned int 
 				       args->design);
 		return ERR_PTR(-EOPNOTSUPP);
 	}
+	if (args->design == SLABLAB_DESIGN_SLOB && (flags & SLABLAB_CACHE_F_DEBUG)) {
+		NL_SET_ERR_MSG_MOD(extack, "the slob design has no debug mode");
+		return ERR_PTR(-EOPNOTSUPP);
+	}
 	if ((args->use_cpu_partial && args->cpu_partial > SLABLAB_MAX_CPU_PARTIAL) ||
 	    (args->use_min_partial && args->min_partial > SLABLAB_MAX_MIN_PARTIAL) ||
 	    (args->use_sheaf_capacity && args->sheaf_capacity > SLABLAB_MAX_SHEAF_CAPACITY)) {
@@ -547,6 +560,7 @@ struct slablab_cache *slablab_cache_create_owner(const char *name, unsigned int 
 	s->barn_max_full = SLABLAB_BARN_DEFAULT_MAX;
 	s->barn_max_empty = SLABLAB_BARN_DEFAULT_MAX;
 	slablab_slab_defaults(s);
+	s->lists = SLABLAB_DEFAULT_LISTS;
 
 	err = -ENOMEM;
 	if (slablab_init_random_seq(s))
@@ -761,14 +775,31 @@ static int check_empty(struct slablab_cache *s, const char *what,
 	return 0;
 }
 
-static int check_design(struct slablab_cache *s, u32 design, struct netlink_ext_ack *extack)
+/* Whether @s could run on @design: built in, and not in debug mode for slob. */
+static int check_design_built(struct slablab_cache *s, u32 design, unsigned int flags,
+			      struct netlink_ext_ack *extack)
 {
-	if (design == s->design)
-		return 0;
 	if (design >= __SLABLAB_DESIGN_MAX || !slablab_designs[design]) {
 		NL_SET_ERR_MSG_FMT_MOD(extack, "design %u is not built into this module", design);
 		return -EOPNOTSUPP;
 	}
+	if (design == SLABLAB_DESIGN_SLOB && (flags & SLABLAB_CACHE_F_DEBUG)) {
+		/* No slots: red zones and poison have nowhere to live (docs/design.md). */
+		NL_SET_ERR_MSG_MOD(extack, "the slob design has no debug mode");
+		return -EOPNOTSUPP;
+	}
+	return 0;
+}
+
+static int check_design(struct slablab_cache *s, u32 design, struct netlink_ext_ack *extack)
+{
+	int err;
+
+	if (design == s->design)
+		return 0;
+	err = check_design_built(s, design, s->flags, extack);
+	if (err)
+		return err;
 	return check_empty(s, "the design", extack);
 }
 
@@ -809,6 +840,9 @@ int slablab_check_tunables(struct slablab_cache *s, const u32 *flags, const u32 
 			return -EINVAL;
 		}
 		err = check_empty(s, "flags", extack);
+		if (err)
+			return err;
+		err = check_design_built(s, design ? *design : s->design, *flags, extack);
 		if (err)
 			return err;
 		stride = slablab_layout_stride(s, *flags, &fp_offset);
@@ -915,12 +949,6 @@ int slablab_set_flags(struct slablab_cache *s, unsigned int flags, struct netlin
 }
 
 /*
- * A design change, on an empty cache (slablab_check_tunables()): every cpu's state of
- * the old design is given back and every slab freed, then the new design sets up its
- * per-cpu state. Nobody allocates meanwhile: the cache is netlink's, no storm holds
- * it, and the handles allocate under slablab_mutex, which the caller holds.
- */
-/*
  * Replace the per-cpu front end of an empty cache (a design or a sheaves_cpu_slabs change):
  * every cpu's state is given back and every slab freed, then the new front end is set
  * up. Nobody allocates meanwhile: the cache is netlink's, no storm holds it, no sheaf
@@ -1003,28 +1031,11 @@ int slablab_set_sheaves_cpu_slabs(struct slablab_cache *s, unsigned int on,
 	return switch_front_end(s, s->design, on, extack);
 }
 
-/**
- * slablab_set_lists - the slab lists of the slab design (1 or 3); slob's (1..3) there
- * @s: the cache (cpus_read_lock and slablab_mutex held)
- * @lists: the new number of lists
- * @extack: where a refusal is told
- *
- * Other designs refuse it unless it is unchanged.
- *
- * Return: 0 or -EINVAL.
- */
-int slablab_set_lists(struct slablab_cache *s, unsigned int lists,
-		      struct netlink_ext_ack *extack)
+/* The design change itself, for slablab_set_design() and slablab_set_kmalloc(). */
+static int switch_design(struct slablab_cache *s, unsigned int design,
+			 struct netlink_ext_ack *extack)
 {
-	if (lists == s->lists)
-		return 0;
-	switch (s->design) {
-	case SLABLAB_DESIGN_SLAB:
-		return slablab_slab_set_lists(s, lists, extack);
-	default:
-		NL_SET_ERR_MSG_MOD(extack, "lists is a tunable of the slab and slob designs");
-		return -EINVAL;
-	}
+	return switch_front_end(s, design, s->sheaves_cpu_slabs, extack);
 }
 
 /**
@@ -1096,10 +1107,62 @@ unsigned long slablab_cache_empty(struct slablab_cache *s)
  */
 void slablab_validate(struct slablab_cache *s, struct slablab_validate_report *r)
 {
+	if (s->design == SLABLAB_DESIGN_SLOB) {
+		/* No slabs: the lab's heap, which every slob cache shares, is checked. */
+		slablab_slob_validate(s, r);
+		return;
+	}
 	flush_all(s, false);
 	slablab_validate_slabs(s, r);
 	if (s->ops->validate)
 		s->ops->validate(s, r);
+}
+
+/**
+ * slablab_check_lists - whether @design takes @lists slab lists
+ * @design: enum slablab_design
+ * @lists: the lists tunable
+ * @extack: where a refusal is told
+ *
+ * Return: 0, or -EINVAL (slab: 1 or 3; slob: 1, 2 or 3; other designs have no lists).
+ */
+int slablab_check_lists(unsigned int design, unsigned int lists,
+			struct netlink_ext_ack *extack)
+{
+	switch (design) {
+	case SLABLAB_DESIGN_SLOB:
+		if (lists >= 1 && lists <= 3)
+			return 0;
+		break;
+	case SLABLAB_DESIGN_SLAB:
+		if (lists == 1 || lists == 3)
+			return 0;
+		break;
+	default:
+		NL_SET_ERR_MSG_MOD(extack, "lists is a tunable of the slab and slob designs");
+		return -EINVAL;
+	}
+	NL_SET_ERR_MSG_FMT_MOD(extack, "%u lists: slab takes 1 or 3, slob 1, 2 or 3", lists);
+	return -EINVAL;
+}
+
+/*
+ * The lists tunable (slab, slob). On slob it chooses the heap lists this cache's
+ * requests search and its new pages join; pages already on a list stay there, so it
+ * may change at any time.
+ */
+int slablab_set_lists(struct slablab_cache *s, unsigned int lists,
+		      struct netlink_ext_ack *extack)
+{
+	int err = slablab_check_lists(s->design, lists, extack);
+
+	if (err || lists == s->lists)
+		return err;
+	/* slab re-sorts its node lists; slob's pages stay on the lists they joined */
+	if (s->design == SLABLAB_DESIGN_SLAB)
+		return slablab_slab_set_lists(s, lists, extack);
+	WRITE_ONCE(s->lists, lists);
+	return 0;
 }
 
 /* One cpu's figures for the per-cpu reply, from the design. */
@@ -1184,6 +1247,12 @@ void *slablab_kmalloc(size_t size, gfp_t gfp)
 	if (unlikely(!size))
 		return NULL;
 	s = kmalloc_class(size);
+	if (unlikely(READ_ONCE(slablab_kmalloc_design) == SLABLAB_DESIGN_SLOB)) {
+		/* SLOB's kmalloc: a size header in the heap, a page or more from pages. */
+		if (size < PAGE_SIZE - SLABLAB_SLOB_MINALIGN)
+			return slablab_slob_kmalloc(s, size, gfp);
+		s = NULL;
+	}
 	if (s && !(size > PAGE_SIZE / 2 &&
 		   READ_ONCE(slablab_page_policy) == SLABLAB_PAGE_POLICY_PAGE_ALLOC))
 		return design_alloc(s, gfp, NUMA_NO_NODE);
@@ -1207,6 +1276,11 @@ void slablab_kfree(const void *p)
 	if (unlikely(!p))
 		return;
 	page = virt_to_head_page(p);
+	if (unlikely(page_private(page) & SLABLAB_PAGE_SLOB)) {
+		/* kmalloc on slob: counted in the class its header's size chooses */
+		slablab_slob_kfree(kmalloc_class(slablab_slob_ksize(p)), p);
+		return;
+	}
 	slab = (struct slablab_slab *)page_private(page);
 	if (!slab) {
 		/* Straight from the page allocator (large, or the page policy). */
@@ -1226,6 +1300,84 @@ EXPORT_SYMBOL_GPL(slablab_kfree);
 unsigned long slablab_kmalloc_direct_pages(void)
 {
 	return atomic_long_read(&slablab_kmalloc_pages_direct);
+}
+
+/**
+ * slablab_set_kmalloc - the design and the lists tunable of the kmalloc size classes
+ * @design: the new design (enum slablab_design), or NULL to keep it
+ * @lists: the new lists tunable of every class, or NULL to keep it
+ * @extack: where a refusal is told
+ *
+ * cpus_read_lock and slablab_mutex held. A design change needs classes that hold no
+ * objects and that no storm or replay uses; on slob, slablab_kmalloc() serves
+ * requests below a page from the heap behind a size header and the rest from the
+ * page allocator (mm/slob.c's __do_kmalloc_node()); on the other designs every class
+ * cache switches design. Checks everything before changing anything.
+ *
+ * Return: 0, -EOPNOTSUPP (a design not built), -EINVAL (lists the design does not
+ * take), -EBUSY (objects held, or in use), or -ENOMEM (then some classes may have
+ * switched: the extack says so).
+ */
+int slablab_set_kmalloc(const u32 *design, const u32 *lists, struct netlink_ext_ack *extack)
+{
+	unsigned int new_design = design ? *design : slablab_kmalloc_design;
+	unsigned int new_lists = lists ? *lists : slablab_kmalloc_lists;
+	unsigned int i;
+	u64 live = 0;
+	int err;
+
+	lockdep_assert_held(&slablab_mutex);
+	if (new_design >= __SLABLAB_DESIGN_MAX || !slablab_designs[new_design]) {
+		NL_SET_ERR_MSG_FMT_MOD(extack, "design %u is not built into this module",
+				       new_design);
+		return -EOPNOTSUPP;
+	}
+	/* Only a design with lists checks them: the classes keep theirs for later. */
+	if ((lists || new_design != slablab_kmalloc_design) &&
+	    (new_design == SLABLAB_DESIGN_SLOB || new_design == SLABLAB_DESIGN_SLAB)) {
+		err = slablab_check_lists(new_design, new_lists, extack);
+		if (err)
+			return err;
+	}
+	if (new_design != slablab_kmalloc_design) {
+		for (i = 0; i < ARRAY_SIZE(slablab_kmalloc_caches); i++) {
+			struct slablab_cache *s = slablab_kmalloc_caches[i];
+
+			if (atomic_read(&s->users)) {
+				NL_SET_ERR_MSG_FMT_MOD(extack, "%s is in use (a storm)", s->name);
+				return -EBUSY;
+			}
+			live += slablab_objects_in_use(s);
+		}
+		if (live) {
+			NL_SET_ERR_MSG_FMT_MOD(extack,
+					       "kmalloc classes hold %llu objects: they must be empty",
+					       live);
+			return -EBUSY;
+		}
+	}
+	for (i = 0; i < ARRAY_SIZE(slablab_kmalloc_caches); i++) {
+		struct slablab_cache *s = slablab_kmalloc_caches[i];
+
+		WRITE_ONCE(s->lists, new_lists);
+		if (new_design == s->design)
+			continue;
+		err = switch_design(s, new_design, extack);
+		if (err)
+			return err;
+	}
+	slablab_kmalloc_lists = new_lists;
+	WRITE_ONCE(slablab_kmalloc_design, new_design);
+	return 0;
+}
+
+/**
+ * slablab_heap_show - the slob heap's figures, for debugfs
+ * @m: the seq_file
+ */
+void slablab_heap_show(struct seq_file *m)
+{
+	slablab_slob_show(m);
 }
 
 /* ---- init / exit ---- */

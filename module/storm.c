@@ -131,6 +131,7 @@ struct slablab_storm {
 	u32 cache_flags;
 	u32 cache_align;		/* of the model cache (native targets) */
 	bool pinned;			/* tg.cache->users raised for this storm */
+	bool pinned_kmalloc;		/* the kmalloc classes' ->users raised */
 	/* kmalloc targets: slablab's size classes (they live as long as the module) */
 	struct slablab_cache *kmalloc_caches[MAX_KMALLOC_CLASSES];
 	unsigned int nr_kmalloc_caches;
@@ -996,6 +997,15 @@ static bool storm_stopped_early(struct slablab_storm *st)
 	return false;
 }
 
+/* Raise (@by 1) or drop (-1) the users of the kmalloc classes the storm collected. */
+static void storm_pin_kmalloc(struct slablab_storm *st, int by)
+{
+	unsigned int i;
+
+	for (i = 0; i < st->nr_kmalloc_caches; i++)
+		atomic_add(by, &st->kmalloc_caches[i]->users);
+}
+
 /*
  * Give the target back: destroy the native kmem_cache, unpin the slablab cache. The
  * controller does it last; storm_free() does it for a storm that never had one.
@@ -1010,6 +1020,9 @@ static void storm_release_target(struct slablab_storm *st)
 	if (st->pinned)
 		atomic_dec(&st->tg.cache->users);
 	st->pinned = false;
+	if (st->pinned_kmalloc)
+		storm_pin_kmalloc(st, -1);
+	st->pinned_kmalloc = false;
 }
 
 /*
@@ -1597,6 +1610,11 @@ static int storm_setup_locked(struct slablab_storm *st, const unsigned long *cpu
 	if (!err && st->spec.target == SLABLAB_TARGET_CACHE) {
 		atomic_inc(&st->tg.cache->users);
 		st->pinned = true;
+	}
+	if (!err && st->spec.target == SLABLAB_TARGET_KMALLOC) {
+		/* the classes' design cannot change under the storm (slablab_set_kmalloc()) */
+		storm_pin_kmalloc(st, 1);
+		st->pinned_kmalloc = true;
 	}
 	mutex_unlock(&slablab_mutex);
 	cpus_read_unlock();

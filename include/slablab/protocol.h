@@ -26,7 +26,7 @@
 	X(MIN_PARTIAL, min_partial, u32, NUM, none, 0, 1024) \
 	X(FASTPATH, fastpath, u32, ENUM, fastpath, 0, 1) \
 	X(REMOTE_NODE_DEFRAG_RATIO, remote_node_defrag_ratio, u32, NUM, none, 0, 100) \
-	X(DESIGN, design, u32, ENUM, design, 0, 2) \
+	X(DESIGN, design, u32, ENUM, design, 0, 3) \
 	X(SHEAF_CAPACITY, sheaf_capacity, u32, NUM, none, 0, 1024) \
 	X(BARN_MAX_FULL, barn_max_full, u32, NUM, none, 0, 1024) \
 	X(BARN_MAX_EMPTY, barn_max_empty, u32, NUM, none, 0, 1024) \
@@ -52,7 +52,8 @@
 	X(PAGES, pages, u64) \
 	X(LIVE_BYTES, live_bytes, u64) \
 	X(META_BYTES, meta_bytes, u64) \
-	X(FREE_SLABS, free_slabs, u64)
+	X(FREE_SLABS, free_slabs, u64) \
+	X(SLOB_SCAN_MAX, slob_scan_max, u64)
 
 /*
  * Where a cache's object slots are (spec: the layers attribute set), in attribute
@@ -129,6 +130,10 @@
 	X(SHEAF_PREFILL_SLOW, sheaf_prefill_slow) \
 	X(SHEAF_PREFILL_OVERSIZE, sheaf_prefill_oversize) \
 	X(SHEAF_RETURN_FAST, sheaf_return_fast) \
-	X(SHEAF_RETURN_SLOW, sheaf_return_slow)
+	X(SHEAF_RETURN_SLOW, sheaf_return_slow) \
+	X(SLOB_SCAN, slob_scan) \
+	X(SLOB_NEW_PAGE, slob_new_page) \
+	X(SLOB_COALESCE, slob_coalesce) \
+	X(SLOB_HEADER_BYTES, slob_header_bytes)
 
 #endif /* _SLABLAB_PROTOCOL_H */

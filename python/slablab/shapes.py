@@ -34,6 +34,8 @@ class Status(TypedDict):
     features: List[str]
     features_value: int
     kmalloc_page_policy: str
+    kmalloc_design: str
+    kmalloc_lists: int
 
 
 class Gauges(TypedDict):

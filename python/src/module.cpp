@@ -712,7 +712,8 @@ PYBIND11_MODULE(_core, m)
 			},
 			"GET_STATUS as a dict: version, api_version, kernel_release, nr_cpu_ids, "
 			"nr_online_cpus, nr_nodes, page_size, nr_caches, features (list of names), "
-			"features_value, kmalloc_page_policy ('slab' | 'page_alloc').")
+			"features_value, kmalloc_page_policy ('slab' | 'page_alloc'), "
+			"kmalloc_design, kmalloc_lists.")
 		.def(
 			"cache_create",
 			[](slabctl::Client& c, const std::string& name, int64_t size,
@@ -881,6 +882,21 @@ PYBIND11_MODULE(_core, m)
 			py::arg("policy"),
 			"LAB_SET: how slablab_kmalloc serves PAGE_SIZE requests: 'slab' or "
 			"'page_alloc'.")
+		.def(
+			"set_kmalloc",
+			[](slabctl::Client& c, const py::object& design, std::optional<int64_t> lists) {
+				auto d = enum_arg("design", design, slabctl::design_from_name);
+				if (!design.is_none() && !d)
+					throw py::type_error("design must be a design name or value");
+				std::optional<uint32_t> l;
+				if (lists)
+					l = static_cast<uint32_t>(*lists);
+				py::gil_scoped_release nogil;
+				c.lab_set_kmalloc(d, l);
+			},
+			py::arg("design") = py::none(), py::arg("lists") = py::none(),
+			"LAB_SET: the design ('slub', 'sheaves', 'slab', 'slob') and the lists "
+			"tunable of the kmalloc size classes; EBUSY while they hold objects.")
 		.def(
 			"storm_start",
 			[](slabctl::Client& c, const py::object& target, const py::object& pattern,

@@ -340,13 +340,14 @@ def test_client_without_module(slablab):
 
 
 def test_constants(slablab):
-    assert len(slablab.STAT_NAMES) == 51
+    assert len(slablab.STAT_NAMES) == 55
     assert slablab.STAT_NAMES[0] == "alloc_fastpath"
     assert slablab.STAT_NAMES[25] == "cpu_partial_drain"
     assert slablab.STAT_NAMES[33] == "barn_put_fail"
     assert slablab.STAT_NAMES[34] == "allochit" and slablab.STAT_NAMES[45] == "maxfreeable"
     assert slablab.STAT_NAMES[46] == "sheaf_prefill_fast"
-    assert slablab.STAT_NAMES[-1] == "sheaf_return_slow"
+    assert slablab.STAT_NAMES[50] == "sheaf_return_slow"
+    assert slablab.STAT_NAMES[-1] == "slob_header_bytes"
     assert "cmpxchg_double_cpu_fail" in slablab.STAT_NAMES
     assert slablab.CACHE_FLAGS == ("debug", "hardened", "random", "hwcache_align")
     assert slablab.FASTPATHS == ("cmpxchg", "irqoff")

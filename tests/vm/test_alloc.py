@@ -36,6 +36,7 @@ def layers_add_up(client, name):
     return ly, cached
 
 
+@pytest.mark.not_slob('slob has no cached layer (its identity: test_slob_design)')
 @pytest.mark.parametrize("design,front", FRONT_ENDS, ids=FRONT_END_IDS)
 def test_objects_per_layer_add_up_on_a_quiet_cache(client, make_cache, design, front):
     """Objects held in per-cpu layers look allocated to every slab tool: the layers say
@@ -108,6 +109,7 @@ def test_slab_occupancy_histogram(client, make_cache, design, size):
     client.obj_free(handle, cpu=0)
 
 
+@pytest.mark.not_slob('slob has no cached layer')
 @pytest.mark.skipif(__import__("os").cpu_count() < 2, reason="needs 2 cpus")
 @pytest.mark.parametrize("design,front", FRONT_ENDS, ids=FRONT_END_IDS)
 def test_objects_per_layer_add_up_across_cpus(client, make_cache, ncpus, design, front):
@@ -203,6 +205,7 @@ def test_cpu_partial_change_takes_effect_at_once(client, make_cache):
     assert client.cache_get(name)["gauges"]["cpu_partial_slabs"] == 0
 
 
+@pytest.mark.not_slob('slob keeps no empty pages: no min_partial')
 @pytest.mark.parametrize("min_partial", [0, 3, 5, 9])
 def test_min_partial_holds_after_shrink(client, make_cache, design, min_partial):
     name = make_cache(256, min_partial=min_partial)
@@ -233,7 +236,8 @@ def test_min_partial_holds_after_shrink(client, make_cache, design, min_partial)
     assert g["slabs"] == 0 and g["pages"] == 0
 
 
-def test_shrink_keeps_partially_used_slabs(client, make_cache):
+@pytest.mark.not_slob('slob has no slabs')
+def test_shrink_keeps_partially_used_slabs(client, make_cache, design):
     name = make_cache(512, min_partial=0)
     objs = client.cache_get(name)["objs_per_slab"]
     keep = client.obj_alloc(name, objs * 4 + 1, cpu=0)
@@ -243,6 +247,7 @@ def test_shrink_keeps_partially_used_slabs(client, make_cache):
     client.obj_free(keep)
 
 
+@pytest.mark.not_slob('slob has no fast path')
 @pytest.mark.parametrize("fastpath", ["cmpxchg", "irqoff"])
 @pytest.mark.parametrize("size", [8, 192, 4096])
 def test_cross_cpu_traffic_validates_clean(client, make_cache, design, ncpus, fastpath, size):
@@ -283,7 +288,8 @@ def test_fastpath_switch_while_in_use(client, make_cache):
     assert consistent(client, name)["gauges"]["objects"] == 0
 
 
-def test_order_change_applies_to_new_slabs(client, make_cache):
+@pytest.mark.not_slob('slob pages are order 0: no slabs')
+def test_order_change_applies_to_new_slabs(client, make_cache, design):
     name = make_cache(1024)
     h = client.obj_alloc(name, 10)
     before = client.cache_get(name)["gauges"]

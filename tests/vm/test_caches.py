@@ -101,12 +101,19 @@ def test_every_tunable_has_its_debugfs_file(client, make_cache):
             assert os.stat(path).st_mode & 0o222 == 0, path
             continue
         seen += 1
+        if tname == "lists" and client.cache_get(name)["design"] not in ("slab", "slob"):
+            # a tunable of the slab and slob designs: the others refuse it
+            with pytest.raises(OSError):
+                dbg_write(name, tname, lo)
+            continue
         now = client.cache_get(name)[tname]
         assert dbg(name, tname) == str(now), tname
         if kind == "enum":
             prefix = f"SLABLAB_{enum.upper()}_"
             names = [c[len(prefix):].lower() for c in protocol.ENUMS[f"slablab_{enum}"]
                      if c.startswith(prefix)]
+            if enum == "design":
+                names = [n for n in names if n in DESIGNS]     # the designs built
             other = names[(names.index(now) + 1) % len(names)]
             dbg_write(name, tname, other)
             assert client.cache_get(name)[tname] == other, tname
@@ -182,7 +189,8 @@ def test_kmalloc_caches_cannot_be_destroyed(client):
     assert "kmalloc" in str(e.value)
 
 
-def test_tunables_apply(client, make_cache):
+@pytest.mark.not_slob('slob: pages are charged heap pages, not slabs x 2^order')
+def test_tunables_apply(client, make_cache, design):
     name = make_cache(256)
     c = client.cache_set(name, cpu_partial=0, min_partial=7, order=2, fastpath="irqoff")
     assert (c["cpu_partial"], c["min_partial"], c["order"]) == (0, 7, 2)
@@ -230,7 +238,8 @@ def test_order_matches_kernel_slub(client, make_cache, size, slub):
     assert ours["order"] == slub_order
 
 
-def test_flags_change_only_when_empty(client, make_cache):
+@pytest.mark.not_slob('slob has no debug mode (refused: test_slob_design)')
+def test_flags_change_only_when_empty(client, make_cache, design):
     name = make_cache(64, hardened=True)
     plain = int(dbg(name, "slab_size"))
     h = client.obj_alloc(name, 3)
@@ -370,7 +379,8 @@ def _settings(client, name):
                                        "fail_slab_every")})
 
 
-def test_set_flags_and_order_is_all_or_nothing(client, make_cache):
+@pytest.mark.not_slob('slob has no debug mode')
+def test_set_flags_and_order_is_all_or_nothing(client, make_cache, design):
     """{debug, order 0} on a 4096-byte cache: debug needs order 1, so the request is
     refused (ERANGE, naming the order) and nothing of it applies, debug included, even
     though flags are applied before the order."""
@@ -388,7 +398,8 @@ def test_set_flags_and_order_is_all_or_nothing(client, make_cache):
     assert c["obj_stride"] > 4096
 
 
-def test_set_order_is_checked_against_the_new_flags(client, make_cache):
+@pytest.mark.not_slob('slob has no debug mode')
+def test_set_order_is_checked_against_the_new_flags(client, make_cache, design):
     """Switching debug off and order 0 at once on a 4096-byte debug cache: order 0
     cannot hold a debug slot but holds the plain one the request asks for."""
     name = make_cache(4096, debug=True)

@@ -9,6 +9,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace slabctl::cli {
 namespace {
@@ -110,6 +111,40 @@ Action setup_lab_page_policy(CLI::App& cmd)
 		Client client;
 		client.lab_set_page_policy(wire(*policy));
 		fmt::print("kmalloc page policy: {}\n", page_policy_name(wire(*policy)));
+		return kExitOk;
+	};
+}
+
+Action setup_set_kmalloc(CLI::App& cmd)
+{
+	auto assignments = std::make_shared<std::vector<std::string>>();
+	cmd.add_option("KEY=VALUE", *assignments, "design=slub|sheaves|slab|slob, lists=1|2|3")
+		->required();
+	return [assignments] {
+		std::optional<uint32_t> design, lists;
+		for (const auto& a : *assignments) {
+			auto eq = a.find('=');
+			if (eq == std::string::npos)
+				throw UsageError(fmt::format("'{}' is not KEY=VALUE", a));
+			std::string key = a.substr(0, eq), value = a.substr(eq + 1);
+			if (key == "design") {
+				design = design_from_name(value);
+				if (!design)
+					throw UsageError(fmt::format(
+						"unknown design '{}' (slub, sheaves, slab, slob)", value));
+			} else if (key == "lists") {
+				if (value != "1" && value != "2" && value != "3")
+					throw UsageError(fmt::format("lists={}: 1, 2 or 3", value));
+				lists = static_cast<uint32_t>(std::stoul(value));
+			} else {
+				throw UsageError(fmt::format("unknown key '{}' (design, lists)", key));
+			}
+		}
+		Client client;
+		client.lab_set_kmalloc(design, lists);
+		auto s = client.status();
+		fmt::print("kmalloc design: {} (lists {})\n", design_name(s.kmalloc_design),
+			   s.kmalloc_lists);
 		return kExitOk;
 	};
 }

@@ -60,6 +60,7 @@ Action setup_alloc(CLI::App& cmd);
 Action setup_free(CLI::App& cmd);
 Action setup_lab(CLI::App& cmd);
 Action setup_lab_page_policy(CLI::App& cmd);
+Action setup_set_kmalloc(CLI::App& cmd);
 Action setup_storm(CLI::App& cmd);
 Action setup_storm_status(CLI::App& cmd);
 Action setup_compare(CLI::App& cmd);

@@ -52,6 +52,10 @@ constexpr Command kCommands[] = {
 	 "How slablab_kmalloc serves PAGE_SIZE requests: 'slab' (a size class) or "
 	 "'page_alloc' (the page allocator)",
 	 setup_lab_page_policy},
+	{"", "set-kmalloc",
+	 "Run the kmalloc size classes on a design: design=slub|sheaves|slab|slob, lists=N "
+	 "(only while they hold no objects; needs root)",
+	 setup_set_kmalloc},
 	{"", "storm",
 	 "Run an allocation storm in the kernel (needs root) and show its results: ops/s, "
 	 "cycles per alloc/free/pair, fast-path %, memory overhead. Ctrl-C stops it",

@@ -903,6 +903,8 @@ Status Client::status()
 			u32(SLABLAB_A_FEATURES, s.features, "A_FEATURES");
 			u32(SLABLAB_A_KMALLOC_PAGE_POLICY, s.kmalloc_page_policy,
 			    "A_KMALLOC_PAGE_POLICY");
+			u32(SLABLAB_A_KMALLOC_DESIGN, s.kmalloc_design, "A_KMALLOC_DESIGN");
+			u32(SLABLAB_A_KMALLOC_LISTS, s.kmalloc_lists, "A_KMALLOC_LISTS");
 		},
 		true);
 	return s;
@@ -1171,6 +1173,29 @@ uint32_t Client::obj_free(uint32_t handle, std::optional<uint32_t> cpu,
 		},
 		false);
 	return remaining;
+}
+
+void Client::lab_set_kmalloc(std::optional<uint32_t> design, std::optional<uint32_t> lists)
+{
+	auto& d = impl();
+	const std::string op = command_name(SLABLAB_CMD_LAB_SET);
+	d.check(SLABLAB_CMD_LAB_SET, [&] {
+		if (!design && !lists)
+			throw UsageError("set-kmalloc needs design or lists");
+		if (design && !design_from_name(design_name(*design)))
+			throw UsageError(fmt::format("unknown design {}", *design));
+		if (lists && (*lists < 1 || *lists > 3))
+			throw UsageError(fmt::format("lists {} out of range 1..3", *lists), ERANGE);
+	});
+	d.transact(
+		SLABLAB_CMD_LAB_SET, false,
+		[&](nl_msg* m) {
+			if (design)
+				put_u32(m, SLABLAB_A_KMALLOC_DESIGN, *design, op);
+			if (lists)
+				put_u32(m, SLABLAB_A_KMALLOC_LISTS, *lists, op);
+		},
+		nullptr, false);
 }
 
 void Client::lab_set_page_policy(uint32_t policy)

@@ -981,6 +981,8 @@ std::string render_status(const Status& s)
 	row("page size", fmt::format("{}", s.page_size));
 	row("caches", fmt::format("{}", s.nr_caches));
 	row("kmalloc page policy", page_policy_name(s.kmalloc_page_policy));
+	row("kmalloc design", fmt::format("{} (lists {})", design_name(s.kmalloc_design),
+					  s.kmalloc_lists));
 	auto f = feature_names(s.features);
 	row("features", fmt::format("{} ({:#x})", f.empty() ? "none" : join(f, ", "), s.features));
 	return out;

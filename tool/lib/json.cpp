@@ -31,6 +31,8 @@ Json to_json(const Status& s)
 	j["features"] = feature_names(s.features);
 	j["features_value"] = s.features;
 	j["kmalloc_page_policy"] = page_policy_name(s.kmalloc_page_policy);
+	j["kmalloc_design"] = design_name(s.kmalloc_design);
+	j["kmalloc_lists"] = s.kmalloc_lists;
 	return j;
 }
 

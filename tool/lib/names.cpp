@@ -52,6 +52,7 @@ constexpr std::pair<uint32_t, std::string_view> kDesigns[] = {
 	{SLABLAB_DESIGN_SLUB, "slub"},
 	{SLABLAB_DESIGN_SHEAVES, "sheaves"},
 	{SLABLAB_DESIGN_SLAB, "slab"},
+	{SLABLAB_DESIGN_SLOB, "slob"},
 };
 static_assert(std::size(kDesigns) == __SLABLAB_DESIGN_MAX);
 

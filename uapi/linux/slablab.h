@@ -25,7 +25,8 @@
  *
  * SLABLAB_CMD_GET_STATUS
  *   do: → (nothing); ← version, api-version, kernel-release, nr-cpu-ids,
- *   nr-online-cpus, nr-nodes, page-size, nr-caches, features, kmalloc-page-policy
+ *   nr-online-cpus, nr-nodes, page-size, nr-caches, features, kmalloc-page-policy,
+ *   kmalloc-design, kmalloc-lists
  *   The module, the kernel and the lab at a glance.
  *
  * SLABLAB_CMD_CACHE_NEW [ADMIN]
@@ -110,8 +111,11 @@
  *   could be started on cpu; nothing is freed then.
  *
  * SLABLAB_CMD_LAB_SET [ADMIN]
- *   do: → kmalloc-page-policy
- *   [ADMIN] Set lab-wide settings: kmalloc-page-policy.
+ *   do: → kmalloc-page-policy, kmalloc-design, kmalloc-lists
+ *   [ADMIN] Set lab-wide settings: kmalloc-page-policy, kmalloc-design, kmalloc-lists
+ *   (any of them, at least one). kmalloc-design changes the design of every kmalloc
+ *   size class: -EBUSY while they hold objects or a storm or a replay uses them;
+ *   kmalloc-lists is checked against that design.
  *
  * SLABLAB_CMD_STORM_START [ADMIN]
  *   do: → storm; ← storm
@@ -372,6 +376,13 @@ enum slablab_owner {
  * @SLABLAB_SHEAF_RETURN_FAST: a returned sheaf became the cpu spare (sheaves)
  * @SLABLAB_SHEAF_RETURN_SLOW: a returned sheaf was refilled into the barn, or flushed
  *	and freed
+ * @SLABLAB_SLOB_SCAN: heap pages an allocation looked at, summed (slob; mean: slob-scan
+ *	/ alloc-slowpath)
+ * @SLABLAB_SLOB_NEW_PAGE: allocations no listed page could satisfy: a new page for the
+ *	heap (slob)
+ * @SLABLAB_SLOB_COALESCE: frees that merged the block with a free neighbour (slob)
+ * @SLABLAB_SLOB_HEADER_BYTES: bytes of kmalloc size headers (and their alignment)
+ *	allocated (slob)
  * @__SLABLAB_STAT_MAX: the number of values
  *
  * Their debugfs file names are the names with - for _. The stats attribute set carries
@@ -430,6 +441,10 @@ enum slablab_stat_item {
 	SLABLAB_SHEAF_PREFILL_OVERSIZE,
 	SLABLAB_SHEAF_RETURN_FAST,
 	SLABLAB_SHEAF_RETURN_SLOW,
+	SLABLAB_SLOB_SCAN,
+	SLABLAB_SLOB_NEW_PAGE,
+	SLABLAB_SLOB_COALESCE,
+	SLABLAB_SLOB_HEADER_BYTES,
 	__SLABLAB_STAT_MAX
 };
 
@@ -504,18 +519,22 @@ enum slablab_storm_state {
  *	main and a spare per cpu) and per-node barns of full and empty sheaves, over slabs
  * @SLABLAB_DESIGN_SLAB: SLAB's per-cpu array caches, per-node shared arrays and alien
  *	caches, and its node slab lists (three, or one as in 2.4.9), after mm/slab.c of 6.1
+ * @SLABLAB_DESIGN_SLOB: SLOB's heap (6.3 and earlier's mm/slob.c): pages carved into
+ *	units, first fit within a page, next fit across pages, one lock for the lab; no
+ *	per-cpu layer
  * @__SLABLAB_DESIGN_MAX: the number of values
  *
  * cache.design values: a cache's per-cpu front end over the shared back end
  * (docs/design.md, "Designs"). The next values are reserved, in this order, for the
  * designs that come next: sheaves (Linux 7.0's per-cpu sheaves and barn), slab (SLAB's
- * per-cpu arrays and lists), slob (SLOB's free lists); a design is listed here when the
- * module has it.
+ * per-cpu arrays and lists), slob (SLOB's free lists). A design the module does not have
+ * yet (slab, until it lands) is refused with -EOPNOTSUPP.
  */
 enum slablab_design {
 	SLABLAB_DESIGN_SLUB,
 	SLABLAB_DESIGN_SHEAVES,
 	SLABLAB_DESIGN_SLAB,
+	SLABLAB_DESIGN_SLOB,
 	__SLABLAB_DESIGN_MAX
 };
 
@@ -582,6 +601,11 @@ enum slablab_replay_state {
  * @SLABLAB_A_PAD: (pad) alignment padding of u64 attributes
  * @SLABLAB_A_STORM: (nest of storm)
  * @SLABLAB_A_REPLAY: (nest of replay)
+ * @SLABLAB_A_KMALLOC_DESIGN: (u32, enum slablab_design) the design the kmalloc size
+ *	classes run on (get-status), or to set (lab-set; -EBUSY while they hold objects or a
+ *	storm or replay uses them)
+ * @SLABLAB_A_KMALLOC_LISTS: (u32, 1..3) the lists tunable of every kmalloc size class
+ *	(get-status), or to set (lab-set)
  * @__SLABLAB_A_MAX: the number of attribute types
  */
 enum slablab_attr {
@@ -605,6 +629,8 @@ enum slablab_attr {
 	SLABLAB_A_PAD,
 	SLABLAB_A_STORM,
 	SLABLAB_A_REPLAY,
+	SLABLAB_A_KMALLOC_DESIGN,
+	SLABLAB_A_KMALLOC_LISTS,
 	__SLABLAB_A_MAX
 };
 
@@ -688,6 +714,8 @@ enum slablab_attr {
  *	refills take objects through them, flushes free through them); 0 (the default) is
  *	7.0's sheaves straight over slabs. Changes only while the cache holds no objects
  *	(-EBUSY otherwise); other designs keep the value for a later change to sheaves
+ * @SLABLAB_CACHE_A_SLOB_SCAN_MAX: (u64) the most heap pages one allocation of this cache
+ *	looked at since its design became slob (slob; 0 for other designs)
  * @__SLABLAB_CACHE_A_MAX: the number of attribute types
  */
 enum slablab_cache_attr {
@@ -733,6 +761,7 @@ enum slablab_cache_attr {
 	SLABLAB_CACHE_A_FREE_SLABS,
 	SLABLAB_CACHE_A_OCCUPANCY,
 	SLABLAB_CACHE_A_SHEAVES_CPU_SLABS,
+	SLABLAB_CACHE_A_SLOB_SCAN_MAX,
 	__SLABLAB_CACHE_A_MAX
 };
 
@@ -845,6 +874,10 @@ enum slablab_validate_attr {
  * @SLABLAB_STATS_A_SHEAF_PREFILL_OVERSIZE: (u64)
  * @SLABLAB_STATS_A_SHEAF_RETURN_FAST: (u64)
  * @SLABLAB_STATS_A_SHEAF_RETURN_SLOW: (u64)
+ * @SLABLAB_STATS_A_SLOB_SCAN: (u64)
+ * @SLABLAB_STATS_A_SLOB_NEW_PAGE: (u64)
+ * @SLABLAB_STATS_A_SLOB_COALESCE: (u64)
+ * @SLABLAB_STATS_A_SLOB_HEADER_BYTES: (u64)
  * @__SLABLAB_STATS_A_MAX: the number of attribute types
  *
  * Type 0 is alignment padding and is to be ignored. The attribute values are the
@@ -903,6 +936,10 @@ enum slablab_stats_attr {
 	SLABLAB_STATS_A_SHEAF_PREFILL_OVERSIZE,
 	SLABLAB_STATS_A_SHEAF_RETURN_FAST,
 	SLABLAB_STATS_A_SHEAF_RETURN_SLOW,
+	SLABLAB_STATS_A_SLOB_SCAN,
+	SLABLAB_STATS_A_SLOB_NEW_PAGE,
+	SLABLAB_STATS_A_SLOB_COALESCE,
+	SLABLAB_STATS_A_SLOB_HEADER_BYTES,
 	__SLABLAB_STATS_A_MAX
 };
 

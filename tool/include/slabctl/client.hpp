@@ -135,6 +135,9 @@ public:
 			  std::optional<uint32_t> count = std::nullopt);
 	/// LAB_SET: the kmalloc page policy (enum slablab_page_policy).
 	void lab_set_page_policy(uint32_t policy);
+	/// LAB_SET: the design (enum slablab_design) and the lists tunable of the kmalloc
+	/// size classes; either may be left out. -EBUSY while the classes hold objects.
+	void lab_set_kmalloc(std::optional<uint32_t> design, std::optional<uint32_t> lists);
 
 	/// STORM_START: start an allocation storm (asynchronous; one at a time in the whole
 	/// lab, EBUSY otherwise). Returns its id, state and the spec as the kernel applied it.

@@ -45,6 +45,8 @@ inline constexpr AttrDesc kSlablabAttrs[] = {
 	{SLABLAB_A_VALIDATE, "validate", 3, false},
 	{SLABLAB_A_STORM, "storm", 5, false},
 	{SLABLAB_A_REPLAY, "replay", 9, false},
+	{SLABLAB_A_KMALLOC_DESIGN, "kmalloc_design", -1, false},
+	{SLABLAB_A_KMALLOC_LISTS, "kmalloc_lists", -1, false},
 };
 
 inline constexpr AttrDesc kCacheAttrs[] = {
@@ -87,6 +89,7 @@ inline constexpr AttrDesc kCacheAttrs[] = {
 	{SLABLAB_CACHE_A_FREE_SLABS, "free_slabs", -1, false},
 	{SLABLAB_CACHE_A_OCCUPANCY, "occupancy", 10, true},
 	{SLABLAB_CACHE_A_SHEAVES_CPU_SLABS, "sheaves_cpu_slabs", -1, false},
+	{SLABLAB_CACHE_A_SLOB_SCAN_MAX, "slob_scan_max", -1, false},
 };
 
 inline constexpr AttrDesc kPercpuAttrs[] = {
@@ -158,6 +161,10 @@ inline constexpr AttrDesc kStatsAttrs[] = {
 	{SLABLAB_STATS_A_SHEAF_PREFILL_OVERSIZE, "sheaf_prefill_oversize", -1, false},
 	{SLABLAB_STATS_A_SHEAF_RETURN_FAST, "sheaf_return_fast", -1, false},
 	{SLABLAB_STATS_A_SHEAF_RETURN_SLOW, "sheaf_return_slow", -1, false},
+	{SLABLAB_STATS_A_SLOB_SCAN, "slob_scan", -1, false},
+	{SLABLAB_STATS_A_SLOB_NEW_PAGE, "slob_new_page", -1, false},
+	{SLABLAB_STATS_A_SLOB_COALESCE, "slob_coalesce", -1, false},
+	{SLABLAB_STATS_A_SLOB_HEADER_BYTES, "slob_header_bytes", -1, false},
 };
 
 inline constexpr AttrDesc kStormAttrs[] = {

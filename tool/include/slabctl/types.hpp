@@ -35,6 +35,8 @@ struct Status {
 	uint32_t nr_caches = 0;
 	uint32_t features = 0;		///< SLABLAB_FEAT_* bits
 	uint32_t kmalloc_page_policy = 0; ///< enum slablab_page_policy
+	uint32_t kmalloc_design = 0;	///< enum slablab_design of the kmalloc classes
+	uint32_t kmalloc_lists = 0;	///< the kmalloc classes' lists tunable (slab, slob)
 
 	bool has(uint32_t feature_bit) const noexcept { return (features & feature_bit) != 0; }
 	bool init_on_alloc() const noexcept { return has(SLABLAB_FEAT_INIT_ON_ALLOC); }

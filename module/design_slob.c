@@ -1,0 +1,773 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The slob design: SLOB's heap (mm/slob.c of 6.1, removed in 6.4) behind the design
+ * ops. There are no slabs of fixed-size slots and no per-cpu layer: every slob-design
+ * cache of the lab, and the kmalloc size classes when they run on slob, carve their
+ * objects out of one heap of order-0 pages under one lock, as SLOB did.
+ *
+ * Pages
+ *   A heap page is cut into units of SLOB_UNIT (2) bytes. Its free blocks form a list
+ *   in address order, encoded in the free units themselves: a block of more than one
+ *   unit holds its size and the offset (in units from the page start) of the next free
+ *   block; a one-unit block holds the negated offset. The last block's next offset is
+ *   the page's end. A page's metadata (struct slob_page: free units, first free block,
+ *   list link, the cache charged for the page) is kmalloc'ed: SLOB kept it in struct
+ *   page, which a module may not overlay; its bytes are reported as the charged
+ *   cache's meta_bytes. The head page's ->private is the metadata's address with bit 0
+ *   set (SLABLAB_PAGE_SLOB): slablab_kfree() tells a heap page from a slab (a pointer,
+ *   bit 0 clear) and from a page of the page allocator (0) by it.
+ *
+ * Allocation (slob_alloc)
+ *   Partially free pages are on one of up to three lists, chosen by the request size
+ *   (SLOB_BREAK1 256, SLOB_BREAK2 1024) and the requesting cache's lists tunable: 3
+ *   (small, medium, large, SLOB since 2.6.25), 2 (below 1024 and the rest), 1 (one
+ *   list, SLOB before 2.6.25). The list is walked from its head; a page with enough
+ *   free units is searched first fit (an aligned fit, cutting an alignment fragment
+ *   off the front when needed); the page that satisfied the request becomes the list's
+ *   head (the list is rotated, Knuth's next fit, as SLOB's list_rotate_to_front()).
+ *   No fit: a new page joins the list of the request. A page that becomes full leaves
+ *   its list; a full page that gets a free rejoins the list the freed block's size
+ *   chooses (slob_free()), else a page stays on the list it joined.
+ *
+ * Free (slob_free)
+ *   The block is inserted in address order and merged with a free neighbour on either
+ *   side (counted as slob_coalesce). A page whose every unit is free goes back to the
+ *   page allocator at once: slob keeps no empty pages, so shrink has nothing to do.
+ *
+ * Objects of a page or more (object_size >= PAGE_SIZE) come from the page allocator
+ * (->private 0), as SLOB's kmem_cache_alloc() did, charged to the cache's pages.
+ *
+ * Locks
+ *   slob_heap.lock (spinlock, irqsave): every heap page's blocks and metadata, the
+ *   lists, the heap's figures, each slob cache's charged pages and scan maximum. It is
+ *   taken alone: no other slablab lock is held under it, and it is taken under none
+ *   but cpus_read_lock and slablab_mutex (a design change, destroy, validate). The
+ *   cache's per-cpu lock is never used: there is no per-cpu state.
+ */
+
+#include <linux/module.h>
+#include <linux/mm.h>
+#include <linux/slab.h>
+#include <linux/seq_file.h>
+#include "backend.h"
+
+/* A unit; a page's units are counted in s16 (PAGE_SIZE / SLOB_UNIT fits up to 32 KiB pages). */
+struct slob_block {
+	s16 units;
+};
+
+static_assert(PAGE_SIZE / 2 <= S16_MAX);
+
+#define SLOB_UNIT	sizeof(struct slob_block)
+#define SLOB_UNITS(size)	DIV_ROUND_UP(size, SLOB_UNIT)
+#define SLOB_BREAK1	256
+#define SLOB_BREAK2	1024
+#define SLOB_LISTS	3
+#define SLOB_MINALIGN	SLABLAB_SLOB_MINALIGN
+
+/**
+ * struct slob_page - a heap page's metadata (SLOB kept it in struct page)
+ * @list: link in a heap list, while @on_list
+ * @all: link in the heap's list of every page (validate, orphaning)
+ * @base: the page's address
+ * @owner: the cache charged for the page (the one whose request took it), or NULL
+ *	once that cache is gone
+ * @units: free units
+ * @freelist: the first free block, or NULL when full
+ * @on_list: which heap list the page is on, or -1 (full)
+ */
+struct slob_page {
+	struct list_head list;
+	struct list_head all;
+	void *base;
+	struct slablab_cache *owner;
+	int units;
+	struct slob_block *freelist;
+	int on_list;
+};
+
+/**
+ * struct slob_heap - the lab's one heap
+ * @lock: everything below, every heap page and each slob cache's charged pages
+ * @free: partially free pages, by list
+ * @all: every heap page
+ * @nr_pages: heap pages
+ * @nr_list: pages on each list
+ * @free_units: free units in all heap pages
+ * @orphan_pages: pages whose charged cache is gone (they hold other caches' objects)
+ */
+struct slob_heap {
+	spinlock_t lock;	/* everything below, every heap page, slob caches' charges */
+	struct list_head free[SLOB_LISTS];
+	struct list_head all;
+	unsigned long nr_pages;
+	unsigned long nr_list[SLOB_LISTS];
+	unsigned long free_units;
+	unsigned long orphan_pages;
+};
+
+static struct slob_heap slob_heap = {
+	.lock = __SPIN_LOCK_UNLOCKED(slob_heap.lock),
+	.free = {
+		LIST_HEAD_INIT(slob_heap.free[0]),
+		LIST_HEAD_INIT(slob_heap.free[1]),
+		LIST_HEAD_INIT(slob_heap.free[2]),
+	},
+	.all = LIST_HEAD_INIT(slob_heap.all),
+};
+
+static inline struct slob_page *slob_page_of(const void *p)
+{
+	unsigned long priv = page_private(virt_to_head_page(p));
+
+	return (priv & SLABLAB_PAGE_SLOB) ? (struct slob_page *)(priv & ~SLABLAB_PAGE_SLOB) :
+					     NULL;
+}
+
+/* ---- free blocks, encoded in their units (as mm/slob.c) ---- */
+
+static void set_slob(struct slob_block *s, s16 size, struct slob_block *next)
+{
+	struct slob_block *base = (struct slob_block *)((unsigned long)s & PAGE_MASK);
+	s16 offset = next - base;
+
+	if (size > 1) {
+		s[0].units = size;
+		s[1].units = offset;
+	} else {
+		s[0].units = -offset;
+	}
+}
+
+static s16 slob_units(struct slob_block *s)
+{
+	return s->units > 0 ? s->units : 1;
+}
+
+static struct slob_block *slob_next(struct slob_block *s)
+{
+	struct slob_block *base = (struct slob_block *)((unsigned long)s & PAGE_MASK);
+	s16 next = s[0].units < 0 ? -s[0].units : s[1].units;
+
+	return base + next;
+}
+
+/* The last free block of its page points at the page's end. */
+static bool slob_last(struct slob_block *s)
+{
+	return !((unsigned long)slob_next(s) & ~PAGE_MASK);
+}
+
+/* ---- the lists ---- */
+
+/* The list a request of @size bytes uses, for a cache with @lists lists. */
+static int slob_list_of(unsigned int lists, size_t size)
+{
+	switch (lists) {
+	case 1:
+		return 0;
+	case 2:
+		return size < SLOB_BREAK2 ? 0 : 1;
+	default:
+		return size < SLOB_BREAK1 ? 0 : size < SLOB_BREAK2 ? 1 : 2;
+	}
+}
+
+static void slob_list_add(struct slob_page *sp, int idx)
+{
+	lockdep_assert_held(&slob_heap.lock);
+	list_add(&sp->list, &slob_heap.free[idx]);
+	sp->on_list = idx;
+	slob_heap.nr_list[idx]++;
+}
+
+static void slob_list_del(struct slob_page *sp)
+{
+	lockdep_assert_held(&slob_heap.lock);
+	list_del(&sp->list);
+	slob_heap.nr_list[sp->on_list]--;
+	sp->on_list = -1;
+}
+
+/*
+ * First fit within one page, the block @align-aligned at @align_offset bytes into it
+ * (mm/slob.c's slob_page_alloc()). Returns the block, or NULL; *@full when the page
+ * left its list.
+ */
+static void *slob_page_alloc(struct slob_page *sp, size_t size, int align, int align_offset,
+			     bool *full)
+{
+	struct slob_block *prev, *cur, *aligned = NULL;
+	int delta = 0, units = SLOB_UNITS(size);
+
+	*full = false;
+	for (prev = NULL, cur = sp->freelist; ; prev = cur, cur = slob_next(cur)) {
+		s16 avail = slob_units(cur);
+
+		if (align) {
+			aligned = (struct slob_block *)
+				(ALIGN((unsigned long)cur + align_offset, align) - align_offset);
+			delta = aligned - cur;
+		}
+		if (avail >= units + delta) {
+			struct slob_block *next;
+
+			if (delta) {
+				/* An alignment fragment stays free in front of the block. */
+				next = slob_next(cur);
+				set_slob(aligned, avail - delta, next);
+				set_slob(cur, delta, aligned);
+				prev = cur;
+				cur = aligned;
+				avail = slob_units(cur);
+			}
+			next = slob_next(cur);
+			if (avail == units) {
+				/* exact fit: unlink */
+				if (prev)
+					set_slob(prev, slob_units(prev), next);
+				else
+					sp->freelist = next;
+			} else {
+				/* split: the rest stays free after the block */
+				if (prev)
+					set_slob(prev, slob_units(prev), cur + units);
+				else
+					sp->freelist = cur + units;
+				set_slob(cur + units, avail - units, next);
+			}
+			sp->units -= units;
+			slob_heap.free_units -= units;
+			if (!sp->units) {
+				sp->freelist = NULL;
+				slob_list_del(sp);
+				*full = true;
+			}
+			return cur;
+		}
+		if (slob_last(cur))
+			return NULL;
+	}
+}
+
+/* Charge @s for @pages pages; @heap: heap pages (with kmalloc'ed metadata), not whole objects. */
+static void slob_charge(struct slablab_cache *s, long pages, bool heap)
+{
+	lockdep_assert_held(&slob_heap.lock);
+	s->slob_pages += pages;
+	if (heap)
+		s->slob_heap_pages += pages;
+}
+
+/* A page comes back to the page allocator (the heap lock dropped by then). */
+static void slob_free_page(struct slob_page *sp)
+{
+	struct page *page = virt_to_page(sp->base);
+
+	set_page_private(page, 0);
+	__free_page(page);
+	kfree(sp);
+}
+
+/*
+ * @size bytes from the heap for @s (mm/slob.c's slob_alloc()): @align-aligned at
+ * @align_offset. Counts the pages scanned and, when none fit, the new page.
+ */
+static void *slob_alloc(struct slablab_cache *s, size_t size, gfp_t gfp, int align,
+			int node, int align_offset)
+{
+	int idx = slob_list_of(READ_ONCE(s->lists), size), units = SLOB_UNITS(size);
+	struct list_head *slob_list = &slob_heap.free[idx];
+	struct slob_page *sp, *new_sp;
+	unsigned long flags, scanned = 0;
+	struct page *page;
+	void *b = NULL;
+	bool full;
+
+	spin_lock_irqsave(&slob_heap.lock, flags);
+	list_for_each_entry(sp, slob_list, list) {
+		scanned++;
+		if (node != NUMA_NO_NODE && page_to_nid(virt_to_page(sp->base)) != node)
+			continue;
+		if (sp->units < units)
+			continue;
+		b = slob_page_alloc(sp, size, align, align_offset, &full);
+		if (!b)
+			continue;
+		/* Next fit: the next search starts here (Knuth vol. 1, 2.5). */
+		if (!full && !list_is_first(&sp->list, slob_list))
+			list_rotate_to_front(&sp->list, slob_list);
+		break;
+	}
+	if (scanned > s->slob_scan_max)
+		WRITE_ONCE(s->slob_scan_max, scanned);
+	spin_unlock_irqrestore(&slob_heap.lock, flags);
+	stat_add(s, SLABLAB_SLOB_SCAN, scanned);
+	if (b)
+		return b;
+
+	/* No page fits: a new one, allocated without the lock, as SLOB did. */
+	new_sp = kmalloc(sizeof(*new_sp), (gfp & SLABLAB_RECLAIM_GFP) & ~__GFP_NOFAIL);
+	if (!new_sp)
+		return NULL;
+	page = alloc_pages_node(node, gfp & SLABLAB_RECLAIM_GFP, 0);
+	if (!page) {
+		kfree(new_sp);
+		return NULL;
+	}
+	new_sp->base = page_address(page);
+	new_sp->owner = s;
+	new_sp->units = SLOB_UNITS(PAGE_SIZE);
+	new_sp->freelist = new_sp->base;
+	new_sp->on_list = -1;
+	set_slob(new_sp->freelist, SLOB_UNITS(PAGE_SIZE),
+		 new_sp->freelist + SLOB_UNITS(PAGE_SIZE));
+	set_page_private(page, (unsigned long)new_sp | SLABLAB_PAGE_SLOB);
+	stat(s, SLABLAB_SLOB_NEW_PAGE);
+	stat(s, SLABLAB_ALLOC_SLAB);
+
+	spin_lock_irqsave(&slob_heap.lock, flags);
+	list_add(&new_sp->all, &slob_heap.all);
+	slob_heap.nr_pages++;
+	slob_heap.free_units += new_sp->units;
+	slob_charge(s, 1, true);
+	slob_list_add(new_sp, idx);
+	b = slob_page_alloc(new_sp, size, align, align_offset, &full);
+	spin_unlock_irqrestore(&slob_heap.lock, flags);
+	WARN_ON_ONCE(!b);	/* a whole page fits anything below PAGE_SIZE - align */
+	return b;
+}
+
+/* Give @size bytes at @block back to the heap (mm/slob.c's slob_free()). */
+static void slob_free(struct slablab_cache *s, void *block, size_t size)
+{
+	struct slob_page *sp = slob_page_of(block);
+	struct slob_block *prev, *next, *b = block;
+	unsigned long flags;
+	int units = SLOB_UNITS(size);
+	bool merged = false;
+
+	spin_lock_irqsave(&slob_heap.lock, flags);
+	slob_heap.free_units += units;
+	if (sp->units + units == SLOB_UNITS(PAGE_SIZE)) {
+		/* The page is all free: back to the page allocator. */
+		if (sp->on_list >= 0)
+			slob_list_del(sp);
+		list_del(&sp->all);
+		slob_heap.nr_pages--;
+		slob_heap.free_units -= SLOB_UNITS(PAGE_SIZE);
+		if (sp->owner)
+			slob_charge(sp->owner, -1, true);
+		else
+			slob_heap.orphan_pages--;
+		spin_unlock_irqrestore(&slob_heap.lock, flags);
+		stat(s, SLABLAB_FREE_SLAB);
+		slob_free_page(sp);
+		return;
+	}
+	if (!sp->freelist) {
+		/* A full page turns partially free: it joins the list of this block's size. */
+		sp->units = units;
+		sp->freelist = b;
+		set_slob(b, units, (struct slob_block *)
+			 ((unsigned long)(b + SLOB_UNITS(PAGE_SIZE)) & PAGE_MASK));
+		slob_list_add(sp, slob_list_of(READ_ONCE(s->lists), size));
+		goto out;
+	}
+	/* Insert in address order, merging with the neighbours. */
+	sp->units += units;
+	if (b < sp->freelist) {
+		if (b + units == sp->freelist) {
+			units += slob_units(sp->freelist);
+			sp->freelist = slob_next(sp->freelist);
+			merged = true;
+		}
+		set_slob(b, units, sp->freelist);
+		sp->freelist = b;
+	} else {
+		prev = sp->freelist;
+		next = slob_next(prev);
+		while (b > next) {
+			prev = next;
+			next = slob_next(prev);
+		}
+		if (!slob_last(prev) && b + units == next) {
+			units += slob_units(next);
+			set_slob(b, units, slob_next(next));
+			merged = true;
+		} else {
+			set_slob(b, units, next);
+		}
+		if (prev + slob_units(prev) == b) {
+			units = slob_units(b) + slob_units(prev);
+			set_slob(prev, units, slob_next(b));
+			merged = true;
+		} else {
+			set_slob(prev, slob_units(prev), b);
+		}
+	}
+out:
+	spin_unlock_irqrestore(&slob_heap.lock, flags);
+	if (merged)
+		stat(s, SLABLAB_SLOB_COALESCE);
+}
+
+/* ---- the cache ops ---- */
+
+/* A slob cache's alignment: the cache's, else ARCH_SLAB_MINALIGN (SLOB's calculate_alignment()). */
+static int slob_align(struct slablab_cache *s)
+{
+	unsigned int align = max_t(unsigned int, s->align, ARCH_SLAB_MINALIGN);
+
+	if (s->flags & SLABLAB_CACHE_F_HWCACHE_ALIGN) {
+		unsigned int ralign = cache_line_size();
+
+		while (s->object_size <= ralign / 2)
+			ralign /= 2;
+		align = max(align, ralign);
+	}
+	return align;
+}
+
+/* What a slob cache allocates per object: its size rounded up to units. */
+static size_t slob_size(struct slablab_cache *s)
+{
+	return SLOB_UNITS(s->object_size) * SLOB_UNIT;
+}
+
+static void *slob_alloc_obj(struct slablab_cache *s, gfp_t gfp, int node)
+{
+	void *b;
+
+	if (node != NUMA_NO_NODE && !node_state(node, N_NORMAL_MEMORY))
+		node = NUMA_NO_NODE;
+	if (s->object_size < PAGE_SIZE) {
+		b = slob_alloc(s, slob_size(s), gfp, slob_align(s), node, 0);
+	} else {
+		unsigned int order = get_order(s->object_size);
+		struct page *page = alloc_pages_node(node, (gfp & SLABLAB_RECLAIM_GFP) |
+						     __GFP_COMP, order);
+		unsigned long flags;
+
+		b = page ? page_address(page) : NULL;
+		if (b) {
+			spin_lock_irqsave(&slob_heap.lock, flags);
+			slob_charge(s, 1L << order, false);
+			spin_unlock_irqrestore(&slob_heap.lock, flags);
+			stat(s, SLABLAB_ALLOC_SLAB);
+		}
+	}
+	if (!b)
+		return NULL;
+	stat(s, SLABLAB_ALLOC_SLOWPATH);
+	/* A free block's first units hold the free list: construct on every allocation. */
+	if (s->ctor)
+		s->ctor(b);
+	return alloc_hook(s, b, gfp);
+}
+
+static void slob_free_obj(struct slablab_cache *s, void *obj)
+{
+	stat(s, SLABLAB_FREE_SLOWPATH);
+	if (s->object_size < PAGE_SIZE) {
+		slob_free(s, obj, slob_size(s));
+	} else {
+		struct page *page = virt_to_head_page(obj);
+		unsigned int order = compound_order(page);
+		unsigned long flags;
+
+		spin_lock_irqsave(&slob_heap.lock, flags);
+		slob_charge(s, -(1L << order), false);
+		spin_unlock_irqrestore(&slob_heap.lock, flags);
+		stat(s, SLABLAB_FREE_SLAB);
+		__free_pages(page, order);
+	}
+}
+
+/* The free op: objects linked through their first word, @cnt of them (@slab unused). */
+static void slob_free_op(struct slablab_cache *s, struct slablab_slab *slab, void *head,
+			 void *tail, unsigned int cnt)
+{
+	/* slab.c frees one object at a time to this design: head == tail */
+	WARN_ON_ONCE(cnt != 1 || head != tail);
+	slob_free_obj(s, head);
+}
+
+static void slob_free_bulk(struct slablab_cache *s, size_t nr, void **p)
+{
+	size_t i;
+
+	for (i = 0; i < nr; i++) {
+		void *obj = p[i];
+
+		if (!obj)
+			continue;
+		p[i] = NULL;
+		if (free_hook(s, NULL, obj))
+			slob_free_obj(s, obj);
+	}
+}
+
+static int slob_alloc_bulk(struct slablab_cache *s, gfp_t gfp, size_t nr, void **p)
+{
+	size_t i;
+
+	for (i = 0; i < nr; i++) {
+		p[i] = slob_alloc_obj(s, gfp, NUMA_NO_NODE);
+		if (!p[i]) {
+			slob_free_bulk(s, i, p);
+			return 0;
+		}
+	}
+	return nr;
+}
+
+/* ---- kmalloc on slob (mm/slob.c's __do_kmalloc_node() and kfree()) ---- */
+
+/**
+ * slablab_slob_kmalloc - @size bytes behind a size header from the heap
+ * @s: the kmalloc size class the request is counted in (and charged pages to)
+ * @size: bytes wanted, below PAGE_SIZE - SLOB_MINALIGN (larger requests go to the page
+ *	allocator: slab.c)
+ * @gfp: allocation flags
+ *
+ * The header (SLOB_MINALIGN bytes, holding @size) sits in front of the block; a
+ * power-of-two size is aligned to itself, as SLOB's kmalloc did.
+ *
+ * Return: the memory, or NULL.
+ */
+void *slablab_slob_kmalloc(struct slablab_cache *s, size_t size, gfp_t gfp)
+{
+	unsigned int minalign = SLOB_MINALIGN, align = minalign;
+	unsigned int *m;
+
+	if (is_power_of_2(size))
+		align = max_t(unsigned int, minalign, size);
+	m = slob_alloc(s, size + minalign, gfp, align, NUMA_NO_NODE, minalign);
+	if (!m)
+		return NULL;
+	*m = size;
+	stat(s, SLABLAB_ALLOC_SLOWPATH);
+	stat_add(s, SLABLAB_SLOB_HEADER_BYTES, minalign);
+	if (want_init_on_alloc(gfp))
+		memset((void *)m + minalign, 0, size);
+	return (void *)m + minalign;
+}
+
+/**
+ * slablab_slob_ksize - the size a slablab_slob_kmalloc() block was asked for
+ * @p: the block
+ *
+ * Return: the size in its header.
+ */
+size_t slablab_slob_ksize(const void *p)
+{
+	return *(const unsigned int *)(p - SLOB_MINALIGN);
+}
+
+/**
+ * slablab_slob_kfree - free a slablab_slob_kmalloc() block
+ * @s: the size class it was counted in (slablab_slob_ksize() chooses it)
+ * @p: the block
+ */
+void slablab_slob_kfree(struct slablab_cache *s, const void *p)
+{
+	void *m = (void *)p - SLOB_MINALIGN;
+	size_t size = *(unsigned int *)m;
+
+	if (want_init_on_free())
+		memset((void *)p, 0, size);
+	stat(s, SLABLAB_FREE_SLOWPATH);
+	slob_free(s, m, size + SLOB_MINALIGN);
+}
+
+/* ---- figures ---- */
+
+static void slob_gauges(struct slablab_cache *s, struct slablab_gauges *g)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&slob_heap.lock, flags);
+	g->pages += s->slob_pages;
+	g->meta_bytes += s->slob_heap_pages * kmalloc_size_roundup(sizeof(struct slob_page));
+	spin_unlock_irqrestore(&slob_heap.lock, flags);
+	g->slob_scan_max = READ_ONCE(s->slob_scan_max);
+	/* No slots: every object is a caller's, so total = in use (the counting identity). */
+	g->total_objects += g->objects;
+}
+
+static void slob_layers(struct slablab_cache *s, struct slablab_layers *l)
+{
+	/* No cached layer, no free slot: total = callers (see slob_gauges()). */
+	l->total += l->callers;
+}
+
+static void slob_cpu_view(struct slablab_cache *s, int cpu, u32 *slab_objs,
+			  u32 *partial_slabs, u32 *partial_objects)
+{
+	*slab_objs = 0;
+	*partial_slabs = 0;
+	*partial_objects = 0;
+}
+
+/* Nothing per cpu: a flush frees nothing (empty pages were freed when they emptied). */
+static unsigned long slob_flush(struct slablab_cache *s, enum slablab_flush_mode mode,
+				bool every_cpu)
+{
+	return 0;
+}
+
+static void slob_flush_dead_cpu(struct slablab_cache *s, int cpu)
+{
+}
+
+static void slob_relayout(struct slablab_cache *s)
+{
+}
+
+static int slob_init(struct slablab_cache *s)
+{
+	s->slob_pages = 0;
+	s->slob_heap_pages = 0;
+	s->slob_scan_max = 0;
+	return 0;
+}
+
+/*
+ * The cache holds no objects, but pages it was charged for may hold other caches'
+ * objects: they become the heap's orphans.
+ */
+static void slob_destroy(struct slablab_cache *s)
+{
+	struct slob_page *sp;
+	unsigned long flags;
+
+	spin_lock_irqsave(&slob_heap.lock, flags);
+	list_for_each_entry(sp, &slob_heap.all, all) {
+		if (sp->owner != s)
+			continue;
+		sp->owner = NULL;
+		slob_heap.orphan_pages++;
+		slob_charge(s, -1, true);
+	}
+	WARN_ON_ONCE(s->slob_pages);
+	s->slob_pages = 0;
+	s->slob_heap_pages = 0;
+	spin_unlock_irqrestore(&slob_heap.lock, flags);
+}
+
+/* ---- validate, the heap's figures ---- */
+
+static void slob_verr(struct slablab_validate_report *r, struct slob_page *sp,
+		      const char *what, long a)
+{
+	if (!r->errors++)
+		snprintf(r->first_error, sizeof(r->first_error), "slob page %u: %s (%ld)",
+			 (unsigned int)r->slabs, what, a);
+	pr_err_ratelimited("validate slob heap: page %p: %s (%ld)\n", sp ? sp->base : NULL,
+			   what, a);
+}
+
+/**
+ * slablab_slob_validate - check every page of the heap
+ * @s: the cache asking (its figures: objects in use)
+ * @r: the report (slabs: heap pages; objects: in use by @s; no free slots)
+ *
+ * Each page's free list lies inside the page, in address order, its blocks neither
+ * overlapping nor touching (touching blocks would have merged), and sums to the page's
+ * free units; a page is on a list exactly when it has free units; the lists' and the
+ * heap's counts agree.
+ */
+void slablab_slob_validate(struct slablab_cache *s, struct slablab_validate_report *r)
+{
+	unsigned long flags, nr_list[SLOB_LISTS] = {}, free_units = 0, pages = 0;
+	struct slob_page *sp;
+	int i;
+
+	memset(r, 0, sizeof(*r));
+	r->objects = slablab_objects_in_use(s);
+	spin_lock_irqsave(&slob_heap.lock, flags);
+	for (i = 0; i < SLOB_LISTS; i++) {
+		list_for_each_entry(sp, &slob_heap.free[i], list) {
+			nr_list[i]++;
+			if (sp->on_list != i)
+				slob_verr(r, sp, "on a list it does not name", sp->on_list);
+		}
+		if (nr_list[i] != slob_heap.nr_list[i])
+			slob_verr(r, NULL, "list length differs from its count", i);
+	}
+	list_for_each_entry(sp, &slob_heap.all, all) {
+		struct slob_block *start = sp->base, *end = start + SLOB_UNITS(PAGE_SIZE);
+		struct slob_block *b, *prev_end = NULL;
+		int units = 0, n = 0;
+		bool listed;
+
+		pages++;
+		r->slabs++;
+		listed = sp->on_list >= 0;
+		if (!sp->units == listed)
+			slob_verr(r, sp, "free units and list membership disagree", sp->units);
+		for (b = sp->freelist; b; b = slob_next(b)) {
+			if (b < start || b >= end || (prev_end && b <= prev_end)) {
+				slob_verr(r, sp, "free block out of place at unit", b - start);
+				break;
+			}
+			if (++n > SLOB_UNITS(PAGE_SIZE)) {
+				slob_verr(r, sp, "free list has a cycle", n);
+				break;
+			}
+			units += slob_units(b);
+			prev_end = b + slob_units(b);
+			if (prev_end > end) {
+				slob_verr(r, sp, "free block runs past the page at unit",
+					  b - start);
+				break;
+			}
+			if (slob_last(b))
+				break;
+		}
+		if (units != sp->units)
+			slob_verr(r, sp, "free list units differ from the page's count", units);
+		free_units += sp->units;
+	}
+	if (pages != slob_heap.nr_pages || free_units != slob_heap.free_units)
+		slob_verr(r, NULL, "heap page or free unit totals differ", pages);
+	spin_unlock_irqrestore(&slob_heap.lock, flags);
+}
+
+/**
+ * slablab_slob_show - the heap's figures (debugfs slob_heap)
+ * @m: the seq_file
+ */
+void slablab_slob_show(struct seq_file *m)
+{
+	unsigned long flags, pages, orphans, free_units, nr_list[SLOB_LISTS];
+
+	spin_lock_irqsave(&slob_heap.lock, flags);
+	pages = slob_heap.nr_pages;
+	orphans = slob_heap.orphan_pages;
+	free_units = slob_heap.free_units;
+	memcpy(nr_list, slob_heap.nr_list, sizeof(nr_list));
+	spin_unlock_irqrestore(&slob_heap.lock, flags);
+	seq_printf(m, "pages %lu\nfree_bytes %lu\nused_bytes %lu\norphan_pages %lu\n",
+		   pages, free_units * SLOB_UNIT, pages * PAGE_SIZE - free_units * SLOB_UNIT,
+		   orphans);
+	seq_printf(m, "list_small %lu\nlist_medium %lu\nlist_large %lu\n", nr_list[0],
+		   nr_list[1], nr_list[2]);
+}
+
+const struct slablab_design_ops slablab_slob_ops = {
+	.name = "slob",
+	.init = slob_init,
+	.destroy = slob_destroy,
+	.alloc = slob_alloc_obj,
+	.free = slob_free_op,
+	.alloc_bulk = slob_alloc_bulk,
+	.free_bulk = slob_free_bulk,
+	.flush = slob_flush,
+	.flush_dead_cpu = slob_flush_dead_cpu,
+	.relayout = slob_relayout,
+	.gauges = slob_gauges,
+	.cpu_view = slob_cpu_view,
+	.layers = slob_layers,
+};

@@ -1,0 +1,177 @@
+# SPDX-License-Identifier: GPL-2.0
+"""What is particular to the slob design (SLOB's heap, mm/slob.c of 6.1): first fit
+within a page and next fit across pages seen through the scan counters, coalescing
+frees, the size-split lists (1, 2 or 3) on a size-mixed workload, and the kmalloc
+classes switched between designs. The cache suite at large runs for slob through
+conftest.DESIGNS."""
+import pytest
+
+import slablab
+from conftest import DEBUGFS, consistent, slabctl
+
+SLOB = pytest.mark.parametrize("design", ["slob"])
+
+
+def heap():
+    """debugfs slob_heap: the lab's heap, as a dict of ints."""
+    with open(f"{DEBUGFS}/slob_heap") as f:
+        return {k: int(v) for k, v in (line.split() for line in f)}
+
+
+def stats(client, name):
+    return client.cache_get(name)["stats"]
+
+
+@SLOB
+def test_coalescing_frees_give_pages_back(client, make_cache):
+    """100-byte objects (8-aligned: a 4-byte fragment stays free after each): freeing
+    them newest first merges every block with the free space after it, and a page whose
+    every unit is free goes back to the page allocator at once (SLOB keeps none)."""
+    name = make_cache(100)
+    h = client.obj_alloc(name, 200, cpu=0)
+    c = consistent(client, name)
+    st = c["stats"]
+    assert c["gauges"]["pages"] == st["slob_new_page"] == st["alloc_slab"] >= 5, c
+    assert st["alloc_slowpath"] == 200 and st["alloc_fastpath"] == 0, st
+    assert c["layers"]["total"] == c["layers"]["callers"] == 200, c["layers"]
+    client.obj_free(h, cpu=0)
+    c = consistent(client, name)
+    st = c["stats"]
+    assert c["gauges"]["pages"] == 0 and st["free_slab"] == st["alloc_slab"], c
+    assert st["slob_coalesce"] >= 200 - st["free_slab"] * 2, st
+    assert client.cache_validate(name)["errors"] == 0
+
+
+@SLOB
+def test_first_fit_then_next_fit(client, make_cache):
+    """Pages P1..P3 of 256-byte objects, each full; freeing 4 objects of P1 (merged
+    into one 1 KiB hole), then one each of P2 and P3, puts them on the medium list in
+    the order P3, P2, P1. A 512-byte request looks at P3 and P2 (too little room) and
+    takes P1's hole (first fit); P1 becomes the list's head (next fit), so the next
+    512-byte request looks at P1 alone."""
+    assert heap()["list_medium"] == 0, heap()
+    a = make_cache(256)
+    b = make_cache(512)
+    h = [client.obj_alloc(a, 16, cpu=0) for _ in range(3)]     # one full page each
+    st = stats(client, a)
+    assert st["slob_new_page"] == 3 and heap()["list_medium"] == 0, st
+    client.obj_free(h[0], cpu=0, count=4)
+    assert stats(client, a)["slob_coalesce"] == 3
+    client.obj_free(h[1], cpu=0, count=1)
+    client.obj_free(h[2], cpu=0, count=1)
+    assert heap()["list_medium"] == 3
+    hb = client.obj_alloc(b, 1, cpu=0)
+    st = stats(client, b)
+    assert st["slob_scan"] == 3 and st["slob_new_page"] == 0, st
+    assert client.cache_get(b)["gauges"]["slob_scan_max"] == 3
+    hb2 = client.obj_alloc(b, 1, cpu=0)
+    st = stats(client, b)
+    assert st["slob_scan"] == 3 + 1 and st["slob_new_page"] == 0, st
+    client.obj_free(hb2, cpu=0)
+    client.obj_free(hb, cpu=0)
+    for x in h:
+        client.obj_free(x, cpu=0)
+    assert heap()["pages"] == 0 or heap()["orphan_pages"] == 0
+
+
+def mixed_pages(client, make_cache, lists):
+    """Small, medium and large objects allocated interleaved, then the medium and large
+    ones freed: the pages the small ones still hold."""
+    small, medium, large = (make_cache(s, lists=lists) for s in (32, 300, 1500))
+    keep, drop = [], []
+    for _ in range(30):
+        keep.append(client.obj_alloc(small, 4, cpu=0))
+        drop.append(client.obj_alloc(medium, 2, cpu=0))
+        drop.append(client.obj_alloc(large, 1, cpu=0))
+    for x in drop:
+        client.obj_free(x, cpu=0)
+    pages = sum(client.cache_get(n)["gauges"]["pages"] for n in (small, medium, large))
+    live = sum(client.cache_get(n)["gauges"]["live_bytes"] for n in (small, medium, large))
+    assert live == 30 * 4 * 32
+    for x in keep:
+        client.obj_free(x, cpu=0)
+    return pages
+
+
+@SLOB
+def test_lists_split_sizes(client, make_cache):
+    """One list mixes every size in every page: the small objects left behind pin the
+    pages the large ones shared; two lists (below 1 KiB / the rest) keep the large
+    apart; three (SLOB_BREAK1/2) keep the medium apart too."""
+    pages = {n: mixed_pages(client, make_cache, n) for n in (1, 2, 3)}
+    print(f"\nslob pages holding 3840 bytes of small objects by lists: {pages}")
+    assert pages[1] > pages[2] > pages[3], pages
+    assert pages[3] <= 2, pages
+
+
+@SLOB
+def test_lists_checked_per_design(client, make_cache):
+    name = make_cache(64)
+    with pytest.raises(slablab.Error):
+        client.cache_set(name, lists=4)
+    client.cache_set(name, lists=2)
+    assert client.cache_get(name)["lists"] == 2
+    sub = make_cache(64, design="slub")
+    with pytest.raises(slablab.Error) as e:
+        client.cache_set(sub, lists=1)
+    assert "slab and slob" in str(e.value)
+
+
+@SLOB
+def test_debug_refused(client, make_cache):
+    name = make_cache(64)
+    with pytest.raises(slablab.Error) as e:
+        client.cache_set(name, debug=True)
+    assert "no debug mode" in str(e.value)
+
+
+# ---- kmalloc on any design ----
+
+MIXED = {16: 30, 48: 20, 100: 15, 200: 10, 500: 10, 1000: 8, 3000: 4}
+
+
+@pytest.fixture
+def kmalloc_back(client):
+    yield
+    client.set_kmalloc(design="slub", lists=3)
+
+
+def test_kmalloc_design_switch_busy(client, kmalloc_back):
+    h = client.obj_alloc("kmalloc-64", 3, cpu=0)
+    try:
+        with pytest.raises(slablab.Error) as e:
+            client.set_kmalloc(design="slob")
+        assert "3 objects" in str(e.value), e.value
+        assert client.status()["kmalloc_design"] == "slub"
+    finally:
+        client.obj_free(h, cpu=0)
+    r = slabctl("set-kmalloc", "design=slob", "lists=2")
+    assert "slob (lists 2)" in r.stdout, r.stdout
+    s = client.status()
+    assert s["kmalloc_design"] == "slob" and s["kmalloc_lists"] == 2, s
+    assert all(c["design"] == "slob" for c in client.cache_list() if c["owner"] == "kmalloc")
+
+
+@pytest.mark.parametrize("kdesign", ["slub", "sheaves", "slob"])
+def test_kmalloc_mixed_churn_per_design(client, ncpus, kmalloc_back, kdesign):
+    """A size-mixed churn storm on kmalloc on each design: pages used against live
+    data (seed 003's comparison of whole allocators), beside the kernel's SLUB."""
+    client.set_kmalloc(design=kdesign)
+    before = heap()["pages"]
+    r = client.storm("kmalloc", "churn", sizes=MIXED, seed=3, threads=ncpus, ops=4000,
+                     working_set=400)
+    res = r["result"]
+    assert r["state"] == "done" and res["failures"] == 0, res
+    pages, live = res["steady_pages"], res["steady_live_bytes"]
+    assert pages > 0 and live > 0, res
+    print(f"\nkmalloc on {kdesign}: {pages} pages for {live} live bytes: "
+          f"{pages * 4096 / live - 1:.1%} over")
+    for c in client.cache_list():
+        if c["owner"] == "kmalloc":
+            assert c["gauges"]["objects"] == 0, c
+    if kdesign == "slob":
+        assert res["stats"]["slob_header_bytes"] > 0, res["stats"]
+        assert heap()["pages"] == before        # every heap page given back
+    n = client.storm("native-kmalloc", "churn", sizes=MIXED, seed=3, threads=ncpus,
+                     ops=4000, working_set=400)["result"]
+    print(f"kernel's kmalloc: {n['steady_pages']} pages for {n['steady_live_bytes']} bytes")
