@@ -15,7 +15,7 @@
 #                  the A/A floor always runs)
 # The designs compared are those of the spec's design enum (python/slablab/protocol.py)
 # that this module builds, each in one run beside the kernel's SLUB (the first variant:
-# every ratio is to native SLUB); when the spec has a cpu_slabs tunable, sheaves with it
+# every ratio is to native SLUB); when the spec has a sheaves_cpu_slabs tunable, sheaves with it
 # on too (sheaves over slub's per-cpu slabs).
 set -euo pipefail
 REPO=$(cd "$(dirname "$0")/.." && pwd)
@@ -74,9 +74,16 @@ for name in p.ENUMS["slablab_design"]:
     if name.startswith("__") or p.VALUES[name] > top:
         continue
     design = name.removeprefix("SLABLAB_DESIGN_").lower()
-    print(f"design={design}")
-    if design == "sheaves" and "cpu_slabs" in tunables:
-        print("design=sheaves,cpu_slabs=1")
+    if design == "sheaves" and "sheaves_cpu_slabs" in tunables:
+        # both ways said: the value stays with the cache across designs
+        print("design=sheaves,sheaves_cpu_slabs=0")
+        print("design=sheaves,sheaves_cpu_slabs=1")
+    elif design == "slab" and "lists" in tunables:
+        # seed 001's question: one slab list (2.4.9) or three
+        print("design=slab,lists=3")
+        print("design=slab,lists=1")
+    else:
+        print(f"design={design}")
 PYEOF
 )
 "$S" create bprobe --size 64 >/dev/null
