@@ -544,7 +544,7 @@ SCALES: Dict[str, Dict[str, Dict[str, Any]]] = {
     "seed-000": {"small": dict(repeat=5, sizes=[1024, 4096], batch=256, rounds=8),
                  "full": dict(repeat=50, sizes=[256, 1024, 2048, 4096, 8192], batch=256,
                               rounds=40)},
-    "seed-001": {"small": dict(repeat=5, rounds=20), "full": dict(repeat=20, rounds=100)},
+    "seed-001": {"small": dict(repeat=15, rounds=20), "full": dict(repeat=20, rounds=100)},
     "seed-002": {"small": dict(repeat=4, size=256, ops=20000, ring=256, every=False),
                  "full": dict(repeat=10, size=256, ops=200000, ring=256, every=True)},
     "seed-003": {"small": dict(repeat=4, working_set=2048, duration_ms=400),
