@@ -120,7 +120,9 @@ def columns_for(experiment: str, avail: Avail) -> List[Column]:
     if experiment == "seed-003":
         return [column(f"slob lists={n}", "slob", {"lists": n}, avail, kmalloc=True)
                 for n in (1, 2, 3)] + [
-                column("slab", "slab", {}, avail, kmalloc=True),
+                # lists said: the kmalloc classes keep the last lists (slob's 2 is no
+                # slab scheme)
+                column("slab", "slab", {"lists": 3}, avail, kmalloc=True),
                 column("slub", "slub", {}, avail, kmalloc=True),
                 column("sheaves", "sheaves", {}, avail, kmalloc=True),
                 column(KERNEL, None, {}, avail, kmalloc=True)]
@@ -542,7 +544,7 @@ SCALES: Dict[str, Dict[str, Dict[str, Any]]] = {
     "seed-000": {"small": dict(repeat=5, sizes=[1024, 4096], batch=256, rounds=8),
                  "full": dict(repeat=50, sizes=[256, 1024, 2048, 4096, 8192], batch=256,
                               rounds=40)},
-    "seed-001": {"small": dict(repeat=5, rounds=20), "full": dict(repeat=20, rounds=100)},
+    "seed-001": {"small": dict(repeat=15, rounds=20), "full": dict(repeat=20, rounds=100)},
     "seed-002": {"small": dict(repeat=4, size=256, ops=20000, ring=256, every=False),
                  "full": dict(repeat=10, size=256, ops=200000, ring=256, every=True)},
     "seed-003": {"small": dict(repeat=4, working_set=2048, duration_ms=400),
@@ -585,14 +587,13 @@ def _cpu_model() -> str:
 
 
 def set_kmalloc_design(client: Any, design: str, tunables: Mapping[str, int]) -> None:
-    """Give slablab's kmalloc classes a design (the set-kmalloc operation, where the
-    module and binding have it); NotImplementedError where they do not."""
-    for name in ("set_kmalloc", "kmalloc_set", "set_kmalloc_design", "lab_set_kmalloc"):
-        fn = getattr(client, name, None)
-        if fn is not None:
-            fn(design=design, **tunables)
-            return
-    raise NotImplementedError("missing: no set-kmalloc in this binding")
+    """Give slablab's kmalloc classes a design and its lists (:meth:`Client.set_kmalloc`,
+    lab-set kmalloc-design/kmalloc-lists); NotImplementedError for a client without it
+    (an older binding)."""
+    fn = getattr(client, "set_kmalloc", None)
+    if fn is None:
+        raise NotImplementedError("missing: no set-kmalloc in this binding")
+    fn(design=design, **tunables)
 
 
 class Lab:

@@ -225,3 +225,26 @@ def test_plots_draw(tmp_path):
     paths = E.plot("seed-002", df, str(tmp_path))
     assert [p.rsplit(".", 1)[1] for p in paths] == ["png", "svg"]
     assert all((tmp_path / p.rsplit("/", 1)[1]).stat().st_size > 1000 for p in paths)
+
+
+def test_every_column_runs_with_this_module():
+    # slab (lists 1 and 3), slob (lists 1, 2, 3) and kmalloc on any design are in the
+    # spec now: no column of seed-001 or seed-003 may be marked missing
+    avail = E.availability()
+    assert {"slub", "sheaves", "slab", "slob"} <= set(avail.designs)
+    assert avail.kmalloc_design and "lists" in avail.tunables
+    for name in ("seed-001", "seed-003"):
+        assert [c.label for c in E.columns_for(name, avail) if c.missing] == [], name
+
+
+def test_set_kmalloc_design_calls_the_binding_by_its_name():
+    calls = []
+
+    class Client:
+        def set_kmalloc(self, design=None, lists=None):
+            calls.append((design, lists))
+    E.set_kmalloc_design(Client(), "slob", {"lists": 2})
+    E.set_kmalloc_design(Client(), "slub", {})
+    assert calls == [("slob", 2), ("slub", None)]
+    with pytest.raises(NotImplementedError):
+        E.set_kmalloc_design(object(), "slab", {})

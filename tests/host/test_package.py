@@ -51,7 +51,7 @@ def test_package_is_installed_not_taken_from_the_tree(installed):
     assert core.parent == pkg and core.name.startswith("_core.")
     assert version == _project_version()
     for f in ("py.typed", "_core.pyi", "shapes.py", "grid.py", "runner.py", "analysis.py",
-              "plots.py", "sweep.py"):
+              "plots.py", "sweep.py", "bench.py"):
         assert (pkg / f).is_file(), f
     # the installed stub is the source tree's
     assert (pkg / "_core.pyi").read_text() == (REPO / "python/slablab/_core.pyi").read_text()
