@@ -466,7 +466,7 @@ def test_churn_fragmentation_known_answers(client, make_cache, target):
     assert 44 <= f2["shrunk_fragmentation_pct"] <= 58, f2
 
 
-def test_churn_fragmentation_on_every_cpu_and_thin_refused(client, make_cache, ncpus):
+def test_churn_fragmentation_on_every_cpu_and_thin_refused(client, make_cache, ncpus, design):
     """Every thread meets at the shrink barrier (none waits for ever), and the wait is
     not counted as a thread's time; thin must fit the working set."""
     name = make_cache(128)
@@ -474,7 +474,10 @@ def test_churn_fragmentation_on_every_cpu_and_thin_refused(client, make_cache, n
                      working_set=1024, thin=4)
     res = check_result(r)
     assert res["steady_samples"] >= 1 and res["shrunk_pages"] is not None
-    assert 60 <= r["figures"]["fragmentation_pct"] <= 85, r["figures"]
+    # thin=4 keeps one object in four: slabs of 128-byte slots stay mostly empty; slob's
+    # units coalesce and its empty pages go back, so it keeps fewer free bytes
+    low = 40 if design == "slob" else 60
+    assert low <= r["figures"]["fragmentation_pct"] <= 85, r["figures"]
     with pytest.raises(slablab.Error, match="(?i)thin"):
         client.storm("slablab", "churn", cache=name, ops=10, working_set=8, thin=9)
 
@@ -482,7 +485,8 @@ def test_churn_fragmentation_on_every_cpu_and_thin_refused(client, make_cache, n
 HUNG_TASK = "/proc/sys/kernel/hung_task_timeout_secs"
 
 
-def test_churn_barrier_wait_is_no_hung_task(client, make_cache):
+@pytest.mark.parametrize("design", ["slub"])   # the storm engine's barrier, not a design's
+def test_churn_barrier_wait_is_no_hung_task(client, make_cache, design):
     """A churn worker done early waits at the shrink barrier for the others, for as
     long as they take (minutes, in an OPS storm whose other workers share a cpu): that
     wait is no hung task. Three workers on two cpus, the one alone on its cpu done in
@@ -494,11 +498,12 @@ def test_churn_barrier_wait_is_no_hung_task(client, make_cache):
         pytest.skip("needs two cpus")
     name = make_cache(128)
     pair = f"{cpus[0]},{cpus[1]}"
-    # how many ops one worker alone on a cpu does in 3 s
+    # how many ops one worker alone on a cpu does in 5 s (the others, two on one cpu,
+    # then take about twice that: the lone one waits seconds even on a loaded host)
     probe = client.storm("slablab", "churn", cache=name, cpus=str(cpus[1]), ops=20000,
                          working_set=64)
     ns = check_result(probe)["threads"][0]["ns"]
-    ops = max(20000, 3 * 10 ** 9 * 20000 // max(ns, 1))
+    ops = max(20000, 5 * 10 ** 9 * 20000 // max(ns, 1))
     with open(HUNG_TASK) as f:
         old = f.read().strip()
     mark = subprocess.run(["dmesg"], capture_output=True, text=True).stdout.count("\n")
@@ -562,11 +567,13 @@ def test_shrink_after_a_storm_reports_every_slab_it_freed(client, make_cache, nc
     # objects held per cpu for the flush to give back (churn shrinks at its barrier, so
     # its freed working set sits on the cpu partial lists rather than in an active slab)
     assert before["objects"] == 0, before
+    ly = c["layers"]
     if design == "slub":
         assert before["cpu_slabs"] + before["cpu_partial_slabs"] > 0, before
-    else:
-        ly = c["layers"]
+    elif design == "sheaves":
         assert ly["sheaf_main"] + ly["sheaf_spare"] + ly["barn"] > 0, ly
+    elif design == "slab":
+        assert ly["array"] + ly["shared"] + ly["alien"] > 0, ly
     freed = client.cache_shrink(name)
     after = consistent(client, name)["gauges"]
     assert freed == before["slabs"] - after["slabs"], (freed, before, after)
