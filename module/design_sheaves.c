@@ -743,9 +743,9 @@ static void sheaves_free_bulk(struct slablab_cache *s, size_t nr, void **p)
 {
 	struct slablab_sheaf *main;
 	const int nid = numa_mem_id();
+	unsigned int k, j, size;
 	unsigned long flags;
 	size_t i, n = 0;
-	unsigned int k;
 
 	for (i = 0; i < nr; i++) {
 		void *obj = p[i];
@@ -753,7 +753,6 @@ static void sheaves_free_bulk(struct slablab_cache *s, size_t nr, void **p)
 
 		if (!obj)
 			continue;
-		p[i] = NULL;
 		slab = obj_to_slab(obj);
 		if (!free_hook(s, slab, obj))
 			continue;
@@ -771,20 +770,26 @@ static void sheaves_free_bulk(struct slablab_cache *s, size_t nr, void **p)
 		local_lock_irqsave(&s->cpu->lock, flags);
 		main = this_cpu_ptr(s->cpu)->main;
 		if (likely(main)) {
-			/* a plain loop: k is small (a batch), a memcpy call costs more */
-			for (; i < n && main->size < main->capacity; i++, k++) {
-				main->objects[main->size++] = p[i];
-				p[i] = NULL;
-			}
+			/*
+			 * size and room in registers: the kernel's -fno-strict-aliasing would
+			 * have main->size reloaded after every store into the array. A plain
+			 * loop: k is small (a batch), a memcpy call costs more.
+			 */
+			size = main->size;
+			k = min_t(size_t, main->capacity - size, n - i);
+			for (j = 0; j < k; j++)
+				main->objects[size + j] = p[i + j];
+			main->size = size + k;
 		}
 		local_unlock_irqrestore(&s->cpu->lock, flags);
 		if (k) {
+			i += k;
 			stat_add(s, SLABLAB_FREE_FASTPATH, k);
 			continue;
 		}
 		/* main is full or absent: one object by the slow path makes room */
 		slablab_sheaves_free_slow(s, obj_to_slab(p[i]), p[i]);
-		p[i++] = NULL;
+		i++;
 	}
 }
 
@@ -800,9 +805,13 @@ static int sheaves_alloc_bulk(struct slablab_cache *s, gfp_t gfp, size_t nr, voi
 	c = this_cpu_ptr(s->cpu);
 	while (i < nr && c->main) {
 		struct slablab_sheaf *m = c->main;
+		unsigned int size = m->size, k = min_t(size_t, size, nr - i);
 
-		while (i < nr && m->size)
-			p[i++] = m->objects[--m->size];
+		/* m->size in a register (see sheaves_free_bulk()) */
+		for (j = 0; j < k; j++)
+			p[i + j] = m->objects[size - 1 - j];
+		m->size = size - k;
+		i += k;
 		if (i == nr || !replace_empty_main(s, c))
 			break;
 	}
