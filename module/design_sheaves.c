@@ -33,10 +33,12 @@
  * (cpu_view, the flush's hint) needs only rcu_read_lock().
  *
  * Differences from 7.0: the cpu's lock is local_lock_irqsave() (6.1 has no
- * local_trylock_t, and any context may allocate); sheaves have no pfmemalloc
- * tracking and no kfree_rcu batching (rcu_free sheaf); a sheaf's capacity is not
- * rounded up to its kmalloc bucket; remote-node partial slabs are not taken
- * (remote_node_defrag_ratio is the slub design's).
+ * local_trylock_t, and any context may allocate: the exported API may be called from
+ * an interrupt, which a preempt-only local_lock() would let in on a half-done pop;
+ * with sheaves_cpu_slabs slub's take and give share the lock, irqsave too); sheaves
+ * have no pfmemalloc tracking and no kfree_rcu batching (rcu_free sheaf); a sheaf's
+ * capacity is not rounded up to its kmalloc bucket; remote-node partial slabs are not
+ * taken (remote_node_defrag_ratio is the slub design's).
  *
  * Locks (backend.c's order; outermost first)
  *   slablab_mutex                  every flush (the work items are shared), a bound's
@@ -294,6 +296,20 @@ static void sheaf_flush(struct slablab_cache *s, struct slablab_sheaf *sh)
 
 /* ---- the barn ---- */
 
+/*
+ * Whether @sh is of the cache's capacity. Read under the lock of the place the sheaf
+ * goes to (a barn's, or the cpu's): slablab_set_sheaf_capacity() changes the capacity
+ * first and then empties every cpu under its lock and every barn under its lock, so a
+ * sheaf of the old capacity that was in flight meanwhile (a refill outside the cpu's
+ * lock, a prefilled sheaf coming back) either arrives before that sweep, which frees
+ * it, or sees the new capacity and is refused: after a change no cpu and no barn holds
+ * a sheaf of an old capacity.
+ */
+static bool current_capacity(struct slablab_cache *s, struct slablab_sheaf *sh)
+{
+	return sh->capacity == READ_ONCE(s->sheaf_capacity);
+}
+
 static struct slablab_barn *local_barn(struct slablab_cache *s)
 {
 	return s->barn[numa_mem_id()];
@@ -328,10 +344,9 @@ static bool barn_put_empty(struct slablab_cache *s, struct slablab_barn *barn,
 	unsigned long flags;
 	bool done = false;
 
-	if (sh->capacity != READ_ONCE(s->sheaf_capacity))
-		return false;	/* of a capacity the cache no longer has */
 	spin_lock_irqsave(&barn->lock, flags);
-	if (barn->nr_empty < READ_ONCE(s->barn_max_empty)) {
+	/* of a capacity the cache no longer has: refused (read under the lock, below) */
+	if (current_capacity(s, sh) && barn->nr_empty < READ_ONCE(s->barn_max_empty)) {
 		list_add(&sh->barn_list, &barn->empty);
 		barn->nr_empty++;
 		done = true;
@@ -359,11 +374,9 @@ static struct slablab_sheaf *barn_trade_full(struct slablab_cache *s,
 	struct slablab_sheaf *empty = NULL;
 	unsigned long flags;
 
-	*no_room = full->capacity != READ_ONCE(s->sheaf_capacity);
-	if (*no_room)
-		return NULL;
+	*no_room = false;
 	spin_lock_irqsave(&barn->lock, flags);
-	if (barn->nr_full >= READ_ONCE(s->barn_max_full)) {
+	if (!current_capacity(s, full) || barn->nr_full >= READ_ONCE(s->barn_max_full)) {
 		*no_room = true;
 	} else if (barn->nr_empty) {
 		empty = list_first_entry(&barn->empty, struct slablab_sheaf, barn_list);
@@ -386,10 +399,8 @@ static bool barn_put_full_bound(struct slablab_cache *s, struct slablab_barn *ba
 	unsigned long flags;
 	bool done = false;
 
-	if (sh->capacity != READ_ONCE(s->sheaf_capacity))
-		return false;
 	spin_lock_irqsave(&barn->lock, flags);
-	if (force || barn->nr_full < READ_ONCE(s->barn_max_full)) {
+	if (current_capacity(s, sh) && (force || barn->nr_full < READ_ONCE(s->barn_max_full))) {
 		list_add(&sh->barn_list, &barn->full);
 		barn->nr_full++;
 		done = true;
@@ -437,9 +448,9 @@ static bool replace_empty_main(struct slablab_cache *s, struct slablab_cpu *c)
 /*
  * A sheaf with objects for this cpu: the spare is full or NULL here; the new one
  * becomes main if main is (still) empty, else the spare, else goes to the barn, else
- * back to its slabs.
+ * back to its slabs. False when the capacity changed meanwhile: its objects went back.
  */
-static void install_sheaf(struct slablab_cache *s, struct slablab_sheaf *sh)
+static bool install_sheaf(struct slablab_cache *s, struct slablab_sheaf *sh)
 {
 	struct slablab_sheaf *old = NULL;
 	struct slablab_cpu *c;
@@ -447,6 +458,13 @@ static void install_sheaf(struct slablab_cache *s, struct slablab_sheaf *sh)
 
 	local_lock_irqsave(&s->cpu->lock, flags);
 	c = this_cpu_ptr(s->cpu);
+	if (!current_capacity(s, sh)) {
+		/* the capacity changed during the refill (0: no sheaves at all now) */
+		local_unlock_irqrestore(&s->cpu->lock, flags);
+		sheaf_flush(s, sh);
+		sheaf_free(s, sh);
+		return false;
+	}
 	if (!c->main) {
 		c->main = sh;	/* only after a capacity change that could not allocate */
 	} else if (!c->main->size) {
@@ -465,11 +483,12 @@ static void install_sheaf(struct slablab_cache *s, struct slablab_sheaf *sh)
 			sheaf_flush(s, sh);
 			put_empty(s, sh);
 		}
-		return;
+		return true;
 	}
 	local_unlock_irqrestore(&s->cpu->lock, flags);
 	if (old)
 		put_empty(s, old);
+	return true;
 }
 
 /*
@@ -507,8 +526,7 @@ static bool refill_main(struct slablab_cache *s, gfp_t gfp)
 	}
 	sh->size = got;
 	stat_add(s, SLABLAB_SHEAF_REFILL, got);
-	install_sheaf(s, sh);
-	return true;
+	return install_sheaf(s, sh);
 }
 
 /*
@@ -609,7 +627,7 @@ static void install_empty(struct slablab_cache *s, struct slablab_sheaf *empty)
 
 	local_lock_irqsave(&s->cpu->lock, flags);
 	c = this_cpu_ptr(s->cpu);
-	if (!c->main || c->main->size < c->main->capacity) {
+	if (!c->main || c->main->size < c->main->capacity || !current_capacity(s, empty)) {
 		/* main has room (we were preempted, or the capacity changed) */
 	} else if (!c->spare) {
 		c->spare = c->main;
@@ -725,9 +743,9 @@ static void sheaves_free_bulk(struct slablab_cache *s, size_t nr, void **p)
 {
 	struct slablab_sheaf *main;
 	const int nid = numa_mem_id();
+	unsigned int k, j, size;
 	unsigned long flags;
 	size_t i, n = 0;
-	unsigned int k;
 
 	for (i = 0; i < nr; i++) {
 		void *obj = p[i];
@@ -735,14 +753,16 @@ static void sheaves_free_bulk(struct slablab_cache *s, size_t nr, void **p)
 
 		if (!obj)
 			continue;
-		p[i] = NULL;
 		slab = obj_to_slab(obj);
 		if (!free_hook(s, slab, obj))
 			continue;
-		if (unlikely(slab_nid(slab) != nid))
-			slablab_free_to_slab(s, slab, obj, obj, 1, false);
-		else
+		if (unlikely(slab_nid(slab) != nid)) {
+			/* as slablab_sheaves_free_slow(): through the layer under the sheaves */
+			stat(s, SLABLAB_FREE_SLOWPATH);
+			give_back(s, slab, obj, obj, 1);
+		} else {
 			p[n++] = obj;
+		}
 	}
 	i = 0;
 	while (i < n) {
@@ -750,20 +770,26 @@ static void sheaves_free_bulk(struct slablab_cache *s, size_t nr, void **p)
 		local_lock_irqsave(&s->cpu->lock, flags);
 		main = this_cpu_ptr(s->cpu)->main;
 		if (likely(main)) {
-			/* a plain loop: k is small (a batch), a memcpy call costs more */
-			for (; i < n && main->size < main->capacity; i++, k++) {
-				main->objects[main->size++] = p[i];
-				p[i] = NULL;
-			}
+			/*
+			 * size and room in registers: the kernel's -fno-strict-aliasing would
+			 * have main->size reloaded after every store into the array. A plain
+			 * loop: k is small (a batch), a memcpy call costs more.
+			 */
+			size = main->size;
+			k = min_t(size_t, main->capacity - size, n - i);
+			for (j = 0; j < k; j++)
+				main->objects[size + j] = p[i + j];
+			main->size = size + k;
 		}
 		local_unlock_irqrestore(&s->cpu->lock, flags);
 		if (k) {
+			i += k;
 			stat_add(s, SLABLAB_FREE_FASTPATH, k);
 			continue;
 		}
 		/* main is full or absent: one object by the slow path makes room */
 		slablab_sheaves_free_slow(s, obj_to_slab(p[i]), p[i]);
-		p[i++] = NULL;
+		i++;
 	}
 }
 
@@ -779,9 +805,13 @@ static int sheaves_alloc_bulk(struct slablab_cache *s, gfp_t gfp, size_t nr, voi
 	c = this_cpu_ptr(s->cpu);
 	while (i < nr && c->main) {
 		struct slablab_sheaf *m = c->main;
+		unsigned int size = m->size, k = min_t(size_t, size, nr - i);
 
-		while (i < nr && m->size)
-			p[i++] = m->objects[--m->size];
+		/* m->size in a register (see sheaves_free_bulk()) */
+		for (j = 0; j < k; j++)
+			p[i + j] = m->objects[size - 1 - j];
+		m->size = size - k;
+		i += k;
 		if (i == nr || !replace_empty_main(s, c))
 			break;
 	}
@@ -1068,17 +1098,21 @@ static struct slablab_sheaf *sheaves_prefill_sheaf(struct slablab_cache *s, gfp_
 	if (sh) {
 		stat(s, SLABLAB_SHEAF_PREFILL_FAST);
 	} else {
+		/* no barn_get(_fail) here: 7.0 counts those for main's refill only */
 		stat(s, SLABLAB_SHEAF_PREFILL_SLOW);
 		sh = barn_get_full_or_empty(local_barn(s));
-		stat(s, sh && sh->size ? SLABLAB_BARN_GET : SLABLAB_BARN_GET_FAIL);
 	}
-	if (sh && sh->capacity < size) {
+	if (sh && (sh->capacity < size || !current_capacity(s, sh))) {
 		sheaf_flush(s, sh);
 		sheaf_free(s, sh);
 		sh = NULL;
 	}
+	/*
+	 * Never smaller than @size: the capacity slab.c checked @size against may have
+	 * changed since (to 0, even); a sheaf of another capacity is freed on its return.
+	 */
 	if (!sh)
-		sh = sheaf_new(s, READ_ONCE(s->sheaf_capacity), gfp);
+		sh = sheaf_new(s, max(READ_ONCE(s->sheaf_capacity), size), gfp);
 	if (!sh)
 		return NULL;
 	if (!fill_sheaf(s, gfp, sh, size)) {
@@ -1109,10 +1143,12 @@ static void sheaves_return_sheaf(struct slablab_cache *s, gfp_t gfp, struct slab
 	struct slablab_cpu *c;
 	unsigned long flags;
 
-	if (sh->capacity != READ_ONCE(s->sheaf_capacity))
-		goto flush;
 	local_lock_irqsave(&s->cpu->lock, flags);
 	c = this_cpu_ptr(s->cpu);
+	if (!current_capacity(s, sh)) {
+		local_unlock_irqrestore(&s->cpu->lock, flags);
+		goto flush;
+	}
 	if (!c->spare && c->main) {
 		c->spare = sh;
 		sh = NULL;

@@ -323,8 +323,15 @@ void *slablab_cache_alloc_from_sheaf(struct slablab_cache *s, gfp_t gfp,
 	if (unlikely(!sheaf->size))
 		return NULL;
 	obj = sheaf->objects[--sheaf->size];
-	if (sheaf->oversize)
+	if (sheaf->oversize) {
+		/*
+		 * Hooked when the bulk allocation filled the sheaf, with the prefill's gfp:
+		 * a __GFP_ZERO given here (7.0 runs the post-alloc hook now) still zeroes.
+		 */
+		if (!s->ctor && want_init_on_alloc(gfp))
+			memset(obj, 0, s->object_size);
 		return obj;
+	}
 	this_cpu_dec(s->cpu->prefilled_objects);
 	stat(s, SLABLAB_ALLOC_FASTPATH);
 	return alloc_hook(s, obj, gfp);

@@ -52,6 +52,12 @@ DESIGN_VARIANTS = [pytest.param(Design(d), id=d) for d in DESIGNS]
 if "slab" in DESIGNS:
     DESIGN_VARIANTS.append(pytest.param(Design("slab", lists=1), id="slab-lists1"))
 
+# The concurrency tests run on these: every variant above, and sheaves in front of slub's
+# per-cpu slabs (sheaves_cpu_slabs), where two designs' paths share the cpu's lock.
+SHEAVES_CPU_SLABS = [pytest.param(Design("sheaves", sheaves_cpu_slabs=1),
+                                  id="sheaves-cpu_slabs")] if "sheaves" in DESIGNS else []
+CONCURRENCY_VARIANTS = DESIGN_VARIANTS + SHEAVES_CPU_SLABS
+
 
 # The per-cpu front ends, as (design, creation tunables): every design, and sheaves in
 # front of slub's per-cpu slabs (sheaves_cpu_slabs, 6.18's double caching). Tests about

@@ -14,7 +14,7 @@ import time
 
 import pytest
 
-from conftest import DEBUGFS, consistent, dbg, dbg_write
+from conftest import CONCURRENCY_VARIANTS, DEBUGFS, consistent, dbg, dbg_write
 from test_storms import alloc_free, threads_for
 
 NCPUS = os.cpu_count() or 1
@@ -109,15 +109,22 @@ def test_validate_clean_while_storms_run(client, make_cache, pattern, cpu_partia
 
 # The tunables each design changes under a storm besides cpu_partial/min_partial, step by
 # step: slab replaces every cpu's array and every shared array (limit, batchcount,
-# shared) and re-links every node's slabs (lists) while the storm's cpus use them.
+# shared) and re-links every node's slabs (lists) while the storm's cpus use them;
+# sheaves replaces every cpu's sheaves (sheaf_capacity, 0 among them: none) and flushes
+# the barns' surplus (barn_max_*), with sheaves_cpu_slabs too (CONCURRENCY_VARIANTS).
 DESIGN_STEPS = {
     "slab": [dict(limit=8, batchcount=4, shared=0, lists=1),
              dict(limit=54, batchcount=27, shared=8, lists=3),
              dict(limit=1, batchcount=1, shared=2, lists=1),
              dict(limit=120, batchcount=60, shared=1, lists=3)],
+    "sheaves": [dict(sheaf_capacity=4, barn_max_full=0, barn_max_empty=1),
+                dict(sheaf_capacity=0, barn_max_full=10, barn_max_empty=0),
+                dict(sheaf_capacity=60, barn_max_full=1, barn_max_empty=10),
+                dict(sheaf_capacity=13, barn_max_full=3, barn_max_empty=2)],
 }
 
 
+@pytest.mark.parametrize("design", CONCURRENCY_VARIANTS)
 def test_validate_clean_while_tunables_change(client, make_cache, design):
     """validate interleaved with tunable changes (cpu_partial/min_partial, and each
     design's own: DESIGN_STEPS) and shrinks (each a flush of every cpu) under a
@@ -251,3 +258,38 @@ def test_kmemleak_mixed_on_and_off_slab_metadata(client, make_cache):
     for h in handles:
         client.obj_free(h, cpu=0)
     assert not found, "\n".join(found[:3])
+
+
+# ----------------------- sheaves: the capacity changes under the fast path and lent sheaves
+
+SHEAVES = [v for v in CONCURRENCY_VARIANTS if v.values[0] == "sheaves"]
+
+
+@pytest.mark.parametrize("design", SHEAVES)
+@pytest.mark.parametrize("pattern", ["pair", "bulk", "prefill"])
+def test_sheaf_capacity_zero_under_a_storm_leaves_no_sheaf(client, make_cache, pattern):
+    """sheaf_capacity flipped between 8 and 0 while every cpu allocates and frees (one
+    object at a time, in bulk, or from prefilled sheaves), ending at 0: afterwards no cpu
+    and no barn holds a sheaf. A refill (or a returned prefilled sheaf) in flight across
+    a change used to install its sheaf of the old capacity after the change had emptied
+    the cpu, so a cache with capacity 0 went on with sheaves. Allocations from prefilled
+    sheaves never fail, whatever the capacity did while they were lent."""
+    name = make_cache(64, min_partial=0)
+
+    def flip(i):
+        for cap in (8, 0, 60, 0):
+            client.cache_set(name, sheaf_capacity=cap)
+
+    r, rounds = while_storm(client, name, pattern, flip, batch=16)
+    assert client.cache_get(name)["sheaf_capacity"] == 0
+    c = check_after(client, name, r)
+    ly = c["layers"]
+    assert ly["sheaf_main"] == ly["sheaf_spare"] == ly["barn"] == 0, (rounds, ly)
+    assert ly.get("sheaf_prefilled", 0) == 0, ly
+    # with capacity 0 nothing goes through a sheaf any more
+    before = c["stats"]
+    h = client.obj_alloc(name, 50, cpu=0)
+    client.obj_free(h, cpu=0)
+    st = client.cache_get(name)["stats"]
+    assert st["alloc_fastpath"] == before["alloc_fastpath"], st
+    assert st["free_fastpath"] == before["free_fastpath"], st

@@ -19,7 +19,7 @@ import pytest
 
 import slablab
 
-from conftest import DESIGNS, consistent
+from conftest import CONCURRENCY_VARIANTS, consistent
 
 HUNG_TASK = "/proc/sys/kernel/hung_task_timeout_secs"
 OP_DEADLINE = 40        # s: far beyond any storm command or hotplug step, even under TCG
@@ -166,7 +166,7 @@ def storm_loop(cache, until, watch, counts, errors):
 HOTPLUG_TUNABLES = {"slab": dict(reap_cpu_ms=20, reap_node_ms=40)}
 
 
-@pytest.mark.parametrize("design", DESIGNS)
+@pytest.mark.parametrize("design", CONCURRENCY_VARIANTS)
 def test_storm_start_stop_against_cpu_hotplug(client, hung_task_low, design):
     """STORM_START and STORM_STOP of native and slablab storms on every cpu while cpus
     go offline and online: every command returns. Before storm_mutex, a STOP waited for
@@ -182,7 +182,8 @@ def test_storm_start_stop_against_cpu_hotplug(client, hung_task_low, design):
     everyone = os.sched_getaffinity(0)
     victims = cpus[-2:] if len(everyone) >= 4 and len(cpus) >= 2 else cpus[-1:]
     name = "hotplug-storms"
-    client.cache_create(name, 96, design=design, **HOTPLUG_TUNABLES.get(design, {}))
+    client.cache_create(name, 96, design=str(design), **design.tunables,
+                        **HOTPLUG_TUNABLES.get(design, {}))
     watch, counts, errors = Watch(), {}, []
     stop = threading.Event()
     hot = [threading.Thread(target=toggle_cpu, args=(cpu, stop, watch, counts, errors),
