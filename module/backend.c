@@ -290,6 +290,28 @@ static inline bool fail_new_slab(gfp_t gfp, unsigned int order)
 }
 #endif
 
+/**
+ * slablab_inject_new_slab_failure - whether fault injection fails this new slab (or page)
+ * @s: the cache
+ * @gfp: the allocation's flags (__GFP_NOFAIL is never failed by fail_new_slab)
+ * @order: the order asked for
+ *
+ * The cache's fail_slab_every (every Nth new slab fails) and the kernel's fault_attr
+ * fail_new_slab, for every design that takes pages: slabs here, slob's heap pages.
+ *
+ * Return: true when the caller must act as if the page allocator said no.
+ */
+bool slablab_inject_new_slab_failure(struct slablab_cache *s, gfp_t gfp, unsigned int order)
+{
+	unsigned int fail_every = READ_ONCE(s->fail_slab_every);
+
+	/* Read once: the knob may drop to 0 between a test and a division. */
+	if (unlikely(fail_every) &&
+	    !((unsigned int)atomic_inc_return(&s->fail_slab_count) % fail_every))
+		return true;
+	return fail_new_slab(gfp, order);
+}
+
 /*
  * A new slab for the calling cpu. It is published on s->all_slabs already frozen, with
  * every object counted in use and its freelist handed to the caller in @freelist, so
@@ -303,18 +325,13 @@ struct slablab_slab *slablab_new_slab(struct slablab_cache *s, gfp_t gfp, int no
 	struct slablab_counters cnt = { .word = 0 };
 	struct slablab_slab *slab;
 	struct page *page = NULL;
-	unsigned int fail_every = READ_ONCE(s->fail_slab_every);
 	unsigned int nr, meta_off;
 	unsigned long flags;
 
 	if (order < min_order)
 		order = min_order;
-	/* Read once: the knob may drop to 0 between a test and a division. */
-	if (unlikely(fail_every) &&
-	    !((unsigned int)atomic_inc_return(&s->fail_slab_count) % fail_every))
+	if (slablab_inject_new_slab_failure(s, gfp, order))
 		return NULL;	/* injected failure: as if the page allocator said no */
-	if (fail_new_slab(gfp, order))
-		return NULL;
 	if (order > min_order)
 		/* Don't work hard for a high order: fall back to the smallest that fits. */
 		page = alloc_pages_node(node, (pgfp | __GFP_NOWARN | __GFP_NORETRY) &

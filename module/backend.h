@@ -166,6 +166,7 @@ bool slablab_have_cmpxchg_double(void);
 void slablab_debug_alloc_check(struct slablab_cache *s, void *obj);
 bool slablab_debug_free_check(struct slablab_cache *s, struct slablab_slab *slab, void *obj);
 unsigned int slablab_min_order(const struct slablab_cache *s);
+bool slablab_inject_new_slab_failure(struct slablab_cache *s, gfp_t gfp, unsigned int order);
 struct slablab_slab *slablab_new_slab(struct slablab_cache *s, gfp_t gfp, int node,
 				      void **freelist);
 void slablab_discard_slab(struct slablab_cache *s, struct slablab_slab *slab);

@@ -307,6 +307,8 @@ static void *slob_alloc(struct slablab_cache *s, size_t size, gfp_t gfp, int ali
 		return b;
 
 	/* No page fits: a new one, allocated without the lock, as SLOB did. */
+	if (slablab_inject_new_slab_failure(s, gfp, 0))
+		return NULL;	/* fault injection, as for a slab design's new slab */
 	new_sp = kmalloc(sizeof(*new_sp), (gfp & SLABLAB_RECLAIM_GFP) & ~__GFP_NOFAIL);
 	if (!new_sp)
 		return NULL;
@@ -445,10 +447,12 @@ static void *slob_alloc_obj(struct slablab_cache *s, gfp_t gfp, int node)
 		b = slob_alloc(s, slob_size(s), gfp, slob_align(s), node, 0);
 	} else {
 		unsigned int order = get_order(s->object_size);
-		struct page *page = alloc_pages_node(node, (gfp & SLABLAB_RECLAIM_GFP) |
-						     __GFP_COMP, order);
+		struct page *page = NULL;
 		unsigned long flags;
 
+		if (!slablab_inject_new_slab_failure(s, gfp, order))
+			page = alloc_pages_node(node, (gfp & SLABLAB_RECLAIM_GFP) | __GFP_COMP,
+						order);
 		b = page ? page_address(page) : NULL;
 		if (b) {
 			spin_lock_irqsave(&slob_heap.lock, flags);
