@@ -95,6 +95,8 @@ struct slob_page {
  * @nr_list: pages on each list
  * @free_units: free units in all heap pages
  * @orphan_pages: pages whose charged cache is gone (they hold other caches' objects)
+ * @large: pages of objects of a page or more (page->lru), freed at module exit when
+ *	their objects were never freed
  */
 struct slob_heap {
 	spinlock_t lock;	/* everything below, every heap page, slob caches' charges */
@@ -104,6 +106,7 @@ struct slob_heap {
 	unsigned long nr_list[SLOB_LISTS];
 	unsigned long free_units;
 	unsigned long orphan_pages;
+	struct list_head large;
 };
 
 static struct slob_heap slob_heap = {
@@ -114,6 +117,7 @@ static struct slob_heap slob_heap = {
 		LIST_HEAD_INIT(slob_heap.free[2]),
 	},
 	.all = LIST_HEAD_INIT(slob_heap.all),
+	.large = LIST_HEAD_INIT(slob_heap.large),
 };
 
 static inline struct slob_page *slob_page_of(const void *p)
@@ -306,10 +310,13 @@ static void *slob_alloc(struct slablab_cache *s, size_t size, gfp_t gfp, int ali
 	if (b)
 		return b;
 
-	/* No page fits: a new one, allocated without the lock, as SLOB did. */
+	/*
+	 * No page fits: a new one, allocated without the lock (it may sleep, as @gfp
+	 * allows), as SLOB did; its metadata with the same flags (__GFP_NOFAIL too).
+	 */
 	if (slablab_inject_new_slab_failure(s, gfp, 0))
 		return NULL;	/* fault injection, as for a slab design's new slab */
-	new_sp = kmalloc(sizeof(*new_sp), (gfp & SLABLAB_RECLAIM_GFP) & ~__GFP_NOFAIL);
+	new_sp = kmalloc(sizeof(*new_sp), gfp & SLABLAB_RECLAIM_GFP);
 	if (!new_sp)
 		return NULL;
 	page = alloc_pages_node(node, gfp & SLABLAB_RECLAIM_GFP, 0);
@@ -358,12 +365,17 @@ static void slob_free(struct slablab_cache *s, void *block, size_t size)
 		list_del(&sp->all);
 		slob_heap.nr_pages--;
 		slob_heap.free_units -= SLOB_UNITS(PAGE_SIZE);
-		if (sp->owner)
+		if (sp->owner) {
+			/*
+			 * Counted where it was charged (alloc_slab - free_slab = pages, per
+			 * cache); the owner cannot be destroyed while the lock is held.
+			 */
 			slob_charge(sp->owner, -1, true);
-		else
+			stat(sp->owner, SLABLAB_FREE_SLAB);
+		} else {
 			slob_heap.orphan_pages--;
+		}
 		spin_unlock_irqrestore(&slob_heap.lock, flags);
-		stat(s, SLABLAB_FREE_SLAB);
 		slob_free_page(sp);
 		return;
 	}
@@ -456,6 +468,7 @@ static void *slob_alloc_obj(struct slablab_cache *s, gfp_t gfp, int node)
 		b = page ? page_address(page) : NULL;
 		if (b) {
 			spin_lock_irqsave(&slob_heap.lock, flags);
+			list_add(&page->lru, &slob_heap.large);
 			slob_charge(s, 1L << order, false);
 			spin_unlock_irqrestore(&slob_heap.lock, flags);
 			stat(s, SLABLAB_ALLOC_SLAB);
@@ -481,6 +494,7 @@ static void slob_free_obj(struct slablab_cache *s, void *obj)
 		unsigned long flags;
 
 		spin_lock_irqsave(&slob_heap.lock, flags);
+		list_del(&page->lru);
 		slob_charge(s, -(1L << order), false);
 		spin_unlock_irqrestore(&slob_heap.lock, flags);
 		stat(s, SLABLAB_FREE_SLAB);
@@ -629,17 +643,25 @@ static void slob_relayout(struct slablab_cache *s)
 {
 }
 
+/* The charges are the heap lock's: a cache that was slob before had them zeroed there. */
 static int slob_init(struct slablab_cache *s)
 {
+	unsigned long flags;
+
+	spin_lock_irqsave(&slob_heap.lock, flags);
 	s->slob_pages = 0;
 	s->slob_heap_pages = 0;
 	s->slob_scan_max = 0;
+	spin_unlock_irqrestore(&slob_heap.lock, flags);
 	return 0;
 }
 
 /*
- * The cache holds no objects, but pages it was charged for may hold other caches'
- * objects: they become the heap's orphans.
+ * The cache holds no objects (a destroy or a design change: checked by slab.c), but
+ * heap pages it was charged for may hold other caches' objects: they become the
+ * heap's orphans, uncharged, and are freed by whichever free empties them. Only at
+ * module exit may objects still be live (never freed): their heap pages are orphaned
+ * too and their large pages stay on slob_heap.large; slablab_slob_exit() frees both.
  */
 static void slob_destroy(struct slablab_cache *s)
 {
@@ -654,10 +676,48 @@ static void slob_destroy(struct slablab_cache *s)
 		slob_heap.orphan_pages++;
 		slob_charge(s, -1, true);
 	}
-	WARN_ON_ONCE(s->slob_pages);
 	s->slob_pages = 0;
 	s->slob_heap_pages = 0;
 	spin_unlock_irqrestore(&slob_heap.lock, flags);
+}
+
+/**
+ * slablab_slob_exit - free the heap's pages left at module exit
+ *
+ * Every cache is gone: what is left holds objects nobody freed (a kernel user's
+ * cache destroyed with live objects, as slablab_slab_exit_caches() allows). They are
+ * freed, as the other designs discard slabs with live objects.
+ */
+void slablab_slob_exit(void)
+{
+	struct slob_page *sp, *tmp;
+	struct page *page, *ptmp;
+	unsigned long flags, n = 0;
+	LIST_HEAD(pages);
+	LIST_HEAD(large);
+
+	spin_lock_irqsave(&slob_heap.lock, flags);
+	list_for_each_entry(sp, &slob_heap.all, all) {
+		if (sp->on_list >= 0)
+			slob_list_del(sp);
+	}
+	list_splice_init(&slob_heap.all, &pages);
+	list_splice_init(&slob_heap.large, &large);
+	slob_heap.nr_pages = 0;
+	slob_heap.free_units = 0;
+	slob_heap.orphan_pages = 0;
+	spin_unlock_irqrestore(&slob_heap.lock, flags);
+	list_for_each_entry_safe(sp, tmp, &pages, all) {
+		slob_free_page(sp);
+		n++;
+	}
+	list_for_each_entry_safe(page, ptmp, &large, lru) {
+		list_del(&page->lru);
+		__free_pages(page, compound_order(page));
+		n++;
+	}
+	if (n)
+		pr_warn("slob heap: %lu pages holding objects never freed released at exit\n", n);
 }
 
 /* ---- validate, the heap's figures ---- */

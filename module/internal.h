@@ -553,6 +553,7 @@ void slablab_slob_kfree(struct slablab_cache *s, const void *p);
 void slablab_slob_validate(struct slablab_cache *s, struct slablab_validate_report *r);
 struct seq_file;
 void slablab_slob_show(struct seq_file *m);
+void slablab_slob_exit(void);
 
 /* backend.c: the shared back end, the bottom layer */
 extern bool slablab_selftests;

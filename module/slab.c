@@ -35,6 +35,9 @@
 #include <linux/random.h>
 #include <linux/nodemask.h>
 #include <linux/vmalloc.h>
+#include <linux/percpu-refcount.h>
+#include <linux/llist.h>
+#include <linux/wait.h>
 #include "design_sheaves.h"
 #include "design_slub.h"
 
@@ -48,11 +51,30 @@ static const struct slablab_design_ops *const slablab_designs[__SLABLAB_DESIGN_M
 
 /*
  * The design the kmalloc size classes run on, and their lists tunable
- * (slablab_set_kmalloc(); slablab_mutex). slablab_kmalloc() reads the design without
- * a lock: it changes only while the classes hold no objects and nobody uses them.
+ * (slablab_set_kmalloc(); slablab_mutex). slablab_kmalloc() reads the design under a
+ * reference on slablab_kmalloc_users: it changes only while the classes are frozen.
  */
 unsigned int slablab_kmalloc_design = SLABLAB_DESIGN_SLUB;
 unsigned int slablab_kmalloc_lists = SLABLAB_DEFAULT_LISTS;
+
+/*
+ * The kmalloc classes' users, frozen for a design switch as blk-mq freezes a queue.
+ * slablab_kmalloc() and slablab_kfree() of a class object hold a reference from
+ * before they read the design until the class is done with the object (and has
+ * counted it); slablab_set_kmalloc() kills the reference (new tryget_live fails),
+ * waits on slablab_kmalloc_drained for the count to reach zero, and only then counts
+ * the classes' objects: with nobody in flight the count is exact, and with none live
+ * no class object can exist for a kfree to bring in. While frozen, slablab_kmalloc()
+ * takes its memory from the page allocator (it never fails for the switch), and a
+ * kfree of a class object that cannot take a reference (the count drained to zero)
+ * is queued on slablab_kfree_deferred: its object counts as live, so the switch is
+ * refused, and the switcher frees the queue once the classes are live again.
+ * percpu_ref's tryget and put are this_cpu operations under RCU: callable from any
+ * context but NMI, no barrier on the fast path.
+ */
+static struct percpu_ref slablab_kmalloc_users;
+static DECLARE_WAIT_QUEUE_HEAD(slablab_kmalloc_drained);
+static LLIST_HEAD(slablab_kfree_deferred);
 
 /*
  * Pages slablab_kmalloc() handed out straight from the page allocator (large requests,
@@ -1234,26 +1256,22 @@ static struct slablab_cache *kmalloc_class(size_t size)
 	return NULL;
 }
 
-/**
- * slablab_kmalloc - allocate @size bytes from slablab's size classes
- * @size: bytes wanted
- * @gfp: allocation flags
- *
- * Requests above the largest class (8 KiB) go to the page allocator. Requests above
- * PAGE_SIZE / 2 do too when the page policy is SLABLAB_PAGE_POLICY_PAGE_ALLOC (what
- * SLUB did in 2008, seed 004); under SLABLAB_PAGE_POLICY_SLAB they are served by the
- * 4 KiB class, whose slabs are order 3.
- *
- * Return: the memory, or NULL (also for @size 0).
- */
-void *slablab_kmalloc(size_t size, gfp_t gfp)
+/* A request the size classes do not serve (or cannot now: frozen), from pages. */
+static void *kmalloc_pages(size_t size, gfp_t gfp)
 {
-	struct slablab_cache *s;
-	struct page *page;
+	struct page *page = alloc_pages(gfp | __GFP_COMP, get_order(size));
 
-	if (unlikely(!size))
+	if (!page)
 		return NULL;
-	s = kmalloc_class(size);
+	atomic_long_add(1L << get_order(size), &slablab_kmalloc_pages_direct);
+	return page_address(page);
+}
+
+/* slablab_kmalloc() with a reference on slablab_kmalloc_users: the design is stable. */
+static void *kmalloc_classes(size_t size, gfp_t gfp)
+{
+	struct slablab_cache *s = kmalloc_class(size);
+
 	if (unlikely(READ_ONCE(slablab_kmalloc_design) == SLABLAB_DESIGN_SLOB)) {
 		/* SLOB's kmalloc: a size header in the heap, a page or more from pages. */
 		if (size < PAGE_SIZE - SLABLAB_SLOB_MINALIGN)
@@ -1263,28 +1281,63 @@ void *slablab_kmalloc(size_t size, gfp_t gfp)
 	if (s && !(size > PAGE_SIZE / 2 &&
 		   READ_ONCE(slablab_page_policy) == SLABLAB_PAGE_POLICY_PAGE_ALLOC))
 		return design_alloc(s, gfp, NUMA_NO_NODE);
-	page = alloc_pages(gfp | __GFP_COMP, get_order(size));
-	if (!page)
+	return kmalloc_pages(size, gfp);
+}
+
+/**
+ * slablab_kmalloc - allocate @size bytes from slablab's size classes
+ * @size: bytes wanted
+ * @gfp: allocation flags
+ *
+ * Requests above the largest class (8 KiB) go to the page allocator. Requests above
+ * PAGE_SIZE / 2 do too when the page policy is SLABLAB_PAGE_POLICY_PAGE_ALLOC (what
+ * SLUB did in 2008, seed 004); under SLABLAB_PAGE_POLICY_SLAB they are served by the
+ * 4 KiB class, whose slabs are order 3. While slablab_set_kmalloc() switches the
+ * classes' design every request goes to the page allocator. Callable from any context
+ * @gfp allows, concurrently with a design switch.
+ *
+ * Return: the memory, or NULL (also for @size 0).
+ */
+void *slablab_kmalloc(size_t size, gfp_t gfp)
+{
+	void *p;
+
+	if (unlikely(!size))
 		return NULL;
-	atomic_long_add(1L << get_order(size), &slablab_kmalloc_pages_direct);
-	return page_address(page);
+	if (unlikely(!percpu_ref_tryget_live(&slablab_kmalloc_users)))
+		return kmalloc_pages(size, gfp);	/* frozen for a design switch */
+	/* The design the switcher wrote before making the reference live again. */
+	smp_rmb();
+	p = kmalloc_classes(size, gfp);
+	percpu_ref_put(&slablab_kmalloc_users);
+	return p;
 }
 EXPORT_SYMBOL_GPL(slablab_kmalloc);
 
 /**
  * slablab_kfree - free memory from slablab_kmalloc()
  * @p: the memory; NULL is ignored
+ *
+ * Only memory slablab_kmalloc() returned, or an object of a cache that is not on the
+ * slob design: a slob cache's objects have no size header (as in SLOB, whose kfree()
+ * could not free kmem_cache_alloc() objects either).
  */
 void slablab_kfree(const void *p)
 {
 	struct page *page;
 	struct slablab_slab *slab;
+	struct slablab_cache *s;
 
 	if (unlikely(!p))
 		return;
 	page = virt_to_head_page(p);
 	if (unlikely(page_private(page) & SLABLAB_PAGE_SLOB)) {
-		/* kmalloc on slob: counted in the class its header's size chooses */
+		/*
+		 * kmalloc on slob: counted in the class its header's size chooses. The heap
+		 * outlives design switches and the class is only a counter here, so no
+		 * reference is needed: a switch away from slob that this free's count let
+		 * through leaves the heap to finish it.
+		 */
 		slablab_slob_kfree(kmalloc_class(slablab_slob_ksize(p)), p);
 		return;
 	}
@@ -1295,9 +1348,54 @@ void slablab_kfree(const void *p)
 		__free_pages(page, compound_order(page));
 		return;
 	}
-	slablab_cache_free(slab->cache, (void *)p);
+	s = slab->cache;
+	if (s->owner != SLABLAB_OWNER_KMALLOC) {
+		slablab_cache_free(s, (void *)p);
+		return;
+	}
+	if (unlikely(!percpu_ref_tryget(&slablab_kmalloc_users))) {
+		/* Drained for a switch, which this live object refuses: free it after. */
+		llist_add((struct llist_node *)p, &slablab_kfree_deferred);
+		return;
+	}
+	slablab_cache_free(s, (void *)p);
+	percpu_ref_put(&slablab_kmalloc_users);
 }
 EXPORT_SYMBOL_GPL(slablab_kfree);
+
+static void kmalloc_users_release(struct percpu_ref *ref)
+{
+	wake_up_all(&slablab_kmalloc_drained);
+}
+
+/*
+ * Freeze the classes (see slablab_kmalloc_users): nobody is in slablab_kmalloc() or
+ * in a class's slablab_kfree() when this returns 0. -EINTR: a fatal signal came
+ * while waiting; the classes are live again.
+ */
+static int kmalloc_freeze(void)
+{
+	percpu_ref_kill(&slablab_kmalloc_users);
+	if (wait_event_killable(slablab_kmalloc_drained,
+				percpu_ref_is_zero(&slablab_kmalloc_users))) {
+		percpu_ref_resurrect(&slablab_kmalloc_users);
+		return -EINTR;
+	}
+	return 0;
+}
+
+/* Make the classes live again, then free what slablab_kfree() queued meanwhile. */
+static void kmalloc_thaw(void)
+{
+	struct llist_node *deferred, *n, *next;
+
+	/* slablab_kmalloc()'s smp_rmb(): the design and the classes, before the ref */
+	smp_wmb();
+	percpu_ref_resurrect(&slablab_kmalloc_users);
+	deferred = llist_del_all(&slablab_kfree_deferred);
+	llist_for_each_safe(n, next, deferred)
+		slablab_kfree(n);
+}
 
 /**
  * slablab_kmalloc_direct_pages - pages slablab_kmalloc() took from the page allocator
@@ -1309,29 +1407,59 @@ unsigned long slablab_kmalloc_direct_pages(void)
 	return atomic_long_read(&slablab_kmalloc_pages_direct);
 }
 
+/* The classes' objects, or -EBUSY when a storm uses one (slablab_set_kmalloc()). */
+static int kmalloc_classes_live(u64 *live, struct netlink_ext_ack *extack)
+{
+	unsigned int i;
+
+	*live = 0;
+	for (i = 0; i < ARRAY_SIZE(slablab_kmalloc_caches); i++) {
+		struct slablab_cache *s = slablab_kmalloc_caches[i];
+
+		if (atomic_read(&s->users)) {
+			NL_SET_ERR_MSG_FMT_MOD(extack, "%s is in use (a storm)", s->name);
+			return -EBUSY;
+		}
+		*live += slablab_objects_in_use(s);
+	}
+	if (*live) {
+		NL_SET_ERR_MSG_FMT_MOD(extack,
+				       "kmalloc classes hold %llu objects: they must be empty",
+				       *live);
+		return -EBUSY;
+	}
+	return 0;
+}
+
 /**
  * slablab_set_kmalloc - the design and the lists tunable of the kmalloc size classes
  * @design: the new design (enum slablab_design), or NULL to keep it
  * @lists: the new lists tunable of every class, or NULL to keep it
  * @extack: where a refusal is told
  *
- * cpus_read_lock and slablab_mutex held. A design change needs classes that hold no
- * objects and that no storm or replay uses; on slob, slablab_kmalloc() serves
- * requests below a page from the heap behind a size header and the rest from the
- * page allocator (mm/slob.c's __do_kmalloc_node()); on the other designs every class
- * cache switches design. Checks everything before changing anything.
+ * cpus_read_lock and slablab_mutex held; sleeps. A design change needs classes that
+ * hold no objects and that no storm uses. It freezes the classes first (see
+ * slablab_kmalloc_users): slablab_kmalloc() and slablab_kfree() may run concurrently
+ * from any context; meanwhile slablab_kmalloc() serves every request from the page
+ * allocator. So an object is never freed to a design other than the one that
+ * allocated it: the switch happens only when no class object exists and none is
+ * being allocated or freed. On slob, slablab_kmalloc() serves requests below a page
+ * from the heap behind a size header and the rest from the page allocator (mm/slob.c's
+ * __do_kmalloc_node()); on the other designs every class cache switches design.
+ * Checks everything before changing anything.
  *
  * Return: 0, -EOPNOTSUPP (a design not built), -EINVAL (lists the design does not
- * take), -EBUSY (objects held, or in use), or -ENOMEM (then some classes may have
- * switched: the extack says so).
+ * take), -EBUSY (objects held, or in use), -EINTR (a fatal signal while waiting for
+ * callers in flight), or -ENOMEM (then some classes may have switched: the extack
+ * says so).
  */
 int slablab_set_kmalloc(const u32 *design, const u32 *lists, struct netlink_ext_ack *extack)
 {
 	unsigned int new_design = design ? *design : slablab_kmalloc_design;
 	unsigned int new_lists = lists ? *lists : slablab_kmalloc_lists;
 	unsigned int i;
-	u64 live = 0;
-	int err;
+	int err = 0;
+	u64 live;
 
 	lockdep_assert_held(&slablab_mutex);
 	if (new_design >= __SLABLAB_DESIGN_MAX || !slablab_designs[new_design]) {
@@ -1346,23 +1474,36 @@ int slablab_set_kmalloc(const u32 *design, const u32 *lists, struct netlink_ext_
 		if (err)
 			return err;
 	}
-	if (new_design != slablab_kmalloc_design) {
+	if (new_design == slablab_kmalloc_design) {
+		/*
+		 * lists alone may change live: slob reads it per request, slab re-links its
+		 * node lists (slablab_set_lists()); the other designs keep it for later.
+		 */
 		for (i = 0; i < ARRAY_SIZE(slablab_kmalloc_caches); i++) {
 			struct slablab_cache *s = slablab_kmalloc_caches[i];
 
-			if (atomic_read(&s->users)) {
-				NL_SET_ERR_MSG_FMT_MOD(extack, "%s is in use (a storm)", s->name);
-				return -EBUSY;
-			}
-			live += slablab_objects_in_use(s);
+			if (new_design == SLABLAB_DESIGN_SLAB || new_design == SLABLAB_DESIGN_SLOB)
+				err = slablab_set_lists(s, new_lists, extack);
+			else
+				WRITE_ONCE(s->lists, new_lists);
+			if (err)
+				return err;
 		}
-		if (live) {
-			NL_SET_ERR_MSG_FMT_MOD(extack,
-					       "kmalloc classes hold %llu objects: they must be empty",
-					       live);
-			return -EBUSY;
-		}
+		WRITE_ONCE(slablab_kmalloc_lists, new_lists);
+		return 0;
 	}
+	/* A storm's refusal needs no freeze; the count is judged again once frozen. */
+	err = kmalloc_classes_live(&live, extack);
+	if (err)
+		return err;
+	err = kmalloc_freeze();
+	if (err) {
+		NL_SET_ERR_MSG_MOD(extack, "interrupted waiting for kmalloc callers in flight");
+		return err;
+	}
+	err = kmalloc_classes_live(&live, extack);
+	if (err)
+		goto thaw;
 	for (i = 0; i < ARRAY_SIZE(slablab_kmalloc_caches); i++) {
 		struct slablab_cache *s = slablab_kmalloc_caches[i];
 
@@ -1371,11 +1512,15 @@ int slablab_set_kmalloc(const u32 *design, const u32 *lists, struct netlink_ext_
 			continue;
 		err = switch_design(s, new_design, extack);
 		if (err)
-			return err;
+			goto thaw;
 	}
-	slablab_kmalloc_lists = new_lists;
+	WRITE_ONCE(slablab_kmalloc_lists, new_lists);
 	WRITE_ONCE(slablab_kmalloc_design, new_design);
-	return 0;
+thaw:
+	/* A refused switch may have deferred frees; a done one cannot (no object was live). */
+	WARN_ON_ONCE(!err && !llist_empty(&slablab_kfree_deferred));
+	kmalloc_thaw();
+	return err;
 }
 
 /**
@@ -1423,6 +1568,10 @@ int slablab_slab_init(void)
 		goto err_dead;
 	slablab_cpuhp_online_state = ret;
 
+	ret = percpu_ref_init(&slablab_kmalloc_users, kmalloc_users_release,
+			      PERCPU_REF_ALLOW_REINIT, GFP_KERNEL);
+	if (ret)
+		goto err_online;
 	cpus_read_lock();
 	mutex_lock(&slablab_mutex);
 	for (i = 0; i < ARRAY_SIZE(slablab_kmalloc_sizes); i++) {
@@ -1445,6 +1594,8 @@ int slablab_slab_init(void)
 
 err_caches:
 	slablab_slab_exit_caches();
+	percpu_ref_exit(&slablab_kmalloc_users);
+err_online:
 	cpuhp_remove_state_nocalls(slablab_cpuhp_online_state);
 err_dead:
 	cpuhp_remove_state_nocalls(slablab_cpuhp_state);
@@ -1479,11 +1630,14 @@ void slablab_slab_exit_caches(void)
 	cpus_read_unlock();
 	list_for_each_entry_safe(s, tmp, &dead, list)
 		slablab_cache_release(s);
+	/* After every cache: heap pages are shared, and the caches' release orphaned them. */
+	slablab_slob_exit();
 }
 
 void slablab_slab_exit(void)
 {
 	slablab_slab_exit_caches();
+	percpu_ref_exit(&slablab_kmalloc_users);
 	cpuhp_remove_state_nocalls(slablab_cpuhp_online_state);
 	cpuhp_remove_state_nocalls(slablab_cpuhp_state);
 	slablab_backend_exit();

@@ -38,7 +38,8 @@ def test_same_seed_same_decisions():
         "set:cpu_partial", "set:min_partial", "set:order", "set:fastpath", "set:flags",
         "fail_every", "set:multi", "fail_flip", "shrink", "validate", "reset_stats", "get",
         "obj_alloc", "obj_free", "cpu", "cpu+stop", "stop", "cache_del", "rmmod",
-        "set:sheaf_capacity", "set:barn_max_full", "set:sheaves_cpu_slabs", "set:design"}
+        "set:sheaf_capacity", "set:barn_max_full", "set:sheaves_cpu_slabs", "set:design",
+        "set:lists", "set_kmalloc"}
     assert {d["target"] for d in storms} == {"slablab", "native", "kmalloc", "native-kmalloc"}
     assert {d["pattern"] for d in storms} == {"pair", "batch", "remote", "churn", "bulk",
                                               "prefill"}

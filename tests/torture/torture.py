@@ -65,9 +65,12 @@ CACHES = (
     ("tt-256-sheaves", 256, {"design": "sheaves"}),
     ("tt-512-sheaves-cs", 512, {"design": "sheaves", "sheaves_cpu_slabs": 1,
                                 "sheaf_capacity": 16, "barn_max_full": 2}),
+    ("tt-100-slob", 100, {"design": "slob", "lists": 2}),
+    ("tt-5000-slob", 5000, {"design": "slob"}),      # a page or more: the page allocator
 )
 KMALLOC_SIZES = (1, 8, 100, 192, 1000, 5000, 16384)
 KMALLOC_MAX_CLASS = 8192    # slablab_kmalloc(): larger sizes go to the page allocator
+SLOB_KMALLOC_MAX = 4096 - 8 - 1   # on slob: below PAGE_SIZE - the size header, from the heap
 WEIGHTED_SIZES = {64: 3, 192: 1, 1000: 1, 5000: 1}
 FLAG_SETS = ("none", "hardened,random", "debug", "debug,hardened,random",
              "hwcache_align,random", "random")
@@ -82,7 +85,7 @@ ACTIONS = {
     "set:cpu_partial": 5, "set:min_partial": 4, "set:order": 4, "set:fastpath": 4,
     "set:flags": 3, "fail_every": 4, "set:multi": 3, "fail_flip": 2,
     "set:sheaf_capacity": 3, "set:barn_max_full": 2, "set:sheaves_cpu_slabs": 2,
-    "set:design": 2,
+    "set:design": 2, "set:lists": 2, "set_kmalloc": 2,
     "shrink": 5, "validate": 8, "reset_stats": 3, "get": 2,
     "obj_alloc": 6, "obj_free": 5, "cpu": 4, "stop": 2, "cpu+stop": 2, "cache_del": 2,
     "rmmod": 1,
@@ -120,7 +123,9 @@ def tunable_value(tunable, r):
     if tunable == "sheaves_cpu_slabs":
         return r.choice((0, 1))
     if tunable == "design":
-        return r.choice(("slub", "sheaves"))
+        return r.choice(("slub", "sheaves", "slob"))
+    if tunable == "lists":
+        return r.choice((1, 2, 3))
     if tunable == "fail_slab_every":
         return r.choice((0, 0, 2, 3, 7, 31))        # 0 often: defect 1
     raise ValueError(tunable)
@@ -138,6 +143,9 @@ def control_decision(kind, r, ncpus):
         else:
             names = [kind[4:]]
         d["set"] = {n: tunable_value(n, r) for n in names}
+    elif kind == "set_kmalloc":
+        # the classes' design, against kmalloc storms (pinned: refused) and callers
+        d["design"] = r.choice(("slub", "sheaves", "slob"))
     elif kind == "fail_every":
         d["value"] = tunable_value("fail_slab_every", r)
     elif kind == "validate":
@@ -445,6 +453,8 @@ class Torture:
         kind = d["kind"]
         if kind.startswith("set:"):
             self.act_set(c, d)
+        elif kind == "set_kmalloc":
+            self.act_set_kmalloc(c, d)
         elif kind == "fail_every":
             self.act_fail_every(d)
         elif kind == "fail_flip":
@@ -546,11 +556,27 @@ class Torture:
                             (errno.EBUSY, "prefilled sheaves are out")]
             if "order" in kw or "flags" in kw:
                 allowed += [(errno.ERANGE, "cannot hold one")]
+            if "design" in kw or "flags" in kw:
+                allowed += [(errno.EOPNOTSUPP, "the slob design has no debug mode")]
+            if "lists" in kw:
+                allowed += [(errno.EINVAL, "lists is a tunable of the slab and slob"),
+                            (errno.EINVAL, "lists: slab takes 1 or 3")]
             self.expect(kind, e, allowed)
             after = self.tunables_of(c, name)
             if after != before:
                 raise Failure(f"CACHE_SET {name} {kw} failed ({e}) but changed the cache: "
                               f"{before} -> {after}") from None
+
+    def act_set_kmalloc(self, c, d):
+        """The kmalloc classes' design, while kmalloc storms (pinned: refused), handles
+        on the classes (objects: refused) and their slablab_kmalloc() callers run."""
+        try:
+            with self.call(f"set_kmalloc design={d['design']}"):
+                c.set_kmalloc(design=d["design"])
+            self.count(d["kind"], "ok")
+        except self.slablab.Error as e:
+            self.expect(d["kind"], e, [(errno.EBUSY, "must be empty"),
+                                       (errno.EBUSY, "is in use (a storm)")])
 
     def fail_changing(self, st, name, value, before):
         """Fault injection on `name` is changing (before the call: the generation moves,
@@ -1033,9 +1059,13 @@ def check_storm(storm, failures_ok, stats_exact):
         a, f = alloc_free(st)
         need(a == f, f"allocs - frees over the storm = {a - f}: {st}")
         # kmalloc sizes above the largest class (8 KiB) go to the page allocator,
-        # uncounted by the classes' statistics
+        # uncounted by the classes' statistics; on slob (its counters moved: the classes
+        # cannot switch under a storm, which pins them) so do sizes of a page less the
+        # size header or more
         sizes = [e["size"] for e in spec.get("sizes") or []] or [spec.get("size") or 0]
-        if res["failures"] == 0 and max(sizes) <= KMALLOC_MAX_CLASS:
+        on_slob = st.get("slob_scan", 0) > 0 or st.get("slob_header_bytes", 0) > 0
+        largest = SLOB_KMALLOC_MAX if on_slob else KMALLOC_MAX_CLASS
+        if res["failures"] == 0 and max(sizes) <= largest:
             need(a == res["allocs"] + untimed_allocs(storm),
                  f"fast + slow path allocs {a} != ALLOCS {res['allocs']} + "
                  f"{untimed_allocs(storm)} untimed")

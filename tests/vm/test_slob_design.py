@@ -4,10 +4,14 @@ within a page and next fit across pages seen through the scan counters, coalesci
 frees, the size-split lists (1, 2 or 3) on a size-mixed workload, and the kmalloc
 classes switched between designs. The cache suite at large runs for slob through
 conftest.DESIGNS."""
+import json
+import subprocess
+import threading
+
 import pytest
 
 import slablab
-from conftest import DEBUGFS, consistent, slabctl
+from conftest import DEBUGFS, SLABCTL, consistent, slabctl
 
 SLOB = pytest.mark.parametrize("design", ["slob"])
 
@@ -175,3 +179,49 @@ def test_kmalloc_mixed_churn_per_design(client, ncpus, kmalloc_back, kdesign):
     n = client.storm("native-kmalloc", "churn", sizes=MIXED, seed=3, threads=ncpus,
                      ops=4000, working_set=400)["result"]
     print(f"kernel's kmalloc: {n['steady_pages']} pages for {n['steady_live_bytes']} bytes")
+
+
+# ---- the design switch against kmalloc callers in flight ----
+
+def test_kmalloc_design_switch_races_unpinned_callers(client, kmalloc_back, tmp_path):
+    """Replays on the kmalloc target do not pin the classes: they call
+    slablab_kmalloc()/slablab_kfree() while set-kmalloc switches the design. The switch
+    freezes the classes (callers in flight drain, new ones take pages meanwhile), so
+    each switch is either refused (objects live) or done with none in flight: no crash,
+    no object freed to a design that did not allocate it, every replay's identities
+    hold, and the classes and the heap are left empty and valid."""
+    trace = tmp_path / "tar.trace"
+    slabctl("record", "-o", trace, "--buffer-kb", "4096", "--", "tar", "cf", "/dev/null",
+            "/etc")
+    cmd = [SLABCTL, "replay", str(trace), "--target", "kmalloc", "--json"]
+    designs = ["slob", "slub", "sheaves", "slab"]
+    results = []
+
+    def replays():      # one replay at a time (the module runs one)
+        for _ in range(3):
+            results.append(subprocess.run(cmd, capture_output=True, text=True))
+
+    t = threading.Thread(target=replays)
+    t.start()
+    done = refused = rounds = 0
+    while t.is_alive() or rounds < len(designs):
+        try:
+            client.set_kmalloc(design=designs[rounds % len(designs)])
+            done += 1
+        except slablab.Error as e:
+            assert "must be empty" in str(e) or "in use" in str(e), e
+            refused += 1
+        rounds += 1
+    t.join()
+    for r in results:
+        assert r.returncode == 0, r.stderr
+        res = json.loads(r.stdout)["replay"]
+        assert res["failures"] == 0 and res["allocs"] - res["frees"] == res["live_at_end"]
+    print(f"\n{rounds} switches: {done} done, {refused} refused")
+    assert done > 0
+    client.set_kmalloc(design="slub")
+    for c in client.cache_list():
+        if c["owner"] == "kmalloc":
+            assert c["gauges"]["objects"] == 0, c
+            assert client.cache_validate(c["name"])["errors"] == 0
+    assert client.status()["kmalloc_design"] == "slub"
