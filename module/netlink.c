@@ -1022,6 +1022,8 @@ static int slablab_nl_lab_set(struct sk_buff *skb, struct genl_info *info)
 	int err = 0;
 
 	if (!pa && !da && !la) {
+		/* the first of the three is reported missing (extack names one attribute) */
+		NL_SET_ERR_ATTR_MISS(info->extack, NULL, SLABLAB_A_KMALLOC_PAGE_POLICY);
 		NL_SET_ERR_MSG_MOD(info->extack,
 				   "lab-set needs kmalloc-page-policy, kmalloc-design or kmalloc-lists");
 		return -EINVAL;

@@ -1061,9 +1061,13 @@ static int storm_controller_fn(void *arg)
 	u64 meta;
 	int i;
 
-	/* Wait for every worker at the barrier, then release them together. */
+	/*
+	 * Wait for every worker at the barrier, then release them together. TASK_IDLE
+	 * here and below, not plain uninterruptible: the controller waits for as long as
+	 * the storm runs (minutes), which is no hung task, and a signal must not cut it.
+	 */
 	while (atomic_read(&st->ready) < st->spec.threads)
-		schedule_timeout_uninterruptible(1);
+		schedule_timeout_idle(1);
 	st->loop_cycles_x1000 = measure_loop_overhead();
 	storm_empty_target(st);
 	snapshot_stats(st, st->stats_before);
@@ -1077,12 +1081,12 @@ static int storm_controller_fn(void *arg)
 	smp_store_release(&st->go, true);
 
 	while (atomic_read(&st->running)) {
-		schedule_timeout_uninterruptible(msecs_to_jiffies(SAMPLE_MS));
+		schedule_timeout_idle(msecs_to_jiffies(SAMPLE_MS));
 		if (atomic_read(&st->running))
 			storm_sample(st, true);
 	}
 	for (i = 0; i < st->spec.threads; i++)
-		wait_for_completion(&st->t[i].exited);
+		wait_for_completion_state(&st->t[i].exited, TASK_IDLE);
 	/* The storm ended with its last thread, not when the sampler noticed. */
 	st->end_ns = st->start_ns;
 	for (i = 0; i < st->spec.threads; i++)

@@ -483,7 +483,7 @@ def build_cases():
     for a in ("OBJ_STRIDE", "OBJS_PER_SLAB", "ORDER_DEFAULT", "OWNER", "OBJECTS",
               "TOTAL_OBJECTS", "SLABS", "PARTIAL_SLABS", "CPU_SLABS", "CPU_PARTIAL_SLABS",
               "PAGES", "LIVE_BYTES", "STATS", "PERCPU", "SLABS_FREED", "META_BYTES", "PAD",
-              "LAYERS", "OCCUPANCY"):
+              "LAYERS", "OCCUPANCY", "FREE_SLABS", "SLOB_SCAN_MAX"):
         if a in ("STATS", "PERCPU", "LAYERS", "OCCUPANCY"):
             val = nest(C_[a], u64(1, 0), mark=True)
         elif a in ("OBJ_STRIDE", "OBJS_PER_SLAB", "ORDER_DEFAULT", "OWNER"):
@@ -562,6 +562,28 @@ def build_cases():
         Case("SET-sheaves-cpu-slabs-range", "CACHE_SET",
              [cache(name(), u32(C_["SHEAVES_CPU_SLABS"], 2, mark=True))],
              err=errno.ERANGE, msg=RANGE, bad=True),
+        # the slab and slob designs' tunables: the policy's ranges (SLAB's own rules,
+        # batchcount <= limit and so on, are test_slab_design's)
+        Case("SET-lists-zero", "CACHE_SET",
+             [cache(name(), u32(C_["LISTS"], 0, mark=True))],
+             err=errno.ERANGE, msg=RANGE, bad=True),
+        Case("SET-lists-range", "CACHE_SET",
+             [cache(name(), u32(C_["LISTS"], 4, mark=True))],
+             err=errno.ERANGE, msg=RANGE, bad=True),
+        Case("SET-limit-range", "CACHE_SET",
+             [cache(name(), u32(C_["LIMIT"], 4097, mark=True))],
+             err=errno.ERANGE, msg=RANGE, bad=True),
+        Case("SET-batchcount-range", "CACHE_SET",
+             [cache(name(), u32(C_["BATCHCOUNT"], 1 << 31, mark=True))],
+             err=errno.ERANGE, msg=RANGE, bad=True),
+        Case("NEW-shared-range", "CACHE_NEW",
+             [cache(name("h1"), sz, u32(C_["SHARED"], 65, mark=True))],
+             err=errno.ERANGE, msg=RANGE, bad=True),
+        Case("SET-reap-cpu-ms-range", "CACHE_SET",
+             [cache(name(), u32(C_["REAP_CPU_MS"], 3600001, mark=True))],
+             err=errno.ERANGE, msg=RANGE, bad=True),
+        Case("SET-reap-node-ms-u64", "CACHE_SET",
+             [cache(name(), u64(C_["REAP_NODE_MS"], 1, mark=True))], msg=BADLEN, bad=True),
         Case("SET-min-partial-u64", "CACHE_SET",
              [cache(name(), u64(C_["MIN_PARTIAL"], 1, mark=True))], msg=BADLEN, bad=True),
         Case("SET-fastpath-nest", "CACHE_SET",
@@ -640,6 +662,12 @@ def build_cases():
     # --- LAB_SET, GET_STATUS
     cases += [
         Case("LAB-no-policy", "LAB_SET", [], miss=A_["KMALLOC_PAGE_POLICY"]),
+        Case("LAB-kmalloc-design-range", "LAB_SET",
+             [u32(A_["KMALLOC_DESIGN"], U["__SLABLAB_DESIGN_MAX"], mark=True)],
+             err=errno.ERANGE, msg=RANGE, bad=True),
+        Case("LAB-kmalloc-lists-range", "LAB_SET",
+             [u32(A_["KMALLOC_LISTS"], 4, mark=True)],
+             err=errno.ERANGE, msg=RANGE, bad=True),
         Case("LAB-policy-range", "LAB_SET",
              [u32(A_["KMALLOC_PAGE_POLICY"], U["__SLABLAB_PAGE_POLICY_MAX"], mark=True)],
              err=errno.ERANGE, msg=RANGE, bad=True),

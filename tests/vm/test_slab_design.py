@@ -83,7 +83,7 @@ def test_lists_is_slab_and_slobs_tunable(client, make_cache):
     name = make_cache(64)
     with pytest.raises(slablab.Error) as e:
         client.cache_set(name, lists=2)
-    assert "1 or 3 slab lists" in str(e.value)
+    assert "slab takes 1 or 3" in str(e.value)
     other = make_cache(64, design="slub")
     with pytest.raises(slablab.Error) as e:
         client.cache_set(other, lists=1)

@@ -197,6 +197,7 @@ def test_more_threads_than_cpus_and_a_cpu_subset(client, make_cache, ncpus):
     check_cache_after(client, name, r, before)
 
 
+@pytest.mark.not_slob('slob has no debug mode')
 @pytest.mark.parametrize("fastpath", ["cmpxchg", "irqoff"])
 def test_debug_cache_under_remote_frees(client, make_cache, ncpus, fastpath):
     """Red zones and poison checked on every alloc and free while frees are remote."""
@@ -552,6 +553,7 @@ def _kernel_grows_slots(size):
         return True
 
 
+@pytest.mark.not_slob('slob has no slabs: a heap page goes back the moment it empties')
 @pytest.mark.parametrize("min_partial", [0, 5])
 @pytest.mark.parametrize("pattern", ["pair", "churn", "remote"])
 def test_shrink_after_a_storm_reports_every_slab_it_freed(client, make_cache, ncpus, design,
