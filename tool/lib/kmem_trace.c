@@ -42,6 +42,16 @@ struct kmem_trace *kmem_trace_open(const char *name, size_t buffer_kb, int kmall
 		*what = "cannot create a tracefs instance (is tracefs mounted, are you root?)";
 		goto fail;
 	}
+	/*
+	 * A new instance traces from its creation: off until kmem_trace_on(), or the
+	 * events enabled first record the path walks of enabling the others (libtracefs
+	 * opens a file per event), kmem_cache_free last: hundreds of names_cache objects
+	 * whose frees were not traced yet, allocated again at a live address.
+	 */
+	if (tracefs_trace_off(t->inst) < 0) {
+		*what = "cannot turn the instance's tracing off";
+		goto fail;
+	}
 	if (tracefs_instance_set_buffer_size(t->inst, buffer_kb, -1) < 0) {
 		*what = "cannot size the ring buffers";
 		goto fail;
