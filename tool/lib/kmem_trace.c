@@ -14,6 +14,9 @@
 #include <string.h>
 #include <unistd.h>
 
+/* the kernel's ZERO_OR_NULL_PTR() bound: kmalloc(0)'s pointer, never an object */
+#define ZERO_SIZE_PTR 16ULL
+
 struct kmem_trace {
 	struct tracefs_instance *inst;
 	kmem_trace_fn fn;
@@ -110,8 +113,12 @@ static int on_event(struct tep_event *event, struct tep_record *record, int cpu,
 
 	if (record->missed_events > 0)
 		t->missed += record->missed_events;
-	if (tep_get_field_val(NULL, event, "ptr", record, &v, 0) < 0 || !v)
-		return 0;	/* a failed allocation, or kfree(NULL) */
+	/*
+	 * A failed allocation, or kfree(NULL); or kfree(ZERO_SIZE_PTR) (16), which 6.1
+	 * traces though kmalloc(0) is not: it frees nothing.
+	 */
+	if (tep_get_field_val(NULL, event, "ptr", record, &v, 0) < 0 || v <= ZERO_SIZE_PTR)
+		return 0;
 	e.ts_ns = record->ts;
 	e.ptr = v;
 	e.cpu = (uint16_t)cpu;
