@@ -438,3 +438,17 @@ def test_hackbench_record_and_replay(tmp_path):
         assert x["allocs"] - x["frees"] == x["live_at_end"] == live
     for k in ("allocs", "frees", "events", "remote_frees"):
         assert a[k] == b[k], k
+
+
+def test_replay_cpu_partial(trace, client):
+    """cpu_partial for the replay's own caches: named in the result, the same objects
+    replayed; out of range refused before anything runs."""
+    a = client.replay(trace, "slablab:slub", cpu_partial=0)
+    b = client.replay(trace, "slablab:slub")
+    assert a["cpu_partial"] == 0 and b["cpu_partial"] is None, (a, b)
+    for k in ("allocs", "frees", "live_at_end"):
+        assert a[k] == b[k], k
+    with pytest.raises(slablab.InvalidArgument):
+        client.replay(trace, "slablab:slub", cpu_partial=1 << 20)
+    r = slabctl("replay", trace, "--cpu-partial", "0", "--json")
+    assert json.loads(r.stdout)["replay"]["cpu_partial"] == 0
