@@ -62,7 +62,7 @@ KDIR_EFF   = $(KDIR)
 endif
 
 .PHONY: all deps generate kernel module tool python lint test test-quick test-full test-host test-vm demo vm check clean \
-	distclean bench sweep soak torture ynl-demo experiments record-hackbench
+	distclean bench sweep soak torture ynl-demo experiments record-hackbench record-bootlike
 
 GRID ?= small
 SOAK_SECONDS ?= 600
@@ -161,6 +161,16 @@ record-hackbench: all
 		$(REPO)/scripts/record-hackbench.sh $(BUILD)/hackbench.trace
 	@echo "hackbench trace: $(BUILD)/hackbench.trace"
 	@echo "replay it (in the VM, as root): $(BUILD)/tool/slabctl replay $(BUILD)/hackbench.trace --compare slub,sheaves,native"
+
+# A boot-like mix (modules loaded and removed, a tree copied to a tmpfs and archived,
+# processes started and stopped) recorded in the VM into build/bootlike.trace
+# (docs/replay.md); BOOTLIKE_ROUNDS, BOOTLIKE_FILES, BOOTLIKE_PROCESSES size it.
+record-bootlike: all
+	@VM_ENV="$${VM_ENV:-} BOOTLIKE_ROUNDS BOOTLIKE_FILES BOOTLIKE_PROCESSES BOOTLIKE_TREE BOOTLIKE_MODULES" \
+		$(REPO)/scripts/vm.sh --module $(REPO)/module/slablab.ko -- \
+		$(REPO)/scripts/record-bootlike.sh $(BUILD)/bootlike.trace
+	@echo "boot-like trace: $(BUILD)/bootlike.trace"
+	@echo "replay it (in the VM, as root): $(BUILD)/tool/slabctl replay $(BUILD)/bootlike.trace --compare slub,sheaves,slab,slob,native --time-scale 1"
 
 # Parameter sweep in the VM, CSV + PNG plots (docs/sweeps.md).
 sweep: all

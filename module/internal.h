@@ -784,6 +784,8 @@ void slablab_handles_release_all(void);
  * @design: enum slablab_design of the slablab target's caches
  * @time_scale: 0: as fast as possible; else each event at its time * @time_scale / 1000
  * @sample_ns: pages sampled every @sample_ns ns into the samples (0: none)
+ * @use_cpu_partial: give the slablab target's caches @cpu_partial (else their default)
+ * @cpu_partial: cpu_partial of the slablab target's caches
  */
 struct slablab_replay_setup {
 	u32 target;
@@ -794,6 +796,8 @@ struct slablab_replay_setup {
 	u32 design;
 	u32 time_scale;
 	u64 sample_ns;
+	bool use_cpu_partial;
+	u32 cpu_partial;
 };
 
 /**
@@ -815,6 +819,8 @@ struct slablab_replay_setup {
  * @live_at_end: objects live after the last event
  * @design: enum slablab_design of the slablab target's caches
  * @time_scale: as set up (0: as fast as possible)
+ * @use_cpu_partial: @cpu_partial was set up
+ * @cpu_partial: cpu_partial of the slablab target's caches, as set up
  * @nr_res: entries of @res (0 until done)
  * @res: per cache (entry 0: kmalloc), owned by the replay
  * @nr_samples: entries of @samples (0 until done)
@@ -838,6 +844,8 @@ struct slablab_replay_report {
 	u64 live_at_end;
 	u32 design;
 	u32 time_scale;
+	bool use_cpu_partial;
+	u32 cpu_partial;
 	u32 nr_res;
 	const struct slablab_replay_cache_result *res;
 	u32 nr_samples;

@@ -16,6 +16,10 @@ static struct netlink_range_validation replay_time_scale_range = {
 	.max = 1000000,
 };
 
+static struct netlink_range_validation replay_cpu_partial_range = {
+	.max = 65536,
+};
+
 static struct netlink_range_validation storm_size_range = {
 	.min = 1,
 	.max = 32768,
@@ -97,6 +101,7 @@ const struct nla_policy slablab_replay_policy[SLABLAB_REPLAY_A_MAX + 1] = {
 	[SLABLAB_REPLAY_A_SAMPLE_NS] = { .type = NLA_U64 },
 	[SLABLAB_REPLAY_A_SAMPLES] = { .type = NLA_BINARY },
 	[SLABLAB_REPLAY_A_AVG_PAGES] = { .type = NLA_U64 },
+	[SLABLAB_REPLAY_A_CPU_PARTIAL] = NLA_POLICY_FULL_RANGE(NLA_U32, &replay_cpu_partial_range),
 };
 
 const struct nla_policy slablab_storm_policy[SLABLAB_STORM_A_MAX + 1] = {

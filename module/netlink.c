@@ -1566,6 +1566,9 @@ static int slablab_nl_replay_new(struct sk_buff *skb, struct genl_info *info)
 			   nla_get_u32(tb[SLABLAB_REPLAY_A_TIME_SCALE]) : 0;
 	setup.sample_ns = tb[SLABLAB_REPLAY_A_SAMPLE_NS] ?
 			  nla_get_u64(tb[SLABLAB_REPLAY_A_SAMPLE_NS]) : 0;
+	setup.use_cpu_partial = !!tb[SLABLAB_REPLAY_A_CPU_PARTIAL];
+	if (setup.use_cpu_partial)
+		setup.cpu_partial = nla_get_u32(tb[SLABLAB_REPLAY_A_CPU_PARTIAL]);
 	if (setup.max_live_bytes > ram / 2) {
 		NL_SET_ERR_MSG_FMT_MOD(info->extack,
 				       "max-live-bytes is at most half of RAM, %llu MiB",
@@ -1637,6 +1640,8 @@ static int put_replay(struct sk_buff *skb, const struct slablab_replay_report *r
 	    nla_put_u32(skb, SLABLAB_REPLAY_A_FOLDED, rep->folded) ||
 	    nla_put_u32(skb, SLABLAB_REPLAY_A_DESIGN, rep->design) ||
 	    nla_put_u32(skb, SLABLAB_REPLAY_A_TIME_SCALE, rep->time_scale) ||
+	    (rep->use_cpu_partial &&
+	     nla_put_u32(skb, SLABLAB_REPLAY_A_CPU_PARTIAL, rep->cpu_partial)) ||
 	    nla_put_u64_64bit(skb, SLABLAB_REPLAY_A_PEAK_LIVE_BYTES, rep->peak_live_bytes,
 			      SLABLAB_REPLAY_A_PAD))
 		goto cancel;

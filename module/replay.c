@@ -94,6 +94,8 @@ struct slablab_replay {
 	u32 target;			/* enum slablab_replay_target */
 	u32 design;			/* enum slablab_design (slablab target) */
 	u32 time_scale;			/* per mille; 0: as fast as possible */
+	bool use_cpu_partial;		/* the slablab target's caches get cpu_partial */
+	u32 cpu_partial;
 	u64 sample_ns;			/* the sampler's period; 0: no sampler */
 	u64 nr_events, loaded;
 	u32 nr_objects, nr_cpus, nr_caches;
@@ -495,6 +497,8 @@ static int replay_create_caches(struct slablab_replay *r, struct netlink_ext_ack
 			.align = r->caches[i].align,
 			.flags = SLABLAB_KERNEL_DEFAULTS,
 			.design = r->design,
+			.use_cpu_partial = r->use_cpu_partial,
+			.cpu_partial = r->cpu_partial,
 		};
 
 		snprintf(name, SLABLAB_NAME_MAX, "replay%u.%u", r->id, i);
@@ -574,7 +578,7 @@ static void replay_finish(struct slablab_replay *r, bool stopped)
 /**
  * slablab_replay_new - set up a replay (replay-new)
  * @setup: target, nr_events, nr_objects, nr_cpus, max_live_bytes, design,
- *	time_scale, sample_ns
+ *	time_scale, sample_ns, use_cpu_partial and cpu_partial
  * @caches: the recorded caches, [@nr_caches]
  * @nr_caches: entries of @caches
  * @extack: where to say what was wrong
@@ -660,6 +664,8 @@ int slablab_replay_new(const struct slablab_replay_setup *setup,
 	r->design = setup->design;
 	r->time_scale = setup->time_scale;
 	r->sample_ns = setup->sample_ns;
+	r->use_cpu_partial = setup->use_cpu_partial;
+	r->cpu_partial = setup->cpu_partial;
 	spin_lock_init(&r->peak_lock);
 	init_completion(&r->done);
 	r->caches = kvmalloc_array(nr_caches + 1, sizeof(*caches), GFP_KERNEL);
@@ -910,6 +916,8 @@ static void replay_fill_report(struct slablab_replay *r, struct slablab_replay_r
 	rep->peak_live_bytes = r->peak_live_bytes;
 	rep->design = r->design;
 	rep->time_scale = r->time_scale;
+	rep->use_cpu_partial = r->use_cpu_partial;
+	rep->cpu_partial = r->cpu_partial;
 	if (r->state != SLABLAB_REPLAY_DONE && r->state != SLABLAB_REPLAY_STOPPED)
 		return;
 	for (i = 0; i < r->threads; i++) {

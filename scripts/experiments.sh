@@ -11,6 +11,8 @@ set -euo pipefail
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${SLABLAB_BUILD:-$REPO/build}
 PY=$BUILD/venv/bin/python
+# seed-003's replay row records scripts/record-bootlike.sh from here
+export SLABLAB_REPO=$REPO
 # matplotlib's font cache survives the VM (building it costs a minute under TCG)
 export MPLCONFIGDIR=${MPLCONFIGDIR:-$BUILD/mplconfig}
 read -r -a names <<<"${EXPERIMENTS:-all}"

@@ -180,6 +180,7 @@ class Client:
         max_live_bytes: Optional[int] = None,
         time_scale: float = 0.0,
         sample_ms: Optional[float] = None,
+        cpu_partial: Optional[int] = None,
     ) -> Replay: ...
     def replay_compare(
         self,
@@ -191,6 +192,7 @@ class Client:
         time_scale: float = 0.0,
         sample_ms: Optional[float] = None,
         progress: Optional[Callable[[int, int, Replay], Any]] = None,
+        cpu_partial: Optional[int] = None,
     ) -> ReplayCompare: ...
     def replay_stop(self) -> Replay: ...
     def compare(

@@ -402,8 +402,9 @@ VALUES = {
     'SLABLAB_REPLAY_A_SAMPLE_NS': 27,
     'SLABLAB_REPLAY_A_SAMPLES': 28,
     'SLABLAB_REPLAY_A_AVG_PAGES': 29,
-    '__SLABLAB_REPLAY_A_MAX': 30,
-    'SLABLAB_REPLAY_A_MAX': 29,
+    'SLABLAB_REPLAY_A_CPU_PARTIAL': 30,
+    '__SLABLAB_REPLAY_A_MAX': 31,
+    'SLABLAB_REPLAY_A_MAX': 30,
     'SLABLAB_OCCUPANCY_A_UNSPEC': 0,
     'SLABLAB_OCCUPANCY_A_BUCKET': 1,
     'SLABLAB_OCCUPANCY_A_LO': 2,
@@ -460,7 +461,7 @@ ENUMS = {
     'slablab_storm_size_attr': ['SLABLAB_STORM_SIZE_A_UNSPEC', 'SLABLAB_STORM_SIZE_A_ENTRY', 'SLABLAB_STORM_SIZE_A_SIZE', 'SLABLAB_STORM_SIZE_A_WEIGHT', '__SLABLAB_STORM_SIZE_A_MAX'],
     'slablab_storm_thread_attr': ['SLABLAB_STORM_THREAD_A_UNSPEC', 'SLABLAB_STORM_THREAD_A_ENTRY', 'SLABLAB_STORM_THREAD_A_CPU', 'SLABLAB_STORM_THREAD_A_OPS', 'SLABLAB_STORM_THREAD_A_CYCLES', 'SLABLAB_STORM_THREAD_A_NS', 'SLABLAB_STORM_THREAD_A_PAD', '__SLABLAB_STORM_THREAD_A_MAX'],
     'slablab_layers_attr': ['SLABLAB_LAYERS_A_UNSPEC', 'SLABLAB_LAYERS_A_TOTAL', 'SLABLAB_LAYERS_A_CALLERS', 'SLABLAB_LAYERS_A_CPU_SLAB', 'SLABLAB_LAYERS_A_CPU_PARTIAL', 'SLABLAB_LAYERS_A_SLABS_FREE', 'SLABLAB_LAYERS_A_SHEAF_MAIN', 'SLABLAB_LAYERS_A_SHEAF_SPARE', 'SLABLAB_LAYERS_A_BARN', 'SLABLAB_LAYERS_A_ARRAY', 'SLABLAB_LAYERS_A_SHARED', 'SLABLAB_LAYERS_A_ALIEN', 'SLABLAB_LAYERS_A_SHEAF_PREFILLED', 'SLABLAB_LAYERS_A_PAD', '__SLABLAB_LAYERS_A_MAX'],
-    'slablab_replay_attr': ['SLABLAB_REPLAY_A_UNSPEC', 'SLABLAB_REPLAY_A_PAD', 'SLABLAB_REPLAY_A_TARGET', 'SLABLAB_REPLAY_A_NR_EVENTS', 'SLABLAB_REPLAY_A_NR_OBJECTS', 'SLABLAB_REPLAY_A_NR_CPUS', 'SLABLAB_REPLAY_A_CACHES', 'SLABLAB_REPLAY_A_MAX_LIVE_BYTES', 'SLABLAB_REPLAY_A_OFFSET', 'SLABLAB_REPLAY_A_EVENTS', 'SLABLAB_REPLAY_A_STATE', 'SLABLAB_REPLAY_A_THREADS', 'SLABLAB_REPLAY_A_FOLDED', 'SLABLAB_REPLAY_A_ALLOCS', 'SLABLAB_REPLAY_A_FREES', 'SLABLAB_REPLAY_A_REMOTE_FREES', 'SLABLAB_REPLAY_A_FAILURES', 'SLABLAB_REPLAY_A_ALLOC_CYCLES', 'SLABLAB_REPLAY_A_FREE_CYCLES', 'SLABLAB_REPLAY_A_ELAPSED_NS', 'SLABLAB_REPLAY_A_PEAK_PAGES', 'SLABLAB_REPLAY_A_PEAK_LIVE_BYTES', 'SLABLAB_REPLAY_A_LIVE_AT_END', 'SLABLAB_REPLAY_A_CACHE_RESULTS', 'SLABLAB_REPLAY_A_DESIGN', 'SLABLAB_REPLAY_A_TIME_SCALE', 'SLABLAB_REPLAY_A_TIMES', 'SLABLAB_REPLAY_A_SAMPLE_NS', 'SLABLAB_REPLAY_A_SAMPLES', 'SLABLAB_REPLAY_A_AVG_PAGES', '__SLABLAB_REPLAY_A_MAX'],
+    'slablab_replay_attr': ['SLABLAB_REPLAY_A_UNSPEC', 'SLABLAB_REPLAY_A_PAD', 'SLABLAB_REPLAY_A_TARGET', 'SLABLAB_REPLAY_A_NR_EVENTS', 'SLABLAB_REPLAY_A_NR_OBJECTS', 'SLABLAB_REPLAY_A_NR_CPUS', 'SLABLAB_REPLAY_A_CACHES', 'SLABLAB_REPLAY_A_MAX_LIVE_BYTES', 'SLABLAB_REPLAY_A_OFFSET', 'SLABLAB_REPLAY_A_EVENTS', 'SLABLAB_REPLAY_A_STATE', 'SLABLAB_REPLAY_A_THREADS', 'SLABLAB_REPLAY_A_FOLDED', 'SLABLAB_REPLAY_A_ALLOCS', 'SLABLAB_REPLAY_A_FREES', 'SLABLAB_REPLAY_A_REMOTE_FREES', 'SLABLAB_REPLAY_A_FAILURES', 'SLABLAB_REPLAY_A_ALLOC_CYCLES', 'SLABLAB_REPLAY_A_FREE_CYCLES', 'SLABLAB_REPLAY_A_ELAPSED_NS', 'SLABLAB_REPLAY_A_PEAK_PAGES', 'SLABLAB_REPLAY_A_PEAK_LIVE_BYTES', 'SLABLAB_REPLAY_A_LIVE_AT_END', 'SLABLAB_REPLAY_A_CACHE_RESULTS', 'SLABLAB_REPLAY_A_DESIGN', 'SLABLAB_REPLAY_A_TIME_SCALE', 'SLABLAB_REPLAY_A_TIMES', 'SLABLAB_REPLAY_A_SAMPLE_NS', 'SLABLAB_REPLAY_A_SAMPLES', 'SLABLAB_REPLAY_A_AVG_PAGES', 'SLABLAB_REPLAY_A_CPU_PARTIAL', '__SLABLAB_REPLAY_A_MAX'],
     'slablab_occupancy_attr': ['SLABLAB_OCCUPANCY_A_UNSPEC', 'SLABLAB_OCCUPANCY_A_BUCKET', 'SLABLAB_OCCUPANCY_A_LO', 'SLABLAB_OCCUPANCY_A_HI', 'SLABLAB_OCCUPANCY_A_SLABS', 'SLABLAB_OCCUPANCY_A_PAD', '__SLABLAB_OCCUPANCY_A_MAX'],
     'slablab_cmd': ['SLABLAB_CMD_UNSPEC', 'SLABLAB_CMD_GET_STATUS', 'SLABLAB_CMD_CACHE_NEW', 'SLABLAB_CMD_CACHE_DEL', 'SLABLAB_CMD_CACHE_GET', 'SLABLAB_CMD_CACHE_SET', 'SLABLAB_CMD_CACHE_SHRINK', 'SLABLAB_CMD_CACHE_VALIDATE', 'SLABLAB_CMD_CACHE_RESET_STATS', 'SLABLAB_CMD_OBJ_ALLOC', 'SLABLAB_CMD_OBJ_FREE', 'SLABLAB_CMD_LAB_SET', 'SLABLAB_CMD_STORM_START', 'SLABLAB_CMD_STORM_GET', 'SLABLAB_CMD_STORM_STOP', 'SLABLAB_CMD_REPLAY_NEW', 'SLABLAB_CMD_REPLAY_DATA', 'SLABLAB_CMD_REPLAY_RUN', 'SLABLAB_CMD_REPLAY_GET', 'SLABLAB_CMD_REPLAY_STOP', '__SLABLAB_CMD_MAX'],
 }
@@ -743,6 +744,7 @@ ATTRIBUTE_SETS = {
         'sample-ns': ('SLABLAB_REPLAY_A_SAMPLE_NS', 27, 'u64', None),
         'samples': ('SLABLAB_REPLAY_A_SAMPLES', 28, 'binary', None),
         'avg-pages': ('SLABLAB_REPLAY_A_AVG_PAGES', 29, 'u64', None),
+        'cpu-partial': ('SLABLAB_REPLAY_A_CPU_PARTIAL', 30, 'u32', None),
     },
     'occupancy': {
         'unspec': ('SLABLAB_OCCUPANCY_A_UNSPEC', 0, 'unused', None),
@@ -759,7 +761,7 @@ REQUEST_ATTRIBUTES = {
     'slablab': ['kmalloc-page-policy', 'cache', 'flags', 'handle', 'count', 'cpu', 'storm', 'replay', 'kmalloc-design', 'kmalloc-lists'],
     'cache': ['name', 'size', 'align', 'flags', 'order', 'cpu-partial', 'min-partial', 'fastpath', 'remote-node-defrag-ratio', 'design', 'sheaf-capacity', 'barn-max-full', 'barn-max-empty', 'lists', 'limit', 'batchcount', 'shared', 'reap-cpu-ms', 'reap-node-ms', 'sheaves-cpu-slabs'],
     'storm': ['target', 'pattern', 'cache', 'size', 'sizes', 'threads', 'cpus', 'ops', 'duration-ms', 'batch', 'working-set', 'ring', 'seed', 'max-live-bytes', 'id', 'thin'],
-    'replay': ['target', 'nr-events', 'nr-objects', 'nr-cpus', 'caches', 'max-live-bytes', 'offset', 'events', 'state', 'threads', 'folded', 'allocs', 'frees', 'remote-frees', 'failures', 'alloc-cycles', 'free-cycles', 'elapsed-ns', 'peak-pages', 'peak-live-bytes', 'live-at-end', 'cache-results', 'design', 'time-scale', 'times', 'sample-ns', 'samples', 'avg-pages'],
+    'replay': ['target', 'nr-events', 'nr-objects', 'nr-cpus', 'caches', 'max-live-bytes', 'offset', 'events', 'state', 'threads', 'folded', 'allocs', 'frees', 'remote-frees', 'failures', 'alloc-cycles', 'free-cycles', 'elapsed-ns', 'peak-pages', 'peak-live-bytes', 'live-at-end', 'cache-results', 'design', 'time-scale', 'times', 'sample-ns', 'samples', 'avg-pages', 'cpu-partial'],
     'storm-size': ['size', 'weight'],
 }
 

@@ -395,6 +395,7 @@ class Replay(TypedDict):
     state: int
     state_name: str             # done, stopped, running, loading, none
     time_scale: float           # 0: as fast as possible
+    cpu_partial: Optional[int]  # the slablab target's caches' cpu_partial, as asked
     threads: int
     folded: bool
     recorded_cpus: int

@@ -383,9 +383,17 @@ std::string path_arg(const py::object& v)
 
 /// The replay keywords of replay() and replay_compare() into a ReplaySpec.
 slabctl::ReplaySpec replay_spec(const py::object& max_live_bytes, double time_scale,
-				const py::object& sample_ms)
+				const py::object& sample_ms, const py::object& cpu_partial)
 {
 	slabctl::ReplaySpec spec;
+	if (!cpu_partial.is_none()) {
+		const auto v = cpu_partial.cast<int64_t>();
+		if (v < 0 || v > SLABLAB_MAX_CPU_PARTIAL)
+			throw slabctl::UsageError("cpu_partial must be in [0, " +
+							  std::to_string(SLABLAB_MAX_CPU_PARTIAL) + "]",
+						  ERANGE);
+		spec.cpu_partial = static_cast<uint32_t>(v);
+	}
 	if (!max_live_bytes.is_none()) {
 		const auto v = max_live_bytes.cast<int64_t>();
 		if (v <= 0)
@@ -411,7 +419,9 @@ const char* const kReplayDoc =
 	"times time_scale (1.0: as recorded, 0.1: ten times faster). sample_ms: pages "
 	"sampled every sample_ms into 'samples' (default: none, or the scaled duration / "
 	"500 when time-scaled). max_live_bytes: cap on the trace's peak live bytes (default "
-	"the module's, RAM / 4). KeyboardInterrupt stops the replay in the kernel (REPLAY_STOP) "
+	"the module's, RAM / 4). cpu_partial: cpu_partial of the caches the slablab target "
+	"makes for the recorded caches (default: each cache's; the kmalloc classes keep "
+	"theirs). KeyboardInterrupt stops the replay in the kernel (REPLAY_STOP) "
 	"and propagates.";
 
 const char* const kClientDoc = R"doc(A connection to the slablab kernel module (generic netlink family "slablab").
@@ -987,7 +997,8 @@ PYBIND11_MODULE(_core, m)
 			"replay",
 			[](slabctl::Client& c, const py::object& trace, const std::string& target,
 			   const py::object& design, const py::object& max_live_bytes,
-			   double time_scale, const py::object& sample_ms) {
+			   double time_scale, const py::object& sample_ms,
+			   const py::object& cpu_partial) {
 				auto variants = slabctl::parse_replay_targets(
 					target, design.is_none()
 							? std::nullopt
@@ -995,7 +1006,8 @@ PYBIND11_MODULE(_core, m)
 				if (variants.size() != 1)
 					throw slabctl::UsageError(
 						"replay() takes one target (replay_compare() several)");
-				slabctl::ReplaySpec spec = replay_spec(max_live_bytes, time_scale, sample_ms);
+				slabctl::ReplaySpec spec =
+					replay_spec(max_live_bytes, time_scale, sample_ms, cpu_partial);
 				spec.target = variants[0].spec.target;
 				spec.design = variants[0].spec.design;
 				const std::string path = path_arg(trace);
@@ -1013,6 +1025,7 @@ PYBIND11_MODULE(_core, m)
 			py::arg("trace"), py::arg("target") = "slablab", py::kw_only(),
 			py::arg("design") = py::none(), py::arg("max_live_bytes") = py::none(),
 			py::arg("time_scale") = 0.0, py::arg("sample_ms") = py::none(),
+			py::arg("cpu_partial") = py::none(),
 			(std::string("slabctl replay from Python: replay the trace in the kernel on "
 				     "`target` ('slablab', 'native', 'kmalloc', 'native-kmalloc', "
 				     "'slablab:DESIGN' or a design name; design= for a plain slablab) "
@@ -1025,7 +1038,8 @@ PYBIND11_MODULE(_core, m)
 			"replay_compare",
 			[](slabctl::Client& c, const py::object& trace, const py::object& targets,
 			   const py::object& design, const py::object& max_live_bytes,
-			   double time_scale, const py::object& sample_ms, const py::object& progress) {
+			   double time_scale, const py::object& sample_ms, const py::object& progress,
+			   const py::object& cpu_partial) {
 				std::string list;
 				if (py::isinstance<py::str>(targets)) {
 					list = targets.cast<std::string>();
@@ -1038,7 +1052,7 @@ PYBIND11_MODULE(_core, m)
 						      ? std::nullopt
 						      : std::optional<std::string>(design.cast<std::string>()));
 				const slabctl::ReplaySpec base =
-					replay_spec(max_live_bytes, time_scale, sample_ms);
+					replay_spec(max_live_bytes, time_scale, sample_ms, cpu_partial);
 				const std::string path = path_arg(trace);
 				SignalWatch watch;
 				slabctl::ReplayProgressFn cb;
@@ -1060,7 +1074,7 @@ PYBIND11_MODULE(_core, m)
 			py::arg("trace"), py::arg("targets"), py::kw_only(),
 			py::arg("design") = py::none(), py::arg("max_live_bytes") = py::none(),
 			py::arg("time_scale") = 0.0, py::arg("sample_ms") = py::none(),
-			py::arg("progress") = py::none(),
+			py::arg("progress") = py::none(), py::arg("cpu_partial") = py::none(),
 			(std::string("slabctl replay --compare from Python: replay the trace on each "
 				     "target in turn (a list, or 'slub,sheaves,native') and return "
 				     "{'file', 'targets': [labels], 'replays': [replay dicts]}. "

@@ -248,3 +248,70 @@ def test_set_kmalloc_design_calls_the_binding_by_its_name():
     assert calls == [("slob", 2), ("slub", None)]
     with pytest.raises(NotImplementedError):
         E.set_kmalloc_design(object(), "slab", {})
+
+
+# ---- the replay rows of seed-002 and seed-003 (issue 16) ----
+
+def replay_frame(experiment, variants, repeats, figures, scale):
+    out = []
+    for rep in range(repeats):
+        for v in variants:
+            r = dict(experiment=experiment, variant=v, repeat=rep, target=v, page_size=4096,
+                     time_scale=0.5)
+            for k, base in figures.items():
+                r[k] = base * scale.get(v, 1.0) * (1 + 0.01 * rep)
+            out.append(r)
+    return pd.DataFrame(out)
+
+
+def test_table_replays_002_throughput_and_verdict():
+    v = [x.label for x in E.replay_variants("seed-002", E.availability())]
+    assert v[:2] == ["slub cpu_partial=0 (before)", "slub default (after)"]
+    assert v[-1] == E.KERNEL
+    df = replay_frame("seed-002", v, 3, {"ops_per_sec": 1e6, "peak_pages": 100},
+                      {v[1]: 1.05})
+    acct = {"how": "hackbench -g 1 recorded", "trace": "t"}
+    text = E.table_replays("seed-002", df, acct, {"replay slob": "missing: refused"})
+    assert "hackbench replay (issue 16): hackbench -g 1 recorded" in text
+    # medians (the second of three runs, each 1% above the one before)
+    assert "1,060,500" in text and "1,010,000" in text
+    assert "verdict: hackbench replay, after/before" in text
+    assert "+5.0% [+5.0%, +5.0%] (n=3) — agrees in direction, larger here" in text
+    assert "slob: missing: refused" in text
+
+
+def test_table_replays_003_pages_over_live_data():
+    v = [x.label for x in E.replay_variants("seed-003", E.availability())]
+    assert E.KERNEL in v and "slub" in v
+    df = replay_frame("seed-003", v, 3, {"peak_pages": 150, "avg_pages": 60}, {"slub": 2.0})
+    acct = {"how": "boot-like recorded", "trace": "t", "peak_live_bytes": 100 * 4096,
+            "avg_live_bytes": 40 * 4096}
+    text = E.table_replays("seed-003", df, acct, {})
+    assert "100.0 pages at the peak, 40.0 time-weighted" in text
+    row = next(line for line in text.splitlines() if line.strip().startswith("slub "))
+    assert row.split()[1:] == ["303", "+203.0%", "121", "+203.0%"], row
+    assert "verdict: boot-like replay, slob lists=2 vs lists=1" in text
+
+
+def test_table_replays_skipped_says_why():
+    acct = {"skipped": "skipped: no tracefs with kmem events (/sys/kernel/tracing) to record "
+                       "with", "trace": None}
+    assert E.table_replays("seed-003", None, acct, {}) == \
+        "  bootlike replay: " + acct["skipped"]
+
+
+def test_trace_live_bytes_of_a_hand_made_trace(tmp_path):
+    """Peak and time-weighted live bytes from the file format (docs/replay.md)."""
+    import struct
+    name = b"c"
+    head = b"SLABTRC\0" + struct.pack("<IIIIQQQQQQQ", 1, 80, 1, 1, 4, 2, 0, 1, 1, 300, 30)
+    caches = struct.pack("<IIH", 100, 8, len(name)) + name
+
+    def ev(ts, obj, alloc, op):
+        return struct.pack("<QIIIIHHB3x", ts, obj, alloc if op == 1 else 0, alloc, 0, 0, 0, op)
+    events = [ev(0, 1, 100, 1), ev(10, 2, 200, 1), ev(20, 1, 100, 2), ev(30, 0, 50, 2)]
+    path = tmp_path / "t.trace"
+    path.write_bytes(head + caches + b"".join(events))
+    peak, avg = E.trace_live_bytes(str(path))
+    # 100 for 10 ns, 300 for 10 ns, 200 for 10 ns; the free of object 0 changes nothing
+    assert (peak, avg) == (300, pytest.approx(200.0))

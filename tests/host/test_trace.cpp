@@ -11,6 +11,8 @@
 #include <iterator>
 #include <string>
 
+#include <unistd.h>
+
 using namespace slabctl;
 
 namespace {
@@ -43,7 +45,10 @@ Trace sample()
 
 std::vector<uint8_t> bytes_of(const Trace& t)
 {
-	const std::string path = ::testing::TempDir() + "slabctl-trace-test";
+	// one file per process: ctest -j runs the cases as processes at once (and other
+	// checkouts' ctest share the directory)
+	const std::string path =
+		::testing::TempDir() + "slabctl-trace-test-" + std::to_string(getpid());
 	write_trace(t, path);
 	std::ifstream f(path, std::ios::binary);
 	std::vector<uint8_t> d((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());

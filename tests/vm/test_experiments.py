@@ -3,7 +3,10 @@
 experiment's storms run, runs.csv has one row per storm, and the printed table has the
 seed's figures and ours. `make experiments` itself is not part of the suite (minutes)."""
 import csv
+import json
 import os
+
+import pytest
 
 from slablab import experiment
 
@@ -30,3 +33,40 @@ def test_seed_004_smallest(client, tmp_path, no_storm_left):
     assert "verdict: order-3 slabs vs page allocator" in text
     assert (tmp_path / "seed-004" / "table.txt").read_text().strip() == text.strip()
     assert client.status()["kmalloc_page_policy"] == policy
+
+
+def test_seed_002_replay_rows(client, tmp_path):
+    """seed-002's hackbench replay row: recorded at the start, replayed on every column
+    (slub cpu_partial=0 and its default, the other designs, the kernel's SLUB) with the
+    same objects on each; the kmalloc classes' cpu_partial and design put back."""
+    import shutil
+
+    import pandas as pd
+    if not shutil.which("hackbench"):
+        pytest.skip("no hackbench (Debian's rt-tests: scripts/deps.sh installs it)")
+    before = {c["name"]: c["cpu_partial"] for c in client.cache_list()
+              if c.get("owner") == "kmalloc"}
+    design = client.status().get("kmalloc_design")
+    lab = experiment.Lab(client, "seed-002", str(tmp_path), "small", lambda _line: None)
+    try:
+        experiment.run_replays(lab, "seed-002", experiment.availability(), "small")
+    finally:
+        lab.close()
+    out = tmp_path / "seed-002"
+    acct = json.loads((out / "replay.json").read_text())
+    assert acct["lost_events"] == 0 and acct["exit_status"] == 0, acct
+    df = pd.read_csv(out / "replays.csv")
+    avail = experiment.availability()
+    labels = [v.label for v in experiment.replay_variants("seed-002", avail)]
+    assert list(dict.fromkeys(df["variant"])) == labels
+    assert df["repeat"].nunique() == experiment.REPLAY_WORKLOADS["seed-002"]["repeat"]["small"]
+    assert (df["failures"] == 0).all()
+    assert (df["allocs"] - df["frees"] == df["live_at_end"]).all()
+    assert df["allocs"].nunique() == 1 and df["live_at_end"].nunique() == 1
+    assert (df[df["variant"] == labels[0]]["cpu_partial"] == 0).all()
+    assert {c["name"]: c["cpu_partial"] for c in client.cache_list()
+            if c.get("owner") == "kmalloc"} == before
+    assert client.status().get("kmalloc_design") == design
+    text = experiment.report_replays("seed-002", str(out))
+    assert "hackbench replay (issue 16): hackbench -g 2" in text
+    assert "verdict: hackbench replay, after/before" in text

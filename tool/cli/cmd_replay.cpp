@@ -75,6 +75,7 @@ struct ReplayOptions {
 	uint64_t max_live_bytes = 0;
 	double time_scale = 0;
 	double sample_ms = 0;
+	std::optional<uint32_t> cpu_partial;
 	bool json = false;
 };
 
@@ -111,6 +112,7 @@ int replay(const ReplayOptions& o)
 	if (o.sample_ms < 0)
 		throw UsageError("--sample-ms must not be negative", ERANGE);
 	base.sample_ns = static_cast<uint64_t>(o.sample_ms * 1e6);
+	base.cpu_partial = o.cpu_partial;
 	const Trace t = read_trace(o.file);
 	Client client;
 	catch_interrupts();
@@ -186,6 +188,10 @@ Action setup_replay(CLI::App& cmd)
 	cmd.add_option("--sample-ms", o->sample_ms,
 		       "Sample the pages held every this many ms (pages over time; default in "
 		       "time-scaled mode: the scaled duration / 500)");
+	cmd.add_option("--cpu-partial", o->cpu_partial,
+		       "cpu_partial of the caches the slablab target makes for the recorded "
+		       "caches (default: each cache's; the kmalloc classes keep theirs)")
+		->check(CLI::Range(0, SLABLAB_MAX_CPU_PARTIAL));
 	cmd.add_option("--max-live-bytes", o->max_live_bytes,
 		       "Cap on the trace's peak live bytes (default: the module's, RAM / 4)");
 	cmd.add_flag("--json", o->json, "JSON output (schema slablab/1)");

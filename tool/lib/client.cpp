@@ -1353,6 +1353,8 @@ void parse_replay(nlattr** tb, const Trace* trace, ReplayResult& res)
 	if (target == SLABLAB_REPLAY_TARGET_SLABLAB && rt[SLABLAB_REPLAY_A_DESIGN])
 		res.design = design_name(u32(SLABLAB_REPLAY_A_DESIGN));
 	res.time_scale = u32(SLABLAB_REPLAY_A_TIME_SCALE) / 1000.0;
+	if (rt[SLABLAB_REPLAY_A_CPU_PARTIAL])
+		res.cpu_partial = u32(SLABLAB_REPLAY_A_CPU_PARTIAL);
 	res.caches.clear();
 	if (nlattr* a = rt[SLABLAB_REPLAY_A_CACHE_RESULTS]) {
 		const size_t n = nla_len(a) / sizeof(slablab_replay_cache_result);
@@ -1459,6 +1461,9 @@ ReplayResult Client::replay(const Trace& trace, const ReplaySpec& spec,
 					put_u32(m, SLABLAB_REPLAY_A_TIME_SCALE, scale, op);
 				if (sample_ns)
 					put_u64(m, SLABLAB_REPLAY_A_SAMPLE_NS, sample_ns, op);
+				if (spec.cpu_partial)
+					put_u32(m, SLABLAB_REPLAY_A_CPU_PARTIAL, *spec.cpu_partial,
+						op);
 				if (!caches.empty() &&
 				    nla_put(m, SLABLAB_REPLAY_A_CACHES,
 					    static_cast<int>(caches.size() * sizeof caches[0]),

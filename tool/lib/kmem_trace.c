@@ -14,6 +14,9 @@
 #include <string.h>
 #include <unistd.h>
 
+/* the kernel's ZERO_OR_NULL_PTR() bound: kmalloc(0)'s pointer, never an object */
+#define ZERO_SIZE_PTR 16ULL
+
 struct kmem_trace {
 	struct tracefs_instance *inst;
 	kmem_trace_fn fn;
@@ -40,6 +43,16 @@ struct kmem_trace *kmem_trace_open(const char *name, size_t buffer_kb, int kmall
 	t->inst = tracefs_instance_create(name);
 	if (!t->inst) {
 		*what = "cannot create a tracefs instance (is tracefs mounted, are you root?)";
+		goto fail;
+	}
+	/*
+	 * A new instance traces from its creation: off until kmem_trace_on(), or the
+	 * events enabled first record the path walks of enabling the others (libtracefs
+	 * opens a file per event), kmem_cache_free last: hundreds of names_cache objects
+	 * whose frees were not traced yet, allocated again at a live address.
+	 */
+	if (tracefs_trace_off(t->inst) < 0) {
+		*what = "cannot turn the instance's tracing off";
 		goto fail;
 	}
 	if (tracefs_instance_set_buffer_size(t->inst, buffer_kb, -1) < 0) {
@@ -100,8 +113,12 @@ static int on_event(struct tep_event *event, struct tep_record *record, int cpu,
 
 	if (record->missed_events > 0)
 		t->missed += record->missed_events;
-	if (tep_get_field_val(NULL, event, "ptr", record, &v, 0) < 0 || !v)
-		return 0;	/* a failed allocation, or kfree(NULL) */
+	/*
+	 * A failed allocation, or kfree(NULL); or kfree(ZERO_SIZE_PTR) (16), which 6.1
+	 * traces though kmalloc(0) is not: it frees nothing.
+	 */
+	if (tep_get_field_val(NULL, event, "ptr", record, &v, 0) < 0 || v <= ZERO_SIZE_PTR)
+		return 0;
 	e.ts_ns = record->ts;
 	e.ptr = v;
 	e.cpu = (uint16_t)cpu;

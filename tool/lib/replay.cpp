@@ -216,6 +216,7 @@ std::vector<ReplayResult> run_replay_compare(Client& client, const Trace& trace,
 		s.max_live_bytes = base.max_live_bytes;
 		s.time_scale = base.time_scale;
 		s.sample_ns = base.sample_ns;
+		s.cpu_partial = base.cpu_partial;
 		ReplayResult r = client.replay(trace, s, should_stop);
 		r.label = variants[i].label;
 		runs.push_back(std::move(r));
@@ -239,6 +240,7 @@ Json to_json(const ReplayResult& r)
 			  r.state == SLABLAB_REPLAY_RUNNING ? "running" :
 			  r.state == SLABLAB_REPLAY_LOADING ? "loading" : "none";
 	j["time_scale"] = r.time_scale;
+	j["cpu_partial"] = r.cpu_partial ? Json(*r.cpu_partial) : Json(nullptr);
 	j["threads"] = r.threads;
 	j["folded"] = r.folded;
 	j["recorded_cpus"] = r.recorded_cpus;

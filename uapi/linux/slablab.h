@@ -151,9 +151,10 @@
  * SLABLAB_CMD_REPLAY_NEW [ADMIN]
  *   do: → replay
  *   [ADMIN] Set up a replay: replay { target (required), nr-events (required),
- *   nr-objects (required), nr-cpus (required), caches, max-live-bytes }. Replaces a
- *   finished or loading replay (one whose kthreads are done is finished first);
- *   -EBUSY while one runs; -E2BIG when its arrays would exceed RAM / 8. No reply.
+ *   nr-objects (required), nr-cpus (required), caches, max-live-bytes, design,
+ *   time-scale, sample-ns, cpu-partial }. Replaces a finished or loading replay (one
+ *   whose kthreads are done is finished first); -EBUSY while one runs; -E2BIG when
+ *   its arrays would exceed RAM / 8. No reply.
  *
  * SLABLAB_CMD_REPLAY_DATA [ADMIN]
  *   do: → replay
@@ -1219,6 +1220,10 @@ enum slablab_layers_attr {
  *	slablab_replay_sample (include/slablab/replay.h), in time order
  * @SLABLAB_REPLAY_A_AVG_PAGES: (u64) time-weighted mean of the pages the target held
  *	over the replay (the samples, the kthreads' own every 4096 events)
+ * @SLABLAB_REPLAY_A_CPU_PARTIAL: (u32, 0..65536) replay-new: cpu_partial of every cache
+ *	the slablab target makes for the recorded caches (0..max-cpu-partial; absent: each
+ *	cache's default; the kmalloc classes keep theirs); the reply names it when it was
+ *	given
  * @__SLABLAB_REPLAY_A_MAX: the number of attribute types
  */
 enum slablab_replay_attr {
@@ -1252,6 +1257,7 @@ enum slablab_replay_attr {
 	SLABLAB_REPLAY_A_SAMPLE_NS,
 	SLABLAB_REPLAY_A_SAMPLES,
 	SLABLAB_REPLAY_A_AVG_PAGES,
+	SLABLAB_REPLAY_A_CPU_PARTIAL,
 	__SLABLAB_REPLAY_A_MAX
 };
 

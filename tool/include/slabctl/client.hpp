@@ -44,6 +44,9 @@ struct ReplaySpec {
 	/// pages sampled every sample_ns into ReplayResult::samples; 0: none, except in
 	/// time-scaled mode, where it defaults to the scaled duration / 500
 	uint64_t sample_ns = 0;
+	/// cpu_partial of the caches the slablab target makes for the recorded caches
+	/// (unset: each cache's default; the kmalloc classes keep theirs)
+	std::optional<uint32_t> cpu_partial;
 };
 
 /// A replay's results (REPLAY_GET once done).
@@ -52,6 +55,7 @@ struct ReplayResult {
 	std::string label;	///< the target as asked for ("slablab:sheaves")
 	std::string design;	///< the slablab target's design; "" for the others
 	double time_scale = 0;	///< 0: as fast as possible
+	std::optional<uint32_t> cpu_partial;	///< as set up (ReplaySpec::cpu_partial)
 	uint32_t page_size = 0;
 	uint32_t state = 0;	///< enum slablab_replay_state
 	uint32_t threads = 0;

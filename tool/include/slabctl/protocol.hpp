@@ -269,6 +269,7 @@ inline constexpr AttrDesc kReplayAttrs[] = {
 	{SLABLAB_REPLAY_A_SAMPLE_NS, "sample_ns", -1, false},
 	{SLABLAB_REPLAY_A_SAMPLES, "samples", -1, false},
 	{SLABLAB_REPLAY_A_AVG_PAGES, "avg_pages", -1, false},
+	{SLABLAB_REPLAY_A_CPU_PARTIAL, "cpu_partial", -1, false},
 };
 
 inline constexpr AttrDesc kOccupancyAttrs[] = {
