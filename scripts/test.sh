@@ -68,6 +68,9 @@ run_vm_on() {
 		make -s --no-print-directory -C "$REPO" module KERNEL="$k" || { rc=1; return; }
 	fi
 	dir=$("$REPO/scripts/kernel.sh" "$k") || { rc=1; return; }
+	# The cache suite runs once per design variant (five now): more than vm.sh's
+	# default 900 s on a loaded TCG host.
+	extra=(env VM_TIMEOUT="${VM_TIMEOUT:-2400}")
 	if [ "$k" = debug ]; then
 		# kmemleak's own "N new suspected memory leaks" line is judged by
 		# test_kmemleak.py (slablab's leaks fail, others are shown); KASAN, lockdep
