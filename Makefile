@@ -62,7 +62,8 @@ KDIR_EFF   = $(KDIR)
 endif
 
 .PHONY: all deps generate kernel module tool python lint test test-quick test-full test-host test-vm demo vm check clean \
-	distclean bench sweep soak torture ynl-demo experiments record-hackbench record-bootlike
+	distclean bench sweep soak torture ynl-demo experiments record-hackbench \
+	replay-hackbench replay-bootlike record-bootlike
 
 GRID ?= small
 SOAK_SECONDS ?= 600
@@ -160,7 +161,7 @@ record-hackbench: all
 		--module $(REPO)/module/slablab.ko -- \
 		$(REPO)/scripts/record-hackbench.sh $(BUILD)/hackbench.trace
 	@echo "hackbench trace: $(BUILD)/hackbench.trace"
-	@echo "replay it (in the VM, as root): $(BUILD)/tool/slabctl replay $(BUILD)/hackbench.trace --compare slub,sheaves,native"
+	@echo "replay it on every design and the kernel's SLUB: make replay-hackbench"
 
 # A boot-like mix (modules loaded and removed, a tree copied to a tmpfs and archived,
 # processes started and stopped) recorded in the VM into build/bootlike.trace
@@ -170,7 +171,15 @@ record-bootlike: all
 		$(REPO)/scripts/vm.sh --module $(REPO)/module/slablab.ko -- \
 		$(REPO)/scripts/record-bootlike.sh $(BUILD)/bootlike.trace
 	@echo "boot-like trace: $(BUILD)/bootlike.trace"
-	@echo "replay it (in the VM, as root): $(BUILD)/tool/slabctl replay $(BUILD)/bootlike.trace --compare slub,sheaves,slab,slob,native --time-scale 1"
+	@echo "replay it on every design and the kernel's SLUB: make replay-bootlike"
+
+# A recorded trace replayed in the VM on every design and the kernel's SLUB: the table,
+# build/<name>-replay.json and the pages-over-time plot (.png, .svg); docs/replay.md.
+# REPLAY_TARGETS, REPLAY_TIME_SCALE (1: at the recorded pace; 0: as fast as possible).
+replay-hackbench replay-bootlike: replay-%: all
+	@VM_ENV="$${VM_ENV:-} REPLAY_TARGETS REPLAY_TIME_SCALE" $(REPO)/scripts/vm.sh \
+		--module $(REPO)/module/slablab.ko -- \
+		$(REPO)/scripts/replay-compare.sh $(BUILD)/$*.trace $(BUILD)/$*-replay
 
 # Parameter sweep in the VM, CSV + PNG plots (docs/sweeps.md).
 sweep: all

@@ -438,6 +438,22 @@ def test_hackbench_record_and_replay(tmp_path):
         assert x["allocs"] - x["frees"] == x["live_at_end"] == live
     for k in ("allocs", "frees", "events", "remote_frees"):
         assert a[k] == b[k], k
+    # `make replay-hackbench`'s script: every design and the kernel's SLUB, side by side,
+    # the JSON and the pages-over-time plot
+    out = tmp_path / "hb-replay"
+    r = subprocess.run([os.path.join(REPO, "scripts", "replay-compare.sh"), str(path),
+                        str(out)], capture_output=True, text=True, timeout=600,
+                       env={**os.environ, "MPLCONFIGDIR": str(tmp_path / "mpl")})
+    assert r.returncode == 0, r.stderr
+    targets = list(slablab.DESIGNS) + ["native"]
+    lines = r.stdout.splitlines()
+    assert lines[0].split()[:2] == ["target", "ops/s"], r.stdout
+    assert [line.split()[0] for line in lines[1:1 + len(targets)]] == targets, r.stdout
+    doc = json.loads((tmp_path / "hb-replay.json").read_text())
+    assert [x["label"] for x in doc["compare"]["replays"]] == targets
+    assert all(x["allocs"] == a["allocs"] and x["samples"] for x in doc["compare"]["replays"])
+    for ext in ("png", "svg"):
+        assert (tmp_path / f"hb-replay.{ext}").stat().st_size > 1000
 
 
 # ---- the boot-like mix (scripts/record-bootlike.sh, seed 003's workload) ----
