@@ -744,6 +744,12 @@ struct Client::Impl {
 		tv.tv_sec = kReplyTimeoutSec;
 		(void)setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
 		nl_socket_enable_msg_peek(sock.get()); // replies of any size
+		// A cache reply carries one entry of every counter per possible cpu (64 cpus:
+		// ~64 KiB in one skb); the default receive buffer may not take it while the
+		// ack is queued. Best effort: FORCE needs CAP_NET_ADMIN, else rmem_max caps it.
+		const int rcvbuf = 4 << 20;
+		if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf, sizeof rcvbuf) != 0)
+			(void)setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof rcvbuf);
 
 		rc = genl_ctrl_resolve(sock.get(), SLABLAB_GENL_NAME);
 		if (rc == -NLE_OBJ_NOTFOUND)
