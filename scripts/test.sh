@@ -74,9 +74,9 @@ run_vm_on() {
 	if [ "$k" = debug ]; then
 		# kmemleak's own "N new suspected memory leaks" line is judged by
 		# test_kmemleak.py (slablab's leaks fail, others are shown); KASAN, lockdep
-		# and a slow TCG boot need more time than the default timeout.
+		# and a slow TCG boot need more time (the whole suite per design: ~30 min here).
 		extra=(env VM_SPLAT_IGNORE="${VM_SPLAT_IGNORE:+$VM_SPLAT_IGNORE|}kmemleak: [0-9]+ new suspected memory leaks"
-			VM_TIMEOUT="${VM_TIMEOUT:-2400}")
+			VM_TIMEOUT="${VM_TIMEOUT:-3600}")
 	fi
 	$STAGE "vm pytest $k" ${extra[@]+"${extra[@]}"} "$REPO/scripts/vm.sh" \
 		--kernel-dir "$dir" --module "$REPO/module/slablab.ko" -- \
