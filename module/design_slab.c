@@ -1575,8 +1575,6 @@ static int check_cpucache(unsigned int limit, unsigned int batchcount, unsigned 
 /**
  * slablab_slab_check_tunables - judge the slab design's tunables of one request
  * @s: the cache (cpus_read_lock and slablab_mutex held)
- * @design: the design the cache will have
- * @lists: the new lists, or NULL
  * @limit: the new limit, or NULL
  * @batchcount: the new batchcount, or NULL
  * @shared: the new shared factor, or NULL
@@ -1586,23 +1584,10 @@ static int check_cpucache(unsigned int limit, unsigned int batchcount, unsigned 
  *
  * Return: 0, -EINVAL, or -ERANGE.
  */
-int slablab_slab_check_tunables(struct slablab_cache *s, unsigned int design,
-				const u32 *lists, const u32 *limit, const u32 *batchcount,
-				const u32 *shared, struct netlink_ext_ack *extack)
+int slablab_slab_check_tunables(struct slablab_cache *s, const u32 *limit,
+				const u32 *batchcount, const u32 *shared,
+				struct netlink_ext_ack *extack)
 {
-	if (lists && *lists != READ_ONCE(s->lists)) {
-		if (design != SLABLAB_DESIGN_SLAB) {
-			NL_SET_ERR_MSG_MOD(extack,
-					   "lists is a tunable of the slab and slob designs");
-			return -EINVAL;
-		}
-		if (*lists != 1 && *lists != 3) {
-			NL_SET_ERR_MSG_FMT_MOD(extack,
-					       "the slab design keeps 1 or 3 slab lists, not %u",
-					       *lists);
-			return -EINVAL;
-		}
-	}
 	if (!limit && !batchcount && !shared)
 		return 0;
 	return check_cpucache(limit ? *limit : s->limit, batchcount ? *batchcount : s->batchcount,

@@ -528,9 +528,9 @@ int slablab_set_barn_max_empty(struct slablab_cache *s, unsigned int sheaves,
 /* design_slab.c: SLAB's per-cpu array caches, shared and alien arrays, node slab lists */
 extern const struct slablab_design_ops slablab_slab_ops;
 void slablab_slab_defaults(struct slablab_cache *s);
-int slablab_slab_check_tunables(struct slablab_cache *s, unsigned int design,
-				const u32 *lists, const u32 *limit, const u32 *batchcount,
-				const u32 *shared, struct netlink_ext_ack *extack);
+int slablab_slab_check_tunables(struct slablab_cache *s, const u32 *limit,
+				const u32 *batchcount, const u32 *shared,
+				struct netlink_ext_ack *extack);
 int slablab_set_cpucache(struct slablab_cache *s, unsigned int limit, unsigned int batchcount,
 			 unsigned int shared, struct netlink_ext_ack *extack);
 int slablab_set_limit(struct slablab_cache *s, unsigned int objects,

@@ -526,8 +526,7 @@ static int check_tunables(struct slablab_cache *s, struct nlattr **tb,
 	if (err)
 		return err;
 	/* The slab design's triple (lists was judged above, for every design). */
-	err = slablab_slab_check_tunables(s, da ? design : s->design, NULL,
-					  lim ? &limit : NULL, ba ? &batch : NULL,
+	err = slablab_slab_check_tunables(s, lim ? &limit : NULL, ba ? &batch : NULL,
 					  sa ? &shared : NULL, extack);
 	if (err) {
 		NL_SET_BAD_ATTR(extack, lim ? lim : ba ? ba : sa);
