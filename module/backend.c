@@ -1038,23 +1038,6 @@ void slablab_backend_layers(struct slablab_cache *s, struct slablab_layers *l)
 
 /* ---- the slab-occupancy histogram ---- */
 
-/* Slabs counted per hold of slabs_lock: interrupts are off for ~that many loads. */
-#define OCCUPANCY_BATCH		256
-
-/*
- * The bucket of a slab of @objects slots, @inuse of them in use (a count per bucket
- * when the histogram has one per count, else the middle buckets split 1..objs-1).
- */
-static unsigned int occupancy_bucket(const struct slablab_occupancy *h,
-				     unsigned int objects, unsigned int inuse)
-{
-	if (!inuse)
-		return 0;
-	if (inuse >= objects)
-		return h->nr - 1;
-	return 1 + (inuse - 1) * (h->nr - 2) / (objects - 1);
-}
-
 /**
  * slablab_occupancy_range - the objects in use a bucket stands for
  * @h: the histogram (@h->objs and @h->nr set)
@@ -1083,7 +1066,7 @@ void slablab_occupancy_range(const struct slablab_occupancy *h, unsigned int buc
  * @h: filled (struct slablab_occupancy)
  *
  * In use is the slab's own view (objects not on its freelist). The walk takes
- * slabs_lock for OCCUPANCY_BATCH slabs at a time, moving the slabs it counted to the
+ * slabs_lock for SLABLAB_OCCUPANCY_BATCH slabs at a time, moving the slabs it counted to the
  * tail of s->all_slabs (whose order nobody relies on), so that interrupts are never off
  * for long however many slabs the cache has. Exact on a quiet cache; while slabs come
  * and go, a slab may be missed or counted twice.
@@ -1101,12 +1084,13 @@ void slablab_backend_occupancy(struct slablab_cache *s, struct slablab_occupancy
 	for (left = s->nr_slabs; left && !list_empty(&s->all_slabs);) {
 		first = s->all_slabs.next;
 		last = first;
-		for (pos = first, i = 0; i < OCCUPANCY_BATCH && left && pos != &s->all_slabs;
+		for (pos = first, i = 0;
+		     i < SLABLAB_OCCUPANCY_BATCH && left && pos != &s->all_slabs;
 		     pos = pos->next, i++, left--) {
 			struct slablab_slab *slab = list_entry(pos, struct slablab_slab, all_list);
 			struct slablab_counters c = { .word = READ_ONCE(slab->fc.word) };
 
-			h->slabs[occupancy_bucket(h, c.objects, c.inuse)]++;
+			h->slabs[slablab_occupancy_bucket(h, c.objects, c.inuse)]++;
 			last = pos;
 		}
 		list_bulk_move_tail(&s->all_slabs, first, last);

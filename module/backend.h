@@ -187,6 +187,25 @@ void slablab_validate_slabs(struct slablab_cache *s, struct slablab_validate_rep
 void slablab_backend_gauges(struct slablab_cache *s, struct slablab_gauges *g);
 void slablab_backend_layers(struct slablab_cache *s, struct slablab_layers *l);
 void slablab_backend_occupancy(struct slablab_cache *s, struct slablab_occupancy *h);
+
+/* Slabs (heap pages) counted per hold of their lock: interrupts are off for ~that many loads. */
+#define SLABLAB_OCCUPANCY_BATCH	256
+
+/*
+ * The occupancy bucket of a slab (or slob heap page) of @objects slots, @inuse of them
+ * in use: a count per bucket when the histogram has one per count, else the middle
+ * buckets split 1..@objects - 1 (slablab_occupancy_range() inverts it for @h->objs).
+ */
+static inline unsigned int slablab_occupancy_bucket(const struct slablab_occupancy *h,
+						    unsigned int objects, unsigned int inuse)
+{
+	if (!inuse)
+		return 0;
+	if (inuse >= objects)
+		return h->nr - 1;
+	return 1 + (inuse - 1) * (h->nr - 2) / (objects - 1);
+}
+
 int slablab_backend_init(void);
 void slablab_backend_exit(void);
 

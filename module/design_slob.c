@@ -73,6 +73,7 @@ static_assert(PAGE_SIZE / 2 <= S16_MAX);
  * @owner: the cache charged for the page (the one whose request took it), or NULL
  *	once that cache is gone
  * @units: free units
+ * @objects: blocks in use, of any cache (the page-occupancy histogram)
  * @freelist: the first free block, or NULL when full
  * @on_list: which heap list the page is on, or -1 (full)
  */
@@ -82,6 +83,7 @@ struct slob_page {
 	void *base;
 	struct slablab_cache *owner;
 	int units;
+	int objects;
 	struct slob_block *freelist;
 	int on_list;
 };
@@ -241,6 +243,7 @@ static void *slob_page_alloc(struct slob_page *sp, size_t size, int align, int a
 				set_slob(cur + units, avail - units, next);
 			}
 			sp->units -= units;
+			sp->objects++;
 			slob_heap.free_units -= units;
 			if (!sp->units) {
 				sp->freelist = NULL;
@@ -327,6 +330,7 @@ static void *slob_alloc(struct slablab_cache *s, size_t size, gfp_t gfp, int ali
 	new_sp->base = page_address(page);
 	new_sp->owner = s;
 	new_sp->units = SLOB_UNITS(PAGE_SIZE);
+	new_sp->objects = 0;
 	new_sp->freelist = new_sp->base;
 	new_sp->on_list = -1;
 	set_slob(new_sp->freelist, SLOB_UNITS(PAGE_SIZE),
@@ -379,6 +383,7 @@ static void slob_free(struct slablab_cache *s, void *block, size_t size)
 		slob_free_page(sp);
 		return;
 	}
+	sp->objects--;
 	if (!sp->freelist) {
 		/* A full page turns partially free: it joins the list of this block's size. */
 		sp->units = units;
@@ -614,6 +619,60 @@ static void slob_gauges(struct slablab_cache *s, struct slablab_gauges *g)
 	g->total_objects += g->objects;
 }
 
+/*
+ * The page-occupancy histogram: the heap pages charged to @s by blocks in use on them.
+ * A heap page is shared: its blocks are of any slob cache (or kmalloc class), so
+ * objects in use counts them all. @h->objs is how many of @s's own blocks fill a page
+ * (at least 2, so that a page holding one block is not "full"); full is a page with no
+ * free unit left, and a page with free units but @h->objs blocks or more (smaller
+ * ones) counts in the bucket below. A heap page is never empty (an empty page goes
+ * back at once). Objects of a page or more have their pages each: objs 1, every such
+ * object a full "page". The walk takes the heap lock for SLABLAB_OCCUPANCY_BATCH pages
+ * at a time, moving the pages it looked at to the tail of slob_heap.all (whose order
+ * nobody relies on): exact on a quiet heap.
+ */
+static void slob_occupancy(struct slablab_cache *s, struct slablab_occupancy *h)
+{
+	struct list_head *first, *last, *pos;
+	unsigned long flags, left;
+	unsigned int i;
+
+	memset(h, 0, sizeof(*h));
+	if (s->object_size >= PAGE_SIZE) {
+		h->objs = 1;
+		h->nr = 2;
+		spin_lock_irqsave(&slob_heap.lock, flags);
+		h->slabs[1] = (s->slob_pages - s->slob_heap_pages) >> get_order(s->object_size);
+		spin_unlock_irqrestore(&slob_heap.lock, flags);
+		return;
+	}
+	h->objs = max_t(unsigned int, 2, SLOB_UNITS(PAGE_SIZE) / SLOB_UNITS(slob_size(s)));
+	h->nr = min_t(unsigned int, h->objs + 1, SLABLAB_OCCUPANCY_BUCKETS);
+	spin_lock_irqsave(&slob_heap.lock, flags);
+	for (left = slob_heap.nr_pages; left && !list_empty(&slob_heap.all);) {
+		first = slob_heap.all.next;
+		last = first;
+		for (pos = first, i = 0;
+		     i < SLABLAB_OCCUPANCY_BATCH && left && pos != &slob_heap.all;
+		     pos = pos->next, i++, left--) {
+			struct slob_page *sp = list_entry(pos, struct slob_page, all);
+			unsigned int inuse;
+
+			last = pos;
+			if (sp->owner != s)
+				continue;
+			inuse = sp->freelist ? clamp_t(unsigned int, sp->objects, 1, h->objs - 1)
+					     : h->objs;
+			h->slabs[slablab_occupancy_bucket(h, h->objs, inuse)]++;
+		}
+		list_bulk_move_tail(&slob_heap.all, first, last);
+		spin_unlock_irqrestore(&slob_heap.lock, flags);
+		spin_lock_irqsave(&slob_heap.lock, flags);
+		left = min(left, slob_heap.nr_pages);
+	}
+	spin_unlock_irqrestore(&slob_heap.lock, flags);
+}
+
 static void slob_layers(struct slablab_cache *s, struct slablab_layers *l)
 {
 	/* No cached layer, no free slot: total = callers (see slob_gauges()). */
@@ -771,6 +830,8 @@ void slablab_slob_validate(struct slablab_cache *s, struct slablab_validate_repo
 		listed = sp->on_list >= 0;
 		if (!sp->units == listed)
 			slob_verr(r, sp, "free units and list membership disagree", sp->units);
+		if (sp->objects < 1 || sp->objects > SLOB_UNITS(PAGE_SIZE))
+			slob_verr(r, sp, "blocks in use out of range", sp->objects);
 		for (b = sp->freelist; b; b = slob_next(b)) {
 			if (b < start || b >= end || (prev_end && b <= prev_end)) {
 				slob_verr(r, sp, "free block out of place at unit", b - start);
@@ -834,4 +895,5 @@ const struct slablab_design_ops slablab_slob_ops = {
 	.gauges = slob_gauges,
 	.cpu_view = slob_cpu_view,
 	.layers = slob_layers,
+	.occupancy = slob_occupancy,
 };

@@ -460,6 +460,8 @@ struct slablab_occupancy {
  * @gauges: add the design's per-cpu gauges (cpu_slabs, cpu_partial_slabs)
  * @cpu_view: one cpu's figures for the per-cpu reply (PERCPU nest, debugfs cpus)
  * @layers: count the objects in the design's layers (see struct slablab_layers)
+ * @occupancy: fill the occupancy histogram of a design whose memory is not the back
+ *	end's slabs (may be NULL: slablab_backend_occupancy() counts the slabs)
  * @validate: check the design's own slab bookkeeping after the back end's walk (may
  *	be NULL)
  * @cpu_online: a cpu came online (may be NULL; slablab_mutex held)
@@ -496,6 +498,7 @@ struct slablab_design_ops {
 	void (*cpu_view)(struct slablab_cache *s, int cpu, u32 *slab_objects,
 			 u32 *partial_slabs, u32 *partial_objects);
 	void (*layers)(struct slablab_cache *s, struct slablab_layers *l);
+	void (*occupancy)(struct slablab_cache *s, struct slablab_occupancy *h);
 	void (*validate)(struct slablab_cache *s, struct slablab_validate_report *r);
 	void (*cpu_online)(struct slablab_cache *s, int cpu);
 	void (*cpu_offline)(struct slablab_cache *s, int cpu);

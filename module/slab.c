@@ -1224,11 +1224,15 @@ void slablab_layers(struct slablab_cache *s, struct slablab_layers *l)
  * @s: the cache
  * @h: filled: how many slabs hold how many objects in use (struct slablab_occupancy)
  *
- * Every design's slabs are the back end's, so the back end counts them.
+ * The slab designs' slabs are the back end's, so the back end counts them; slob
+ * counts its heap pages (slob_occupancy()).
  */
 void slablab_occupancy(struct slablab_cache *s, struct slablab_occupancy *h)
 {
-	slablab_backend_occupancy(s, h);
+	if (s->ops->occupancy)
+		s->ops->occupancy(s, h);
+	else
+		slablab_backend_occupancy(s, h);
 }
 
 void slablab_gauges(struct slablab_cache *s, struct slablab_gauges *g)

@@ -46,11 +46,15 @@ class Design(str):
         return obj
 
 
-# What the `design` fixture runs the cache suite on: every design, and slab a second time
-# with one slab list (2.4.9's) as well as three.
+# What the `design` fixture runs the cache suite on: every design; slab a second time
+# with one slab list (2.4.9's) as well as three; slob with one and two size-split free
+# lists (SLOB before 2.6.25, and below/above 1 KiB) as well as three (issue 14).
 DESIGN_VARIANTS = [pytest.param(Design(d), id=d) for d in DESIGNS]
 if "slab" in DESIGNS:
     DESIGN_VARIANTS.append(pytest.param(Design("slab", lists=1), id="slab-lists1"))
+if "slob" in DESIGNS:
+    DESIGN_VARIANTS += [pytest.param(Design("slob", lists=n), id=f"slob-lists{n}")
+                        for n in (1, 2)]
 
 # The concurrency tests run on these: every variant above, and sheaves in front of slub's
 # per-cpu slabs (sheaves_cpu_slabs), where two designs' paths share the cpu's lock.

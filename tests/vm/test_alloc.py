@@ -77,7 +77,8 @@ def in_use_bounds(h):
     return (sum(b["lo"] * b["slabs"] for b in h), sum(b["hi"] * b["slabs"] for b in h))
 
 
-@pytest.mark.not_slob('slob has no slabs: its heap pages are shared by every slob cache')
+@pytest.mark.not_slob('slob has no slabs: its heap pages, shared by every slob cache, '
+                      'are counted by test_slob_design.py::test_page_occupancy_histogram')
 @pytest.mark.parametrize("size", [512, 64])
 def test_slab_occupancy_histogram(client, make_cache, design, size):
     """Known fills, after a shrink (the design's per-cpu layers back in their slabs, so

@@ -78,6 +78,55 @@ def test_first_fit_then_next_fit(client, make_cache):
     assert heap()["pages"] == 0 or heap()["orphan_pages"] == 0
 
 
+def page_occupancy(client, name):
+    """The cache's page-occupancy histogram as {blocks in use: pages}, the histogram,
+    and the cache."""
+    c = client.cache_get(name, percpu=False)
+    h = c["occupancy"]
+    assert all(b["lo"] == b["hi"] for b in h), h   # below 32 a page: a bucket per count
+    return {b["lo"]: b["slabs"] for b in h if b["slabs"]}, h, c
+
+
+@SLOB
+def test_page_occupancy_histogram(client, make_cache):
+    """slob's occupancy histogram counts the heap pages charged to the cache by the
+    blocks in use on them, of any cache (a heap page is shared). 256-byte objects: 16
+    fill a page, so a bucket per count 0..16. Three full pages, then 8 objects freed
+    from the first and 15 from the second: pages holding 16, 8 and 1. Another cache's
+    objects that fit in those pages' holes take no page of their own and count on the
+    pages they share. Objects of a page or more are each a full page of their own.
+    slabctl info -r draws it as pages."""
+    assert heap()["list_medium"] == 0, heap()
+    a = make_cache(256)
+    h = [client.obj_alloc(a, 16, cpu=0) for _ in range(3)]     # one full page each
+    got, hist, c = page_occupancy(client, a)
+    assert [b["lo"] for b in hist] == list(range(17)), hist
+    assert got == {16: 3} and c["gauges"]["pages"] == 3, (got, c["gauges"])
+    client.obj_free(h[0], cpu=0, count=8)
+    client.obj_free(h[1], cpu=0, count=15)
+    got, _, c = page_occupancy(client, a)
+    assert got == {16: 1, 8: 1, 1: 1}, got
+    out = slabctl("info", "-r", a).stdout
+    assert "Page occupancy (objects in use per page: pages; 3 pages)" in out, out
+
+    b = make_cache(300)         # the medium list too: into a's holes
+    hb = client.obj_alloc(b, 3, cpu=0)
+    got, _, c = page_occupancy(client, a)
+    assert sum(got.values()) == c["gauges"]["pages"] == 3, got
+    assert sum(n * pages for n, pages in got.items()) == 16 + 8 + 1 + 3, got
+    got_b, _, cb = page_occupancy(client, b)
+    assert got_b == {} and cb["gauges"]["pages"] == 0, (got_b, cb["gauges"])
+
+    big = make_cache(8192)
+    hbig = client.obj_alloc(big, 3, cpu=0)
+    got, hist, c = page_occupancy(client, big)
+    assert [b["lo"] for b in hist] == [0, 1] and got == {1: 3}, hist
+    assert c["gauges"]["pages"] == 3 * 2, c["gauges"]
+    for x in [hbig, hb] + h:
+        client.obj_free(x, cpu=0)
+    assert page_occupancy(client, a)[0] == {}
+
+
 def mixed_pages(client, make_cache, lists):
     """Small, medium and large objects allocated interleaved, then the medium and large
     ones freed: the pages the small ones still hold."""

@@ -181,18 +181,22 @@ void kv(std::string& out, std::string_view key, uint64_t value)
 }
 
 /// The slab-occupancy histogram as text: a line per bucket that holds slabs (range of
-/// objects in use, slabs, a bar scaled to the fullest bucket).
-void occupancy_histogram(std::string& out, const std::vector<CacheInfo::OccupancyBucket>& h)
+/// objects in use, slabs, a bar scaled to the fullest bucket). @p what names the unit:
+/// "slab", or "page" for slob's heap pages (docs/design.md, "The slob design").
+void occupancy_histogram(std::string& out, const std::vector<CacheInfo::OccupancyBucket>& h,
+			 std::string_view what)
 {
 	uint64_t most = 0, total = 0;
 	for (const auto& b : h) {
 		most = std::max(most, b.slabs);
 		total += b.slabs;
 	}
-	out += fmt::format("\nSlab occupancy (objects in use per slab: slabs; {} slabs{})\n", total,
+	out += fmt::format("\n{}{} occupancy (objects in use per {}: {}s; {} {}s{})\n",
+			   static_cast<char>(std::toupper(static_cast<unsigned char>(what[0]))),
+			   what.substr(1), what, what, total, what,
 			   h.size() > 2 && h[1].lo != h[1].hi ? ", bucketed" : "");
 	if (!total) {
-		out += "  (no slabs)\n";
+		out += fmt::format("  (no {}s)\n", what);
 		return;
 	}
 	const uint32_t full = h.back().hi;
@@ -927,7 +931,8 @@ std::string render_report(const CacheInfo& c, uint32_t page_size)
 #undef SLABCTL_LAYER
 	}
 	if (c.has_occupancy && !c.occupancy.empty())
-		occupancy_histogram(out, c.occupancy);
+		occupancy_histogram(out, c.occupancy,
+				    c.design == SLABLAB_DESIGN_SLOB ? "page" : "slab");
 
 	if (!c.has_stats) {
 		out += "\nCounters: not reported\n";

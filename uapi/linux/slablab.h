@@ -1280,7 +1280,10 @@ enum slablab_replay_attr {
  * design's per-cpu layer holds (a cpu slab's freelist, sheaves) count; shrink first for
  * the callers' alone. A slab of another size (an order fallback) falls in the bucket of
  * its fraction. Counted by walking the cache's slabs under slabs_lock a batch at a time:
- * exact on a quiet cache.
+ * exact on a quiet cache. On slob the buckets count the heap pages charged to the cache
+ * (the pages gauge) by blocks in use on them, of any cache: full (lo = hi = how many of
+ * the cache's own blocks fill a page, at least 2) is a page with no free unit left;
+ * objects of a page or more are each a full page (1 a page).
  */
 enum slablab_occupancy_attr {
 	SLABLAB_OCCUPANCY_A_UNSPEC,
