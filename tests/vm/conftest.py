@@ -37,7 +37,9 @@ DESIGNS = list(slablab.DESIGNS)
 class Design(str):
     """A design's name with the tunables of one of its variants: it compares equal to
     the name, so tests that ask `design == "slub"` keep working; make_cache adds the
-    tunables to the caches of that design."""
+    tunables to the caches of that design. Every list of variants below is made of
+    these, so a test takes its variants from any of them the same way:
+    parametrize("design", LIST) and make_cache(size)."""
     tunables: dict
 
     def __new__(cls, name, **tunables):
@@ -45,30 +47,43 @@ class Design(str):
         obj.tunables = tunables
         return obj
 
+    @property
+    def id(self):
+        """The test id: the name, then each tunable as -key or -keyN (slab-lists1,
+        sheaves-sheaves_cpu_slabs)."""
+        return self + "".join(f"-{k}" + ("" if v == 1 and k != "lists" else f"{v}")
+                              for k, v in self.tunables.items())
+
+    def kwargs(self):
+        """The cache tunables of this variant, design included."""
+        return dict(design=str(self), **self.tunables)
+
+
+def variants(*designs):
+    return [pytest.param(d, id=d.id) for d in designs]
+
 
 # What the `design` fixture runs the cache suite on: every design; slab a second time
 # with one slab list (2.4.9's) as well as three; slob with one and two size-split free
 # lists (SLOB before 2.6.25, and below/above 1 KiB) as well as three (issue 14).
-DESIGN_VARIANTS = [pytest.param(Design(d), id=d) for d in DESIGNS]
+DESIGN_VARIANTS = variants(*[Design(d) for d in DESIGNS])
 if "slab" in DESIGNS:
-    DESIGN_VARIANTS.append(pytest.param(Design("slab", lists=1), id="slab-lists1"))
+    DESIGN_VARIANTS += variants(Design("slab", lists=1))
 if "slob" in DESIGNS:
-    DESIGN_VARIANTS += [pytest.param(Design("slob", lists=n), id=f"slob-lists{n}")
-                        for n in (1, 2)]
+    DESIGN_VARIANTS += variants(*[Design("slob", lists=n) for n in (1, 2)])
 
-# The concurrency tests run on these: every variant above, and sheaves in front of slub's
-# per-cpu slabs (sheaves_cpu_slabs), where two designs' paths share the cpu's lock.
-SHEAVES_CPU_SLABS = [pytest.param(Design("sheaves", sheaves_cpu_slabs=1),
-                                  id="sheaves-cpu_slabs")] if "sheaves" in DESIGNS else []
-CONCURRENCY_VARIANTS = DESIGN_VARIANTS + SHEAVES_CPU_SLABS
+# sheaves in front of slub's per-cpu slabs (sheaves_cpu_slabs, 6.18's double caching),
+# where two designs' paths share the cpu's lock.
+SHEAVES_CPU_SLABS = [Design("sheaves", sheaves_cpu_slabs=1)] if "sheaves" in DESIGNS else []
 
+# The concurrency tests run on every variant above and sheaves over slub's cpu slabs.
+CONCURRENCY_VARIANTS = DESIGN_VARIANTS + variants(*SHEAVES_CPU_SLABS)
 
-# The per-cpu front ends, as (design, creation tunables): every design, and sheaves in
-# front of slub's per-cpu slabs (sheaves_cpu_slabs, 6.18's double caching). Tests about
-# what per-cpu layers hold parametrize over these.
-FRONT_ENDS = [(d, {}) for d in DESIGNS] + (
-    [("sheaves", {"sheaves_cpu_slabs": 1})] if "sheaves" in DESIGNS else [])
-FRONT_END_IDS = [d + "".join(f"-{k}" for k in kw) for d, kw in FRONT_ENDS]
+# The per-cpu front ends: each design once, and sheaves over slub's cpu slabs. Tests
+# about what per-cpu layers hold parametrize over FRONT_END_VARIANTS; test_stress.py
+# picks front ends by index into FRONT_ENDS.
+FRONT_ENDS = [Design(d) for d in DESIGNS] + SHEAVES_CPU_SLABS
+FRONT_END_VARIANTS = variants(*FRONT_ENDS)
 
 
 # Cases that are about slabs of fixed-size slots or a per-cpu layer: slob has neither

@@ -3,7 +3,7 @@
 min_partial, shrink, validate under cross-cpu traffic, fast-path modes."""
 import pytest
 
-from conftest import FRONT_END_IDS, FRONT_ENDS, consistent, slabctl
+from conftest import FRONT_END_VARIANTS, consistent, slabctl
 
 CPU_PARTIAL_STATS = ("cpu_partial_alloc", "cpu_partial_free", "cpu_partial_node",
                      "cpu_partial_drain")
@@ -37,12 +37,12 @@ def layers_add_up(client, name):
 
 
 @pytest.mark.not_slob('slob has no cached layer (its identity: test_slob_design)')
-@pytest.mark.parametrize("design,front", FRONT_ENDS, ids=FRONT_END_IDS)
-def test_objects_per_layer_add_up_on_a_quiet_cache(client, make_cache, design, front):
+@pytest.mark.parametrize("design", FRONT_END_VARIANTS)
+def test_objects_per_layer_add_up_on_a_quiet_cache(client, make_cache, design):
     """Objects held in per-cpu layers look allocated to every slab tool: the layers say
     where they are. Empty, filled, half freed (the freed ones cached by the cpu), and
     shrunk (the cpu layers flushed back to the slabs)."""
-    name = make_cache(64, design=design, **front)
+    name = make_cache(64)
     ly, cached = layers_add_up(client, name)
     assert ly["total"] == 0 and not any(cached.values()), ly
     h = client.obj_alloc(name, 1000, cpu=0)
@@ -113,13 +113,13 @@ def test_slab_occupancy_histogram(client, make_cache, design, size):
 
 @pytest.mark.not_slob('slob has no cached layer')
 @pytest.mark.skipif(__import__("os").cpu_count() < 2, reason="needs 2 cpus")
-@pytest.mark.parametrize("design,front", FRONT_ENDS, ids=FRONT_END_IDS)
-def test_objects_per_layer_add_up_across_cpus(client, make_cache, ncpus, design, front):
+@pytest.mark.parametrize("design", FRONT_END_VARIANTS)
+def test_objects_per_layer_add_up_across_cpus(client, make_cache, ncpus, design):
     """Objects spread over every cpu's layers, remote frees among them: each cpu
     allocates, the next one frees part of it. The identity holds, and the cached
     objects are found on more than one cpu's layers (a count on one cpu only would
     leave the total short)."""
-    name = make_cache(192, design=design, **front)
+    name = make_cache(192)
     objs = client.cache_get(name)["objs_per_slab"]
     handles = []
     for cpu in range(ncpus):

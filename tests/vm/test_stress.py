@@ -38,7 +38,7 @@ import warnings
 import pytest
 
 import slablab
-from conftest import FRONT_END_IDS, FRONT_ENDS, consistent, dbg_write
+from conftest import FRONT_ENDS, consistent, dbg_write
 from test_storms import alloc_free, check_result, threads_for, untimed_allocs
 
 # `soak` is registered by scripts/soak.sh (-o markers=soak); plain runs must not warn.
@@ -77,11 +77,10 @@ class Point(collections.namedtuple("Point",
     def __str__(self):
         cp = "default" if self.cpu_partial is None else self.cpu_partial
         return (f"{self.pattern}-{self.size}B-{self.threads}t-cp{cp}-{self.fastpath}-"
-                f"{FRONT_END_IDS[self.front]}")
+                f"{FRONT_ENDS[self.front].id}")
 
     def tunables(self):
-        design, kw = FRONT_ENDS[self.front]
-        return dict(design=design, **kw)
+        return FRONT_ENDS[self.front].kwargs()
 
 
 def quick_points():
@@ -267,10 +266,10 @@ def with_fronts(patterns, debug=False):
     designs) and on one other front end in turn, so that every front end runs (with
     debug, those that have a debug mode: not slob)."""
     pts = [(p, 0) for p in patterns]
-    others = [f for f in FRONTS[1:] if not (debug and FRONT_ENDS[f][0] == "slob")]
+    others = [f for f in FRONTS[1:] if not (debug and FRONT_ENDS[f] == "slob")]
     pts += [(p, others[i % len(others)]) for i, p in enumerate(patterns)] if others else []
     return pytest.mark.parametrize("pattern,front", pts,
-                                   ids=[f"{p}-{FRONT_END_IDS[f]}" for p, f in pts])
+                                   ids=[f"{p}-{FRONT_ENDS[f].id}" for p, f in pts])
 
 
 @with_fronts(["batch", "churn", "remote"])
