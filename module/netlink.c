@@ -1188,21 +1188,32 @@ static int storm_parse_run(struct slablab_storm_spec *sp, struct nlattr **tb,
 	return 0;
 }
 
+/*
+ * The memory cap of a storm or a replay (@name, the attribute @attr): a quarter of RAM
+ * when absent, at most half, so that a run cannot take the memory the rest of the
+ * system needs.
+ */
+static int parse_max_live_bytes(const struct nlattr *attr, const char *name, u64 *bytes,
+				struct netlink_ext_ack *extack)
+{
+	u64 ram = (u64)totalram_pages() << PAGE_SHIFT;
+
+	*bytes = attr ? nla_get_u64(attr) : ram / 4;
+	if (*bytes > ram / 2) {
+		NL_SET_ERR_MSG_FMT_MOD(extack, "%s is at most half of RAM, %llu MiB", name,
+				       ram / 2 >> 20);
+		NL_SET_BAD_ATTR(extack, attr);
+		return -ERANGE;
+	}
+	return 0;
+}
+
 /* The memory cap: MAX_LIVE_BYTES, a quarter of RAM by default, at most half. */
 static int storm_parse_limits(struct slablab_storm_spec *sp, struct nlattr **tb,
 			      struct netlink_ext_ack *extack)
 {
-	u64 ram = (u64)totalram_pages() << PAGE_SHIFT;
-
-	sp->max_live_bytes = tb[SLABLAB_STORM_A_MAX_LIVE_BYTES] ?
-			     nla_get_u64(tb[SLABLAB_STORM_A_MAX_LIVE_BYTES]) : ram / 4;
-	if (sp->max_live_bytes > ram / 2) {
-		NL_SET_ERR_MSG_FMT_MOD(extack, "MAX_LIVE_BYTES is at most half of RAM, %llu MiB",
-				       ram / 2 >> 20);
-		NL_SET_BAD_ATTR(extack, tb[SLABLAB_STORM_A_MAX_LIVE_BYTES]);
-		return -ERANGE;
-	}
-	return 0;
+	return parse_max_live_bytes(tb[SLABLAB_STORM_A_MAX_LIVE_BYTES], "MAX_LIVE_BYTES",
+				    &sp->max_live_bytes, extack);
 }
 
 /*
@@ -1535,7 +1546,6 @@ static int replay_parse(struct genl_info *info, struct nlattr **tb)
 static int slablab_nl_replay_new(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nlattr *tb[SLABLAB_REPLAY_A_MAX + 1];
-	u64 ram = (u64)totalram_pages() << PAGE_SHIFT;
 	struct slablab_replay_setup setup = {};
 	const struct slablab_replay_cache *caches = NULL;
 	u32 nr_caches = 0;
@@ -1557,8 +1567,6 @@ static int slablab_nl_replay_new(struct sk_buff *skb, struct genl_info *info)
 	setup.nr_events = nla_get_u64(tb[SLABLAB_REPLAY_A_NR_EVENTS]);
 	setup.nr_objects = nla_get_u32(tb[SLABLAB_REPLAY_A_NR_OBJECTS]);
 	setup.nr_cpus = nla_get_u32(tb[SLABLAB_REPLAY_A_NR_CPUS]);
-	setup.max_live_bytes = tb[SLABLAB_REPLAY_A_MAX_LIVE_BYTES] ?
-			       nla_get_u64(tb[SLABLAB_REPLAY_A_MAX_LIVE_BYTES]) : ram / 4;
 	setup.design = tb[SLABLAB_REPLAY_A_DESIGN] ?
 		       nla_get_u32(tb[SLABLAB_REPLAY_A_DESIGN]) : SLABLAB_DESIGN_SLUB;
 	setup.time_scale = tb[SLABLAB_REPLAY_A_TIME_SCALE] ?
@@ -1568,13 +1576,10 @@ static int slablab_nl_replay_new(struct sk_buff *skb, struct genl_info *info)
 	setup.use_cpu_partial = !!tb[SLABLAB_REPLAY_A_CPU_PARTIAL];
 	if (setup.use_cpu_partial)
 		setup.cpu_partial = nla_get_u32(tb[SLABLAB_REPLAY_A_CPU_PARTIAL]);
-	if (setup.max_live_bytes > ram / 2) {
-		NL_SET_ERR_MSG_FMT_MOD(info->extack,
-				       "max-live-bytes is at most half of RAM, %llu MiB",
-				       ram / 2 >> 20);
-		NL_SET_BAD_ATTR(info->extack, tb[SLABLAB_REPLAY_A_MAX_LIVE_BYTES]);
-		return -ERANGE;
-	}
+	err = parse_max_live_bytes(tb[SLABLAB_REPLAY_A_MAX_LIVE_BYTES], "max-live-bytes",
+				   &setup.max_live_bytes, info->extack);
+	if (err)
+		return err;
 	if (tb[SLABLAB_REPLAY_A_CACHES]) {
 		u32 len = nla_len(tb[SLABLAB_REPLAY_A_CACHES]);
 
