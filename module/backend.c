@@ -1055,7 +1055,7 @@ void slablab_occupancy_range(const struct slablab_occupancy *h, unsigned int buc
 		*hi = *lo;
 		return;
 	}
-	/* the first count occupancy_bucket() maps to @bucket, and to the next one */
+	/* the first count slablab_occupancy_bucket() maps to @bucket, and to the next one */
 	*lo = 1 + DIV_ROUND_UP((bucket - 1) * span, mid);
 	*hi = bucket + 1 == h->nr - 1 ? h->objs - 1 : DIV_ROUND_UP(bucket * span, mid);
 }
@@ -1066,9 +1066,9 @@ void slablab_occupancy_range(const struct slablab_occupancy *h, unsigned int buc
  * @h: filled (struct slablab_occupancy)
  *
  * In use is the slab's own view (objects not on its freelist). The walk takes
- * slabs_lock for SLABLAB_OCCUPANCY_BATCH slabs at a time, moving the slabs it counted to the
- * tail of s->all_slabs (whose order nobody relies on), so that interrupts are never off
- * for long however many slabs the cache has. Exact on a quiet cache; while slabs come
+ * slabs_lock for SLABLAB_OCCUPANCY_BATCH slabs at a time, moving the slabs it counted
+ * to the tail of s->all_slabs (whose order nobody relies on), so that interrupts are
+ * never off for long however many slabs the cache has. Exact on a quiet cache; while slabs come
  * and go, a slab may be missed or counted twice.
  */
 void slablab_backend_occupancy(struct slablab_cache *s, struct slablab_occupancy *h)

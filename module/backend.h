@@ -188,6 +188,11 @@ void slablab_backend_gauges(struct slablab_cache *s, struct slablab_gauges *g);
 void slablab_backend_layers(struct slablab_cache *s, struct slablab_layers *l);
 void slablab_backend_occupancy(struct slablab_cache *s, struct slablab_occupancy *h);
 
+int slablab_backend_init(void);
+void slablab_backend_exit(void);
+
+/* ---- the occupancy histogram (backend.c, design_slob.c) ---- */
+
 /* Slabs (heap pages) counted per hold of their lock: interrupts are off for ~that many loads. */
 #define SLABLAB_OCCUPANCY_BATCH	256
 
@@ -205,9 +210,6 @@ static inline unsigned int slablab_occupancy_bucket(const struct slablab_occupan
 		return h->nr - 1;
 	return 1 + (inuse - 1) * (h->nr - 2) / (objects - 1);
 }
-
-int slablab_backend_init(void);
-void slablab_backend_exit(void);
 
 static __always_inline void *alloc_hook(struct slablab_cache *s, void *obj, gfp_t gfp)
 {

@@ -10,10 +10,10 @@
  *   in address order, encoded in the free units themselves: a block of more than one
  *   unit holds its size and the offset (in units from the page start) of the next free
  *   block; a one-unit block holds the negated offset. The last block's next offset is
- *   the page's end. A page's metadata (struct slob_page: free units, first free block,
- *   list link, the cache charged for the page) is kmalloc'ed: SLOB kept it in struct
- *   page, which a module may not overlay; its bytes are reported as the charged
- *   cache's meta_bytes. The head page's ->private is the metadata's address with bit 0
+ *   the page's end. A page's metadata (struct slob_page: free units, blocks in use,
+ *   first free block, list link, the cache charged for the page) is kmalloc'ed: SLOB
+ *   kept it in struct page, which a module may not overlay; its bytes are reported as
+ *   the charged cache's meta_bytes. The head page's ->private is the metadata's address with bit 0
  *   set (SLABLAB_PAGE_SLOB): slablab_kfree() tells a heap page from a slab (a pointer,
  *   bit 0 clear) and from a page of the page allocator (0) by it.
  *
@@ -41,7 +41,8 @@
  *   slob_heap.lock (spinlock, irqsave): every heap page's blocks and metadata, the
  *   lists, the heap's figures, each slob cache's charged pages and scan maximum. It is
  *   taken alone: no other slablab lock is held under it, and it is taken under none
- *   but cpus_read_lock and slablab_mutex (a design change, destroy, validate). The
+ *   but cpus_read_lock and slablab_mutex (a design change, destroy, validate, the
+ *   occupancy histogram). The
  *   cache's per-cpu lock is never used: there is no per-cpu state.
  */
 
@@ -620,25 +621,88 @@ static void slob_gauges(struct slablab_cache *s, struct slablab_gauges *g)
 }
 
 /*
+ * The largest block @s asks the heap for, its alignment and the offset it is aligned
+ * at: a slob cache's object; a kmalloc class's largest request on the heap behind its
+ * size header (slablab_slob_kmalloc(): a power-of-two class aligned to itself).
+ */
+static void slob_block_shape(struct slablab_cache *s, size_t *size, int *align, int *offset)
+{
+	if (s->owner != SLABLAB_OWNER_KMALLOC) {
+		*size = slob_size(s);
+		*align = slob_align(s);
+		*offset = 0;
+		return;
+	}
+	*size = min_t(size_t, s->object_size, PAGE_SIZE - SLOB_MINALIGN - 1);
+	*align = is_power_of_2(*size) ? max_t(unsigned int, SLOB_MINALIGN, *size) : SLOB_MINALIGN;
+	*offset = SLOB_MINALIGN;
+	*size += SLOB_MINALIGN;
+}
+
+/* How many blocks of that shape an empty page takes, placed as slob_page_alloc() does. */
+static unsigned int slob_blocks_per_page(size_t size, int align, int offset)
+{
+	unsigned long at = 0, n = 0;
+
+	for (;;) {
+		unsigned long start = ALIGN(at + offset, align) - offset;
+
+		if (start + SLOB_UNITS(size) * SLOB_UNIT > PAGE_SIZE)
+			return n;
+		n++;
+		at = start + SLOB_UNITS(size) * SLOB_UNIT;
+	}
+}
+
+/* Whether a block of that shape fits in one of @sp's free blocks (slob_page_alloc()'s test). */
+static bool slob_page_fits(struct slob_page *sp, size_t size, int align, int offset)
+{
+	int units = SLOB_UNITS(size);
+	struct slob_block *cur;
+
+	lockdep_assert_held(&slob_heap.lock);
+	if (sp->units < units)
+		return false;
+	for (cur = sp->freelist; cur; cur = slob_next(cur)) {
+		struct slob_block *aligned = (struct slob_block *)
+			(ALIGN((unsigned long)cur + offset, align) - offset);
+
+		if (slob_units(cur) >= units + (aligned - cur))
+			return true;
+		if (slob_last(cur))
+			break;
+	}
+	return false;
+}
+
+/*
  * The page-occupancy histogram: the heap pages charged to @s by blocks in use on them.
  * A heap page is shared: its blocks are of any slob cache (or kmalloc class), so
- * objects in use counts them all. @h->objs is how many of @s's own blocks fill a page
- * (at least 2, so that a page holding one block is not "full"); full is a page with no
- * free unit left, and a page with free units but @h->objs blocks or more (smaller
- * ones) counts in the bucket below. A heap page is never empty (an empty page goes
- * back at once). Objects of a page or more have their pages each: objs 1, every such
- * object a full "page". The walk takes the heap lock for SLABLAB_OCCUPANCY_BATCH pages
- * at a time, moving the pages it looked at to the tail of slob_heap.all (whose order
- * nobody relies on): exact on a quiet heap.
+ * objects in use counts them all. @h->objs is how many of @s's largest blocks, aligned
+ * as @s asks, an empty page takes (at least 2, so that a page holding one block is not
+ * "full"); full is a page that could not take another such block (first fit over its
+ * free blocks), and a page with room left counts in the buckets below, however many
+ * (smaller) blocks it holds. A heap page is never empty (an empty page goes back at
+ * once). A cache's objects of a page or more have their pages each: objs 1, every such
+ * object one full "page" (of 2^order pages); a kmalloc class of a page or more has
+ * heap pages (kmalloc requests behind headers) and such objects (cache allocations),
+ * counted as full beside them. The walk takes the heap lock for
+ * SLABLAB_OCCUPANCY_BATCH pages at a time, moving the pages it looked at to the tail of
+ * slob_heap.all (whose order nobody relies on): exact while every slob cache and
+ * kmalloc class on slob is quiet; while pages come and go, a page may be missed or
+ * counted twice. It looks at every heap page, whichever cache it is charged to.
  */
 static void slob_occupancy(struct slablab_cache *s, struct slablab_occupancy *h)
 {
 	struct list_head *first, *last, *pos;
+	int align, offset;
 	unsigned long flags, left;
 	unsigned int i;
+	size_t size;
 
+	lockdep_assert_held(&slablab_mutex);
 	memset(h, 0, sizeof(*h));
-	if (s->object_size >= PAGE_SIZE) {
+	if (s->object_size >= PAGE_SIZE && s->owner != SLABLAB_OWNER_KMALLOC) {
 		h->objs = 1;
 		h->nr = 2;
 		spin_lock_irqsave(&slob_heap.lock, flags);
@@ -646,7 +710,8 @@ static void slob_occupancy(struct slablab_cache *s, struct slablab_occupancy *h)
 		spin_unlock_irqrestore(&slob_heap.lock, flags);
 		return;
 	}
-	h->objs = max_t(unsigned int, 2, SLOB_UNITS(PAGE_SIZE) / SLOB_UNITS(slob_size(s)));
+	slob_block_shape(s, &size, &align, &offset);
+	h->objs = max(2U, slob_blocks_per_page(size, align, offset));
 	h->nr = min_t(unsigned int, h->objs + 1, SLABLAB_OCCUPANCY_BUCKETS);
 	spin_lock_irqsave(&slob_heap.lock, flags);
 	for (left = slob_heap.nr_pages; left && !list_empty(&slob_heap.all);) {
@@ -656,13 +721,13 @@ static void slob_occupancy(struct slablab_cache *s, struct slablab_occupancy *h)
 		     i < SLABLAB_OCCUPANCY_BATCH && left && pos != &slob_heap.all;
 		     pos = pos->next, i++, left--) {
 			struct slob_page *sp = list_entry(pos, struct slob_page, all);
-			unsigned int inuse;
+			unsigned int inuse = h->objs;
 
 			last = pos;
 			if (sp->owner != s)
 				continue;
-			inuse = sp->freelist ? clamp_t(unsigned int, sp->objects, 1, h->objs - 1)
-					     : h->objs;
+			if (slob_page_fits(sp, size, align, offset))
+				inuse = clamp_t(unsigned int, sp->objects, 1, h->objs - 1);
 			h->slabs[slablab_occupancy_bucket(h, h->objs, inuse)]++;
 		}
 		list_bulk_move_tail(&slob_heap.all, first, last);
@@ -670,6 +735,10 @@ static void slob_occupancy(struct slablab_cache *s, struct slablab_occupancy *h)
 		spin_lock_irqsave(&slob_heap.lock, flags);
 		left = min(left, slob_heap.nr_pages);
 	}
+	/* a kmalloc class's cache allocations of a page or more: full, as above */
+	if (s->object_size >= PAGE_SIZE)
+		h->slabs[h->nr - 1] += (s->slob_pages - s->slob_heap_pages) >>
+				       get_order(s->object_size);
 	spin_unlock_irqrestore(&slob_heap.lock, flags);
 }
 
@@ -798,8 +867,9 @@ static void slob_verr(struct slablab_validate_report *r, struct slob_page *sp,
  *
  * Each page's free list lies inside the page, in address order, its blocks neither
  * overlapping nor touching (touching blocks would have merged), and sums to the page's
- * free units; a page is on a list exactly when it has free units; the lists' and the
- * heap's counts agree.
+ * free units; a page is on a list exactly when it has free units; its count of blocks
+ * in use is at least its runs of used units (each holds a block or more) and at most
+ * its used units; the lists' and the heap's counts agree.
  */
 void slablab_slob_validate(struct slablab_cache *s, struct slablab_validate_report *r)
 {
@@ -821,18 +891,17 @@ void slablab_slob_validate(struct slablab_cache *s, struct slablab_validate_repo
 	}
 	list_for_each_entry(sp, &slob_heap.all, all) {
 		struct slob_block *start = sp->base, *end = start + SLOB_UNITS(PAGE_SIZE);
-		struct slob_block *b, *prev_end = NULL;
-		int units = 0, n = 0;
-		bool listed;
+		struct slob_block *b, *prev_end = NULL, *used = start;
+		int units = 0, n = 0, runs = 0;
+		bool listed, walked = true;
 
 		pages++;
 		r->slabs++;
 		listed = sp->on_list >= 0;
 		if (!sp->units == listed)
 			slob_verr(r, sp, "free units and list membership disagree", sp->units);
-		if (sp->objects < 1 || sp->objects > SLOB_UNITS(PAGE_SIZE))
-			slob_verr(r, sp, "blocks in use out of range", sp->objects);
 		for (b = sp->freelist; b; b = slob_next(b)) {
+			walked = false;
 			if (b < start || b >= end || (prev_end && b <= prev_end)) {
 				slob_verr(r, sp, "free block out of place at unit", b - start);
 				break;
@@ -848,11 +917,19 @@ void slablab_slob_validate(struct slablab_cache *s, struct slablab_validate_repo
 					  b - start);
 				break;
 			}
-			if (slob_last(b))
+			runs += b > used;	/* used units before this free block */
+			used = prev_end;
+			if (slob_last(b)) {
+				walked = true;
 				break;
+			}
 		}
+		runs += used < end;
 		if (units != sp->units)
 			slob_verr(r, sp, "free list units differ from the page's count", units);
+		else if (walked && (sp->objects < runs ||
+				    sp->objects > SLOB_UNITS(PAGE_SIZE) - sp->units))
+			slob_verr(r, sp, "blocks in use disagree with the used units", sp->objects);
 		free_units += sp->units;
 	}
 	if (pages != slob_heap.nr_pages || free_units != slob_heap.free_units)

@@ -432,10 +432,12 @@ struct slablab_layers {
 
 /**
  * struct slablab_occupancy - the slab-occupancy histogram of a cache
- * @objs: objects per slab of the cache's layout
+ * @objs: objects per slab of the cache's layout (slob: how many of the cache's blocks
+ *	an empty heap page takes, at least 2; 1 for objects of a page or more)
  * @nr: buckets used: one per count 0..@objs when that is at most
  *	SLABLAB_OCCUPANCY_BUCKETS, else that many (slablab_occupancy_range())
- * @slabs: slabs per bucket, from empty (bucket 0) to full (bucket @nr - 1)
+ * @slabs: slabs (slob: heap pages) per bucket, from empty (bucket 0) to full
+ *	(bucket @nr - 1)
  */
 struct slablab_occupancy {
 	unsigned int objs;
@@ -461,7 +463,8 @@ struct slablab_occupancy {
  * @cpu_view: one cpu's figures for the per-cpu reply (PERCPU nest, debugfs cpus)
  * @layers: count the objects in the design's layers (see struct slablab_layers)
  * @occupancy: fill the occupancy histogram of a design whose memory is not the back
- *	end's slabs (may be NULL: slablab_backend_occupancy() counts the slabs)
+ *	end's slabs (may be NULL: slablab_backend_occupancy() counts the slabs);
+ *	slablab_mutex and cpus_read_lock held
  * @validate: check the design's own slab bookkeeping after the back end's walk (may
  *	be NULL)
  * @cpu_online: a cpu came online (may be NULL; slablab_mutex held)

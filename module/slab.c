@@ -1220,7 +1220,8 @@ void slablab_layers(struct slablab_cache *s, struct slablab_layers *l)
 }
 
 /**
- * slablab_occupancy - the slab-occupancy histogram of a cache
+ * slablab_occupancy - the slab-occupancy histogram of a cache (slablab_mutex,
+ *	cpus_read_lock held: the design cannot change)
  * @s: the cache
  * @h: filled: how many slabs hold how many objects in use (struct slablab_occupancy)
  *
@@ -1229,6 +1230,7 @@ void slablab_layers(struct slablab_cache *s, struct slablab_layers *l)
  */
 void slablab_occupancy(struct slablab_cache *s, struct slablab_occupancy *h)
 {
+	lockdep_assert_held(&slablab_mutex);
 	if (s->ops->occupancy)
 		s->ops->occupancy(s, h);
 	else

@@ -106,6 +106,7 @@ def test_page_occupancy_histogram(client, make_cache):
     client.obj_free(h[1], cpu=0, count=15)
     got, _, c = page_occupancy(client, a)
     assert got == {16: 1, 8: 1, 1: 1}, got
+    assert client.cache_validate(a)["errors"] == 0     # blocks per page agree with units
     out = slabctl("info", "-r", a).stdout
     assert "Page occupancy (objects in use per page: pages; 3 pages)" in out, out
 
@@ -125,6 +126,46 @@ def test_page_occupancy_histogram(client, make_cache):
     for x in [hbig, hb] + h:
         client.obj_free(x, cpu=0)
     assert page_occupancy(client, a)[0] == {}
+
+
+@SLOB
+def test_page_occupancy_unaligned_and_many_pages(client, make_cache):
+    """100-byte objects, 8-aligned, sit 104 bytes apart: 39 fill a page, and the 4-byte
+    fragments after each leave free units on a full page, which is full because no
+    other block fits (bucketed: 39 is over 31 a page). 300 pages of them: the walk
+    takes the heap lock 256 pages at a time and still counts every page once."""
+    name = make_cache(100)
+    h = client.obj_alloc(name, 39 * 300, cpu=0)
+    c = client.cache_get(name, percpu=False)
+    hist = c["occupancy"]
+    assert len(hist) == 32 and hist[-1]["lo"] == hist[-1]["hi"] == 39, hist
+    assert hist[-1]["slabs"] == 300 == c["gauges"]["pages"], (hist[-1], c["gauges"])
+    assert sum(b["slabs"] for b in hist) == 300, hist
+    assert client.cache_validate(name)["errors"] == 0
+    client.obj_free(h, cpu=0, count=39 * 300 - 1)
+    got = {(b["lo"], b["hi"]): b["slabs"] for b in client.cache_get(name)["occupancy"]
+           if b["slabs"]}
+    assert got == {(1, 2): 1}, got      # one page left, in the bucket of 1 (of 1-2)
+    client.obj_free(h, cpu=0)
+
+
+def test_page_occupancy_kmalloc_classes(client, kmalloc_back):
+    """A kmalloc class on slob is measured against its largest request behind a size
+    header: kmalloc-256's are 264 bytes aligned to 256 after the header, 8 a page, so
+    a page of sixteen 256-byte cache allocations (no header) is full at 8. kmalloc-4096's
+    cache allocations are a page each, counted as full beside its heap pages."""
+    client.set_kmalloc(design="slob")
+    h = client.obj_alloc("kmalloc-256", 16 * 3, cpu=0)
+    h4 = client.obj_alloc("kmalloc-4096", 2, cpu=0)
+    try:
+        got, hist, c = page_occupancy(client, "kmalloc-256")
+        assert [b["lo"] for b in hist] == list(range(9)), hist
+        assert got == {8: 3} and c["gauges"]["pages"] == 3, (got, c["gauges"])
+        got, hist, c = page_occupancy(client, "kmalloc-4096")
+        assert got == {hist[-1]["lo"]: 2} and c["gauges"]["pages"] == 2, (hist, c["gauges"])
+    finally:
+        client.obj_free(h, cpu=0)
+        client.obj_free(h4, cpu=0)
 
 
 def mixed_pages(client, make_cache, lists):
