@@ -1282,8 +1282,9 @@ enum slablab_replay_attr {
  * its fraction. Counted by walking the cache's slabs under slabs_lock a batch at a time:
  * exact on a quiet cache. On slob the buckets count the heap pages charged to the cache
  * (the pages gauge) by blocks in use on them, of any cache: full (lo = hi = how many of
- * the cache's own blocks fill a page, at least 2) is a page with no free unit left;
- * objects of a page or more are each a full page (1 a page).
+ * the cache's own blocks, aligned, an empty page takes, at least 2) is a page whose free
+ * blocks cannot take another of them; objects of a page or more are each a full page (1
+ * a page).
  */
 enum slablab_occupancy_attr {
 	SLABLAB_OCCUPANCY_A_UNSPEC,
