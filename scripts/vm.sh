@@ -48,6 +48,8 @@ environment: KERNEL KERNEL_DIR VM_CPUS (2) VM_MEM (2G) VM_TIMEOUT (900) VM_LOG
   VM_ACCEL (auto|kvm|tcg) VM_APPEND (extra kernel args) VM_ENV (names of variables to
   pass into the guest, besides SLABLAB_*, PYTEST_ADDOPTS, PYTHONDONTWRITEBYTECODE)
   VM_SPLAT_IGNORE (ERE: kernel lines not to count as splats)
+  VM_PIN (0|auto|1; default 0): pin each vCPU thread to its own host cpu, from those
+  vm.sh may run on (its affinity mask); auto: when there are enough, 1: or fail
   VM_KERNEL_CMDLINE (replaces the kernel's own CMDLINE from its env file, e.g. the
   debug kernel's acpi=ht)
   VM_CACHE_ROOT (loose) VM_CACHE_REPO (mmap): 9p cache modes; VM_PVH=0: boot the
@@ -70,6 +72,7 @@ log=${VM_LOG:-$REPO/build/vm/serial.log}
 cpus=${VM_CPUS:-2}
 mem=${VM_MEM:-2G}
 accel=${VM_ACCEL:-auto}
+pin=${VM_PIN:-0}
 while [ $# -gt 0 ]; do
 	case $1 in
 	--kernel-dir | --module | --timeout | --log)
@@ -99,8 +102,16 @@ is_uint "$timeout" || die "timeout '$timeout' is not a number of seconds"
 { is_uint "$cpus" && [ "$cpus" -ge 1 ]; } || die "VM_CPUS '$cpus' is not a positive number"
 [[ $mem =~ ^[0-9]+[MGmg]?$ ]] || die "VM_MEM '$mem' is not a size like 2G or 512M"
 case $accel in auto | kvm | tcg) ;; *) die "VM_ACCEL '$accel' is not auto, kvm or tcg" ;; esac
+case $pin in 0 | auto | 1) ;; *) die "VM_PIN '$pin' is not 0, auto or 1" ;; esac
 cache_root=${VM_CACHE_ROOT:-loose}
 cache_repo=${VM_CACHE_REPO:-mmap}
+# scripts/vm-pin.py decides (its plan() is the policy) and, once qemu runs, pins through
+# qemu's QMP socket. Refused here, before booting, when VM_PIN=1 cannot be honoured.
+pin_threads=$cpus
+if [ "$pin" != 0 ]; then
+	/usr/bin/python3 "$REPO/scripts/vm-pin.py" plan --policy "$pin" --vcpus "$pin_threads" ||
+		exit 2
+fi
 command -v "$QEMU" >/dev/null || die "$QEMU not found (apt-get install qemu-system-x86)"
 
 if [ -z "$kernel_dir" ]; then
@@ -160,9 +171,11 @@ fi
 run=$(mktemp -d "${TMPDIR:-/tmp}/slablab-vm.XXXXXX")
 readers=()
 qpid=
+pinner=
 # shellcheck disable=SC2317 # called from the EXIT trap
 cleanup() {
 	[ -z "$qpid" ] || kill "$qpid" 2>/dev/null || true
+	[ -z "$pinner" ] || kill "$pinner" 2>/dev/null || true
 	for p in ${readers[@]+"${readers[@]}"}; do kill "$p" 2>/dev/null || true; done
 	rm -rf "$run"
 }
@@ -288,7 +301,11 @@ qargs=(
 	-virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap"
 	-virtfs "local,path=$(qesc "$REPO"),mount_tag=repo,security_model=none,multidevs=remap"
 	-device virtio-rng-pci
+	# thread names ("CPU 1/TCG", "CPU 1/KVM") in ps, top and /proc/PID/task/TID/comm
+	-name "slablab-vm,debug-threads=on"
 )
+# QMP, for scripts/vm-pin.py's query-cpus-fast (the vCPUs' thread ids)
+[ "$pin" = 0 ] || qargs+=(-qmp "unix:$(qesc "$run/qmp.sock"),server=on,wait=off")
 
 # Readers: whole lines only, each appended with one write(), so that kernel lines and
 # the command's (prefixed) lines interleave in the log without tearing each other.
@@ -313,9 +330,21 @@ readers+=($!)
 
 echo "vm: booting $KREL ($accel, $cpus cpus, $mem) for: ${*:-an interactive shell}" >&2
 echo "vm: kernel log: $log" >&2
+# Pins the vCPU threads once qemu's QMP socket is up (the guest is booting by then) and
+# says what it did on stderr, failures included; with VM_PIN=1 (batch) a failure kills
+# the guest. Its exit status: 0 pinned, 3 not pinned on purpose, else failed.
+start_pinner() { # PID: qemu (or the timeout running it): stop waiting when it is gone
+	[ "$pin" != 0 ] || return 0
+	local kill=()
+	[ "$pin" != 1 ] || [ $interactive = 1 ] || kill=(--kill-on-failure "$1")
+	/usr/bin/python3 "$REPO/scripts/vm-pin.py" apply --policy "$pin" \
+		--qmp "$run/qmp.sock" --pid "$1" "${kill[@]}" &
+	pinner=$!
+}
 t0=$EPOCHREALTIME
 qrc=0 interrupted=
 if [ $interactive = 1 ]; then
+	start_pinner $$
 	if [ "$timeout" -gt 0 ]; then
 		timeout --foreground -k 10 "$timeout" "$QEMU" "${qargs[@]}" || qrc=$?
 	else
@@ -326,6 +355,7 @@ else
 	# that our INT/TERM trap runs at once rather than after qemu exits.
 	timeout --foreground -k 10 "$timeout" "$QEMU" "${qargs[@]}" </dev/null &
 	qpid=$!
+	start_pinner "$qpid"
 	for sig in HUP:129 INT:130 TERM:143; do
 		# shellcheck disable=SC2064 # the exit status is fixed now, per signal
 		trap "interrupted=${sig#*:}; kill -TERM \$qpid 2>/dev/null || true" "${sig%:*}"
@@ -336,6 +366,15 @@ else
 	trap - HUP INT TERM
 fi
 t_end=$EPOCHREALTIME
+pin_rc=-
+if [ -n "$pinner" ]; then
+	# Batch: qemu is gone, so the pinner is done or about to be. Interactive: it may still
+	# wait for a socket that never opened.
+	[ $interactive = 0 ] || kill "$pinner" 2>/dev/null || true
+	pin_rc=0
+	wait "$pinner" || pin_rc=$?
+	pinner=
+fi
 
 # qemu is gone; its fifo ends are closed, so readers see EOF once drained. A reader that
 # never got past open() (qemu failed early) is released by a brief open of the fifo.
@@ -351,6 +390,10 @@ readers=()
 if [ -n "$interrupted" ]; then
 	echo "vm: interrupted, guest killed (kernel log: $log)" >&2
 	exit "$interrupted"
+fi
+if [ "$pin" = 1 ] && [ $interactive = 0 ] && [ "$pin_rc" != 0 ]; then
+	echo "vm: VM_PIN=1 and the vCPU threads could not be pinned: guest killed" >&2
+	exit 2
 fi
 
 # ---------------------------------------------------------------- verdict
@@ -431,5 +474,7 @@ boot=- cmd=-
 [ -z "$t_start" ] || [ -z "$t_exit" ] || cmd=$(elapsed "$t_start" "$t_exit")s
 verdict="exit $cmd_rc"
 [ "$rc" = "$cmd_rc" ] || verdict+=" (vm.sh exits $rc)"
-echo "vm: $KREL $accel $cpus cpus: boot $boot, command $cmd, total $(elapsed "$t0" "$t_end")s, $verdict" >&2
+pinned=
+[ "$pin_rc" != 0 ] || pinned=", pinned"
+echo "vm: $KREL $accel $cpus cpus$pinned: boot $boot, command $cmd, total $(elapsed "$t0" "$t_end")s, $verdict" >&2
 exit "$rc"
