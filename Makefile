@@ -137,8 +137,11 @@ test-vm: all
 	@$(REPO)/scripts/test.sh vm
 
 # The measuring targets (bench, experiments, replay-*, sweep) pin qemu's vCPU threads to
-# host cpus when there is one for each (VM_PIN=auto; VM_PIN=0: let them float; docs/vm.md).
-MEASURE_VM = VM_PIN='$(or $(VM_PIN),auto)'
+# host cpus when there is one for each (VM_PIN=auto; VM_PIN=0: let them float) and pass
+# VM_ICOUNT (a shift: deterministic TCG, cycles count instructions; one vCPU unless
+# VM_CPUS says otherwise, which vm.sh refuses; docs/experiments.md "Deterministic mode").
+MEASURE_VM = VM_PIN='$(or $(VM_PIN),auto)' \
+	$(if $(VM_ICOUNT),VM_ICOUNT='$(VM_ICOUNT)' VM_CPUS='$(or $(VM_CPUS),1)')
 
 # Benchmarks against the kernel's SLUB (docs/benchmarks.md): every design beside it, ~30
 # minutes under TCG (BENCH_TIMEOUT); scripts/bench.sh's BENCH_* settings reach the VM.
