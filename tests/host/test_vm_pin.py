@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 """scripts/vm.sh's vCPU pinning (VM_PIN, docs/vm.md): the policy of scripts/vm-pin.py,
-the refusals before booting, and a booted VM whose vCPU threads the test finds in /proc
+the refusals before booting (VM_ICOUNT's too), and a booted VM whose vCPU threads the test finds in /proc
 itself and whose affinity it reads back while the guest runs."""
 import importlib.util
 import os
@@ -72,14 +72,20 @@ def vm_sh(env_extra, *command, cpus=None, **kw):
                           env=env, stdin=subprocess.DEVNULL, **kw)
 
 
+FIRST_CPU = min(os.sched_getaffinity(0))
+
+
 @pytest.mark.parametrize("env,message", [
     ({"VM_PIN": "yes"}, "VM_PIN 'yes' is not 0, auto or 1"),
     ({"VM_PIN": "1", "VM_CPUS": "2"},
-     "VM_PIN=1: cannot pin: 2 vCPU threads but only 1 usable host cpu (0)"),
+     f"VM_PIN=1: cannot pin: 2 vCPU threads but only 1 usable host cpu ({FIRST_CPU})"),
+    ({"VM_PIN": "1", "VM_CPUS": "2", "VM_ICOUNT": "1"}, "VM_ICOUNT needs VM_CPUS=1"),
+    ({"VM_ICOUNT": "0", "VM_CPUS": "1"}, "VM_ICOUNT '0' is not a shift from 1 to 7"),
+    ({"VM_ICOUNT": "auto", "VM_CPUS": "1"}, "VM_ICOUNT 'auto' is not a shift from 1 to 7"),
 ])
 def test_vm_sh_refuses_before_booting(env, message):
     # one usable cpu (vm.sh's own affinity mask), whatever the host has
-    r = vm_sh(env, "true", cpus="0", timeout=60)
+    r = vm_sh(env, "true", cpus=str(FIRST_CPU), timeout=60)
     assert r.returncode == 2, r.stderr
     assert message in r.stderr and "booting" not in r.stderr
 
