@@ -136,20 +136,27 @@ test-host: python
 test-vm: all
 	@$(REPO)/scripts/test.sh vm
 
+# The measuring targets (bench, experiments, replay-*, sweep) pin qemu's vCPU threads to
+# host cpus when there is one for each (VM_PIN=auto; VM_PIN=0: let them float) and pass
+# VM_ICOUNT (a shift: deterministic TCG, cycles count instructions; one vCPU unless
+# VM_CPUS says otherwise, which vm.sh refuses; docs/experiments.md "Deterministic mode").
+MEASURE_VM = VM_PIN='$(or $(VM_PIN),auto)' \
+	$(if $(VM_ICOUNT),VM_ICOUNT='$(VM_ICOUNT)' VM_CPUS='$(or $(VM_CPUS),1)')
+
 # Benchmarks against the kernel's SLUB (docs/benchmarks.md): every design beside it, ~30
 # minutes under TCG (BENCH_TIMEOUT); scripts/bench.sh's BENCH_* settings reach the VM.
 BENCH_TIMEOUT ?= 3600
 BENCH_VARS := BENCH_REPEAT BENCH_OPS BENCH_UNTIL BENCH_MAX BENCH_WARMUP BENCH_BULK \
 	BENCH_ONLY BENCH_SIZES BENCH_SIZE_OPS
 bench: all
-	@VM_TIMEOUT='$(BENCH_TIMEOUT)' VM_ENV="$${VM_ENV:-} $(BENCH_VARS)" \
+	@$(MEASURE_VM) VM_TIMEOUT='$(BENCH_TIMEOUT)' VM_ENV="$${VM_ENV:-} $(BENCH_VARS)" \
 		$(REPO)/scripts/vm.sh --module $(REPO)/module/slablab.ko -- $(REPO)/scripts/bench.sh
 
 # The seed experiments in the VM (docs/experiments.md): tables, CSVs and plots in
 # build/experiments/. EXPERIMENTS (default all), EXPERIMENTS_FULL=1, EXPERIMENTS_REPEAT.
 EXPERIMENTS_TIMEOUT ?= $(if $(filter 1,$(EXPERIMENTS_FULL)),14400,2400)
 experiments: all
-	@VM_TIMEOUT='$(EXPERIMENTS_TIMEOUT)' $(if $(EXPERIMENTS),EXPERIMENTS='$(EXPERIMENTS)') \
+	@$(MEASURE_VM) VM_TIMEOUT='$(EXPERIMENTS_TIMEOUT)' $(if $(EXPERIMENTS),EXPERIMENTS='$(EXPERIMENTS)') \
 		$(if $(EXPERIMENTS_FULL),EXPERIMENTS_FULL='$(EXPERIMENTS_FULL)') \
 		$(if $(EXPERIMENTS_REPEAT),EXPERIMENTS_REPEAT='$(EXPERIMENTS_REPEAT)') \
 		VM_ENV='EXPERIMENTS EXPERIMENTS_FULL EXPERIMENTS_REPEAT' \
@@ -177,13 +184,13 @@ record-bootlike: all
 # build/<name>-replay.json and the pages-over-time plot (.png, .svg); docs/replay.md.
 # REPLAY_TARGETS, REPLAY_TIME_SCALE (1: at the recorded pace; 0: as fast as possible).
 replay-hackbench replay-bootlike: replay-%: all
-	@VM_ENV="$${VM_ENV:-} REPLAY_TARGETS REPLAY_TIME_SCALE" $(REPO)/scripts/vm.sh \
+	@$(MEASURE_VM) VM_ENV="$${VM_ENV:-} REPLAY_TARGETS REPLAY_TIME_SCALE" $(REPO)/scripts/vm.sh \
 		--module $(REPO)/module/slablab.ko -- \
 		$(REPO)/scripts/replay-compare.sh $(BUILD)/$*.trace $(BUILD)/$*-replay
 
 # Parameter sweep in the VM, CSV + PNG plots (docs/sweeps.md).
 sweep: all
-	@$(REPO)/scripts/sweep.sh --grid $(GRID)
+	@$(MEASURE_VM) $(REPO)/scripts/sweep.sh --grid $(GRID)
 
 # The long stress grid, repeated for SOAK_SECONDS (docs/sweeps.md).
 soak: all

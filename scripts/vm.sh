@@ -48,6 +48,10 @@ environment: KERNEL KERNEL_DIR VM_CPUS (2) VM_MEM (2G) VM_TIMEOUT (900) VM_LOG
   VM_ACCEL (auto|kvm|tcg) VM_APPEND (extra kernel args) VM_ENV (names of variables to
   pass into the guest, besides SLABLAB_*, PYTEST_ADDOPTS, PYTHONDONTWRITEBYTECODE)
   VM_SPLAT_IGNORE (ERE: kernel lines not to count as splats)
+  VM_PIN (0|auto|1; default 0): pin each vCPU thread to its own host cpu, from those
+  vm.sh may run on (its affinity mask); auto: when there are enough, 1: or fail
+  VM_ICOUNT (a shift, 1 to 7; VM_CPUS=1 only): deterministic TCG, the guest's clocks
+  advance 2^shift ns per instruction, so its cycle counts count instructions
   VM_KERNEL_CMDLINE (replaces the kernel's own CMDLINE from its env file, e.g. the
   debug kernel's acpi=ht)
   VM_CACHE_ROOT (loose) VM_CACHE_REPO (mmap): 9p cache modes; VM_PVH=0: boot the
@@ -70,6 +74,8 @@ log=${VM_LOG:-$REPO/build/vm/serial.log}
 cpus=${VM_CPUS:-2}
 mem=${VM_MEM:-2G}
 accel=${VM_ACCEL:-auto}
+icount=${VM_ICOUNT:-}
+pin=${VM_PIN:-0}
 while [ $# -gt 0 ]; do
 	case $1 in
 	--kernel-dir | --module | --timeout | --log)
@@ -99,8 +105,30 @@ is_uint "$timeout" || die "timeout '$timeout' is not a number of seconds"
 { is_uint "$cpus" && [ "$cpus" -ge 1 ]; } || die "VM_CPUS '$cpus' is not a positive number"
 [[ $mem =~ ^[0-9]+[MGmg]?$ ]] || die "VM_MEM '$mem' is not a size like 2G or 512M"
 case $accel in auto | kvm | tcg) ;; *) die "VM_ACCEL '$accel' is not auto, kvm or tcg" ;; esac
+if [ -n "$icount" ]; then
+	# Measured with the 6.1 guest (docs/experiments.md, "Deterministic mode"): shift 0
+	# hangs the boot; from 8 on, the guest's clock runs so fast against its work that its
+	# soft-lockup watchdog fires during boot. shift=auto is not deterministic.
+	{ is_uint "$icount" && [ "$icount" -ge 1 ] && [ "$icount" -le 7 ]; } ||
+		die "VM_ICOUNT '$icount' is not a shift from 1 to 7"
+	# With 2 vCPUs, fixed shifts 1, 3, 4 and 6 hung at "Booting SMP configuration" for
+	# 90-300 s (single-threaded TCG runs the vCPUs round-robin); one boots in 4-12 s.
+	[ "$cpus" = 1 ] || die "VM_ICOUNT needs VM_CPUS=1 (with more the guest hangs bringing up its second cpu)"
+	[ "$accel" != kvm ] || die "VM_ICOUNT needs TCG (VM_ACCEL=kvm was asked for)"
+	accel=tcg
+fi
+case $pin in 0 | auto | 1) ;; *) die "VM_PIN '$pin' is not 0, auto or 1" ;; esac
 cache_root=${VM_CACHE_ROOT:-loose}
 cache_repo=${VM_CACHE_REPO:-mmap}
+# scripts/vm-pin.py decides (its plan() is the policy) and, once qemu runs, pins through
+# qemu's QMP socket. Refused here, before booting, when VM_PIN=1 cannot be honoured.
+# Single-threaded TCG (-icount) has one thread for all vCPUs.
+pin_threads=$cpus
+[ -z "$icount" ] || pin_threads=1
+if [ "$pin" != 0 ]; then
+	/usr/bin/python3 "$REPO/scripts/vm-pin.py" plan --policy "$pin" --vcpus "$pin_threads" ||
+		exit 2
+fi
 command -v "$QEMU" >/dev/null || die "$QEMU not found (apt-get install qemu-system-x86)"
 
 if [ -z "$kernel_dir" ]; then
@@ -160,9 +188,11 @@ fi
 run=$(mktemp -d "${TMPDIR:-/tmp}/slablab-vm.XXXXXX")
 readers=()
 qpid=
+pinner=
 # shellcheck disable=SC2317 # called from the EXIT trap
 cleanup() {
 	[ -z "$qpid" ] || kill "$qpid" 2>/dev/null || true
+	[ -z "$pinner" ] || kill "$pinner" 2>/dev/null || true
 	for p in ${readers[@]+"${readers[@]}"}; do kill "$p" 2>/dev/null || true; done
 	rm -rf "$run"
 }
@@ -202,6 +232,15 @@ if [ "$accel" = kvm ]; then
 else
 	# shellcheck disable=SC2054 # commas belong to the qemu option
 	accel_args=(-accel tcg,thread=multi -cpu max)
+	if [ -n "$icount" ]; then
+		# -icount: the guest's clocks (TSC, HPET, PIT) advance by 2^shift ns per executed
+		# instruction, so get_cycles() counts instructions. It needs single-threaded TCG:
+		# one host thread runs every vCPU in turn. sleep=off: an idle guest's clock jumps
+		# to its next timer instead of waiting for host time; align=off: no throttling
+		# of the guest to the host's clock.
+		# shellcheck disable=SC2054 # commas belong to the qemu options
+		accel_args=(-accel tcg,thread=single -cpu max -icount "shift=$icount,sleep=off,align=off")
+	fi
 fi
 
 # ---------------------------------------------------------------- per-run config
@@ -239,6 +278,11 @@ fi
 		[[ $v =~ ^[A-Za-z_][A-Za-z0-9_]*$ ]] || die "VM_ENV: '$v' is not a variable name"
 		[ -z "${!v+set}" ] || echo "export $v=$(printf %q "${!v}")"
 	done
+	# The clock mode, for the rows that measurements write (SLABLAB_* of the host's
+	# environment pass through above; this one always says what this VM does).
+	if [ -n "$icount" ]; then echo "export SLABLAB_VM_ICOUNT=$icount"
+	else echo "unset SLABLAB_VM_ICOUNT"
+	fi
 	# shellcheck disable=SC2016 # expanded in the guest
 	echo 'mkdir -p "$HOME"'
 	echo "cd -- $(printf %q "$cwd") || exit 126"
@@ -288,7 +332,11 @@ qargs=(
 	-virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap"
 	-virtfs "local,path=$(qesc "$REPO"),mount_tag=repo,security_model=none,multidevs=remap"
 	-device virtio-rng-pci
+	# thread names ("CPU 1/TCG", "CPU 1/KVM") in ps, top and /proc/PID/task/TID/comm
+	-name "slablab-vm,debug-threads=on"
 )
+# QMP, for scripts/vm-pin.py's query-cpus-fast (the vCPUs' thread ids)
+[ "$pin" = 0 ] || qargs+=(-qmp "unix:$(qesc "$run/qmp.sock"),server=on,wait=off")
 
 # Readers: whole lines only, each appended with one write(), so that kernel lines and
 # the command's (prefixed) lines interleave in the log without tearing each other.
@@ -311,11 +359,25 @@ while IFS= read -r line; do
 done <"$run/ttyS1.out" >"$run/status" &
 readers+=($!)
 
-echo "vm: booting $KREL ($accel, $cpus cpus, $mem) for: ${*:-an interactive shell}" >&2
+mode=$accel
+[ -z "$icount" ] || mode+=" icount shift=$icount"
+echo "vm: booting $KREL ($mode, $cpus cpus, $mem) for: ${*:-an interactive shell}" >&2
 echo "vm: kernel log: $log" >&2
+# Pins the vCPU threads once qemu's QMP socket is up (the guest is booting by then) and
+# says what it did on stderr, failures included; with VM_PIN=1 (batch) a failure kills
+# the guest. Its exit status: 0 pinned, 3 not pinned on purpose, else failed.
+start_pinner() { # PID: qemu (or the timeout running it): stop waiting when it is gone
+	[ "$pin" != 0 ] || return 0
+	local kill=()
+	[ "$pin" != 1 ] || [ $interactive = 1 ] || kill=(--kill-on-failure "$1")
+	/usr/bin/python3 "$REPO/scripts/vm-pin.py" apply --policy "$pin" \
+		--qmp "$run/qmp.sock" --pid "$1" "${kill[@]}" &
+	pinner=$!
+}
 t0=$EPOCHREALTIME
 qrc=0 interrupted=
 if [ $interactive = 1 ]; then
+	start_pinner $$
 	if [ "$timeout" -gt 0 ]; then
 		timeout --foreground -k 10 "$timeout" "$QEMU" "${qargs[@]}" || qrc=$?
 	else
@@ -326,6 +388,7 @@ else
 	# that our INT/TERM trap runs at once rather than after qemu exits.
 	timeout --foreground -k 10 "$timeout" "$QEMU" "${qargs[@]}" </dev/null &
 	qpid=$!
+	start_pinner "$qpid"
 	for sig in HUP:129 INT:130 TERM:143; do
 		# shellcheck disable=SC2064 # the exit status is fixed now, per signal
 		trap "interrupted=${sig#*:}; kill -TERM \$qpid 2>/dev/null || true" "${sig%:*}"
@@ -336,6 +399,15 @@ else
 	trap - HUP INT TERM
 fi
 t_end=$EPOCHREALTIME
+pin_rc=-
+if [ -n "$pinner" ]; then
+	# Batch: qemu is gone, so the pinner is done or about to be. Interactive: it may still
+	# wait for a socket that never opened.
+	[ $interactive = 0 ] || kill "$pinner" 2>/dev/null || true
+	pin_rc=0
+	wait "$pinner" || pin_rc=$?
+	pinner=
+fi
 
 # qemu is gone; its fifo ends are closed, so readers see EOF once drained. A reader that
 # never got past open() (qemu failed early) is released by a brief open of the fifo.
@@ -351,6 +423,10 @@ readers=()
 if [ -n "$interrupted" ]; then
 	echo "vm: interrupted, guest killed (kernel log: $log)" >&2
 	exit "$interrupted"
+fi
+if [ "$pin" = 1 ] && [ $interactive = 0 ] && [ "$pin_rc" != 0 ]; then
+	echo "vm: VM_PIN=1 and the vCPU threads could not be pinned: guest killed" >&2
+	exit 2
 fi
 
 # ---------------------------------------------------------------- verdict
@@ -431,5 +507,7 @@ boot=- cmd=-
 [ -z "$t_start" ] || [ -z "$t_exit" ] || cmd=$(elapsed "$t_start" "$t_exit")s
 verdict="exit $cmd_rc"
 [ "$rc" = "$cmd_rc" ] || verdict+=" (vm.sh exits $rc)"
-echo "vm: $KREL $accel $cpus cpus: boot $boot, command $cmd, total $(elapsed "$t0" "$t_end")s, $verdict" >&2
+pinned=
+[ "$pin_rc" != 0 ] || pinned=", pinned"
+echo "vm: $KREL $mode $cpus cpus$pinned: boot $boot, command $cmd, total $(elapsed "$t0" "$t_end")s, $verdict" >&2
 exit "$rc"

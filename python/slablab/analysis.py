@@ -117,8 +117,9 @@ def run_context(status: Mapping[str, Any], cache: Optional[Mapping[str, Any]] = 
                 memory_mb: Optional[int] = None) -> Dict[str, Any]:
     """The columns that say how to rerun a row, as ``slabctl compare --csv`` fills them:
     kernel release and cpus (the module's status), memory (this machine's MemTotal), the
-    design, the cache's tunables (``cache``: a cache dict, None for SLUB's runs) and the
-    slablab commit this package was built from."""
+    VM's qemu -icount shift (``SLABLAB_VM_ICOUNT``, set by scripts/vm.sh; empty when the
+    clocks run in real time), the design, the cache's tunables (``cache``: a cache dict,
+    None for SLUB's runs) and the slablab commit this package was built from."""
     if memory_mb is None:
         try:
             with open("/proc/meminfo") as f:
@@ -134,7 +135,8 @@ def run_context(status: Mapping[str, Any], cache: Optional[Mapping[str, Any]] = 
         tunables = " ".join(f"{t[0]}={cache[t[0]]}" for t in CACHE_TUNABLES
                             if t[0] in cache)
     return dict(kernel_release=status["kernel_release"], vm_cpus=status["nr_online_cpus"],
-                vm_memory_mb=memory_mb, design="slub", tunables=tunables,
+                vm_memory_mb=memory_mb, vm_icount=os.environ.get("SLABLAB_VM_ICOUNT", ""),
+                design="slub", tunables=tunables,
                 slablab_commit=BUILD_COMMIT)
 
 
@@ -212,7 +214,7 @@ def sweep_row(storm: Storm, cache: Optional[CacheInfo],
 # ---------------------------------------------------------------- DataFrames
 
 _TEXT = {"experiment", "variant", "set", "target", "pattern", "cache", "sizes", "cpus",
-         "design", "tunables", "slablab_commit",
+         "design", "tunables", "slablab_commit", "vm_icount",
          "state", "native_name", "thread_list", "date", "sweep", "grid", "allocator",
          "kernel_release", "slablab_version", "kernel_features", "cache_fastpath",
          "cache_flag_names"}

@@ -263,8 +263,16 @@ def _faithful(df: "pd.DataFrame", extra: str = "") -> str:
         (f", {kern.iloc[0]}" if len(kern) else "") + \
         (f", cpu '{model.iloc[0]}'" if len(model) and model.iloc[0] else "")
     tcg = len(model) and "QEMU" in model.iloc[0]
-    text = f"  faithful? here: {machine}" + \
-        ("; qemu TCG: cycles are emulator cycles, read ratios not values" if tcg else "")
+    icount = ([v for v in df["vm_icount"].dropna().astype(str) if v]
+              if "vm_icount" in df.columns else [])
+    if icount:
+        # scripts/vm.sh VM_ICOUNT: the guest's TSC advances 2^shift per instruction
+        text = (f"  faithful? here: {machine}, qemu -icount shift={icount[0]}: cycles are "
+                f"instructions x {2 ** int(icount[0])}, deterministic; no cache, memory or "
+                "contention costs")
+    else:
+        text = f"  faithful? here: {machine}" + \
+            ("; qemu TCG: cycles are emulator cycles, read ratios not values" if tcg else "")
     return text + (f"; {extra}" if extra else "") + "."
 
 

@@ -313,6 +313,7 @@ class RunContext(TypedDict):
     kernel_release: str
     vm_cpus: Optional[int]
     vm_memory_mb: Optional[int]
+    vm_icount: Optional[str]
     design: str
     slablab_commit: str
 

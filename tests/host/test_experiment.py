@@ -179,6 +179,24 @@ def test_table_001_marks_missing_designs_and_judges_when_present():
     assert "cannot judge (missing: design not in this module)" in none
 
 
+def test_table_says_when_cycles_count_instructions():
+    """Rows from a VM under -icount (scripts/vm.sh VM_ICOUNT) are read as instruction
+    counts; without it the cycles are the emulator's."""
+    avail = E.availability(fake_protocol(["slub", "sheaves", "slab"], ("cpu_partial", "lists")))
+    rs = []
+    for src, size in (("cache", 1), ("cache", 4096), ("kmalloc", 1), ("kmalloc", 4096)):
+        rs += rows("seed-001", ["slub"], [size], 3,
+                   {"cycles_per_alloc": 100.0, "cycles_per_free": 200.0, "loop_cycles": 6.0},
+                   table_row=src)
+    df = frame(rs)
+    text = E.tables("seed-001", df, {}, avail)
+    assert "cycles are emulator cycles" in text and "icount" not in text
+    df["vm_icount"] = "1"
+    text = E.tables("seed-001", df, {}, avail)
+    assert "qemu -icount shift=1: cycles are instructions x 2, deterministic" in text
+    assert "emulator cycles" not in text
+
+
 def test_table_003_rows_per_design():
     avail = E.availability(fake_protocol(["slub", "sheaves"]))
     df = frame(rows("seed-003", ["slub", E.KERNEL], [None], 3,

@@ -318,6 +318,7 @@ TEST(Compare, CsvSaysHowToRerun)
 	c.context.kernel_release = "6.1.0-test";
 	c.context.cpus = 2;
 	c.context.memory_mb = 1984;
+	c.context.icount = "3";
 	c.context.commit = "v0.1-12-gabcdef";
 	c.runs.push_back(pair_run(0, 1, 100, true));
 	c.runs.push_back(pair_run(1, 1, 100, true));
@@ -353,6 +354,7 @@ TEST(Compare, CsvSaysHowToRerun)
 		EXPECT_EQ(col(r, "kernel_release"), "6.1.0-test");
 		EXPECT_EQ(col(r, "vm_cpus"), "2");
 		EXPECT_EQ(col(r, "vm_memory_mb"), "1984");
+		EXPECT_EQ(col(r, "vm_icount"), "3");
 		EXPECT_EQ(col(r, "design"), "slub");
 		EXPECT_EQ(col(r, "slablab_commit"), "v0.1-12-gabcdef");
 	}

@@ -390,11 +390,20 @@ def test_ratios_pair_by_repeat_and_skip_warmups():
         pd.DataFrame(rows).assign(cycles_per_free=1.0))
 
 
+def test_run_context_says_whether_the_vm_counts_instructions(monkeypatch):
+    status = dict(kernel_release="6.1.0-test", nr_online_cpus=1)
+    monkeypatch.setenv("SLABLAB_VM_ICOUNT", "1")   # scripts/vm.sh VM_ICOUNT=1
+    assert analysis.run_context(status, memory_mb=1)["vm_icount"] == "1"
+    monkeypatch.delenv("SLABLAB_VM_ICOUNT")
+    assert analysis.run_context(status, memory_mb=1)["vm_icount"] == ""
+    assert "vm_icount" in analysis.RUN_COLUMNS
+
+
 def test_rows_carry_what_reruns_them(swept):
     _, path, _, _ = swept
     with open(path, newline="") as f:
         rows = list(csv.DictReader(f))
-    for k in ("kernel_release", "vm_cpus", "vm_memory_mb", "design", "tunables",
+    for k in ("kernel_release", "vm_cpus", "vm_memory_mb", "vm_icount", "design", "tunables",
               "slablab_commit", "seed", "init_on_alloc", "hardened", "random", "warmup"):
         assert k in rows[0], k
     assert all(r["design"] == "slub" and r["slablab_commit"] == slablab.analysis.BUILD_COMMIT

@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
+#include <cstdlib>
 #include <fstream>
 #include <set>
 #include <utility>
@@ -349,6 +350,9 @@ RunContext run_context(Client& client)
 		meminfo.ignore(256, '\n');
 	}
 	c.commit = build_commit();
+	// set by scripts/vm.sh in a VM under -icount (deterministic TCG)
+	if (const char* icount = std::getenv("SLABLAB_VM_ICOUNT"))
+		c.icount = icount;
 	return c;
 }
 

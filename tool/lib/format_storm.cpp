@@ -552,7 +552,7 @@ std::string compare_csv(const CompareResult& c)
 			b(st.hardened), b(st.random),
 			// kRunContextColumns
 			c.context.kernel_release, opt_csv(c.context.cpus),
-			opt_csv(c.context.memory_mb),
+			opt_csv(c.context.memory_mb), c.context.icount,
 			run.design.empty() ? c.context.design : run.design, run.tunables,
 			c.context.commit, run.warmup ? "1" : "0", is_outlier(c, run) ? "1" : "0"};
 		for (const auto& fi : figure_table())

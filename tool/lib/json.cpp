@@ -409,6 +409,7 @@ Json to_json(const CompareResult& c)
 	ctx["kernel_release"] = c.context.kernel_release;
 	ctx["vm_cpus"] = c.context.cpus ? Json(*c.context.cpus) : Json(nullptr);
 	ctx["vm_memory_mb"] = c.context.memory_mb ? Json(*c.context.memory_mb) : Json(nullptr);
+	ctx["vm_icount"] = c.context.icount.empty() ? Json(nullptr) : Json(c.context.icount);
 	ctx["design"] = c.context.design;
 	ctx["slablab_commit"] = c.context.commit;
 	j["context"] = std::move(ctx);

@@ -89,6 +89,10 @@ struct RunContext {
 	std::string kernel_release;	///< the module's STATUS (uname -r of the guest)
 	std::optional<uint32_t> cpus;	///< online cpus (the VM's vCPUs)
 	std::optional<uint64_t> memory_mb;	///< MemTotal of the machine running slabctl
+	/// qemu's -icount shift when the VM runs deterministic TCG (scripts/vm.sh VM_ICOUNT,
+	/// SLABLAB_VM_ICOUNT in the guest): cycles are then instructions << shift, not time;
+	/// empty otherwise
+	std::string icount;
 	/// the slab design of the compared cache at the start (a run's own: CompareRun::design)
 	std::string design = "slub";
 	std::string commit;		///< `git describe` of slablab at build time

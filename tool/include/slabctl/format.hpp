@@ -246,12 +246,13 @@ std::string render_compare_run_line(const CompareResult& c, const CompareRun& ru
 /// computable" before every ratio has an interval). `round` is the result so far.
 std::string render_until_progress(const CompareResult& round, uint32_t repeat);
 /// The runs CSV's columns that say how to rerun a row and whether it counted: kernel
-/// release, the machine's (VM's) cpus and memory, the slab design, the cache's tunables
-/// during the run, the slablab commit (git describe at build time), warm-up run (1: not
-/// summarized), outlier (1: shown, still summarized). After `random`, before the figures.
+/// release, the machine's (VM's) cpus and memory, the VM's -icount shift (empty: its
+/// clocks run in real time), the slab design, the cache's tunables during the run, the
+/// slablab commit (git describe at build time), warm-up run (1: not summarized), outlier
+/// (1: shown, still summarized). After `random`, before the figures.
 inline constexpr const char* kRunContextColumns[] = {
-	"kernel_release", "vm_cpus", "vm_memory_mb", "design", "tunables", "slablab_commit",
-	"warmup", "outlier"};
+	"kernel_release", "vm_cpus", "vm_memory_mb", "vm_icount", "design", "tunables",
+	"slablab_commit", "warmup", "outlier"};
 /// The columns of the runs CSV, shared by `slabctl compare --csv` and the Python sweeps
 /// (slablab.RUN_CSV_COLUMNS): experiment, variant, x, repeat, run, set, the spec, the
 /// storm, every result, figure and stat delta, the per-thread list.
