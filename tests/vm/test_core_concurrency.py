@@ -88,12 +88,16 @@ def test_fail_slab_every_toggled_during_new_slab(client, make_cache):
 
 @pytest.mark.parametrize("cpu_partial", [0, 2])
 @pytest.mark.parametrize("pattern", ["pair", "remote", "churn"])
-def test_validate_clean_while_storms_run(client, make_cache, pattern, cpu_partial):
+def test_validate_clean_while_storms_run(client, make_cache, design, pattern, cpu_partial):
     """validate, again and again, while every cpu allocates and frees: slabs in flight
     (an empty one between its last free and discard_slab(), a new one before its cpu
     froze it) are not corruption. Four objects to a slab and min_partial 0 keep slabs
-    coming and going; validate's own flush adds deactivations."""
-    name = make_cache(1024, order=0, cpu_partial=cpu_partial, min_partial=0)
+    coming and going; validate's own flush adds deactivations. slab's arrays (limit 54,
+    shared 8 x 27 at 1 KiB) would hold the whole working set, so that no free reached
+    the node lists: small arrays and no shared one send frees to free_block(), which
+    frees slabs beyond free_limit ((1 + cpus) x 2 + 4 objects) while the storm runs."""
+    arrays = dict(limit=4, batchcount=2, shared=0) if design == "slab" else {}
+    name = make_cache(1024, order=0, cpu_partial=cpu_partial, min_partial=0, **arrays)
     reports = []
 
     def check(i):
