@@ -684,7 +684,7 @@ static int slablab_nl_cache_del(struct sk_buff *skb, struct genl_info *info)
 	live = slablab_stat_sum_raw_alloc(s) - (s64)slablab_handles_objects(s);
 	if (live > 0) {
 		NL_SET_ERR_MSG_FMT_MOD(info->extack,
-				       "cache %s still has %lld objects allocated besides its handles",
+				       "cache %s: %lld objects allocated besides its handles",
 				       s->name, live);
 		err = -EBUSY;
 		goto out;
