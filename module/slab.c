@@ -791,7 +791,7 @@ static int check_empty(struct slablab_cache *s, const char *what,
 	live = slablab_objects_in_use(s);
 	if (live) {
 		NL_SET_ERR_MSG_FMT_MOD(extack,
-				       "%s can only change on an empty cache: %llu in use",
+				       "%s needs an empty cache: %llu objects in use",
 				       what, live);
 		return -EBUSY;
 	}
