@@ -100,7 +100,7 @@ module: deps generate
 		$(MAKE) -s -C "$$kdir" M='$(REPO)/module' clean >/dev/null 2>&1; \
 		echo "$$kdir" >"$$stamp"; \
 	fi; \
-	$(REPO)/scripts/stage.sh "module build" $(MAKE) -C "$$kdir" M='$(REPO)/module' W=1 modules
+	MAKE='$(MAKE)' $(REPO)/scripts/stage.sh "module build" $(REPO)/scripts/module-build.sh "$$kdir"
 
 tool: deps generate
 	@$(REPO)/scripts/stage.sh "cmake configure" \
