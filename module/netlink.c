@@ -1105,7 +1105,8 @@ static int storm_parse_cpus(struct nlattr *attr, unsigned long **bits, unsigned 
 		return -ENOMEM;
 	err = bitmap_parselist(list, *bits, *nbits);
 	if (err || bitmap_empty(*bits, *nbits)) {
-		NL_SET_ERR_MSG_FMT_MOD(extack, "CPUS \"%s\" is not a cpu list like 0-3,6", list);
+		/* the reason first: a long list is cut short at 80 bytes */
+		NL_SET_ERR_MSG_FMT_MOD(extack, "not a cpu list like 0-3,6: CPUS \"%s\"", list);
 		NL_SET_BAD_ATTR(extack, attr);
 		bitmap_free(*bits);
 		*bits = NULL;
