@@ -4,7 +4,8 @@
 #
 #   make            build the module (against the test kernel), slabctl, and install the
 #                   Python package into build/venv (pip install ./python, offline)
-#   make test       the linters (make lint), host tests + the VM suite on the stock kernel, then on the debug
+#   make test       the linters (make lint), host tests + the VM suite on the stock kernel, a
+#                   smoke stage on 6.12 (bookworm-backports), then the suite on the debug
 #                   kernel (KASAN, lockdep, kmemleak; built from Debian's source on first
 #                   use) — what CI runs; with KERNEL=... the VM suite on that kernel only
 #   make test-quick host tests + the VM suite on the stock kernel only (~10 min)
@@ -34,13 +35,18 @@
 REPO    := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
 PYTHON  ?= /usr/bin/python3
 # `make test` runs the stock kernel, then the debug kernel, unless KERNEL is given.
+# It also runs a smoke stage on 6.12 (scripts/test.sh: the module W=1 and the tests that
+# meet what differs between kernels), unless KERNEL is given.
 ifeq ($(origin KERNEL), undefined)
 DEFAULT_TEST_KERNELS := 6.1 debug
+DEFAULT_SMOKE_KERNELS := 6.12
 else
 DEFAULT_TEST_KERNELS := $(KERNEL)
+DEFAULT_SMOKE_KERNELS :=
 endif
 KERNEL  ?= 6.1
 TEST_KERNELS ?= $(DEFAULT_TEST_KERNELS)
+TEST_SMOKE_KERNELS ?= $(DEFAULT_SMOKE_KERNELS)
 BUILD   := $(REPO)/build
 VENV    := $(BUILD)/venv
 SLABLAB_PYTHON := $(VENV)/bin/python
@@ -50,7 +56,7 @@ endif
 BUILD_TYPE ?= Release
 JOBS    ?= $(shell nproc)
 SLABLAB_CACHE ?= $(HOME)/.cache/slablab
-export SLABLAB_CACHE PYTHON SLABLAB_PYTHON KERNEL TEST_KERNELS
+export SLABLAB_CACHE PYTHON SLABLAB_PYTHON KERNEL TEST_KERNELS TEST_SMOKE_KERNELS
 
 # The kernel cache dir (fetched on first use) unless KDIR is given. Recursively expanded
 # (=): only the targets that use it (module) run deps.sh and kernel.sh.
@@ -100,7 +106,7 @@ module: deps generate
 		$(MAKE) -s -C "$$kdir" M='$(REPO)/module' clean >/dev/null 2>&1; \
 		echo "$$kdir" >"$$stamp"; \
 	fi; \
-	$(REPO)/scripts/stage.sh "module build" $(MAKE) -C "$$kdir" M='$(REPO)/module' W=1 modules
+	MAKE='$(MAKE)' $(REPO)/scripts/stage.sh "module build" $(REPO)/scripts/module-build.sh "$$kdir"
 
 tool: deps generate
 	@$(REPO)/scripts/stage.sh "cmake configure" \
@@ -124,11 +130,11 @@ test: all
 	@$(REPO)/scripts/test.sh
 
 test-quick: all
-	@TEST_KERNELS='$(KERNEL)' $(REPO)/scripts/test.sh
+	@TEST_KERNELS='$(KERNEL)' TEST_SMOKE_KERNELS= $(REPO)/scripts/test.sh
 
 test-full: all
 	@$(MAKE) -s --no-print-directory lint
-	@TEST_KERNELS='6.1 debug' $(REPO)/scripts/test.sh
+	@TEST_KERNELS='6.1 debug' TEST_SMOKE_KERNELS=6.12 $(REPO)/scripts/test.sh
 
 test-host: python
 	@$(REPO)/scripts/test.sh host

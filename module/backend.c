@@ -92,7 +92,7 @@ MODULE_PARM_DESC(selftests,
 		 "enable the test harness hooks in debugfs: selftest_warn, selftest_kernel_cache, selftest_native_sysfs, caches/*/selftest (never on a real system)");
 
 #ifndef NL_SET_ERR_MSG_FMT
-char slablab_extack_buf[128];
+char slablab_extack_buf[NETLINK_MAX_FMTMSG_LEN];
 #endif
 
 /* slablab_mutex: the cache list, tunable changes, flush work items, handles, debugfs */

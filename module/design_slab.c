@@ -1572,7 +1572,7 @@ static int check_cpucache(unsigned int limit, unsigned int batchcount, unsigned 
 {
 	if (limit < 1 || batchcount < 1 || batchcount > limit) {
 		NL_SET_ERR_MSG_FMT_MOD(extack,
-				       "limit %u, batchcount %u: need limit >= 1 and 1 <= batchcount <= limit",
+				       "need limit >= 1, 1 <= batchcount <= limit (got %u, %u)",
 				       limit, batchcount);
 		return -EINVAL;
 	}

@@ -109,7 +109,7 @@ int slablab_handle_alloc(struct slablab_cache *s, u32 count, int cpu, u32 *id,
 	if (s->owner == SLABLAB_OWNER_KERNEL) {
 		/* its module may destroy it and unload: objects held here would stop that */
 		NL_SET_ERR_MSG_FMT_MOD(extack,
-				       "cache %s belongs to another kernel module: no handles on it",
+				       "no handles on cache %s: another kernel module owns it",
 				       s->name);
 		return -EPERM;
 	}
@@ -120,7 +120,7 @@ int slablab_handle_alloc(struct slablab_cache *s, u32 count, int cpu, u32 *id,
 	}
 	if (slablab_handle_bytes + bytes > SLABLAB_MAX_HANDLE_BYTES) {
 		NL_SET_ERR_MSG_FMT_MOD(extack,
-				       "handles would hold %llu bytes, over the %llu-byte limit",
+				       "handles: %llu bytes, over the %llu-byte limit",
 				       slablab_handle_bytes + bytes,
 				       (unsigned long long)SLABLAB_MAX_HANDLE_BYTES);
 		return -E2BIG;

@@ -30,15 +30,24 @@
 /*
  * Formatted extack messages arrived in 6.2. Before that, keep the text in a buffer of
  * ours: every caller runs under genl_mutex (the family is not parallel_ops) until the
- * ack carrying the message has been built.
+ * ack carrying the message has been built. The buffer has 6.2's size (80 bytes with the
+ * "slablab: " prefix and the NUL) and a truncated message is logged as 6.2 does: a
+ * message too long for newer kernels is too long here as well, and W=1 says so on every
+ * kernel (-Wformat-truncation, module/Kbuild).
  */
+#ifndef NETLINK_MAX_FMTMSG_LEN
+#define NETLINK_MAX_FMTMSG_LEN	80
+#endif
 #ifndef NL_SET_ERR_MSG_FMT_MOD
-extern char slablab_extack_buf[128];
+extern char slablab_extack_buf[NETLINK_MAX_FMTMSG_LEN];
 #define NL_SET_ERR_MSG_FMT_MOD(extack, fmt, args...) do {			\
 	struct netlink_ext_ack *__e = (extack);					\
 	if (__e) {								\
-		snprintf(slablab_extack_buf, sizeof(slablab_extack_buf),	\
-			 KBUILD_MODNAME ": " fmt, ##args);			\
+		if (snprintf(slablab_extack_buf, sizeof(slablab_extack_buf),	\
+			     KBUILD_MODNAME ": " fmt, ##args) >=		\
+		    sizeof(slablab_extack_buf))					\
+			net_warn_ratelimited("truncated extack: %s\n",		\
+					     slablab_extack_buf);		\
 		__e->_msg = slablab_extack_buf;					\
 	}									\
 } while (0)

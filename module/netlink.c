@@ -684,7 +684,7 @@ static int slablab_nl_cache_del(struct sk_buff *skb, struct genl_info *info)
 	live = slablab_stat_sum_raw_alloc(s) - (s64)slablab_handles_objects(s);
 	if (live > 0) {
 		NL_SET_ERR_MSG_FMT_MOD(info->extack,
-				       "cache %s still has %lld objects allocated besides its handles",
+				       "cache %s: %lld objects allocated besides its handles",
 				       s->name, live);
 		err = -EBUSY;
 		goto out;
@@ -1105,7 +1105,8 @@ static int storm_parse_cpus(struct nlattr *attr, unsigned long **bits, unsigned 
 		return -ENOMEM;
 	err = bitmap_parselist(list, *bits, *nbits);
 	if (err || bitmap_empty(*bits, *nbits)) {
-		NL_SET_ERR_MSG_FMT_MOD(extack, "CPUS \"%s\" is not a cpu list like 0-3,6", list);
+		/* the reason first: a long list is cut short at 80 bytes */
+		NL_SET_ERR_MSG_FMT_MOD(extack, "not a cpu list like 0-3,6: CPUS \"%s\"", list);
 		NL_SET_BAD_ATTR(extack, attr);
 		bitmap_free(*bits);
 		*bits = NULL;

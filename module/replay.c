@@ -60,7 +60,12 @@
 #include <linux/vmstat.h>
 #include <linux/workqueue.h>
 #include <linux/hrtimer.h>
+/* 6.12 moved <asm/unaligned.h> to <linux/unaligned.h> */
+#if __has_include("linux/unaligned.h")
+#include <linux/unaligned.h>
+#else
 #include <asm/unaligned.h>
+#endif
 #include "internal.h"
 
 #define REPLAY_SAMPLE_EVERY	4096	/* events between a kthread's pages samples */
@@ -622,19 +627,22 @@ int slablab_replay_new(const struct slablab_replay_setup *setup,
 	ram = (u64)totalram_pages() << PAGE_SHIFT;
 	if (meta > ram / 8) {
 		NL_SET_ERR_MSG_FMT_MOD(extack,
-				       "%llu events and %u objects take %llu MiB, over RAM / 8 (%llu MiB)",
-				       setup->nr_events, setup->nr_objects, meta >> 20,
-				       ram / 8 >> 20);
+				       "the trace needs %llu MiB, over RAM / 8 (%llu MiB)",
+				       meta >> 20, ram / 8 >> 20);
 		return -E2BIG;
 	}
 	for (i = 0; i < nr_caches; i++) {
 		u32 size = caches[i].size, align = caches[i].align;
 
-		if (!size || size > SLABLAB_MAX_SIZE ||
-		    (align && (!is_power_of_2(align) || align > SLABLAB_MAX_ALIGN))) {
+		if (!size || size > SLABLAB_MAX_SIZE) {
+			NL_SET_ERR_MSG_FMT_MOD(extack, "cache %u: size %u out of range 1..%u",
+					       i, size, SLABLAB_MAX_SIZE);
+			return -ERANGE;
+		}
+		if (align && (!is_power_of_2(align) || align > SLABLAB_MAX_ALIGN)) {
 			NL_SET_ERR_MSG_FMT_MOD(extack,
-					       "cache %u: size %u (1..%u) or align %u (a power of two up to %u) out of range",
-					       i, size, SLABLAB_MAX_SIZE, align, SLABLAB_MAX_ALIGN);
+					       "cache %u: align %u is not a power of two up to %u",
+					       i, align, SLABLAB_MAX_ALIGN);
 			return -ERANGE;
 		}
 	}
@@ -802,8 +810,8 @@ static int replay_check(struct slablab_replay *r, struct netlink_ext_ack *extack
 			a = &r->ev[slot >> 2];
 			if (a->cache != e->cache) {
 				NL_SET_ERR_MSG_FMT_MOD(extack,
-						       "event %llu frees object %u to cache %u, allocated from cache %u",
-						       i, e->object, e->cache, a->cache);
+						       "event %llu: object %u allocated from cache %u, freed to %u",
+						       i, e->object, a->cache, e->cache);
 				err = -EINVAL;
 				break;
 			}
@@ -819,7 +827,7 @@ static int replay_check(struct slablab_replay *r, struct netlink_ext_ack *extack
 	r->peak_live_bytes = peak;
 	if (peak > r->max_live_bytes) {
 		NL_SET_ERR_MSG_FMT_MOD(extack,
-				       "the trace holds %llu MiB at its peak, over the %llu MiB cap (max-live-bytes)",
+				       "trace peaks at %llu MiB, over the %llu MiB cap (max-live-bytes)",
 				       peak >> 20, r->max_live_bytes >> 20);
 		return -E2BIG;
 	}

@@ -706,7 +706,7 @@ int slablab_cache_destroy_locked(struct slablab_cache *s, struct netlink_ext_ack
 	live = slablab_objects_in_use(s) + prefilled(s, true);
 	if (live) {
 		NL_SET_ERR_MSG_FMT_MOD(extack,
-				       "cache %s still has %llu objects allocated (or sheaves prefilled)",
+				       "cache %s: %llu objects allocated or in prefilled sheaves",
 				       s->name, live);
 		pr_info("cache %s not destroyed: %llu objects allocated or sheaves prefilled\n",
 			s->name, live);
@@ -791,7 +791,7 @@ static int check_empty(struct slablab_cache *s, const char *what,
 	live = slablab_objects_in_use(s);
 	if (live) {
 		NL_SET_ERR_MSG_FMT_MOD(extack,
-				       "%s can only change on an empty cache: %llu objects allocated",
+				       "%s needs an empty cache: %llu objects in use",
 				       what, live);
 		return -EBUSY;
 	}
@@ -891,7 +891,7 @@ int slablab_check_tunables(struct slablab_cache *s, const u32 *flags, const u32 
 	}
 	if (*order < min_order) {
 		NL_SET_ERR_MSG_FMT_MOD(extack,
-				       "order %u slabs cannot hold one %u-byte object (minimum order %u)",
+				       "order %u slabs cannot hold one %u-byte object (min order %u)",
 				       *order, stride, min_order);
 		return -ERANGE;
 	}
@@ -1002,13 +1002,13 @@ static int switch_front_end(struct slablab_cache *s, unsigned int design, bool c
 		return 0;
 	if (!set_front_end(s, old_design, old_sheaves_cpu_slabs)) {
 		NL_SET_ERR_MSG_FMT_MOD(extack,
-				       "design %s could not set up its per-cpu state; the cache stays %s",
+				       "per-cpu setup failed for %s: the cache stays %s",
 				       slablab_designs[design]->name, s->ops->name);
 		return err;
 	}
 	WARN_ON_ONCE(set_front_end(s, SLABLAB_DESIGN_SLUB, old_sheaves_cpu_slabs));
 	NL_SET_ERR_MSG_FMT_MOD(extack,
-			       "design %s could not set up its per-cpu state, nor %s again: the cache is slub now",
+			       "per-cpu setup failed for %s and %s: the cache is slub now",
 			       slablab_designs[design]->name, slablab_designs[old_design]->name);
 	return err;
 }

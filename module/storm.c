@@ -340,7 +340,7 @@ static int storm_check_native_figures(struct slablab_storm *st,
 	err = native_target_pages(st, &pages, path, sizeof(path));
 	if (err)
 		NL_SET_ERR_MSG_FMT_MOD(extack,
-				       "cannot read %s (error %d): the native target's memory figures come from there",
+				       "cannot read %s (error %d)",
 				       path, err);
 	return err;
 }
@@ -1452,7 +1452,7 @@ static int storm_setup_target(struct slablab_storm *st, u32 *bad_attr,
 			if (sp->target == SLABLAB_TARGET_CACHE &&
 			    st->tg.cache->owner == SLABLAB_OWNER_KERNEL) {
 				NL_SET_ERR_MSG_FMT_MOD(extack,
-						       "cache %s belongs to another kernel module: no storms on it",
+						       "no storms on cache %s: another kernel module owns it",
 						       sp->cache);
 				*bad_attr = SLABLAB_STORM_A_CACHE;
 				return -EPERM;

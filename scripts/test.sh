@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# slablab's test suite: scripts/test.sh [all|host|vm]
+# slablab's test suite: scripts/test.sh [all|host|vm|smoke]
 #   host: policy unit tests (C), libslabctl unit tests (GoogleTest), CLI/Python without
 #         the module, and the harness self-checks (a failing VM test and a kernel WARN
 #         must each fail a VM run)
@@ -14,6 +14,12 @@
 #         entries then span several netlink messages); its stage prints its time.
 #         After the debug kernel's suite, a short torture run on it (scripts/torture.sh,
 #         its own VM with 4 vCPUs, TEST_TORTURE_SECONDS, default 90; 0 skips it).
+#         After the first kernel, a smoke stage on each kernel of TEST_SMOKE_KERNELS
+#         (`make test`: 6.12, bookworm-backports' kernel): the module built for it with
+#         W=1 (any warning fails), then the tests that meet what differs between kernels
+#         (SMOKE_TESTS) in one short VM boot (~4 min).
+#   smoke: only the smoke stages of TEST_SMOKE_KERNELS (default here: 6.12); the module
+#         in module/ is then built for the last of them.
 # Each stage prints its wall time; the last line sums every pytest/ctest result.
 set -uo pipefail
 
@@ -45,10 +51,43 @@ run_host() {
 }
 
 read -r -a KERNELS <<<"${TEST_KERNELS:-${KERNEL:-6.1}}"
+read -r -a SMOKE_KERNELS <<<"${TEST_SMOKE_KERNELS:-}"
 
 # Tests that take cpus offline while storms run: they need 3 or more cpus, so they run
 # in a VM of their own with 4 (the main suite's 2 keep its timings and figures).
 HOTPLUG_TESTS=test_storm_concurrency.py
+
+# The smoke selection: what depends on the kernel's version rather than on slablab's
+# own code — netlink (split genetlink ops and dumps, formatted extack messages, policy
+# reports: test_hostile), the native side (SLUB's sysfs files and kmalloc classes:
+# native storms, slabctl info --native, SLUB's orders), the kmem tracepoints the replay
+# recorder reads, module unload and reload — and the cache and allocation basics on
+# every design. Left out, as they run the same code on every kernel: the concurrency
+# and stress files, ynl, the experiments and the slowest storm and replay cases.
+SMOKE_TESTS=(test_basics.py test_caches.py test_alloc.py test_hostile.py test_storms.py
+	test_replay.py test_slabctl.py::test_info_native_lists_both_allocators
+	test_slabctl.py::test_info_native_figures_match_sysfs
+	test_slabctl.py::test_storm_native_and_kmalloc test_slabctl.py::test_compare_kmalloc_targets
+	test_zz_reload.py)
+SMOKE_DESELECT="not (test_ops_are_exact_with_a_final_partial_batch or test_churn_barrier_wait"
+SMOKE_DESELECT+=" or test_fault_injection_counts_failures or test_hackbench_record_and_replay"
+SMOKE_DESELECT+=" or test_bootlike_record_and_replay or test_time_scaled_pages_over_time)"
+
+# The smoke stage on kernel $1 (TEST_SMOKE_KERNELS): fetch it, build the module for it,
+# run SMOKE_TESTS. A kernel that also runs the whole suite (TEST_KERNELS) is not smoked.
+run_vm_smoke() {
+	local k=$1 dir t tests=()
+	echo "test: kernel $k (smoke)" >&2
+	$STAGE "kernel $k" "$REPO/scripts/kernel.sh" "$k" >/dev/null || { rc=1; return; }
+	make -s --no-print-directory -C "$REPO" module KERNEL="$k" || { rc=1; return; }
+	dir=$("$REPO/scripts/kernel.sh" "$k") || { rc=1; return; }
+	for t in "${SMOKE_TESTS[@]}"; do tests+=("$REPO/tests/vm/$t"); done
+	$STAGE "vm smoke $k" env VM_TIMEOUT="${VM_SMOKE_TIMEOUT:-1200}" \
+		VM_LOG="$BUILD/vm/serial-$k-smoke.log" "$REPO/scripts/vm.sh" \
+		--kernel-dir "$dir" --module "$REPO/module/slablab.ko" -- \
+		"$PYTHON" -m pytest -q -p no:cacheprovider --junitxml="$RESULTS/vm-$k-smoke.xml" \
+		-k "$SMOKE_DESELECT" "${tests[@]}" || rc=1
+}
 
 # The VM suite on kernel $1. test_kmemleak.py goes last: its scans cover the whole
 # session (pytest runs files in the order given).
@@ -131,18 +170,26 @@ run_vm() {
 	# tests/vm/test_ynl.py drives the module with the kernel's ynl cli (fetched once)
 	"$REPO/scripts/ynl.sh" >/dev/null ||
 		echo "test: scripts/ynl.sh failed: tests/vm/test_ynl.py will skip" >&2
+	local k s
 	for k in "${KERNELS[@]}"; do
 		run_vm_on "$k"
 		# before another kernel's module build replaces module/slablab.ko
 		[ "$k" != "${KERNELS[0]}" ] || run_vm_wide "$k"
+		[ "$k" = "${KERNELS[0]}" ] || continue
+		for s in "${SMOKE_KERNELS[@]}"; do
+			[[ " ${KERNELS[*]} " == *" $s "* ]] || run_vm_smoke "$s"
+		done
 	done
 }
 
 case "$WHAT" in
 host) run_host ;;
 vm) run_vm ;;
+smoke)
+	[ ${#SMOKE_KERNELS[@]} -gt 0 ] || SMOKE_KERNELS=(6.12)
+	for k in "${SMOKE_KERNELS[@]}"; do run_vm_smoke "$k"; done ;;
 all) run_host; run_vm ;;
-*) echo "usage: $0 [all|host|vm]" >&2; exit 2 ;;
+*) echo "usage: $0 [all|host|vm|smoke]" >&2; exit 2 ;;
 esac
 
 # One closing line over every result file.

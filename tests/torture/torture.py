@@ -551,7 +551,7 @@ class Torture:
         except self.slablab.Error as e:
             allowed = []
             if any(k in kw for k in EMPTY_ONLY):
-                allowed += [(errno.EBUSY, "can only change on an empty cache"),
+                allowed += [(errno.EBUSY, "needs an empty cache"),
                             (errno.EBUSY, "cannot change while it is in use"),
                             (errno.EBUSY, "prefilled sheaves are out")]
             if "order" in kw or "flags" in kw:

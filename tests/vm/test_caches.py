@@ -280,8 +280,7 @@ def test_design_changes_only_when_empty(client, make_cache, old, new):
     if old != new:
         with pytest.raises(slablab.Busy) as e:
             client.cache_set(name, design=new)
-        assert "the design can only change on an empty cache: 3 objects allocated" in \
-            str(e.value)
+        assert "the design needs an empty cache: 3 objects in use" in str(e.value)
         assert client.cache_get(name)["design"] == old
     else:
         client.cache_set(name, design=new)    # the same design: nothing to change

@@ -543,7 +543,7 @@ def build_cases():
         Case("SET-flags-while-in-use", "CACHE_SET",
              [cache(name(), u32(C_["FLAGS"], U["SLABLAB_CACHE_F_DEBUG"]),
                     u32(C_["MIN_PARTIAL"], 9))],
-             err=errno.EBUSY, msg="objects allocated"),
+             err=errno.EBUSY, msg="needs an empty cache"),
         Case("SET-cpu-partial-range", "CACHE_SET",
              [cache(name(), u32(C_["CPU_PARTIAL"], 1 << 31, mark=True))],
              err=errno.ERANGE, msg=RANGE, bad=True),
