@@ -45,3 +45,28 @@ def test_passing_run_passes(tmp_path):
     r, log = vm(tmp_path, "sh", "-c", "test -d /sys/kernel/debug/slablab/caches")
     assert r.returncode == 0, r.stderr
     assert "slablab 0.1.0 loaded" in log
+
+
+def test_boot_crash_is_retried_once_then_fails(tmp_path):
+    """A kernel that dies before its init runs (here: no init to run, a panic at boot)
+    is booted once more, since nothing of ours ran yet (qemu's TCG crashed Debian's
+    6.12 so about once in 7 boots); the second crash is the run's verdict, and the
+    first boot's log is kept beside the log."""
+    log = tmp_path / "serial.log"
+    env = dict(os.environ, VM_APPEND="rdinit=/nonexistent init=/nonexistent")
+    r = subprocess.run([VM, "--log", str(log), "--timeout", "120", "--", "true"],
+                       capture_output=True, text=True, timeout=300, env=env,
+                       stdin=subprocess.DEVNULL)
+    assert r.stderr.count("booting once more") == 1, r.stderr
+    assert r.stderr.count("vm: booting ") == 2, r.stderr
+    assert r.returncode == 125, r.stderr                # the panic, the second time
+    assert "Kernel panic" in (tmp_path / "serial.log.boot-crash").read_text(errors="replace")
+
+
+def test_crash_after_init_is_not_retried(tmp_path):
+    """Once init runs, a crash is the run's own (here: the module's WARN is not a crash,
+    so a sysrq crash stands in): it fails at once, without a second boot."""
+    r, log = vm(tmp_path, "sh", "-c", "echo c > /proc/sysrq-trigger")
+    assert "booting once more" not in r.stderr, r.stderr
+    assert r.stderr.count("vm: booting ") == 1, r.stderr
+    assert r.returncode in (122, 125), r.stderr
