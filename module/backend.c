@@ -92,7 +92,16 @@ MODULE_PARM_DESC(selftests,
 		 "enable the test harness hooks in debugfs: selftest_warn, selftest_kernel_cache, selftest_native_sysfs, caches/*/selftest (never on a real system)");
 
 #ifndef NL_SET_ERR_MSG_FMT
-char slablab_extack_buf[NETLINK_MAX_FMTMSG_LEN];
+/* 6.1: formatted extack messages, each in the next buffer (internal.h) */
+static char slablab_extack_bufs[SLABLAB_EXTACK_BUFS][NETLINK_MAX_FMTMSG_LEN];
+static atomic_t slablab_extack_next = ATOMIC_INIT(0);
+
+char *slablab_extack_slot(void)
+{
+	unsigned int i = atomic_inc_return(&slablab_extack_next);
+
+	return slablab_extack_bufs[i % SLABLAB_EXTACK_BUFS];
+}
 #endif
 
 /* slablab_mutex: the cache list, tunable changes, flush work items, handles, debugfs */

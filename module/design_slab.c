@@ -474,10 +474,11 @@ static void free_block(struct slablab_cache *s, int nid, void **p, unsigned int 
 				continue;
 		} else if (st == SLAB_PARTIAL && slab_inuse(slab)) {
 			/*
-			 * Partial before and after: 6.1's free_block() moves every slab it
-			 * frees to; this one's counts and flag stay as they are, so the
-			 * move is all there is to do (a list_unlink() and list_link()
-			 * pair cost twice the instructions, seed-001 in experiments.md).
+			 * Partial before and after: 6.1's free_block() moves each slab
+			 * an object is freed to onto the tail of the partial list; this
+			 * one's counts and flag stay as they are, so the move is all there
+			 * is to do (a list_unlink() and list_link() pair cost twice the
+			 * instructions, seed-001 in experiments.md).
 			 */
 			list_move_tail(&slab->node_list, &sn->partial);
 			continue;

@@ -28,27 +28,32 @@
 #define SLABLAB_VERSION "0.1.0"
 
 /*
- * Formatted extack messages arrived in 6.2. Before that, keep the text in a buffer of
- * ours: every caller runs under genl_mutex (the family is not parallel_ops) until the
- * ack carrying the message has been built. The buffer has 6.2's size (80 bytes with the
- * "slablab: " prefix and the NUL) and a truncated message is logged as 6.2 does: a
- * message too long for newer kernels is too long here as well, and W=1 says so on every
- * kernel (-Wformat-truncation, module/Kbuild).
+ * Formatted extack messages arrived in 6.2, in a buffer of each request's extack.
+ * Before that, the text lives in buffers of ours, which must outlive the handler:
+ * genl_mutex is dropped when the handler returns, and netlink_ack() reads the message
+ * after that, while another socket's request may already run a handler. So each
+ * message takes the next of SLABLAB_EXTACK_BUFS buffers in turn (slablab_extack_slot()):
+ * a buffer is written again only after that many more messages, far more than can be
+ * formatted while one ack is built (a few hundred instructions, no sleep). A buffer has
+ * 6.2's size (80 bytes with the "slablab: " prefix and the NUL), and a truncated message
+ * is logged (as cut: 6.2 logs it whole): a message too long for newer kernels is too
+ * long here as well, and W=1 says so on every kernel (-Wformat-truncation, module/Kbuild).
  */
 #ifndef NETLINK_MAX_FMTMSG_LEN
 #define NETLINK_MAX_FMTMSG_LEN	80
 #endif
 #ifndef NL_SET_ERR_MSG_FMT_MOD
-extern char slablab_extack_buf[NETLINK_MAX_FMTMSG_LEN];
+#define SLABLAB_EXTACK_BUFS	64
+char *slablab_extack_slot(void);
 #define NL_SET_ERR_MSG_FMT_MOD(extack, fmt, args...) do {			\
 	struct netlink_ext_ack *__e = (extack);					\
 	if (__e) {								\
-		if (snprintf(slablab_extack_buf, sizeof(slablab_extack_buf),	\
+		char *__b = slablab_extack_slot();				\
+		if (snprintf(__b, NETLINK_MAX_FMTMSG_LEN,			\
 			     KBUILD_MODNAME ": " fmt, ##args) >=		\
-		    sizeof(slablab_extack_buf))					\
-			net_warn_ratelimited("truncated extack: %s\n",		\
-					     slablab_extack_buf);		\
-		__e->_msg = slablab_extack_buf;					\
+		    NETLINK_MAX_FMTMSG_LEN)					\
+			net_warn_ratelimited("truncated extack: %s\n", __b);	\
+		__e->_msg = __b;						\
 	}									\
 } while (0)
 #endif

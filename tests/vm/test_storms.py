@@ -747,6 +747,37 @@ def test_memory_cap_counts_the_cache_partial_slabs(raw, client, make_cache):
     assert m and int(m.group(1)) >= 1024, str(e)
 
 
+@pytest.mark.parametrize("design", ["slub"])
+def test_formatted_errors_stay_with_their_request(make_cache, ncpus):
+    """Four sockets' storm requests fail at once, each naming its own cpu: every reply
+    carries the number its request asked for. 6.1 has no per-request buffer for a
+    formatted extack message, so the module keeps the text, and netlink reads it after
+    the handler has let go of genl_mutex: with one buffer, another socket's request
+    could rewrite it before the ack was built (internal.h, slablab_extack_slot())."""
+    import threading
+    name = make_cache(64)
+    wrong = []
+
+    def sender(t):
+        client = slablab.Client()           # a socket of its own
+        for i in range(300):
+            cpu = 10000 + t * 1000 + i
+            try:
+                client.storm_start("slablab", "pair", cache=name, cpus=str(cpu))
+            except slablab.InvalidArgument as e:
+                if f"cpu {cpu} is not online" not in str(e):
+                    wrong.append((cpu, str(e)))
+            else:
+                wrong.append((cpu, "accepted"))
+
+    threads = [threading.Thread(target=sender, args=(t,)) for t in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not wrong, wrong[:5]
+
+
 def first_not_online(cpus):
     online = set(online_cpus())
     return min(c for c in cpus if c not in online)
