@@ -1251,15 +1251,54 @@ static const unsigned int slablab_kmalloc_sizes[] = {
 
 static struct slablab_cache *slablab_kmalloc_caches[ARRAY_SIZE(slablab_kmalloc_sizes)];
 
-static struct slablab_cache *kmalloc_class(size_t size)
-{
-	unsigned int i;
+/*
+ * The class of a request up to 192 bytes, by (size - 1) / 8, as the kernel's
+ * kmalloc_size_index[]: a load instead of a search (18 instructions fewer per pair at
+ * 64 bytes, docs/benchmarks.md). Above 192 bytes the classes are powers of two.
+ * kmalloc_class_check() holds both against slablab_kmalloc_sizes[] at init.
+ */
+static const u8 slablab_kmalloc_size_index[24] = {
+	0,				/*   1..8   -> 8 */
+	1,				/*   9..16  -> 16 */
+	2, 2,				/*  17..32  -> 32 */
+	3, 3, 3, 3,			/*  33..64  -> 64 */
+	4, 4, 4, 4,			/*  65..96  -> 96 */
+	5, 5, 5, 5,			/*  97..128 -> 128 */
+	6, 6, 6, 6, 6, 6, 6, 6,		/* 129..192 -> 192 */
+};
 
-	for (i = 0; i < ARRAY_SIZE(slablab_kmalloc_sizes); i++) {
-		if (size <= slablab_kmalloc_sizes[i])
-			return slablab_kmalloc_caches[i];
+#define SLABLAB_KMALLOC_MAX	8192	/* the largest class */
+
+/* The index of the class that serves @size (1..SLABLAB_KMALLOC_MAX). */
+static __always_inline unsigned int kmalloc_class_index(size_t size)
+{
+	if (size <= 192)
+		return slablab_kmalloc_size_index[(size - 1) / 8];
+	return fls(size - 1) - 1;	/* 193..256 -> 7 (256), ..., 8192 -> 12 */
+}
+
+static __always_inline struct slablab_cache *kmalloc_class(size_t size)
+{
+	if (unlikely(size > SLABLAB_KMALLOC_MAX))
+		return NULL;
+	return slablab_kmalloc_caches[kmalloc_class_index(size)];
+}
+
+/* Every size gets the smallest class that holds it: the table and the sizes agree. */
+static int kmalloc_class_check(void)
+{
+	unsigned int i = 0;
+	size_t size;
+
+	BUILD_BUG_ON(slablab_kmalloc_sizes[ARRAY_SIZE(slablab_kmalloc_sizes) - 1] !=
+		     SLABLAB_KMALLOC_MAX);
+	for (size = 1; size <= SLABLAB_KMALLOC_MAX; size++) {
+		if (size > slablab_kmalloc_sizes[i])
+			i++;
+		if (WARN_ON_ONCE(kmalloc_class_index(size) != i))
+			return -EINVAL;
 	}
-	return NULL;
+	return 0;
 }
 
 /* A request the size classes do not serve (or cannot now: frozen), from pages. */
@@ -1560,6 +1599,9 @@ int slablab_slab_init(void)
 	unsigned int i;
 	int ret;
 
+	ret = kmalloc_class_check();
+	if (ret)
+		return ret;
 	ret = slablab_backend_init();
 	if (ret)
 		return ret;
