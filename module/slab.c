@@ -196,6 +196,15 @@ void *slablab_cache_alloc_node(struct slablab_cache *s, gfp_t gfp, int node)
 }
 EXPORT_SYMBOL_GPL(slablab_cache_alloc_node);
 
+/* Free @obj of @slab, a slab of @s: slablab_cache_free() once the slab is known. */
+static __always_inline void cache_free_slab(struct slablab_cache *s, struct slablab_slab *slab,
+					    void *obj)
+{
+	if (!free_hook(s, slab, obj))
+		return;
+	design_free(s, slab, obj);
+}
+
 /**
  * slablab_cache_free - free an object to the cache it came from
  * @s: the cache
@@ -203,14 +212,9 @@ EXPORT_SYMBOL_GPL(slablab_cache_alloc_node);
  */
 void slablab_cache_free(struct slablab_cache *s, void *obj)
 {
-	struct slablab_slab *slab;
-
 	if (unlikely(!obj))
 		return;
-	slab = obj_to_slab(obj);
-	if (!free_hook(s, slab, obj))
-		return;
-	design_free(s, slab, obj);
+	cache_free_slab(s, obj_to_slab(obj), obj);
 }
 EXPORT_SYMBOL_GPL(slablab_cache_free);
 
@@ -1403,7 +1407,8 @@ void slablab_kfree(const void *p)
 		llist_add((struct llist_node *)p, &slablab_kfree_deferred);
 		return;
 	}
-	slablab_cache_free(s, (void *)p);
+	/* The slab found above, inline: not slablab_cache_free()'s second lookup. */
+	cache_free_slab(s, slab, (void *)p);
 	percpu_ref_put(&slablab_kmalloc_users);
 }
 EXPORT_SYMBOL_GPL(slablab_kfree);
