@@ -35,7 +35,8 @@
 #include <linux/random.h>
 #include <linux/nodemask.h>
 #include <linux/vmalloc.h>
-#include <linux/percpu-refcount.h>
+#include <linux/percpu.h>
+#include <linux/rcupdate.h>
 #include <linux/llist.h>
 #include <linux/wait.h>
 #include "design_sheaves.h"
@@ -59,22 +60,77 @@ unsigned int slablab_kmalloc_lists = SLABLAB_DEFAULT_LISTS;
 
 /*
  * The kmalloc classes' users, frozen for a design switch as blk-mq freezes a queue.
- * slablab_kmalloc() and slablab_kfree() of a class object hold a reference from
- * before they read the design until the class is done with the object (and has
- * counted it); slablab_set_kmalloc() kills the reference (new tryget_live fails),
- * waits on slablab_kmalloc_drained for the count to reach zero, and only then counts
- * the classes' objects: with nobody in flight the count is exact, and with none live
- * no class object can exist for a kfree to bring in. While frozen, slablab_kmalloc()
- * takes its memory from the page allocator (it never fails for the switch), and a
- * kfree of a class object that cannot take a reference (the count drained to zero)
- * is queued on slablab_kfree_deferred: its object counts as live, so the switch is
- * refused, and the switcher frees the queue once the classes are live again.
- * percpu_ref's tryget and put are this_cpu operations under RCU: callable from any
- * context but NMI, no barrier on the fast path.
+ * slablab_kmalloc() and slablab_kfree() of a class object hold a reference
+ * (kmalloc_users_get()) from before they read the design until the class is done with
+ * the object (and has counted it); slablab_set_kmalloc() freezes the classes (new gets
+ * fail), waits on slablab_kmalloc_drained until no reference is held, and only then
+ * counts the classes' objects: with nobody in flight the count is exact, and with none
+ * live no class object can exist for a kfree to bring in. While frozen,
+ * slablab_kmalloc() takes its memory from the page allocator (it never fails for the
+ * switch), and a kfree of a class object that cannot take a reference is queued on
+ * slablab_kfree_deferred: its object counts as live, so the switch is refused, and
+ * the switcher frees the queue once the classes are live again.
+ *
+ * The reference is percpu_rw_semaphore's read side without its lockdep map and
+ * blocking (a reader that finds the classes frozen fails): a per-cpu count changed in
+ * a preempt-disabled section that reads slablab_kmalloc_frozen. Since v5.0 such a
+ * section is an RCU reader, so the synchronize_rcu() after setting the flag leaves
+ * every get either failed or counted, and every later put on the ordered path
+ * (smp_mb() before its decrement, then a wake-up). It was a percpu_ref, whose tryget
+ * and put each call __rcu_read_lock() and __rcu_read_unlock() (PREEMPT_RCU): 81 to 89
+ * instructions of a 64-byte kmalloc+kfree pair, the most of what it cost over a
+ * cache's alloc+free; this costs 28 (docs/benchmarks.md "kmalloc's cost over a cache").
+ * Callable from any context but NMI. Counts are per cpu and a reference may be
+ * dropped on another cpu than took it: only their sum means anything.
  */
-static struct percpu_ref slablab_kmalloc_users;
+static DEFINE_PER_CPU(unsigned int, slablab_kmalloc_users);
+static bool slablab_kmalloc_frozen;	/* written under slablab_mutex */
 static DECLARE_WAIT_QUEUE_HEAD(slablab_kmalloc_drained);
 static LLIST_HEAD(slablab_kfree_deferred);
+
+/* A reference on the classes, or false while they are frozen for a switch. */
+static __always_inline bool kmalloc_users_get(void)
+{
+	bool live;
+
+	preempt_disable();
+	live = !READ_ONCE(slablab_kmalloc_frozen);
+	if (likely(live))
+		this_cpu_inc(slablab_kmalloc_users);
+	preempt_enable();
+	/* The design the switcher wrote before it cleared the flag (kmalloc_thaw()). */
+	smp_rmb();
+	return live;
+}
+
+static __always_inline void kmalloc_users_put(void)
+{
+	preempt_disable();
+	if (likely(!READ_ONCE(slablab_kmalloc_frozen))) {
+		this_cpu_dec(slablab_kmalloc_users);
+	} else {
+		/* The class's work before the count kmalloc_users_drained() reads. */
+		smp_mb();
+		this_cpu_dec(slablab_kmalloc_users);
+		wake_up(&slablab_kmalloc_drained);
+	}
+	preempt_enable();
+}
+
+/* Frozen classes: true once no reference is held (as readers_active_check()). */
+static bool kmalloc_users_drained(void)
+{
+	unsigned int sum = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		sum += per_cpu(slablab_kmalloc_users, cpu);
+	if (sum)
+		return false;
+	/* The holders' work (their smp_mb() before the decrement) before the caller's. */
+	smp_mb();
+	return true;
+}
 
 /*
  * Pages slablab_kmalloc() handed out straight from the page allocator (large requests,
@@ -196,6 +252,15 @@ void *slablab_cache_alloc_node(struct slablab_cache *s, gfp_t gfp, int node)
 }
 EXPORT_SYMBOL_GPL(slablab_cache_alloc_node);
 
+/* Free @obj of @slab, a slab of @s: slablab_cache_free() once the slab is known. */
+static __always_inline void cache_free_slab(struct slablab_cache *s, struct slablab_slab *slab,
+					    void *obj)
+{
+	if (!free_hook(s, slab, obj))
+		return;
+	design_free(s, slab, obj);
+}
+
 /**
  * slablab_cache_free - free an object to the cache it came from
  * @s: the cache
@@ -203,14 +268,9 @@ EXPORT_SYMBOL_GPL(slablab_cache_alloc_node);
  */
 void slablab_cache_free(struct slablab_cache *s, void *obj)
 {
-	struct slablab_slab *slab;
-
 	if (unlikely(!obj))
 		return;
-	slab = obj_to_slab(obj);
-	if (!free_hook(s, slab, obj))
-		return;
-	design_free(s, slab, obj);
+	cache_free_slab(s, obj_to_slab(obj), obj);
 }
 EXPORT_SYMBOL_GPL(slablab_cache_free);
 
@@ -1251,15 +1311,54 @@ static const unsigned int slablab_kmalloc_sizes[] = {
 
 static struct slablab_cache *slablab_kmalloc_caches[ARRAY_SIZE(slablab_kmalloc_sizes)];
 
-static struct slablab_cache *kmalloc_class(size_t size)
-{
-	unsigned int i;
+/*
+ * The class of a request up to 192 bytes, by (size - 1) / 8, as the kernel's
+ * kmalloc_size_index[]: a load instead of a search (18 instructions fewer per pair at
+ * 64 bytes, docs/benchmarks.md). Above 192 bytes the classes are powers of two.
+ * kmalloc_class_check() holds both against slablab_kmalloc_sizes[] at init.
+ */
+static const u8 slablab_kmalloc_size_index[24] = {
+	0,				/*   1..8   -> 8 */
+	1,				/*   9..16  -> 16 */
+	2, 2,				/*  17..32  -> 32 */
+	3, 3, 3, 3,			/*  33..64  -> 64 */
+	4, 4, 4, 4,			/*  65..96  -> 96 */
+	5, 5, 5, 5,			/*  97..128 -> 128 */
+	6, 6, 6, 6, 6, 6, 6, 6,		/* 129..192 -> 192 */
+};
 
-	for (i = 0; i < ARRAY_SIZE(slablab_kmalloc_sizes); i++) {
-		if (size <= slablab_kmalloc_sizes[i])
-			return slablab_kmalloc_caches[i];
+#define SLABLAB_KMALLOC_MAX	8192	/* the largest class */
+
+/* The index of the class that serves @size (1..SLABLAB_KMALLOC_MAX). */
+static __always_inline unsigned int kmalloc_class_index(size_t size)
+{
+	if (size <= 192)
+		return slablab_kmalloc_size_index[(size - 1) / 8];
+	return fls(size - 1) - 1;	/* 193..256 -> 7 (256), ..., 8192 -> 12 */
+}
+
+static __always_inline struct slablab_cache *kmalloc_class(size_t size)
+{
+	if (unlikely(size > SLABLAB_KMALLOC_MAX))
+		return NULL;
+	return slablab_kmalloc_caches[kmalloc_class_index(size)];
+}
+
+/* Every size gets the smallest class that holds it: the table and the sizes agree. */
+static int kmalloc_class_check(void)
+{
+	unsigned int i = 0;
+	size_t size;
+
+	BUILD_BUG_ON(slablab_kmalloc_sizes[ARRAY_SIZE(slablab_kmalloc_sizes) - 1] !=
+		     SLABLAB_KMALLOC_MAX);
+	for (size = 1; size <= SLABLAB_KMALLOC_MAX; size++) {
+		if (size > slablab_kmalloc_sizes[i])
+			i++;
+		if (WARN_ON_ONCE(kmalloc_class_index(size) != i))
+			return -EINVAL;
 	}
-	return NULL;
+	return 0;
 }
 
 /* A request the size classes do not serve (or cannot now: frozen), from pages. */
@@ -1310,12 +1409,10 @@ void *slablab_kmalloc(size_t size, gfp_t gfp)
 
 	if (unlikely(!size))
 		return NULL;
-	if (unlikely(!percpu_ref_tryget_live(&slablab_kmalloc_users)))
+	if (unlikely(!kmalloc_users_get()))
 		return kmalloc_pages(size, gfp);	/* frozen for a design switch */
-	/* The design the switcher wrote before making the reference live again. */
-	smp_rmb();
 	p = kmalloc_classes(size, gfp);
-	percpu_ref_put(&slablab_kmalloc_users);
+	kmalloc_users_put();
 	return p;
 }
 EXPORT_SYMBOL_GPL(slablab_kmalloc);
@@ -1359,20 +1456,16 @@ void slablab_kfree(const void *p)
 		slablab_cache_free(s, (void *)p);
 		return;
 	}
-	if (unlikely(!percpu_ref_tryget(&slablab_kmalloc_users))) {
-		/* Drained for a switch, which this live object refuses: free it after. */
+	if (unlikely(!kmalloc_users_get())) {
+		/* Frozen for a switch, which this live object refuses: free it after. */
 		llist_add((struct llist_node *)p, &slablab_kfree_deferred);
 		return;
 	}
-	slablab_cache_free(s, (void *)p);
-	percpu_ref_put(&slablab_kmalloc_users);
+	/* The slab found above, inline: not slablab_cache_free()'s second lookup. */
+	cache_free_slab(s, slab, (void *)p);
+	kmalloc_users_put();
 }
 EXPORT_SYMBOL_GPL(slablab_kfree);
-
-static void kmalloc_users_release(struct percpu_ref *ref)
-{
-	wake_up_all(&slablab_kmalloc_drained);
-}
 
 /*
  * Freeze the classes (see slablab_kmalloc_users): nobody is in slablab_kmalloc() or
@@ -1381,10 +1474,11 @@ static void kmalloc_users_release(struct percpu_ref *ref)
  */
 static int kmalloc_freeze(void)
 {
-	percpu_ref_kill(&slablab_kmalloc_users);
-	if (wait_event_killable(slablab_kmalloc_drained,
-				percpu_ref_is_zero(&slablab_kmalloc_users))) {
-		percpu_ref_resurrect(&slablab_kmalloc_users);
+	WRITE_ONCE(slablab_kmalloc_frozen, true);
+	/* Every get now fails or is counted; every put now takes the ordered path. */
+	synchronize_rcu();
+	if (wait_event_killable(slablab_kmalloc_drained, kmalloc_users_drained())) {
+		WRITE_ONCE(slablab_kmalloc_frozen, false);
 		return -EINTR;
 	}
 	return 0;
@@ -1395,9 +1489,9 @@ static void kmalloc_thaw(void)
 {
 	struct llist_node *deferred, *n, *next;
 
-	/* slablab_kmalloc()'s smp_rmb(): the design and the classes, before the ref */
+	/* kmalloc_users_get()'s smp_rmb(): the design and the classes, before the flag */
 	smp_wmb();
-	percpu_ref_resurrect(&slablab_kmalloc_users);
+	WRITE_ONCE(slablab_kmalloc_frozen, false);
 	deferred = llist_del_all(&slablab_kfree_deferred);
 	llist_for_each_safe(n, next, deferred)
 		slablab_kfree(n);
@@ -1560,6 +1654,9 @@ int slablab_slab_init(void)
 	unsigned int i;
 	int ret;
 
+	ret = kmalloc_class_check();
+	if (ret)
+		return ret;
 	ret = slablab_backend_init();
 	if (ret)
 		return ret;
@@ -1574,10 +1671,6 @@ int slablab_slab_init(void)
 		goto err_dead;
 	slablab_cpuhp_online_state = ret;
 
-	ret = percpu_ref_init(&slablab_kmalloc_users, kmalloc_users_release,
-			      PERCPU_REF_ALLOW_REINIT, GFP_KERNEL);
-	if (ret)
-		goto err_online;
 	cpus_read_lock();
 	mutex_lock(&slablab_mutex);
 	for (i = 0; i < ARRAY_SIZE(slablab_kmalloc_sizes); i++) {
@@ -1600,8 +1693,6 @@ int slablab_slab_init(void)
 
 err_caches:
 	slablab_slab_exit_caches();
-	percpu_ref_exit(&slablab_kmalloc_users);
-err_online:
 	cpuhp_remove_state_nocalls(slablab_cpuhp_online_state);
 err_dead:
 	cpuhp_remove_state_nocalls(slablab_cpuhp_state);
@@ -1643,7 +1734,6 @@ void slablab_slab_exit_caches(void)
 void slablab_slab_exit(void)
 {
 	slablab_slab_exit_caches();
-	percpu_ref_exit(&slablab_kmalloc_users);
 	cpuhp_remove_state_nocalls(slablab_cpuhp_online_state);
 	cpuhp_remove_state_nocalls(slablab_cpuhp_state);
 	slablab_backend_exit();
