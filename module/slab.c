@@ -93,28 +93,32 @@ static __always_inline bool kmalloc_users_get(void)
 {
 	bool live;
 
+	RCU_LOCKDEP_WARN(!rcu_is_watching(), "slablab kmalloc reference outside RCU");
 	preempt_disable();
-	live = !READ_ONCE(slablab_kmalloc_frozen);
+	/* acquire: the design the switcher wrote before it cleared the flag (kmalloc_thaw()) */
+	live = !smp_load_acquire(&slablab_kmalloc_frozen);
 	if (likely(live))
 		this_cpu_inc(slablab_kmalloc_users);
 	preempt_enable();
-	/* The design the switcher wrote before it cleared the flag (kmalloc_thaw()). */
-	smp_rmb();
 	return live;
 }
 
 static __always_inline void kmalloc_users_put(void)
 {
+	bool frozen;
+
 	preempt_disable();
-	if (likely(!READ_ONCE(slablab_kmalloc_frozen))) {
-		this_cpu_dec(slablab_kmalloc_users);
-	} else {
-		/* The class's work before the count kmalloc_users_drained() reads. */
-		smp_mb();
-		this_cpu_dec(slablab_kmalloc_users);
-		wake_up(&slablab_kmalloc_drained);
-	}
+	frozen = READ_ONCE(slablab_kmalloc_frozen);
+	if (unlikely(frozen))
+		smp_mb();	/* the class's work before the count the switcher sums */
+	this_cpu_dec(slablab_kmalloc_users);
 	preempt_enable();
+	/*
+	 * Outside the preempt-disabled section: the waitqueue's lock sleeps on PREEMPT_RT.
+	 * The queue is static, so waking after the decrement is safe.
+	 */
+	if (unlikely(frozen))
+		wake_up(&slablab_kmalloc_drained);
 }
 
 /* Frozen classes: true once no reference is held (as readers_active_check()). */
@@ -124,7 +128,7 @@ static bool kmalloc_users_drained(void)
 	int cpu;
 
 	for_each_possible_cpu(cpu)
-		sum += per_cpu(slablab_kmalloc_users, cpu);
+		sum += data_race(per_cpu(slablab_kmalloc_users, cpu));	/* only decrements now */
 	if (sum)
 		return false;
 	/* The holders' work (their smp_mb() before the decrement) before the caller's. */
@@ -1339,8 +1343,8 @@ static __always_inline unsigned int kmalloc_class_index(size_t size)
 
 static __always_inline struct slablab_cache *kmalloc_class(size_t size)
 {
-	if (unlikely(size > SLABLAB_KMALLOC_MAX))
-		return NULL;
+	if (unlikely(size - 1 >= SLABLAB_KMALLOC_MAX))
+		return NULL;	/* above the largest class, or 0 (a bad size header) */
 	return slablab_kmalloc_caches[kmalloc_class_index(size)];
 }
 
@@ -1468,6 +1472,23 @@ void slablab_kfree(const void *p)
 EXPORT_SYMBOL_GPL(slablab_kfree);
 
 /*
+ * Free what slablab_kfree() queued while the classes were frozen. A kfree that saw the
+ * flag set may queue its object after a thaw took the queue (it was delayed between
+ * the two): slablab_set_kmalloc() calls this first too, so such an object is freed,
+ * and stops counting as live, before the next switch judges the classes.
+ */
+static void kmalloc_free_deferred(void)
+{
+	struct llist_node *deferred, *n, *next;
+
+	deferred = llist_del_all(&slablab_kfree_deferred);
+	llist_for_each_safe(n, next, deferred)
+		slablab_kfree(n);
+}
+
+static void kmalloc_thaw(void);
+
+/*
  * Freeze the classes (see slablab_kmalloc_users): nobody is in slablab_kmalloc() or
  * in a class's slablab_kfree() when this returns 0. -EINTR: a fatal signal came
  * while waiting; the classes are live again.
@@ -1478,7 +1499,7 @@ static int kmalloc_freeze(void)
 	/* Every get now fails or is counted; every put now takes the ordered path. */
 	synchronize_rcu();
 	if (wait_event_killable(slablab_kmalloc_drained, kmalloc_users_drained())) {
-		WRITE_ONCE(slablab_kmalloc_frozen, false);
+		kmalloc_thaw();		/* and free what kfree deferred meanwhile */
 		return -EINTR;
 	}
 	return 0;
@@ -1487,14 +1508,9 @@ static int kmalloc_freeze(void)
 /* Make the classes live again, then free what slablab_kfree() queued meanwhile. */
 static void kmalloc_thaw(void)
 {
-	struct llist_node *deferred, *n, *next;
-
-	/* kmalloc_users_get()'s smp_rmb(): the design and the classes, before the flag */
-	smp_wmb();
-	WRITE_ONCE(slablab_kmalloc_frozen, false);
-	deferred = llist_del_all(&slablab_kfree_deferred);
-	llist_for_each_safe(n, next, deferred)
-		slablab_kfree(n);
+	/* release: the design and the classes, before the flag (kmalloc_users_get()) */
+	smp_store_release(&slablab_kmalloc_frozen, false);
+	kmalloc_free_deferred();
 }
 
 /**
@@ -1593,6 +1609,7 @@ int slablab_set_kmalloc(const u32 *design, const u32 *lists, struct netlink_ext_
 		return 0;
 	}
 	/* A storm's refusal needs no freeze; the count is judged again once frozen. */
+	kmalloc_free_deferred();
 	err = kmalloc_classes_live(&live, extack);
 	if (err)
 		return err;
