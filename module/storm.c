@@ -400,12 +400,22 @@ static bool storm_all_steady(struct slablab_storm *st)
 static void storm_sample(struct slablab_storm *st, bool wait)
 {
 	u64 pages, meta, live = 0;
+	bool steady;
 	u32 i;
 
 	if (!wait && !mutex_trylock(&st->sample_lock))
 		return;
 	if (wait)
 		mutex_lock(&st->sample_lock);
+	/*
+	 * Steady first, then live bytes: a churn worker publishes its working set's live
+	 * bytes before its steady flag (run_churn()), so a steady sample counts them. Read
+	 * the other way, a sample could read a worker's live bytes before it filled its
+	 * working set and its flag after: a steady sample of 0 live bytes (a churn with
+	 * thin=2 once averaged half its live data on the debug kernel).
+	 */
+	steady = storm_all_steady(st);
+	smp_rmb();	/* pairs with run_churn()'s smp_wmb() */
 	for (i = 0; i < st->spec.threads; i++)
 		live += max_t(long, READ_ONCE(st->t[i].live_bytes), 0);
 	pages = target_pages(st, &meta);
@@ -415,7 +425,7 @@ static void storm_sample(struct slablab_storm *st, bool wait)
 		st->peak_live = live;
 		st->peak_meta = meta;
 	}
-	if (storm_all_steady(st)) {
+	if (steady) {
 		st->steady_pages_sum += pages;
 		st->steady_live_sum += live;
 		st->steady_samples++;
@@ -708,6 +718,7 @@ static __always_inline void run_churn(struct storm_thread *t, const u32 target)
 	}
 	kept = DIV_ROUND_UP(w, thin);
 	WRITE_ONCE(t->live_bytes, live);
+	smp_wmb();	/* live bytes before the flag: storm_sample() reads them after it */
 	WRITE_ONCE(t->steady, true);
 	storm_sample(st, false);		/* the working set is full */
 	while (more(t, done)) {
