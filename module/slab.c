@@ -1486,7 +1486,13 @@ static void kmalloc_free_deferred(void)
 		slablab_kfree(n);
 }
 
-static void kmalloc_thaw(void);
+/* Make the classes live again, then free what slablab_kfree() queued meanwhile. */
+static void kmalloc_thaw(void)
+{
+	/* release: the design and the classes, before the flag (kmalloc_users_get()) */
+	smp_store_release(&slablab_kmalloc_frozen, false);
+	kmalloc_free_deferred();
+}
 
 /*
  * Freeze the classes (see slablab_kmalloc_users): nobody is in slablab_kmalloc() or
@@ -1503,14 +1509,6 @@ static int kmalloc_freeze(void)
 		return -EINTR;
 	}
 	return 0;
-}
-
-/* Make the classes live again, then free what slablab_kfree() queued meanwhile. */
-static void kmalloc_thaw(void)
-{
-	/* release: the design and the classes, before the flag (kmalloc_users_get()) */
-	smp_store_release(&slablab_kmalloc_frozen, false);
-	kmalloc_free_deferred();
 }
 
 /**
