@@ -5,7 +5,7 @@
 set -euo pipefail
 
 PKGS=(
-	build-essential gcc make bc kmod pkg-config cmake dwarves
+	build-essential gcc make bc kmod pkg-config cmake dwarves ccache
 	qemu-system-x86 busybox-static cpio xz-utils zstd
 	libnl-3-dev libnl-genl-3-dev libtracefs-dev libtraceevent-dev
 	libcli11-dev libfmt-dev nlohmann-json3-dev libgtest-dev

@@ -22,6 +22,11 @@
 #   SLABLAB_PYTHON   the Python with the slablab package (default build/venv/bin/python)
 #   SLABLAB_TORTURE_VERBOSE=1  print every decision as it is made
 #   SLABLAB_TORTURE_SKIP=kind,...  decide these actions but do not do them (e.g. cpu,cpu+stop)
+#   TORTURE_PYTEST   VM test files to run under pytest in the same boot first (make test:
+#                    tests/vm/test_storm_concurrency.py, which needs 3 or more cpus too),
+#                    their JUnit file TORTURE_PYTEST_JUNIT; the run fails when they do
+#   TORTURE_RCS      a file to write "PYTEST-STATUS TORTURE-STATUS" to from the guest
+#                    (scripts/test.sh tells the two verdicts apart by it; "-" for no pytest)
 set -euo pipefail
 
 REPO=$(cd "$(dirname "$0")/.." && pwd)
@@ -37,8 +42,8 @@ case ${1:-} in
 -h | --help) sed -n '3,/^[^#]/{/^#/p}' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 esac
 die() { echo "torture: $*" >&2; exit 2; }
-{ [[ $SECS =~ ^[0-9]+$ ]] && [ "$SECS" -ge 1 ]; } ||
-	die "TORTURE_SECONDS '$SECS' is not a positive whole number of seconds"
+{ [[ $SECS =~ ^[0-9]+$ ]] && { [ "$SECS" -ge 1 ] || [ -n "${TORTURE_PYTEST:-}" ]; }; } ||
+	die "TORTURE_SECONDS '$SECS' is not a positive whole number of seconds (0 only with TORTURE_PYTEST)"
 [[ $SEED =~ ^[0-9]+$ ]] || die "TORTURE_SEED '$SEED' is not a non-negative integer"
 { [[ $VM_CPUS =~ ^[0-9]+$ ]] && [ "$VM_CPUS" -ge 3 ]; } ||
 	die "VM_CPUS=$VM_CPUS: the torture run needs at least 3 vCPUs (one goes offline, cpu 0 never)"
@@ -53,18 +58,46 @@ if [ "$KERNEL" = debug ]; then
 	# reports are), and KASAN/lockdep under TCG are slow
 	export VM_SPLAT_IGNORE="${VM_SPLAT_IGNORE:+$VM_SPLAT_IGNORE|}kmemleak: [0-9]+ new suspected memory leaks"
 fi
-# boot, two Python starts, the final checks and a storm stopped at the end
-export VM_TIMEOUT=${VM_TIMEOUT:-$((SECS * 2 + 900))}
+# boot, two Python starts, the final checks and a storm stopped at the end (and the
+# pytest files, when asked: ~3 min on the debug kernel)
+export VM_TIMEOUT=${VM_TIMEOUT:-$((SECS * 2 + 900 + ${TORTURE_PYTEST:+600}))}
 export SLABLAB_BUILD=$BUILD
 
 echo "torture: ${SECS}s on kernel $KERNEL with $VM_CPUS vCPUs, seed $SEED" >&2
 echo "torture: rerun: make torture KERNEL=$KERNEL VM_CPUS=$VM_CPUS TORTURE_SECONDS=$SECS TORTURE_SEED=$SEED" >&2
 rc=0
-"$REPO/scripts/vm.sh" --kernel-dir "$kdir" --module "$MODULE" -- \
-	"$PYTHON" "$REPO/tests/torture/torture.py" --seconds "$SECS" --seed "$SEED" \
-	--module "$MODULE" || rc=$?
+# One guest command: the pytest files (when asked), then the torture; both statuses go
+# to TORTURE_RCS, and the command exits with the torture's status, else pytest's.
+read -r -a pytest_files <<<"${TORTURE_PYTEST:-}"
+rcs=${TORTURE_RCS:-$BUILD/test-results/torture.rcs}
+mkdir -p "$(dirname "$rcs")"
+rm -f "$rcs"
+# shellcheck disable=SC2016 # expanded by the guest's bash
+guest='prc=- trc=-
+if [ $# -gt 0 ]; then
+	"$T_PY" -m pytest -q -p no:cacheprovider ${T_JUNIT:+--junitxml="$T_JUNIT"} "$@"; prc=$?
+fi
+if [ "$T_SECS" != 0 ]; then
+	"$T_PY" "$T_SCRIPT" --seconds "$T_SECS" --seed "$T_SEED" --module "$T_MODULE"; trc=$?
+fi
+echo "$prc $trc" >"$T_RCS"
+[ "$trc" = - ] || [ "$trc" = 0 ] || exit "$trc"
+[ "$prc" = - ] || exit "$prc"
+exit 0'
+T_PY=$PYTHON T_SCRIPT=$REPO/tests/torture/torture.py T_SECS=$SECS T_SEED=$SEED T_MODULE=$MODULE \
+	T_JUNIT=${TORTURE_PYTEST_JUNIT:-} T_RCS=$rcs \
+	VM_ENV="${VM_ENV:-} T_PY T_SCRIPT T_SECS T_SEED T_MODULE T_JUNIT T_RCS" \
+	"$REPO/scripts/vm.sh" --kernel-dir "$kdir" --module "$MODULE" -- \
+	bash -c "$guest" torture ${pytest_files[@]+"${pytest_files[@]}"} || rc=$?
+prc=- trc=-
+[ ! -f "$rcs" ] || read -r prc trc <"$rcs"
+if [ ${#pytest_files[@]} -gt 0 ]; then
+	echo "torture: pytest of ${pytest_files[*]##*/} in the same boot: exit $prc" >&2
+fi
 if [ $rc -eq 0 ]; then
 	echo "torture: PASSED (seed $SEED)" >&2
+elif [ "$trc" = 0 ] && [ "$rc" = "$prc" ]; then
+	echo "torture: the torture PASSED (seed $SEED); the pytest files before it failed" >&2
 else
 	case $rc in
 	125) why="kernel splat (see above; a hang shows as \"blocked for more than 20 seconds\" and torture: HANG)" ;;

@@ -48,6 +48,8 @@ environment: KERNEL KERNEL_DIR VM_CPUS (2) VM_MEM (2G) VM_TIMEOUT (900) VM_LOG
   VM_ACCEL (auto|kvm|tcg) VM_APPEND (extra kernel args) VM_ENV (names of variables to
   pass into the guest, besides SLABLAB_*, PYTEST_ADDOPTS, PYTHONDONTWRITEBYTECODE)
   VM_SPLAT_IGNORE (ERE: kernel lines not to count as splats)
+  VM_WATCHDOG_LEAD (30): seconds before the timeout at which the guest dumps its blocked
+  tasks (sysrq w) and the test named in the file SLABLAB_CURRENT_TEST into the serial log
   VM_PIN (0|auto|1; default 0): pin each vCPU thread to its own host cpu, from those
   vm.sh may run on (its affinity mask); auto: when there are enough, 1: or fail
   VM_ICOUNT (a shift, 1 to 7; VM_CPUS=1 only): deterministic TCG, the guest's clocks
@@ -250,6 +252,17 @@ fi
 # /vm/modules lists the --module paths.
 sq() { printf "'%s'" "${1//\'/\'\\\'\'}"; } # quote for busybox ash
 mkdir -p "$run/cfg/vm"
+# The guest's watchdog (scripts/vm/init): VM_WATCHDOG_LEAD (30) s before this run's
+# timeout (when the timeout is over twice that), by the host's
+# clock (the guest's comes from the RTC, i.e. the host's), it dumps the blocked tasks
+# (sysrq w) and names the test in SLABLAB_CURRENT_TEST, so that a hang leaves in the
+# serial log what hung, not only the time-out.
+watchdog_at=
+lead=${VM_WATCHDOG_LEAD:-30}
+is_uint "$lead" || die "VM_WATCHDOG_LEAD '$lead' is not a number of seconds"
+if [ $interactive = 0 ] && [ "$timeout" -gt $((2 * lead)) ]; then
+	watchdog_at=$(($(date +%s) + timeout - lead))
+fi
 rows=24 cols=80
 if [ $interactive = 1 ] && [ -t 0 ]; then
 	read -r rows cols < <(stty size 2>/dev/null || echo 24 80)
@@ -263,6 +276,8 @@ VM_COLS=$cols
 VM_MSIZE=512000
 VM_CACHE_ROOT=$(sq "$cache_root")
 VM_CACHE_REPO=$(sq "$cache_repo")
+VM_WATCHDOG_AT=$watchdog_at
+VM_CURRENT_TEST=$(sq "${SLABLAB_CURRENT_TEST:-}")
 EOF
 printf '%s\n' ${mod_paths[@]+"${mod_paths[@]}"} >"$run/cfg/vm/modules"
 

@@ -70,3 +70,25 @@ def test_crash_after_init_is_not_retried(tmp_path):
     assert "booting once more" not in r.stderr, r.stderr
     assert r.stderr.count("vm: booting ") == 1, r.stderr
     assert r.returncode in (122, 125), r.stderr
+
+
+def test_hang_dumps_blocked_tasks_and_names_the_test(tmp_path):
+    """A run that hangs leaves what hung in the serial log before its timeout kills it:
+    the guest's watchdog (scripts/vm/init, VM_WATCHDOG_LEAD before the timeout) dumps the
+    blocked tasks (sysrq w) and names the test in SLABLAB_CURRENT_TEST; vm.sh exits 124."""
+    log = tmp_path / "serial.log"
+    current = os.path.join(REPO, "build", f"harness-current-test.{os.getpid()}")
+    os.makedirs(os.path.dirname(current), exist_ok=True)
+    with open(current, "w") as f:
+        f.write("tests/vm/test_x.py::test_that_hangs\n")
+    env = dict(os.environ, VM_WATCHDOG_LEAD="25", SLABLAB_CURRENT_TEST=current)
+    try:
+        r = subprocess.run([VM, "--log", str(log), "--timeout", "60", "--", "sleep", "600"],
+                           capture_output=True, text=True, timeout=200, env=env,
+                           stdin=subprocess.DEVNULL)
+    finally:
+        os.unlink(current)
+    text = log.read_text(errors="replace")
+    assert r.returncode == 124, r.stderr
+    assert "watchdog: in test tests/vm/test_x.py::test_that_hangs" in text, text[-3000:]
+    assert "sysrq: Show Blocked State" in text, text[-3000:]

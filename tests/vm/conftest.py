@@ -11,6 +11,11 @@ import tempfile
 import pytest
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(REPO, "tests"))
+import skip_policy  # noqa: E402
+from skip_policy import (pytest_collectreport, pytest_runtest_logreport,  # noqa: E402,F401
+                         pytest_runtest_logstart, pytest_sessionfinish,
+                         pytest_terminal_summary)
 BUILD = os.environ.get("SLABLAB_BUILD", os.path.join(REPO, "build"))
 
 try:
@@ -66,11 +71,15 @@ def variants(*designs):
 # What the `design` fixture runs the cache suite on: every design; slab a second time
 # with one slab list (2.4.9's) as well as three; slob with one and two size-split free
 # lists (SLOB before 2.6.25, and below/above 1 KiB) as well as three (issue 14).
+# SLABLAB_DESIGN_VARIANTS=base: the designs alone, as the debug stage of `make test` runs
+# them (the lists variants run the same code under KASAN and lockdep as their base, and
+# take ~110 cases each; make test-full runs them on the debug kernel too).
 DESIGN_VARIANTS = variants(*[Design(d) for d in DESIGNS])
-if "slab" in DESIGNS:
-    DESIGN_VARIANTS += variants(Design("slab", lists=1))
-if "slob" in DESIGNS:
-    DESIGN_VARIANTS += variants(*[Design("slob", lists=n) for n in (1, 2)])
+if os.environ.get("SLABLAB_DESIGN_VARIANTS", "all") != "base":
+    if "slab" in DESIGNS:
+        DESIGN_VARIANTS += variants(Design("slab", lists=1))
+    if "slob" in DESIGNS:
+        DESIGN_VARIANTS += variants(*[Design("slob", lists=n) for n in (1, 2)])
 
 # sheaves in front of slub's per-cpu slabs (sheaves_cpu_slabs, 6.18's double caching),
 # where two designs' paths share the cpu's lock.
@@ -92,9 +101,11 @@ FRONT_END_VARIANTS = variants(*FRONT_ENDS)
 # not skipped: nothing is missing, the case does not exist for that design).
 def pytest_configure(config):
     config.addinivalue_line("markers", "not_slob(why): the case cannot apply to slob")
+    skip_policy.pytest_configure(config)
 
 
 def pytest_collection_modifyitems(config, items):
+    skip_policy.pytest_collection_modifyitems(config, items)
     keep, dropped = [], []
     for item in items:
         params = getattr(getattr(item, "callspec", None), "params", {})

@@ -30,7 +30,7 @@ import slablab
 from conftest import MODULE
 
 KMEMLEAK = "/sys/kernel/debug/kmemleak"
-pytestmark = pytest.mark.skipif(
+pytestmark = pytest.mark.exclude_if(
     not os.path.exists(KMEMLEAK),
     reason="kmemleak needs CONFIG_DEBUG_KMEMLEAK: run the debug kernel "
            "(make test KERNEL=debug, part of make test)")

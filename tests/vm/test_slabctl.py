@@ -31,7 +31,7 @@ _names = itertools.count()
 # TCG) only the tests that drive the module through storms run; the command-line surface
 # (arguments, errors, text, JSON of the plain commands) is checked on the release kernel.
 DEBUG_KERNEL = "debug" in os.uname().release
-cli_surface = pytest.mark.skipif(DEBUG_KERNEL, reason="command-line surface: checked on "
+cli_surface = pytest.mark.exclude_if(DEBUG_KERNEL, reason="command-line surface: checked on "
                                  "the release kernel; the debug kernel runs the storm tests")
 
 
@@ -697,8 +697,11 @@ def test_compare_designs_beside_native(client, cache, tmp_path):
 
 def test_compare_until_aa_warmup_and_rerun_columns(client, cache, tmp_path):
     """--aa --until on a short storm: warm-up runs first (shown, not counted), rounds
-    until the CI is narrow or --max-repeats, the A/A ratio's CI holds 1, and every CSV
-    row says where it ran."""
+    until the CI is narrow or --max-repeats, and every CSV row says where it ran. The
+    A/A ratio's CI holds 1 where the figures are deterministic (VM_ICOUNT: asserted
+    here then). Under normal TCG a 4-pair percentile bootstrap covers about 80% of the
+    time (tests/host/test_sweep.py measures such coverage), so there the test asserts
+    only that the ratio lies in its interval: asserting 1 would fail one run in five."""
     out = tmp_path / "aa.csv"
     r = slabctl("compare", "pair", "-c", cache, "--ops", "2000", "--threads", "1",
                 "--cpus", "0", "--aa", "--repeat", "3", "--until", "±50%",
@@ -718,6 +721,8 @@ def test_compare_until_aa_warmup_and_rerun_columns(client, cache, tmp_path):
     s = doc["variants"][1]["summary"]["cycles_per_pair"]
     assert s["n"] == 4 and s["ci"]["n"] == 4
     assert s["ci"]["lo"] <= s["ci"]["ratio"] <= s["ci"]["hi"]
+    if os.environ.get("SLABLAB_VM_ICOUNT"):
+        assert s["ci"]["lo"] <= 1.0 <= s["ci"]["hi"], s["ci"]
     assert doc["context"]["kernel_release"] == client.status()["kernel_release"]
     assert doc["context"]["slablab_commit"] == slablab.analysis.BUILD_COMMIT
     rows = list(csv.DictReader(out.open()))

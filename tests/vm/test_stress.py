@@ -47,7 +47,7 @@ with warnings.catch_warnings():
     soak = pytest.mark.soak
 
 SOAK = bool(os.environ.get("SLABLAB_SOAK"))
-soak_only = pytest.mark.skipif(not SOAK, reason="soak grid: set SLABLAB_SOAK=1 "
+soak_only = pytest.mark.exclude_if(not SOAK, reason="soak grid: set SLABLAB_SOAK=1 "
                                "(scripts/soak.sh)")
 NCPUS = os.cpu_count() or 1
 
