@@ -152,12 +152,12 @@ def compare(budget, measured, threshold=None):
         if g > threshold:
             ok = False
             lines.append(f"icount-gate: FAIL {name}: budget {b:.1f} cycles, measured {m:.1f}, "
-                         f"growth {g:+.1f}% (over the {threshold:g}% allowed)")
+                         f"growth {g:+.2f}% (over the {threshold:g}% allowed)")
         elif g < -threshold:
             lines.append(f"icount-gate: lower {name}: budget {b:.1f} cycles, measured {m:.1f}, "
-                         f"{g:+.1f}%: the budget can be lowered (scripts/icount-gate.sh --update)")
+                         f"{g:+.2f}%: the budget can be lowered (scripts/icount-gate.sh --update)")
         else:
-            lines.append(f"icount-gate: ok   {name}: budget {b:.1f} cycles, measured {m:.1f}, {g:+.1f}%")
+            lines.append(f"icount-gate: ok   {name}: budget {b:.1f} cycles, measured {m:.1f}, {g:+.2f}%")
     for name in measured:
         if name not in figures:
             lines.append(f"icount-gate: new  {name}: measured {measured[name]:.1f} cycles, not in the "
