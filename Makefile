@@ -20,6 +20,10 @@
 #   make experiments  the seed experiments in the VM: each seed's table with its published
 #                   figures beside ours and a verdict (~15 min under TCG; EXPERIMENTS="seed-002",
 #                   EXPERIMENTS_FULL=1 for the seeds' sizes; docs/experiments.md). Not in make test.
+#   make icount-gate  the deterministic performance gate: one VM_ICOUNT=1 VM (~30 s) measures
+#                   each design's pair and batch and kmalloc's 64-byte pair, and fails when one
+#                   grew more than 3% over tests/perf/icount-budget.json (scripts/icount-gate.sh;
+#                   --update there; docs/testing.md). Not in make test yet.
 #   make demo       boot the VM and show slablab at work
 #   make ynl-demo   the kernel's ynl cli driving slablab with uapi/slablab.yaml in the VM
 #   make vm         an interactive shell in the test VM
@@ -80,7 +84,7 @@ endif
 
 .PHONY: all deps generate kernel module tool tool-tests python lint test test-quick test-full test-host test-vm demo vm check clean \
 	distclean bench sweep soak torture ynl-demo experiments record-hackbench \
-	replay-hackbench replay-bootlike record-bootlike
+	replay-hackbench replay-bootlike record-bootlike icount-gate
 
 GRID ?= small
 SOAK_SECONDS ?= 600
@@ -222,6 +226,12 @@ sweep: all
 # The long stress grid, repeated for SOAK_SECONDS (docs/sweeps.md).
 soak: all
 	@$(REPO)/scripts/soak.sh $(SOAK_SECONDS)
+
+# The deterministic performance gate (docs/testing.md, "The -icount performance gate"):
+# slabctl and the module from this tree, one 1-vCPU VM under -icount, the figures held
+# against tests/perf/icount-budget.json. Raising a budget: scripts/icount-gate.sh --update.
+icount-gate: module tool
+	@SLABLAB_BUILD='$(BUILD)' $(REPO)/scripts/stage.sh "icount gate" $(REPO)/scripts/icount-gate.sh
 
 # The torture run (docs/testing.md): TORTURE_SECONDS, TORTURE_SEED (printed by every run;
 # the same seed makes the same decisions), KERNEL, VM_CPUS (default 4, at least 3).
