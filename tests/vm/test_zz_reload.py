@@ -146,3 +146,39 @@ def test_fastpath_survives_losing_its_slab(hooked, size, order):
     assert e.value.errno == errno.EOPNOTSUPP
     assert hooked.cache_validate(name)["errors"] == 0
     hooked.cache_destroy(name)
+
+
+def test_flags_change_keeps_the_random_sequence_on_enomem(hooked):
+    """A flags change whose new freelist sequence cannot be allocated fails (ENOMEM)
+    and leaves the cache as it was: random, with its sequence, which validate checks
+    a random cache has. The hook fails the next two sequence allocations, so that a
+    rollback that made the old sequence again would fail as well (issue 22, defect 2:
+    the cache was then left flagged random with no sequence, its fresh slabs laid out
+    in order)."""
+    name = "seq-enomem"
+    hooked.cache_create(name, 64, random=True, debug=False)
+    before = hooked.cache_get(name)
+    assert "random" in before["flags"] and "debug" not in before["flags"], before
+    hook = f"{DEBUGFS}/selftest_fail_random_seq"
+    try:
+        with open(hook, "w") as f:
+            f.write("2")
+        with pytest.raises(slablab.OperationFailed) as e:
+            hooked.cache_set(name, debug=True)
+        assert e.value.errno == errno.ENOMEM, e.value
+    finally:
+        with open(hook, "w") as f:
+            f.write("0")
+    c = hooked.cache_get(name)
+    assert (c["flags"], c["obj_stride"]) == (before["flags"], before["obj_stride"]), c
+    report = hooked.cache_validate(name)
+    assert report["errors"] == 0, report
+    hooked.obj_free(hooked.obj_alloc(name, 200))
+    assert hooked.cache_get(name)["gauges"]["objects"] == 0
+    # with memory, the same change goes through, its sequence made for the new layout
+    c = hooked.cache_set(name, debug=True)
+    assert "debug" in c["flags"] and "random" in c["flags"], c
+    report = hooked.cache_validate(name)
+    assert report["errors"] == 0, report
+    hooked.cache_destroy(name)
+
