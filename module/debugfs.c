@@ -509,8 +509,9 @@ static const struct slablab_selftest_case selftest_cases[] = {
 	{ "hold", selftest_hold, SELFTEST_LOCKED },
 	{ "release", selftest_release, SELFTEST_LOCKED },
 	/*
-	 * The cmpxchg fast path loses its cpu slab to a flush mid-allocation. Not under
-	 * slablab_mutex: arming the hook's static key takes cpus_read_lock.
+	 * The cmpxchg fast path loses its cpu slab to a flush mid-allocation. It takes
+	 * cpus_read_lock and slablab_mutex itself, after arming the hook's static key
+	 * (which takes cpus_read_lock).
 	 */
 	{ "fastpath_race", slablab_selftest_fastpath_race, 0 },
 };
