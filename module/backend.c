@@ -89,7 +89,14 @@ static_assert(!(SLABLAB_KERNEL_DEFAULTS & __SLABLAB_CACHE_F_ALL));
 bool slablab_selftests;
 module_param_named(selftests, slablab_selftests, bool, 0444);
 MODULE_PARM_DESC(selftests,
-		 "enable the test harness hooks in debugfs: selftest_warn, selftest_kernel_cache, selftest_native_sysfs, caches/*/selftest (never on a real system)");
+		 "enable the test harness hooks in debugfs: selftest_warn, selftest_kernel_cache, selftest_native_sysfs, selftest_fail_random_seq, caches/*/selftest (never on a real system)");
+
+/*
+ * Test hook (selftests=1 only: debugfs selftest_fail_random_seq): the next N
+ * allocations of a freelist sequence fail, so that tests reach the paths a failed
+ * kvmalloc takes (a flags change that cannot make its sequence).
+ */
+atomic_t slablab_fail_random_seq = ATOMIC_INIT(0);
 
 #ifndef NL_SET_ERR_MSG_FMT
 /* 6.1: formatted extack messages, each in the next buffer (internal.h) */
@@ -676,28 +683,50 @@ void slablab_compute_layout(struct slablab_cache *s)
 	s->stride = slablab_layout_stride(s, s->flags, &s->fp_offset);
 }
 
-int slablab_init_random_seq(struct slablab_cache *s)
+/**
+ * slablab_make_random_seq - a freelist sequence for the cache's current layout
+ * @s: the cache; its flags and stride say whether it needs one, and how long
+ * @seq: set to the sequence, or NULL when the cache needs none
+ * @len: set to its entries
+ *
+ * Touches nothing of @s, so that a caller can make the sequence of a new layout
+ * before it commits to that layout, and keep the old one if this fails.
+ *
+ * Return: 0, or -ENOMEM (@seq NULL).
+ */
+int slablab_make_random_seq(const struct slablab_cache *s, unsigned int **seq,
+			    unsigned int *len)
 {
 	unsigned int n = slablab_objs_per_slab(SLABLAB_MAX_ORDER, s->stride, PAGE_SIZE);
-	unsigned int i;
+	unsigned int i, *q;
 
-	kvfree(s->random_seq);
-	s->random_seq = NULL;
-	s->random_seq_len = 0;
+	*seq = NULL;
+	*len = 0;
 	if (!(s->flags & SLABLAB_CACHE_F_RANDOM) || n < 2)
 		return 0;
-	s->random_seq = kvmalloc_array(n, sizeof(*s->random_seq), GFP_KERNEL);
-	if (!s->random_seq)
+	if (atomic_add_unless(&slablab_fail_random_seq, -1, 0))
+		return -ENOMEM;
+	q = kvmalloc_array(n, sizeof(*q), GFP_KERNEL);
+	if (!q)
 		return -ENOMEM;
 	for (i = 0; i < n; i++)
-		s->random_seq[i] = i;
+		q[i] = i;
 	for (i = n - 1; i > 0; i--) {
 		unsigned int j = get_random_u32() % (i + 1);
 
-		swap(s->random_seq[i], s->random_seq[j]);
+		swap(q[i], q[j]);
 	}
-	s->random_seq_len = n;
+	*seq = q;
+	*len = n;
 	return 0;
+}
+
+/* Replace the cache's sequence by @seq of @len entries (slablab_make_random_seq()'s). */
+void slablab_set_random_seq(struct slablab_cache *s, unsigned int *seq, unsigned int len)
+{
+	kvfree(s->random_seq);
+	s->random_seq = seq;
+	s->random_seq_len = len;
 }
 
 /* Order policy for the current layout; -E2BIG when one object exceeds the largest slab. */
@@ -912,6 +941,12 @@ void slablab_validate_slabs(struct slablab_cache *s, struct slablab_validate_rep
 		verr(r, s, NULL, "slab count %lu vs gauge %lu (or object totals differ)", nr,
 		     s->nr_slabs);
 	spin_unlock_irqrestore(&s->slabs_lock, flags);
+	/* a random cache's fresh slabs would otherwise be laid out in order, silently */
+	nr = s->flags & SLABLAB_CACHE_F_RANDOM ?
+	     slablab_objs_per_slab(SLABLAB_MAX_ORDER, s->stride, PAGE_SIZE) : 0;
+	if (nr >= 2 && (!s->random_seq || s->random_seq_len != nr))
+		verr(r, s, NULL, "random flag but a freelist sequence of %lu entries, not %lu",
+		     s->random_seq ? s->random_seq_len : 0, nr);
 	if (atomic_long_read(&s->debug_errors) && !r->errors)
 		snprintf(r->first_error, sizeof(r->first_error),
 			 "%ld corruption reports from debug checks (see the kernel log)",

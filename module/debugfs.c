@@ -8,7 +8,8 @@
  * the test hooks, which are no part of the netlink ABI: caches/<name>/fail_slab_every
  * (fault injection on any kernel), fail_new_slab/ (the kernel's fault_attr, where it
  * has CONFIG_FAULT_INJECTION_DEBUG_FS) and, with selftests=1 only, selftest_warn,
- * selftest_kernel_cache, selftest_native_sysfs and caches/<name>/selftest.
+ * selftest_kernel_cache, selftest_native_sysfs, selftest_fail_random_seq and
+ * caches/<name>/selftest.
  *
  * Lifetime: files are created with debugfs_create_file(), whose proxy makes
  * debugfs_remove_recursive() wait for handlers in flight. Writers take cpus_read_lock
@@ -508,8 +509,9 @@ static const struct slablab_selftest_case selftest_cases[] = {
 	{ "hold", selftest_hold, SELFTEST_LOCKED },
 	{ "release", selftest_release, SELFTEST_LOCKED },
 	/*
-	 * The cmpxchg fast path loses its cpu slab to a flush mid-allocation. Not under
-	 * slablab_mutex: arming the hook's static key takes cpus_read_lock.
+	 * The cmpxchg fast path loses its cpu slab to a flush mid-allocation. It takes
+	 * cpus_read_lock and slablab_mutex itself, after arming the hook's static key
+	 * (which takes cpus_read_lock).
 	 */
 	{ "fastpath_race", slablab_selftest_fastpath_race, 0 },
 };
@@ -793,6 +795,9 @@ int slablab_debugfs_init(void)
 				    &slablab_selftest_warn_fops);
 		debugfs_create_file("selftest_native_sysfs", 0200, slablab_debugfs_root, NULL,
 				    &slablab_selftest_sysfs_fops);
+		/* the next N freelist sequences fail to allocate (backend.c) */
+		debugfs_create_atomic_t("selftest_fail_random_seq", 0600, slablab_debugfs_root,
+					&slablab_fail_random_seq);
 	}
 #ifdef CONFIG_FAULT_INJECTION_DEBUG_FS
 	/* a convenience like the rest: new slabs just never fail where it is missing */

@@ -789,14 +789,17 @@ static int slob_init(struct slablab_cache *s)
 /*
  * The cache holds no objects (a destroy or a design change: checked by slab.c), but
  * heap pages it was charged for may hold other caches' objects: they become the
- * heap's orphans, uncharged, and are freed by whichever free empties them. Only at
- * module exit may objects still be live (never freed): their heap pages are orphaned
- * too and their large pages stay on slob_heap.large; slablab_slob_exit() frees both.
+ * heap's orphans, uncharged, and are freed by whichever free empties them. Each counts
+ * as freed for @s now (free_slab), as the free that empties an orphan counts for no
+ * cache: else a cache that changed design would keep alloc_slab - free_slab above its
+ * pages for good. Only at module exit may objects still be live (never freed): their
+ * heap pages are orphaned too and their large pages stay on slob_heap.large;
+ * slablab_slob_exit() frees both.
  */
 static void slob_destroy(struct slablab_cache *s)
 {
 	struct slob_page *sp;
-	unsigned long flags;
+	unsigned long flags, orphaned = 0;
 
 	spin_lock_irqsave(&slob_heap.lock, flags);
 	list_for_each_entry(sp, &slob_heap.all, all) {
@@ -805,10 +808,12 @@ static void slob_destroy(struct slablab_cache *s)
 		sp->owner = NULL;
 		slob_heap.orphan_pages++;
 		slob_charge(s, -1, true);
+		orphaned++;
 	}
 	s->slob_pages = 0;
 	s->slob_heap_pages = 0;
 	spin_unlock_irqrestore(&slob_heap.lock, flags);
+	stat_add(s, SLABLAB_FREE_SLAB, orphaned);
 }
 
 /**

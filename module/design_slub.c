@@ -28,8 +28,9 @@
  *   because slow-path holders can be preempted mid-update; see the docs.
  *
  * Locks (backend.c's order; this file takes no other)
- *   slablab_mutex                      held by every flush (the work items are shared)
- *                                      and by the tunable change
+ *   slablab_mutex                      held by every flush (the work items are shared),
+ *                                      by the tunable change and by the fastpath_race
+ *                                      test hook (under cpus_read_lock, as a change)
  *   s->cpu->lock (local_lock)          a cpu's slow path against its fast path: c->slab,
  *                                      c->ft, c->partial, c->partial_slabs change only
  *                                      under it, on the cpu (or for a dead cpu)
@@ -508,8 +509,14 @@ noinline void slablab_slub_race_hook(struct slablab_cache *s)
  * handed back to the page allocator. The allocation must then fail its cmpxchg (the
  * flush moved the tid), having read only what may be read of a freed slab, and retry.
  *
+ * Runs under cpus_read_lock and slablab_mutex, as every cache change does: between
+ * its free and its next allocation the cache is empty, and a design switch that ran
+ * then would leave it calling slub's paths on another design's per-cpu state. The
+ * hook's static key is armed before, since arming it takes cpus_read_lock.
+ *
  * Return: 0; -EOPNOTSUPP when the cache's fast path takes the local lock (irqoff,
- * PREEMPT_RT: there is no window); -ENOMEM; -EIO when the hook did not run.
+ * PREEMPT_RT: there is no window); -ENOENT when the cache is being destroyed;
+ * -ENOMEM; -EIO when the hook did not run.
  */
 int slablab_selftest_fastpath_race(struct slablab_cache *s)
 {
@@ -518,12 +525,17 @@ int slablab_selftest_fastpath_race(struct slablab_cache *s)
 
 	if (!slablab_selftests)
 		return -EPERM;
-	/* the slub design's fast path: another design has no cpu slab to race for */
-	if (s->design != SLABLAB_DESIGN_SLUB)
-		return -EOPNOTSUPP;
-	if (use_locked_fastpath(s))
-		return -EOPNOTSUPP;
 	static_branch_inc(&slablab_race_hook);
+	cpus_read_lock();
+	mutex_lock(&slablab_mutex);
+	/*
+	 * Never allocate from a cache a destroy is discarding; another design has no cpu
+	 * slab to race for, and a locked fast path no window.
+	 */
+	if (s->dead)
+		err = -ENOENT;
+	else if (s->design != SLABLAB_DESIGN_SLUB || use_locked_fastpath(s))
+		err = -EOPNOTSUPP;
 	for (round = 0; round < 2 && !err; round++) {
 		preempt_disable();
 		obj = slub_alloc(s, GFP_ATOMIC, NUMA_NO_NODE);
@@ -548,6 +560,8 @@ int slablab_selftest_fastpath_race(struct slablab_cache *s)
 next:
 		preempt_enable();
 	}
+	mutex_unlock(&slablab_mutex);
+	cpus_read_unlock();
 	static_branch_dec(&slablab_race_hook);
 	return err;
 }

@@ -577,6 +577,7 @@ void slablab_slob_exit(void);
 
 /* backend.c: the shared back end, the bottom layer */
 extern bool slablab_selftests;
+extern atomic_t slablab_fail_random_seq;
 #ifdef CONFIG_FAULT_INJECTION_DEBUG_FS
 extern struct fault_attr slablab_fail_new_slab;
 #endif

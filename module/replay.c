@@ -713,13 +713,15 @@ out_unlock:
  * @extack: where to say what was wrong
  *
  * Return: 0, -ENOENT (no replay loading), -EINVAL (a bad event or offset, times
- * missing, unasked for or going back).
+ * missing, unasked for or going back), -ERANGE (a time whose scaled value would not
+ * fit in u64).
  */
 int slablab_replay_data(u64 offset, const struct slablab_replay_event *ev,
 			const u64 *times, u32 nr, struct netlink_ext_ack *extack)
 {
 	struct slablab_replay *r;
 	int err = -EINVAL;
+	u64 max_ts;
 	u32 i;
 
 	mutex_lock(&replay_mutex);
@@ -742,12 +744,27 @@ int slablab_replay_data(u64 offset, const struct slablab_replay_event *ev,
 			NL_SET_ERR_MSG_MOD(extack, "times without time-scale");
 		goto out;
 	}
+	/*
+	 * replay_wait_due() scales a time by time_scale (up to 1000000) in u64: a time
+	 * past U64_MAX / time_scale ns (5.1 hours at the largest scale) would wrap, and
+	 * its event would be due at once, so it is refused here, where times arrive.
+	 */
+	max_ts = times ? div_u64(U64_MAX, r->time_scale) : 0;
 	for (i = 0; times && i < nr; i++) {
 		u64 prev = i ? get_unaligned(&times[i - 1]) : offset ? r->ts[offset - 1] : 0;
+		u64 ts = get_unaligned(&times[i]);
 
-		if (get_unaligned(&times[i]) < prev) {
+		if (ts < prev) {
 			NL_SET_ERR_MSG_FMT_MOD(extack, "event %llu's time goes back",
 					       offset + i);
+			goto out;
+		}
+		if (ts > max_ts) {
+			NL_SET_ERR_MSG_FMT_MOD(extack,
+					       "event %llu: time over %llu s overflows time-scale %u",
+					       offset + i, div_u64(max_ts, NSEC_PER_SEC),
+					       r->time_scale);
+			err = -ERANGE;
 			goto out;
 		}
 	}

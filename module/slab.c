@@ -656,7 +656,7 @@ struct slablab_cache *slablab_cache_create_owner(const char *name, unsigned int 
 	s->lists = SLABLAB_DEFAULT_LISTS;
 
 	err = -ENOMEM;
-	if (slablab_init_random_seq(s))
+	if (slablab_make_random_seq(s, &s->random_seq, &s->random_seq_len))
 		goto err_free;
 	s->cpu = alloc_percpu_gfp(struct slablab_cpu, GFP_KERNEL | __GFP_ZERO);
 	if (!s->cpu)
@@ -1006,13 +1006,17 @@ int slablab_set_fastpath(struct slablab_cache *s, unsigned int mode,
 
 /*
  * Flags change the object layout or how free pointers are stored, so they can only
- * change while the cache holds no objects: every slab is freed first.
+ * change while the cache holds no objects: every slab is freed first. The new layout's
+ * freelist sequence is made before anything is committed and the old one freed only
+ * after, so that a failure restores a layout whose sequence was never let go: a
+ * rollback that had to allocate could fail too, and leave a random cache without one.
  */
 int slablab_set_flags(struct slablab_cache *s, unsigned int flags, struct netlink_ext_ack *extack)
 {
 	unsigned int old_flags = s->flags, old_stride = s->stride, old_fp = s->fp_offset;
 	struct slablab_order_choice old_choice = s->order_choice;
 	unsigned int old_default = s->order_default;
+	unsigned int *seq = NULL, seq_len = 0;
 	int err;
 
 	/* Refuse before touching anything: a refused request changes nothing. */
@@ -1025,16 +1029,16 @@ int slablab_set_flags(struct slablab_cache *s, unsigned int flags, struct netlin
 	slablab_compute_layout(s);
 	err = slablab_choose_order(s, extack);
 	if (!err)
-		err = slablab_init_random_seq(s);
+		err = slablab_make_random_seq(s, &seq, &seq_len);
 	if (err) {
 		s->flags = old_flags;
 		s->stride = old_stride;
 		s->fp_offset = old_fp;
 		s->order_choice = old_choice;
 		s->order_default = old_default;
-		slablab_init_random_seq(s);
 		return err;
 	}
+	slablab_set_random_seq(s, seq, seq_len);
 	if (s->order < slablab_min_order(s))
 		s->order = s->order_default;
 	s->ops->relayout(s);

@@ -360,6 +360,30 @@ def test_time_scaled_times_are_checked(nl):
     assert r.error == errno.ERANGE and "sample-ns" in r.msg, r
 
 
+def test_time_scaled_times_that_overflow_are_refused(nl):
+    """An event's due time is its recorded time * time-scale / 1000: at time-scale
+    1000000 a time past U64_MAX / 1000000 ns (about 5.1 hours) wraps the product, and
+    the event fired at once (issue 22, defect 4). replay-data refuses such a time,
+    naming the event and the longest time the scale allows; the longest one it allows
+    is taken."""
+    events = [ev(ALLOC, 1), ev(FREE, 1)]
+    for scale in (1000000, 1000, 3):
+        limit = (2**64 - 1) // scale
+        assert replay_new(nl, 2, 1, time_scale=scale).error == 0
+        r = replay_data(nl, events, times=[0, limit + 1])
+        assert r.error == errno.ERANGE, r
+        assert (f"event 1: time over {limit // 10**9} s overflows time-scale {scale}"
+                in r.msg), r
+        assert replay_new(nl, 2, 1, time_scale=scale).error == 0
+        assert replay_data(nl, events, times=[0, limit]).error == 0
+    # the second chunk is checked as the first (the offset names the event)
+    assert replay_new(nl, 3, 2, time_scale=1000000).error == 0
+    assert replay_data(nl, events[:1], times=[0]).error == 0
+    r = replay_data(nl, [ev(ALLOC, 2)], offset=1, times=[2**64 - 1])
+    assert r.error == errno.ERANGE and "event 1: time over 18446 s" in r.msg, r
+    assert replay_new(nl, 2, 1).error == 0      # leave nothing loading
+
+
 @pytest.mark.parametrize("target", ["slablab", "native"])
 def test_replay_stop(nl, client, target):
     """A time-scaled replay whose free is due in ten minutes: replay-stop wakes its

@@ -78,6 +78,37 @@ def test_first_fit_then_next_fit(client, make_cache):
     assert heap()["pages"] == 0 or heap()["orphan_pages"] == 0
 
 
+@SLOB
+def test_orphaned_pages_count_as_freed(client, make_cache):
+    """A's heap page also holds an object of B when A switches design: the page
+    becomes the heap's orphan, uncharged, and A's counters must say it left A
+    (alloc_slab - free_slab = its pages, 0), or A's figures stay a page high for good
+    (issue 22, defect 3). The identity then holds on the new design, and the orphan
+    goes back when B's object, its last, is freed."""
+    a = make_cache(256)
+    b = make_cache(256)
+    ha = client.obj_alloc(a, 1, cpu=0)
+    hb = client.obj_alloc(b, 1, cpu=0)      # next fit: on A's page, the list's head
+    client.obj_free(ha, cpu=0)
+    assert client.cache_get(a)["gauges"]["pages"] == 1, "B's object is not on A's page"
+    assert client.cache_get(b)["gauges"]["pages"] == 0
+    orphans = heap()["orphan_pages"]
+    c = client.cache_set(a, design="slub")
+    assert heap()["orphan_pages"] == orphans + 1, heap()
+    st = stats(client, a)
+    assert c["gauges"]["pages"] == c["gauges"]["slabs"] == 0, c
+    assert st["alloc_slab"] - st["free_slab"] == 0, st
+    h = client.obj_alloc(a, 1, cpu=0)
+    c = client.cache_get(a)
+    st = c["stats"]
+    assert st["alloc_slab"] - st["free_slab"] == c["gauges"]["slabs"] == 1, c
+    client.obj_free(h, cpu=0)
+    client.obj_free(hb, cpu=0)
+    assert heap()["orphan_pages"] == orphans, heap()
+    st = stats(client, b)
+    assert st["alloc_slab"] == st["free_slab"] == 0, st     # B never had the page
+
+
 def page_occupancy(client, name):
     """The cache's page-occupancy histogram as {blocks in use: pages}, the histogram,
     and the cache."""
