@@ -269,6 +269,32 @@ run_vm_wide() {
 		"$REPO/tests/vm/test_caches.py" -k "percpu_dump or dump_interrupted or dump_retries"
 }
 
+# The deterministic performance gate (scripts/icount-gate.sh, docs/testing.md): one
+# VM_ICOUNT=1 boot measures each design's pair and batch and kmalloc's pair and fails
+# on a figure more than 3% over tests/perf/icount-budget.json. Its budget was measured on
+# Debian's 6.1, so it runs while module/slablab.ko is built for that kernel. One test
+# case in the closing line.
+run_icount_gate() {
+	local k=$1 grc=0 xml=$RESULTS/icount-gate.xml t0 t1
+	t0=$(date +%s.%N)
+	run_vm_stage "icount gate $k" "$k" "${ICOUNT_GATE_TIMEOUT:-600}" - -- \
+		"$REPO/scripts/icount-gate.sh" 2>&1 | tee "$RESULTS/icount-gate.log" >&2
+	grc=${PIPESTATUS[0]}
+	grep -q 'FAILED (exit' "$RESULTS/icount-gate.log" && grc=1
+	t1=$(date +%s.%N)
+	"$PYTHON" - "$xml" "$RESULTS/icount-gate.log" "$grc" "$(echo "$t1 - $t0" | bc)" <<'PY'
+import sys
+from xml.sax.saxutils import quoteattr
+path, log, rc, t = sys.argv[1:]
+fails = [ln.strip() for ln in open(log, errors="replace") if "FAIL" in ln][:5]
+fail = "" if rc == "0" else f'<failure message={quoteattr("; ".join(fails) or "exit " + rc)}/>'
+with open(path, "w") as f:
+    f.write(f'<testsuite name="icount" tests="1" failures="{int(rc != "0")}" errors="0" '
+            f'skipped="0"><testcase classname="icount" name="icount-gate" time="{t}">{fail}'
+            f'</testcase></testsuite>\n')
+PY
+}
+
 run_vm() {
 	# tests/vm/test_ynl.py drives the module with the kernel's ynl cli (fetched once)
 	if ! $STAGE "ynl tools" "$REPO/scripts/ynl.sh" >/dev/null; then
@@ -285,6 +311,8 @@ run_vm() {
 		run_vm_on "$k"
 		# before another kernel's module build replaces module/slablab.ko
 		[ "$k" != "${KERNELS[0]}" ] || [ "$FULL" != 1 ] || run_vm_wide "$k"
+		[ "$k" != "${KERNELS[0]}" ] || [ "$k" != 6.1 ] || [ "${TEST_ICOUNT_GATE:-1}" = 0 ] ||
+			run_icount_gate "$k"
 		[ "$k" = "${KERNELS[0]}" ] || continue
 		for s in "${SMOKE_KERNELS[@]}"; do
 			[[ " ${KERNELS[*]} " == *" $s "* ]] || run_vm_smoke "$s"
