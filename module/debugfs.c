@@ -307,7 +307,8 @@ static int slablab_dbg_show(struct seq_file *m, void *v)
 		seq_putc(m, '\n');
 		break;
 	case D_CPU_SLABS:
-		seq_printf(m, "%llu\n", g.cpu_slabs);
+		/* SLUB's show_slab_objects(SO_CPU): active and cpu partial slabs */
+		seq_printf(m, "%llu\n", g.cpu_slabs + g.cpu_partial_slabs);
 		break;
 	case D_SLABS_CPU_PARTIAL:
 		for_each_possible_cpu(cpu) {
