@@ -170,6 +170,9 @@ run_vm() {
 	# tests/vm/test_ynl.py drives the module with the kernel's ynl cli (fetched once)
 	"$REPO/scripts/ynl.sh" >/dev/null ||
 		echo "test: scripts/ynl.sh failed: tests/vm/test_ynl.py will skip" >&2
+	# tests/vm/test_slabinfo_oracle.py runs the kernel's slabinfo (built once, cached)
+	"$REPO/scripts/slabinfo.sh" >/dev/null ||
+		echo "test: scripts/slabinfo.sh failed: tests/vm/test_slabinfo_oracle.py will fail" >&2
 	local k s
 	for k in "${KERNELS[@]}"; do
 		run_vm_on "$k"
