@@ -11,6 +11,12 @@
  * selftest_kernel_cache, selftest_native_sysfs, selftest_fail_random_seq and
  * caches/<name>/selftest.
  *
+ * Every file the kernel's tools/vm/slabinfo.c (tools/mm/ in 7.x) reads in
+ * read_slab_dir() that SLUB's sysfs has is here, in mm/slub.c's format, so slabinfo
+ * run with this directory bind-mounted over /sys/kernel/slab reads slablab's caches
+ * (tests/vm/test_slabinfo_oracle.py). The flag files show the SLAB_* flags a cache's
+ * flags stand for (slub_flags()); slablab merges no caches (aliases 0).
+ *
  * Lifetime: files are created with debugfs_create_file(), whose proxy makes
  * debugfs_remove_recursive() wait for handlers in flight. Writers take cpus_read_lock
  * and slablab_mutex and then check s->dead, because the cache's directory is removed
@@ -97,7 +103,9 @@ enum dbg_attr {
 	D_OBJECT_SIZE, D_SLAB_SIZE, D_OBJS_PER_SLAB, D_ORDER_DEFAULT, D_ORDER_REASON,
 	D_OBJECTS, D_TOTAL_OBJECTS, D_SLABS, D_PARTIAL, D_CPU_SLABS, D_SLABS_CPU_PARTIAL,
 	D_ALIGN, D_FLAGS, D_OWNER, D_PAGES, D_LIVE_BYTES, D_META_BYTES, D_POISON, D_RED_ZONE,
-	D_SANITY_CHECKS, D_SHRINK, D_VALIDATE, D_FAIL_SLAB_EVERY,
+	D_SANITY_CHECKS, D_SHRINK, D_VALIDATE, D_FAIL_SLAB_EVERY, D_OBJECTS_PARTIAL,
+	D_ALIASES, D_HWCACHE_ALIGN, D_RECLAIM_ACCOUNT, D_DESTROY_BY_RCU, D_STORE_USER,
+	D_TRACE, D_CACHE_DMA,
 	D_NR,
 	D_TUNABLE_FIRST = D_NR,	/* then one per row of dbg_tunables[] */
 };
@@ -132,6 +140,14 @@ static const struct {
 	[D_SHRINK] = { "shrink", 0200 },
 	[D_VALIDATE] = { "validate", 0600 },
 	[D_FAIL_SLAB_EVERY] = { "fail_slab_every", 0644 },
+	[D_OBJECTS_PARTIAL] = { "objects_partial", 0444 },
+	[D_ALIASES] = { "aliases", 0444 },
+	[D_HWCACHE_ALIGN] = { "hwcache_align", 0444 },
+	[D_RECLAIM_ACCOUNT] = { "reclaim_account", 0444 },
+	[D_DESTROY_BY_RCU] = { "destroy_by_rcu", 0444 },
+	[D_STORE_USER] = { "store_user", 0444 },
+	[D_TRACE] = { "trace", 0444 },
+	[D_CACHE_DMA] = { "cache_dma", 0444 },	/* SLUB has it with CONFIG_ZONE_DMA only */
 };
 
 struct slablab_dbg_file {
@@ -151,6 +167,62 @@ static void show_stat(struct seq_file *m, struct slablab_cache *s, int item)
 			seq_printf(m, " C%d=%llu", cpu, v);
 	}
 	seq_putc(m, '\n');
+}
+
+/*
+ * The SLAB_* flags SLUB would have for what a cache's flags ask: a debug cache checks
+ * consistency and red zones and poisons (without a constructor, whose objects it
+ * would overwrite). slablab has no reclaim accounting, DMA slabs, RCU-deferred slab
+ * freeing, owner tracking or tracing: their flags are never set.
+ */
+static slab_flags_t slub_flags(struct slablab_cache *s)
+{
+	slab_flags_t f = 0;
+
+	if (s->flags & SLABLAB_CACHE_F_HWCACHE_ALIGN)
+		f |= SLAB_HWCACHE_ALIGN;
+	if (s->flags & SLABLAB_CACHE_F_DEBUG) {
+		f |= SLAB_CONSISTENCY_CHECKS | SLAB_RED_ZONE;
+		if (!s->ctor)
+			f |= SLAB_POISON;
+	}
+	return f;
+}
+
+/*
+ * objects_partial as SLUB's show_slab_objects(SO_PARTIAL | SO_OBJECTS): the objects in
+ * use on the slabs of the node lists that are not full (those the partial file counts:
+ * SLUB's node partial lists, the slab design's partial slabs; empty ones add nothing),
+ * then with CONFIG_NUMA " N<node>=<objects>" for each node that has any. Frozen slabs
+ * belong to a cpu. The walk holds slabs_lock, so no slab is freed under it.
+ */
+static void show_objects_partial(struct seq_file *m, struct slablab_cache *s)
+{
+	struct slablab_slab *slab;
+	unsigned long flags;
+	u64 total = 0, *nodes;
+	int nid;
+
+	nodes = kcalloc(nr_node_ids, sizeof(*nodes), GFP_KERNEL);
+	if (!nodes)
+		return;
+	spin_lock_irqsave(&s->slabs_lock, flags);
+	list_for_each_entry(slab, &s->all_slabs, all_list) {
+		struct slablab_counters c = { .word = READ_ONCE(slab->fc.word) };
+
+		if (c.frozen || c.inuse >= c.objects)
+			continue;
+		total += c.inuse;
+		nodes[slab_nid(slab)] += c.inuse;
+	}
+	spin_unlock_irqrestore(&s->slabs_lock, flags);
+	seq_printf(m, "%llu", total);
+	if (IS_ENABLED(CONFIG_NUMA))
+		for (nid = 0; nid < nr_node_ids; nid++)
+			if (nodes[nid])
+				seq_printf(m, " N%d=%llu", nid, nodes[nid]);
+	seq_putc(m, '\n');
+	kfree(nodes);
 }
 
 static void show_tunable(struct seq_file *m, struct slablab_cache *s,
@@ -187,7 +259,7 @@ static int slablab_dbg_show(struct seq_file *m, void *v)
 	struct slablab_dbg_file *f = m->private;
 	struct slablab_cache *s = f->s;
 	struct slablab_gauges g;
-	bool debug = s->flags & SLABLAB_CACHE_F_DEBUG;
+	slab_flags_t sflags = slub_flags(s);
 	u32 objs, pslabs, pobjs, tot_slabs = 0, tot_objs = 0;
 	int cpu, nid;
 
@@ -236,7 +308,8 @@ static int slablab_dbg_show(struct seq_file *m, void *v)
 		seq_putc(m, '\n');
 		break;
 	case D_CPU_SLABS:
-		seq_printf(m, "%llu\n", g.cpu_slabs);
+		/* SLUB's show_slab_objects(SO_CPU): active and cpu partial slabs */
+		seq_printf(m, "%llu\n", g.cpu_slabs + g.cpu_partial_slabs);
 		break;
 	case D_SLABS_CPU_PARTIAL:
 		for_each_possible_cpu(cpu) {
@@ -272,11 +345,37 @@ static int slablab_dbg_show(struct seq_file *m, void *v)
 		seq_printf(m, "%llu\n", g.meta_bytes);
 		break;
 	case D_POISON:
-		seq_printf(m, "%d\n", debug && !s->ctor);
+		seq_printf(m, "%d\n", !!(sflags & SLAB_POISON));
 		break;
 	case D_RED_ZONE:
+		seq_printf(m, "%d\n", !!(sflags & SLAB_RED_ZONE));
+		break;
 	case D_SANITY_CHECKS:
-		seq_printf(m, "%d\n", debug);
+		seq_printf(m, "%d\n", !!(sflags & SLAB_CONSISTENCY_CHECKS));
+		break;
+	case D_OBJECTS_PARTIAL:
+		show_objects_partial(m, s);
+		break;
+	case D_ALIASES:
+		seq_puts(m, "0\n");	/* slablab merges no caches */
+		break;
+	case D_HWCACHE_ALIGN:
+		seq_printf(m, "%d\n", !!(sflags & SLAB_HWCACHE_ALIGN));
+		break;
+	case D_RECLAIM_ACCOUNT:
+		seq_printf(m, "%d\n", !!(sflags & SLAB_RECLAIM_ACCOUNT));
+		break;
+	case D_DESTROY_BY_RCU:
+		seq_printf(m, "%d\n", !!(sflags & SLAB_TYPESAFE_BY_RCU));
+		break;
+	case D_STORE_USER:
+		seq_printf(m, "%d\n", !!(sflags & SLAB_STORE_USER));
+		break;
+	case D_TRACE:
+		seq_printf(m, "%d\n", !!(sflags & SLAB_TRACE));
+		break;
+	case D_CACHE_DMA:
+		seq_printf(m, "%d\n", !!(sflags & SLAB_CACHE_DMA));
 		break;
 	case D_VALIDATE:
 		show_validate(m, s);
@@ -582,6 +681,8 @@ static void slablab_debugfs_add_cache(struct slablab_cache *s)
 	for (i = 0; i < D_STAT_FIRST + __SLABLAB_STAT_MAX; i++) {
 		files[i].s = s;
 		files[i].attr = i;
+		if (i == D_CACHE_DMA && !IS_ENABLED(CONFIG_ZONE_DMA))
+			continue;
 		if (i < D_NR) {
 			debugfs_create_file(dbg_files[i].name, dbg_files[i].mode, dir, &files[i],
 					    &slablab_dbg_fops);

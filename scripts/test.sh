@@ -306,6 +306,9 @@ run_vm() {
 			echo "test: scripts/ynl.sh failed: tests/vm/test_ynl.py will skip" >&2
 		fi
 	fi
+	# tests/vm/test_slabinfo_oracle.py runs the kernel's slabinfo (built once, cached)
+	$STAGE "slabinfo tool" "$REPO/scripts/slabinfo.sh" >/dev/null ||
+		echo "test: scripts/slabinfo.sh failed: tests/vm/test_slabinfo_oracle.py will fail" >&2
 	local k s
 	for k in "${KERNELS[@]}"; do
 		run_vm_on "$k"

@@ -1,0 +1,240 @@
+# SPDX-License-Identifier: GPL-2.0
+"""The kernel's own slabinfo (tools/vm/slabinfo.c of Debian's linux-source-6.1, built by
+scripts/slabinfo.sh) is the oracle of `slabctl info`: docs/slabctl.md says the table
+follows it column for column, and here slabinfo's lines are what slabctl's must be.
+
+- The kernel's caches: slabinfo on /sys/kernel/slab against `slabctl info --native`
+  (the slub/ rows). Kernel caches move while the two read; a cache is compared in full
+  when slabinfo printed the same line for it before and after slabctl's read (quiet),
+  and its fixed columns (Objsize, O/S, O, Flg) always.
+- slablab's caches: slabinfo in a private mount namespace with slablab's debugfs
+  mirror (/sys/kernel/debug/slablab/caches) bind-mounted over /sys/kernel/slab, so it
+  reads the mirror's files as it reads SLUB's, against `slabctl info` (netlink), for
+  caches this file makes and fills with known objects. Every column is compared;
+  Flg is the one whose letters differ by design (slabinfo's from the SLAB_* flag
+  files, slabctl's slablab flag letters) and is compared through the mapping the
+  mirror documents (module/debugfs.c, slub_flags()).
+
+Where slabinfo's and slabctl's lines differ, the message shows both lines."""
+import os
+import subprocess
+
+import pytest
+
+from conftest import BUILD, DEBUGFS, REPO, slabctl
+
+HOW = "run scripts/slabinfo.sh on the host (it builds the kernel's tools/vm/slabinfo.c)"
+COLUMNS = ["Objects", "Objsize", "Space", "Slabs/Part/Cpu", "O/S", "O", "%Fr", "%Ef"]
+# Columns that cannot change while a cache exists: compared for busy kernel caches too.
+FIXED = ["Objsize", "O/S", "O"]
+SYS_SLAB = "/sys/kernel/slab"
+MIRROR = f"{DEBUGFS}/caches"
+
+
+def find_slabinfo():
+    """$SLABLAB_SLABINFO, else scripts/slabinfo.sh's binary in the build tree (the
+    shared one of SLABLAB_BUILD, then this checkout's)."""
+    env = os.environ.get("SLABLAB_SLABINFO")
+    if env:
+        return env
+    for build in (BUILD, os.path.join(REPO, "build")):
+        path = os.path.join(build, "slabinfo", "slabinfo")
+        if os.access(path, os.X_OK):
+            return path
+    return None
+
+
+SLABINFO = find_slabinfo()
+
+
+@pytest.fixture(scope="module", autouse=True)
+def have_slabinfo():
+    # Not a skip: an oracle that is silently missing checks nothing.
+    if not SLABINFO or not os.access(SLABINFO, os.X_OK):
+        pytest.fail(f"the kernel's slabinfo is not built: {HOW}", pytrace=False)
+
+
+def parse(text, strip=""):
+    """The table's rows: {name: {column: cell}}; the header must be slabinfo's."""
+    lines = text.splitlines()
+    assert lines, "no output"
+    assert lines[0].split() == ["Name", *COLUMNS, "Flg"], lines[0]
+    rows = {}
+    for ln in lines[1:]:
+        f = ln.split()
+        assert len(f) in (9, 10), ln
+        name = f[0]
+        if strip:
+            if not name.startswith(strip):
+                continue
+            name = name[len(strip):]
+        row = dict(zip(COLUMNS, f[1:9]))
+        row["Flg"] = f[9] if len(f) == 10 else ""
+        row["line"] = ln
+        assert name not in rows, ln
+        rows[name] = row
+    return rows
+
+
+def slabinfo(*args, mirror=False):
+    """slabinfo's default table; with mirror=True reading slablab's debugfs mirror
+    bind-mounted over /sys/kernel/slab in a mount namespace of its own."""
+    cmd = [SLABINFO, *args]
+    if mirror:
+        script = f'mount --bind {MIRROR} {SYS_SLAB} && exec "$@"'
+        cmd = ["unshare", "--mount", "--propagation", "private", "sh", "-c", script, "sh", *cmd]
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0 and not r.stderr, (cmd, r.returncode, r.stderr)
+    return r.stdout
+
+
+def has_slabs(row):
+    return sum(int(x) for x in row["Slabs/Part/Cpu"].split("/")) > 0
+
+
+def differences(want, got, columns):
+    return [c for c in columns if want[c] != got[c]]
+
+
+# ------------------------------------------------------------ the kernel's caches
+
+def test_native_caches_match_slabinfo():
+    rounds, failed = 3, None
+    for _ in range(rounds):
+        before = parse(slabinfo())
+        ours = parse(slabctl("info", "--native").stdout, strip="slub/")
+        after = parse(slabinfo())
+        # slabinfo.c's own file reads are the kernel's: every cache it lists, slabctl lists
+        assert set(before) <= set(ours), set(before) - set(ours)
+        quiet = [n for n in before if n in after and before[n]["line"] == after[n]["line"]]
+        assert len(before) >= 30 and len(quiet) >= 0.75 * len(before), (len(quiet), len(before))
+        fixed = {n: differences(before[n], ours[n], FIXED + ["Flg"]) for n in before}
+        assert not any(fixed.values()), {n: (before[n]["line"], ours[n]["line"])
+                                         for n, d in fixed.items() if d}
+        # slabinfo leaves out caches without slabs (skip_zero); slabctl shows them too:
+        # a row of slabctl's with slabs is one slabinfo saw with slabs in a read
+        extra = [n for n, r in ours.items() if has_slabs(r) and n not in before and n not in after]
+        moving = {n: (before[n]["line"], ours[n]["line"]) for n in quiet
+                  if differences(before[n], ours[n], COLUMNS)}
+        if not moving and not extra:
+            return
+        # a quiet cache may still have moved and moved back between slabinfo's reads
+        # (slabctl's own process allocates while it reads): it must agree in another round
+        failed = (moving, extra)
+    pytest.fail(f"slabctl info --native disagrees with slabinfo on quiet caches in {rounds} "
+                f"rounds (slabinfo line, slabctl line): {failed}")
+
+
+# ------------------------------------------------ slablab's caches through the mirror
+
+# (name, size, create args, slabinfo's flags): a cache of every design, with and without
+# the flags slabinfo shows.
+CACHES = [
+    ("so-slub", 64, dict(design="slub"), ""),
+    ("so-align", 100, dict(design="slub", hwcache_align=True), "A"),
+    ("so-debug", 192, dict(design="slub", debug=True, cpu_partial=0), "PZF"),
+    ("so-sheaves", 256, dict(design="sheaves"), ""),
+    # no reaping while the test reads (the slab design's reaper would move its figures)
+    ("so-slab", 512, dict(design="slab", hwcache_align=True, order=0, reap_cpu_ms=3600000,
+                          reap_node_ms=3600000), "A"),
+]
+
+# slabctl's slablab flag letters -> slabinfo's letters for the SLAB_* flags the mirror
+# shows (A hwcache_align; D debug: P poison without a ctor, Z red_zone, F sanity_checks;
+# H, R, k, m have no SLUB flag), in slabinfo.c's order.
+SLABINFO_ORDER = "*dAPaZFUT"
+
+
+def slabinfo_flags(slabctl_flags):
+    letters = set()
+    if "A" in slabctl_flags:
+        letters.add("A")
+    if "D" in slabctl_flags:
+        letters |= {"P", "Z", "F"}     # the caches here have no constructor
+    return "".join(c for c in SLABINFO_ORDER if c in letters)
+
+
+@pytest.fixture(scope="module")
+def filled(client):
+    """The caches above, each with objects in use spread over full and partial slabs:
+    handles of 7 objects, every other one freed again, from two cpus when there are."""
+    made, handles = [], []
+    cpus = [0, 1] if os.cpu_count() > 1 else [0]
+    try:
+        for i, (name, size, args, _) in enumerate(CACHES):
+            client.cache_create(name, size, **args)
+            made.append(name)
+            hs = [client.obj_alloc(name, 7, cpu=cpus[j % len(cpus)]) for j in range(40 + 20 * i)]
+            for h in hs[::2]:
+                client.obj_free(h)
+            handles += hs[1::2]
+        yield made
+    finally:
+        for h in handles:
+            client.obj_free(h)
+        for name in made:
+            assert client.cache_validate(name)["errors"] == 0
+            client.cache_destroy(name)
+
+
+def mirror_rows():
+    return parse(slabinfo("^so-", mirror=True))
+
+
+def test_mirror_has_the_files_slabinfo_reads(filled):
+    """read_slab_dir()'s files that SLUB's sysfs has, in mm/slub.c's formats."""
+    d = f"{MIRROR}/so-align"
+    files = set(os.listdir(d))
+    want = {"aliases", "align", "cpu_slabs", "destroy_by_rcu", "hwcache_align", "object_size",
+            "objects", "objects_partial", "total_objects", "objs_per_slab", "order", "partial",
+            "poison", "reclaim_account", "red_zone", "sanity_checks", "slab_size", "slabs",
+            "store_user", "trace"}
+    if os.path.exists(f"{SYS_SLAB}/kmalloc-64/cache_dma"):   # CONFIG_ZONE_DMA
+        want.add("cache_dma")
+    assert want <= files, want - files
+
+    def read(cache, f):
+        with open(f"{MIRROR}/{cache}/{f}") as fh:
+            return fh.read()
+    for name, _, args, _ in CACHES:
+        for f, v in (("hwcache_align", int(bool(args.get("hwcache_align")))),
+                     ("poison", int(bool(args.get("debug")))), ("aliases", 0),
+                     ("reclaim_account", 0), ("destroy_by_rcu", 0), ("store_user", 0),
+                     ("trace", 0)):
+            assert read(name, f) == f"{v}\n", (name, f)
+        # "N N0=n …": the total, then the nodes that have any (CONFIG_NUMA)
+        op = read(name, "objects_partial").split()
+        assert sum(int(x.split("=")[1]) for x in op[1:]) == int(op[0]), op
+        assert all(x.startswith("N") for x in op[1:]), op
+
+
+def test_slablab_caches_match_slabinfo(client, filled):
+    ours = parse(slabctl("info", "so-*").stdout)
+    theirs = mirror_rows()
+    assert parse(slabctl("info", "so-*").stdout) == ours   # quiet: nothing moves here
+    assert set(theirs) == set(filled) == set(ours), (set(theirs), set(ours))
+    bad = [(theirs[n]["line"], ours[n]["line"]) for n in filled
+           if differences(theirs[n], ours[n], COLUMNS)]
+    assert not bad, bad
+    for name, _, _, flags in CACHES:
+        t, o = theirs[name], ours[name]
+        assert t["Flg"] == flags == slabinfo_flags(o["Flg"]), (t["line"], o["line"])
+    # non-trivial figures: objects everywhere, node partial and cpu-owned slabs somewhere
+    slabs = [[int(x) for x in theirs[n]["Slabs/Part/Cpu"].split("/")] for n in filled]
+    assert all(int(theirs[n]["Objects"]) > 0 for n in filled), theirs
+    assert any(p for _, p, _ in slabs) and any(c > 1 for _, _, c in slabs), theirs
+
+
+def test_objects_partial_after_shrink(client, filled):
+    """After a shrink every per-cpu layer is back in its slabs: the objects in use on
+    slabs that are not full are all the objects in use but the full slabs' (the
+    occupancy histogram's last bucket)."""
+    for name in ("so-slub", "so-debug", "so-slab"):
+        client.cache_shrink(name)
+        c = client.cache_get(name, percpu=False)
+        full = c["occupancy"][-1]
+        assert full["lo"] == full["hi"] == c["objs_per_slab"]
+        with open(f"{MIRROR}/{name}/objects_partial") as f:
+            got = int(f.read().split()[0])
+        assert got == c["gauges"]["objects"] - full["slabs"] * full["lo"], (name, c["occupancy"])
+        assert got > 0, name
