@@ -71,6 +71,7 @@
 #include <linux/log2.h>
 #include <linux/cache.h>
 #include <linux/fault-inject.h>
+#include <linux/timekeeping.h>
 #include "backend.h"
 
 /* include/slablab.h's flags are the uapi's, and SLABLAB_KERNEL_DEFAULTS is none of them. */
@@ -103,6 +104,36 @@ char *slablab_extack_slot(void)
 	return slablab_extack_bufs[i % SLABLAB_EXTACK_BUFS];
 }
 #endif
+
+/*
+ * Selftests only (debugfs selftest_walk_irqoff_ns and _slabs): the longest time, in
+ * ns, that a walk of s->all_slabs for CACHE_GET's layers or occupancy held slabs_lock
+ * with interrupts off, and the most slabs one such hold visited. Those walks run for
+ * any unprivileged reader, so the VM suite checks that they never hold interrupts off
+ * for long: the slab count exactly (time under TCG depends on the host), the time as
+ * a figure. Written under slablab_mutex (the walks' callers hold it); debugfs may
+ * reset them to 0 at any time.
+ */
+u64 slablab_walk_irqoff_max_ns;
+u64 slablab_walk_irqoff_max_slabs;
+
+static u64 walk_irqoff_start(void)
+{
+	return slablab_selftests ? ktime_get_ns() : 0;
+}
+
+static void walk_irqoff_end(u64 t0, unsigned long slabs)
+{
+	u64 d;
+
+	if (!slablab_selftests)
+		return;
+	d = ktime_get_ns() - t0;
+	if (d > READ_ONCE(slablab_walk_irqoff_max_ns))
+		WRITE_ONCE(slablab_walk_irqoff_max_ns, d);
+	if (slabs > READ_ONCE(slablab_walk_irqoff_max_slabs))
+		WRITE_ONCE(slablab_walk_irqoff_max_slabs, slabs);
+}
 
 /* slablab_mutex: the cache list, tunable changes, flush work items, handles, debugfs */
 DEFINE_MUTEX(slablab_mutex);
@@ -1029,17 +1060,21 @@ void slablab_backend_gauges(struct slablab_cache *s, struct slablab_gauges *g)
 void slablab_backend_layers(struct slablab_cache *s, struct slablab_layers *l)
 {
 	struct slablab_slab *slab;
-	unsigned long flags;
+	unsigned long flags, nr = 0;
+	u64 t0;
 
 	l->callers = slablab_objects_in_use(s);
 	spin_lock_irqsave(&s->slabs_lock, flags);
+	t0 = walk_irqoff_start();
 	l->total = s->total_objects;
 	list_for_each_entry(slab, &s->all_slabs, all_list) {
 		struct slablab_counters c = { .word = READ_ONCE(slab->fc.word) };
 
 		if (!c.frozen)
 			l->slabs_free += c.objects - c.inuse;
+		nr++;
 	}
+	walk_irqoff_end(t0, nr);
 	spin_unlock_irqrestore(&s->slabs_lock, flags);
 	l->present |= BIT(SLABLAB_LAYERS_A_TOTAL) | BIT(SLABLAB_LAYERS_A_CALLERS) |
 		      BIT(SLABLAB_LAYERS_A_SLABS_FREE);
@@ -1085,11 +1120,13 @@ void slablab_backend_occupancy(struct slablab_cache *s, struct slablab_occupancy
 	struct list_head *first, *last, *pos;
 	unsigned long flags, left;
 	unsigned int i;
+	u64 t0;
 
 	memset(h, 0, sizeof(*h));
 	h->objs = slablab_objs_per_slab(READ_ONCE(s->order), s->stride, PAGE_SIZE);
 	h->nr = min_t(unsigned int, h->objs + 1, SLABLAB_OCCUPANCY_BUCKETS);
 	spin_lock_irqsave(&s->slabs_lock, flags);
+	t0 = walk_irqoff_start();
 	for (left = s->nr_slabs; left && !list_empty(&s->all_slabs);) {
 		first = s->all_slabs.next;
 		last = first;
@@ -1103,10 +1140,13 @@ void slablab_backend_occupancy(struct slablab_cache *s, struct slablab_occupancy
 			last = pos;
 		}
 		list_bulk_move_tail(&s->all_slabs, first, last);
+		walk_irqoff_end(t0, i);
 		spin_unlock_irqrestore(&s->slabs_lock, flags);
 		spin_lock_irqsave(&s->slabs_lock, flags);
+		t0 = walk_irqoff_start();
 		left = min(left, s->nr_slabs);
 	}
+	walk_irqoff_end(t0, 0);
 	spin_unlock_irqrestore(&s->slabs_lock, flags);
 }
 

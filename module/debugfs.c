@@ -8,7 +8,8 @@
  * the test hooks, which are no part of the netlink ABI: caches/<name>/fail_slab_every
  * (fault injection on any kernel), fail_new_slab/ (the kernel's fault_attr, where it
  * has CONFIG_FAULT_INJECTION_DEBUG_FS) and, with selftests=1 only, selftest_warn,
- * selftest_kernel_cache, selftest_native_sysfs and caches/<name>/selftest.
+ * selftest_kernel_cache, selftest_native_sysfs, selftest_walk_irqoff_ns and _slabs,
+ * and caches/<name>/selftest.
  *
  * Lifetime: files are created with debugfs_create_file(), whose proxy makes
  * debugfs_remove_recursive() wait for handlers in flight. Writers take cpus_read_lock
@@ -793,6 +794,11 @@ int slablab_debugfs_init(void)
 				    &slablab_selftest_warn_fops);
 		debugfs_create_file("selftest_native_sysfs", 0200, slablab_debugfs_root, NULL,
 				    &slablab_selftest_sysfs_fops);
+		/* the longest irqs-off hold of a layers/occupancy walk; write 0: reset */
+		debugfs_create_u64("selftest_walk_irqoff_ns", 0600, slablab_debugfs_root,
+				   &slablab_walk_irqoff_max_ns);
+		debugfs_create_u64("selftest_walk_irqoff_slabs", 0600, slablab_debugfs_root,
+				   &slablab_walk_irqoff_max_slabs);
 	}
 #ifdef CONFIG_FAULT_INJECTION_DEBUG_FS
 	/* a convenience like the rest: new slabs just never fail where it is missing */
