@@ -1055,26 +1055,47 @@ void slablab_backend_gauges(struct slablab_cache *s, struct slablab_gauges *g)
  *
  * Free in slabs counts the unfrozen slabs only (node partial lists; full slabs have
  * none): what a frozen slab holds belongs to a design's per-cpu layer, which counts
- * it. The walk holds slabs_lock, so no slab is freed under it.
+ * it. Any user may ask (CACHE_GET), so the walk is batched as the occupancy walk is
+ * (slablab_backend_occupancy()): slabs_lock, and so interrupts off, for at most
+ * SLABLAB_OCCUPANCY_BATCH slabs at a time, the counted ones moved to the tail of
+ * s->all_slabs. The lock keeps every slab of a batch from being freed while it is
+ * read. Exact on a quiet cache, as the layers' sum is anyway (struct slablab_layers).
+ * While slabs come and go, each slab made or freed between two batches may make the
+ * walk miss one slab or count one twice, and the free objects of slabs counted early
+ * are as of their batch.
  */
 void slablab_backend_layers(struct slablab_cache *s, struct slablab_layers *l)
 {
-	struct slablab_slab *slab;
-	unsigned long flags, nr = 0;
+	struct list_head *first, *last, *pos;
+	unsigned long flags, left;
+	unsigned int i;
 	u64 t0;
 
 	l->callers = slablab_objects_in_use(s);
 	spin_lock_irqsave(&s->slabs_lock, flags);
 	t0 = walk_irqoff_start();
 	l->total = s->total_objects;
-	list_for_each_entry(slab, &s->all_slabs, all_list) {
-		struct slablab_counters c = { .word = READ_ONCE(slab->fc.word) };
+	for (left = s->nr_slabs; left && !list_empty(&s->all_slabs);) {
+		first = s->all_slabs.next;
+		last = first;
+		for (pos = first, i = 0;
+		     i < SLABLAB_OCCUPANCY_BATCH && left && pos != &s->all_slabs;
+		     pos = pos->next, i++, left--) {
+			struct slablab_slab *slab = list_entry(pos, struct slablab_slab, all_list);
+			struct slablab_counters c = { .word = READ_ONCE(slab->fc.word) };
 
-		if (!c.frozen)
-			l->slabs_free += c.objects - c.inuse;
-		nr++;
+			if (!c.frozen)
+				l->slabs_free += c.objects - c.inuse;
+			last = pos;
+		}
+		list_bulk_move_tail(&s->all_slabs, first, last);
+		walk_irqoff_end(t0, i);
+		spin_unlock_irqrestore(&s->slabs_lock, flags);
+		spin_lock_irqsave(&s->slabs_lock, flags);
+		t0 = walk_irqoff_start();
+		left = min(left, s->nr_slabs);
 	}
-	walk_irqoff_end(t0, nr);
+	walk_irqoff_end(t0, 0);
 	spin_unlock_irqrestore(&s->slabs_lock, flags);
 	l->present |= BIT(SLABLAB_LAYERS_A_TOTAL) | BIT(SLABLAB_LAYERS_A_CALLERS) |
 		      BIT(SLABLAB_LAYERS_A_SLABS_FREE);
