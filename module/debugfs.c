@@ -9,7 +9,7 @@
  * (fault injection on any kernel), fail_new_slab/ (the kernel's fault_attr, where it
  * has CONFIG_FAULT_INJECTION_DEBUG_FS) and, with selftests=1 only, selftest_warn,
  * selftest_kernel_cache, selftest_native_sysfs, selftest_walk_irqoff_ns and _slabs,
- * and caches/<name>/selftest.
+ * selftest_dump_percpu_max and caches/<name>/selftest.
  *
  * Lifetime: files are created with debugfs_create_file(), whose proxy makes
  * debugfs_remove_recursive() wait for handlers in flight. Writers take cpus_read_lock
@@ -799,6 +799,9 @@ int slablab_debugfs_init(void)
 				   &slablab_walk_irqoff_max_ns);
 		debugfs_create_u64("selftest_walk_irqoff_slabs", 0600, slablab_debugfs_root,
 				   &slablab_walk_irqoff_max_slabs);
+		/* at most N per-cpu entries per dump message (0: as many as fit) */
+		debugfs_create_u32("selftest_dump_percpu_max", 0600, slablab_debugfs_root,
+				   &slablab_selftest_dump_percpu_max);
 	}
 #ifdef CONFIG_FAULT_INJECTION_DEBUG_FS
 	/* a convenience like the rest: new slabs just never fail where it is missing */

@@ -579,6 +579,7 @@ void slablab_slob_exit(void);
 extern bool slablab_selftests;
 extern u64 slablab_walk_irqoff_max_ns;
 extern u64 slablab_walk_irqoff_max_slabs;
+extern unsigned int slablab_selftest_dump_percpu_max;
 #ifdef CONFIG_FAULT_INJECTION_DEBUG_FS
 extern struct fault_attr slablab_fail_new_slab;
 #endif

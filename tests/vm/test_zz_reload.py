@@ -10,6 +10,9 @@ import pytest
 
 import slablab
 from conftest import DEBUGFS, MODULE, consistent, dbg, slabctl
+from test_caches import (check_client_retries, check_dump_interrupted,
+                         interleaved_caches, online_cpus, raw_dump, reassemble)
+from test_hostile import C_, Genl, parse_attrs
 
 
 def kmsg_mark():
@@ -196,3 +199,88 @@ def test_layers_walk_keeps_interrupts_on(hooked, design):
     finally:
         hooked.obj_free(h)
         hooked.cache_destroy(name)
+
+
+# ---- the cache dump split over messages on 2 cpus (selftest_dump_percpu_max), in
+# ---- place of test_caches.py's dump tests in a 64-cpu VM
+
+def _dump_percpu_max(n):
+    with open(f"{DEBUGFS}/selftest_dump_percpu_max", "w") as f:
+        f.write(str(n))
+
+
+@pytest.fixture
+def split_dump(hooked):
+    """Every dump message with at most one per-cpu entry (selftest_dump_percpu_max 1),
+    so every cache's entries span several messages; the family id for raw dumps. The
+    knob goes back to 0 (as many as fit) after."""
+    g = Genl()
+    _dump_percpu_max(1)
+    try:
+        yield g.family
+    finally:
+        _dump_percpu_max(0)
+        g.close()
+
+
+def test_split_dump_continues_every_cache(hooked, split_dump):
+    """With one per-cpu entry per message, each cache is its first message (the whole
+    cache, one entry) and a continuation per further cpu (NAME and one entry), each
+    cpu once and in cpu order; the knob back at 0, a cache fits a message again."""
+    name = "split-every"
+    hooked.cache_create(name, 64)
+    try:
+        cpus = online_cpus()
+        assert len(cpus) >= 2, "a split needs two cpus"
+        msgs, intr = raw_dump(split_dump, True, 32768)
+        assert not intr
+        for _, c in msgs:
+            assert len(list(parse_attrs(c[C_["PERCPU"]]))) == 1, sorted(c)
+        caches, more = reassemble(msgs)
+        names = [n for n, _ in caches]
+        assert name in names and len(names) == len(set(names)), names
+        for n, got in caches:
+            assert got == sorted(set(got)), (n, got)            # in order, each once
+            assert set(cpus) <= set(got), (n, got)
+        assert more == sum(len(got) - 1 for _, got in caches) >= len(caches), more
+        print(f"{len(cpus)} cpus: {len(caches)} caches in {len(msgs)} messages")
+        _dump_percpu_max(0)
+        msgs, _ = raw_dump(split_dump, True, 32768)
+        assert reassemble(msgs)[1] == 0, "a cache that fits a message was split"
+    finally:
+        hooked.cache_destroy(name)
+
+
+def test_split_dump_client_reassembles(hooked, split_dump):
+    """The client puts every split cache back together: the dump's per-cpu breakdown
+    equals the single-cache reply's, which the knob does not touch (a do reply carries
+    every cpu)."""
+    name = "split-client"
+    hooked.cache_create(name, 128)
+    h = [hooked.obj_alloc(name, 10, cpu=c) for c in online_cpus()]
+    try:
+        listed = {c["name"]: c for c in hooked.cache_list(percpu=True)}
+        one = hooked.cache_get(name, percpu=True)
+        assert [p["cpu"] for p in one["percpu"]] == online_cpus()
+        assert listed[name]["percpu"] == one["percpu"]      # the cache is quiet
+        for c in listed.values():
+            assert [p["cpu"] for p in c["percpu"]] == sorted({p["cpu"] for p in c["percpu"]})
+            assert set(online_cpus()) <= {p["cpu"] for p in c["percpu"]}, c["name"]
+    finally:
+        for x in h:
+            hooked.obj_free(x)
+        hooked.cache_destroy(name)
+
+
+def test_split_dump_interrupted_is_flagged(hooked, split_dump):
+    """test_caches.py's DUMP_INTR check with every cache split over messages: a change
+    of the cache list between a cache's first message and its continuations flags
+    the dump too, and an unflagged dump lists each cache once."""
+    with interleaved_caches(hooked) as names:
+        check_dump_interrupted(split_dump, names)
+
+
+def test_split_dump_client_retries(hooked, split_dump):
+    """test_caches.py's client retry check with every cache split over messages."""
+    with interleaved_caches(hooked) as names:
+        check_client_retries(names)
