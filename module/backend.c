@@ -71,6 +71,7 @@
 #include <linux/log2.h>
 #include <linux/cache.h>
 #include <linux/fault-inject.h>
+#include <linux/timekeeping.h>
 #include "backend.h"
 
 /* include/slablab.h's flags are the uapi's, and SLABLAB_KERNEL_DEFAULTS is none of them. */
@@ -110,6 +111,44 @@ char *slablab_extack_slot(void)
 	return slablab_extack_bufs[i % SLABLAB_EXTACK_BUFS];
 }
 #endif
+
+/*
+ * Selftests only (debugfs selftest_walk_irqoff_ns and _slabs): the longest time, in
+ * ns, that a walk of s->all_slabs for CACHE_GET's layers or occupancy held slabs_lock
+ * with interrupts off, and the most slabs one such hold visited. Those walks run for
+ * any unprivileged reader, so the VM suite checks that they never hold interrupts off
+ * for long: the slab count exactly (time under TCG depends on the host), the time as
+ * a figure. Written under slablab_mutex (the walks' callers hold it); debugfs may
+ * reset them to 0 at any time.
+ */
+u64 slablab_walk_irqoff_max_ns;
+u64 slablab_walk_irqoff_max_slabs;
+
+static u64 walk_irqoff_start(void)
+{
+	return slablab_selftests ? ktime_get_ns() : 0;
+}
+
+static void walk_irqoff_end(u64 t0, unsigned long slabs)
+{
+	u64 d;
+
+	if (!slablab_selftests)
+		return;
+	d = ktime_get_ns() - t0;
+	if (d > READ_ONCE(slablab_walk_irqoff_max_ns))
+		WRITE_ONCE(slablab_walk_irqoff_max_ns, d);
+	if (slabs > READ_ONCE(slablab_walk_irqoff_max_slabs))
+		WRITE_ONCE(slablab_walk_irqoff_max_slabs, slabs);
+}
+
+/*
+ * Selftests only (debugfs selftest_dump_percpu_max): at most this many per-cpu
+ * entries per message of the cache dump, 0 for as many as fit. With it at 1 a cache's
+ * entries span several messages on a 2-cpu VM, as they do on a machine of many cpus,
+ * so the suite checks that split without booting one. Read once per message.
+ */
+unsigned int slablab_selftest_dump_percpu_max;
 
 /* slablab_mutex: the cache list, tunable changes, flush work items, handles, debugfs */
 DEFINE_MUTEX(slablab_mutex);
@@ -1059,22 +1098,47 @@ void slablab_backend_gauges(struct slablab_cache *s, struct slablab_gauges *g)
  *
  * Free in slabs counts the unfrozen slabs only (node partial lists; full slabs have
  * none): what a frozen slab holds belongs to a design's per-cpu layer, which counts
- * it. The walk holds slabs_lock, so no slab is freed under it.
+ * it. Any user may ask (CACHE_GET), so the walk is batched as the occupancy walk is
+ * (slablab_backend_occupancy()): slabs_lock, and so interrupts off, for at most
+ * SLABLAB_OCCUPANCY_BATCH slabs at a time, the counted ones moved to the tail of
+ * s->all_slabs. The lock keeps every slab of a batch from being freed while it is
+ * read. Exact on a quiet cache, as the layers' sum is anyway (struct slablab_layers).
+ * While slabs come and go, each slab made or freed between two batches may make the
+ * walk miss one slab or count one twice, and the free objects of slabs counted early
+ * are as of their batch.
  */
 void slablab_backend_layers(struct slablab_cache *s, struct slablab_layers *l)
 {
-	struct slablab_slab *slab;
-	unsigned long flags;
+	struct list_head *first, *last, *pos;
+	unsigned long flags, left;
+	unsigned int i;
+	u64 t0;
 
 	l->callers = slablab_objects_in_use(s);
 	spin_lock_irqsave(&s->slabs_lock, flags);
+	t0 = walk_irqoff_start();
 	l->total = s->total_objects;
-	list_for_each_entry(slab, &s->all_slabs, all_list) {
-		struct slablab_counters c = { .word = READ_ONCE(slab->fc.word) };
+	for (left = s->nr_slabs; left && !list_empty(&s->all_slabs);) {
+		first = s->all_slabs.next;
+		last = first;
+		for (pos = first, i = 0;
+		     i < SLABLAB_OCCUPANCY_BATCH && left && pos != &s->all_slabs;
+		     pos = pos->next, i++, left--) {
+			struct slablab_slab *slab = list_entry(pos, struct slablab_slab, all_list);
+			struct slablab_counters c = { .word = READ_ONCE(slab->fc.word) };
 
-		if (!c.frozen)
-			l->slabs_free += c.objects - c.inuse;
+			if (!c.frozen)
+				l->slabs_free += c.objects - c.inuse;
+			last = pos;
+		}
+		list_bulk_move_tail(&s->all_slabs, first, last);
+		walk_irqoff_end(t0, i);
+		spin_unlock_irqrestore(&s->slabs_lock, flags);
+		spin_lock_irqsave(&s->slabs_lock, flags);
+		t0 = walk_irqoff_start();
+		left = min(left, s->nr_slabs);
 	}
+	walk_irqoff_end(t0, 0);
 	spin_unlock_irqrestore(&s->slabs_lock, flags);
 	l->present |= BIT(SLABLAB_LAYERS_A_TOTAL) | BIT(SLABLAB_LAYERS_A_CALLERS) |
 		      BIT(SLABLAB_LAYERS_A_SLABS_FREE);
@@ -1120,11 +1184,13 @@ void slablab_backend_occupancy(struct slablab_cache *s, struct slablab_occupancy
 	struct list_head *first, *last, *pos;
 	unsigned long flags, left;
 	unsigned int i;
+	u64 t0;
 
 	memset(h, 0, sizeof(*h));
 	h->objs = slablab_objs_per_slab(READ_ONCE(s->order), s->stride, PAGE_SIZE);
 	h->nr = min_t(unsigned int, h->objs + 1, SLABLAB_OCCUPANCY_BUCKETS);
 	spin_lock_irqsave(&s->slabs_lock, flags);
+	t0 = walk_irqoff_start();
 	for (left = s->nr_slabs; left && !list_empty(&s->all_slabs);) {
 		first = s->all_slabs.next;
 		last = first;
@@ -1138,10 +1204,13 @@ void slablab_backend_occupancy(struct slablab_cache *s, struct slablab_occupancy
 			last = pos;
 		}
 		list_bulk_move_tail(&s->all_slabs, first, last);
+		walk_irqoff_end(t0, i);
 		spin_unlock_irqrestore(&s->slabs_lock, flags);
 		spin_lock_irqsave(&s->slabs_lock, flags);
+		t0 = walk_irqoff_start();
 		left = min(left, s->nr_slabs);
 	}
+	walk_irqoff_end(t0, 0);
 	spin_unlock_irqrestore(&s->slabs_lock, flags);
 }
 

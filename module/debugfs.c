@@ -8,7 +8,8 @@
  * the test hooks, which are no part of the netlink ABI: caches/<name>/fail_slab_every
  * (fault injection on any kernel), fail_new_slab/ (the kernel's fault_attr, where it
  * has CONFIG_FAULT_INJECTION_DEBUG_FS) and, with selftests=1 only, selftest_warn,
- * selftest_kernel_cache, selftest_native_sysfs, selftest_fail_random_seq and
+ * selftest_kernel_cache, selftest_native_sysfs, selftest_fail_random_seq,
+ * selftest_walk_irqoff_ns and _slabs, selftest_dump_percpu_max and
  * caches/<name>/selftest.
  *
  * Every file the kernel's tools/vm/slabinfo.c (tools/mm/ in 7.x) reads in
@@ -899,6 +900,14 @@ int slablab_debugfs_init(void)
 		/* the next N freelist sequences fail to allocate (backend.c) */
 		debugfs_create_atomic_t("selftest_fail_random_seq", 0600, slablab_debugfs_root,
 					&slablab_fail_random_seq);
+		/* the longest irqs-off hold of a layers/occupancy walk; write 0: reset */
+		debugfs_create_u64("selftest_walk_irqoff_ns", 0600, slablab_debugfs_root,
+				   &slablab_walk_irqoff_max_ns);
+		debugfs_create_u64("selftest_walk_irqoff_slabs", 0600, slablab_debugfs_root,
+				   &slablab_walk_irqoff_max_slabs);
+		/* at most N per-cpu entries per dump message (0: as many as fit) */
+		debugfs_create_u32("selftest_dump_percpu_max", 0600, slablab_debugfs_root,
+				   &slablab_selftest_dump_percpu_max);
 	}
 #ifdef CONFIG_FAULT_INJECTION_DEBUG_FS
 	/* a convenience like the rest: new slabs just never fail where it is missing */

@@ -578,6 +578,9 @@ void slablab_slob_exit(void);
 /* backend.c: the shared back end, the bottom layer */
 extern bool slablab_selftests;
 extern atomic_t slablab_fail_random_seq;
+extern u64 slablab_walk_irqoff_max_ns;
+extern u64 slablab_walk_irqoff_max_slabs;
+extern unsigned int slablab_selftest_dump_percpu_max;
 #ifdef CONFIG_FAULT_INJECTION_DEBUG_FS
 extern struct fault_attr slablab_fail_new_slab;
 #endif

@@ -162,14 +162,16 @@ static bool cpu_has_activity(struct slablab_cache *s, int cpu)
 }
 
 /*
- * Put a PERCPU nest with the entries of @s from cpu *@next on, as many as fit, and
- * leave *@next at the first cpu not put (nr_cpu_ids when every one was). Possible
- * cpus that are offline and never did anything in the cache are left out.
+ * Put a PERCPU nest with the entries of @s from cpu *@next on, as many as fit but at
+ * most @max (0: no limit; the dump's selftest_dump_percpu_max), and leave *@next at
+ * the first cpu not put (nr_cpu_ids when every one was). Possible cpus that are
+ * offline and never did anything in the cache are left out.
  *
  * Return: 0 (possibly with entries left over), or -EMSGSIZE when not even one of the
  * entries left fits (the nest is cancelled).
  */
-static int put_percpu(struct sk_buff *skb, struct slablab_cache *s, int *next)
+static int put_percpu(struct sk_buff *skb, struct slablab_cache *s, int *next,
+		      unsigned int max)
 {
 	struct nlattr *list = nla_nest_start(skb, SLABLAB_CACHE_A_PERCPU), *e;
 	u32 slab_objs, pslabs, pobjs;
@@ -184,6 +186,9 @@ static int put_percpu(struct sk_buff *skb, struct slablab_cache *s, int *next)
 		slablab_cpu_view(s, cpu, &slab_objs, &pslabs, &pobjs);
 		if (!cpu_online(cpu) && !slab_objs && !pslabs && !cpu_has_activity(s, cpu))
 			continue;
+		/* here, not at the loop's top: *@next is then a cpu that has an entry */
+		if (max && put == max)
+			break;
 		e = nla_nest_start(skb, SLABLAB_PERCPU_A_ENTRY);
 		if (!e)
 			break;
@@ -318,11 +323,12 @@ static int put_occupancy(struct sk_buff *skb, struct slablab_cache *s)
 
 /*
  * Put the SLABLAB_A_CACHE nest of @s. With @percpu, its per-cpu entries from cpu
- * *@percpu on follow, as many as fit (see put_percpu()); without, none. With @layers,
- * the LAYERS and OCCUPANCY nests (CACHE_GET, and dumps with SLABLAB_GET_F_LAYERS).
+ * *@percpu on follow, as many as fit and at most @percpu_max (see put_percpu());
+ * without, none. With @layers, the LAYERS and OCCUPANCY nests (CACHE_GET, and dumps
+ * with SLABLAB_GET_F_LAYERS).
  */
 static int put_cache(struct sk_buff *skb, struct slablab_cache *s, int *percpu,
-		     const u64 *slabs_freed, bool layers)
+		     unsigned int percpu_max, const u64 *slabs_freed, bool layers)
 {
 	struct nlattr *nest = nla_nest_start(skb, SLABLAB_A_CACHE);
 
@@ -342,7 +348,7 @@ static int put_cache(struct sk_buff *skb, struct slablab_cache *s, int *percpu,
 	    (slabs_freed && nla_put_u64_64bit(skb, SLABLAB_CACHE_A_SLABS_FREED, *slabs_freed,
 					       SLABLAB_CACHE_A_PAD)) ||
 	    (layers && (put_layers(skb, s) || put_occupancy(skb, s))) ||
-	    (percpu && put_percpu(skb, s, percpu))) {
+	    (percpu && put_percpu(skb, s, percpu, percpu_max))) {
 		nla_nest_cancel(skb, nest);
 		return -EMSGSIZE;
 	}
@@ -351,16 +357,19 @@ static int put_cache(struct sk_buff *skb, struct slablab_cache *s, int *percpu,
 }
 
 /*
- * A dump message continuing the per-cpu entries of @s from cpu *@next: only
- * SLABLAB_A_CACHE { NAME, PERCPU { ... } } (uapi header, CACHE_GET).
+ * A dump message continuing the per-cpu entries of @s from cpu *@next, at most @max
+ * of them (0: as many as fit): only SLABLAB_A_CACHE { NAME, PERCPU { ... } } (uapi
+ * header, CACHE_GET).
  */
-static int put_cache_percpu_more(struct sk_buff *skb, struct slablab_cache *s, int *next)
+static int put_cache_percpu_more(struct sk_buff *skb, struct slablab_cache *s, int *next,
+				 unsigned int max)
 {
 	struct nlattr *nest = nla_nest_start(skb, SLABLAB_A_CACHE);
 
 	if (!nest)
 		return -EMSGSIZE;
-	if (nla_put_string(skb, SLABLAB_CACHE_A_NAME, s->name) || put_percpu(skb, s, next)) {
+	if (nla_put_string(skb, SLABLAB_CACHE_A_NAME, s->name) ||
+	    put_percpu(skb, s, next, max)) {
 		nla_nest_cancel(skb, nest);
 		return -EMSGSIZE;
 	}
@@ -400,7 +409,7 @@ static int reply_cache(struct genl_info *info, struct sk_buff *msg, void *hdr,
 		       int (*extra)(struct sk_buff *, void *), void *arg)
 {
 	bool layers = info->genlhdr->cmd == SLABLAB_CMD_CACHE_GET;
-	int cpu = 0, err = put_cache(msg, s, &cpu, slabs_freed, layers);
+	int cpu = 0, err = put_cache(msg, s, &cpu, 0, slabs_freed, layers);
 
 	/* The message was sized for every cpu (cache_msg_size()). */
 	if (!err && cpu < nr_cpu_ids)
@@ -630,7 +639,7 @@ static int slablab_nl_cache_new(struct sk_buff *skb, struct genl_info *info)
 	if (err)
 		goto out_destroy;
 	cpu = 0;
-	err = put_cache(msg, s, &cpu, NULL, false);
+	err = put_cache(msg, s, &cpu, 0, NULL, false);
 	if (!err && cpu < nr_cpu_ids)
 		err = -EMSGSIZE;
 	if (err)
@@ -723,9 +732,11 @@ static int slablab_nl_cache_get(struct sk_buff *skb, struct genl_info *info)
  * per-cpu entries continue from. A cache whose per-cpu entries do not fit a message
  * of its own (many cpus) spans several: the first carries the whole cache with the
  * entries that fit, each next one only its NAME and further PERCPU entries, always
- * first in its skb. An index into a list that changes between calls could skip or repeat a
- * cache: cb->seq is the list's generation, and genl_dump_check_consistent() flags
- * NLM_F_DUMP_INTR on every message after a change, so the reader dumps again.
+ * first in its skb (selftest_dump_percpu_max, selftests=1 only, caps the entries per
+ * message, so that a 2-cpu VM splits too). An index into a list that changes between
+ * calls could skip or repeat a cache: cb->seq is the list's generation, and
+ * genl_dump_check_consistent() flags NLM_F_DUMP_INTR on every message after a change,
+ * so the reader dumps again.
  */
 static int slablab_nl_cache_dump(struct sk_buff *skb, struct netlink_callback *cb)
 {
@@ -737,6 +748,8 @@ static int slablab_nl_cache_dump(struct sk_buff *skb, struct netlink_callback *c
 #endif
 	bool percpu = fl && (nla_get_u32(fl) & SLABLAB_GET_F_PERCPU), first = true;
 	bool layers = fl && (nla_get_u32(fl) & SLABLAB_GET_F_LAYERS);
+	/* selftests only: split the per-cpu entries without a machine of many cpus */
+	unsigned int percpu_max = READ_ONCE(slablab_selftest_dump_percpu_max);
 	long idx = 0, start = cb->args[0];
 	int cpu = cb->args[1], err = 0;
 	struct slablab_cache *s;
@@ -755,9 +768,9 @@ static int slablab_nl_cache_dump(struct sk_buff *skb, struct netlink_callback *c
 		if (!hdr)
 			break;
 		if (cpu)
-			err = put_cache_percpu_more(skb, s, &cpu);
+			err = put_cache_percpu_more(skb, s, &cpu, percpu_max);
 		else
-			err = put_cache(skb, s, percpu ? &cpu : NULL, NULL, layers);
+			err = put_cache(skb, s, percpu ? &cpu : NULL, percpu_max, NULL, layers);
 		if (err) {
 			genlmsg_cancel(skb, hdr);
 			/* What does not fit an empty message never will. */

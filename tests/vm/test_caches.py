@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """Cache lifecycle, tunables and every bad input of issue #3, through Python, slabctl
 and debugfs."""
+import contextlib
 import errno
 import json
 import os
@@ -551,20 +552,29 @@ def test_percpu_dump_client_reassembles(client, make_cache):
             client.obj_free(x)
 
 
+@contextlib.contextmanager
+def interleaved_caches(client):
+    """12 caches that stay and 12 that a churn will delete and re-create, alternating
+    in the cache list, so a deletion moves every later cache down one place
+    (test_zz_reload.py uses it too, with the dump split by selftest_dump_percpu_max)."""
+    stay, churn = [f"dump-stay{i}" for i in range(12)], [f"dump-churn{i}" for i in range(12)]
+    try:
+        for a, b in zip(stay, churn):
+            client.cache_create(a, 64)
+            client.cache_create(b, 64)
+        yield stay, churn
+    finally:
+        for n in stay + churn:
+            try:
+                client.cache_destroy(n)
+            except slablab.NotFound:
+                pass
+
+
 @pytest.fixture
 def interleaved(client):
-    """12 caches that stay and 12 that a churn will delete and re-create, alternating
-    in the cache list, so a deletion moves every later cache down one place."""
-    stay, churn = [f"dump-stay{i}" for i in range(12)], [f"dump-churn{i}" for i in range(12)]
-    for a, b in zip(stay, churn):
-        client.cache_create(a, 64)
-        client.cache_create(b, 64)
-    yield stay, churn
-    for n in stay + churn:
-        try:
-            client.cache_destroy(n)
-        except slablab.NotFound:
-            pass
+    with interleaved_caches(client) as names:
+        yield names
 
 
 def _churn(names, stop, step=None):
@@ -587,6 +597,12 @@ def test_dump_interrupted_by_change_is_flagged(client, family, interleaved):
     """Dumps (small reads: a few caches per message) while another thread deletes and
     re-creates caches: some dump must carry NLM_F_DUMP_INTR, and every dump without
     it lists each cache that stayed exactly once and no cache twice."""
+    check_dump_interrupted(family, interleaved)
+
+
+def check_dump_interrupted(family, interleaved):
+    """The body of test_dump_interrupted_by_change_is_flagged (test_zz_reload.py runs it
+    with every cache split over several messages)."""
     stay, churn = interleaved
     stop = threading.Event()
     t = threading.Thread(target=_churn, args=(churn, stop), daemon=True)
@@ -615,6 +631,12 @@ def test_client_dump_retries_when_interrupted(client, interleaved):
     """cache_list() while another thread deletes and re-creates a cache once per call:
     the client sees NLM_F_DUMP_INTR and dumps again (dump_retries), so every list it
     returns holds each cache that stayed exactly once and no cache twice."""
+    check_client_retries(interleaved)
+
+
+def check_client_retries(interleaved):
+    """The body of test_client_dump_retries_when_interrupted (test_zz_reload.py runs it
+    with every cache split over several messages)."""
     stay, churn = interleaved
     c = slablab.Client()
     stop, step = threading.Event(), threading.Event()
