@@ -7,7 +7,9 @@
 #   - kernel-doc -none on the same files (scripts/checkpatch.sh --kernel-doc)
 #   - ShellCheck on scripts/ and .ci/run
 #   - flake8 on python/, tests/ and scripts/vm-pin.py (configuration: setup.cfg)
-#   - mypy on the slablab package (configuration: python/pyproject.toml)
+#   - mypy on the slablab package (configuration: python/pyproject.toml), and on
+#     tests/host: their bodies checked (--check-untyped-defs) against the package's types
+#     (the fakes' dicts are its TypedDicts), without every test needing annotations
 # scripts/lint.sh [checkpatch|kernel-doc|shellcheck|flake8|mypy]...   runs only those.
 set -uo pipefail
 REPO=$(cd "$(dirname "$0")/.." && pwd)
@@ -24,7 +26,9 @@ lint_one() {
 		shellcheck -x "${files[@]}" && echo "shellcheck: clean (${#files[@]} files)" ;;
 	flake8) /usr/bin/python3 -m flake8 python tests scripts/vm-pin.py && echo "flake8: clean" ;;
 	# the source tree's package: mypy reads _core.pyi for the extension
-	mypy) cd python && /usr/bin/python3 -m mypy --config-file pyproject.toml -p slablab ;;
+	mypy) cd python && /usr/bin/python3 -m mypy --config-file pyproject.toml -p slablab &&
+		/usr/bin/python3 -m mypy --config-file pyproject.toml --check-untyped-defs \
+			--allow-untyped-defs --allow-incomplete-defs --allow-untyped-calls ../tests/host ;;
 	*) echo "lint: no linter '$1' (checkpatch, kernel-doc, shellcheck, flake8, mypy)" >&2; return 2 ;;
 	esac
 }

@@ -12,6 +12,7 @@ import os
 import re
 import shutil
 import subprocess
+from typing import Dict, List
 
 import pytest
 
@@ -47,7 +48,7 @@ def symbols(obj):
 def call_graph(names):
     """{A: {B: [symbols of B that A uses]}} over the module's objects."""
     syms = {n: symbols(os.path.join(MODULE, n + ".o")) for n in names}
-    graph = {}
+    graph: Dict[str, Dict[str, List[str]]] = {}
     for a in names:
         graph[a] = {}
         for b in names:
@@ -162,8 +163,9 @@ def test_every_file_is_reached_from_main(graph):
 
 def test_find_cycle_finds_and_prints_one():
     """The detector itself: a cycle is found and printed, a DAG passes."""
-    g = {"slab": {}, "storm": {"slab": ["a"], "netlink": ["b"]},
-         "netlink": {"storm": ["c"]}, "main": {"netlink": ["d"]}}
+    g: Dict[str, Dict[str, List[str]]] = {
+        "slab": {}, "storm": {"slab": ["a"], "netlink": ["b"]},
+        "netlink": {"storm": ["c"]}, "main": {"netlink": ["d"]}}
     cycle = find_cycle(g)
     assert cycle in (["storm", "netlink", "storm"], ["netlink", "storm", "netlink"])
     assert "netlink.c -> storm.c: c" in describe(g, cycle)
