@@ -6,7 +6,7 @@
 #   - checkpatch --strict on module/, uapi/, include/ (scripts/checkpatch.sh, make check)
 #   - kernel-doc -none on the same files (scripts/checkpatch.sh --kernel-doc)
 #   - ShellCheck on scripts/ and .ci/run
-#   - flake8 on python/, tests/ and scripts/vm-pin.py (configuration: setup.cfg)
+#   - flake8 on python/, tests/, scripts/vm-pin.py and scripts/apt-mirror.py (configuration: setup.cfg)
 #   - mypy on the slablab package (configuration: python/pyproject.toml), and on
 #     tests/host: their bodies checked (--check-untyped-defs) against the package's types
 #     (the fakes' dicts are its TypedDicts), without every test needing annotations
@@ -24,7 +24,7 @@ lint_one() {
 		mapfile -t files < <(git ls-files 'scripts/*.sh' 'scripts/vm/*' .ci/run)
 		# -x: follow the files they source (scripts/apt-bpo.sh)
 		shellcheck -x "${files[@]}" && echo "shellcheck: clean (${#files[@]} files)" ;;
-	flake8) /usr/bin/python3 -m flake8 python tests scripts/vm-pin.py && echo "flake8: clean" ;;
+	flake8) /usr/bin/python3 -m flake8 python tests scripts/vm-pin.py scripts/apt-mirror.py && echo "flake8: clean" ;;
 	# the source tree's package: mypy reads _core.pyi for the extension
 	mypy) cd python && /usr/bin/python3 -m mypy --config-file pyproject.toml -p slablab &&
 		/usr/bin/python3 -m mypy --config-file pyproject.toml --check-untyped-defs \
