@@ -136,7 +136,8 @@ test-full: all
 	@$(MAKE) -s --no-print-directory lint
 	@TEST_KERNELS='6.1 debug' TEST_SMOKE_KERNELS=6.12 $(REPO)/scripts/test.sh
 
-test-host: python
+# The module's objects first: tests/host/test_layers.py reads them (nm).
+test-host: module python
 	@$(REPO)/scripts/test.sh host
 
 test-vm: all
