@@ -161,7 +161,8 @@ test-full: all tool-tests
 	@TEST_KERNELS='6.1 debug' TEST_SMOKE_KERNELS=6.12 TEST_DEADLINE=$${TEST_DEADLINE:-10800} \
 		$(REPO)/scripts/test.sh full
 
-test-host: python tool-tests
+# The module's objects first: tests/host/test_layers.py reads them (nm).
+test-host: module python tool-tests
 	@$(REPO)/scripts/test.sh host
 
 test-vm: all tool-tests

@@ -41,18 +41,17 @@ case "$KERNEL" in
 esac
 
 if [ $bpo = 1 ]; then
-		# Refresh the private lists at most daily.
-	if [ -z "$(find "$APTDIR/lists" -maxdepth 1 -name '*Packages*' -mtime -1 2>/dev/null)" ]; then
-		log "updating bookworm-backports package lists"
-		apt_bpo apt-get update >&2 || die "apt-get update for bookworm-backports failed"
-	fi
+	# The private sources list for the machine's mirror, its lists refreshed at most daily.
+	apt_bpo_refresh log || die "no bookworm-backports package lists (the message above says why)"
 fi
 
 if [ -n "${meta:-}" ]; then
 	if [ $bpo = 1 ]; then
-		img=$(apt_bpo apt-cache show "$meta/bookworm-backports" 2>/dev/null | sed -n 's/^Depends: \(linux-image-[^ ,]*\).*/\1/p' | sort -V | tail -1)
+		# (|| true: apt-cache's failure must reach the message below, not set -e)
+		img=$(apt_bpo apt-cache show "$meta/bookworm-backports" 2>/dev/null | sed -n 's/^Depends: \(linux-image-[^ ,]*\).*/\1/p' | sort -V | tail -1) || true
+		[ -n "$img" ] || die "cannot resolve $meta in bookworm-backports (is $APT_BPO_MIRROR reachable? SLABLAB_DEBIAN_MIRROR overrides it)"
 	else
-		img=$(apt-cache show "$meta" 2>/dev/null | sed -n 's/^Depends: \(linux-image-[^ ,]*\).*/\1/p' | sort -V | tail -1)
+		img=$(apt-cache show "$meta" 2>/dev/null | sed -n 's/^Depends: \(linux-image-[^ ,]*\).*/\1/p' | sort -V | tail -1) || true
 	fi
 	[ -n "$img" ] || die "cannot resolve $meta (is the Debian archive reachable? try: apt-get update)"
 	abi=${img#linux-image-}

@@ -6,8 +6,10 @@
 #   - checkpatch --strict on module/, uapi/, include/ (scripts/checkpatch.sh, make check)
 #   - kernel-doc -none on the same files (scripts/checkpatch.sh --kernel-doc)
 #   - ShellCheck on scripts/ and .ci/run
-#   - flake8 on python/, tests/ and scripts/vm-pin.py (configuration: setup.cfg)
-#   - mypy on the slablab package (configuration: python/pyproject.toml)
+#   - flake8 on python/, tests/, scripts/vm-pin.py and scripts/apt-mirror.py (configuration: setup.cfg)
+#   - mypy on the slablab package (configuration: python/pyproject.toml), and on
+#     tests/host: their bodies checked (--check-untyped-defs) against the package's types
+#     (the fakes' dicts are its TypedDicts), without every test needing annotations
 # scripts/lint.sh [checkpatch|kernel-doc|shellcheck|flake8|mypy]...   runs only those.
 set -uo pipefail
 REPO=$(cd "$(dirname "$0")/.." && pwd)
@@ -22,9 +24,11 @@ lint_one() {
 		mapfile -t files < <(git ls-files 'scripts/*.sh' 'scripts/vm/*' .ci/run)
 		# -x: follow the files they source (scripts/apt-bpo.sh)
 		shellcheck -x "${files[@]}" && echo "shellcheck: clean (${#files[@]} files)" ;;
-	flake8) /usr/bin/python3 -m flake8 python tests scripts/vm-pin.py && echo "flake8: clean" ;;
+	flake8) /usr/bin/python3 -m flake8 python tests scripts/vm-pin.py scripts/apt-mirror.py && echo "flake8: clean" ;;
 	# the source tree's package: mypy reads _core.pyi for the extension
-	mypy) cd python && /usr/bin/python3 -m mypy --config-file pyproject.toml -p slablab ;;
+	mypy) cd python && /usr/bin/python3 -m mypy --config-file pyproject.toml -p slablab &&
+		/usr/bin/python3 -m mypy --config-file pyproject.toml --check-untyped-defs \
+			--allow-untyped-defs --allow-incomplete-defs --allow-untyped-calls ../tests/host ;;
 	*) echo "lint: no linter '$1' (checkpatch, kernel-doc, shellcheck, flake8, mypy)" >&2; return 2 ;;
 	esac
 }

@@ -44,13 +44,10 @@ if [ -z "$DIR" ] || [ "${YNL_REFRESH:-0}" = 1 ]; then
 	[ "${YNL_REFRESH:-0}" = 1 ] || DIR=$(cached)
 fi
 if [ -z "$DIR" ] || [ "${YNL_REFRESH:-0}" = 1 ]; then
-	if [ -z "$(find "$APTDIR/lists" -maxdepth 1 -name '*Packages*' -mtime -1 2>/dev/null)" ]; then
-		log "updating bookworm-backports package lists"
-		apt_bpo apt-get update >&2 || die "apt-get update for bookworm-backports failed"
-	fi
+	apt_bpo_refresh log || die "no bookworm-backports package lists (the message above says why)"
 	ver=$(apt_bpo apt-cache policy "$PKG" 2>/dev/null | sed -n 's/^ *Candidate: //p')
 	{ [ -n "$ver" ] && [ "$ver" != "(none)" ]; } ||
-		die "cannot resolve $PKG in bookworm-backports (is deb.debian.org reachable?)"
+		die "cannot resolve $PKG in bookworm-backports (is $APT_BPO_MIRROR reachable?)"
 	NEW=$CACHE/src/ynl-$ver
 	if [ "$NEW" != "$DIR" ]; then
 		tmp=$(mktemp -d)

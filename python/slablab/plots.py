@@ -13,7 +13,7 @@ writes (docs/sweeps.md shows them)::
 """
 
 import os
-from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Protocol, Sequence, Tuple
 
 from .analysis import medians
 
@@ -228,7 +228,11 @@ def plot_fastpath_throughput(df: "pd.DataFrame", ax: "Optional[Axes]" = None) ->
     return _finish(ax)
 
 
-PlotFn = Callable[["pd.DataFrame", "Optional[Axes]"], "Axes"]
+class PlotFn(Protocol):
+    """A plot: draws on ``ax``, or on a new figure's axes when it is None."""
+
+    def __call__(self, df: "pd.DataFrame", ax: "Optional[Axes]" = None) -> "Axes": ...
+
 
 #: Every plot function, by name.
 PLOTS: Dict[str, PlotFn] = {f.__name__: f for f in (

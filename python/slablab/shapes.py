@@ -7,15 +7,40 @@ classes name those keys and their types for type checkers. At run time they are
 ordinary dicts. ``None`` stands for JSON ``null`` (a value the kernel did not report).
 """
 
-from typing import List, Optional, TypedDict
+from typing import List, Literal, Optional, TypedDict
 
 __all__ = [
     "Stats", "Status", "Gauges", "PerCpu", "CacheInfo", "NativeGauges", "NativeCache",
     "ValidateReport", "StormSize", "StormSpec", "StormProgress", "StormThread",
     "StormResults", "Figures", "Storm", "Summary", "PairedRatio", "FigureSummary",
     "CompareVariant", "CompareRun", "Compare", "RecordReport", "TraceCache", "TraceInfo",
-    "ReplayCache", "ReplaySamples", "Replay", "ReplayCompare",
+    "ReplayCache", "ReplaySamples", "Replay", "ReplayCompare", "Design", "Fastpath",
+    "PagePolicy", "Owner", "StormTarget", "StormPattern", "StormState", "ReplayTarget",
+    "Verdict",
 ]
+
+# The spec's enums as slabctl names them (uapi/slablab.yaml; tool/lib/names.cpp, the
+# tuples slablab.DESIGNS, FASTPATHS, PAGE_POLICIES): tests/host/test_package.py checks
+# these against them. A value the tool does not know is "unknown(N)", which no Literal
+# names: a newer module than this package.
+#: enum design
+Design = Literal["slub", "sheaves", "slab", "slob"]
+#: enum fastpath
+Fastpath = Literal["cmpxchg", "irqoff"]
+#: enum page-policy
+PagePolicy = Literal["slab", "page_alloc"]
+#: enum owner: who created a cache
+Owner = Literal["netlink", "kernel", "kmalloc"]
+#: storm targets (enum storm-target, "cache" named "slablab")
+StormTarget = Literal["slablab", "native", "kmalloc", "native-kmalloc"]
+#: enum storm-pattern
+StormPattern = Literal["pair", "batch", "remote", "churn", "bulk", "prefill"]
+#: enum storm-state
+StormState = Literal["none", "running", "done", "stopped"]
+#: enum replay-target
+ReplayTarget = Literal["slablab", "native", "kmalloc", "native-kmalloc"]
+#: a compared figure's verdict
+Verdict = Literal["none", "same", "higher", "lower"]
 
 #: Event counters keyed by :data:`slablab.STAT_NAMES`.
 Stats = dict[str, int]
@@ -33,8 +58,8 @@ class Status(TypedDict):
     nr_caches: int
     features: List[str]
     features_value: int
-    kmalloc_page_policy: str
-    kmalloc_design: str
+    kmalloc_page_policy: PagePolicy
+    kmalloc_design: Design
     kmalloc_lists: int
 
 
@@ -79,7 +104,7 @@ class OccupancyBucket(TypedDict):
 
 class _CacheInfo(TypedDict):
     name: str
-    allocator: str              # "slablab"
+    allocator: Literal["slablab"]
     size: int
     align: int
     flags: List[str]
@@ -87,13 +112,13 @@ class _CacheInfo(TypedDict):
     cpu_partial: int
     min_partial: int
     order: int
-    fastpath: str
+    fastpath: Fastpath
     remote_node_defrag_ratio: int
-    design: str
+    design: Design
     obj_stride: int
     objs_per_slab: int
     order_default: int
-    owner: str
+    owner: Owner
     gauges: Gauges
 
 
@@ -124,7 +149,7 @@ class NativeGauges(TypedDict):
 
 class _NativeCache(TypedDict):
     name: str
-    allocator: str              # "slub"
+    allocator: Literal["slub"]
     sysfs_name: str
     aliases: List[str]
     size: Optional[int]
@@ -168,8 +193,8 @@ class StormSize(TypedDict):
 
 class StormSpec(TypedDict):
     """A storm's specification as the kernel applied it (defaults filled in)."""
-    target: str
-    pattern: str
+    target: StormTarget
+    pattern: StormPattern
     cache: Optional[str]
     size: Optional[int]
     sizes: List[StormSize]
@@ -248,7 +273,7 @@ class Storm(TypedDict):
     """A storm: :meth:`Client.storm`, ``storm_start``, ``storm_get``, ``storm_stop``.
     ``spec`` is ``None`` when no storm has run, ``result`` until one has results."""
     id: int
-    state: str
+    state: StormState
     interrupted: bool
     spec: Optional[StormSpec]
     progress: StormProgress
@@ -286,13 +311,13 @@ class FigureSummary(Summary):
     ratio: Optional[float]
     paired_ratio: PairedRatio
     ci: Optional[RatioInterval]
-    verdict: str            # none | same | higher | lower
+    verdict: Verdict
     outliers: List[int]     # repeats whose value is an outlier (still counted)
 
 
 class CompareVariant(TypedDict):
     label: str
-    target: str
+    target: StormTarget
     set: Optional[str]
     threads: Optional[int]
     spec: StormSpec
@@ -314,13 +339,13 @@ class RunContext(TypedDict):
     vm_cpus: Optional[int]
     vm_memory_mb: Optional[int]
     vm_icount: Optional[str]
-    design: str
+    design: Design
     slablab_commit: str
 
 
 class Compare(TypedDict):
     """:meth:`Client.compare`, ``slabctl compare --json``."""
-    pattern: str
+    pattern: StormPattern
     repeat: int
     repeats_done: int
     warmup: int
@@ -390,9 +415,9 @@ class ReplaySamples(TypedDict):
 
 class Replay(TypedDict):
     """:meth:`Client.replay`, ``slabctl replay --json``'s ``replay``."""
-    target: str                 # slablab, native, kmalloc, native-kmalloc
+    target: ReplayTarget
     label: str                  # as asked for: "slablab:sheaves"
-    design: Optional[str]       # the slablab target's design
+    design: Optional[Design]    # the slablab target's design
     state: int
     state_name: str             # done, stopped, running, loading, none
     time_scale: float           # 0: as fast as possible

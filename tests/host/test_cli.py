@@ -17,6 +17,7 @@ import pickle
 import re
 import subprocess
 import sys
+from typing import Dict, Union
 
 import pytest
 
@@ -582,7 +583,7 @@ def slab_tree(tmp_path):
     _slub_cache(root / ":0000064", 64, 1000, 20, aliases=2)
     for alias in ("kmalloc-64", "slablab_slab", "foo-bar"):
         (root / alias).symlink_to(":0000064")
-    stats = {s: 0 for s in STAT_FILES}
+    stats: Dict[str, Union[int, str]] = {s: 0 for s in STAT_FILES}
     stats.update(alloc_fastpath="900 C0=500 C1=400", alloc_slowpath="100 C0=100",
                  free_fastpath="450 C1=450", free_slowpath="50 C0=50", order_fallback=2,
                  cmpxchg_double_fail=3)

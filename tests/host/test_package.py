@@ -108,3 +108,22 @@ def test_pip_metadata(installed):
     r = run_python("-m", "pip", "show", "slablab")
     assert r.returncode == 0, r.stderr
     assert f"Version: {_project_version()}" in r.stdout
+
+
+def test_shape_literals_are_the_spec_enums():
+    """The Literal types of slablab.shapes name exactly the values the tool writes: the
+    extension's tuples (libslabctl's name tables) and, for the owner, the spec's enum."""
+    import typing
+
+    import slablab
+    from slablab import protocol, shapes
+    assert typing.get_args(shapes.Design) == slablab.DESIGNS
+    assert typing.get_args(shapes.Fastpath) == slablab.FASTPATHS
+    assert typing.get_args(shapes.PagePolicy) == slablab.PAGE_POLICIES
+    assert typing.get_args(shapes.StormTarget) == slablab._core.STORM_TARGETS
+    assert typing.get_args(shapes.StormPattern) == slablab._core.STORM_PATTERNS
+    assert typing.get_args(shapes.StormState) == slablab._core.STORM_STATES
+    assert typing.get_args(shapes.ReplayTarget) == slablab._core.REPLAY_TARGETS
+    owners = tuple(n[len("SLABLAB_OWNER_"):].lower() for n in protocol.ENUMS["slablab_owner"]
+                   if not n.startswith("__"))
+    assert typing.get_args(shapes.Owner) == owners == ("netlink", "kernel", "kmalloc")

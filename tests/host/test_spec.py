@@ -190,7 +190,7 @@ def test_constants():
     assert not missing, f"header constants not in the spec: {sorted(missing)}"
 
 
-@pytest.mark.parametrize("d", enum_defs(), ids=lambda d: d["name"])
+@pytest.mark.parametrize("d", enum_defs(), ids=lambda d: str(d["name"]))
 def test_enum_definition(d):
     enums, _, values = header_model(HEADER)
     name = definition_enum_name(d)
@@ -215,7 +215,7 @@ def test_enum_definition(d):
 
 
 @pytest.mark.parametrize("s", [s for s in spec()["attribute-sets"] if "subset-of" not in s],
-                         ids=lambda s: s["name"])
+                         ids=lambda s: str(s["name"]))
 def test_attribute_set(s):
     enums, _, values = header_model(HEADER)
     attrs = set_attrs(s)

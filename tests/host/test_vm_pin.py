@@ -8,6 +8,7 @@ import re
 import shutil
 import subprocess
 import time
+from typing import Dict, List
 
 import pytest
 
@@ -91,7 +92,7 @@ def test_vm_sh_refuses_before_booting(env, message):
 
 
 def descendants(pid):
-    children = {}
+    children: Dict[int, List[int]] = {}
     for d in os.listdir("/proc"):
         if d.isdigit():
             try:
@@ -120,7 +121,9 @@ def vcpu_affinity(qemu_pid):
         m = re.fullmatch(r"CPU (\d+)/(TCG|KVM)", read(f"/proc/{qemu_pid}/task/{tid}/comm").strip())
         if m:
             status = read(f"/proc/{qemu_pid}/task/{tid}/status")
-            allowed = re.search(r"^Cpus_allowed_list:\s*(\S+)", status, re.M).group(1)
+            a = re.search(r"^Cpus_allowed_list:\s*(\S+)", status, re.M)
+            assert a, status
+            allowed = a.group(1)
             out[int(m.group(1))] = (int(tid), allowed)
     return out
 
