@@ -27,7 +27,7 @@ lint_one() {
 	flake8) /usr/bin/python3 -m flake8 python tests scripts/vm-pin.py scripts/apt-mirror.py && echo "flake8: clean" ;;
 	# the source tree's package: mypy reads _core.pyi for the extension
 	mypy) cd python && /usr/bin/python3 -m mypy --config-file pyproject.toml -p slablab &&
-		/usr/bin/python3 -m mypy --config-file pyproject.toml --check-untyped-defs \
+		MYPYPATH=../tests /usr/bin/python3 -m mypy --config-file pyproject.toml --check-untyped-defs \
 			--allow-untyped-defs --allow-incomplete-defs --allow-untyped-calls ../tests/host ;;
 	*) echo "lint: no linter '$1' (checkpatch, kernel-doc, shellcheck, flake8, mypy)" >&2; return 2 ;;
 	esac

@@ -37,7 +37,7 @@ CI = any(os.environ.get(v, "").lower() in ("1", "true", "yes") for v in ("CI", "
 KIND = os.environ.get("SLABLAB_TEST_KERNEL", "unknown")
 CURRENT = os.environ.get("SLABLAB_CURRENT_TEST")
 
-_skips = []
+_skips: list[tuple[str, str]] = []
 
 
 def expected(nodeid, reason, kind=KIND):
@@ -56,7 +56,8 @@ def pytest_configure(config):
 
 
 def pytest_collection_modifyitems(config, items):
-    keep, dropped = [], []
+    keep: list[pytest.Item] = []
+    dropped: list[pytest.Item] = []
     for item in items:
         marks = [m for m in item.iter_markers("exclude_if") if m.args and m.args[0]]
         (dropped if marks else keep).append(item)
