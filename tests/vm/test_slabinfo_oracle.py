@@ -3,10 +3,9 @@
 scripts/slabinfo.sh) is the oracle of `slabctl info`: docs/slabctl.md says the table
 follows it column for column, and here slabinfo's lines are what slabctl's must be.
 
-- The kernel's caches: slabinfo on /sys/kernel/slab against `slabctl info --native`
-  (the slub/ rows). Kernel caches move while the two read; a cache is compared in full
-  when slabinfo printed the same line for it before and after slabctl's read (quiet),
-  and its fixed columns (Objsize, O/S, O, Flg) always.
+- The kernel's caches: slabinfo against `slabctl info --native` (the slub/ rows), both
+  reading one frozen copy of /sys/kernel/slab, every column of every cache; and the
+  columns that cannot move (Objsize, O/S, O, Flg) against a live slabinfo.
 - slablab's caches: slabinfo in a private mount namespace with slablab's debugfs
   mirror (/sys/kernel/debug/slablab/caches) bind-mounted over /sys/kernel/slab, so it
   reads the mirror's files as it reads SLUB's, against `slabctl info` (netlink), for
@@ -21,7 +20,7 @@ import subprocess
 
 import pytest
 
-from conftest import BUILD, DEBUGFS, REPO, slabctl
+from conftest import BUILD, DEBUGFS, REPO, SLABCTL, slabctl
 
 HOW = "run scripts/slabinfo.sh on the host (it builds the kernel's tools/vm/slabinfo.c)"
 COLUMNS = ["Objects", "Objsize", "Space", "Slabs/Part/Cpu", "O/S", "O", "%Fr", "%Ef"]
@@ -76,12 +75,15 @@ def parse(text, strip=""):
     return rows
 
 
-def slabinfo(*args, mirror=False):
-    """slabinfo's default table; with mirror=True reading slablab's debugfs mirror
-    bind-mounted over /sys/kernel/slab in a mount namespace of its own."""
+def slabinfo(*args, mirror=False, root=None):
+    """slabinfo's default table; with mirror=True reading slablab's debugfs mirror, with
+    root=DIR that directory, bind-mounted over /sys/kernel/slab in a mount namespace of
+    its own (slabinfo.c reads no other path)."""
     cmd = [SLABINFO, *args]
     if mirror:
-        script = f'mount --bind {MIRROR} {SYS_SLAB} && exec "$@"'
+        root = MIRROR
+    if root:
+        script = f'mount --bind {root} {SYS_SLAB} && exec "$@"'
         cmd = ["unshare", "--mount", "--propagation", "private", "sh", "-c", script, "sh", *cmd]
     r = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
     assert r.returncode == 0 and not r.stderr, (cmd, r.returncode, r.stderr)
@@ -98,31 +100,61 @@ def differences(want, got, columns):
 
 # ------------------------------------------------------------ the kernel's caches
 
-def test_native_caches_match_slabinfo():
-    rounds, failed = 3, None
-    for _ in range(rounds):
-        before = parse(slabinfo())
-        ours = parse(slabctl("info", "--native").stdout, strip="slub/")
-        after = parse(slabinfo())
-        # slabinfo.c's own file reads are the kernel's: every cache it lists, slabctl lists
-        assert set(before) <= set(ours), set(before) - set(ours)
-        quiet = [n for n in before if n in after and before[n]["line"] == after[n]["line"]]
-        assert len(before) >= 30 and len(quiet) >= 0.75 * len(before), (len(quiet), len(before))
-        fixed = {n: differences(before[n], ours[n], FIXED + ["Flg"]) for n in before}
-        assert not any(fixed.values()), {n: (before[n]["line"], ours[n]["line"])
-                                         for n, d in fixed.items() if d}
-        # slabinfo leaves out caches without slabs (skip_zero); slabctl shows them too:
-        # a row of slabctl's with slabs is one slabinfo saw with slabs in a read
-        extra = [n for n, r in ours.items() if has_slabs(r) and n not in before and n not in after]
-        moving = {n: (before[n]["line"], ours[n]["line"]) for n in quiet
-                  if differences(before[n], ours[n], COLUMNS)}
-        if not moving and not extra:
-            return
-        # a quiet cache may still have moved and moved back between slabinfo's reads
-        # (slabctl's own process allocates while it reads): it must agree in another round
-        failed = (moving, extra)
-    pytest.fail(f"slabctl info --native disagrees with slabinfo on quiet caches in {rounds} "
-                f"rounds (slabinfo line, slabctl line): {failed}")
+def snapshot_sys_slab(dest):
+    """A frozen copy of /sys/kernel/slab: every readable file of every cache directory
+    and every alias symlink, as they read now. Kernel caches move while a process reads
+    them, and the reader's own process moves the caches it needs (vm_area_struct,
+    anon_vma, ...: slabctl's start-up reads 23/0/12 before and after in slabinfo and
+    25/0/10 itself), so slabinfo and slabctl are given the same frozen tree to read."""
+    os.makedirs(dest)
+    caches = 0
+    for name in sorted(os.listdir(SYS_SLAB)):
+        src = os.path.join(SYS_SLAB, name)
+        if os.path.islink(src):
+            os.symlink(os.readlink(src), os.path.join(dest, name))
+            continue
+        os.makedirs(os.path.join(dest, name))
+        caches += 1
+        for f in os.listdir(src):
+            path = os.path.join(src, f)
+            if not os.path.isfile(path):
+                continue
+            try:
+                with open(path, "rb") as fh:
+                    data = fh.read()
+            except OSError:
+                continue        # write-only attributes, and those that refuse a read
+            with open(os.path.join(dest, name, f), "wb") as fh:
+                fh.write(data)
+    return caches
+
+
+def test_native_caches_match_slabinfo(tmp_path):
+    """slabinfo and `slabctl info --native` read one frozen copy of /sys/kernel/slab
+    (slabinfo with the copy bind-mounted over it in a mount namespace, slabctl through
+    SLABCTL_SYSFS_SLAB): every cache slabinfo lists must be slabctl's with the same
+    line, column for column; every cache of slabctl's with slabs must be slabinfo's
+    (slabinfo leaves out caches without slabs). The live tree is checked too: the
+    columns that cannot move while a cache exists (Objsize, O/S, O, Flg) match a live
+    slabinfo for every cache."""
+    snap = str(tmp_path / "sys-kernel-slab")
+    assert snapshot_sys_slab(snap) >= 30
+    theirs = parse(slabinfo(root=snap))
+    r = subprocess.run([SLABCTL, "info", "--native"], capture_output=True, text=True,
+                       timeout=120, env=dict(os.environ, SLABCTL_SYSFS_SLAB=snap))
+    assert r.returncode == 0, r.stderr
+    ours = parse(r.stdout, strip="slub/")
+    assert len(theirs) >= 30, theirs.keys()
+    assert set(theirs) <= set(ours), set(theirs) - set(ours)
+    wrong = {n: (theirs[n]["line"], ours[n]["line"]) for n in theirs
+             if differences(theirs[n], ours[n], COLUMNS + ["Flg"])}
+    assert not wrong, f"slabinfo line, slabctl line: {wrong}"
+    extra = [n for n, row in ours.items() if has_slabs(row) and n not in theirs]
+    assert not extra, extra
+    live = parse(slabinfo())
+    fixed = {n: (live[n]["line"], ours[n]["line"]) for n in live
+             if n in ours and differences(live[n], ours[n], FIXED + ["Flg"])}
+    assert not fixed, fixed
 
 
 # ------------------------------------------------ slablab's caches through the mirror
