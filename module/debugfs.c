@@ -192,31 +192,23 @@ static slab_flags_t slub_flags(struct slablab_cache *s)
 
 /*
  * objects_partial as SLUB's show_slab_objects(SO_PARTIAL | SO_OBJECTS): the objects in
- * use on the slabs of the node lists that are not full (those the partial file counts:
- * SLUB's node partial lists, the slab design's partial slabs; empty ones add nothing),
- * then with CONFIG_NUMA " N<node>=<objects>" for each node that has any. Frozen slabs
- * belong to a cpu. The walk holds slabs_lock, so no slab is freed under it.
+ * use on the slabs that are not full (slablab_backend_objects_partial()), then with
+ * CONFIG_NUMA " N<node>=<objects>" for each node that has any. The back end walks the
+ * slabs in batches under slabs_lock (the file is world-readable: no long irqs-off
+ * hold) and wants slablab_mutex held, so that no other walk moves slabs under it.
  */
-static void show_objects_partial(struct seq_file *m, struct slablab_cache *s)
+static int show_objects_partial(struct seq_file *m, struct slablab_cache *s)
 {
-	struct slablab_slab *slab;
-	unsigned long flags;
 	u64 total = 0, *nodes;
 	int nid;
 
 	nodes = kcalloc(nr_node_ids, sizeof(*nodes), GFP_KERNEL);
 	if (!nodes)
-		return;
-	spin_lock_irqsave(&s->slabs_lock, flags);
-	list_for_each_entry(slab, &s->all_slabs, all_list) {
-		struct slablab_counters c = { .word = READ_ONCE(slab->fc.word) };
-
-		if (c.frozen || c.inuse >= c.objects)
-			continue;
-		total += c.inuse;
-		nodes[slab_nid(slab)] += c.inuse;
-	}
-	spin_unlock_irqrestore(&s->slabs_lock, flags);
+		return -ENOMEM;
+	mutex_lock(&slablab_mutex);
+	if (!s->dead)
+		total = slablab_backend_objects_partial(s, nodes);
+	mutex_unlock(&slablab_mutex);
 	seq_printf(m, "%llu", total);
 	if (IS_ENABLED(CONFIG_NUMA))
 		for (nid = 0; nid < nr_node_ids; nid++)
@@ -224,6 +216,7 @@ static void show_objects_partial(struct seq_file *m, struct slablab_cache *s)
 				seq_printf(m, " N%d=%llu", nid, nodes[nid]);
 	seq_putc(m, '\n');
 	kfree(nodes);
+	return 0;
 }
 
 static void show_tunable(struct seq_file *m, struct slablab_cache *s,
@@ -355,8 +348,7 @@ static int slablab_dbg_show(struct seq_file *m, void *v)
 		seq_printf(m, "%d\n", !!(sflags & SLAB_CONSISTENCY_CHECKS));
 		break;
 	case D_OBJECTS_PARTIAL:
-		show_objects_partial(m, s);
-		break;
+		return show_objects_partial(m, s);
 	case D_ALIASES:
 		seq_puts(m, "0\n");	/* slablab merges no caches */
 		break;

@@ -646,6 +646,7 @@ void slablab_layers(struct slablab_cache *s, struct slablab_layers *l);
 void slablab_occupancy(struct slablab_cache *s, struct slablab_occupancy *h);
 void slablab_occupancy_range(const struct slablab_occupancy *h, unsigned int bucket,
 			     unsigned int *lo, unsigned int *hi);
+u64 slablab_backend_objects_partial(struct slablab_cache *s, u64 *nodes);
 unsigned long slablab_kmalloc_direct_pages(void);
 void slablab_set_cache_observer(const struct slablab_cache_observer *obs);
 
