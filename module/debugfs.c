@@ -13,10 +13,19 @@
  * caches/<name>/selftest.
  *
  * Every file the kernel's tools/vm/slabinfo.c (tools/mm/ in 7.x) reads in
- * read_slab_dir() that SLUB's sysfs has is here, in mm/slub.c's format, so slabinfo
- * run with this directory bind-mounted over /sys/kernel/slab reads slablab's caches
- * (tests/vm/test_slabinfo_oracle.py). The flag files show the SLAB_* flags a cache's
- * flags stand for (slub_flags()); slablab merges no caches (aliases 0).
+ * read_slab_dir() that SLUB's sysfs has is here, so slabinfo run with this directory
+ * bind-mounted over /sys/kernel/slab reads slablab's caches
+ * (tests/vm/test_slabinfo_oracle.py). The formats are mm/slub.c's (6.1) but for one
+ * difference: slabs, objects, total_objects and cpu_slabs print the total alone,
+ * where SLUB under CONFIG_NUMA adds " N<nid>=<count>" per node (slabinfo reads the
+ * leading number only); partial and objects_partial add the per-node figures as SLUB
+ * does, with CONFIG_NUMA only. cpu_slabs counts per cpu as SLUB's
+ * show_slab_objects(SO_CPU): a cpu's slab and, only where it has one, its cpu partial
+ * slabs (netlink's CPU_SLABS and CPU_PARTIAL_SLABS gauges count every cpu's). objects
+ * is the objects in use (allocations less frees), not SLUB's total_objects less the
+ * free objects on node partial lists (docs/slabctl.md). The flag files show the
+ * SLAB_* flags a cache's flags stand for (slub_flags()); slablab merges no caches
+ * (aliases 0).
  *
  * Lifetime: files are created with debugfs_create_file(), whose proxy makes
  * debugfs_remove_recursive() wait for handlers in flight. Writers take cpus_read_lock
@@ -302,8 +311,11 @@ static int slablab_dbg_show(struct seq_file *m, void *v)
 		seq_putc(m, '\n');
 		break;
 	case D_CPU_SLABS:
-		/* SLUB's show_slab_objects(SO_CPU): active and cpu partial slabs */
-		seq_printf(m, "%llu\n", g.cpu_slabs + g.cpu_partial_slabs);
+		/*
+		 * SLUB's show_slab_objects(SO_CPU): each cpu's slab and, only where it
+		 * has one, its cpu partial slabs.
+		 */
+		seq_printf(m, "%llu\n", g.cpu_slabs + g.cpu_partial_slabs_of_cpu_slabs);
 		break;
 	case D_SLABS_CPU_PARTIAL:
 		for_each_possible_cpu(cpu) {

@@ -362,6 +362,8 @@ struct slablab_gauges {
 	u64 partial_slabs;
 	u64 cpu_slabs;
 	u64 cpu_partial_slabs;
+	/* of those, the ones of cpus that have a cpu slab (SLUB's cpu_slabs file) */
+	u64 cpu_partial_slabs_of_cpu_slabs;
 	u64 pages;
 	u64 live_bytes;
 	u64 meta_bytes;
