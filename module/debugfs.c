@@ -181,9 +181,12 @@ static void show_stat(struct seq_file *m, struct slablab_cache *s, int item)
 
 /*
  * The SLAB_* flags SLUB would have for what a cache's flags ask: a debug cache checks
- * consistency and red zones and poisons (without a constructor, whose objects it
- * would overwrite). slablab has no reclaim accounting, DMA slabs, RCU-deferred slab
- * freeing, owner tracking or tracing: their flags are never set.
+ * consistency, red zones and poisons. SLUB keeps SLAB_POISON in s->flags for a cache
+ * with a constructor too (calculate_sizes() drops only __OBJECT_POISON, the poisoning
+ * of the object itself, and poison_show() prints SLAB_POISON), so it is set for every
+ * debug cache, as slablab too poisons only the objects of a cache without one.
+ * slablab has no reclaim accounting, DMA slabs, RCU-deferred slab freeing, owner
+ * tracking or tracing: their flags are never set.
  */
 static slab_flags_t slub_flags(struct slablab_cache *s)
 {
@@ -191,11 +194,8 @@ static slab_flags_t slub_flags(struct slablab_cache *s)
 
 	if (s->flags & SLABLAB_CACHE_F_HWCACHE_ALIGN)
 		f |= SLAB_HWCACHE_ALIGN;
-	if (s->flags & SLABLAB_CACHE_F_DEBUG) {
-		f |= SLAB_CONSISTENCY_CHECKS | SLAB_RED_ZONE;
-		if (!s->ctor)
-			f |= SLAB_POISON;
-	}
+	if (s->flags & SLABLAB_CACHE_F_DEBUG)
+		f |= SLAB_CONSISTENCY_CHECKS | SLAB_RED_ZONE | SLAB_POISON;
 	return f;
 }
 
