@@ -305,9 +305,12 @@ static int slablab_dbg_show(struct seq_file *m, void *v)
 		break;
 	case D_PARTIAL:
 		seq_printf(m, "%llu", g.partial_slabs);
-		for_each_node(nid)
-			if (READ_ONCE(s->node[nid]->nr_partial))
-				seq_printf(m, " N%d=%lu", nid, READ_ONCE(s->node[nid]->nr_partial));
+		/* SLUB prints the per-node figures with CONFIG_NUMA only */
+		if (IS_ENABLED(CONFIG_NUMA))
+			for_each_node(nid)
+				if (READ_ONCE(s->node[nid]->nr_partial))
+					seq_printf(m, " N%d=%lu", nid,
+						   READ_ONCE(s->node[nid]->nr_partial));
 		seq_putc(m, '\n');
 		break;
 	case D_CPU_SLABS:
