@@ -743,7 +743,8 @@ int slablab_make_random_seq(const struct slablab_cache *s, unsigned int **seq,
 	*len = 0;
 	if (!(s->flags & SLABLAB_CACHE_F_RANDOM) || n < 2)
 		return 0;
-	if (atomic_add_unless(&slablab_fail_random_seq, -1, 0))
+	/* only a positive count fails: a negative one written to debugfs fails none */
+	if (atomic_dec_if_positive(&slablab_fail_random_seq) >= 0)
 		return -ENOMEM;
 	q = kvmalloc_array(n, sizeof(*q), GFP_KERNEL);
 	if (!q)

@@ -187,6 +187,27 @@ def test_flags_change_keeps_the_random_sequence_on_enomem(hooked):
     hooked.cache_destroy(name)
 
 
+def test_fail_random_seq_below_zero_fails_nothing(hooked):
+    """selftest_fail_random_seq is a signed counter of sequence allocations to fail:
+    a negative value fails none (it made every later one fail), and stays as it is."""
+    name = "seq-negative"
+    hooked.cache_create(name, 64, random=True, debug=False)
+    hook = f"{DEBUGFS}/selftest_fail_random_seq"
+    try:
+        with open(hook, "w") as f:
+            f.write("-1")
+        for debug in (True, False):
+            c = hooked.cache_set(name, debug=debug)
+            assert ("debug" in c["flags"]) == debug and "random" in c["flags"], c
+        with open(hook) as f:
+            assert int(f.read()) == -1
+    finally:
+        with open(hook, "w") as f:
+            f.write("0")
+    assert hooked.cache_validate(name)["errors"] == 0
+    hooked.cache_destroy(name)
+
+
 RACE_LOOP = r"""
 import errno, os, sys, time
 path, seconds = sys.argv[1], float(sys.argv[2])
