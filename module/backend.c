@@ -289,18 +289,24 @@ unsigned int slablab_min_order(const struct slablab_cache *s)
 	return slablab_size_order(s->stride, PAGE_SIZE);
 }
 
-/* Lay out a fresh slab's freelist: in order, or along the cache's random sequence. */
+/*
+ * Lay out a fresh slab's freelist: in order, or along the cache's random sequence.
+ * The sequence is a permutation of the slots of the largest slab, so it names each of
+ * @nr slots once; one shorter than @nr would never name them all and the loop would
+ * not end: warn and lay the slab out in order instead.
+ */
 static void *build_freelist(struct slablab_cache *s, void *base, unsigned int nr)
 {
+	bool random = s->random_seq && !WARN_ON_ONCE(s->random_seq_len < nr);
 	void *head = NULL, *prev = NULL;
 	unsigned int i, pos = 0, idx, taken = 0;
 
-	if (s->random_seq)
+	if (random)
 		pos = get_random_u32() % s->random_seq_len;
 	for (i = 0; taken < nr; i++) {
 		void *obj;
 
-		if (s->random_seq) {
+		if (random) {
 			idx = s->random_seq[pos];
 			pos = pos + 1 == s->random_seq_len ? 0 : pos + 1;
 			if (idx >= nr)

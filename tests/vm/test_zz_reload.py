@@ -170,6 +170,7 @@ def test_flags_change_keeps_the_random_sequence_on_enomem(hooked):
         with pytest.raises(slablab.OperationFailed) as e:
             hooked.cache_set(name, debug=True)
         assert e.value.errno == errno.ENOMEM, e.value
+        assert "no memory for the new layout's freelist sequence" in str(e.value), e.value
     finally:
         with open(hook, "w") as f:
             f.write("0")
