@@ -142,14 +142,6 @@ static void walk_irqoff_end(u64 t0, unsigned long slabs)
 		WRITE_ONCE(slablab_walk_irqoff_max_slabs, slabs);
 }
 
-/*
- * Selftests only (debugfs selftest_dump_percpu_max): at most this many per-cpu
- * entries per message of the cache dump, 0 for as many as fit. With it at 1 a cache's
- * entries span several messages on a 2-cpu VM, as they do on a machine of many cpus,
- * so the suite checks that split without booting one. Read once per message.
- */
-unsigned int slablab_selftest_dump_percpu_max;
-
 /* slablab_mutex: the cache list, tunable changes, flush work items, handles, debugfs */
 DEFINE_MUTEX(slablab_mutex);
 LIST_HEAD(slablab_caches);

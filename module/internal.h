@@ -582,7 +582,6 @@ extern bool slablab_selftests;
 extern atomic_t slablab_fail_random_seq;
 extern u64 slablab_walk_irqoff_max_ns;
 extern u64 slablab_walk_irqoff_max_slabs;
-extern unsigned int slablab_selftest_dump_percpu_max;
 #ifdef CONFIG_FAULT_INJECTION_DEBUG_FS
 extern struct fault_attr slablab_fail_new_slab;
 #endif
@@ -657,6 +656,7 @@ int slablab_debugfs_init(void);
 void slablab_debugfs_exit(void);
 
 /* netlink.c: the generic netlink family, its policies and its ops */
+extern unsigned int slablab_selftest_dump_percpu_max;
 int slablab_netlink_init(void);
 void slablab_netlink_exit(void);
 int slablab_put_stats(struct sk_buff *skb, int attr, const u64 *v);
