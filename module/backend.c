@@ -114,12 +114,12 @@ char *slablab_extack_slot(void)
 
 /*
  * Selftests only (debugfs selftest_walk_irqoff_ns and _slabs): the longest time, in
- * ns, that a walk of s->all_slabs for CACHE_GET's layers or occupancy held slabs_lock
- * with interrupts off, and the most slabs one such hold visited. Those walks run for
- * any unprivileged reader, so the VM suite checks that they never hold interrupts off
- * for long: the slab count exactly (time under TCG depends on the host), the time as
- * a figure. Written under slablab_mutex (the walks' callers hold it); debugfs may
- * reset them to 0 at any time.
+ * ns, that a walk of s->all_slabs (slablab_backend_walk_slabs(): CACHE_GET's layers
+ * and occupancy, debugfs objects_partial) held slabs_lock with interrupts off, and the
+ * most slabs one such hold visited. Those walks run for any reader, so the VM suite
+ * checks that they never hold interrupts off for long: the slab count exactly (time
+ * under TCG depends on the host), the time as a figure. Written under slablab_mutex
+ * (the walker asserts it); debugfs may reset them to 0 at any time.
  */
 u64 slablab_walk_irqoff_max_ns;
 u64 slablab_walk_irqoff_max_slabs;
@@ -141,14 +141,6 @@ static void walk_irqoff_end(u64 t0, unsigned long slabs)
 	if (slabs > READ_ONCE(slablab_walk_irqoff_max_slabs))
 		WRITE_ONCE(slablab_walk_irqoff_max_slabs, slabs);
 }
-
-/*
- * Selftests only (debugfs selftest_dump_percpu_max): at most this many per-cpu
- * entries per message of the cache dump, 0 for as many as fit. With it at 1 a cache's
- * entries span several messages on a 2-cpu VM, as they do on a machine of many cpus,
- * so the suite checks that split without booting one. Read once per message.
- */
-unsigned int slablab_selftest_dump_percpu_max;
 
 /* slablab_mutex: the cache list, tunable changes, flush work items, handles, debugfs */
 DEFINE_MUTEX(slablab_mutex);
@@ -289,18 +281,24 @@ unsigned int slablab_min_order(const struct slablab_cache *s)
 	return slablab_size_order(s->stride, PAGE_SIZE);
 }
 
-/* Lay out a fresh slab's freelist: in order, or along the cache's random sequence. */
+/*
+ * Lay out a fresh slab's freelist: in order, or along the cache's random sequence.
+ * The sequence is a permutation of the slots of the largest slab, so it names each of
+ * @nr slots once; one shorter than @nr would never name them all and the loop would
+ * not end: warn and lay the slab out in order instead.
+ */
 static void *build_freelist(struct slablab_cache *s, void *base, unsigned int nr)
 {
+	bool random = s->random_seq && !WARN_ON_ONCE(s->random_seq_len < nr);
 	void *head = NULL, *prev = NULL;
 	unsigned int i, pos = 0, idx, taken = 0;
 
-	if (s->random_seq)
+	if (random)
 		pos = get_random_u32() % s->random_seq_len;
 	for (i = 0; taken < nr; i++) {
 		void *obj;
 
-		if (s->random_seq) {
+		if (random) {
 			idx = s->random_seq[pos];
 			pos = pos + 1 == s->random_seq_len ? 0 : pos + 1;
 			if (idx >= nr)
@@ -743,7 +741,8 @@ int slablab_make_random_seq(const struct slablab_cache *s, unsigned int **seq,
 	*len = 0;
 	if (!(s->flags & SLABLAB_CACHE_F_RANDOM) || n < 2)
 		return 0;
-	if (atomic_add_unless(&slablab_fail_random_seq, -1, 0))
+	/* only a positive count fails: a negative one written to debugfs fails none */
+	if (atomic_dec_if_positive(&slablab_fail_random_seq) >= 0)
 		return -ENOMEM;
 	q = kvmalloc_array(n, sizeof(*q), GFP_KERNEL);
 	if (!q)
@@ -1092,32 +1091,41 @@ void slablab_backend_gauges(struct slablab_cache *s, struct slablab_gauges *g)
 }
 
 /**
- * slablab_backend_layers - the back end's layers: total, callers', free in slabs
+ * slablab_backend_walk_slabs - call @fn on every slab of a cache, in batches
  * @s: the cache
- * @l: zeroed by the caller; the design adds its layers after
+ * @fn: called for each slab with slabs_lock held, interrupts off: it only adds up
+ *	what @c (the slab's counters, read once) and the slab's fixed fields say
+ * @arg: passed to @fn
  *
- * Free in slabs counts the unfrozen slabs only (node partial lists; full slabs have
- * none): what a frozen slab holds belongs to a design's per-cpu layer, which counts
- * it. Any user may ask (CACHE_GET), so the walk is batched as the occupancy walk is
- * (slablab_backend_occupancy()): slabs_lock, and so interrupts off, for at most
- * SLABLAB_OCCUPANCY_BATCH slabs at a time, the counted ones moved to the tail of
- * s->all_slabs. The lock keeps every slab of a batch from being freed while it is
- * read. Exact on a quiet cache, as the layers' sum is anyway (struct slablab_layers).
- * While slabs come and go, each slab made or freed between two batches may make the
- * walk miss one slab or count one twice, and the free objects of slabs counted early
- * are as of their batch.
+ * The one walk of s->all_slabs for figures any reader may ask for (CACHE_GET's layers
+ * and occupancy, debugfs objects_partial): slabs_lock, and so interrupts off, for at
+ * most SLABLAB_OCCUPANCY_BATCH slabs at a time, the visited ones moved to the tail of
+ * s->all_slabs (whose order nobody relies on), the lock dropped and the cpu offered to
+ * the scheduler between batches, so that interrupts are never off for long however
+ * many slabs the cache has. The lock keeps every slab of a batch from being freed
+ * while @fn reads it. Exact on a quiet cache; while slabs come and go, each slab made
+ * or freed between two batches may make the walk miss one slab or visit one twice,
+ * and slabs visited early are as of their batch.
+ *
+ * slablab_mutex held: a second walker moving slabs to the tail at the same time would
+ * make both visit slabs twice. The irqs-off figure (selftest_walk_irqoff_ns) starts
+ * once the lock is taken: the time spent spinning for it with interrupts off is not
+ * in it (on PREEMPT_RT the lock disables no interrupts, so timing from before
+ * spin_lock_irqsave() would be no better a figure).
  */
-void slablab_backend_layers(struct slablab_cache *s, struct slablab_layers *l)
+static void slablab_backend_walk_slabs(struct slablab_cache *s,
+				       void (*fn)(struct slablab_slab *slab,
+						  struct slablab_counters c, void *arg),
+				       void *arg)
 {
 	struct list_head *first, *last, *pos;
 	unsigned long flags, left;
 	unsigned int i;
 	u64 t0;
 
-	l->callers = slablab_objects_in_use(s);
+	lockdep_assert_held(&slablab_mutex);
 	spin_lock_irqsave(&s->slabs_lock, flags);
 	t0 = walk_irqoff_start();
-	l->total = s->total_objects;
 	for (left = s->nr_slabs; left && !list_empty(&s->all_slabs);) {
 		first = s->all_slabs.next;
 		last = first;
@@ -1127,21 +1135,90 @@ void slablab_backend_layers(struct slablab_cache *s, struct slablab_layers *l)
 			struct slablab_slab *slab = list_entry(pos, struct slablab_slab, all_list);
 			struct slablab_counters c = { .word = READ_ONCE(slab->fc.word) };
 
-			if (!c.frozen)
-				l->slabs_free += c.objects - c.inuse;
+			fn(slab, c, arg);
 			last = pos;
 		}
 		list_bulk_move_tail(&s->all_slabs, first, last);
 		walk_irqoff_end(t0, i);
 		spin_unlock_irqrestore(&s->slabs_lock, flags);
+		/* process context, slablab_mutex only: let others run between batches */
+		cond_resched();
 		spin_lock_irqsave(&s->slabs_lock, flags);
 		t0 = walk_irqoff_start();
 		left = min(left, s->nr_slabs);
 	}
 	walk_irqoff_end(t0, 0);
 	spin_unlock_irqrestore(&s->slabs_lock, flags);
+}
+
+static void layers_slab(struct slablab_slab *slab, struct slablab_counters c, void *arg)
+{
+	struct slablab_layers *l = arg;
+
+	if (!c.frozen)
+		l->slabs_free += c.objects - c.inuse;
+}
+
+/**
+ * slablab_backend_layers - the back end's layers: total, callers', free in slabs
+ * @s: the cache (slablab_mutex held)
+ * @l: zeroed by the caller; the design adds its layers after
+ *
+ * Free in slabs counts the unfrozen slabs only (node partial lists; full slabs have
+ * none): what a frozen slab holds belongs to a design's per-cpu layer, which counts
+ * it. Any user may ask (CACHE_GET), so the slabs are walked in batches
+ * (slablab_backend_walk_slabs()). Exact on a quiet cache, as the layers' sum is
+ * anyway (struct slablab_layers).
+ */
+void slablab_backend_layers(struct slablab_cache *s, struct slablab_layers *l)
+{
+	unsigned long flags;
+
+	l->callers = slablab_objects_in_use(s);
+	spin_lock_irqsave(&s->slabs_lock, flags);
+	l->total = s->total_objects;
+	spin_unlock_irqrestore(&s->slabs_lock, flags);
+	slablab_backend_walk_slabs(s, layers_slab, l);
 	l->present |= BIT(SLABLAB_LAYERS_A_TOTAL) | BIT(SLABLAB_LAYERS_A_CALLERS) |
 		      BIT(SLABLAB_LAYERS_A_SLABS_FREE);
+}
+
+struct objects_partial_walk {
+	u64 total;
+	u64 *nodes;
+};
+
+static void objects_partial_slab(struct slablab_slab *slab, struct slablab_counters c,
+				 void *arg)
+{
+	struct objects_partial_walk *w = arg;
+
+	/* frozen slabs belong to a cpu; full ones are on no node partial list */
+	if (c.frozen || c.inuse >= c.objects)
+		return;
+	w->total += c.inuse;
+	w->nodes[slab_nid(slab)] += c.inuse;
+}
+
+/**
+ * slablab_backend_objects_partial - objects in use on the slabs that are not full
+ * @s: the cache (slablab_mutex held)
+ * @nodes: nr_node_ids counters, zeroed by the caller: each node's part of the total
+ *
+ * SLUB's show_slab_objects(SO_PARTIAL | SO_OBJECTS) for debugfs objects_partial: the
+ * objects in use on the unfrozen slabs that are not full (those the partial file
+ * counts: SLUB's node partial lists, the slab design's partial slabs; empty ones add
+ * nothing). The file is world-readable, so the slabs are walked in batches
+ * (slablab_backend_walk_slabs()), never all under one irqs-off hold.
+ *
+ * Return: the total.
+ */
+u64 slablab_backend_objects_partial(struct slablab_cache *s, u64 *nodes)
+{
+	struct objects_partial_walk w = { .nodes = nodes };
+
+	slablab_backend_walk_slabs(s, objects_partial_slab, &w);
+	return w.total;
 }
 
 /* ---- the slab-occupancy histogram ---- */
@@ -1168,50 +1245,28 @@ void slablab_occupancy_range(const struct slablab_occupancy *h, unsigned int buc
 	*hi = bucket + 1 == h->nr - 1 ? h->objs - 1 : DIV_ROUND_UP(bucket * span, mid);
 }
 
+static void occupancy_slab(struct slablab_slab *slab, struct slablab_counters c, void *arg)
+{
+	struct slablab_occupancy *h = arg;
+
+	h->slabs[slablab_occupancy_bucket(h, c.objects, c.inuse)]++;
+}
+
 /**
  * slablab_backend_occupancy - count the cache's slabs by objects in use
- * @s: the cache
+ * @s: the cache (slablab_mutex held)
  * @h: filled (struct slablab_occupancy)
  *
- * In use is the slab's own view (objects not on its freelist). The walk takes
- * slabs_lock for SLABLAB_OCCUPANCY_BATCH slabs at a time, moving the slabs it counted
- * to the tail of s->all_slabs (whose order nobody relies on), so that interrupts are
- * never off for long however many slabs the cache has. Exact on a quiet cache; while slabs come
+ * In use is the slab's own view (objects not on its freelist). The slabs are walked
+ * in batches (slablab_backend_walk_slabs()): exact on a quiet cache; while slabs come
  * and go, a slab may be missed or counted twice.
  */
 void slablab_backend_occupancy(struct slablab_cache *s, struct slablab_occupancy *h)
 {
-	struct list_head *first, *last, *pos;
-	unsigned long flags, left;
-	unsigned int i;
-	u64 t0;
-
 	memset(h, 0, sizeof(*h));
 	h->objs = slablab_objs_per_slab(READ_ONCE(s->order), s->stride, PAGE_SIZE);
 	h->nr = min_t(unsigned int, h->objs + 1, SLABLAB_OCCUPANCY_BUCKETS);
-	spin_lock_irqsave(&s->slabs_lock, flags);
-	t0 = walk_irqoff_start();
-	for (left = s->nr_slabs; left && !list_empty(&s->all_slabs);) {
-		first = s->all_slabs.next;
-		last = first;
-		for (pos = first, i = 0;
-		     i < SLABLAB_OCCUPANCY_BATCH && left && pos != &s->all_slabs;
-		     pos = pos->next, i++, left--) {
-			struct slablab_slab *slab = list_entry(pos, struct slablab_slab, all_list);
-			struct slablab_counters c = { .word = READ_ONCE(slab->fc.word) };
-
-			h->slabs[slablab_occupancy_bucket(h, c.objects, c.inuse)]++;
-			last = pos;
-		}
-		list_bulk_move_tail(&s->all_slabs, first, last);
-		walk_irqoff_end(t0, i);
-		spin_unlock_irqrestore(&s->slabs_lock, flags);
-		spin_lock_irqsave(&s->slabs_lock, flags);
-		t0 = walk_irqoff_start();
-		left = min(left, s->nr_slabs);
-	}
-	walk_irqoff_end(t0, 0);
-	spin_unlock_irqrestore(&s->slabs_lock, flags);
+	slablab_backend_walk_slabs(s, occupancy_slab, h);
 }
 
 /* ---- init / exit ---- */

@@ -13,10 +13,19 @@
  * caches/<name>/selftest.
  *
  * Every file the kernel's tools/vm/slabinfo.c (tools/mm/ in 7.x) reads in
- * read_slab_dir() that SLUB's sysfs has is here, in mm/slub.c's format, so slabinfo
- * run with this directory bind-mounted over /sys/kernel/slab reads slablab's caches
- * (tests/vm/test_slabinfo_oracle.py). The flag files show the SLAB_* flags a cache's
- * flags stand for (slub_flags()); slablab merges no caches (aliases 0).
+ * read_slab_dir() that SLUB's sysfs has is here, so slabinfo run with this directory
+ * bind-mounted over /sys/kernel/slab reads slablab's caches
+ * (tests/vm/test_slabinfo_oracle.py). The formats are mm/slub.c's (6.1) but for one
+ * difference: slabs, objects, total_objects and cpu_slabs print the total alone,
+ * where SLUB under CONFIG_NUMA adds " N<nid>=<count>" per node (slabinfo reads the
+ * leading number only); partial and objects_partial add the per-node figures as SLUB
+ * does, with CONFIG_NUMA only. cpu_slabs counts per cpu as SLUB's
+ * show_slab_objects(SO_CPU): a cpu's slab and, only where it has one, its cpu partial
+ * slabs (netlink's CPU_SLABS and CPU_PARTIAL_SLABS gauges count every cpu's). objects
+ * is the objects in use (allocations less frees), not SLUB's total_objects less the
+ * free objects on node partial lists (docs/slabctl.md). The flag files show the
+ * SLAB_* flags a cache's flags stand for (slub_flags()); slablab merges no caches
+ * (aliases 0).
  *
  * Lifetime: files are created with debugfs_create_file(), whose proxy makes
  * debugfs_remove_recursive() wait for handlers in flight. Writers take cpus_read_lock
@@ -172,9 +181,12 @@ static void show_stat(struct seq_file *m, struct slablab_cache *s, int item)
 
 /*
  * The SLAB_* flags SLUB would have for what a cache's flags ask: a debug cache checks
- * consistency and red zones and poisons (without a constructor, whose objects it
- * would overwrite). slablab has no reclaim accounting, DMA slabs, RCU-deferred slab
- * freeing, owner tracking or tracing: their flags are never set.
+ * consistency, red zones and poisons. SLUB keeps SLAB_POISON in s->flags for a cache
+ * with a constructor too (calculate_sizes() drops only __OBJECT_POISON, the poisoning
+ * of the object itself, and poison_show() prints SLAB_POISON), so it is set for every
+ * debug cache, as slablab too poisons only the objects of a cache without one.
+ * slablab has no reclaim accounting, DMA slabs, RCU-deferred slab freeing, owner
+ * tracking or tracing: their flags are never set.
  */
 static slab_flags_t slub_flags(struct slablab_cache *s)
 {
@@ -182,41 +194,30 @@ static slab_flags_t slub_flags(struct slablab_cache *s)
 
 	if (s->flags & SLABLAB_CACHE_F_HWCACHE_ALIGN)
 		f |= SLAB_HWCACHE_ALIGN;
-	if (s->flags & SLABLAB_CACHE_F_DEBUG) {
-		f |= SLAB_CONSISTENCY_CHECKS | SLAB_RED_ZONE;
-		if (!s->ctor)
-			f |= SLAB_POISON;
-	}
+	if (s->flags & SLABLAB_CACHE_F_DEBUG)
+		f |= SLAB_CONSISTENCY_CHECKS | SLAB_RED_ZONE | SLAB_POISON;
 	return f;
 }
 
 /*
  * objects_partial as SLUB's show_slab_objects(SO_PARTIAL | SO_OBJECTS): the objects in
- * use on the slabs of the node lists that are not full (those the partial file counts:
- * SLUB's node partial lists, the slab design's partial slabs; empty ones add nothing),
- * then with CONFIG_NUMA " N<node>=<objects>" for each node that has any. Frozen slabs
- * belong to a cpu. The walk holds slabs_lock, so no slab is freed under it.
+ * use on the slabs that are not full (slablab_backend_objects_partial()), then with
+ * CONFIG_NUMA " N<node>=<objects>" for each node that has any. The back end walks the
+ * slabs in batches under slabs_lock (the file is world-readable: no long irqs-off
+ * hold) and wants slablab_mutex held, so that no other walk moves slabs under it.
  */
-static void show_objects_partial(struct seq_file *m, struct slablab_cache *s)
+static int show_objects_partial(struct seq_file *m, struct slablab_cache *s)
 {
-	struct slablab_slab *slab;
-	unsigned long flags;
 	u64 total = 0, *nodes;
 	int nid;
 
 	nodes = kcalloc(nr_node_ids, sizeof(*nodes), GFP_KERNEL);
 	if (!nodes)
-		return;
-	spin_lock_irqsave(&s->slabs_lock, flags);
-	list_for_each_entry(slab, &s->all_slabs, all_list) {
-		struct slablab_counters c = { .word = READ_ONCE(slab->fc.word) };
-
-		if (c.frozen || c.inuse >= c.objects)
-			continue;
-		total += c.inuse;
-		nodes[slab_nid(slab)] += c.inuse;
-	}
-	spin_unlock_irqrestore(&s->slabs_lock, flags);
+		return -ENOMEM;
+	mutex_lock(&slablab_mutex);
+	if (!s->dead)
+		total = slablab_backend_objects_partial(s, nodes);
+	mutex_unlock(&slablab_mutex);
 	seq_printf(m, "%llu", total);
 	if (IS_ENABLED(CONFIG_NUMA))
 		for (nid = 0; nid < nr_node_ids; nid++)
@@ -224,6 +225,7 @@ static void show_objects_partial(struct seq_file *m, struct slablab_cache *s)
 				seq_printf(m, " N%d=%llu", nid, nodes[nid]);
 	seq_putc(m, '\n');
 	kfree(nodes);
+	return 0;
 }
 
 static void show_tunable(struct seq_file *m, struct slablab_cache *s,
@@ -303,14 +305,20 @@ static int slablab_dbg_show(struct seq_file *m, void *v)
 		break;
 	case D_PARTIAL:
 		seq_printf(m, "%llu", g.partial_slabs);
-		for_each_node(nid)
-			if (READ_ONCE(s->node[nid]->nr_partial))
-				seq_printf(m, " N%d=%lu", nid, READ_ONCE(s->node[nid]->nr_partial));
+		/* SLUB prints the per-node figures with CONFIG_NUMA only */
+		if (IS_ENABLED(CONFIG_NUMA))
+			for_each_node(nid)
+				if (READ_ONCE(s->node[nid]->nr_partial))
+					seq_printf(m, " N%d=%lu", nid,
+						   READ_ONCE(s->node[nid]->nr_partial));
 		seq_putc(m, '\n');
 		break;
 	case D_CPU_SLABS:
-		/* SLUB's show_slab_objects(SO_CPU): active and cpu partial slabs */
-		seq_printf(m, "%llu\n", g.cpu_slabs + g.cpu_partial_slabs);
+		/*
+		 * SLUB's show_slab_objects(SO_CPU): each cpu's slab and, only where it
+		 * has one, its cpu partial slabs.
+		 */
+		seq_printf(m, "%llu\n", g.cpu_slabs + g.cpu_partial_slabs_of_cpu_slabs);
 		break;
 	case D_SLABS_CPU_PARTIAL:
 		for_each_possible_cpu(cpu) {
@@ -355,8 +363,7 @@ static int slablab_dbg_show(struct seq_file *m, void *v)
 		seq_printf(m, "%d\n", !!(sflags & SLAB_CONSISTENCY_CHECKS));
 		break;
 	case D_OBJECTS_PARTIAL:
-		show_objects_partial(m, s);
-		break;
+		return show_objects_partial(m, s);
 	case D_ALIASES:
 		seq_puts(m, "0\n");	/* slablab merges no caches */
 		break;

@@ -706,10 +706,17 @@ static void slub_gauges(struct slablab_cache *s, struct slablab_gauges *g)
 
 	for_each_possible_cpu(cpu) {
 		struct slablab_cpu *c = per_cpu_ptr(s->cpu, cpu);
+		unsigned int partial = READ_ONCE(c->partial_slabs);
 
-		if (READ_ONCE(c->slab))
+		g->cpu_partial_slabs += partial;
+		/*
+		 * SLUB's show_slab_objects(SO_CPU) skips the cpu partial slabs of a cpu
+		 * without a cpu slab: so does debugfs cpu_slabs, from this figure.
+		 */
+		if (READ_ONCE(c->slab)) {
 			g->cpu_slabs++;
-		g->cpu_partial_slabs += READ_ONCE(c->partial_slabs);
+			g->cpu_partial_slabs_of_cpu_slabs += partial;
+		}
 	}
 }
 

@@ -362,6 +362,8 @@ struct slablab_gauges {
 	u64 partial_slabs;
 	u64 cpu_slabs;
 	u64 cpu_partial_slabs;
+	/* of those, the ones of cpus that have a cpu slab (SLUB's cpu_slabs file) */
+	u64 cpu_partial_slabs_of_cpu_slabs;
 	u64 pages;
 	u64 live_bytes;
 	u64 meta_bytes;
@@ -580,7 +582,6 @@ extern bool slablab_selftests;
 extern atomic_t slablab_fail_random_seq;
 extern u64 slablab_walk_irqoff_max_ns;
 extern u64 slablab_walk_irqoff_max_slabs;
-extern unsigned int slablab_selftest_dump_percpu_max;
 #ifdef CONFIG_FAULT_INJECTION_DEBUG_FS
 extern struct fault_attr slablab_fail_new_slab;
 #endif
@@ -646,6 +647,7 @@ void slablab_layers(struct slablab_cache *s, struct slablab_layers *l);
 void slablab_occupancy(struct slablab_cache *s, struct slablab_occupancy *h);
 void slablab_occupancy_range(const struct slablab_occupancy *h, unsigned int bucket,
 			     unsigned int *lo, unsigned int *hi);
+u64 slablab_backend_objects_partial(struct slablab_cache *s, u64 *nodes);
 unsigned long slablab_kmalloc_direct_pages(void);
 void slablab_set_cache_observer(const struct slablab_cache_observer *obs);
 
@@ -654,6 +656,7 @@ int slablab_debugfs_init(void);
 void slablab_debugfs_exit(void);
 
 /* netlink.c: the generic netlink family, its policies and its ops */
+extern unsigned int slablab_selftest_dump_percpu_max;
 int slablab_netlink_init(void);
 void slablab_netlink_exit(void);
 int slablab_put_stats(struct sk_buff *skb, int attr, const u64 *v);

@@ -35,6 +35,16 @@
 static struct genl_family slablab_family;
 
 /*
+ * Selftests only (debugfs selftest_dump_percpu_max): at most this many per-cpu
+ * entries per message of the cache dump, 0 for as many as fit. With it at 1 a cache's
+ * entries span several messages on a 2-cpu VM, as they do on a machine of many cpus,
+ * so the suite checks that split without booting one. Read once per dump callback
+ * (slablab_nl_cache_dump()): every message one callback fills has the same cap. Only
+ * the dump reads it, so it lives here, not in the back end.
+ */
+unsigned int slablab_selftest_dump_percpu_max;
+
+/*
  * The policies (slablab_policy and the nests' tables) are generated from the spec:
  * netlink-gen.c. So are the tunables: SLABLAB_CACHE_TUNABLES (include/slablab/protocol.h)
  * gives each one's attribute and name; put_tunables() reports the struct slablab_cache

@@ -1028,8 +1028,12 @@ int slablab_set_flags(struct slablab_cache *s, unsigned int flags, struct netlin
 	s->flags = flags;
 	slablab_compute_layout(s);
 	err = slablab_choose_order(s, extack);
-	if (!err)
+	if (!err) {
 		err = slablab_make_random_seq(s, &seq, &seq_len);
+		if (err)
+			NL_SET_ERR_MSG_MOD(extack,
+					   "no memory for the new layout's freelist sequence");
+	}
 	if (err) {
 		s->flags = old_flags;
 		s->stride = old_stride;

@@ -170,6 +170,7 @@ def test_flags_change_keeps_the_random_sequence_on_enomem(hooked):
         with pytest.raises(slablab.OperationFailed) as e:
             hooked.cache_set(name, debug=True)
         assert e.value.errno == errno.ENOMEM, e.value
+        assert "no memory for the new layout's freelist sequence" in str(e.value), e.value
     finally:
         with open(hook, "w") as f:
             f.write("0")
@@ -184,6 +185,27 @@ def test_flags_change_keeps_the_random_sequence_on_enomem(hooked):
     assert "debug" in c["flags"] and "random" in c["flags"], c
     report = hooked.cache_validate(name)
     assert report["errors"] == 0, report
+    hooked.cache_destroy(name)
+
+
+def test_fail_random_seq_below_zero_fails_nothing(hooked):
+    """selftest_fail_random_seq is a signed counter of sequence allocations to fail:
+    a negative value fails none (it made every later one fail), and stays as it is."""
+    name = "seq-negative"
+    hooked.cache_create(name, 64, random=True, debug=False)
+    hook = f"{DEBUGFS}/selftest_fail_random_seq"
+    try:
+        with open(hook, "w") as f:
+            f.write("-1")
+        for debug in (True, False):
+            c = hooked.cache_set(name, debug=debug)
+            assert ("debug" in c["flags"]) == debug and "random" in c["flags"], c
+        with open(hook) as f:
+            assert int(f.read()) == -1
+    finally:
+        with open(hook, "w") as f:
+            f.write("0")
+    assert hooked.cache_validate(name)["errors"] == 0
     hooked.cache_destroy(name)
 
 
@@ -288,6 +310,36 @@ def test_layers_walk_keeps_interrupts_on(hooked, design):
         ns, most = _walk_irqoff()
         print(f"{design}: dump with layers: longest irqs-off walk {ns} ns, {most} slabs")
         assert 0 < most <= 256, f"one irqs-off hold walked {most} of {slabs} slabs"
+    finally:
+        hooked.obj_free(h)
+        hooked.cache_destroy(name)
+
+
+@pytest.mark.parametrize("design", ["slub", "slab"])
+def test_objects_partial_walk_keeps_interrupts_on(hooked, design):
+    """debugfs caches/<name>/objects_partial (0444) sums the objects in use of the
+    slabs that are not full: a walk of every slab under slabs_lock. It is batched as
+    CACHE_GET's walks are (one back-end walker records selftest_walk_irqoff_*), so on
+    a cache of 1M objects no hold visits more than 256 slabs; with nothing recorded
+    the file walked the slabs by other means, in one hold of every slab (full ones
+    included). The figure stays exact on the quiet, shrunk cache: the objects in use
+    but the full slabs' (the occupancy histogram's last bucket)."""
+    name = f"irqoff-op-{design}"
+    hooked.cache_create(name, 64, design=design)
+    h = hooked.obj_alloc(name, 1 << 20)
+    try:
+        hooked.cache_shrink(name)
+        c = hooked.cache_get(name, percpu=False)
+        slabs = c["gauges"]["slabs"]
+        assert slabs >= 16384, slabs
+        full = c["occupancy"][-1]
+        _walk_irqoff(0)
+        got = int(dbg(name, "objects_partial").split()[0])
+        ns, most = _walk_irqoff()
+        print(f"{design}: {slabs} slabs; objects_partial: longest irqs-off walk {ns} ns, "
+              f"{most} slabs")
+        assert 0 < most <= 256, f"one irqs-off hold walked {most} of {slabs} slabs"
+        assert got == c["gauges"]["objects"] - full["slabs"] * full["lo"], (got, c["occupancy"])
     finally:
         hooked.obj_free(h)
         hooked.cache_destroy(name)
