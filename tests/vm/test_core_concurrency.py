@@ -243,7 +243,7 @@ KMEMLEAK = "/sys/kernel/debug/kmemleak"
 
 
 @pytest.mark.exclude_if(not os.path.exists(KMEMLEAK),
-                         reason="kmemleak needs CONFIG_DEBUG_KMEMLEAK (the debug kernel)")
+                        reason="kmemleak needs CONFIG_DEBUG_KMEMLEAK (the debug kernel)")
 def test_kmemleak_mixed_on_and_off_slab_metadata(client, make_cache):
     """4080-byte objects: order-1 slabs (2 objects, 32 bytes left) keep their metadata
     off the slab, order-2 slabs (4 objects, 64 left) on it. With both in one cache, an

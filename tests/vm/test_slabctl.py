@@ -32,7 +32,7 @@ _names = itertools.count()
 # (arguments, errors, text, JSON of the plain commands) is checked on the release kernel.
 DEBUG_KERNEL = "debug" in os.uname().release
 cli_surface = pytest.mark.exclude_if(DEBUG_KERNEL, reason="command-line surface: checked on "
-                                 "the release kernel; the debug kernel runs the storm tests")
+                                     "the release kernel; the debug kernel runs the storm tests")
 
 
 def run(*args, user=None, timeout=120):

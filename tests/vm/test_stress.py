@@ -48,7 +48,7 @@ with warnings.catch_warnings():
 
 SOAK = bool(os.environ.get("SLABLAB_SOAK"))
 soak_only = pytest.mark.exclude_if(not SOAK, reason="soak grid: set SLABLAB_SOAK=1 "
-                               "(scripts/soak.sh)")
+                                   "(scripts/soak.sh)")
 NCPUS = os.cpu_count() or 1
 
 PATTERNS = ("pair", "batch", "remote", "churn", "bulk", "prefill")
