@@ -14,6 +14,7 @@ set), so that a stage that runs out of time can say in which test it was
 """
 import os
 import re
+from typing import List
 
 import pytest
 
@@ -56,7 +57,8 @@ def pytest_configure(config):
 
 
 def pytest_collection_modifyitems(config, items):
-    keep, dropped = [], []
+    keep: List[pytest.Item] = []
+    dropped: List[pytest.Item] = []
     for item in items:
         marks = [m for m in item.iter_markers("exclude_if") if m.args and m.args[0]]
         (dropped if marks else keep).append(item)
