@@ -7,7 +7,11 @@
 #   - kernel-doc -none on the same files (scripts/checkpatch.sh --kernel-doc)
 #   - ShellCheck on scripts/ and .ci/run
 #   - flake8 on python/, tests/ and scripts/vm-pin.py (configuration: setup.cfg)
-#   - mypy on the slablab package (configuration: python/pyproject.toml)
+#   - mypy on the slablab package (configuration: python/pyproject.toml), and on the
+#     VM suite, the torture driver, the icount gate and the skip policy: their bodies
+#     checked (--check-untyped-defs) against the package's types, without every test
+#     needing annotations; MYPYPATH lets tests/vm's `import conftest` (and the modules
+#     it imports from each other) and conftest's `import skip_policy` resolve
 # scripts/lint.sh [checkpatch|kernel-doc|shellcheck|flake8|mypy]...   runs only those.
 set -uo pipefail
 REPO=$(cd "$(dirname "$0")/.." && pwd)
@@ -24,7 +28,11 @@ lint_one() {
 		shellcheck -x "${files[@]}" && echo "shellcheck: clean (${#files[@]} files)" ;;
 	flake8) /usr/bin/python3 -m flake8 python tests scripts/vm-pin.py && echo "flake8: clean" ;;
 	# the source tree's package: mypy reads _core.pyi for the extension
-	mypy) cd python && /usr/bin/python3 -m mypy --config-file pyproject.toml -p slablab ;;
+	mypy) cd python && /usr/bin/python3 -m mypy --config-file pyproject.toml -p slablab &&
+		MYPYPATH=../tests/vm:../tests /usr/bin/python3 -m mypy --config-file pyproject.toml \
+			--check-untyped-defs --allow-untyped-defs --allow-incomplete-defs \
+			--allow-untyped-calls ../tests/vm ../tests/torture ../tests/perf \
+			../tests/skip_policy.py ;;
 	*) echo "lint: no linter '$1' (checkpatch, kernel-doc, shellcheck, flake8, mypy)" >&2; return 2 ;;
 	esac
 }
