@@ -7,9 +7,12 @@
 #   - kernel-doc -none on the same files (scripts/checkpatch.sh --kernel-doc)
 #   - ShellCheck on scripts/ and .ci/run
 #   - flake8 on python/, tests/, scripts/vm-pin.py and scripts/apt-mirror.py (configuration: setup.cfg)
-#   - mypy on the slablab package (configuration: python/pyproject.toml), and on
-#     tests/host: their bodies checked (--check-untyped-defs) against the package's types
-#     (the fakes' dicts are its TypedDicts), without every test needing annotations
+#   - mypy on the slablab package (configuration: python/pyproject.toml), and on tests/:
+#     tests/host, then the VM suite, the torture driver, the icount gate and the skip
+#     policy (two runs: tests/host and tests/vm each have a conftest module), their
+#     bodies checked (--check-untyped-defs) against the package's types (the fakes'
+#     dicts are its TypedDicts), without every test needing annotations; MYPYPATH lets
+#     `import conftest` and `import skip_policy` resolve
 # scripts/lint.sh [checkpatch|kernel-doc|shellcheck|flake8|mypy]...   runs only those.
 set -uo pipefail
 REPO=$(cd "$(dirname "$0")/.." && pwd)
@@ -28,7 +31,11 @@ lint_one() {
 	# the source tree's package: mypy reads _core.pyi for the extension
 	mypy) cd python && /usr/bin/python3 -m mypy --config-file pyproject.toml -p slablab &&
 		MYPYPATH=../tests /usr/bin/python3 -m mypy --config-file pyproject.toml --check-untyped-defs \
-			--allow-untyped-defs --allow-incomplete-defs --allow-untyped-calls ../tests/host ;;
+			--allow-untyped-defs --allow-incomplete-defs --allow-untyped-calls ../tests/host &&
+		MYPYPATH=../tests/vm:../tests /usr/bin/python3 -m mypy --config-file pyproject.toml \
+			--check-untyped-defs --allow-untyped-defs --allow-incomplete-defs \
+			--allow-untyped-calls ../tests/vm ../tests/torture ../tests/perf \
+			../tests/skip_policy.py ;;
 	*) echo "lint: no linter '$1' (checkpatch, kernel-doc, shellcheck, flake8, mypy)" >&2; return 2 ;;
 	esac
 }

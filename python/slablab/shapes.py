@@ -117,6 +117,18 @@ class _CacheInfo(TypedDict):
     design: Design
     obj_stride: int
     objs_per_slab: int
+    # the designs' own tunables: tool/lib/json.cpp writes every tunable of the spec
+    # (protocol.CACHE_TUNABLES) for every cache, whatever its design
+    sheaf_capacity: int
+    barn_max_full: int
+    barn_max_empty: int
+    lists: int
+    limit: int
+    batchcount: int
+    shared: int
+    reap_cpu_ms: int
+    reap_node_ms: int
+    sheaves_cpu_slabs: int
     order_default: int
     owner: Owner
     gauges: Gauges

@@ -21,6 +21,7 @@ import shutil
 import subprocess
 import sys
 import time
+from typing import Any, Dict, List, Optional, Tuple
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BUDGET = os.path.join(REPO, "tests", "perf", "icount-budget.json")
@@ -74,22 +75,23 @@ def measure(slabctl, repeat=REPEAT, only=None):
     the spread), with the context slabctl reports (kernel, icount shift, commit)."""
     names = [n for n in FIGURES if only is None or n in only]
     # one compare per distinct command: a batch run gives both its alloc and free figures
-    groups = {}
+    groups: Dict[Tuple[Optional[str], Tuple[str, ...]], List[Tuple[str, str]]] = {}
     for n in names:
         args, fig = FIGURES[n]
         design = next((d for d in DESIGNS if n.startswith(d + ".")), None)
         groups.setdefault((design, tuple(args)), []).append((n, fig))
     made = set()
-    result = {"figures": {}, "runs": {}, "context": None,
-              "settings": {"size": SIZE, "pair_ops": PAIR_OPS, "batch_ops": BATCH_OPS,
-                           "batch": BATCH, "repeat": repeat}}
-    for (design, args), members in groups.items():
+    result: Dict[str, Any] = {"figures": {}, "runs": {}, "context": None,
+                              "settings": {"size": SIZE, "pair_ops": PAIR_OPS, "batch_ops": BATCH_OPS,
+                                           "batch": BATCH, "repeat": repeat}}
+    for (design, group_args), members in groups.items():
         cache = f"gate-{design}" if design else None
         if cache and cache not in made:
+            assert design is not None       # a cache is made for a design's figures only
             subprocess.run([slabctl, "create", cache, "--size", str(SIZE), "--design", design],
                            check=True, stdout=subprocess.DEVNULL)
             made.add(cache)
-        argv = [a.replace("{cache}", cache or "") for a in args]
+        argv = [a.replace("{cache}", cache or "") for a in group_args]
         doc = run_compare(slabctl, argv, [f for _, f in members], repeat)
         result["context"] = result["context"] or doc.get("context")
         variant = doc["variants"][0]

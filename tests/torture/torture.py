@@ -36,6 +36,7 @@ import subprocess
 import sys
 import threading
 import time
+from typing import Any, Counter, Deque, Dict, Tuple
 
 # seconds one kernel call may take before it is a hang (SLABLAB_TORTURE_DEADLINE: the
 # harness self-check in tests/host/test_torture.py shortens it)
@@ -57,7 +58,7 @@ COMBOS = tuple((t, p) for p in PATTERNS for t in TARGETS
 
 # The torture's own caches: (name, size, creation tunables). Recreated with these after
 # a CACHE_DEL or a reload.
-CACHES = (
+CACHES: Tuple[Tuple[str, int, Dict[str, Any]], ...] = (
     ("tt-64", 64, {}),
     ("tt-192-debug", 192, {"debug": True}),
     ("tt-1000", 1000, {"fastpath": "irqoff"}),
@@ -264,7 +265,7 @@ class Torture:
         if unknown:
             raise SystemExit(f"torture: SLABLAB_TORTURE_SKIP: no action {sorted(unknown)}; "
                              f"the actions are {', '.join(ACTIONS)}")
-        self.ncpus = os.cpu_count()
+        self.ncpus = os.cpu_count() or 1
         self.plan = Plan(self.seed, self.ncpus)
         self.lock = threading.Lock()
         self.world = threading.Condition(self.lock)
@@ -274,14 +275,14 @@ class Torture:
         self.kmalloc = []                   # names of slablab's kmalloc classes
         self.kmalloc_fail_gen = 0
         self.kmalloc_failing = set()        # kmalloc classes with fail_slab_every != 0
-        self.resets = collections.Counter()     # reset_stats started, by cache
+        self.resets: Counter[str] = collections.Counter()   # reset_stats started, by cache
         self.inflight = {}                  # thread name -> (label, start)
-        self.counts = collections.Counter()     # (kind, outcome)
+        self.counts: Counter[Tuple[str, str]] = collections.Counter()     # (kind, outcome)
         self.slowest = collections.defaultdict(float)
-        self.storms = collections.Counter()     # state / "lost"
-        self.storm_combos = collections.Counter()
+        self.storms: Counter[str] = collections.Counter()     # state / "lost"
+        self.storm_combos: Counter[Tuple[str, str]] = collections.Counter()
         self.errors = []
-        self.recent = collections.deque(maxlen=40)
+        self.recent: Deque[str] = collections.deque(maxlen=40)
         self.t0 = now()
         self.end = self.t0 + self.seconds
         self.done = threading.Event()       # the workers are finished
@@ -346,7 +347,7 @@ class Torture:
 
     def progress(self):
         with self.lock:
-            by_kind = collections.Counter()
+            by_kind: Counter[str] = collections.Counter()
             for (k, _), n in self.counts.items():
                 by_kind[k.split(":")[0]] += n
             storms = sum(self.storms.values())
@@ -1105,6 +1106,7 @@ def supervise(argv, args):
     print(f"torture: seed {args.seed}", flush=True)
     p = subprocess.Popen([sys.executable, os.path.abspath(__file__), "--worker", *argv],
                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    assert p.stdout is not None      # stdout=PIPE
     fd = p.stdout.fileno()
     buf, last, code = b"", now(), None
     while code is None:

@@ -7,6 +7,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from typing import Dict
 
 import pytest
 
@@ -45,7 +46,7 @@ class Design(str):
     tunables to the caches of that design. Every list of variants below is made of
     these, so a test takes its variants from any of them the same way:
     parametrize("design", LIST) and make_cache(size)."""
-    tunables: dict
+    tunables: Dict[str, int]    # the variant's tunables: lists, sheaves_cpu_slabs
 
     def __new__(cls, name, **tunables):
         obj = super().__new__(cls, name)

@@ -6,6 +6,7 @@ import errno
 import json
 import os
 import re
+from typing import Dict, List, Tuple, Union
 
 import pytest
 
@@ -43,9 +44,9 @@ def test_duplicate_and_unknown(client, make_cache):
     for call in (lambda: client.cache_get("nosuch"), lambda: client.cache_destroy("nosuch"),
                  lambda: client.cache_set("nosuch", min_partial=3),
                  lambda: client.cache_shrink("nosuch"), lambda: client.obj_alloc("nosuch", 1)):
-        with pytest.raises(FileNotFoundError) as e:
+        with pytest.raises(FileNotFoundError) as missing:
             call()
-        assert "nosuch" in str(e.value)
+        assert "nosuch" in str(missing.value)
 
 
 @pytest.mark.parametrize("name", ["", "a/b", "x" * 32, "sp ace", "../up", "tab\t"])
@@ -53,6 +54,8 @@ def test_bad_names(client, name):
     before = len(client.cache_list())
     with pytest.raises(ValueError) as e:
         client.cache_create(name, 64)
+    # the ValueError is slablab's InvalidArgument: it carries the errno
+    assert isinstance(e.value, slablab.InvalidArgument), e.value
     assert e.value.errno == errno.EINVAL
     assert len(client.cache_list()) == before
 
@@ -109,7 +112,10 @@ def test_every_tunable_has_its_debugfs_file(client, make_cache):
             continue
         now = client.cache_get(name)[tname]
         assert dbg(name, tname) == str(now), tname
+        other: Union[str, int]      # an enum's value name, or a number
+        bad: Union[str, int]
         if kind == "enum":
+            assert enum is not None, tname      # an enum tunable names its enum
             prefix = f"SLABLAB_{enum.upper()}_"
             names = [c[len(prefix):].lower() for c in protocol.ENUMS[f"slablab_{enum}"]
                      if c.startswith(prefix)]
@@ -390,6 +396,7 @@ def test_set_flags_and_order_is_all_or_nothing(client, make_cache, design):
     with pytest.raises(ValueError) as e:
         client.cache_set(name, debug=True, order=0, min_partial=7, cpu_partial=2,
                          fastpath="irqoff")
+    assert isinstance(e.value, slablab.InvalidArgument), e.value
     assert e.value.errno == errno.ERANGE and "order 0" in str(e.value), e.value
     assert _settings(client, name) == before
     # the same change with an order the debug layout can hold applies as a whole
@@ -469,7 +476,7 @@ def raw_dump(family, percpu, bufsize):
         genl = struct.pack("=BBH", U["SLABLAB_CMD_CACHE_GET"], 1, 0)
         sock.send(struct.pack("=IHHII", 16 + len(genl) + len(body), family,
                               NLM_F_REQUEST | NLM_F_DUMP, 1, 0) + genl + body)
-        msgs = []
+        msgs: List[Tuple[int, Dict[int, bytes]]] = []
         while True:
             data, _, mflags, _ = sock.recvmsg(bufsize)
             assert not mflags & socket.MSG_TRUNC, f"a dump message over {bufsize} bytes"

@@ -68,5 +68,6 @@ def test_seed_002_replay_rows(client, tmp_path):
             if c.get("owner") == "kmalloc"} == before
     assert client.status().get("kmalloc_design") == design
     text = experiment.report_replays("seed-002", str(out))
+    assert text is not None, "no replay rows in replay.json"
     assert "hackbench replay (issue 16): hackbench -g 2" in text
     assert "verdict: hackbench replay, after/before" in text

@@ -21,6 +21,7 @@ import struct
 import subprocess
 import threading
 import time
+from typing import Any, Dict, List, Optional, Tuple, Union
 
 import pytest
 
@@ -33,7 +34,8 @@ from conftest import DEBUGFS, SLABCTL, consistent
 # from uapi/slablab.yaml (the spec the header is generated from too), not from the header.
 from slablab import protocol  # noqa: E402
 
-U = dict(protocol.VALUES)
+# The header's numbers: every value but the family's name (a string) is an int
+U: Dict[str, int] = {k: v for k, v in protocol.VALUES.items() if isinstance(v, int)}
 ENUMS = protocol.ENUMS
 ADMIN_CMDS = {c[len("SLABLAB_CMD_"):] for c, _, admin in protocol.COMMANDS.values() if admin}
 
@@ -130,11 +132,11 @@ class Reply:
     def __init__(self):
         self.error = 0          # positive errno, 0 for success
         self.msg = ""           # extack message
-        self.offs = None        # offset of the bad attribute
-        self.miss_type = None   # type of a missing required attribute
-        self.miss_nest = None   # offset of the nest it was missing from
-        self.replies = []       # [(cmd, [(type, payload)])]
-        self.marks = []
+        self.offs: Optional[int] = None        # offset of the bad attribute
+        self.miss_type: Optional[int] = None   # type of a missing required attribute
+        self.miss_nest: Optional[int] = None   # offset of the nest it was missing from
+        self.replies: List[Tuple[int, List[Tuple[int, bytes]]]] = []  # [(cmd, [(type, payload)])]
+        self.marks: List[int] = []
 
     def __repr__(self):
         return (f"<error {errno.errorcode.get(self.error, self.error)} msg {self.msg!r} "
@@ -169,7 +171,7 @@ class Genl:
              reserved=0, tail=b"", length=None):
         """Send one request; collect replies up to the ack, error or NLMSG_DONE."""
         self.seq += 1
-        marks = []
+        marks: List[int] = []
         body = b""
         for a in attrs:
             body += a.encode(HDRLEN + len(body), marks)
@@ -230,7 +232,7 @@ class State:
     def __init__(self, nl):
         dump = nl.dump("CACHE_GET", u32(A_["FLAGS"], U["SLABLAB_GET_F_PERCPU"]))
         assert dump.error == 0, dump
-        self.caches = {}
+        self.caches: Dict[str, bytes] = {}
         for _, attrs in dump.replies:
             nest_ = dict(attrs)[A_["CACHE"]]
             nm = dict(parse_attrs(nest_))[C_["NAME"]].rstrip(b"\0").decode()
@@ -239,7 +241,9 @@ class State:
         st = nl.cmd("GET_STATUS")
         assert st.error == 0, st
         self.status = st.replies[0][1]
-        self.files = {"caches/": sorted(os.listdir(f"{DEBUGFS}/caches"))}
+        # the directory's listing, then each file's text (None: the file is missing)
+        self.files: Dict[str, Union[List[str], str, None]] = {
+            "caches/": sorted(os.listdir(f"{DEBUGFS}/caches"))}
         victim = [f"caches/{VICTIM}/{x}" for x in ("order", "cpu_partial", "min_partial",
                                                    "fastpath", "objects", "slabs")]
         for f in ["kmalloc_page_policy"] + victim:
@@ -311,7 +315,7 @@ def lab(client, nl):
             client.cache_destroy(name)
     client.cache_create(VICTIM, 128)
     client.cache_create(BIG, 8192)
-    handles = [client.obj_alloc(VICTIM, 300, cpu=c % os.cpu_count()) for c in range(2)]
+    handles = [client.obj_alloc(VICTIM, 300, cpu=c % (os.cpu_count() or 1)) for c in range(2)]
     handles.append(client.obj_alloc(BIG, 3))
     yield {"handle": handles[0], "held": 300}
     client.cache_destroy(VICTIM)
@@ -928,7 +932,7 @@ def replay_cases():
 CASES = build_cases()
 
 # names a case covers just by sending them (besides the explicit `covers`)
-_ATTR_TYPES = {}
+_ATTR_TYPES: Dict[str, Dict[int, str]] = {}
 for _prefix in ("SLABLAB_A_", "SLABLAB_CACHE_A_", "SLABLAB_STORM_A_", "SLABLAB_STORM_SIZE_A_"):
     for _n in U:
         if _n.startswith(_prefix) and not _n.endswith(("_MAX", "_UNSPEC")):
@@ -950,7 +954,8 @@ def _covered():
             if isinstance(a.value, list):
                 inner = {"SLABLAB_A_CACHE": "SLABLAB_CACHE_A_", "SLABLAB_A_STORM":
                          "SLABLAB_STORM_A_", "SLABLAB_STORM_A_SIZES": "SLABLAB_STORM_SIZE_A_",
-                         "SLABLAB_STORM_SIZE_A_ENTRY": "SLABLAB_STORM_SIZE_A_"}.get(nm)
+                         "SLABLAB_STORM_SIZE_A_ENTRY": "SLABLAB_STORM_SIZE_A_"}.get(nm) \
+                    if nm else None
                 stack += [(inner, x) for x in a.value] if inner else []
     return got
 
@@ -1100,7 +1105,7 @@ def test_unprivileged_user_is_refused(nl, lab):
 
     def probe():
         g = Genl()
-        out = {}
+        out: Dict[str, Any] = {}
         for cmd, attrs in valid.items():
             if U["SLABLAB_CMD_" + cmd] not in g.ops:
                 continue
@@ -1644,7 +1649,7 @@ def test_fail_slab_every_knob_is_enomem(client):
         assert e.value.errno == errno.ENOMEM, e.value
         _clean(client, name, 0)
         r = subprocess.run([SLABCTL, "alloc", name, str(objs * 3), "--cpu", "1"
-                            if os.cpu_count() > 1 else "0"],
+                            if (os.cpu_count() or 1) > 1 else "0"],
                            capture_output=True, text=True, timeout=120)
         assert r.returncode == 1, (r.returncode, r.stdout, r.stderr)
         assert "Cannot allocate memory" in r.stderr and "allocation of" in r.stderr, r.stderr

@@ -113,7 +113,7 @@ def test_no_slablab_leaks_after_unload():
     c = slablab.Client()
     c.cache_create("leak-plain", 96)
     c.cache_create("leak-debug", 200, debug=True)
-    for cpu in range(os.cpu_count()):
+    for cpu in range(os.cpu_count() or 1):
         c.obj_alloc("leak-plain", 3000, cpu=cpu)
         c.obj_alloc("leak-debug", 500, cpu=cpu)
     c.cache_set("leak-plain", cpu_partial=0, order=1)

@@ -9,6 +9,7 @@ import os
 import re
 import threading
 import time
+from typing import Literal, Tuple
 
 import pytest
 import slablab
@@ -276,8 +277,9 @@ def test_refused_request_changes_nothing(make_cache, bad):
         raw.cache_set(name, lists=1, **bad)
     assert e.value.errno in (errno.ERANGE, errno.EINVAL), e.value
     after = raw.cache_get(name)
-    assert [after[k] for k in ("lists", "limit", "batchcount", "shared")] == \
-        [before[k] for k in ("lists", "limit", "batchcount", "shared")]
+    cpucache: Tuple[Literal["lists", "limit", "batchcount", "shared"], ...] = (
+        "lists", "limit", "batchcount", "shared")
+    assert [after[k] for k in cpucache] == [before[k] for k in cpucache]
 
 
 def test_design_changes_while_debugfs_reads_gauges(client, make_cache):

@@ -17,11 +17,13 @@ import statistics
 import subprocess
 import threading
 import time
+from typing import Any, Dict, List
 
 import pytest
 
 import slablab
 from slablab import analysis, protocol
+from slablab.shapes import Storm
 from conftest import SLABCTL, consistent, dbg, dbg_write, slabctl
 
 NOBODY = 65534
@@ -795,7 +797,7 @@ def test_watch_shows_a_running_storm(client, cache):
 # ------------------------------------------------------------- Python's storms
 
 def test_python_storm(client, cache):
-    seen = []
+    seen: List[Storm] = []
     r = client.storm("slablab", "pair", cache=cache, ops=1000, threads=2, cpus=[0, 1],
                      progress=seen.append, poll_interval=0.05)
     assert r["state"] == "done" and r["spec"]["cpus"] == "0-1"
@@ -830,7 +832,7 @@ def test_python_storm_start_get_stop(client, cache):
 
 def test_python_keyboard_interrupt_stops_the_storm(client, cache):
     assert storm_state(client) != "running"
-    timers = []
+    timers: List[threading.Timer] = []
 
     def arm(storm):
         # Ctrl-C 0.3 s after the storm started, while storm() waits for it
@@ -860,7 +862,7 @@ def test_python_keyboard_interrupt_stops_the_storm(client, cache):
 
 
 def test_python_compare(client, cache):
-    calls = []
+    calls: List[Dict[str, Any]] = []   # the runs, as progress gets them
     res = client.compare("pair", cache=cache, sets=[{"cpu_partial": 0}, "cpu_partial=30"],
                          targets=["slablab", "native"], ops=500, repeat=2, warmup=0,
                          progress=calls.append)

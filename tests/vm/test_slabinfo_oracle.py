@@ -161,7 +161,7 @@ def test_native_caches_match_slabinfo(tmp_path):
 
 # (name, size, create args, slabinfo's flags): a cache of every design, with and without
 # the flags slabinfo shows.
-CACHES = [
+CACHES: list[tuple[str, int, dict[str, object], str]] = [
     ("so-slub", 64, dict(design="slub"), ""),
     ("so-align", 100, dict(design="slub", hwcache_align=True), "A"),
     ("so-debug", 192, dict(design="slub", debug=True, cpu_partial=0), "PZF"),
@@ -191,7 +191,7 @@ def filled(client):
     """The caches above, each with objects in use spread over full and partial slabs:
     handles of 7 objects, every other one freed again, from two cpus when there are."""
     made, handles = [], []
-    cpus = [0, 1] if os.cpu_count() > 1 else [0]
+    cpus = [0, 1] if (os.cpu_count() or 1) > 1 else [0]
     try:
         for i, (name, size, args, _) in enumerate(CACHES):
             client.cache_create(name, size, **args)

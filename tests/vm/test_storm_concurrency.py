@@ -14,6 +14,7 @@ import errno
 import os
 import threading
 import time
+from typing import Any, Dict, List, Tuple
 
 import pytest
 
@@ -113,7 +114,7 @@ def toggle_cpu(cpu, stop, watch, counts, errors):
 
 # Short storms on every cpu, each stopped mid-run: native targets (the controller
 # destroys a kmem_cache, which takes cpus_read_lock) and slablab targets.
-VARIANTS = (
+VARIANTS: Tuple[Tuple[str, str, Dict[str, Any]], ...] = (
     ("native", "pair", {}),
     ("slablab", "churn", dict(working_set=64)),
     ("native", "churn", dict(working_set=64)),
@@ -152,6 +153,7 @@ def storm_loop(cache, until, watch, counts, errors):
             r = c.storm_stop(s["id"])
             assert r["state"] in ("stopped", "done"), r["state"]
             res = r["result"]
+            assert res is not None, r       # a stopped storm has its results
             assert res["failures"] == 0 and res["allocs"] == res["frees"], res
             counts[who] = counts.get(who, 0) + 1
             i += 1
@@ -184,7 +186,9 @@ def test_storm_start_stop_against_cpu_hotplug(client, hung_task_low, design):
     name = "hotplug-storms"
     client.cache_create(name, 96, design=str(design), **design.tunables,
                         **HOTPLUG_TUNABLES.get(design, {}))
-    watch, counts, errors = Watch(), {}, []
+    watch = Watch()
+    counts: Dict[str, int] = {}     # what each thread did, by who
+    errors: List[str] = []
     stop = threading.Event()
     hot = [threading.Thread(target=toggle_cpu, args=(cpu, stop, watch, counts, errors),
                             daemon=True) for cpu in victims]

@@ -21,6 +21,7 @@ import os
 import re
 import subprocess
 import time
+from typing import Any, Dict, List
 
 import pytest
 
@@ -172,7 +173,8 @@ def test_pattern_on_every_cpu_slablab_and_native(client, make_cache, ncpus, patt
 
 def slablab_cpulist(cpus):
     """[0, 1, 2, 5] -> '0-2,5' (the kernel's %*pbl)."""
-    out, start, prev = [], None, None
+    out: List[str] = []
+    start, prev = None, None
     for c in cpus + [None]:
         if start is not None and (c is None or c != prev + 1):
             out.append(f"{start}-{prev}" if prev != start else f"{start}")
@@ -841,7 +843,7 @@ def test_bad_spec_limits_are_named(raw, make_cache):
 CPU1 = "/sys/devices/system/cpu/cpu1/online"
 
 
-@pytest.mark.skipif(os.cpu_count() < 2 or not os.path.exists(CPU1), reason="needs cpu 1")
+@pytest.mark.skipif((os.cpu_count() or 1) < 2 or not os.path.exists(CPU1), reason="needs cpu 1")
 def test_bad_spec_cpu_not_online(raw, make_cache):
     """A possible but offline cpu: the kernel names it."""
     name = make_cache(64)
@@ -917,7 +919,7 @@ def test_unload_mid_storm(target, pattern):
     gone before the module text is, and the module loads again. Every Client opened
     before is stale afterwards (new family id), so this test opens its own."""
     c = slablab.Client()
-    kw = dict(cache="unload-victim") if target != "kmalloc" else dict(size=200)
+    kw: Dict[str, Any] = dict(cache="unload-victim") if target != "kmalloc" else dict(size=200)
     if target != "kmalloc":
         c.cache_create("unload-victim", 200)
     s = c.storm_start(target, pattern, duration_ms=120000,
@@ -937,8 +939,8 @@ def test_unload_mid_storm(target, pattern):
     assert "unload-victim" not in {x["name"] for x in c.cache_list()}
     # and storms work on the fresh module
     c.cache_create("after-reload", 64)
-    r = c.storm("slablab", "pair", cache="after-reload", ops=2000)
-    assert r["state"] == "done" and r["id"] == 1
+    st = c.storm("slablab", "pair", cache="after-reload", ops=2000)
+    assert st["state"] == "done" and st["id"] == 1
     assert c.cache_validate("after-reload")["ok"]
     c.cache_destroy("after-reload")
 

@@ -310,8 +310,8 @@ def test_soak(client, caches):
     rng = random.Random(seed)
     report_path = os.environ.get("SLABLAB_SOAK_REPORT")
     t0 = time.monotonic()
-    tally = collections.Counter()
-    by_pattern = collections.Counter()
+    tally: collections.Counter[str] = collections.Counter()
+    by_pattern: collections.Counter[str] = collections.Counter()
     last = None
 
     def write_report(status, quiet=False):
