@@ -118,8 +118,9 @@ def run_context(status: Mapping[str, Any], cache: Optional[Mapping[str, Any]] = 
     """The columns that say how to rerun a row, as ``slabctl compare --csv`` fills them:
     kernel release and cpus (the module's status), memory (this machine's MemTotal), the
     VM's qemu -icount shift (``SLABLAB_VM_ICOUNT``, set by scripts/vm.sh; empty when the
-    clocks run in real time), the design, the cache's tunables (``cache``: a cache dict,
-    None for SLUB's runs) and the slablab commit this package was built from."""
+    clocks run in real time), the design (the cache's; "slub" for the kernel's SLUB), the
+    cache's tunables (``cache``: a cache dict, None for SLUB's runs) and the slablab
+    commit this package was built from."""
     if memory_mb is None:
         try:
             with open("/proc/meminfo") as f:
@@ -136,7 +137,8 @@ def run_context(status: Mapping[str, Any], cache: Optional[Mapping[str, Any]] = 
                             if t[0] in cache)
     return dict(kernel_release=status["kernel_release"], vm_cpus=status["nr_online_cpus"],
                 vm_memory_mb=memory_mb, vm_icount=os.environ.get("SLABLAB_VM_ICOUNT", ""),
-                design="slub", tunables=tunables,
+                design=cache.get("design", "slub") if cache is not None else "slub",
+                tunables=tunables,
                 slablab_commit=BUILD_COMMIT)
 
 

@@ -98,7 +98,13 @@ class FakeClient:
                              "min_partial": 5, "order": 0, "fastpath": "cmpxchg",
                              "remote_node_defrag_ratio": 100, "design": "slub",
                              "obj_stride": size, "objs_per_slab": 4096 // size,
-                             "order_default": 0, "owner": "netlink", "gauges": gauges}
+                             "order_default": 0, "owner": "netlink", "gauges": gauges,
+                             # a 64-byte slub cache's other tunables, as slabctl info --json
+                             # reads them on Debian's 6.1 (every tunable, every design)
+                             "sheaf_capacity": 60, "barn_max_full": 10, "barn_max_empty": 10,
+                             "lists": 3, "limit": 120, "batchcount": 60, "shared": 8,
+                             "reap_cpu_ms": 2000, "reap_node_ms": 4000,
+                             "sheaves_cpu_slabs": 0}
         return self.caches[name].copy()
 
     def cache_get(self, name: str, percpu: bool = True) -> CacheInfo:
@@ -433,3 +439,13 @@ def test_rows_carry_what_reruns_them(swept):
     assert all(r["tunables"] == "" for r in slub)
     assert all("cpu_partial=" in r["tunables"] for r in ours)
     assert int(rows[0]["vm_memory_mb"]) > 0
+
+
+def test_run_context_records_the_cache_design():
+    """A row says which design ran it: the cache's, "slub" for the kernel's own SLUB
+    (the design column was "slub" for every cache before)."""
+    status = dict(kernel_release="6.1.0-test", nr_online_cpus=1)
+    for design in ("sheaves", "slab", "slob"):
+        cache = {"name": "c", "design": design}
+        assert analysis.run_context(status, cache, memory_mb=1)["design"] == design
+    assert analysis.run_context(status, None, memory_mb=1)["design"] == "slub"
