@@ -81,9 +81,9 @@ def test_hang_dumps_blocked_tasks_and_names_the_test(tmp_path):
     os.makedirs(os.path.dirname(current), exist_ok=True)
     with open(current, "w") as f:
         f.write("tests/vm/test_x.py::test_that_hangs\n")
-    # the watchdog's time comes 20 s after the start: during the boot or soon after it,
+    # the watchdog's time comes 25 s after the start: during the boot or soon after it,
     # when it fires at once
-    env = dict(os.environ, VM_WATCHDOG_LEAD="25", SLABLAB_CURRENT_TEST=current)
+    env = dict(os.environ, VM_WATCHDOG_LEAD="20", SLABLAB_CURRENT_TEST=current)
     try:
         r = subprocess.run([VM, "--log", str(log), "--timeout", "45", "--", "sleep", "600"],
                            capture_output=True, text=True, timeout=200, env=env,
