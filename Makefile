@@ -76,7 +76,8 @@ export SLABLAB_CACHE PYTHON SLABLAB_PYTHON KERNEL TEST_KERNELS TEST_SMOKE_KERNEL
 # The kernel cache dir (fetched on first use) unless KDIR is given. Recursively expanded
 # (=): only the targets that use it (module) run deps.sh and kernel.sh.
 ifeq ($(origin KDIR), undefined)
-KERNEL_DIR = $(shell $(REPO)/scripts/deps.sh >&2 && $(REPO)/scripts/kernel.sh $(KERNEL))
+KERNEL_DIR = $(shell $(REPO)/scripts/stage.sh deps $(REPO)/scripts/deps.sh >&2 && \
+	$(REPO)/scripts/stage.sh "kernel $(KERNEL)" $(REPO)/scripts/kernel.sh $(KERNEL))
 KDIR_EFF   = $(shell . $(KERNEL_DIR)/env && echo $$KDIR)
 else
 KDIR_EFF   = $(KDIR)
