@@ -537,7 +537,13 @@ static int check_tunables(struct slablab_cache *s, struct nlattr **tb,
 			return err;
 		}
 	}
-	err = slablab_check_tunables(s, fa ? &flags : NULL, oa ? &order : NULL, NULL, extack);
+	/*
+	 * Flags and order against the design the cache will have: slob with debug is
+	 * refused here, not after the flags were applied (the torture run found a CACHE_SET
+	 * of design slob with debug that failed and left the flags and order changed).
+	 */
+	err = slablab_check_tunables(s, fa ? &flags : NULL, oa ? &order : NULL,
+				     da ? &design : NULL, extack);
 	if (err == -ERANGE)
 		NL_SET_BAD_ATTR(extack, oa);
 	else if (err)

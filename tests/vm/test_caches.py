@@ -405,6 +405,23 @@ def test_set_flags_and_order_is_all_or_nothing(client, make_cache, design):
     assert c["obj_stride"] > 4096
 
 
+@pytest.mark.parametrize("design", ["slub", "sheaves", "slab"])
+def test_set_slob_with_debug_is_all_or_nothing(client, make_cache, design):
+    """A switch to slob with debug on in the same CACHE_SET (and an order): slob has no
+    debug mode, so the request is refused (EOPNOTSUPP) and nothing of it applies. The
+    flags were checked against the cache's design, not the one it asked for, and the
+    request failed after the flags and the order were applied (a torture run, seed
+    1746596045: "failed but changed the cache")."""
+    name = make_cache(4096, debug=False)
+    before = _settings(client, name)
+    with pytest.raises(slablab.Error) as e:
+        client.cache_set(name, design="slob", order=2, debug=True, hardened=True,
+                         random=True)
+    assert e.value.errno == errno.EOPNOTSUPP and "no debug mode" in str(e.value), e.value
+    assert _settings(client, name) == before
+    assert client.cache_get(name)["design"] == design
+
+
 @pytest.mark.not_slob('slob has no debug mode')
 def test_set_order_is_checked_against_the_new_flags(client, make_cache, design):
     """Switching debug off and order 0 at once on a 4096-byte debug cache: order 0
