@@ -123,9 +123,14 @@ enum dbg_attr {
 /* then one per enum slablab_stat_item */
 #define D_STAT_FIRST	(D_TUNABLE_FIRST + (int)ARRAY_SIZE(dbg_tunables))
 
+/*
+ * @flag: for the files that show one SLAB_* flag of slub_flags() as 0 or 1, as SLUB's
+ * <flag>_show() does (poison_show(), red_zone_show(), ...); 0 for the others.
+ */
 static const struct {
 	const char *name;
 	umode_t mode;
+	slab_flags_t flag;
 } dbg_files[D_NR] = {
 	[D_OBJECT_SIZE] = { "object_size", 0444 },
 	[D_SLAB_SIZE] = { "slab_size", 0444 },
@@ -144,20 +149,21 @@ static const struct {
 	[D_PAGES] = { "pages", 0444 },
 	[D_LIVE_BYTES] = { "live_bytes", 0444 },
 	[D_META_BYTES] = { "meta_bytes", 0444 },
-	[D_POISON] = { "poison", 0444 },
-	[D_RED_ZONE] = { "red_zone", 0444 },
-	[D_SANITY_CHECKS] = { "sanity_checks", 0444 },
+	[D_POISON] = { "poison", 0444, SLAB_POISON },
+	[D_RED_ZONE] = { "red_zone", 0444, SLAB_RED_ZONE },
+	[D_SANITY_CHECKS] = { "sanity_checks", 0444, SLAB_CONSISTENCY_CHECKS },
 	[D_SHRINK] = { "shrink", 0200 },
 	[D_VALIDATE] = { "validate", 0600 },
 	[D_FAIL_SLAB_EVERY] = { "fail_slab_every", 0644 },
 	[D_OBJECTS_PARTIAL] = { "objects_partial", 0444 },
 	[D_ALIASES] = { "aliases", 0444 },
-	[D_HWCACHE_ALIGN] = { "hwcache_align", 0444 },
-	[D_RECLAIM_ACCOUNT] = { "reclaim_account", 0444 },
-	[D_DESTROY_BY_RCU] = { "destroy_by_rcu", 0444 },
-	[D_STORE_USER] = { "store_user", 0444 },
-	[D_TRACE] = { "trace", 0444 },
-	[D_CACHE_DMA] = { "cache_dma", 0444 },	/* SLUB has it with CONFIG_ZONE_DMA only */
+	[D_HWCACHE_ALIGN] = { "hwcache_align", 0444, SLAB_HWCACHE_ALIGN },
+	[D_RECLAIM_ACCOUNT] = { "reclaim_account", 0444, SLAB_RECLAIM_ACCOUNT },
+	[D_DESTROY_BY_RCU] = { "destroy_by_rcu", 0444, SLAB_TYPESAFE_BY_RCU },
+	[D_STORE_USER] = { "store_user", 0444, SLAB_STORE_USER },
+	[D_TRACE] = { "trace", 0444, SLAB_TRACE },
+	/* SLUB has it with CONFIG_ZONE_DMA only */
+	[D_CACHE_DMA] = { "cache_dma", 0444, SLAB_CACHE_DMA },
 };
 
 struct slablab_dbg_file {
@@ -262,7 +268,6 @@ static int slablab_dbg_show(struct seq_file *m, void *v)
 	struct slablab_dbg_file *f = m->private;
 	struct slablab_cache *s = f->s;
 	struct slablab_gauges g;
-	slab_flags_t sflags = slub_flags(s);
 	u32 objs, pslabs, pobjs, tot_slabs = 0, tot_objs = 0;
 	int cpu, nid;
 
@@ -272,6 +277,10 @@ static int slablab_dbg_show(struct seq_file *m, void *v)
 	}
 	if (f->attr >= D_TUNABLE_FIRST) {
 		show_tunable(m, s, &dbg_tunables[f->attr - D_TUNABLE_FIRST]);
+		return 0;
+	}
+	if (dbg_files[f->attr].flag) {
+		seq_printf(m, "%d\n", !!(slub_flags(s) & dbg_files[f->attr].flag));
 		return 0;
 	}
 	slablab_gauges(s, &g);
@@ -353,37 +362,10 @@ static int slablab_dbg_show(struct seq_file *m, void *v)
 	case D_META_BYTES:
 		seq_printf(m, "%llu\n", g.meta_bytes);
 		break;
-	case D_POISON:
-		seq_printf(m, "%d\n", !!(sflags & SLAB_POISON));
-		break;
-	case D_RED_ZONE:
-		seq_printf(m, "%d\n", !!(sflags & SLAB_RED_ZONE));
-		break;
-	case D_SANITY_CHECKS:
-		seq_printf(m, "%d\n", !!(sflags & SLAB_CONSISTENCY_CHECKS));
-		break;
 	case D_OBJECTS_PARTIAL:
 		return show_objects_partial(m, s);
 	case D_ALIASES:
 		seq_puts(m, "0\n");	/* slablab merges no caches */
-		break;
-	case D_HWCACHE_ALIGN:
-		seq_printf(m, "%d\n", !!(sflags & SLAB_HWCACHE_ALIGN));
-		break;
-	case D_RECLAIM_ACCOUNT:
-		seq_printf(m, "%d\n", !!(sflags & SLAB_RECLAIM_ACCOUNT));
-		break;
-	case D_DESTROY_BY_RCU:
-		seq_printf(m, "%d\n", !!(sflags & SLAB_TYPESAFE_BY_RCU));
-		break;
-	case D_STORE_USER:
-		seq_printf(m, "%d\n", !!(sflags & SLAB_STORE_USER));
-		break;
-	case D_TRACE:
-		seq_printf(m, "%d\n", !!(sflags & SLAB_TRACE));
-		break;
-	case D_CACHE_DMA:
-		seq_printf(m, "%d\n", !!(sflags & SLAB_CACHE_DMA));
 		break;
 	case D_VALIDATE:
 		show_validate(m, s);
