@@ -100,18 +100,26 @@ run_vm_stage() {
 	fi
 	[ $src -eq 0 ] || rc=1
 	[ "$xml" = - ] || [ -s "$xml" ] || write_failure "$xml" "$name" "no results: the stage exited $src"
+	return $src
 }
 
-write_failure() { # XML STAGE MESSAGE: one failed test case standing for the stage
+# One test case in a result file of its own, so that the closing line counts it:
+# write_case XML SUITE NAME SECONDS FAILURE-MESSAGE (empty: it passed).
+write_case() {
 	"$PYTHON" - "$@" <<'PY'
 import sys
 from xml.sax.saxutils import quoteattr
-path, stage, msg = sys.argv[1:]
+path, suite, name, t, msg = sys.argv[1:]
+fail = f'<failure message={quoteattr(msg)}/>' if msg else ""
 with open(path, "w") as f:
-    f.write(f'<testsuite name="stage" tests="1" failures="1" errors="0" skipped="0">'
-            f'<testcase classname="stage" name={quoteattr(stage)}>'
-            f'<failure message={quoteattr(msg)}/></testcase></testsuite>\n')
+    f.write(f'<testsuite name={quoteattr(suite)} tests="1" failures="{int(bool(msg))}" '
+            f'errors="0" skipped="0"><testcase classname={quoteattr(suite)} '
+            f'name={quoteattr(name)} time="{t}">{fail}</testcase></testsuite>\n')
 PY
+}
+
+write_failure() { # XML STAGE MESSAGE: one failed test case standing for the stage
+	write_case "$1" stage "$2" 0 "$3"
 }
 
 run_host() {
@@ -258,18 +266,12 @@ run_torture_on() {
 	# torture.sh wrote "PYTEST-STATUS TORTURE-STATUS" when the guest got that far
 	read -r _ trc <"$RESULTS/torture-$k.rcs" 2>/dev/null || trc=noresult
 	[ "$secs" != 0 ] || return 0
-	"$PYTHON" - "$xml" "$k" "$seed" "$trc" "$(echo "$t1 - $t0" | bc)" <<'PY'
-import sys
-from xml.sax.saxutils import quoteattr
-path, k, seed, rc, t = sys.argv[1:]
-name = quoteattr(f"torture[{k}, seed {seed}]")
-why = "no verdict: the VM ended before it" if rc == "noresult" else f"torture.py exit {rc}"
-fail = "" if rc == "0" else f'<failure message={quoteattr(why)}/>'
-with open(path, "w") as f:
-    f.write(f'<testsuite name="torture" tests="1" failures="{int(rc != "0")}" errors="0" '
-            f'skipped="0"><testcase classname="torture" name={name} time="{t}">{fail}'
-            f'</testcase></testsuite>\n')
-PY
+	case $trc in
+	0) why= ;;
+	noresult) why="no verdict: the VM ended before it" ;;
+	*) why="torture.py exit $trc" ;;
+	esac
+	write_case "$xml" torture "torture[$k, seed $seed]" "$(echo "$t1 - $t0" | bc)" "$why"
 }
 
 # make test-full: the cache dump tests in a 64-vCPU VM on kernel $1 (whose
@@ -291,24 +293,18 @@ run_vm_wide() {
 # Debian's 6.1, so it runs while module/slablab.ko is built for that kernel. One test
 # case in the closing line.
 run_icount_gate() {
-	local k=$1 grc=0 xml=$RESULTS/icount-gate.xml t0 t1
+	local k=$1 grc=0 log=$RESULTS/icount-gate.log t0 t1 why=
 	t0=$(date +%s.%N)
+	# not through a pipe: run_vm_stage sets rc, which a subshell would lose (~15 s)
 	run_vm_stage "icount gate $k" "$k" "${ICOUNT_GATE_TIMEOUT:-600}" - -- \
-		"$REPO/scripts/icount-gate.sh" 2>&1 | tee "$RESULTS/icount-gate.log" >&2
-	grc=${PIPESTATUS[0]}
-	grep -q 'FAILED (exit' "$RESULTS/icount-gate.log" && grc=1
+		"$REPO/scripts/icount-gate.sh" >"$log" 2>&1 || grc=$?
+	cat "$log" >&2
 	t1=$(date +%s.%N)
-	"$PYTHON" - "$xml" "$RESULTS/icount-gate.log" "$grc" "$(echo "$t1 - $t0" | bc)" <<'PY'
-import sys
-from xml.sax.saxutils import quoteattr
-path, log, rc, t = sys.argv[1:]
-fails = [ln.strip() for ln in open(log, errors="replace") if "FAIL" in ln][:5]
-fail = "" if rc == "0" else f'<failure message={quoteattr("; ".join(fails) or "exit " + rc)}/>'
-with open(path, "w") as f:
-    f.write(f'<testsuite name="icount" tests="1" failures="{int(rc != "0")}" errors="0" '
-            f'skipped="0"><testcase classname="icount" name="icount-gate" time="{t}">{fail}'
-            f'</testcase></testsuite>\n')
-PY
+	if [ $grc -ne 0 ]; then
+		why=$(grep 'FAIL' "$log" | head -5 | paste -sd ';' -)
+		why=${why:-icount-gate exit $grc}
+	fi
+	write_case "$RESULTS/icount-gate.xml" icount icount-gate "$(echo "$t1 - $t0" | bc)" "$why"
 }
 
 run_vm() {
