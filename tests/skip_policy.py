@@ -75,17 +75,20 @@ def pytest_runtest_logstart(nodeid, location):
             pass
 
 
+def _note_skip(report):
+    reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else str(report.longrepr)
+    _skips.append((report.nodeid, reason.removeprefix("Skipped: ")))
+
+
 def pytest_runtest_logreport(report):
     if report.skipped and not hasattr(report, "wasxfail"):
-        reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else str(report.longrepr)
-        _skips.append((report.nodeid, reason.removeprefix("Skipped: ")))
+        _note_skip(report)
 
 
 def pytest_collectreport(report):
     # a module that skips itself as a whole (allow_module_level) is a collection skip
     if report.skipped:
-        reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else str(report.longrepr)
-        _skips.append((report.nodeid, reason.removeprefix("Skipped: ")))
+        _note_skip(report)
 
 
 def unexpected_skips():
