@@ -73,6 +73,7 @@
 #include <linux/fault-inject.h>
 #include <linux/timekeeping.h>
 #include "backend.h"
+#include "compat.h"
 
 /* include/slablab.h's flags are the uapi's, and SLABLAB_KERNEL_DEFAULTS is none of them. */
 static_assert(SLABLAB_DEBUG == SLABLAB_CACHE_F_DEBUG);
@@ -1282,7 +1283,7 @@ int slablab_backend_init(void)
 					       2 * sizeof(void *), 0, NULL);
 	if (!slablab_meta_cache)
 		return -ENOMEM;
-	slablab_flush_wq = alloc_workqueue("slablab_flush", WQ_MEM_RECLAIM, 0);
+	slablab_flush_wq = alloc_workqueue("slablab_flush", WQ_MEM_RECLAIM | SLABLAB_WQ_PERCPU, 0);
 	if (!slablab_flush_wq) {
 		kmem_cache_destroy(slablab_meta_cache);
 		return -ENOMEM;

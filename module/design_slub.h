@@ -25,7 +25,19 @@ static inline unsigned long next_tid(unsigned long tid)
  * emulation helper that is not exported to modules, so issue cmpxchg16b on the %gs
  * per-cpu segment ourselves (x86-64 only; slablab_slab_init() checks CX16). No lock
  * prefix: only this cpu (and its interrupts) may touch the word, as in the kernel.
+ * 6.8+'s this_cpu_try_cmpxchg128() is no way out: its ALTERNATIVE keeps a call to the
+ * unexported this_cpu_cmpxchg16b_emu in the module's text. ZF comes out through the
+ * "=@ccz" flag output (every gcc the kernels take has it; 7.x dropped CC_SET/CC_OUT).
  */
+#ifdef __my_cpu_var
+/* 6.8+: the kernel's own per-cpu operand, a __seg_gs lvalue where 7.x's types carry it */
+#define PCPU_PAIR_ARG __percpu_arg([var])
+#define PCPU_PAIR(pc) __my_cpu_var((pc)->ft)
+#else
+#define PCPU_PAIR_ARG "%%gs:%[var]"
+#define PCPU_PAIR(pc) (*(union slablab_pair __force *)&(pc)->ft)
+#endif
+
 static __always_inline bool cpu_pair_cmpxchg(struct slablab_cpu __percpu *pc,
 					     union slablab_pair old, union slablab_pair new)
 {
@@ -33,9 +45,8 @@ static __always_inline bool cpu_pair_cmpxchg(struct slablab_cpu __percpu *pc,
 	unsigned long o2 = old.word;
 	bool ok;
 
-	asm volatile("cmpxchg16b %%gs:%[var]"
-		     CC_SET(z)
-		     : CC_OUT(z) (ok), [var] "+m" (*(union slablab_pair __force *)&pc->ft),
+	asm volatile("cmpxchg16b " PCPU_PAIR_ARG
+		     : "=@ccz" (ok), [var] "+m" (PCPU_PAIR(pc)),
 		       "+a" (o1), "+d" (o2)
 		     : "b" (new.freelist), "c" (new.word)
 		     : "memory");

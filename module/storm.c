@@ -208,7 +208,8 @@ static __always_inline int tg_alloc_bulk(const struct storm_target *tg, const u3
 {
 	if (kind == SLABLAB_TARGET_CACHE)
 		return slablab_cache_alloc_bulk(tg->cache, GFP_KERNEL, n, objs);
-	return kmem_cache_alloc_bulk(tg->native, GFP_KERNEL, n, objs);
+	/* 6.x returns the count (@n or 0), 7.x true or false: both all or nothing */
+	return kmem_cache_alloc_bulk(tg->native, GFP_KERNEL, n, objs) ? n : 0;
 }
 
 /* Frees @n objects (NULL entries skipped) and clears @objs. */

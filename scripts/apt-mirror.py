@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0
 """Print the URI of the Debian archive mirror this machine's apt already uses, for
-scripts/apt-bpo.sh's private "<URI> bookworm-backports main" sources list:
+scripts/apt-suite.sh's private "<URI> SUITE main" sources lists:
 
     scripts/apt-mirror.py [--suite SUITE] [--lists DIR] [FILE...]
 

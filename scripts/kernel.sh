@@ -10,50 +10,71 @@
 #   6.1 (default)   bookworm's current 6.1 kernel (linux-image-amd64)
 #   6.12            bookworm-backports' current kernel (private apt state, machine untouched)
 #   6.12-rt         the same, PREEMPT_RT flavour
-#   6.1.0-57-amd64  an exact Debian ABI name from bookworm (suffix -bpo for backports)
+#   7.3             trixie-backports' current kernel (7.3.x), SLUB with sheaves
+#   7.2             sid's current kernel (7.2.x)
+#   6.1.0-57-amd64  an exact Debian ABI name: from bookworm, bookworm-backports (a name with
+#                   -bpo or +deb12), trixie-backports (+deb13) or sid (any other 7.x)
 #   debug           slablab's KASAN/lockdep/kmemleak kernel, built from Debian's
 #                   linux-source-6.1 by scripts/debug-kernel.sh (docs/profiles.md)
 #
 # Output: the cache directory on stdout; it holds
 #   root/      every package unpacked with dpkg -x
-#   env        shell assignments KREL, VMLINUZ, KDIR (headers ready for Kbuild), MODDIR
-# Progress goes to stderr. The cache lives in ${SLABLAB_CACHE:-~/.cache/slablab}/kernels/.
+#   env        shell assignments KREL, VMLINUZ, KDIR (headers ready for Kbuild), MODDIR,
+#              and for a kernel that bookworm's compiler cannot build modules for,
+#              BUILDROOT: the build root of the suite it comes from (scripts/buildroot.sh;
+#              scripts/module-build.sh builds in it)
+# Progress goes to stderr. The cache lives in ${SLABLAB_CACHE:-~/.cache/slablab}/kernels/;
+# other suites' apt state in .../apt/SUITE/ (scripts/apt-suite.sh).
 set -euo pipefail
 
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)
 KERNEL=${1:-${KERNEL:-6.1}}
 # The debug kernel is built here from Debian's source, not downloaded.
-[ "$KERNEL" != debug ] || exec "$(dirname "${BASH_SOURCE[0]}")/debug-kernel.sh"
+[ "$KERNEL" != debug ] || exec "$HERE/debug-kernel.sh"
 CACHE=${SLABLAB_CACHE:-$HOME/.cache/slablab}
-APTDIR=$CACHE/apt-backports
 log() { echo "kernel: $*" >&2; }
 die() { echo "kernel: error: $*" >&2; exit 1; }
 
-# shellcheck source=scripts/apt-bpo.sh
-. "$(dirname "${BASH_SOURCE[0]}")/apt-bpo.sh"
+# shellcheck source=scripts/apt-suite.sh
+. "$HERE/apt-suite.sh"
 
-bpo=0
+# suite: where the kernel comes from (empty: the machine's own apt); buildroot: the suite
+# whose compiler and libc its headers need (empty: this machine's).
+suite="" buildroot="" meta=linux-image-amd64 abi=""
 case "$KERNEL" in
-6.1) meta=linux-image-amd64 ;;
-6.12) bpo=1; meta=linux-image-amd64 ;;
-6.12-rt) bpo=1; meta=linux-image-rt-amd64 ;;
-*-amd64) meta= ; abi=$KERNEL; [[ $KERNEL == *bpo* ]] && bpo=1 ;;
-*) die "unknown KERNEL '$KERNEL' (use 6.1, 6.12, 6.12-rt, debug or an ABI name like 6.1.0-57-amd64)" ;;
+6.1) ;;
+6.12) suite=bookworm-backports ;;
+6.12-rt) suite=bookworm-backports; meta=linux-image-rt-amd64 ;;
+7.3) suite=trixie-backports ;;
+7.3-rt) suite=trixie-backports; meta=linux-image-rt-amd64 ;;
+7.2) suite=sid ;;
+*-amd64)
+	meta="" abi=$KERNEL
+	case "$KERNEL" in
+	*bpo* | *+deb12*) suite=bookworm-backports ;;
+	*+deb13*) suite=trixie-backports ;;
+	[7-9].* | [1-9][0-9].*) suite=sid ;;
+	esac ;;
+*) die "unknown KERNEL '$KERNEL' (use 6.1, 6.12, 6.12-rt, 7.3, 7.3-rt, 7.2, debug or an ABI name like 6.1.0-57-amd64)" ;;
+esac
+case "$suite" in
+trixie-backports) buildroot=trixie ;;
+sid) buildroot=sid ;;
 esac
 
-if [ $bpo = 1 ]; then
+# aptc PROG ARGS: apt for the kernel's suite.
+aptc() { if [ -n "$suite" ]; then apt_suite "$suite" "$@"; else "$@"; fi; }
+if [ -n "$suite" ]; then
 	# The private sources list for the machine's mirror, its lists refreshed at most daily.
-	apt_bpo_refresh log || die "no bookworm-backports package lists (the message above says why)"
+	apt_suite_refresh "$suite" log || die "no $suite package lists (the message above says why)"
 fi
 
-if [ -n "${meta:-}" ]; then
-	if [ $bpo = 1 ]; then
-		# (|| true: apt-cache's failure must reach the message below, not set -e)
-		img=$(apt_bpo apt-cache show "$meta/bookworm-backports" 2>/dev/null | sed -n 's/^Depends: \(linux-image-[^ ,]*\).*/\1/p' | sort -V | tail -1) || true
-		[ -n "$img" ] || die "cannot resolve $meta in bookworm-backports (is $APT_BPO_MIRROR reachable? SLABLAB_DEBIAN_MIRROR overrides it)"
-	else
-		img=$(apt-cache show "$meta" 2>/dev/null | sed -n 's/^Depends: \(linux-image-[^ ,]*\).*/\1/p' | sort -V | tail -1) || true
-	fi
-	[ -n "$img" ] || die "cannot resolve $meta (is the Debian archive reachable? try: apt-get update)"
+if [ -n "$meta" ]; then
+	at=$meta
+	[ -z "$suite" ] || at=$meta/$suite
+	# (|| true: apt-cache's failure must reach the message below, not set -e)
+	img=$(aptc apt-cache show "$at" 2>/dev/null | sed -n 's/^Depends: .*\(linux-image-[0-9][^ ,]*\).*/\1/p' | sort -V | tail -1) || true
+	[ -n "$img" ] || die "cannot resolve $at (is ${APT_SUITE_MIRROR:-the Debian archive} reachable? try apt-get update; SLABLAB_DEBIAN_MIRROR overrides the mirror)"
 	abi=${img#linux-image-}
 fi
 abi=${abi%-unsigned}
@@ -63,39 +84,75 @@ if [ -f "$DIR/env" ]; then
 	exit 0
 fi
 
-log "fetching Debian kernel $abi into $DIR"
+log "fetching Debian kernel $abi${suite:+ from $suite} into $DIR"
 rm -rf "$DIR.tmp"
 mkdir -p "$DIR.tmp/debs"
 cd "$DIR.tmp/debs"
-showcmd() { if [ $bpo = 1 ]; then apt_bpo apt-cache show "$1"; else apt-cache show "$1"; fi; }
-common=$(showcmd "linux-headers-$abi" 2>/dev/null | sed -n 's/^Depends: .*\(linux-headers-[^ ,]*-common[^ ,]*\).*/\1/p' | head -1)
-kbuild=$(showcmd "linux-headers-$abi" 2>/dev/null | sed -n 's/^Depends: .*\(linux-kbuild-[0-9.]*\).*/\1/p' | head -1)
+depends() { aptc apt-cache show "$1" 2>/dev/null | sed -n 's/^Depends: //p' | head -1; }
+hdeps=$(depends "linux-headers-$abi")
+common=$(sed -n 's/.*\(linux-headers-[^ ,]*-common[^ ,]*\).*/\1/p' <<<"$hdeps")
+kbuild=$(sed -n 's/.*\(linux-kbuild-[0-9][^ ,]*\).*/\1/p' <<<"$hdeps")
 [ -n "$common" ] && [ -n "$kbuild" ] || die "cannot resolve headers for $abi"
-pkgs=("linux-image-$abi" "linux-headers-$abi" "$common" "$kbuild")
-# linux-image-*-amd64 is the signed package; prefer -unsigned where it exists (same binary).
-if showcmd "linux-image-$abi-unsigned" >/dev/null 2>&1; then pkgs[0]="linux-image-$abi-unsigned"; fi
-if [ $bpo = 1 ]; then
-	for p in "${pkgs[@]}"; do apt_bpo apt-get download "$p/bookworm-backports" >&2 || apt_bpo apt-get download "$p" >&2 || die "download of $p failed"; done
-else
-	apt-get -q download "${pkgs[@]}" >&2 || die "apt-get download ${pkgs[*]} failed"
+# The build root first: it is what can fail for reasons of this machine (no mmdebstrap).
+BR=
+if [ -n "$buildroot" ]; then
+	# The headers name the compiler they were made with (gcc-14-for-host: gcc-14).
+	gcc=$(grep -o 'gcc-[0-9]*-for-host' <<<"$hdeps" | head -1) || true
+	gcc=${gcc%-for-host}
+	[ -n "$gcc" ] || die "linux-headers-$abi names no gcc-N-for-host: which compiler built it?"
+	BR=$("$HERE/buildroot.sh" "$buildroot" "$gcc") ||
+		die "no $buildroot build root for $abi (the message above says why)"
 fi
+if aptc apt-cache show "linux-binary-$abi" >/dev/null 2>&1; then
+	# 7.x splits the image package: linux-binary-* has the kernel, linux-modules-* the
+	# modules, linux-base-* System.map, config and modules.builtin (the initramfs reads it).
+	pkgs=("linux-binary-$abi" "linux-modules-$abi" "linux-base-$abi")
+elif aptc apt-cache show "linux-image-$abi-unsigned" >/dev/null 2>&1; then
+	# linux-image-*-amd64 is the signed package; -unsigned is the same binary.
+	pkgs=("linux-image-$abi-unsigned")
+else
+	pkgs=("linux-image-$abi")
+fi
+pkgs+=("linux-headers-$abi" "$common" "$kbuild")
+for p in "${pkgs[@]}"; do
+	if [ -n "$suite" ]; then
+		aptc apt-get download "$p/$suite" >&2 || aptc apt-get download "$p" >&2 || die "download of $p failed"
+	else
+		aptc apt-get -q download "$p" >&2 || die "apt-get download $p failed"
+	fi
+done
 for d in *.deb; do log "unpacking $d"; dpkg -x "$d" "$DIR.tmp/root"; done
 rm -rf "$DIR.tmp/debs"
 
 R=$DIR/root
-KDIR_TMP=$DIR.tmp/root/usr/src/linux-headers-$abi
+T=$DIR.tmp/root
+KDIR_TMP=$T/usr/src/linux-headers-$abi
 # The -amd64 headers include the -common tree by absolute /usr/src path: point it into the cache.
 sed -i "s#/usr/src/#$R/usr/src/#g" "$KDIR_TMP/Makefile"
-vmlinuz=$(find "$DIR.tmp/root/boot" -maxdepth 1 -name 'vmlinuz-*' | sort | head -1)
-krel=${vmlinuz##*/vmlinuz-}
+# 7.x packages the kernel and modules under /usr/lib/modules/KREL/ (usrmerge), 6.x under
+# /boot and /lib/modules. depmod -b looks in ROOT/lib/modules.
+if [ ! -e "$T/lib" ] && [ -d "$T/usr/lib/modules" ]; then ln -s usr/lib "$T/lib"; fi
+vmlinuz=
+[ ! -d "$T/boot" ] || vmlinuz=$(find "$T/boot" -maxdepth 1 -name 'vmlinuz-*' | sort | head -1)
+if [ -n "$vmlinuz" ]; then
+	krel=${vmlinuz##*/vmlinuz-}
+	vmlinuz=$R/boot/vmlinuz-$krel
+else
+	vmlinuz=$(find "$T/usr/lib/modules" -mindepth 2 -maxdepth 2 -name vmlinuz 2>/dev/null | head -1)
+	[ -n "$vmlinuz" ] || die "no vmlinuz in ${pkgs[0]}"
+	krel=${vmlinuz%/vmlinuz}
+	krel=${krel##*/}
+	vmlinuz=$R/usr/lib/modules/$krel/vmlinuz
+fi
 # Debian generates modules.dep at install time; the VM's initramfs needs it to order insmods.
-depmod -b "$DIR.tmp/root" "$krel" || die "depmod failed for $krel"
+depmod -b "$T" "$krel" || die "depmod failed for $krel"
 cat >"$DIR.tmp/env" <<EOT
 KREL=$krel
-VMLINUZ=$R/boot/vmlinuz-$krel
+VMLINUZ=$vmlinuz
 KDIR=$R/usr/src/linux-headers-$abi
 MODDIR=$R/lib/modules/$krel
 EOT
+[ -z "$BR" ] || echo "BUILDROOT=$BR" >>"$DIR.tmp/env"
 mv "$DIR.tmp" "$DIR"
 log "kernel $krel ready"
 echo "$DIR"

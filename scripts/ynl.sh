@@ -20,13 +20,12 @@ set -euo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)
 CACHE=${SLABLAB_CACHE:-$HOME/.cache/slablab}
-APTDIR=$CACHE/apt-backports
 PKG=linux-source-6.12
 log() { echo "ynl: $*" >&2; }
 die() { echo "ynl: error: $*" >&2; exit 1; }
 
-# shellcheck source=scripts/apt-bpo.sh
-. "$(dirname "${BASH_SOURCE[0]}")/apt-bpo.sh"
+# shellcheck source=scripts/apt-suite.sh
+. "$(dirname "${BASH_SOURCE[0]}")/apt-suite.sh"
 
 # The newest copy already unpacked, if any.
 cached() {
@@ -44,16 +43,16 @@ if [ -z "$DIR" ] || [ "${YNL_REFRESH:-0}" = 1 ]; then
 	[ "${YNL_REFRESH:-0}" = 1 ] || DIR=$(cached)
 fi
 if [ -z "$DIR" ] || [ "${YNL_REFRESH:-0}" = 1 ]; then
-	apt_bpo_refresh log || die "no bookworm-backports package lists (the message above says why)"
-	ver=$(apt_bpo apt-cache policy "$PKG" 2>/dev/null | sed -n 's/^ *Candidate: //p')
+	apt_suite_refresh bookworm-backports log || die "no bookworm-backports package lists (the message above says why)"
+	ver=$(apt_suite bookworm-backports apt-cache policy "$PKG" 2>/dev/null | sed -n 's/^ *Candidate: //p')
 	{ [ -n "$ver" ] && [ "$ver" != "(none)" ]; } ||
-		die "cannot resolve $PKG in bookworm-backports (is $APT_BPO_MIRROR reachable?)"
+		die "cannot resolve $PKG in bookworm-backports (is $APT_SUITE_MIRROR reachable?)"
 	NEW=$CACHE/src/ynl-$ver
 	if [ "$NEW" != "$DIR" ]; then
 		tmp=$(mktemp -d)
 		trap 'rm -rf "$tmp"' EXIT
 		log "downloading $PKG $ver (~150 MB, once) for tools/net/ynl"
-		(cd "$tmp" && apt_bpo apt-get download "$PKG=$ver" >&2) ||
+		(cd "$tmp" && apt_suite bookworm-backports apt-get download "$PKG=$ver" >&2) ||
 			die "apt-get download $PKG=$ver failed"
 		dpkg -x "$tmp"/"$PKG"_*.deb "$tmp/x"
 		tarball=$(ls "$tmp"/x/usr/src/"$PKG".tar.*)

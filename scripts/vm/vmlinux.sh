@@ -6,7 +6,7 @@
 #   scripts/vm/vmlinux.sh VMLINUZ OUT_DIR
 #
 # Under TCG the bzImage's own decompressor needs 2.5-4.5 s to unpack a Debian kernel
-# (xz for 6.1, zstd for 6.12). qemu can instead boot the uncompressed ELF vmlinux
+# (xz for 6.1, zstd for 6.12 and 7.x). qemu can instead boot the uncompressed ELF vmlinux
 # directly through its PVH entry point (CONFIG_PVH, set in Debian's kernels). This
 # extracts that ELF once into OUT_DIR/vmlinux-NAME (cached, keyed on the image's size
 # and mtime) and prints its path; it prints VMLINUZ itself when the image cannot be
@@ -15,7 +15,13 @@ set -euo pipefail
 
 [ $# -eq 2 ] || { echo "usage: $0 VMLINUZ OUT_DIR" >&2; exit 2; }
 VMLINUZ=$1 OUT_DIR=$2
-out=$OUT_DIR/vmlinux-${VMLINUZ##*/vmlinuz-}
+# NAME: the release, from /boot/vmlinuz-KREL (6.x) or /usr/lib/modules/KREL/vmlinuz (7.x)
+case "$VMLINUZ" in
+*/vmlinuz-*) name=${VMLINUZ##*/vmlinuz-} ;;
+*/vmlinuz) name=${VMLINUZ%/vmlinuz}; name=${name##*/} ;;
+*) name=${VMLINUZ##*/} ;;
+esac
+out=$OUT_DIR/vmlinux-$name
 key=$(stat -L -c '%n %s %Y' "$VMLINUZ")
 if [ -f "$out" ] && [ "$(cat "$out.key" 2>/dev/null)" = "$key" ]; then
 	echo "$out"

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-"""scripts/apt-mirror.py: the Debian mirror scripts/apt-bpo.sh writes into its private
+"""scripts/apt-mirror.py: the Debian mirror scripts/apt-suite.sh writes into its private
 bookworm-backports sources list comes from the machine's own apt sources (one-line
 sources.list files and deb822 .sources stanzas), never from a host name in the code."""
 import os
