@@ -4,8 +4,9 @@
 #
 #   make            build the module (against the test kernel), slabctl, and install the
 #                   Python package into build/venv (pip install ./python, offline)
-#   make test       the linters (make lint), host tests + the VM suite on the stock kernel, a
-#                   smoke stage on 6.12 (bookworm-backports), then the suite on the debug
+#   make test       the linters (make lint), host tests + the VM suite on the stock kernel,
+#                   smoke stages on 6.12 (bookworm-backports) and 7.3 (trixie-backports,
+#                   built in a trixie build root), then the suite on the debug
 #                   kernel (KASAN, lockdep, kmemleak; built from Debian's source on first
 #                   use; base designs only) and its 4-vCPU boot (hot-plug tests, torture) —
 #                   what CI runs, within a budget of 35 min with caches, 60 without
@@ -33,7 +34,7 @@
 #   make generate   regenerate what restates uapi/slablab.yaml (scripts/gen-protocol.py;
 #                   module and tool do it first when the spec or the generator changed)
 #
-# KERNEL=6.1 (default) | 6.12 | 6.12-rt | debug | <Debian ABI>   picks the test kernel
+# KERNEL=6.1 (default) | 6.12 | 6.12-rt | 7.3 | 7.3-rt | 7.2 | debug | <Debian ABI>   picks the test kernel
 # KDIR=/lib/modules/$(uname -r)/build                     builds against any kernel tree
 # BUILD_TYPE=Release (default) | RelWithDebInfo | Debug    slabctl's CMake build type;
 #   DEBUG=1 is short for BUILD_TYPE=RelWithDebInfo (debug info for gdb/perf)
@@ -43,11 +44,11 @@
 REPO    := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
 PYTHON  ?= /usr/bin/python3
 # `make test` runs the stock kernel, then the debug kernel, unless KERNEL is given.
-# It also runs a smoke stage on 6.12 (scripts/test.sh: the module W=1 and the tests that
-# meet what differs between kernels), unless KERNEL is given.
+# It also runs smoke stages on 6.12 and 7.3 (scripts/test.sh: the module W=1 and the
+# tests that meet what differs between kernels), unless KERNEL is given.
 ifeq ($(origin KERNEL), undefined)
 DEFAULT_TEST_KERNELS := 6.1 debug
-DEFAULT_SMOKE_KERNELS := 6.12
+DEFAULT_SMOKE_KERNELS := 6.12 7.3
 else
 DEFAULT_TEST_KERNELS := $(KERNEL)
 DEFAULT_SMOKE_KERNELS :=
@@ -159,7 +160,7 @@ test-quick: all tool-tests
 
 test-full: all tool-tests
 	@$(MAKE) -s --no-print-directory lint
-	@TEST_KERNELS='6.1 debug' TEST_SMOKE_KERNELS=6.12 TEST_DEADLINE=$${TEST_DEADLINE:-10800} \
+	@TEST_KERNELS='6.1 debug' TEST_SMOKE_KERNELS='6.12 7.3' TEST_DEADLINE=$${TEST_DEADLINE:-10800} \
 		$(REPO)/scripts/test.sh full
 
 # The module's objects first: tests/host/test_layers.py reads them (nm).

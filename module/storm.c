@@ -75,6 +75,8 @@
 #include <linux/ktime.h>
 #include <linux/mm.h>
 #include <linux/fs.h>
+#include <linux/namei.h>
+#include <linux/path.h>
 #include <linux/delay.h>
 #include "internal.h"
 
@@ -159,6 +161,8 @@ struct slablab_storm {
 	atomic_t churn_left;			/* workers not yet at the shrink barrier */
 	struct completion churn_shrunk;		/* the shrink sample is taken */
 	char sysfs_root[64];		/* storm_sysfs_root at start */
+	struct path sysfs_dir;		/* it, looked up by the caller (native targets) */
+	int sysfs_dir_err;		/* the lookup's error */
 	bool sysfs_warned;		/* a sample could not read a native figure */
 	struct completion done;		/* the controller left module code */
 	bool reaped;			/* someone waited for done (storm_mutex) */
@@ -248,8 +252,13 @@ static __always_inline u32 t_size(struct storm_thread *t, u64 i)
  */
 static char storm_sysfs_root[64] = "/sys/kernel/slab";
 
-/* The first number in a sysfs file (the kernel's own SLUB figures) into *@v. */
-static int read_sysfs_u64(const char *path, u64 *v)
+/*
+ * The first number in the sysfs file @name under the storm's sysfs_dir (the kernel's own
+ * SLUB figures) into *@v. Relative to a directory the caller looked up: the storm's
+ * kthreads read it too, and on 7.3 a kthread's own lookup of /sys/kernel/slab/... finds
+ * nothing (-ENOENT; its root is not the caller's).
+ */
+static int read_sysfs_u64(struct slablab_storm *st, const char *name, u64 *v)
 {
 	char buf[32] = "";
 	struct file *f;
@@ -258,7 +267,9 @@ static int read_sysfs_u64(const char *path, u64 *v)
 	char *sp;
 	int err;
 
-	f = filp_open(path, O_RDONLY, 0);
+	if (!st->sysfs_dir.dentry)
+		return st->sysfs_dir_err ?: -ENOENT;
+	f = file_open_root(&st->sysfs_dir, name, O_RDONLY, 0);
 	if (IS_ERR(f))
 		return PTR_ERR(f);
 	len = kernel_read(f, buf, sizeof(buf) - 1, &pos);
@@ -283,14 +294,20 @@ static int native_slab_pages(struct slablab_storm *st, const char *name, u64 *pa
 	int err;
 
 	*pages = 0;
-	snprintf(path, path_len, "%s/%s/slabs", st->sysfs_root, name);
-	err = read_sysfs_u64(path, &slabs);
-	if (err)
+	snprintf(path, path_len, "%s/slabs", name);
+	err = read_sysfs_u64(st, path, &slabs);
+	if (!err) {
+		snprintf(path, path_len, "%s/order", name);
+		err = read_sysfs_u64(st, path, &order);
+	}
+	if (err) {
+		/* name the file whole in messages */
+		char rel[64];
+
+		strscpy(rel, path, sizeof(rel));
+		snprintf(path, path_len, "%s/%s", st->sysfs_root, rel);
 		return err;
-	snprintf(path, path_len, "%s/%s/order", st->sysfs_root, name);
-	err = read_sysfs_u64(path, &order);
-	if (err)
-		return err;
+	}
 	*pages = slabs << order;
 	return 0;
 }
@@ -338,6 +355,9 @@ static int storm_check_native_figures(struct slablab_storm *st,
 	if (st->spec.target != SLABLAB_TARGET_NATIVE &&
 	    st->spec.target != SLABLAB_TARGET_NATIVE_KMALLOC)
 		return 0;
+	/* a failed lookup leaves sysfs_dir empty: the first file read names the error */
+	st->sysfs_dir_err = kern_path(st->sysfs_root, LOOKUP_FOLLOW | LOOKUP_DIRECTORY,
+				      &st->sysfs_dir);
 	err = native_target_pages(st, &pages, path, sizeof(path));
 	if (err)
 		NL_SET_ERR_MSG_FMT_MOD(extack,
@@ -353,6 +373,7 @@ static u64 target_pages(struct slablab_storm *st, u64 *meta)
 	char path[128];
 	u64 pages = 0;
 	unsigned int i;
+	int err;
 
 	*meta = 0;
 	switch (st->spec.target) {
@@ -369,10 +390,11 @@ static u64 target_pages(struct slablab_storm *st, u64 *meta)
 		return pages + slablab_kmalloc_direct_pages();
 	default:
 		/* checked readable at start; should that change, say so once */
-		if (native_target_pages(st, &pages, path, sizeof(path)) && !st->sysfs_warned) {
+		err = native_target_pages(st, &pages, path, sizeof(path));
+		if (err && !st->sysfs_warned) {
 			st->sysfs_warned = true;
-			pr_warn("storm %u: cannot read %s: its figures count 0 pages\n", st->id,
-				path);
+			pr_warn("storm %u: cannot read %s (%pe): its figures count 0 pages\n",
+				st->id, path, ERR_PTR(err));
 		}
 		return pages;
 	}
@@ -1155,6 +1177,7 @@ static void storm_free(struct slablab_storm *st)
 	kfree(st->rings);
 	kvfree(st->t);
 	kfree(st->cpu_of);
+	path_put(&st->sysfs_dir);	/* a no-op when never looked up */
 	kfree(st);
 }
 

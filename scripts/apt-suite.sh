@@ -14,6 +14,7 @@
 # substitution (it fails with the parser's message), before the first apt_suite.
 # APT_SUITE_MIRROR is the mirror in use, once apt_suite_refresh has run.
 #
+# SLABLAB_APT_ALLOW_EXPIRED=1 accepts Release files past their Valid-Until (a stale mirror).
 # A backports suite is listed with its base suite (trixie-backports with trixie), so that
 # apt resolves the packages backports depends on.
 
@@ -56,7 +57,9 @@ apt_suite() {
 	[ -f "$dir/sources.list" ] || apt_suite_sources "$suite" || return 1
 	local prog=$2
 	shift 2
-	"$prog" -q -o Dir::Etc::SourceList="$dir/sources.list" -o Dir::Etc::SourceParts=/nonexistent \
+	local expired=()
+	[ "${SLABLAB_APT_ALLOW_EXPIRED:-0}" != 1 ] || expired=(-o Acquire::Check-Valid-Until=false)
+	"$prog" -q ${expired[@]+"${expired[@]}"} -o Dir::Etc::SourceList="$dir/sources.list" -o Dir::Etc::SourceParts=/nonexistent \
 		-o Dir::State::Lists="$dir/lists" -o Dir::Cache="$dir/cache" \
 		-o Debug::NoLocking=1 -o APT::Sandbox::User=root "$@"
 }

@@ -16,7 +16,8 @@
 # (gcc-14: linux-headers-7.3.*'s gcc-14-for-host). The root is made once by mmdebstrap
 # (--variant=apt, ~110 s and ~450 MB; scripts/deps.sh installs mmdebstrap) from the mirror
 # the machine's apt uses (scripts/apt-mirror.py; SLABLAB_DEBIAN_MIRROR overrides it), into
-# ${SLABLAB_CACHE:-~/.cache/slablab}/buildroot/SUITE-GCC/. The mounts live in a private
+# ${SLABLAB_CACHE:-~/.cache/slablab}/buildroot/SUITE-GCC/ (SLABLAB_APT_ALLOW_EXPIRED=1:
+# accept a Release file past its Valid-Until, i.e. a stale mirror). The mounts live in a private
 # mount namespace (unshare -m) and vanish with CMD. Both need root.
 set -euo pipefail
 
@@ -71,8 +72,20 @@ mirror=$(/usr/bin/python3 "$REPO/scripts/apt-mirror.py") || die "no Debian mirro
 log "making a $suite build root with $gcc in $DIR from $mirror (once, ~2 min)"
 rm -rf "$DIR" "$DIR.tmp"
 t0=$(date +%s)
-mmdebstrap --variant=apt --include="$PKGS" "$suite" "$DIR.tmp" "deb $mirror $suite main" >&2 ||
-	{ rm -rf "$DIR.tmp"; die "mmdebstrap $suite failed (is $mirror reachable?)"; }
+# A mirror that stopped syncing serves a Release file past its Valid-Until (sid's lasts a
+# week): apt refuses it, as it should, unless the user says the mirror is knowingly stale.
+aptopts=()
+[ "${SLABLAB_APT_ALLOW_EXPIRED:-0}" != 1 ] || aptopts=(--aptopt='Acquire::Check-Valid-Until "false"')
+log_file=$(mktemp)
+trap 'rm -f "$log_file"' EXIT
+if ! mmdebstrap --variant=apt ${aptopts[@]+"${aptopts[@]}"} --include="$PKGS" "$suite" "$DIR.tmp" \
+	"deb $mirror $suite main" 2>&1 | tee "$log_file" >&2; then
+	rm -rf "$DIR.tmp"
+	if grep -q 'is expired' "$log_file"; then
+		die "$mirror's $suite Release file has expired (the mirror is not current): SLABLAB_APT_ALLOW_EXPIRED=1 accepts a stale mirror, SLABLAB_DEBIAN_MIRROR picks another"
+	fi
+	die "mmdebstrap $suite failed (is $mirror reachable?)"
+fi
 # The kernel's headers call the compiler as gcc-N and its kbuild plain gcc: both must exist.
 [ -x "$DIR.tmp/usr/bin/$gcc" ] || die "$gcc missing from the build root"
 echo "$PKGS" >"$DIR.tmp/.slablab-ready"

@@ -15,10 +15,12 @@
 #         torture run's boot, before a short torture run (scripts/torture.sh,
 #         TEST_TORTURE_SECONDS, default 90; 0 skips the torture, not the hot-plug file).
 #         After the first kernel, a smoke stage on each kernel of TEST_SMOKE_KERNELS
-#         (`make test`: 6.12, bookworm-backports' kernel): the module built for it with
-#         W=1 (any warning fails), then the tests that meet what differs between kernels
-#         (SMOKE_TESTS) in one short VM boot (~2 min).
-#   smoke: only the smoke stages of TEST_SMOKE_KERNELS (default here: 6.12); the module
+#         (`make test`: 6.12, bookworm-backports' kernel, and 7.3, trixie-backports'): the
+#         module built for it with W=1 (any warning fails), then the tests that meet what
+#         differs between kernels (smoke_tests: SMOKE_TESTS on 7.x, whose SLUB is the
+#         sheaves design, with the sheaves tests; a shorter set on 6.12) in one short
+#         VM boot each.
+#   smoke: only the smoke stages of TEST_SMOKE_KERNELS (default here: 6.12 7.3); the module
 #         in module/ is then built for the last of them.
 #   full: what `make test-full` runs: `vm` with every design variant on the debug kernel
 #         too, plus the stages `make test` leaves out to fit its budget: the hot-plug file
@@ -159,6 +161,26 @@ SMOKE_TESTS=(test_basics.py test_caches.py test_alloc.py test_hostile.py test_st
 	test_slabctl.py::test_info_native_figures_match_sysfs
 	test_slabctl.py::test_storm_native_and_kmalloc test_slabctl.py::test_compare_kmalloc_targets
 	test_zz_reload.py)
+# On 7.x, whose SLUB has sheaves, also the sheaves design against the kernel's own
+# (capacities, sysfs) and the slabinfo oracle on the kernel's sysfs files as they are now.
+SMOKE_TESTS_7=(test_sheaves.py test_slabinfo_oracle.py)
+# 6.12 lies between 6.1 (the whole suite) and 7.3 (the smoke set): what its headers and
+# interfaces give the module is 6.1's or 7.3's, so it keeps the W=1 build and the
+# interfaces themselves — netlink, the native side, the tracepoints, unload and reload.
+SMOKE_TESTS_6_12=(test_basics.py test_hostile.py
+	test_slabctl.py::test_info_native_lists_both_allocators
+	test_slabctl.py::test_info_native_figures_match_sysfs
+	test_slabctl.py::test_storm_native_and_kmalloc test_slabctl.py::test_compare_kmalloc_targets
+	test_replay.py::test_record_reports test_replay.py::test_python_record
+	test_replay.py::test_targets_agree test_zz_reload.py)
+# smoke_tests KERNEL: the smoke selection for it, one test file (or id) a line.
+smoke_tests() {
+	case "$1" in
+	6.12*) printf '%s\n' "${SMOKE_TESTS_6_12[@]}" ;;
+	7.* | [1-9][0-9].*) printf '%s\n' "${SMOKE_TESTS[@]}" "${SMOKE_TESTS_7[@]}" ;;
+	*) printf '%s\n' "${SMOKE_TESTS[@]}" ;;
+	esac
+}
 SMOKE_DESELECT="not (test_ops_are_exact_with_a_final_partial_batch or test_churn_barrier_wait"
 SMOKE_DESELECT+=" or test_fault_injection_counts_failures or test_hackbench_record_and_replay"
 SMOKE_DESELECT+=" or test_bootlike_record_and_replay or test_time_scaled_pages_over_time)"
@@ -171,9 +193,12 @@ run_vm_smoke() {
 	$STAGE "kernel $k" "$REPO/scripts/kernel.sh" "$k" >/dev/null || { rc=1; return; }
 	make -s --no-print-directory -C "$REPO" module KERNEL="$k" || { rc=1; return; }
 	dir=$("$REPO/scripts/kernel.sh" "$k") || { rc=1; return; }
-	for t in "${SMOKE_TESTS[@]}"; do tests+=("$REPO/tests/vm/$t"); done
+	while read -r t; do tests+=("$REPO/tests/vm/$t"); done < <(smoke_tests "$k")
+	# Base designs only: the variants (lists=1, 2) are slablab's own code, the same on
+	# every kernel, and the stock stage runs them.
 	run_vm_stage "vm smoke $k" "$k" "${VM_SMOKE_TIMEOUT:-1200}" "$RESULTS/vm-$k-smoke.xml" -- \
-		env VM_LOG="$BUILD/vm/serial-$k-smoke.log" "$REPO/scripts/vm.sh" \
+		env VM_LOG="$BUILD/vm/serial-$k-smoke.log" \
+		SLABLAB_DESIGN_VARIANTS="${TEST_SMOKE_VARIANTS:-base}" "$REPO/scripts/vm.sh" \
 		--kernel-dir "$dir" --module "$REPO/module/slablab.ko" -- \
 		"$PYTHON" -m pytest -q -p no:cacheprovider --junitxml="$RESULTS/vm-$k-smoke.xml" \
 		-k "$SMOKE_DESELECT" "${tests[@]}"
@@ -340,7 +365,7 @@ case "$WHAT" in
 host) run_host ;;
 vm) run_vm ;;
 smoke)
-	[ ${#SMOKE_KERNELS[@]} -gt 0 ] || SMOKE_KERNELS=(6.12)
+	[ ${#SMOKE_KERNELS[@]} -gt 0 ] || SMOKE_KERNELS=(6.12 7.3)
 	for k in "${SMOKE_KERNELS[@]}"; do run_vm_smoke "$k"; done ;;
 all) run_host; run_vm ;;
 full) FULL=1; run_host; run_vm ;;

@@ -21,10 +21,10 @@ import pytest
 # kind "*" is every stage. Patterns are regular expressions searched in the test id
 # and the skip reason. Keep each entry as narrow as the reason allows.
 EXPECTED_SKIPS = [
-    (("6.1", "6.12", "6.12-rt"), r"test_hostile\.py::",
+    (("6.1", "6.12", "6.12-rt", "7.3", "7.3-rt", "7.2"), r"test_hostile\.py::",
      r"CONFIG_FAULT_INJECTION_DEBUG_FS|CONFIG_FAIL_PAGE_ALLOC and CONFIG_FAILSLAB",
      "Debian's release kernels have no fault-injection debugfs (the debug kernel has)"),
-    (("6.12-rt",), r"test_zz_reload\.py::test_fastpath_race",
+    (("6.12-rt", "7.3-rt"), r"test_zz_reload\.py::test_fastpath_race",
      r"PREEMPT_RT", "PREEMPT_RT: no lockless window to race in"),
     (("host",), r"test_vm_pin\.py::", r"fewer than 2|usable cpus|qemu not installed",
      "vCPU pinning needs 2 host cpus and qemu"),

@@ -509,8 +509,10 @@ def test_bootlike_record_and_replay_every_design(tmp_path):
     lost = int(m.group(1))
     info = slablab.read_trace(path)
     assert info["nr_events"] > 1000 and len(info["caches"]) > 5, info
-    # frees no tracepoint sees (6.1's kfree_rcu batches) are rare
-    assert lost * 100 <= info["nr_objects"], r.stderr
+    # frees no tracepoint sees are rare on 6.x (kfree_rcu's batches); on 7.x every
+    # kfree_rcu() of a cache with sheaves is one (docs/replay.md: ~6 % of a boot's objects)
+    share = 10 if os.path.exists("/sys/kernel/slab/kmalloc-64/sheaf_capacity") else 1
+    assert lost * 100 <= share * info["nr_objects"], r.stderr
     targets = [f"slablab:{d}" for d in DESIGNS] + ["native"]
     res = slablab.Client().replay_compare(path, targets)
     runs = res["replays"]
