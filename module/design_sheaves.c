@@ -36,8 +36,7 @@
  * local_trylock_t, and any context may allocate: the exported API may be called from
  * an interrupt, which a preempt-only local_lock() would let in on a half-done pop;
  * with sheaves_cpu_slabs slub's take and give share the lock, irqsave too); sheaves
- * have no pfmemalloc tracking and no kfree_rcu batching (rcu_free sheaf); a sheaf's
- * capacity is not rounded up to its kmalloc bucket; remote-node partial slabs are not
+ * have no pfmemalloc tracking and no kfree_rcu batching (rcu_free sheaf); remote-node partial slabs are not
  * taken (remote_node_defrag_ratio is the slub design's).
  *
  * Locks (backend.c's order; outermost first)

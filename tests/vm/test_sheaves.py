@@ -4,6 +4,10 @@ the default capacities, where objects go, the barn's bounds, a capacity changed 
 time, the prefill API (through the prefill storm pattern) and sheaves_cpu_slabs (6.18's
 sheaves in front of slub's per-cpu slabs). The cache suite at large runs for sheaves
 through conftest.DESIGNS."""
+import glob
+import os
+import re
+
 import pytest
 
 import slablab
@@ -17,11 +21,46 @@ def cached(c):
     return ly["sheaf_main"] + ly["sheaf_spare"] + ly["barn"]
 
 
-@pytest.mark.parametrize("size,capacity", [(64, 60), (256, 26), (1024, 12), (4096, 4)])
+@pytest.mark.parametrize("size,capacity", [(64, 60), (256, 28), (1024, 12), (4096, 4)])
 def test_default_capacity_by_object_size(client, make_cache, size, capacity):
-    """7.0's calculate_sheaf_capacity(): 60, 26, 12 or 4 objects by the slot size."""
+    """7.3's calculate_sheaf_capacity(): 60, 26, 12 or 4 objects by the slot size, then
+    as many more as fill the sheaf's kmalloc bucket (26 becomes 28)."""
     name = make_cache(size)
     assert client.cache_get(name)["sheaf_capacity"] == capacity
+
+
+def kernel_kmalloc_caches():
+    """{slot size: sheaf_capacity} of the running kernel's kmalloc caches without debug
+    flags; None where SLUB has no sheaf_capacity file (before 7.0)."""
+    caps, seen = {}, False
+    for d in glob.glob("/sys/kernel/slab/kmalloc-*"):
+        if not re.fullmatch(r"kmalloc-\d+k?", os.path.basename(d)):
+            continue
+        if not os.path.exists(f"{d}/sheaf_capacity"):
+            continue
+        seen = True
+        if any(open(f"{d}/{flag}").read().strip() == "1"
+               for flag in ("sanity_checks", "red_zone", "poison", "store_user", "trace")
+               if os.path.exists(f"{d}/{flag}")):
+            continue        # a debug cache has no sheaves upstream (capacity 0)
+        caps[int(open(f"{d}/slab_size").read())] = int(open(f"{d}/sheaf_capacity").read())
+    return caps if seen else None
+
+
+def test_default_capacity_is_the_running_kernels(client, make_cache):
+    """For the slot size of each of the running kernel's kmalloc caches, a new sheaves
+    cache's default capacity is what the kernel's SLUB gave that cache."""
+    caps = kernel_kmalloc_caches()
+    if caps is None:
+        pytest.skip("no /sys/kernel/slab/kmalloc-*/sheaf_capacity: SLUB has no sheaves "
+                    "before 7.0")
+    if not caps:
+        pytest.skip("every kmalloc cache has debug flags (slub_debug): no sheaves")
+    got = {}
+    for size in sorted(caps):
+        name = make_cache(size)
+        got[size] = client.cache_get(name)["sheaf_capacity"]
+    assert got == caps
 
 
 def test_freed_objects_stay_in_sheaves_and_barn(client, make_cache):
