@@ -81,6 +81,9 @@ static struct slablab_sheaf *sheaf_new(struct slablab_cache *s, unsigned int cap
 {
 	struct slablab_sheaf *sh;
 
+	/* the test hook (debugfs selftest_fail_sheaf_alloc) */
+	if (unlikely(atomic_dec_if_positive(&slablab_fail_sheaf_alloc) >= 0))
+		return NULL;
 	sh = kmalloc(struct_size(sh, objects, capacity),
 		     ((gfp & SLABLAB_RECLAIM_GFP) & ~__GFP_NOFAIL) | __GFP_NOWARN);
 	if (!sh)

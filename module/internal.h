@@ -580,6 +580,7 @@ void slablab_slob_exit(void);
 /* backend.c: the shared back end, the bottom layer */
 extern bool slablab_selftests;
 extern atomic_t slablab_fail_random_seq;
+extern atomic_t slablab_fail_sheaf_alloc;
 extern u64 slablab_walk_irqoff_max_ns;
 extern u64 slablab_walk_irqoff_max_slabs;
 #ifdef CONFIG_FAULT_INJECTION_DEBUG_FS
