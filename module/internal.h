@@ -213,6 +213,9 @@ struct slablab_cpu {
 	long prefilled_objects;
 	long prefilled_sheaves;
 	local_lock_t lock;		/* slow path vs. this cpu's fast path */
+#ifdef SLABLAB_HAVE_LOCAL_TRYLOCK
+	local_trylock_t sheaves_lock;	/* sheaves on 7.x: main, spare (compat.h) */
+#endif
 	unsigned long stat[__SLABLAB_STAT_MAX];	/* monotonic event counts */
 	unsigned long stat_base[__SLABLAB_STAT_MAX];	/* reset = new baseline */
 };
