@@ -91,7 +91,7 @@ static_assert(!(SLABLAB_KERNEL_DEFAULTS & __SLABLAB_CACHE_F_ALL));
 bool slablab_selftests;
 module_param_named(selftests, slablab_selftests, bool, 0444);
 MODULE_PARM_DESC(selftests,
-		 "enable the test harness hooks in debugfs: selftest_warn, selftest_kernel_cache, selftest_native_sysfs, selftest_fail_random_seq, caches/*/selftest (never on a real system)");
+		 "enable the test harness hooks in debugfs: selftest_warn, selftest_kernel_cache, selftest_native_sysfs, selftest_fail_random_seq, selftest_fail_sheaf_alloc, caches/*/selftest (never on a real system)");
 
 /*
  * Test hook (selftests=1 only: debugfs selftest_fail_random_seq): the next N
@@ -99,6 +99,13 @@ MODULE_PARM_DESC(selftests,
  * kvmalloc takes (a flags change that cannot make its sequence).
  */
 atomic_t slablab_fail_random_seq = ATOMIC_INIT(0);
+
+/*
+ * Test hook (selftests=1 only: debugfs selftest_fail_sheaf_alloc): the next N sheaf
+ * allocations of the sheaves design fail, so that tests reach what a free does when no
+ * empty sheaf can be had (design_sheaves.c).
+ */
+atomic_t slablab_fail_sheaf_alloc = ATOMIC_INIT(0);
 
 #ifndef NL_SET_ERR_MSG_FMT
 /* 6.1: formatted extack messages, each in the next buffer (internal.h) */

@@ -9,6 +9,7 @@
 #define _SLABLAB_COMPAT_H
 
 #include <linux/workqueue.h>
+#include <linux/local_lock.h>
 
 /*
  * 6.17 made a workqueue say whether it is per-cpu or unbound (a missing flag warns: it
@@ -18,6 +19,20 @@
 #define SLABLAB_WQ_PERCPU WQ_PERCPU
 #else
 #define SLABLAB_WQ_PERCPU 0
+#endif
+
+/*
+ * 6.16 has local_trylock_t: a local lock that can be tried, so that an interrupt finding
+ * its cpu's lock held backs off (local_trylock() fails) instead of every holder keeping
+ * interrupts off. 7.x's sheaves take one (cpu_sheaves->lock); so do slablab's where
+ * SLABLAB_HAVE_LOCAL_TRYLOCK says the kernel has it: struct slablab_cpu's sheaves_lock
+ * and design_sheaves.h's pcs_trylock(), pcs_lock() and pcs_unlock(). Before, the
+ * sheaves take the cpu's local_lock_t with interrupts off.
+ */
+#ifdef SLABLAB_HAVE_LOCAL_TRYLOCK
+#define slablab_sheaves_lock_init(lock)	local_trylock_init(lock)
+#else
+#define slablab_sheaves_lock_init(lock)	do { } while (0)
 #endif
 
 #endif /* _SLABLAB_COMPAT_H */

@@ -9,7 +9,7 @@
  * (fault injection on any kernel), fail_new_slab/ (the kernel's fault_attr, where it
  * has CONFIG_FAULT_INJECTION_DEBUG_FS) and, with selftests=1 only, selftest_warn,
  * selftest_kernel_cache, selftest_native_sysfs, selftest_fail_random_seq,
- * selftest_walk_irqoff_ns and _slabs, selftest_dump_percpu_max and
+ * selftest_fail_sheaf_alloc, selftest_walk_irqoff_ns and _slabs, selftest_dump_percpu_max and
  * caches/<name>/selftest.
  *
  * Every file the kernel's tools/vm/slabinfo.c (tools/mm/ in 7.x) reads in
@@ -549,9 +549,9 @@ static int selftest_overflow(struct slablab_cache *s)
 }
 
 /* Hold one object, as another kernel user of the cache would (one at a time). */
-static int selftest_hold(struct slablab_cache *s)
+static int selftest_hold_from(struct slablab_cache *s, gfp_t gfp, int node)
 {
-	void *obj = slablab_cache_alloc(s, GFP_KERNEL);
+	void *obj = slablab_cache_alloc_node(s, gfp, node);
 
 	if (!obj)
 		return -ENOMEM;
@@ -563,7 +563,24 @@ static int selftest_hold(struct slablab_cache *s)
 	return 0;
 }
 
-/* Free the object hold took. */
+static int selftest_hold(struct slablab_cache *s)
+{
+	return selftest_hold_from(s, GFP_KERNEL, NUMA_NO_NODE);
+}
+
+/* The same with an allocation that may not sleep. */
+static int selftest_hold_atomic(struct slablab_cache *s)
+{
+	return selftest_hold_from(s, GFP_ATOMIC, NUMA_NO_NODE);
+}
+
+/* The same from this cpu's node, asked for by number. */
+static int selftest_hold_node(struct slablab_cache *s)
+{
+	return selftest_hold_from(s, GFP_KERNEL, numa_mem_id());
+}
+
+/* Free the object a hold took. */
 static int selftest_release(struct slablab_cache *s)
 {
 	void *obj = s->selftest_obj;
@@ -596,6 +613,8 @@ static const struct slablab_selftest_case selftest_cases[] = {
 	{ "use_after_free", selftest_use_after_free, SELFTEST_LOCKED | SELFTEST_DEBUG },
 	{ "overflow", selftest_overflow, SELFTEST_LOCKED | SELFTEST_DEBUG },
 	{ "hold", selftest_hold, SELFTEST_LOCKED },
+	{ "hold_atomic", selftest_hold_atomic, SELFTEST_LOCKED },
+	{ "hold_node", selftest_hold_node, SELFTEST_LOCKED },
 	{ "release", selftest_release, SELFTEST_LOCKED },
 	/*
 	 * The cmpxchg fast path loses its cpu slab to a flush mid-allocation. It takes
@@ -889,6 +908,9 @@ int slablab_debugfs_init(void)
 		/* the next N freelist sequences fail to allocate (backend.c) */
 		debugfs_create_atomic_t("selftest_fail_random_seq", 0600, slablab_debugfs_root,
 					&slablab_fail_random_seq);
+		/* the next N sheaf allocations fail (design_sheaves.c) */
+		debugfs_create_atomic_t("selftest_fail_sheaf_alloc", 0600, slablab_debugfs_root,
+					&slablab_fail_sheaf_alloc);
 		/* the longest irqs-off hold of a layers/occupancy walk; write 0: reset */
 		debugfs_create_u64("selftest_walk_irqoff_ns", 0600, slablab_debugfs_root,
 				   &slablab_walk_irqoff_max_ns);

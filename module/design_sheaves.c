@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The sheaves design: the per-cpu front end of Linux 7.0's mm/slub.c, over the shared
- * back end (backend.c). A sheaf is an array of object pointers; each cpu has a main
- * sheaf and a spare, each node a barn of full and empty sheaves. Slabs are never
+ * The sheaves design: the per-cpu front end of Linux 7.3's mm/slub.c (7.3.4), over the
+ * shared back end (backend.c). A sheaf is an array of object pointers; each cpu has a
+ * main sheaf and a spare, each node a barn of full and empty sheaves. Slabs are never
  * frozen here (except a new slab for the moment it is split between a sheaf and its
  * node list): every free object is either in a sheaf or on its slab's freelist.
  *
@@ -11,14 +11,20 @@
  *            cpu's lock is not held (unless sheaf_capacity is 0: no sheaves at all);
  *   - spare: a sheaf of any fill (a returned prefilled sheaf may be partly full), or
  *            NULL.
- *   Allocation pops main; an empty main is swapped with a non-empty spare, else traded
- *   for a full sheaf of the barn, else (outside the lock) a sheaf is refilled to its
+ *   Allocation (7.3's alloc_from_pcs()) pops main; an empty main is swapped with a
+ *   non-empty spare, else traded for a full sheaf of the barn (the empty one going
+ *   into the barn), else (outside the lock) an empty sheaf (the spare, a barn one, or
+ *   a new one allocated with the caller's gfp, whatever it is) is refilled to its
  *   capacity from partial or new slabs; when even that fails, one object comes from
- *   the slabs. A node-specific request skips the sheaves. A free of an object of
- *   another node goes straight to its slab; else it pushes main; a full main is
- *   swapped with an empty spare, or traded for an empty sheaf of the barn (the full
- *   one going into the barn), else a full spare is flushed to its slabs outside the
- *   lock, else main is flushed in batches of SHEAF_BATCH (7.0's PCS_BATCH_MAX).
+ *   the slabs. A request for this cpu's node by number is served so too, one for
+ *   another node from the slabs. A free of an object of another node goes straight to
+ *   its slab; else it pushes main; a full main takes an empty barn sheaf when there is
+ *   no spare, is swapped with a spare that has room, or traded for an empty sheaf of
+ *   the barn (the full one going into the barn); a barn with barn_max_full full
+ *   sheaves has the full spare flushed outside the lock; no empty sheaf at all means
+ *   a new one (no reclaim), else main is flushed whole, SHEAF_BATCH (7.3's
+ *   PCS_BATCH_MAX) objects per lock hold. Bulk frees and allocations take what the
+ *   sheaves and the barn give without a new sheaf, the slabs the rest.
  *
  * Below the sheaves: the slabs (take_from_node(), take_from_new_slab(),
  * slablab_return_to_slab()), or with sheaves_cpu_slabs the slub design's per-cpu slab
@@ -27,26 +33,40 @@
  *
  * Prefilled sheaves (slab.c's slablab_cache_prefill_sheaf() API): the prefill_sheaf,
  * refill_sheaf and return_sheaf ops lend a caller a sheaf of free objects (the cpu's
- * spare, a barn sheaf or a new one) and take it back, as 7.0's.
+ * spare, a barn sheaf or a new one) and take it back, as 7.3's.
  *
  * Sheaves are freed with kfree_rcu(), so that a reader of another cpu's sheaf sizes
  * (cpu_view, the flush's hint) needs only rcu_read_lock().
  *
- * Differences from 7.0: the cpu's lock is local_lock_irqsave() (6.1 has no
- * local_trylock_t, and any context may allocate: the exported API may be called from
- * an interrupt, which a preempt-only local_lock() would let in on a half-done pop;
- * with sheaves_cpu_slabs slub's take and give share the lock, irqsave too); sheaves
- * have no pfmemalloc tracking and no kfree_rcu batching (rcu_free sheaf); a sheaf's
- * capacity is not rounded up to its kmalloc bucket; remote-node partial slabs are not
- * taken (remote_node_defrag_ratio is the slub design's).
+ * Differences from 7.3, kept deliberately: on kernels without local_trylock_t (6.1,
+ * 6.12) the cpu's lock is local_lock_irqsave() (below); sheaves have no pfmemalloc
+ * tracking, no kfree_rcu batching (rcu_free sheaf) and no kmalloc_nolock() (7.3's
+ * allow_spin); remote-node partial slabs are not taken on a refill
+ * (remote_node_defrag_ratio is the slub design's); a debug cache keeps its sheaves
+ * (7.3: none), so that the debug checks see them; sheaf_capacity may change at run
+ * time; barn_max_full and barn_max_empty are tunables (7.3's MAX_FULL_SHEAVES and
+ * MAX_EMPTY_SHEAVES, 10; like 7.3, nothing but lowering it bounds the empty sheaves).
  *
  * Locks (backend.c's order; outermost first)
  *   slablab_mutex                  every flush (the work items are shared), a bound's
  *                                  change, init and destroy
- *   s->cpu->lock (local_lock)      c->main, c->spare and the sheaves they point to;
- *                                  with sheaves_cpu_slabs also slub's fields, which
- *                                  its take and give ops lock themselves: they are
- *                                  never called with it held
+ *   the cpu's sheaves lock         c->main, c->spare and the sheaves they point to
+ *                                  (design_sheaves.h's pcs_trylock(), pcs_lock()).
+ *                                  With local_trylock_t (6.16+, compat.h) it is
+ *                                  c->sheaves_lock, as 7.3's cpu_sheaves->lock:
+ *                                  preemption off only; allocations and frees try it
+ *                                  (7.3's local_trylock()) and go to the slabs when
+ *                                  the context they interrupted holds it, the flushes
+ *                                  (work items) and the prefill API take it (7.3's
+ *                                  local_lock()); slub's lock under the sheaves
+ *                                  (s->cpu->lock) is another one. Without (6.1, 6.12)
+ *                                  it is s->cpu->lock, local_lock_irqsave(): any
+ *                                  context may allocate (the exported API may be
+ *                                  called from an interrupt, which a preempt-only
+ *                                  local_lock() would let in on a half-done pop), and
+ *                                  with sheaves_cpu_slabs slub's take and give share
+ *                                  it. Either way it is never held across a call
+ *                                  into the layer below.
  *   barn->lock (spinlock, irqsave) a barn's lists and counts; taken under the cpu's
  *                                  lock or alone; no slab lock is taken under it
  *   s->slabs_lock, n->list_lock    as in backend.c, never under the two above
@@ -82,6 +102,9 @@ static struct slablab_sheaf *sheaf_new(struct slablab_cache *s, unsigned int cap
 {
 	struct slablab_sheaf *sh;
 
+	/* the test hook (debugfs selftest_fail_sheaf_alloc) */
+	if (unlikely(atomic_dec_if_positive(&slablab_fail_sheaf_alloc) >= 0))
+		return NULL;
 	sh = kmalloc(struct_size(sh, objects, capacity),
 		     ((gfp & SLABLAB_RECLAIM_GFP) & ~__GFP_NOFAIL) | __GFP_NOWARN);
 	if (!sh)
@@ -321,7 +344,7 @@ static struct slablab_sheaf *barn_get(struct slablab_barn *barn, bool full)
 	struct list_head *list = full ? &barn->full : &barn->empty;
 	unsigned long flags;
 
-	/* a racy peek, as 7.0's barn_get_*_sheaf(): an empty barn skips the lock */
+	/* a racy peek, as 7.3's barn_get_*_sheaf(): an empty barn skips the lock */
 	if (!data_race(full ? barn->nr_full : barn->nr_empty))
 		return NULL;
 	spin_lock_irqsave(&barn->lock, flags);
@@ -337,7 +360,11 @@ static struct slablab_sheaf *barn_get(struct slablab_barn *barn, bool full)
 	return sh;
 }
 
-/* An empty sheaf into the barn; false when it is full of empties (free it then). */
+/*
+ * An empty sheaf into the barn, past barn_max_empty as 7.3's barn_put_empty_sheaf()
+ * (7.3 bounds the empty sheaves only where a kfree_rcu sheaf comes back, which slablab
+ * has not); false when it is of an old capacity (free it then).
+ */
 static bool barn_put_empty(struct slablab_cache *s, struct slablab_barn *barn,
 			   struct slablab_sheaf *sh)
 {
@@ -346,7 +373,7 @@ static bool barn_put_empty(struct slablab_cache *s, struct slablab_barn *barn,
 
 	spin_lock_irqsave(&barn->lock, flags);
 	/* of a capacity the cache no longer has: refused (read under the lock, below) */
-	if (current_capacity(s, sh) && barn->nr_empty < READ_ONCE(s->barn_max_empty)) {
+	if (current_capacity(s, sh)) {
 		list_add(&sh->barn_list, &barn->empty);
 		barn->nr_empty++;
 		done = true;
@@ -355,7 +382,7 @@ static bool barn_put_empty(struct slablab_cache *s, struct slablab_barn *barn,
 	return done;
 }
 
-/* Put an empty sheaf where it is wanted, or free it. */
+/* Put an empty sheaf (unpublished) into the barn, or free it. */
 static void put_empty(struct slablab_cache *s, struct slablab_sheaf *sh)
 {
 	if (!barn_put_empty(s, local_barn(s), sh))
@@ -363,7 +390,39 @@ static void put_empty(struct slablab_cache *s, struct slablab_sheaf *sh)
 }
 
 /*
- * Trade a full sheaf for an empty one of the barn (7.0's barn_replace_full_sheaf()).
+ * Trade an empty sheaf for a full one of the barn (7.3's barn_replace_empty_sheaf()):
+ * the empty one goes onto the barn's empty list past barn_max_empty (the number of
+ * sheaves does not change). NULL when the barn has no full sheaf (or a capacity
+ * changed: neither sheaf is traded then).
+ */
+static struct slablab_sheaf *barn_trade_empty(struct slablab_cache *s,
+					      struct slablab_barn *barn,
+					      struct slablab_sheaf *empty)
+{
+	struct slablab_sheaf *full = NULL;
+	unsigned long flags;
+
+	/* a racy peek, as 7.3's: an empty barn skips the lock */
+	if (!data_race(barn->nr_full))
+		return NULL;
+	spin_lock_irqsave(&barn->lock, flags);
+	if (barn->nr_full && current_capacity(s, empty)) {
+		full = list_first_entry(&barn->full, struct slablab_sheaf, barn_list);
+		if (current_capacity(s, full)) {
+			list_del(&full->barn_list);
+			barn->nr_full--;
+			list_add(&empty->barn_list, &barn->empty);
+			barn->nr_empty++;
+		} else {
+			full = NULL;
+		}
+	}
+	spin_unlock_irqrestore(&barn->lock, flags);
+	return full;
+}
+
+/*
+ * Trade a full sheaf for an empty one of the barn (7.3's barn_replace_full_sheaf()).
  * NULL with *@no_room when the barn holds barn_max_full full sheaves already (or the
  * sheaf is of an old capacity), NULL alone when it has no empty sheaf.
  */
@@ -390,7 +449,7 @@ static struct slablab_sheaf *barn_trade_full(struct slablab_cache *s,
 }
 
 /*
- * A full sheaf into the barn. @force: past barn_max_full (7.0's barn_put_full_sheaf()
+ * A full sheaf into the barn. @force: past barn_max_full (7.3's barn_put_full_sheaf()
  * after barn_replace_full_sheaf() found room but no empty sheaf). False when refused.
  */
 static bool barn_put_full_bound(struct slablab_cache *s, struct slablab_barn *barn,
@@ -409,159 +468,173 @@ static bool barn_put_full_bound(struct slablab_cache *s, struct slablab_barn *ba
 	return done;
 }
 
-static bool barn_put_full(struct slablab_cache *s, struct slablab_barn *barn,
-			  struct slablab_sheaf *sh)
-{
-	return barn_put_full_bound(s, barn, sh, false);
-}
-
 /* ---- allocation ---- */
 
 /*
  * main is empty: swap with a non-empty spare, or trade it for a full sheaf of the
- * barn. The cpu's lock held; returns whether main has objects now.
+ * barn, the empty one going into the barn (7.3's __pcs_replace_empty_main() and
+ * alloc_from_pcs_bulk()). The cpu's lock held; returns whether main has objects now.
  */
-static bool replace_empty_main(struct slablab_cache *s, struct slablab_cpu *c)
+static bool swap_empty_main(struct slablab_cache *s, struct slablab_cpu *c)
 {
-	struct slablab_sheaf *full, *empty;
+	struct slablab_sheaf *full;
 
 	if (c->spare && c->spare->size) {
 		swap(c->main, c->spare);
 		return true;
 	}
-	full = barn_get(local_barn(s), true);
+	full = barn_trade_empty(s, local_barn(s), c->main);
 	if (!full) {
 		stat(s, SLABLAB_BARN_GET_FAIL);
 		return false;
 	}
 	stat(s, SLABLAB_BARN_GET);
-	empty = c->main;
-	/* unpublished before it may be freed: other cpus read c->main under RCU */
 	WRITE_ONCE(c->main, full);
-	if (!c->spare)
-		c->spare = empty;
-	else
-		put_empty(s, empty);
 	return true;
 }
 
 /*
- * A sheaf with objects for this cpu: the spare is full or NULL here; the new one
- * becomes main if main is (still) empty, else the spare, else goes to the barn, else
- * back to its slabs. False when the capacity changed meanwhile: its objects went back.
+ * A refilled sheaf for this cpu (the second half of 7.3's __pcs_replace_empty_main()):
+ * it becomes main if main is (still) empty, the old main the spare or (with a spare)
+ * going to the barn; else the spare if there is none or it is empty; else it goes to
+ * the barn. The barn's bounds are not checked: only a race gets there. Returns the
+ * cpu, locked, with objects in main; NULL (unlocked) when the lock cannot be had (the
+ * sheaf went to the barn) or the capacity changed meanwhile (its objects went back).
  */
-static bool install_sheaf(struct slablab_cache *s, struct slablab_sheaf *sh)
+static struct slablab_cpu *install_sheaf(struct slablab_cache *s, struct slablab_sheaf *full,
+					 unsigned long *flags)
 {
-	struct slablab_sheaf *old = NULL;
+	struct slablab_sheaf *empty = NULL;
 	struct slablab_cpu *c;
-	unsigned long flags;
 
-	local_lock_irqsave(&s->cpu->lock, flags);
+	if (!pcs_trylock(s, flags)) {
+		c = NULL;
+		goto barn_put;
+	}
 	c = this_cpu_ptr(s->cpu);
-	if (!current_capacity(s, sh)) {
+	if (!current_capacity(s, full)) {
 		/* the capacity changed during the refill (0: no sheaves at all now) */
-		local_unlock_irqrestore(&s->cpu->lock, flags);
-		sheaf_flush(s, sh);
-		sheaf_free(s, sh);
-		return false;
+		pcs_unlock(s, flags);
+		sheaf_flush(s, full);
+		sheaf_free(s, full);
+		return NULL;
 	}
 	if (!c->main) {
-		c->main = sh;	/* only after a capacity change that could not allocate */
+		c->main = full;	/* only after a capacity change that could not allocate */
 	} else if (!c->main->size) {
-		old = c->main;
-		c->main = sh;
-		if (!c->spare) {
-			c->spare = old;
-			old = NULL;
-		}
-	} else if (!c->spare || !c->spare->size) {
-		old = c->spare;
-		c->spare = sh;
+		if (!c->spare)
+			c->spare = c->main;
+		else
+			empty = c->main;
+		/* unpublished before it may be freed: other cpus read c->main under RCU */
+		WRITE_ONCE(c->main, full);
+	} else if (!c->spare) {
+		c->spare = full;
+	} else if (!c->spare->size) {
+		empty = c->spare;
+		WRITE_ONCE(c->spare, full);
 	} else {
-		local_unlock_irqrestore(&s->cpu->lock, flags);
-		if (!barn_put_full(s, local_barn(s), sh)) {
-			sheaf_flush(s, sh);
-			put_empty(s, sh);
-		}
-		return true;
+		goto barn_put;
 	}
-	local_unlock_irqrestore(&s->cpu->lock, flags);
-	if (old)
-		put_empty(s, old);
-	return true;
+	if (empty)
+		put_empty(s, empty);
+	return c;
+barn_put:
+	if (barn_put_full_bound(s, local_barn(s), full, true)) {
+		stat(s, SLABLAB_BARN_PUT);
+		return c;
+	}
+	/* of an old capacity (only under the lock: c is this cpu's) */
+	if (c)
+		pcs_unlock(s, flags);
+	sheaf_flush(s, full);
+	sheaf_free(s, full);
+	return NULL;
 }
 
 /*
- * Refill a sheaf to its capacity by one bulk take from the slabs, outside the cpu's
- * lock (7.0's refill_sheaf()), and install it. The empty sheaf is the spare, or one of
- * the barn, or a new one when @gfp may block. Memory reserves are not used for
- * objects nobody asked for yet (__GFP_NOMEMALLOC); nor is __GFP_NOFAIL: when the
- * refill fails, the caller's one object comes from the slabs with its own gfp.
+ * Refill an empty sheaf to its capacity by one bulk take from the slabs, outside the
+ * cpu's lock (7.3's refill_sheaf() under __pcs_replace_empty_main()), and install it.
+ * The sheaf is @sh (the spare, or one of the barn), else a new one allocated with the
+ * caller's gfp, whatever it allows: 7.3 backs off only for kmalloc_nolock(), which
+ * slablab has not. Memory reserves are not used for objects nobody asked for yet
+ * (__GFP_NOMEMALLOC); nor is __GFP_NOFAIL. A refill that falls short gives its objects
+ * back and frees the sheaf (7.3: "very low on memory"): then the caller's one object
+ * comes from the slabs with its own gfp. Returns install_sheaf()'s.
  */
-static bool refill_main(struct slablab_cache *s, gfp_t gfp)
+static struct slablab_cpu *refill_main(struct slablab_cache *s, gfp_t gfp,
+				       struct slablab_sheaf *sh, unsigned long *flags)
 {
 	unsigned int cap = READ_ONCE(s->sheaf_capacity), got;
-	struct slablab_sheaf *sh = NULL;
-	struct slablab_cpu *c;
-	unsigned long flags;
 
-	local_lock_irqsave(&s->cpu->lock, flags);
-	c = this_cpu_ptr(s->cpu);
-	if (c->spare && !c->spare->size && c->spare->capacity == cap) {
-		sh = c->spare;
-		c->spare = NULL;
-	}
-	local_unlock_irqrestore(&s->cpu->lock, flags);
-	if (!sh)
-		sh = barn_get(local_barn(s), false);
-	if (!sh && cap && gfpflags_allow_blocking(gfp))
+	if (!sh && cap)
 		sh = sheaf_new(s, cap, gfp);
 	if (!sh)
-		return false;
+		return NULL;
 	gfp = (gfp & ~(__GFP_NOFAIL | __GFP_MEMALLOC)) | __GFP_NOMEMALLOC | __GFP_NOWARN;
-	got = objects_take(s, gfp, NUMA_NO_NODE, sh->objects, sh->capacity);
-	if (!got) {
-		put_empty(s, sh);
-		return false;
-	}
-	sh->size = got;
+	got = objects_take(s, gfp, NUMA_NO_NODE, sh->objects + sh->size,
+			   sh->capacity - sh->size);
+	sh->size += got;
 	stat_add(s, SLABLAB_SHEAF_REFILL, got);
-	return install_sheaf(s, sh);
+	if (sh->size < sh->capacity) {
+		sheaf_flush(s, sh);
+		sheaf_free(s, sh);
+		return NULL;
+	}
+	return install_sheaf(s, sh, flags);
 }
 
 /*
- * The allocation past the inline pop (design_sheaves.h): main empty (or no sheaves), or
- * a node-specific request. Main is looked at again under the lock: an interrupt or
- * another task on this cpu may have refilled it meanwhile.
+ * The allocation past the inline pop (design_sheaves.h): main empty (or no sheaves, or
+ * the cpu's lock held by the context this one interrupted), or a node-specific request.
+ * Main is looked at again under the lock: an interrupt or another task on this cpu may
+ * have refilled it meanwhile.
  */
 void *slablab_sheaves_alloc_slow(struct slablab_cache *s, gfp_t gfp, int node)
 {
+	struct slablab_sheaf *empty, *main;
 	struct slablab_cpu *c;
-	bool refilled = false;
 	unsigned long flags;
 	void *obj;
 
-	if (node != NUMA_NO_NODE)
-		goto slabs;	/* a node-specific request skips the sheaves, as in 7.0 */
-retry:
-	local_lock_irqsave(&s->cpu->lock, flags);
+	/*
+	 * 7.3's alloc_from_pcs(): a request for this cpu's node takes the sheaves like any
+	 * other, one for another node the slabs.
+	 */
+	if (!IS_ENABLED(CONFIG_NUMA))
+		node = NUMA_NO_NODE;
+	if (node != NUMA_NO_NODE && node != numa_mem_id())
+		goto slabs;
+	if (!pcs_trylock(s, &flags))
+		goto slabs;
 	c = this_cpu_ptr(s->cpu);
-	if (unlikely(!c->main)) {
-		local_unlock_irqrestore(&s->cpu->lock, flags);
-		goto slabs;
-	}
-	if (unlikely(!c->main->size) && !replace_empty_main(s, c)) {
-		local_unlock_irqrestore(&s->cpu->lock, flags);
-		if (!refilled && refill_main(s, gfp)) {
-			refilled = true;
-			goto retry;
+	if (unlikely(!c->main))
+		goto unlock;
+	if (unlikely(!c->main->size) && !swap_empty_main(s, c)) {
+		/* an empty spare (a non-empty one was swapped), else one of the barn */
+		empty = NULL;
+		if (c->spare && current_capacity(s, c->spare)) {
+			empty = c->spare;
+			c->spare = NULL;
 		}
-		goto slabs;
+		pcs_unlock(s, &flags);
+		if (!empty)
+			empty = barn_get(local_barn(s), false);
+		c = refill_main(s, gfp, empty, &flags);
+		if (!c)
+			goto slabs;
 	}
-	obj = c->main->objects[--c->main->size];
-	local_unlock_irqrestore(&s->cpu->lock, flags);
+	main = c->main;
+	obj = main->objects[main->size - 1];
+	/* the cpu may have moved to another node since the sheaf was filled (7.3 checks) */
+	if (unlikely(node != NUMA_NO_NODE) && slab_nid(obj_to_slab(obj)) != node)
+		goto unlock;
+	main->size--;
+	pcs_unlock(s, &flags);
 	stat(s, SLABLAB_ALLOC_FASTPATH);
 	return alloc_hook(s, obj, gfp);
+unlock:
+	pcs_unlock(s, &flags);
 slabs:
 	if (!objects_take(s, gfp, node, &obj, 1))
 		return NULL;
@@ -571,17 +644,32 @@ slabs:
 
 /* ---- free ---- */
 
+/*
+ * Whether a freed object may go into this cpu's sheaves (7.3's can_free_to_pcs()): one
+ * of the cpu's node, or of any node when the cpu's own has no normal memory (without
+ * CONFIG_HAVE_MEMORYLESS_NODES numa_mem_id() is that node, whose allocations cannot get
+ * a local object anyway).
+ */
+static bool can_free_to_pcs(struct slablab_slab *slab)
+{
+	if (!IS_ENABLED(CONFIG_NUMA) || likely(slab_nid(slab) == numa_mem_id()))
+		return true;
+	return !IS_ENABLED(CONFIG_HAVE_MEMORYLESS_NODES) &&
+	       !node_state(numa_mem_id(), N_NORMAL_MEMORY);
+}
+
 /* What a free with a full main needs next (replace_full_main()). */
 enum full_main {
 	MAIN_HAS_ROOM,		/* main has room now */
-	NEED_EMPTY,		/* no empty sheaf at hand: allocate one */
-	FLUSH_SPARE,		/* the barn is full: flush the full spare */
+	NEED_EMPTY,		/* no spare, no empty sheaf in the barn: allocate one */
+	NEED_EMPTY_PUT_FAIL,	/* a full spare, the barn has room but no empty sheaf */
+	FLUSH_SPARE,		/* a full spare, the barn is full: flush the spare */
 };
 
 /*
- * main is full: swap with a spare that has room, take an empty sheaf of the barn for
- * a missing spare, or trade main for an empty sheaf of the barn (7.0's
- * __pcs_replace_full_main()). The cpu's lock held.
+ * main is full: take an empty sheaf of the barn for a missing spare, swap with a
+ * spare that has room, or trade main for an empty sheaf of the barn (7.3's
+ * __pcs_replace_full_main() and __free_to_pcs_batch()). The cpu's lock held.
  */
 static enum full_main replace_full_main(struct slablab_cache *s, struct slablab_cpu *c)
 {
@@ -589,16 +677,16 @@ static enum full_main replace_full_main(struct slablab_cache *s, struct slablab_
 	struct slablab_sheaf *empty;
 	bool no_room;
 
-	if (c->spare && c->spare->size < c->spare->capacity) {
-		swap(c->main, c->spare);
-		return MAIN_HAS_ROOM;
-	}
 	if (!c->spare) {
 		empty = barn_get(barn, false);
 		if (!empty)
 			return NEED_EMPTY;
 		c->spare = c->main;
 		c->main = empty;
+		return MAIN_HAS_ROOM;
+	}
+	if (c->spare->size < c->spare->capacity) {
+		swap(c->main, c->spare);
 		return MAIN_HAS_ROOM;
 	}
 	empty = barn_trade_full(s, barn, c->main, &no_room);
@@ -611,76 +699,116 @@ static enum full_main replace_full_main(struct slablab_cache *s, struct slablab_
 		stat(s, SLABLAB_BARN_PUT_FAIL);
 		return FLUSH_SPARE;
 	}
-	return NEED_EMPTY;
+	return NEED_EMPTY_PUT_FAIL;
 }
 
 /*
- * An empty sheaf for a cpu whose main was full (7.0's __pcs_install_empty_sheaf()):
- * it becomes main, the full main the spare, or (both full) the full main goes into
- * the barn; when main has room after all, the empty sheaf goes to the barn.
+ * An empty sheaf for a cpu whose main was full (7.3's __pcs_install_empty_sheaf()): it
+ * becomes main, the full main the spare; or (main has room after all) it goes to the
+ * barn, or (the spare has room) the two swap and it goes to the barn; or (both full)
+ * the full main goes to the barn. The barn's bounds are not checked: only a race, or a
+ * barn that had room but no empty sheaf, gets there. False when the cpu's lock cannot
+ * be had (the sheaf went to the barn).
  */
-static void install_empty(struct slablab_cache *s, struct slablab_sheaf *empty)
+static bool install_empty(struct slablab_cache *s, struct slablab_sheaf *empty)
 {
 	struct slablab_sheaf *full = NULL;
 	struct slablab_cpu *c;
 	unsigned long flags;
 
-	local_lock_irqsave(&s->cpu->lock, flags);
+	if (!pcs_trylock(s, &flags)) {
+		put_empty(s, empty);
+		return false;
+	}
 	c = this_cpu_ptr(s->cpu);
-	if (!c->main || c->main->size < c->main->capacity || !current_capacity(s, empty)) {
-		/* main has room (we were preempted, or the capacity changed) */
+	if (!c->main || !current_capacity(s, empty)) {
+		/* the capacity changed: put_empty() frees it */
 	} else if (!c->spare) {
 		c->spare = c->main;
 		c->main = empty;
 		empty = NULL;
+	} else if (c->main->size < c->main->capacity) {
+		/* main has room (we were preempted) */
 	} else if (c->spare->size < c->spare->capacity) {
 		swap(c->main, c->spare);
 	} else {
 		full = c->main;
-		c->main = empty;
+		WRITE_ONCE(c->main, empty);
 		empty = NULL;
-	}
-	local_unlock_irqrestore(&s->cpu->lock, flags);
-	if (full) {
 		if (barn_put_full_bound(s, local_barn(s), full, true)) {
 			stat(s, SLABLAB_BARN_PUT);
-		} else {
-			sheaf_flush(s, full);
-			put_empty(s, full);
+			full = NULL;
 		}
 	}
 	if (empty)
 		put_empty(s, empty);
+	pcs_unlock(s, &flags);
+	if (full) {
+		/* of an old capacity: refused by the barn */
+		sheaf_flush(s, full);
+		sheaf_free(s, full);
+	}
+	return true;
+}
+
+/*
+ * Flush main whole, SHEAF_BATCH objects per hold of the cpu's lock (7.3's
+ * sheaf_try_flush_main()); false when the lock could not be had first.
+ */
+static bool flush_main(struct slablab_cache *s)
+{
+	void *batch[SHEAF_BATCH];
+	struct slablab_sheaf *main;
+	unsigned int n, left;
+	unsigned long flags;
+
+	do {
+		if (!pcs_trylock(s, &flags))
+			return false;
+		main = this_cpu_ptr(s->cpu)->main;
+		n = main ? min_t(unsigned int, SHEAF_BATCH, main->size) : 0;
+		left = 0;
+		if (n) {
+			main->size -= n;
+			memcpy(batch, &main->objects[main->size], n * sizeof(void *));
+			left = main->size;
+		}
+		pcs_unlock(s, &flags);
+		stat_add(s, SLABLAB_SHEAF_FLUSH, n);
+		return_objects(s, batch, n);
+	} while (left);
+	return true;
 }
 
 /*
  * Free one object that passed free_hook(), past the inline push (design_sheaves.h):
- * main full (or no sheaves), or an object of another node.
+ * main full (or no sheaves, or the cpu's lock held by the context this one
+ * interrupted), or an object of another node.
  */
 void slablab_sheaves_free_slow(struct slablab_cache *s, struct slablab_slab *slab, void *obj)
 {
 	struct slablab_sheaf *sh;
-	void *batch[SHEAF_BATCH];
+	unsigned int cap;
 	struct slablab_cpu *c;
 	enum full_main next;
 	unsigned long flags;
-	unsigned int n;
 
-	/* Objects of another node go straight to their slab (7.0: no sheaf, lockless). */
-	if (unlikely(slab_nid(slab) != numa_mem_id()))
+	/* Objects of another node go straight to their slab (7.3: no sheaf, lockless). */
+	if (unlikely(!can_free_to_pcs(slab)))
 		goto to_slab;
 retry:
-	local_lock_irqsave(&s->cpu->lock, flags);
+	if (!pcs_trylock(s, &flags))
+		goto to_slab;
 	c = this_cpu_ptr(s->cpu);
 	if (unlikely(!c->main)) {
-		local_unlock_irqrestore(&s->cpu->lock, flags);
+		pcs_unlock(s, &flags);
 		goto to_slab;
 	}
 	next = likely(c->main->size < c->main->capacity) ? MAIN_HAS_ROOM :
 							   replace_full_main(s, c);
 	if (likely(next == MAIN_HAS_ROOM)) {
 		c->main->objects[c->main->size++] = obj;
-		local_unlock_irqrestore(&s->cpu->lock, flags);
+		pcs_unlock(s, &flags);
 		stat(s, SLABLAB_FREE_FASTPATH);
 		return;
 	}
@@ -688,33 +816,24 @@ retry:
 		/* Both full and the barn has no room: flush the spare outside the lock. */
 		sh = c->spare;
 		c->spare = NULL;
-		local_unlock_irqrestore(&s->cpu->lock, flags);
+		pcs_unlock(s, &flags);
 		sheaf_flush(s, sh);
-		install_empty(s, sh);
-		goto retry;
+	} else {
+		pcs_unlock(s, &flags);
+		/* No empty sheaf at hand: a new one (7.3: __GFP_NOWARN alone, no reclaim). */
+		cap = READ_ONCE(s->sheaf_capacity);
+		sh = cap ? sheaf_new(s, cap, __GFP_NOWARN) : NULL;
+		if (!sh) {
+			if (next == NEED_EMPTY_PUT_FAIL)
+				stat(s, SLABLAB_BARN_PUT_FAIL);
+			/* Else flush main whole, then free into it. */
+			if (!flush_main(s))
+				goto to_slab;
+			goto retry;
+		}
 	}
-	local_unlock_irqrestore(&s->cpu->lock, flags);
-	/* No empty sheaf at hand: a new one (7.0: GFP_NOWAIT), that cannot sleep. */
-	sh = sheaf_new(s, READ_ONCE(s->sheaf_capacity), GFP_NOWAIT);
-	if (sh && sh->capacity) {
-		install_empty(s, sh);
-		goto retry;
-	}
-	if (sh)
-		sheaf_free(s, sh);
-	/* Else flush the top of main, a batch at a time (7.0's sheaf_flush_main()). */
-	local_lock_irqsave(&s->cpu->lock, flags);
-	c = this_cpu_ptr(s->cpu);
-	if (unlikely(!c->main)) {
-		local_unlock_irqrestore(&s->cpu->lock, flags);
+	if (!install_empty(s, sh))
 		goto to_slab;
-	}
-	n = min_t(unsigned int, SHEAF_BATCH, c->main->size);
-	c->main->size -= n;
-	memcpy(batch, &c->main->objects[c->main->size], n * sizeof(void *));
-	local_unlock_irqrestore(&s->cpu->lock, flags);
-	stat_add(s, SLABLAB_SHEAF_FLUSH, n);
-	return_objects(s, batch, n);
 	goto retry;
 to_slab:
 	stat(s, SLABLAB_FREE_SLOWPATH);
@@ -734,16 +853,18 @@ static void sheaves_free(struct slablab_cache *s, struct slablab_slab *slab, voi
 }
 
 /*
- * Free an array (7.0's free_to_pcs_bulk()): the debug checks and the objects of other
+ * Free an array (7.3's free_to_pcs_bulk()): the debug checks and the objects of other
  * nodes (straight to their slabs) first, packing this node's objects at the front of
- * @p; then as many as main has room for in one lock hold; a full main goes
- * through the one-object slow path, which makes room, and the rest follow.
+ * @p; then as many as main has room for per lock hold, a full main replaced as
+ * __free_to_pcs_batch() does (the spare, an empty barn sheaf, a trade with the barn);
+ * what no sheaf can take then goes to the slabs (no sheaf is allocated, none flushed).
  */
 static void sheaves_free_bulk(struct slablab_cache *s, size_t nr, void **p)
 {
 	struct slablab_sheaf *main;
-	const int nid = numa_mem_id();
 	unsigned int k, j, size;
+	struct slablab_cpu *c;
+	enum full_main next;
 	unsigned long flags;
 	size_t i, n = 0;
 
@@ -756,7 +877,7 @@ static void sheaves_free_bulk(struct slablab_cache *s, size_t nr, void **p)
 		slab = obj_to_slab(obj);
 		if (!free_hook(s, slab, obj))
 			continue;
-		if (unlikely(slab_nid(slab) != nid)) {
+		if (unlikely(!can_free_to_pcs(slab))) {
 			/* as slablab_sheaves_free_slow(): through the layer under the sheaves */
 			stat(s, SLABLAB_FREE_SLOWPATH);
 			give_back(s, slab, obj, obj, 1);
@@ -766,9 +887,17 @@ static void sheaves_free_bulk(struct slablab_cache *s, size_t nr, void **p)
 	}
 	i = 0;
 	while (i < n) {
+		if (!pcs_trylock(s, &flags))
+			break;
+		c = this_cpu_ptr(s->cpu);
+		main = c->main;
+		if (likely(main) && unlikely(main->size == main->capacity)) {
+			next = replace_full_main(s, c);
+			if (next == NEED_EMPTY_PUT_FAIL)
+				stat(s, SLABLAB_BARN_PUT_FAIL);
+			main = next == MAIN_HAS_ROOM ? c->main : NULL;
+		}
 		k = 0;
-		local_lock_irqsave(&s->cpu->lock, flags);
-		main = this_cpu_ptr(s->cpu)->main;
 		if (likely(main)) {
 			/*
 			 * size and room in registers: the kernel's -fno-strict-aliasing would
@@ -781,19 +910,22 @@ static void sheaves_free_bulk(struct slablab_cache *s, size_t nr, void **p)
 				main->objects[size + j] = p[i + j];
 			main->size = size + k;
 		}
-		local_unlock_irqrestore(&s->cpu->lock, flags);
-		if (k) {
-			i += k;
-			stat_add(s, SLABLAB_FREE_FASTPATH, k);
-			continue;
-		}
-		/* main is full or absent: one object by the slow path makes room */
-		slablab_sheaves_free_slow(s, obj_to_slab(p[i]), p[i]);
-		i++;
+		pcs_unlock(s, &flags);
+		if (!k)
+			break;
+		i += k;
+		stat_add(s, SLABLAB_FREE_FASTPATH, k);
+	}
+	if (i < n) {
+		stat_add(s, SLABLAB_FREE_SLOWPATH, n - i);
+		return_objects(s, p + i, n - i);
 	}
 }
 
-/* From main (and what the spare and the barn give it) under one lock; slabs for the rest. */
+/*
+ * From main (and what the spare and the barn give it) under the cpu's lock; slabs for
+ * the rest (7.3's alloc_from_pcs_bulk(): no sheaf is refilled for a bulk allocation).
+ */
 static int sheaves_alloc_bulk(struct slablab_cache *s, gfp_t gfp, size_t nr, void **p)
 {
 	struct slablab_cpu *c;
@@ -801,21 +933,22 @@ static int sheaves_alloc_bulk(struct slablab_cache *s, gfp_t gfp, size_t nr, voi
 	size_t i = 0, j;
 	unsigned int got;
 
-	local_lock_irqsave(&s->cpu->lock, flags);
-	c = this_cpu_ptr(s->cpu);
-	while (i < nr && c->main) {
-		struct slablab_sheaf *m = c->main;
-		unsigned int size = m->size, k = min_t(size_t, size, nr - i);
+	if (pcs_trylock(s, &flags)) {
+		c = this_cpu_ptr(s->cpu);
+		while (i < nr && c->main) {
+			struct slablab_sheaf *m = c->main;
+			unsigned int size = m->size, k = min_t(size_t, size, nr - i);
 
-		/* m->size in a register (see sheaves_free_bulk()) */
-		for (j = 0; j < k; j++)
-			p[i + j] = m->objects[size - 1 - j];
-		m->size = size - k;
-		i += k;
-		if (i == nr || !replace_empty_main(s, c))
-			break;
+			/* m->size in a register (see sheaves_free_bulk()) */
+			for (j = 0; j < k; j++)
+				p[i + j] = m->objects[size - 1 - j];
+			m->size = size - k;
+			i += k;
+			if (i == nr || !swap_empty_main(s, c))
+				break;
+		}
+		pcs_unlock(s, &flags);
 	}
-	local_unlock_irqrestore(&s->cpu->lock, flags);
 	stat_add(s, SLABLAB_ALLOC_FASTPATH, i);
 	while (i < nr) {
 		got = objects_take(s, gfp, NUMA_NO_NODE, p + i, nr - i);
@@ -851,7 +984,7 @@ static void flush_cpu(struct slablab_cache *s, struct slablab_cpu *c, bool locke
 
 	for (;;) {
 		if (locked) {
-			local_lock_irqsave(&s->cpu->lock, flags);
+			pcs_lock(s, &flags);
 			c = this_cpu_ptr(s->cpu);
 		}
 		n = c->main ? min_t(unsigned int, SHEAF_BATCH, c->main->size) : 0;
@@ -864,7 +997,7 @@ static void flush_cpu(struct slablab_cache *s, struct slablab_cpu *c, bool locke
 			c->spare = NULL;
 		}
 		if (locked)
-			local_unlock_irqrestore(&s->cpu->lock, flags);
+			pcs_unlock(s, &flags);
 		if (!n)
 			break;
 		stat_add(s, SLABLAB_SHEAF_FLUSH, n);
@@ -1010,11 +1143,11 @@ static unsigned int count_this_cpu(struct slablab_cache *s, int mode, void *arg)
 	unsigned long flags;
 	u64 m, sp;
 
-	local_lock_irqsave(&s->cpu->lock, flags);
+	pcs_lock(s, &flags);
 	c = this_cpu_ptr(s->cpu);
 	m = c->main ? c->main->size : 0;
 	sp = c->spare ? c->spare->size : 0;
-	local_unlock_irqrestore(&s->cpu->lock, flags);
+	pcs_unlock(s, &flags);
 	atomic64_add(m, &n->main);
 	atomic64_add(sp, &n->spare);
 	return 0;
@@ -1052,7 +1185,7 @@ static void sheaves_layers(struct slablab_cache *s, struct slablab_layers *l)
 
 /* ---- prefilled sheaves (slab.c's slablab_cache_prefill_sheaf() and the rest) ---- */
 
-/* A full sheaf, else an empty one, of the barn (7.0's barn_get_full_or_empty_sheaf()). */
+/* A full sheaf, else an empty one, of the barn (7.3's barn_get_full_or_empty_sheaf()). */
 static struct slablab_sheaf *barn_get_full_or_empty(struct slablab_barn *barn)
 {
 	struct slablab_sheaf *sh = barn_get(barn, true);
@@ -1076,7 +1209,7 @@ static bool fill_sheaf(struct slablab_cache *s, gfp_t gfp, struct slablab_sheaf 
 }
 
 /*
- * The prefill_sheaf op (7.0's kmem_cache_prefill_sheaf() for a size within the
+ * The prefill_sheaf op (7.3's kmem_cache_prefill_sheaf() for a size within the
  * capacity): the cpu's spare (sheaf_prefill_fast), else a barn sheaf, full first, else
  * a new one (sheaf_prefill_slow), filled up to the capacity. A sheaf of a capacity the
  * cache no longer has, or one that cannot be filled to @size, is flushed and freed.
@@ -1088,19 +1221,20 @@ static struct slablab_sheaf *sheaves_prefill_sheaf(struct slablab_cache *s, gfp_
 	struct slablab_cpu *c;
 	unsigned long flags;
 
-	local_lock_irqsave(&s->cpu->lock, flags);
+	pcs_lock(s, &flags);
 	c = this_cpu_ptr(s->cpu);
 	if (c->spare) {
 		sh = c->spare;
 		c->spare = NULL;
 	}
-	local_unlock_irqrestore(&s->cpu->lock, flags);
+	pcs_unlock(s, &flags);
 	if (sh) {
 		stat(s, SLABLAB_SHEAF_PREFILL_FAST);
 	} else {
-		/* no barn_get(_fail) here: 7.0 counts those for main's refill only */
 		stat(s, SLABLAB_SHEAF_PREFILL_SLOW);
 		sh = barn_get_full_or_empty(local_barn(s));
+		/* 7.3 counts these for a prefill too: a full barn sheaf, or none */
+		stat(s, sh && sh->size ? SLABLAB_BARN_GET : SLABLAB_BARN_GET_FAIL);
 	}
 	if (sh && (sh->capacity < size || !current_capacity(s, sh))) {
 		sheaf_flush(s, sh);
@@ -1115,7 +1249,8 @@ static struct slablab_sheaf *sheaves_prefill_sheaf(struct slablab_cache *s, gfp_
 		sh = sheaf_new(s, max(READ_ONCE(s->sheaf_capacity), size), gfp);
 	if (!sh)
 		return NULL;
-	if (!fill_sheaf(s, gfp, sh, size)) {
+	/* 7.3 refills (to the capacity) only a sheaf holding fewer than @size */
+	if (sh->size < size && !fill_sheaf(s, gfp, sh, size)) {
 		sheaf_flush(s, sh);
 		sheaf_free(s, sh);
 		return NULL;
@@ -1123,7 +1258,7 @@ static struct slablab_sheaf *sheaves_prefill_sheaf(struct slablab_cache *s, gfp_
 	return sh;
 }
 
-/* The refill_sheaf op: fill it to its capacity (7.0's refill_sheaf()). */
+/* The refill_sheaf op: fill it to its capacity (7.3's refill_sheaf()). */
 static int sheaves_refill_sheaf(struct slablab_cache *s, gfp_t gfp, struct slablab_sheaf *sh,
 				unsigned int size)
 {
@@ -1131,7 +1266,7 @@ static int sheaves_refill_sheaf(struct slablab_cache *s, gfp_t gfp, struct slabl
 }
 
 /*
- * The return_sheaf op (7.0's kmem_cache_return_sheaf()): the sheaf becomes the cpu's
+ * The return_sheaf op (7.3's kmem_cache_return_sheaf()): the sheaf becomes the cpu's
  * spare when it has none (sheaf_return_fast), whatever its fill; else
  * (sheaf_return_slow) it is refilled and put into the barn, unless the barn holds
  * barn_max_full full sheaves already or the refill fails: then it is flushed and
@@ -1143,24 +1278,24 @@ static void sheaves_return_sheaf(struct slablab_cache *s, gfp_t gfp, struct slab
 	struct slablab_cpu *c;
 	unsigned long flags;
 
-	local_lock_irqsave(&s->cpu->lock, flags);
+	pcs_lock(s, &flags);
 	c = this_cpu_ptr(s->cpu);
 	if (!current_capacity(s, sh)) {
-		local_unlock_irqrestore(&s->cpu->lock, flags);
+		pcs_unlock(s, &flags);
 		goto flush;
 	}
 	if (!c->spare && c->main) {
 		c->spare = sh;
 		sh = NULL;
 	}
-	local_unlock_irqrestore(&s->cpu->lock, flags);
+	pcs_unlock(s, &flags);
 	if (!sh) {
 		stat(s, SLABLAB_SHEAF_RETURN_FAST);
 		return;
 	}
 	stat(s, SLABLAB_SHEAF_RETURN_SLOW);
 	barn = local_barn(s);
-	/* a racy peek, as 7.0's: barn_put_full_bound() below does not recheck the bound */
+	/* a racy peek, as 7.3's: barn_put_full_bound() below does not recheck the bound */
 	if (data_race(barn->nr_full) >= READ_ONCE(s->barn_max_full) ||
 	    !fill_sheaf(s, gfp, sh, sh->capacity))
 		goto flush;
@@ -1273,7 +1408,7 @@ static void replace_sheaves(struct slablab_cache *s, struct slablab_cpu *c,
 	unsigned long flags = 0;
 
 	if (locked) {
-		local_lock_irqsave(&s->cpu->lock, flags);
+		pcs_lock(s, &flags);
 		c = this_cpu_ptr(s->cpu);
 	}
 	old_main = c->main;
@@ -1281,7 +1416,7 @@ static void replace_sheaves(struct slablab_cache *s, struct slablab_cpu *c,
 	c->main = main;
 	c->spare = NULL;
 	if (locked)
-		local_unlock_irqrestore(&s->cpu->lock, flags);
+		pcs_unlock(s, &flags);
 	if (old_main) {
 		sheaf_flush(s, old_main);
 		sheaf_free(s, old_main);

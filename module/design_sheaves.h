@@ -17,25 +17,64 @@ void *slablab_sheaves_alloc_slow(struct slablab_cache *s, gfp_t gfp, int node);
 void slablab_sheaves_free_slow(struct slablab_cache *s, struct slablab_slab *slab, void *obj);
 
 /*
- * Pop main under the cpu's lock: no atomic instruction, no cmpxchg16b (the lock is
- * local_lock_irqsave(): interrupts off for the pop, as 6.1 has no local_trylock_t).
+ * The sheaves' lock (design_sheaves.c's top comment). With local_trylock_t (6.16+,
+ * compat.h) it is the cpu's sheaves_lock, as 7.3's cpu_sheaves->lock: preemption off
+ * only; the allocation and free paths, which an interrupt may take, try it
+ * (pcs_trylock(), 7.3's local_trylock()) and go to the slabs when the context they
+ * interrupted holds it; the flushes (work items) and the prefill API take it
+ * (pcs_lock(), 7.3's local_lock()). Without (6.1, 6.12) it is the cpu's lock with
+ * interrupts off (local_lock_irqsave()), which a try always gets. @flags is used only
+ * then.
  */
+#ifdef SLABLAB_HAVE_LOCAL_TRYLOCK
+static __always_inline bool pcs_trylock(struct slablab_cache *s, unsigned long *flags)
+{
+	return local_trylock(&s->cpu->sheaves_lock);
+}
+
+static __always_inline void pcs_lock(struct slablab_cache *s, unsigned long *flags)
+{
+	local_lock(&s->cpu->sheaves_lock);
+}
+
+static __always_inline void pcs_unlock(struct slablab_cache *s, unsigned long *flags)
+{
+	local_unlock(&s->cpu->sheaves_lock);
+}
+#else
+static __always_inline bool pcs_trylock(struct slablab_cache *s, unsigned long *flags)
+{
+	local_lock_irqsave(&s->cpu->lock, *flags);
+	return true;
+}
+
+static __always_inline void pcs_lock(struct slablab_cache *s, unsigned long *flags)
+{
+	local_lock_irqsave(&s->cpu->lock, *flags);
+}
+
+static __always_inline void pcs_unlock(struct slablab_cache *s, unsigned long *flags)
+{
+	local_unlock_irqrestore(&s->cpu->lock, *flags);
+}
+#endif
+
+/* Pop main under the cpu's sheaves lock: no atomic instruction, no cmpxchg16b. */
 static __always_inline void *sheaves_alloc(struct slablab_cache *s, gfp_t gfp, int node)
 {
 	struct slablab_sheaf *main;
 	unsigned long flags;
 	void *obj;
 
-	if (likely(node == NUMA_NO_NODE)) {
-		local_lock_irqsave(&s->cpu->lock, flags);
+	if (likely(node == NUMA_NO_NODE) && likely(pcs_trylock(s, &flags))) {
 		main = this_cpu_ptr(s->cpu)->main;
 		if (likely(main && main->size)) {
 			obj = main->objects[--main->size];
-			local_unlock_irqrestore(&s->cpu->lock, flags);
+			pcs_unlock(s, &flags);
 			stat(s, SLABLAB_ALLOC_FASTPATH);
 			return alloc_hook(s, obj, gfp);
 		}
-		local_unlock_irqrestore(&s->cpu->lock, flags);
+		pcs_unlock(s, &flags);
 	}
 	return slablab_sheaves_alloc_slow(s, gfp, node);
 }
@@ -47,16 +86,15 @@ static __always_inline void sheaves_free_one(struct slablab_cache *s,
 	struct slablab_sheaf *main;
 	unsigned long flags;
 
-	if (likely(slab_nid(slab) == numa_mem_id())) {
-		local_lock_irqsave(&s->cpu->lock, flags);
+	if (likely(slab_nid(slab) == numa_mem_id()) && likely(pcs_trylock(s, &flags))) {
 		main = this_cpu_ptr(s->cpu)->main;
 		if (likely(main && main->size < main->capacity)) {
 			main->objects[main->size++] = obj;
-			local_unlock_irqrestore(&s->cpu->lock, flags);
+			pcs_unlock(s, &flags);
 			stat(s, SLABLAB_FREE_FASTPATH);
 			return;
 		}
-		local_unlock_irqrestore(&s->cpu->lock, flags);
+		pcs_unlock(s, &flags);
 	}
 	slablab_sheaves_free_slow(s, slab, obj);
 }

@@ -213,6 +213,9 @@ struct slablab_cpu {
 	long prefilled_objects;
 	long prefilled_sheaves;
 	local_lock_t lock;		/* slow path vs. this cpu's fast path */
+#ifdef SLABLAB_HAVE_LOCAL_TRYLOCK
+	local_trylock_t sheaves_lock;	/* sheaves on 7.x: main, spare (compat.h) */
+#endif
 	unsigned long stat[__SLABLAB_STAT_MAX];	/* monotonic event counts */
 	unsigned long stat_base[__SLABLAB_STAT_MAX];	/* reset = new baseline */
 };
@@ -580,6 +583,7 @@ void slablab_slob_exit(void);
 /* backend.c: the shared back end, the bottom layer */
 extern bool slablab_selftests;
 extern atomic_t slablab_fail_random_seq;
+extern atomic_t slablab_fail_sheaf_alloc;
 extern u64 slablab_walk_irqoff_max_ns;
 extern u64 slablab_walk_irqoff_max_slabs;
 #ifdef CONFIG_FAULT_INJECTION_DEBUG_FS

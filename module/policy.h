@@ -4,7 +4,8 @@
  * code is compiled into the module and into the host unit tests (tests/host/test_policy.c).
  *
  * They follow SLUB as it stood in 6.1 (mm/slub.c: calculate_order(), set_cpu_partial(),
- * set_min_partial()), with the fractions the slablab design asks for.
+ * set_min_partial()), with the fractions the slablab design asks for; the sheaves'
+ * capacity follows 7.3 (calculate_sheaf_capacity()).
  */
 #ifndef _SLABLAB_POLICY_H
 #define _SLABLAB_POLICY_H
@@ -177,24 +178,64 @@ static inline unsigned int slablab_default_cpu_partial(unsigned int stride, unsi
 	return 120;
 }
 
+/*
+ * The bytes of 7.x's struct slab_sheaf (mm/slub.c) before its objects[]: a union of
+ * two pointers (rcu_head, barn_list), the cache pointer, size and node. slablab's own
+ * sheaf is laid out differently; the capacity is computed on upstream's.
+ */
+#define SLABLAB_UPSTREAM_SHEAF_HEADER	(3 * sizeof(void *) + 2 * sizeof(int))
+
 /**
- * slablab_default_sheaf_capacity - objects per sheaf (Linux 7.0's
- * calculate_sheaf_capacity(), before its round-up to the kmalloc bucket)
- * @stride: bytes per object slot
+ * slablab_kmalloc_roundup - the kmalloc bucket a request of @size bytes gets
+ * @size: bytes, at least 1
+ *
+ * kmalloc_size_roundup() with x86-64's buckets (KMALLOC_MIN_SIZE 8): 96 and 192
+ * besides the powers of two, and above the largest kmalloc cache the page allocator's
+ * PAGE_SIZE << get_order(size), which is the next power of two too.
+ *
+ * Return: the bucket's size.
+ */
+static inline unsigned long slablab_kmalloc_roundup(unsigned long size)
+{
+	unsigned long bucket = 8;
+
+	if (size > 64 && size <= 96)
+		return 96;
+	if (size > 128 && size <= 192)
+		return 192;
+	while (bucket < size)
+		bucket <<= 1;
+	return bucket;
+}
+
+/**
+ * slablab_default_sheaf_capacity - objects per sheaf (7.3's calculate_sheaf_capacity())
+ * @stride: bytes per object slot (upstream's s->size)
  * @page_size: PAGE_SIZE
  *
- * Return: 4, 12, 26 or 60 for slots of a page and up, 1 KiB and up, 256 B and up, smaller.
+ * 4, 12, 26 or 60 objects for slots of a page and up, 1 KiB and up, 256 B and up,
+ * smaller; then, as 7.x does, as many more as fill the sheaf's allocation up to its
+ * kmalloc bucket (on 64-bit: 4, 12, 28 or 60).
+ *
+ * Return: the capacity.
  */
 static inline unsigned int slablab_default_sheaf_capacity(unsigned int stride,
 							  unsigned int page_size)
 {
+	unsigned long bytes;
+	unsigned int capacity;
+
 	if (stride >= page_size)
-		return 4;
-	if (stride >= 1024)
-		return 12;
-	if (stride >= 256)
-		return 26;
-	return 60;
+		capacity = 4;
+	else if (stride >= 1024)
+		capacity = 12;
+	else if (stride >= 256)
+		capacity = 26;
+	else
+		capacity = 60;
+	bytes = slablab_kmalloc_roundup(SLABLAB_UPSTREAM_SHEAF_HEADER +
+					capacity * sizeof(void *));
+	return (bytes - SLABLAB_UPSTREAM_SHEAF_HEADER) / sizeof(void *);
 }
 
 /** The largest sheaf_capacity (the spec's range of sheaf-capacity) */

@@ -39,6 +39,7 @@
 #include <linux/rcupdate.h>
 #include <linux/llist.h>
 #include <linux/wait.h>
+#include "compat.h"
 #include "design_sheaves.h"
 #include "design_slub.h"
 
@@ -665,6 +666,7 @@ struct slablab_cache *slablab_cache_create_owner(const char *name, unsigned int 
 		struct slablab_cpu *c = per_cpu_ptr(s->cpu, cpu);
 
 		local_lock_init(&c->lock);
+		slablab_sheaves_lock_init(&c->sheaves_lock);
 	}
 	err = -ENOMEM;
 	s->node = kcalloc(nr_node_ids, sizeof(*s->node), GFP_KERNEL);

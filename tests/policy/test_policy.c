@@ -119,6 +119,45 @@ static void test_cpu_partial(void)
 	CHECK(slablab_cpu_partial_slabs(6, 8) == 2, "page-sized");
 }
 
+/*
+ * 7.3's calculate_sheaf_capacity(): /sys/kernel/slab/<c>/sheaf_capacity of Debian's
+ * 7.3.4 (x86-64) for the kmalloc caches; for every slot size the sheaf fills its
+ * kmalloc bucket exactly, and one more object would not fit it.
+ */
+static void test_sheaf_capacity(void)
+{
+	static const struct { unsigned int size, capacity; } known[] = {
+		{ 8, 60 }, { 16, 60 }, { 32, 60 }, { 64, 60 }, { 96, 60 }, { 128, 60 },
+		{ 192, 60 }, { 256, 28 }, { 512, 28 }, { 1024, 12 }, { 2048, 12 },
+		{ 4096, 4 }, { 8192, 4 },
+	};
+	const unsigned long hdr = SLABLAB_UPSTREAM_SHEAF_HEADER;
+	unsigned int i, stride;
+
+	CHECK(hdr == 32, "7.x's struct slab_sheaf header is %lu bytes on 64-bit", hdr);
+	for (i = 0; i < sizeof(known) / sizeof(known[0]); i++)
+		CHECK(slablab_default_sheaf_capacity(known[i].size, PAGE) == known[i].capacity,
+		      "kmalloc-%u: %u, 7.3 says %u", known[i].size,
+		      slablab_default_sheaf_capacity(known[i].size, PAGE), known[i].capacity);
+	CHECK(slablab_kmalloc_roundup(1) == 8 && slablab_kmalloc_roundup(65) == 96 &&
+	      slablab_kmalloc_roundup(97) == 128 && slablab_kmalloc_roundup(129) == 192 &&
+	      slablab_kmalloc_roundup(193) == 256 && slablab_kmalloc_roundup(8193) == 16384,
+	      "kmalloc buckets");
+	for (stride = 8; stride <= 65536; stride += 8) {
+		unsigned int cap = slablab_default_sheaf_capacity(stride, PAGE);
+		unsigned long bytes = hdr + cap * sizeof(void *);
+
+		CHECK(cap >= 4, "stride %u: capacity %u", stride, cap);
+		CHECK(slablab_kmalloc_roundup(bytes) == bytes, "stride %u: %lu bytes is no bucket",
+		      stride, bytes);
+		CHECK(slablab_kmalloc_roundup(bytes + sizeof(void *)) > bytes,
+		      "stride %u: room for one more", stride);
+		if (stride > 8)
+			CHECK(cap <= slablab_default_sheaf_capacity(stride - 8, PAGE),
+			      "stride %u: larger slots, more objects", stride);
+	}
+}
+
 static void test_names_and_stride(void)
 {
 	CHECK(slablab_valid_name("kmalloc-64", 32), "plain");
@@ -143,6 +182,7 @@ int main(void)
 	test_known_slub_choices();
 	test_min_partial();
 	test_cpu_partial();
+	test_sheaf_capacity();
 	test_names_and_stride();
 	printf("policy: %d checks, %d failed\n", checks, failures);
 	return failures ? 1 : 0;

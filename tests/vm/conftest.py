@@ -83,7 +83,8 @@ if os.environ.get("SLABLAB_DESIGN_VARIANTS", "all") != "base":
         DESIGN_VARIANTS += variants(*[Design("slob", lists=n) for n in (1, 2)])
 
 # sheaves in front of slub's per-cpu slabs (sheaves_cpu_slabs, 6.18's double caching),
-# where two designs' paths share the cpu's lock.
+# where two designs' paths share the cpu's lock (on kernels without local_trylock_t;
+# with it the sheaves have a lock of their own, as 7.x's).
 SHEAVES_CPU_SLABS = [Design("sheaves", sheaves_cpu_slabs=1)] if "sheaves" in DESIGNS else []
 
 # The concurrency tests run on every variant above and sheaves over slub's cpu slabs.

@@ -1,13 +1,19 @@
 # SPDX-License-Identifier: GPL-2.0
-"""What is particular to the sheaves design (Linux 7.0's per-cpu sheaves and barns):
+"""What is particular to the sheaves design (Linux 7.3's per-cpu sheaves and barns):
 the default capacities, where objects go, the barn's bounds, a capacity changed at run
 time, the prefill API (through the prefill storm pattern) and sheaves_cpu_slabs (6.18's
 sheaves in front of slub's per-cpu slabs). The cache suite at large runs for sheaves
 through conftest.DESIGNS."""
+import glob
+import os
+import re
+
 import pytest
 
+import subprocess
+
 import slablab
-from conftest import consistent
+from conftest import DEBUGFS, MODULE, consistent
 
 pytestmark = pytest.mark.parametrize("design", ["sheaves"])
 
@@ -17,11 +23,46 @@ def cached(c):
     return ly["sheaf_main"] + ly["sheaf_spare"] + ly["barn"]
 
 
-@pytest.mark.parametrize("size,capacity", [(64, 60), (256, 26), (1024, 12), (4096, 4)])
+@pytest.mark.parametrize("size,capacity", [(64, 60), (256, 28), (1024, 12), (4096, 4)])
 def test_default_capacity_by_object_size(client, make_cache, size, capacity):
-    """7.0's calculate_sheaf_capacity(): 60, 26, 12 or 4 objects by the slot size."""
+    """7.3's calculate_sheaf_capacity(): 60, 26, 12 or 4 objects by the slot size, then
+    as many more as fill the sheaf's kmalloc bucket (26 becomes 28)."""
     name = make_cache(size)
     assert client.cache_get(name)["sheaf_capacity"] == capacity
+
+
+def kernel_kmalloc_caches():
+    """{slot size: sheaf_capacity} of the running kernel's kmalloc caches without debug
+    flags; None where SLUB has no sheaf_capacity file (before 7.0)."""
+    caps, seen = {}, False
+    for d in glob.glob("/sys/kernel/slab/kmalloc-*"):
+        if not re.fullmatch(r"kmalloc-\d+k?", os.path.basename(d)):
+            continue
+        if not os.path.exists(f"{d}/sheaf_capacity"):
+            continue
+        seen = True
+        if any(open(f"{d}/{flag}").read().strip() == "1"
+               for flag in ("sanity_checks", "red_zone", "poison", "store_user", "trace")
+               if os.path.exists(f"{d}/{flag}")):
+            continue        # a debug cache has no sheaves upstream (capacity 0)
+        caps[int(open(f"{d}/slab_size").read())] = int(open(f"{d}/sheaf_capacity").read())
+    return caps if seen else None
+
+
+def test_default_capacity_is_the_running_kernels(client, make_cache):
+    """For the slot size of each of the running kernel's kmalloc caches, a new sheaves
+    cache's default capacity is what the kernel's SLUB gave that cache."""
+    caps = kernel_kmalloc_caches()
+    if caps is None:
+        pytest.skip("no /sys/kernel/slab/kmalloc-*/sheaf_capacity: SLUB has no sheaves "
+                    "before 7.0")
+    if not caps:
+        pytest.skip("every kmalloc cache has debug flags (slub_debug): no sheaves")
+    got = {}
+    for size in sorted(caps):
+        name = make_cache(size)
+        got[size] = client.cache_get(name)["sheaf_capacity"]
+    assert got == caps
 
 
 def test_freed_objects_stay_in_sheaves_and_barn(client, make_cache):
@@ -48,6 +89,29 @@ def test_freed_objects_stay_in_sheaves_and_barn(client, make_cache):
     st2 = client.cache_get(name)["stats"]
     assert st2["barn_get"] - st["barn_get"] == 2, st2
     assert st2["sheaf_refill"] == st["sheaf_refill"], st2        # no slab touched
+    client.obj_free(h, cpu=0)
+
+
+def test_barn_swap_sends_the_empty_main_to_the_barn(client, make_cache):
+    """7.3's barn_replace_empty_sheaf(): an empty main traded for a full barn sheaf goes
+    onto the barn's empty list, even when the cpu has no spare, where the next full
+    main of any cpu finds it: that trade (barn_put) needs no new sheaf (sheaf_alloc)."""
+    name = make_cache(64)
+    cap = client.cache_get(name)["sheaf_capacity"]
+    h = client.obj_alloc(name, 6 * cap, cpu=0)
+    client.cache_shrink(name)           # cpu 0: an empty main, no spare; empty barns
+    client.obj_free(h, cpu=1, count=4 * cap)
+    c = consistent(client, name)        # cpu 1: main and spare full, the barn 2 full
+    assert c["layers"]["barn"] == 2 * cap, c["layers"]
+    st = c["stats"]
+    h2 = client.obj_alloc(name, 1, cpu=0)
+    st2 = client.cache_get(name)["stats"]
+    assert st2["barn_get"] - st["barn_get"] == 1, st2
+    client.obj_free(h, cpu=1, count=1)  # cpu 1's full main for cpu 0's empty one
+    st3 = client.cache_get(name)["stats"]
+    assert st3["barn_put"] - st2["barn_put"] == 1, st3
+    assert st3["sheaf_alloc"] == st2["sheaf_alloc"], st3
+    client.obj_free(h2, cpu=0)
     client.obj_free(h, cpu=0)
 
 
@@ -250,3 +314,94 @@ def test_cpu_slabs_changes_only_while_empty(client, make_cache):
     client.obj_free(h, cpu=0)
     c = client.cache_set(name, design="sheaves", sheaves_cpu_slabs=1)
     assert c["design"] == "sheaves" and c["sheaves_cpu_slabs"] == 1
+
+
+# ------------------------ 7.3's slow paths through the test hooks (keep these last)
+
+def reload(*params):
+    subprocess.run(["rmmod", "slablab"], check=True, capture_output=True, timeout=120)
+    subprocess.run(["insmod", MODULE, *params], check=True, capture_output=True,
+                   timeout=120)
+    return slablab.Client()
+
+
+@pytest.fixture(scope="module")
+def hooked():
+    """The module reloaded with its test hooks (selftests=1), and without them after.
+    The file's client is stale from then on: these tests come last and make their
+    caches themselves."""
+    c = reload("selftests=1")
+    yield c
+    reload()
+
+
+@pytest.fixture
+def hooked_cache(hooked, design):
+    made = []
+
+    def make(size, **tunables):
+        name = f"hooked{len(made)}-{size}"
+        hooked.cache_create(name, size, design=design, **tunables)
+        made.append(name)
+        return name
+
+    yield make
+    fail_sheaf_allocs(0)
+    for name in made:
+        report = hooked.cache_validate(name)
+        assert report["errors"] == 0, report
+        hooked.cache_destroy(name)
+
+
+def selftest(name, case):
+    with open(f"{DEBUGFS}/caches/{name}/selftest", "w") as f:
+        f.write(case)
+
+
+def fail_sheaf_allocs(n):
+    with open(f"{DEBUGFS}/selftest_fail_sheaf_alloc", "w") as f:
+        f.write(str(n))
+
+
+def hold_one(client, name, case):
+    """The counters' change over one allocation by the hold case CASE on a new cache
+    (every cpu's main empty, no spare, empty barns)."""
+    before = client.cache_get(name)["stats"]
+    selftest(name, case)
+    try:
+        after = client.cache_get(name)["stats"]
+    finally:
+        selftest(name, "release")
+    return {k: after[k] - before[k] for k in after}
+
+
+@pytest.mark.parametrize("case", ["hold", "hold_atomic", "hold_node"])
+def test_any_allocation_refills_a_new_sheaf(hooked, hooked_cache, case):
+    """7.3's alloc_from_pcs() and __pcs_replace_empty_main(): with no sheaf at hand any
+    allocation, GFP_ATOMIC too (7.3 backs off only for kmalloc_nolock()), allocates an
+    empty sheaf with its gfp and refills it (sheaf_alloc, sheaf_refill), then pops it
+    (alloc_fastpath); so does a request for this cpu's own node by number."""
+    name = hooked_cache(64)
+    cap = hooked.cache_get(name)["sheaf_capacity"]
+    d = hold_one(hooked, name, case)
+    assert d["alloc_fastpath"] == 1 and d["alloc_slowpath"] == 0, d
+    assert d["sheaf_alloc"] == 1 and d["sheaf_refill"] == cap, d
+
+
+def test_full_main_without_an_empty_sheaf_is_flushed_whole(hooked, hooked_cache):
+    """7.3's __pcs_replace_full_main(): a full main with no spare, no empty sheaf in the
+    barn and none to be allocated is flushed whole (sheaf_try_flush_main(), 32 objects
+    at a time), then takes the free."""
+    name = hooked_cache(64)
+    cap = hooked.cache_get(name)["sheaf_capacity"]
+    assert cap > 32
+    h = hooked.obj_alloc(name, 3 * cap, cpu=0)
+    hooked.cache_shrink(name)           # cpu 0: an empty main, no spare; empty barns
+    before = hooked.cache_get(name)["stats"]
+    fail_sheaf_allocs(1000)
+    hooked.obj_free(h, cpu=0, count=cap + 1)
+    fail_sheaf_allocs(0)
+    c = hooked.cache_get(name)
+    assert c["stats"]["sheaf_flush"] - before["sheaf_flush"] == cap, c["stats"]
+    assert c["layers"]["sheaf_main"] == 1, c["layers"]
+    hooked.obj_free(h, cpu=0)

@@ -682,10 +682,10 @@ enum slablab_attr {
  * @SLABLAB_CACHE_A_LAYERS: (nest of layers) where the object slots are: cache-get
  *	replies, and dumps with the layers flag
  * @SLABLAB_CACHE_A_SHEAF_CAPACITY: (u32, 0..1024) objects per sheaf (sheaves; Linux
- *	7.0's sheaf_capacity): by default 4, 12, 26 or 60 for object slots of a page and up,
- *	1 KiB and up, 256 bytes and up, smaller; 0: no sheaves (every object from the slabs).
- *	Changeable while the cache is in use, which upstream is not: a change gives every
- *	sheaf back
+ *	7.3's sheaf_capacity): by default 4, 12, 28 or 60 for object slots of a page and up,
+ *	1 KiB and up, 256 bytes and up, smaller (7.3's, a sheaf filling its kmalloc bucket);
+ *	0: no sheaves (every object from the slabs). Changeable while the cache is in use,
+ *	which upstream is not: a change gives every sheaf back
  * @SLABLAB_CACHE_A_BARN_MAX_FULL: (u32, 0..1024) full sheaves each node's barn keeps at
  *	most (sheaves; 7.0's MAX_FULL_SHEAVES, default 10); lowering it flushes the surplus
  * @SLABLAB_CACHE_A_BARN_MAX_EMPTY: (u32, 0..1024) empty sheaves each node's barn keeps
