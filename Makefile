@@ -84,7 +84,7 @@ else
 KDIR_EFF   = $(KDIR)
 endif
 
-.PHONY: all deps generate kernel module tool tool-tests python lint test test-quick test-full test-host test-vm demo vm check clean \
+.PHONY: all deps generate kernel module tool tool-tests python lint test test-quick test-full test-host test-vm demo vm check clean sheaves-compare \
 	distclean bench sweep soak torture ynl-demo experiments record-hackbench \
 	replay-hackbench replay-bootlike record-bootlike icount-gate
 
@@ -185,6 +185,14 @@ BENCH_VARS := BENCH_REPEAT BENCH_OPS BENCH_UNTIL BENCH_MAX BENCH_WARMUP BENCH_BU
 bench: all
 	@$(MEASURE_VM) VM_TIMEOUT='$(BENCH_TIMEOUT)' VM_ENV="$${VM_ENV:-} $(BENCH_VARS)" \
 		$(REPO)/scripts/vm.sh --module $(REPO)/module/slablab.ko -- $(REPO)/scripts/bench.sh
+
+# slablab's sheaves design beside the kernel's own sheaves (7.x SLUB) and its slub design,
+# in the VM on a kernel with sheaves (KERNEL=7.3 unless given): storms and a replay, each
+# figure with its interval (docs/benchmarks.md). SHEAVES_REPEAT, SHEAVES_OPS, SHEAVES_TRACE.
+sheaves-compare: export KERNEL := $(if $(filter command line environment,$(origin KERNEL)),$(KERNEL),7.3)
+sheaves-compare: all
+	@$(MEASURE_VM) VM_TIMEOUT='$(BENCH_TIMEOUT)' VM_ENV="$${VM_ENV:-} SHEAVES_REPEAT SHEAVES_OPS SHEAVES_TRACE" \
+		$(REPO)/scripts/vm.sh --module $(REPO)/module/slablab.ko -- $(REPO)/scripts/sheaves-compare.sh
 
 # The seed experiments in the VM (docs/experiments.md): tables, CSVs and plots in
 # build/experiments/. EXPERIMENTS (default all), EXPERIMENTS_FULL=1, EXPERIMENTS_REPEAT.

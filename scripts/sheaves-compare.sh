@@ -45,7 +45,7 @@ run batch1000-64 batch --cache sv64 --batch 1000 --ops "$OPS" \
 	--figure cycles_per_alloc --figure cycles_per_free
 run remote-192 remote --cache sv192 --ops "$OPS"
 run churn-64 churn --cache sv64 --working-set 20000 --ops "$OPS" \
-	--figure cycles_per_pair --figure overhead_pct
+	--figure ns_per_op --figure overhead_pct
 "$S" destroy sv64 >/dev/null
 "$S" destroy sv192 >/dev/null
 
@@ -68,7 +68,7 @@ def label(v):
     return labels.get(v["set"] or v["target"], v["label"])
 
 
-print("\n## Storms (cycles; ratio to the kernel's sheaves, 95% bootstrap CI)\n")
+print("\n## Storms (median of each figure; ratio to the kernel's sheaves [95% bootstrap CI])\n")
 print("| storm | figure | kernel sheaves | slablab sheaves | slablab slub |")
 print("| --- | --- | ---: | ---: | ---: |")
 for name in ("pair-64", "batch1000-64", "remote-192", "churn-64"):

@@ -140,9 +140,23 @@ def test_a_budget_entry_needs_a_reason(tmp_path):
 def test_the_checked_in_budget_covers_every_design_and_every_figure_the_gate_measures():
     import slablab
     assert tuple(gate.DESIGNS) == tuple(slablab.DESIGNS)
-    doc = gate.load_budget(gate.BUDGET)
-    assert set(doc["figures"]) == set(gate.FIGURES)
+    for path in (gate.BUDGET, *gate.KERNEL_BUDGETS.values()):
+        doc = gate.load_budget(path)
+        gated = {n for n in gate.FIGURES if not n.startswith(gate.REFERENCE)}
+        assert set(doc["figures"]) == gated, path
+    assert {"native.pair", "native.batch.alloc", "native.batch.free"} <= set(gate.FIGURES)
     for d in slablab.DESIGNS:
         for f in ("pair", "batch.alloc", "batch.free"):
             assert f"{d}.{f}" in doc["figures"]
     assert "kmalloc.pair64" in doc["figures"]
+
+
+def test_reference_figures_are_printed_never_gated_nor_budgeted():
+    """The kernel's own allocator (native.*) is measured beside the designs: compare
+    prints it, without failing on it, and --update never writes it into a budget."""
+    budget = {"schema": gate.SCHEMA, "threshold_pct": 3.0,
+              "figures": {"slub.pair": {"cycles": 100.0, "reason": "r"}}}
+    ok, lines = gate.compare(budget, {"slub.pair": 100.0, "native.pair": 463.0})
+    assert ok and any(line.startswith("icount-gate: ref  native.pair") for line in lines), lines
+    new, errors = gate.update(budget, {"slub.pair": 100.0, "native.pair": 463.0}, {"": "why"})
+    assert not errors and "native.pair" not in new["figures"]
