@@ -290,6 +290,7 @@ static int read_sysfs_u64(struct slablab_storm *st, const char *name, u64 *v)
 static int native_slab_pages(struct slablab_storm *st, const char *name, u64 *pages,
 			     char *path, size_t path_len)
 {
+	const char *file = "slabs";
 	u64 slabs, order;
 	int err;
 
@@ -297,15 +298,13 @@ static int native_slab_pages(struct slablab_storm *st, const char *name, u64 *pa
 	snprintf(path, path_len, "%s/slabs", name);
 	err = read_sysfs_u64(st, path, &slabs);
 	if (!err) {
+		file = "order";
 		snprintf(path, path_len, "%s/order", name);
 		err = read_sysfs_u64(st, path, &order);
 	}
 	if (err) {
-		/* name the file whole in messages */
-		char rel[64];
-
-		strscpy(rel, path, sizeof(rel));
-		snprintf(path, path_len, "%s/%s", st->sysfs_root, rel);
+		/* messages name the file whole */
+		snprintf(path, path_len, "%s/%s/%s", st->sysfs_root, name, file);
 		return err;
 	}
 	*pages = slabs << order;
@@ -1057,6 +1056,9 @@ static void storm_release_target(struct slablab_storm *st)
 	if (st->pinned_kmalloc)
 		storm_pin_kmalloc(st, -1);
 	st->pinned_kmalloc = false;
+	/* no sample reads sysfs any more: let the caller's mount go with the storm */
+	path_put(&st->sysfs_dir);
+	st->sysfs_dir = (struct path){};
 }
 
 /*
@@ -1177,7 +1179,7 @@ static void storm_free(struct slablab_storm *st)
 	kfree(st->rings);
 	kvfree(st->t);
 	kfree(st->cpu_of);
-	path_put(&st->sysfs_dir);	/* a no-op when never looked up */
+	path_put(&st->sysfs_dir);	/* a no-op when released or never looked up */
 	kfree(st);
 }
 
