@@ -90,6 +90,8 @@ struct slablab_counters {
  * @fc: freelist + struct slablab_counters, changed together by one double-word cmpxchg
  * @node_list: link in the node partial list, under its list_lock
  * @next: link in a cpu partial list (a slab is never on both)
+ * @rcu: a slab of a typesafe-by-rcu cache, off every list, waiting for a grace period
+ *	before its pages go back (slablab_discard_slab())
  * @all_list: link in the cache's all_slabs, under its slabs_lock
  * @cache: the cache the slab belongs to
  * @base_flags: page_address() | SLABLAB_SLAB_* (ON_PARTIAL and DYING under list_lock)
@@ -99,6 +101,7 @@ struct slablab_slab {
 	union {
 		struct list_head node_list;
 		struct slablab_slab *next;
+		struct rcu_head rcu;	/* typesafe-by-rcu: discarded, waiting for a GP */
 	};
 	struct list_head all_list;
 	struct slablab_cache *cache;
@@ -128,6 +131,8 @@ struct slablab_slab {
 #define SLABLAB_DEFAULT_LISTS	3
 /* kmalloc on slob: the size header in front of each block (SLOB's minalign) */
 #define SLABLAB_SLOB_MINALIGN	max_t(unsigned int, ARCH_KMALLOC_MINALIGN, ARCH_SLAB_MINALIGN)
+/* slob: the largest typesafe_by_rcu object (its RCU tail after it, in a heap page) */
+#define SLABLAB_SLOB_RCU_MAX	(PAGE_SIZE / 2)
 
 static inline void *slab_base(const struct slablab_slab *slab)
 {
@@ -190,6 +195,29 @@ struct slablab_node {
 	struct list_head partial;
 };
 
+/**
+ * struct slablab_rcu_batch - one cpu's RCU frees of one cache (slab.c, "RCU frees")
+ * @lock: the lists and counts (raw: RCU frees come from any context, as kfree_rcu()'s)
+ * @armed: a grace-period callback (@rcu) is queued for @waiting
+ * @pending: objects queued while @waiting waits, linked through their rcu_head
+ *	(->func holds the head's offset in its object, as 6.1's kvfree_call_rcu())
+ * @waiting: the batch whose grace period @rcu waits for
+ * @nr_pending: objects on @pending
+ * @nr_waiting: objects on @waiting, until they are freed
+ * @rcu: the batch's callback
+ * @s: the cache (NULL: slablab_kmalloc() memory of no cache, freed by slablab_kfree())
+ */
+struct slablab_rcu_batch {
+	raw_spinlock_t lock;
+	bool armed;
+	struct rcu_head *pending;
+	struct rcu_head *waiting;
+	unsigned long nr_pending;
+	unsigned long nr_waiting;
+	struct rcu_head rcu;
+	struct slablab_cache *s;
+};
+
 /*
  * Per-cpu state. The first four fields are the slub design's (design_slub.c): the
  * active slab and its lockless freelist, the cpu partial list. A design that needs
@@ -212,6 +240,7 @@ struct slablab_cpu {
 	 */
 	long prefilled_objects;
 	long prefilled_sheaves;
+	struct slablab_rcu_batch rcu;	/* RCU frees (slab.c): every design's */
 	local_lock_t lock;		/* slow path vs. this cpu's fast path */
 	unsigned long stat[__SLABLAB_STAT_MAX];	/* monotonic event counts */
 	unsigned long stat_base[__SLABLAB_STAT_MAX];	/* reset = new baseline */
@@ -279,6 +308,9 @@ struct slablab_cpu {
  * @total_objects: object slots in all slabs
  * @nr_pages: pages in all slabs
  * @nr_meta_slabs: slabs whose metadata is off the slab (in a kernel kmem_cache)
+ * @rcu_slabs: typesafe-by-rcu slabs discarded, waiting for a grace period (not in
+ *	@nr_slabs; slob: blocks waiting)
+ * @rcu_pages: their pages (not in @nr_pages)
  * @debug_errors: corruption reports in debug mode
  * @list: link in slablab_caches, under slablab_mutex
  * @users: storms and handles holding the cache (destroy fails with -EBUSY)
@@ -342,6 +374,8 @@ struct slablab_cache {
 	unsigned long total_objects;
 	unsigned long nr_pages;
 	unsigned long nr_meta_slabs;
+	unsigned long rcu_slabs;
+	unsigned long rcu_pages;
 
 	atomic_long_t debug_errors;
 
@@ -369,6 +403,10 @@ struct slablab_gauges {
 	u64 meta_bytes;
 	u64 free_slabs;
 	u64 slob_scan_max;	/* slob: the most heap pages one allocation looked at */
+	u64 rcu_pending;	/* RCU frees not yet handed to a grace period */
+	u64 rcu_waiting;	/* RCU frees waiting for a grace period */
+	u64 rcu_slabs;		/* typesafe-by-rcu slabs waiting for a grace period */
+	u64 rcu_pages;		/* their pages */
 };
 
 struct slablab_validate_report {
@@ -496,6 +534,12 @@ struct slablab_occupancy {
  * @refill_sheaf: fill a sheaf @prefill_sheaf made to its capacity; 0, or -ENOMEM
  *	when it holds fewer than @size objects
  * @return_sheaf: take a sheaf @prefill_sheaf made back, with what is left in it
+ * @free_rcu: take @obj for a free after a grace period in the design's own batching
+ *	(sheaves: the rcu_free sheaf), or return false for slab.c's per-cpu batch; any
+ *	context, no lock held; may be NULL
+ * @rcu_flush: hand every partly filled batch of the design's to RCU (destroy); may be
+ *	NULL
+ * @rcu_outstanding: objects of the design's batches not yet freed; may be NULL
  *
  * docs/design.md, "Designs", says which locks are held when each is called and what a
  * design must count.
@@ -530,6 +574,9 @@ struct slablab_design_ops {
 	int (*refill_sheaf)(struct slablab_cache *s, gfp_t gfp, struct slablab_sheaf *sheaf,
 			    unsigned int size);
 	void (*return_sheaf)(struct slablab_cache *s, gfp_t gfp, struct slablab_sheaf *sheaf);
+	bool (*free_rcu)(struct slablab_cache *s, void *obj);
+	void (*rcu_flush)(struct slablab_cache *s);
+	unsigned long (*rcu_outstanding)(struct slablab_cache *s);
 };
 
 /* design_slub.c: SLUB 6.1's per-cpu slab and per-cpu partial lists */
@@ -608,6 +655,7 @@ struct slablab_cache *slablab_cache_create_owner(const char *name, unsigned int 
 						 enum slablab_owner owner,
 						 struct netlink_ext_ack *extack);
 int slablab_cache_destroy_locked(struct slablab_cache *s, struct netlink_ext_ack *extack);
+void slablab_rcu_drain(struct slablab_cache *s);
 void slablab_cache_release(struct slablab_cache *s);
 /* one setter per tunable of SLABLAB_CACHE_TUNABLES, all alike (netlink.c walks the table) */
 int slablab_set_min_partial(struct slablab_cache *s, unsigned int slabs,
