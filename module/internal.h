@@ -172,6 +172,8 @@ static inline bool slab_dying(const struct slablab_slab *slab)
  * @capacity: slots in @objects (the cache's sheaf_capacity when it was made, or the
  *	size of a one-off sheaf)
  * @size: objects in it, @objects[0..@size)
+ * @cache: an rcu_free sheaf handed to RCU: its cache (sheaves)
+ * @cpu: and the cpu whose batch counts its objects as waiting (sheaves)
  * @oversize: a one-off sheaf (slab.c): its objects were allocated by a bulk allocation
  *	when it was filled (callers' objects, their alloc hook run), and it is kfree()d
  *	when it comes back; else its objects are free objects of the cache
@@ -184,6 +186,8 @@ struct slablab_sheaf {
 	};
 	unsigned int capacity;
 	unsigned int size;
+	struct slablab_cache *cache;
+	int cpu;
 	bool oversize;
 	void *objects[];
 };
@@ -203,7 +207,8 @@ struct slablab_node {
  *	(->func holds the head's offset in its object, as 6.1's kvfree_call_rcu())
  * @waiting: the batch whose grace period @rcu waits for
  * @nr_pending: objects on @pending
- * @nr_waiting: objects on @waiting, until they are freed
+ * @nr_waiting: objects on @waiting, until they are freed, and in the sheaves design's
+ *	rcu_free sheaves this cpu handed to RCU
  * @rcu: the batch's callback
  * @s: the cache (NULL: slablab_kmalloc() memory of no cache, freed by slablab_kfree())
  */
@@ -241,6 +246,7 @@ struct slablab_cpu {
 	long prefilled_objects;
 	long prefilled_sheaves;
 	struct slablab_rcu_batch rcu;	/* RCU frees (slab.c): every design's */
+	struct slablab_sheaf *rcu_free;	/* sheaves: the rcu_free sheaf filling, or NULL */
 	local_lock_t lock;		/* slow path vs. this cpu's fast path */
 	unsigned long stat[__SLABLAB_STAT_MAX];	/* monotonic event counts */
 	unsigned long stat_base[__SLABLAB_STAT_MAX];	/* reset = new baseline */
@@ -537,9 +543,9 @@ struct slablab_occupancy {
  * @free_rcu: take @obj for a free after a grace period in the design's own batching
  *	(sheaves: the rcu_free sheaf), or return false for slab.c's per-cpu batch; any
  *	context, no lock held; may be NULL
- * @rcu_flush: hand every partly filled batch of the design's to RCU (destroy); may be
- *	NULL
- * @rcu_outstanding: objects of the design's batches not yet freed; may be NULL
+ * @rcu_flush: hand every partly filled batch of the design's to RCU (destroy), whose
+ *	objects it counts as waiting in the cpu's slab.c batch (nr_waiting) until they are
+ *	freed; cpus_read_lock and slablab_mutex held; may be NULL
  *
  * docs/design.md, "Designs", says which locks are held when each is called and what a
  * design must count.
@@ -576,7 +582,6 @@ struct slablab_design_ops {
 	void (*return_sheaf)(struct slablab_cache *s, gfp_t gfp, struct slablab_sheaf *sheaf);
 	bool (*free_rcu)(struct slablab_cache *s, void *obj);
 	void (*rcu_flush)(struct slablab_cache *s);
-	unsigned long (*rcu_outstanding)(struct slablab_cache *s);
 };
 
 /* design_slub.c: SLUB 6.1's per-cpu slab and per-cpu partial lists */

@@ -343,7 +343,7 @@ static void rcu_batch_free(struct rcu_head *rcu);
 static void rcu_batch_arm(struct slablab_rcu_batch *b)
 {
 	b->waiting = b->pending;
-	b->nr_waiting = b->nr_pending;
+	b->nr_waiting += b->nr_pending;	/* with the rcu_free sheaves' (sheaves) */
 	b->pending = NULL;
 	b->nr_pending = 0;
 	b->armed = true;
@@ -358,13 +358,14 @@ static void rcu_batch_free(struct rcu_head *rcu)
 	struct slablab_rcu_batch *b = container_of(rcu, struct slablab_rcu_batch, rcu);
 	struct slablab_cache *s = b->s;
 	struct rcu_head *head, *next;
-	unsigned long flags;
+	unsigned long flags, n = 0;
 
 	/* Only this callback changes ->waiting while the batch is armed. */
 	for (head = b->waiting; head; head = next) {
 		void *obj = (void *)head - (unsigned long)head->func;
 
 		next = head->next;
+		n++;
 		if (s && s->owner != SLABLAB_OWNER_KMALLOC)
 			slablab_cache_free(s, obj);
 		else
@@ -372,7 +373,7 @@ static void rcu_batch_free(struct rcu_head *rcu)
 	}
 	raw_spin_lock_irqsave(&b->lock, flags);
 	b->waiting = NULL;
-	b->nr_waiting = 0;
+	b->nr_waiting -= n;
 	b->armed = false;
 	if (b->pending)
 		rcu_batch_arm(b);
@@ -439,8 +440,6 @@ void slablab_rcu_drain(struct slablab_cache *s)
 			spin_lock_irqsave(&s->slabs_lock, flags);
 			slabs = s->rcu_slabs;
 			spin_unlock_irqrestore(&s->slabs_lock, flags);
-			if (s->ops && s->ops->rcu_outstanding)
-				slabs += s->ops->rcu_outstanding(s);
 		}
 		if (!slabs && !rcu_batches_outstanding(s))
 			return;

@@ -89,10 +89,12 @@ def test_rcu_freed_object_not_reused_before_grace_period(hooked, cache, design):
     """The hook frees an object by RCU inside a read-side critical section and
     allocates 64 more there: none may be the object (a plain free would hand it out
     first on every design). After the grace period it is freed: objects back to 0,
-    counted as one RCU free and one more free."""
+    counted as one RCU free and one more free. (sheaves: the object waits in the cpu's
+    rcu_free sheaf until it fills or a flush hands it to RCU, as in 7.3: the shrink.)"""
     name = cache(design)
     before = hooked.cache_get(name)["stats"]
     selftest(name, "rcu_reuse")
+    hooked.cache_shrink(name)
     wait_for("the RCU free", lambda: rcu_idle(hooked, name) and
              hooked.cache_get(name)["gauges"]["objects"] == 0)
     st = hooked.cache_get(name)["stats"]
@@ -174,6 +176,33 @@ def test_destroy_waits_for_rcu_frees(hooked, design):
         selftest(name, "rcu_pending")
         hooked.cache_destroy(name)
         assert name not in {c["name"] for c in hooked.cache_list()}
+
+
+def test_sheaves_rcu_free_sheaf(hooked, cache):
+    """sheaves batches RCU frees in the cpu's rcu_free sheaf (7.3's __kfree_rcu_sheaf()):
+    64 RCU frees on one cpu with sheaves of 10 objects fill and hand six sheaves to RCU
+    and leave 4 objects pending in the seventh; after the grace period the full sheaves'
+    objects are free objects of the cache in the barn (rcu_free_sheaf()), not on the
+    slabs; the pending ones wait until a flush (destroy, shrink) hands their sheaf to
+    RCU."""
+    name = cache("sheaves", sheaf_capacity=10, barn_max_full=16)
+    before = hooked.cache_get(name)["stats"]
+    cpus = os.sched_getaffinity(0)
+    os.sched_setaffinity(0, {min(cpus)})
+    try:
+        selftest(name, "rcu_pending")
+    finally:
+        os.sched_setaffinity(0, cpus)
+    wait_for("the sheaves' grace period",
+             lambda: hooked.cache_get(name, percpu=False)["gauges"]["rcu_waiting"] == 0)
+    c = hooked.cache_get(name)
+    st = {k: c["stats"][k] - before[k] for k in before}
+    assert st["free_rcu"] == 64 and st["free_rcu_sheaf"] == 64, st
+    assert st["free_rcu_sheaf_fail"] == 0 and st["free_rcu_batch"] == 6, st
+    assert c["gauges"]["rcu_pending"] == 4 and c["gauges"]["objects"] == 4, c["gauges"]
+    assert c["layers"]["barn"] == 60, c["layers"]
+    assert st["barn_put"] == 6
+    consistent(hooked, name)
 
 
 def test_unload_waits_for_rcu_frees(hooked):
