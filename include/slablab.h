@@ -22,6 +22,8 @@ struct slablab_sheaf;
 #define SLABLAB_HARDENED	BIT(1)
 #define SLABLAB_RANDOM		BIT(2)
 #define SLABLAB_HWCACHE_ALIGN	BIT(3)
+/* SLAB_TYPESAFE_BY_RCU: slabs go back to the page allocator only after a grace period */
+#define SLABLAB_TYPESAFE_BY_RCU	BIT(4)
 /* Hardened/random as the running kernel's own SLUB is configured (the default for netlink). */
 #define SLABLAB_KERNEL_DEFAULTS	BIT(31)
 
@@ -31,7 +33,7 @@ struct slablab_sheaf;
  *	pointer) means every default
  * @align: required alignment, 0 for the default (a power of two up to 4096)
  * @flags: SLABLAB_DEBUG, SLABLAB_HARDENED, SLABLAB_RANDOM, SLABLAB_HWCACHE_ALIGN,
- *	SLABLAB_KERNEL_DEFAULTS
+ *	SLABLAB_TYPESAFE_BY_RCU (not with SLABLAB_DEBUG), SLABLAB_KERNEL_DEFAULTS
  * @ctor: constructor run on every object slot of a new slab, or NULL
  * @design: the per-cpu front end, a value of enum slablab_design (uapi/linux/slablab.h);
  *	0 is SLABLAB_DESIGN_SLUB, the default
@@ -86,5 +88,34 @@ void slablab_cache_return_sheaf(struct slablab_cache *s, gfp_t gfp,
 unsigned int slablab_cache_sheaf_size(struct slablab_sheaf *sheaf);
 void *slablab_kmalloc(size_t size, gfp_t gfp);
 void slablab_kfree(const void *p);
+
+struct rcu_head;
+void __slablab_cache_free_rcu(struct slablab_cache *s, struct rcu_head *head, void *obj);
+void __slablab_kfree_rcu(struct rcu_head *head, void *ptr);
+
+/*
+ * RCU frees, in the shape of the kernel's two-argument kfree_rcu(ptr, rhf): @ptr is freed
+ * after a grace period, @rhf names a struct rcu_head inside *@ptr that slablab may use
+ * until then (the generic path links objects through it; the sheaves design's rcu_free
+ * sheaf, like 7.x's, does not touch it). There is no headless form (the kernel's
+ * kfree_rcu_mightsleep()): see docs/design.md, "RCU frees". NULL is ignored.
+ */
+#define slablab_cache_free_rcu(s, ptr, rhf)					\
+do {										\
+	typeof(ptr) ___p = (ptr);						\
+										\
+	if (___p)								\
+		__slablab_cache_free_rcu(s, (void *)___p +			\
+					 offsetof(typeof(*___p), rhf), ___p);	\
+} while (0)
+
+#define slablab_kfree_rcu(ptr, rhf)						\
+do {										\
+	typeof(ptr) ___p = (ptr);						\
+										\
+	if (___p)								\
+		__slablab_kfree_rcu((void *)___p + offsetof(typeof(*___p), rhf),	\
+				    ___p);					\
+} while (0)
 
 #endif /* _SLABLAB_H */

@@ -72,6 +72,7 @@
 #include <linux/cache.h>
 #include <linux/fault-inject.h>
 #include <linux/timekeeping.h>
+#include <linux/rcupdate.h>
 #include "backend.h"
 #include "compat.h"
 
@@ -80,8 +81,9 @@ static_assert(SLABLAB_DEBUG == SLABLAB_CACHE_F_DEBUG);
 static_assert(SLABLAB_HARDENED == SLABLAB_CACHE_F_HARDENED);
 static_assert(SLABLAB_RANDOM == SLABLAB_CACHE_F_RANDOM);
 static_assert(SLABLAB_HWCACHE_ALIGN == SLABLAB_CACHE_F_HWCACHE_ALIGN);
-static_assert((SLABLAB_DEBUG | SLABLAB_HARDENED | SLABLAB_RANDOM | SLABLAB_HWCACHE_ALIGN) ==
-	      __SLABLAB_CACHE_F_ALL);
+static_assert(SLABLAB_TYPESAFE_BY_RCU == SLABLAB_CACHE_F_TYPESAFE_BY_RCU);
+static_assert((SLABLAB_DEBUG | SLABLAB_HARDENED | SLABLAB_RANDOM | SLABLAB_HWCACHE_ALIGN |
+	       SLABLAB_TYPESAFE_BY_RCU) == __SLABLAB_CACHE_F_ALL);
 static_assert(!(SLABLAB_KERNEL_DEFAULTS & __SLABLAB_CACHE_F_ALL));
 
 /*
@@ -443,10 +445,53 @@ struct slablab_slab *slablab_new_slab(struct slablab_cache *s, gfp_t gfp, int no
 	return slab;
 }
 
-void slablab_discard_slab(struct slablab_cache *s, struct slablab_slab *slab)
+/* The pages and metadata of a discarded slab go back (now, or after a grace period). */
+static void free_slab_pages(struct slablab_slab *slab)
 {
 	bool on_slab = slab->base_flags & SLABLAB_SLAB_ON_SLAB;
 	struct page *page = slab_page(slab);
+	unsigned int order = slab_order(slab);
+
+	/* On-slab metadata goes with the pages: read everything first. */
+	set_page_private(page, 0);
+	if (!on_slab)
+		kmem_cache_free(slablab_meta_cache, slab);
+	__free_pages(page, order);
+}
+
+/*
+ * A typesafe-by-rcu slab's grace period is over: no RCU reader can still hold one of
+ * its objects, so its pages may become anything (SLUB's rcu_free_slab()). The cache
+ * outlives this: destroy waits until its rcu_slabs is 0 (slablab_rcu_drain()).
+ */
+static void rcu_free_slab(struct rcu_head *head)
+{
+	struct slablab_slab *slab = container_of(head, struct slablab_slab, rcu);
+	bool on_slab = slab->base_flags & SLABLAB_SLAB_ON_SLAB;
+	unsigned long pages = 1UL << slab_order(slab), flags;
+	struct slablab_cache *s = slab->cache;
+
+	free_slab_pages(slab);
+	/* Last: destroy waits for rcu_slabs (nothing of @s is touched after it). */
+	spin_lock_irqsave(&s->slabs_lock, flags);
+	s->rcu_pages -= pages;
+	if (!on_slab)
+		s->nr_meta_slabs--;
+	s->rcu_slabs--;
+	spin_unlock_irqrestore(&s->slabs_lock, flags);
+}
+
+/*
+ * Take an empty slab off the cache and free it. A typesafe-by-rcu cache's slab leaves
+ * the cache's figures (slabs, total_objects, pages) now but keeps its pages, its
+ * metadata and its page's ->private until a grace period has passed (SLUB's
+ * free_slab(): call_rcu(&slab->rcu_head, rcu_free_slab)): counted in rcu_slabs and
+ * rcu_pages meanwhile. The flag is read now: a flags change later does not matter.
+ */
+void slablab_discard_slab(struct slablab_cache *s, struct slablab_slab *slab)
+{
+	bool on_slab = slab->base_flags & SLABLAB_SLAB_ON_SLAB;
+	bool rcu = READ_ONCE(s->flags) & SLABLAB_CACHE_F_TYPESAFE_BY_RCU;
 	unsigned int order = slab_order(slab);
 	unsigned long flags;
 
@@ -455,16 +500,21 @@ void slablab_discard_slab(struct slablab_cache *s, struct slablab_slab *slab)
 	s->nr_slabs--;
 	s->total_objects -= slab_objects(slab);
 	s->nr_pages -= 1UL << order;
-	if (!on_slab)
+	if (rcu) {
+		s->rcu_slabs++;
+		s->rcu_pages += 1UL << order;
+	} else if (!on_slab) {
 		s->nr_meta_slabs--;
+	}
 	spin_unlock_irqrestore(&s->slabs_lock, flags);
 
-	/* On-slab metadata goes with the pages: read everything first. */
-	set_page_private(page, 0);
-	if (!on_slab)
-		kmem_cache_free(slablab_meta_cache, slab);
-	__free_pages(page, order);
 	stat(s, SLABLAB_FREE_SLAB);
+	if (rcu) {
+		stat(s, SLABLAB_RCU_SLAB_DEFERRED);
+		call_rcu(&slab->rcu, rcu_free_slab);
+		return;
+	}
+	free_slab_pages(slab);
 }
 
 /**
@@ -710,8 +760,12 @@ unsigned int slablab_layout_stride(const struct slablab_cache *s, unsigned int f
 		end = size + rz_len(s);
 		*fp_offset = end;
 		end += sizeof(void *);
-	} else if (s->ctor) {
-		/* The constructed object must survive being free: pointer after it. */
+	} else if (s->ctor || (flags & SLABLAB_CACHE_F_TYPESAFE_BY_RCU)) {
+		/*
+		 * The constructed object must survive being free, and a typesafe-by-rcu
+		 * object stays readable by RCU readers after its free (SLUB keeps the free
+		 * pointer out of such objects too): pointer after it.
+		 */
 		*fp_offset = ALIGN(size, sizeof(void *));
 		end = *fp_offset + sizeof(void *);
 	} else {
@@ -1092,6 +1146,8 @@ void slablab_backend_gauges(struct slablab_cache *s, struct slablab_gauges *g)
 	g->total_objects = s->total_objects;
 	g->pages = s->nr_pages;
 	g->meta_bytes = (u64)s->nr_meta_slabs * kmem_cache_size(slablab_meta_cache);
+	g->rcu_slabs = s->rcu_slabs;
+	g->rcu_pages = s->rcu_pages;
 	spin_unlock_irqrestore(&s->slabs_lock, flags);
 	for_each_node(nid)
 		g->partial_slabs += READ_ONCE(s->node[nid]->nr_partial);

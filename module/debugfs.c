@@ -39,6 +39,7 @@
 #include <linux/cpu.h>
 #include <linux/slab.h>
 #include <linux/fault-inject.h>
+#include <linux/rcupdate.h>
 #include "internal.h"
 
 static struct dentry *slablab_debugfs_root;
@@ -191,8 +192,8 @@ static void show_stat(struct seq_file *m, struct slablab_cache *s, int item)
  * with a constructor too (calculate_sizes() drops only __OBJECT_POISON, the poisoning
  * of the object itself, and poison_show() prints SLAB_POISON), so it is set for every
  * debug cache, as slablab too poisons only the objects of a cache without one.
- * slablab has no reclaim accounting, DMA slabs, RCU-deferred slab freeing, owner
- * tracking or tracing: their flags are never set.
+ * typesafe_by_rcu is SLAB_TYPESAFE_BY_RCU (destroy_by_rcu). slablab has no reclaim
+ * accounting, DMA slabs, owner tracking or tracing: their flags are never set.
  */
 static slab_flags_t slub_flags(struct slablab_cache *s)
 {
@@ -202,6 +203,8 @@ static slab_flags_t slub_flags(struct slablab_cache *s)
 		f |= SLAB_HWCACHE_ALIGN;
 	if (s->flags & SLABLAB_CACHE_F_DEBUG)
 		f |= SLAB_CONSISTENCY_CHECKS | SLAB_RED_ZONE | SLAB_POISON;
+	if (s->flags & SLABLAB_CACHE_F_TYPESAFE_BY_RCU)
+		f |= SLAB_TYPESAFE_BY_RCU;
 	return f;
 }
 
@@ -592,6 +595,168 @@ static int selftest_release(struct slablab_cache *s)
 	return 0;
 }
 
+/* What the RCU cases free by RCU: an object that starts with its rcu_head. */
+struct selftest_rcu_obj {
+	struct rcu_head rcu;
+};
+
+#define SELFTEST_RCU_OBJS	64
+
+static void *selftest_rcu_alloc(struct slablab_cache *s, gfp_t gfp)
+{
+	if (s->owner == SLABLAB_OWNER_KMALLOC)
+		return slablab_kmalloc(s->object_size, gfp);
+	return slablab_cache_alloc(s, gfp);
+}
+
+static void selftest_rcu_free(struct slablab_cache *s, void *p, bool rcu)
+{
+	struct selftest_rcu_obj *obj = p;
+
+	if (s->owner == SLABLAB_OWNER_KMALLOC) {
+		if (rcu)
+			slablab_kfree_rcu(obj, rcu);
+		else
+			slablab_kfree(obj);
+	} else if (rcu) {
+		slablab_cache_free_rcu(s, obj, rcu);
+	} else {
+		slablab_cache_free(s, obj);
+	}
+}
+
+/*
+ * An object freed by RCU is not reused before a grace period: free one by RCU inside a
+ * read-side critical section (no grace period can end before it does) and allocate
+ * SELFTEST_RCU_OBJS more there; none may be it. -EADDRINUSE when one is. A kmalloc
+ * class runs slablab_kmalloc() and slablab_kfree_rcu().
+ */
+static int selftest_rcu_reuse(struct slablab_cache *s)
+{
+	void *objs[SELFTEST_RCU_OBJS], *obj;
+	int i, err = 0;
+
+	if (s->object_size < sizeof(struct selftest_rcu_obj))
+		return -EINVAL;
+	rcu_read_lock();
+	obj = selftest_rcu_alloc(s, GFP_ATOMIC);
+	if (!obj) {
+		rcu_read_unlock();
+		return -ENOMEM;
+	}
+	selftest_rcu_free(s, obj, true);
+	for (i = 0; i < SELFTEST_RCU_OBJS; i++) {
+		objs[i] = selftest_rcu_alloc(s, GFP_ATOMIC);
+		if (objs[i] == obj) {
+			pr_err("selftest rcu_reuse: %s: object %p reused before a grace period\n",
+			       s->name, obj);
+			err = -EADDRINUSE;
+		}
+	}
+	for (i = 0; i < SELFTEST_RCU_OBJS; i++)
+		if (objs[i])
+			selftest_rcu_free(s, objs[i], false);
+	rcu_read_unlock();
+	return err;
+}
+
+/* Free SELFTEST_RCU_OBJS objects by RCU and return: destroy must wait for them. */
+static int selftest_rcu_pending(struct slablab_cache *s)
+{
+	void *obj;
+	int i;
+
+	if (s->object_size < sizeof(struct selftest_rcu_obj))
+		return -EINVAL;
+	for (i = 0; i < SELFTEST_RCU_OBJS; i++) {
+		obj = selftest_rcu_alloc(s, GFP_KERNEL);
+		if (!obj)
+			return -ENOMEM;
+		selftest_rcu_free(s, obj, true);
+	}
+	return 0;
+}
+
+/*
+ * A typesafe_by_rcu cache never gives memory back to the page allocator before a grace
+ * period: fill a few slabs, note their pages, free every object and shrink the cache
+ * (its slabs are freed), then, if no grace period has passed since before the frees
+ * (poll_state_synchronize_rcu()), every page must still be allocated and still the
+ * cache's (->private unchanged). -EFAULT when one is not; -EAGAIN when a grace period
+ * passed first (nothing shown: the test tries again); -ENODATA when no slab (slob: no
+ * block) was deferred; -EIO when deferred slabs are left after slablab_rcu_drain().
+ */
+static int selftest_rcu_typesafe(struct slablab_cache *s)
+{
+	unsigned long priv[SELFTEST_RCU_OBJS], cookie, rcu_slabs;
+	struct page *pages[SELFTEST_RCU_OBJS];
+	unsigned int n, i, j, npages = 0;
+	u64 deferred;
+	void **objs;
+	int err = 0;
+
+	if (!(s->flags & SLABLAB_CACHE_F_TYPESAFE_BY_RCU))
+		return -EINVAL;
+	n = clamp_t(unsigned int, 3 * ((PAGE_SIZE << s->order) / s->stride), 64, 4096);
+	objs = kvcalloc(n, sizeof(*objs), GFP_KERNEL);
+	if (!objs)
+		return -ENOMEM;
+	cpus_read_lock();
+	mutex_lock(&slablab_mutex);
+	if (s->dead) {
+		err = -ENOENT;
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		struct page *page;
+
+		objs[i] = slablab_cache_alloc(s, GFP_KERNEL);
+		if (!objs[i]) {
+			err = -ENOMEM;
+			break;
+		}
+		page = virt_to_head_page(objs[i]);
+		for (j = 0; j < npages && pages[j] != page; j++)
+			;
+		if (j == npages && npages < SELFTEST_RCU_OBJS) {
+			pages[npages] = page;
+			priv[npages++] = page_private(page);
+		}
+	}
+	deferred = slablab_stat_sum_raw(s, SLABLAB_RCU_SLAB_DEFERRED);
+	cookie = get_state_synchronize_rcu();
+	for (i = 0; i < n; i++)
+		slablab_cache_free(s, objs[i]);
+	if (err)
+		goto drain;
+	slablab_shrink_locked(s);
+	for (j = 0; j < npages; j++) {
+		if (!page_count(pages[j]) || page_private(pages[j]) != priv[j]) {
+			err = -EFAULT;
+			break;
+		}
+	}
+	if (poll_state_synchronize_rcu(cookie))
+		err = -EAGAIN;	/* a grace period passed: a free would have been right */
+	else if (err)
+		pr_err("selftest rcu_typesafe: %s: page %p freed before a grace period\n",
+		       s->name, pages[j]);
+	else if (slablab_stat_sum_raw(s, SLABLAB_RCU_SLAB_DEFERRED) == deferred)
+		err = -ENODATA;
+drain:
+	slablab_rcu_drain(s);
+	spin_lock_irq(&s->slabs_lock);
+	rcu_slabs = s->rcu_slabs;
+	spin_unlock_irq(&s->slabs_lock);
+	if (!err && rcu_slabs)
+		err = -EIO;
+out:
+	mutex_unlock(&slablab_mutex);
+	cpus_read_unlock();
+	kvfree(objs);
+	return err;
+}
+
 /* How a case runs (slablab_selftest_case.needs). */
 #define SELFTEST_LOCKED	BIT(0)	/* under slablab_mutex, on a live cache: it allocates */
 #define SELFTEST_DEBUG	BIT(1)	/* only on a debug cache without ctor: it corrupts */
@@ -622,6 +787,10 @@ static const struct slablab_selftest_case selftest_cases[] = {
 	 * (which takes cpus_read_lock).
 	 */
 	{ "fastpath_race", slablab_selftest_fastpath_race, 0 },
+	{ "rcu_reuse", selftest_rcu_reuse, SELFTEST_LOCKED },
+	{ "rcu_pending", selftest_rcu_pending, SELFTEST_LOCKED },
+	/* takes cpus_read_lock and slablab_mutex itself: it shrinks the cache */
+	{ "rcu_typesafe", selftest_rcu_typesafe, 0 },
 };
 
 static int slablab_selftest_run(struct slablab_cache *s, const struct slablab_selftest_case *c)

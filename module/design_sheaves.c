@@ -40,8 +40,9 @@
  *
  * Differences from 7.3, kept deliberately: on kernels without local_trylock_t (6.1,
  * 6.12) the cpu's lock is local_lock_irqsave() (below); sheaves have no pfmemalloc
- * tracking, no kfree_rcu batching (rcu_free sheaf) and no kmalloc_nolock() (7.3's
- * allow_spin); remote-node partial slabs are not taken on a refill
+ * tracking and no kmalloc_nolock() (7.3's allow_spin); a partly filled rcu_free sheaf
+ * that a flush hands to RCU goes to the barn after the grace period (7.3's
+ * rcu_free_sheaf_nobarn() sends it to the slabs); remote-node partial slabs are not taken on a refill
  * (remote_node_defrag_ratio is the slub design's); a debug cache keeps its sheaves
  * (7.3: none), so that the debug checks see them; sheaf_capacity may change at run
  * time; barn_max_full and barn_max_empty are tunables (7.3's MAX_FULL_SHEAVES and
@@ -1009,10 +1010,15 @@ static void flush_cpu(struct slablab_cache *s, struct slablab_cpu *c, bool locke
 	}
 }
 
+static unsigned int rcu_flush_this_cpu(struct slablab_cache *s, int mode, void *arg);
+
 static unsigned int flush_this_cpu(struct slablab_cache *s, int mode, void *arg)
 {
-	if (mode == SLABLAB_FLUSH_ALL)
+	if (mode == SLABLAB_FLUSH_ALL) {
+		/* the rcu_free sheaf to RCU, as 7.3's pcs_flush_all() */
+		rcu_flush_this_cpu(s, mode, arg);
 		flush_cpu(s, NULL, true);
+	}
 	return 0;
 }
 
@@ -1027,7 +1033,7 @@ static bool cpu_has_sheaves(struct slablab_cache *s, int cpu, int mode)
 		return false;
 	rcu_read_lock();
 	m = READ_ONCE(c->main);
-	used = READ_ONCE(c->spare) || (m && READ_ONCE(m->size));
+	used = READ_ONCE(c->spare) || (m && READ_ONCE(m->size)) || READ_ONCE(c->rcu_free);
 	rcu_read_unlock();
 	return used;
 }
@@ -1092,8 +1098,11 @@ static unsigned long sheaves_flush(struct slablab_cache *s, enum slablab_flush_m
 }
 
 /* With cpu_slabs the dead cpu's sheaves go to this cpu's slab layer, then its own goes. */
+static void rcu_flush_dead_cpu(struct slablab_cache *s, int cpu);
+
 static void sheaves_flush_dead_cpu(struct slablab_cache *s, int cpu)
 {
+	rcu_flush_dead_cpu(s, cpu);
 	flush_cpu(s, per_cpu_ptr(s->cpu, cpu), false);
 	if (s->under)
 		s->under->flush_dead_cpu(s, cpu);
@@ -1125,8 +1134,11 @@ static void sheaves_cpu_view(struct slablab_cache *s, int cpu, u32 *slab_objs,
 }
 
 /* Sheaves hold no slabs: the gauges of cpu slabs are the layer's under them, if any. */
+static u64 rcu_free_pending(struct slablab_cache *s);
+
 static void sheaves_gauges(struct slablab_cache *s, struct slablab_gauges *g)
 {
+	g->rcu_pending += rcu_free_pending(s);
 	if (s->under)
 		s->under->gauges(s, g);
 }
@@ -1376,6 +1388,7 @@ static int sheaves_init(struct slablab_cache *s)
 
 		c->spare = NULL;
 		c->main = NULL;
+		c->rcu_free = NULL;
 	}
 	for_each_possible_cpu(cpu) {
 		struct slablab_cpu *c = per_cpu_ptr(s->cpu, cpu);
@@ -1531,6 +1544,198 @@ int slablab_set_barn_max_empty(struct slablab_cache *s, unsigned int sheaves,
 	return 0;
 }
 
+/* ---- RCU frees: the rcu_free sheaf (7.3's __kfree_rcu_sheaf(), rcu_free_sheaf()) ---- */
+
+/*
+ * An rcu_free sheaf's grace period is over (rcu_free_sheaf()): the debug checks of
+ * slablab_cache_free() run on each object (one that fails them is dropped, as
+ * __rcu_free_sheaf_prepare() drops it), they count as frees, and the sheaf goes to the
+ * barn of its cpu's node as a full sheaf, else its objects go back to their slabs and
+ * it becomes an empty sheaf. The cache outlives this: slablab_rcu_drain() waits until
+ * the cpu's batch counts none of its objects as waiting.
+ */
+static void rcu_free_sheaf(struct rcu_head *head)
+{
+	struct slablab_sheaf *sh = container_of(head, struct slablab_sheaf, rcu);
+	struct slablab_cache *s = sh->cache;
+	struct slablab_rcu_batch *b = &per_cpu_ptr(s->cpu, sh->cpu)->rcu;
+	unsigned int i = 0, n = sh->size;
+	unsigned long flags;
+
+	while (i < sh->size) {
+		void *obj = sh->objects[i];
+
+		if (!free_hook(s, obj_to_slab(obj), obj)) {
+			sh->objects[i] = sh->objects[--sh->size];
+			continue;
+		}
+		i++;
+	}
+	stat_add(s, SLABLAB_FREE_FASTPATH, sh->size);
+	if (!sh->size) {
+		put_empty(s, sh);
+	} else if (barn_put_full(s, s->barn[cpu_to_node(sh->cpu)], sh)) {
+		stat(s, SLABLAB_BARN_PUT);
+	} else {
+		stat(s, SLABLAB_BARN_PUT_FAIL);
+		sheaf_flush(s, sh);
+		put_empty(s, sh);
+	}
+	/* Last: the drain reads the count under this lock (nothing of @s after it). */
+	raw_spin_lock_irqsave(&b->lock, flags);
+	b->nr_waiting -= n;
+	raw_spin_unlock_irqrestore(&b->lock, flags);
+}
+
+/* Hand @c's rcu_free sheaf @sh to RCU (@c's lock held, or @c's cpu dead). */
+static void rcu_free_submit(struct slablab_cache *s, struct slablab_cpu *c, int cpu,
+			    struct slablab_sheaf *sh)
+{
+	unsigned long flags;
+
+	sh->cache = s;
+	sh->cpu = cpu;
+	/* irqsave: on 7.x the sheaves lock leaves interrupts on, and slab.c's batch of
+	 * this cpu takes this lock from any context
+	 */
+	raw_spin_lock_irqsave(&c->rcu.lock, flags);
+	c->rcu.nr_waiting += sh->size;
+	raw_spin_unlock_irqrestore(&c->rcu.lock, flags);
+	stat(s, SLABLAB_FREE_RCU_BATCH);
+	call_rcu(&sh->rcu, rcu_free_sheaf);
+}
+
+/*
+ * An RCU free into the cpu's rcu_free sheaf (__kfree_rcu_sheaf()): the sheaf comes from
+ * an empty spare, the barn's empty sheaves or a new one (GFP_NOWAIT); a full one is
+ * handed to RCU before the lock is dropped. False (slab.c's batch takes the object)
+ * without sheaves or an empty sheaf to be had: FREE_RCU_SHEAF_FAIL.
+ */
+static bool sheaves_free_rcu(struct slablab_cache *s, void *obj)
+{
+	struct slablab_sheaf *sh, *empty = NULL;
+	unsigned int cap = READ_ONCE(s->sheaf_capacity);
+	struct slablab_cpu *c;
+	unsigned long flags;
+
+	/* 7.3 tries the lock too: the context an interrupt came in on may hold it */
+	if (!cap || !pcs_trylock(s, &flags))
+		goto fail;
+	c = this_cpu_ptr(s->cpu);
+	if (!c->rcu_free && c->spare && !c->spare->size && current_capacity(s, c->spare)) {
+		c->rcu_free = c->spare;
+		c->spare = NULL;
+	}
+	if (!c->rcu_free) {
+		c->rcu_free = barn_get(local_barn(s), false);
+		/* one of a capacity the cache no longer has is no sheaf (freed below) */
+		if (c->rcu_free && !current_capacity(s, c->rcu_free)) {
+			empty = c->rcu_free;
+			c->rcu_free = NULL;
+			pcs_unlock(s, &flags);
+			sheaf_free(s, empty);
+			empty = NULL;
+			if (!pcs_trylock(s, &flags))
+				goto fail;
+			c = this_cpu_ptr(s->cpu);
+		}
+	}
+	if (!c->rcu_free) {
+		pcs_unlock(s, &flags);
+		empty = sheaf_new(s, cap, GFP_NOWAIT);
+		if (!empty)
+			goto fail;
+		if (!pcs_trylock(s, &flags)) {
+			sheaf_free(s, empty);
+			goto fail;
+		}
+		c = this_cpu_ptr(s->cpu);
+		if (!c->rcu_free && current_capacity(s, empty)) {
+			c->rcu_free = empty;
+			empty = NULL;
+		}
+		if (!c->rcu_free) {
+			pcs_unlock(s, &flags);
+			sheaf_free(s, empty);
+			goto fail;
+		}
+	}
+	sh = c->rcu_free;
+	sh->objects[sh->size++] = obj;
+	if (sh->size >= sh->capacity) {
+		c->rcu_free = NULL;
+		rcu_free_submit(s, c, smp_processor_id(), sh);
+	}
+	pcs_unlock(s, &flags);
+	if (empty)
+		sheaf_free(s, empty);
+	stat(s, SLABLAB_FREE_RCU_SHEAF);
+	return true;
+fail:
+	stat(s, SLABLAB_FREE_RCU_SHEAF_FAIL);
+	return false;
+}
+
+static unsigned int rcu_flush_this_cpu(struct slablab_cache *s, int mode, void *arg)
+{
+	struct slablab_sheaf *sh;
+	struct slablab_cpu *c;
+	unsigned long flags;
+
+	pcs_lock(s, &flags);	/* a work item: task context */
+	c = this_cpu_ptr(s->cpu);
+	sh = c->rcu_free;
+	c->rcu_free = NULL;
+	if (sh)
+		rcu_free_submit(s, c, smp_processor_id(), sh);
+	pcs_unlock(s, &flags);
+	return 0;
+}
+
+static bool cpu_has_rcu_free(struct slablab_cache *s, int cpu, int mode)
+{
+	return data_race(READ_ONCE(per_cpu_ptr(s->cpu, cpu)->rcu_free));	/* a hint */
+}
+
+/* Hand every cpu's partly filled rcu_free sheaf to RCU (7.3's flush_all_rcu_sheaves()). */
+static void sheaves_rcu_flush(struct slablab_cache *s)
+{
+	slablab_on_each_cpu(s, rcu_flush_this_cpu, cpu_has_rcu_free, 0, NULL, false);
+}
+
+/* A dead cpu's rcu_free sheaf goes to RCU too (its lock is not needed). */
+static void rcu_flush_dead_cpu(struct slablab_cache *s, int cpu)
+{
+	struct slablab_cpu *c = per_cpu_ptr(s->cpu, cpu);
+	struct slablab_sheaf *sh = c->rcu_free;
+	unsigned long flags;
+
+	c->rcu_free = NULL;
+	if (sh) {
+		local_irq_save(flags);
+		rcu_free_submit(s, c, cpu, sh);
+		local_irq_restore(flags);
+	}
+}
+
+/* Objects in the cpus' rcu_free sheaves not yet handed to RCU (the rcu-pending gauge). */
+static u64 rcu_free_pending(struct slablab_cache *s)
+{
+	struct slablab_sheaf *sh;
+	u64 n = 0;
+	int cpu;
+
+	/* Sheaves are freed after a grace period: their sizes can be read so. */
+	rcu_read_lock();
+	for_each_possible_cpu(cpu) {
+		sh = READ_ONCE(per_cpu_ptr(s->cpu, cpu)->rcu_free);
+		if (sh)
+			n += READ_ONCE(sh->size);
+	}
+	rcu_read_unlock();
+	return n;
+}
+
 const struct slablab_design_ops slablab_sheaves_ops = {
 	.name = "sheaves",
 	.init = sheaves_init,
@@ -1548,4 +1753,6 @@ const struct slablab_design_ops slablab_sheaves_ops = {
 	.prefill_sheaf = sheaves_prefill_sheaf,
 	.refill_sheaf = sheaves_refill_sheaf,
 	.return_sheaf = sheaves_return_sheaf,
+	.free_rcu = sheaves_free_rcu,
+	.rcu_flush = sheaves_rcu_flush,
 };

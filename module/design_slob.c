@@ -449,10 +449,43 @@ static int slob_align(struct slablab_cache *s)
 	return align;
 }
 
-/* What a slob cache allocates per object: its size rounded up to units. */
+/*
+ * A typesafe-by-rcu object's tail while its free waits for a grace period (SLOB's
+ * struct slob_rcu, with the cache for the charge).
+ */
+struct slob_rcu {
+	struct rcu_head head;
+	struct slablab_cache *s;
+	size_t size;
+};
+
+/*
+ * What a slob cache allocates per object: its size rounded up to units, and for a
+ * typesafe-by-rcu cache a struct slob_rcu after the object (SLOB's c->size +=
+ * sizeof(struct slob_rcu)); slab.c refuses such caches of a page or more.
+ */
 static size_t slob_size(struct slablab_cache *s)
 {
-	return SLOB_UNITS(s->object_size) * SLOB_UNIT;
+	size_t size = s->object_size;
+
+	if (s->flags & SLABLAB_CACHE_F_TYPESAFE_BY_RCU)
+		size = ALIGN(size, sizeof(void *)) + sizeof(struct slob_rcu);
+	return SLOB_UNITS(size) * SLOB_UNIT;
+}
+
+/* The grace period of a typesafe-by-rcu block is over (SLOB's kmem_rcu_free()). */
+static void slob_rcu_free(struct rcu_head *head)
+{
+	struct slob_rcu *r = container_of(head, struct slob_rcu, head);
+	struct slablab_cache *s = r->s;
+	size_t size = r->size;
+	unsigned long flags;
+
+	slob_free(s, (void *)r + sizeof(*r) - size, size);
+	/* Last: destroy waits for rcu_slabs (slablab_rcu_drain()). */
+	spin_lock_irqsave(&s->slabs_lock, flags);
+	s->rcu_slabs--;
+	spin_unlock_irqrestore(&s->slabs_lock, flags);
 }
 
 static void *slob_alloc_obj(struct slablab_cache *s, gfp_t gfp, int node)
@@ -492,6 +525,24 @@ static void *slob_alloc_obj(struct slablab_cache *s, gfp_t gfp, int node)
 static void slob_free_obj(struct slablab_cache *s, void *obj)
 {
 	stat(s, SLABLAB_FREE_SLOWPATH);
+	if (s->flags & SLABLAB_CACHE_F_TYPESAFE_BY_RCU) {
+		/*
+		 * SLOB defers every free of such a cache by a grace period (its heap
+		 * blocks are shared by every cache: nothing else keeps them of the type).
+		 */
+		size_t size = slob_size(s);
+		struct slob_rcu *r = obj + size - sizeof(*r);
+		unsigned long flags;
+
+		r->s = s;
+		r->size = size;
+		spin_lock_irqsave(&s->slabs_lock, flags);
+		s->rcu_slabs++;
+		spin_unlock_irqrestore(&s->slabs_lock, flags);
+		stat(s, SLABLAB_RCU_SLAB_DEFERRED);
+		call_rcu(&r->head, slob_rcu_free);
+		return;
+	}
 	if (s->object_size < PAGE_SIZE) {
 		slob_free(s, obj, slob_size(s));
 	} else {

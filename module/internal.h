@@ -90,6 +90,8 @@ struct slablab_counters {
  * @fc: freelist + struct slablab_counters, changed together by one double-word cmpxchg
  * @node_list: link in the node partial list, under its list_lock
  * @next: link in a cpu partial list (a slab is never on both)
+ * @rcu: a slab of a typesafe-by-rcu cache, off every list, waiting for a grace period
+ *	before its pages go back (slablab_discard_slab())
  * @all_list: link in the cache's all_slabs, under its slabs_lock
  * @cache: the cache the slab belongs to
  * @base_flags: page_address() | SLABLAB_SLAB_* (ON_PARTIAL and DYING under list_lock)
@@ -99,6 +101,7 @@ struct slablab_slab {
 	union {
 		struct list_head node_list;
 		struct slablab_slab *next;
+		struct rcu_head rcu;	/* typesafe-by-rcu: discarded, waiting for a GP */
 	};
 	struct list_head all_list;
 	struct slablab_cache *cache;
@@ -128,6 +131,8 @@ struct slablab_slab {
 #define SLABLAB_DEFAULT_LISTS	3
 /* kmalloc on slob: the size header in front of each block (SLOB's minalign) */
 #define SLABLAB_SLOB_MINALIGN	max_t(unsigned int, ARCH_KMALLOC_MINALIGN, ARCH_SLAB_MINALIGN)
+/* slob: the largest typesafe_by_rcu object (its RCU tail after it, in a heap page) */
+#define SLABLAB_SLOB_RCU_MAX	(PAGE_SIZE / 2)
 
 static inline void *slab_base(const struct slablab_slab *slab)
 {
@@ -167,6 +172,8 @@ static inline bool slab_dying(const struct slablab_slab *slab)
  * @capacity: slots in @objects (the cache's sheaf_capacity when it was made, or the
  *	size of a one-off sheaf)
  * @size: objects in it, @objects[0..@size)
+ * @cache: an rcu_free sheaf handed to RCU: its cache (sheaves)
+ * @cpu: and the cpu whose batch counts its objects as waiting (sheaves)
  * @oversize: a one-off sheaf (slab.c): its objects were allocated by a bulk allocation
  *	when it was filled (callers' objects, their alloc hook run), and it is kfree()d
  *	when it comes back; else its objects are free objects of the cache
@@ -179,6 +186,8 @@ struct slablab_sheaf {
 	};
 	unsigned int capacity;
 	unsigned int size;
+	struct slablab_cache *cache;
+	int cpu;
 	bool oversize;
 	void *objects[];
 };
@@ -188,6 +197,30 @@ struct slablab_node {
 	spinlock_t list_lock;		/* partial, nr_partial, on_partial flags */
 	unsigned long nr_partial;
 	struct list_head partial;
+};
+
+/**
+ * struct slablab_rcu_batch - one cpu's RCU frees of one cache (slab.c, "RCU frees")
+ * @lock: the lists and counts (raw: RCU frees come from any context, as kfree_rcu()'s)
+ * @armed: a grace-period callback (@rcu) is queued for @waiting
+ * @pending: objects queued while @waiting waits, linked through their rcu_head
+ *	(->func holds the head's offset in its object, as 6.1's kvfree_call_rcu())
+ * @waiting: the batch whose grace period @rcu waits for
+ * @nr_pending: objects on @pending
+ * @nr_waiting: objects on @waiting, until they are freed, and in the sheaves design's
+ *	rcu_free sheaves this cpu handed to RCU
+ * @rcu: the batch's callback
+ * @s: the cache (NULL: slablab_kmalloc() memory of no cache, freed by slablab_kfree())
+ */
+struct slablab_rcu_batch {
+	raw_spinlock_t lock;
+	bool armed;
+	struct rcu_head *pending;
+	struct rcu_head *waiting;
+	unsigned long nr_pending;
+	unsigned long nr_waiting;
+	struct rcu_head rcu;
+	struct slablab_cache *s;
 };
 
 /*
@@ -212,6 +245,8 @@ struct slablab_cpu {
 	 */
 	long prefilled_objects;
 	long prefilled_sheaves;
+	struct slablab_rcu_batch rcu;	/* RCU frees (slab.c): every design's */
+	struct slablab_sheaf *rcu_free;	/* sheaves: the rcu_free sheaf filling, or NULL */
 	local_lock_t lock;		/* slow path vs. this cpu's fast path */
 #ifdef SLABLAB_HAVE_LOCAL_TRYLOCK
 	local_trylock_t sheaves_lock;	/* sheaves on 7.x: main, spare (compat.h) */
@@ -282,6 +317,9 @@ struct slablab_cpu {
  * @total_objects: object slots in all slabs
  * @nr_pages: pages in all slabs
  * @nr_meta_slabs: slabs whose metadata is off the slab (in a kernel kmem_cache)
+ * @rcu_slabs: typesafe-by-rcu slabs discarded, waiting for a grace period (not in
+ *	@nr_slabs; slob: blocks waiting)
+ * @rcu_pages: their pages (not in @nr_pages)
  * @debug_errors: corruption reports in debug mode
  * @list: link in slablab_caches, under slablab_mutex
  * @users: storms and handles holding the cache (destroy fails with -EBUSY)
@@ -345,6 +383,8 @@ struct slablab_cache {
 	unsigned long total_objects;
 	unsigned long nr_pages;
 	unsigned long nr_meta_slabs;
+	unsigned long rcu_slabs;
+	unsigned long rcu_pages;
 
 	atomic_long_t debug_errors;
 
@@ -372,6 +412,10 @@ struct slablab_gauges {
 	u64 meta_bytes;
 	u64 free_slabs;
 	u64 slob_scan_max;	/* slob: the most heap pages one allocation looked at */
+	u64 rcu_pending;	/* RCU frees not yet handed to a grace period */
+	u64 rcu_waiting;	/* RCU frees waiting for a grace period */
+	u64 rcu_slabs;		/* typesafe-by-rcu slabs waiting for a grace period */
+	u64 rcu_pages;		/* their pages */
 };
 
 struct slablab_validate_report {
@@ -499,6 +543,12 @@ struct slablab_occupancy {
  * @refill_sheaf: fill a sheaf @prefill_sheaf made to its capacity; 0, or -ENOMEM
  *	when it holds fewer than @size objects
  * @return_sheaf: take a sheaf @prefill_sheaf made back, with what is left in it
+ * @free_rcu: take @obj for a free after a grace period in the design's own batching
+ *	(sheaves: the rcu_free sheaf), or return false for slab.c's per-cpu batch; any
+ *	context, no lock held; may be NULL
+ * @rcu_flush: hand every partly filled batch of the design's to RCU (destroy), whose
+ *	objects it counts as waiting in the cpu's slab.c batch (nr_waiting) until they are
+ *	freed; cpus_read_lock and slablab_mutex held; may be NULL
  *
  * docs/design.md, "Designs", says which locks are held when each is called and what a
  * design must count.
@@ -533,6 +583,8 @@ struct slablab_design_ops {
 	int (*refill_sheaf)(struct slablab_cache *s, gfp_t gfp, struct slablab_sheaf *sheaf,
 			    unsigned int size);
 	void (*return_sheaf)(struct slablab_cache *s, gfp_t gfp, struct slablab_sheaf *sheaf);
+	bool (*free_rcu)(struct slablab_cache *s, void *obj);
+	void (*rcu_flush)(struct slablab_cache *s);
 };
 
 /* design_slub.c: SLUB 6.1's per-cpu slab and per-cpu partial lists */
@@ -612,6 +664,7 @@ struct slablab_cache *slablab_cache_create_owner(const char *name, unsigned int 
 						 enum slablab_owner owner,
 						 struct netlink_ext_ack *extack);
 int slablab_cache_destroy_locked(struct slablab_cache *s, struct netlink_ext_ack *extack);
+void slablab_rcu_drain(struct slablab_cache *s);
 void slablab_cache_release(struct slablab_cache *s);
 /* one setter per tunable of SLABLAB_CACHE_TUNABLES, all alike (netlink.c walks the table) */
 int slablab_set_min_partial(struct slablab_cache *s, unsigned int slabs,

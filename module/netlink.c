@@ -244,7 +244,13 @@ static int put_gauges(struct sk_buff *skb, struct slablab_cache *s)
 	    nla_put_u64_64bit(skb, SLABLAB_CACHE_A_FREE_SLABS, g.free_slabs,
 			      SLABLAB_CACHE_A_PAD) ||
 	    nla_put_u64_64bit(skb, SLABLAB_CACHE_A_SLOB_SCAN_MAX, g.slob_scan_max,
-			      SLABLAB_CACHE_A_PAD))
+			      SLABLAB_CACHE_A_PAD) ||
+	    nla_put_u64_64bit(skb, SLABLAB_CACHE_A_RCU_PENDING, g.rcu_pending,
+			      SLABLAB_CACHE_A_PAD) ||
+	    nla_put_u64_64bit(skb, SLABLAB_CACHE_A_RCU_WAITING, g.rcu_waiting,
+			      SLABLAB_CACHE_A_PAD) ||
+	    nla_put_u64_64bit(skb, SLABLAB_CACHE_A_RCU_SLABS, g.rcu_slabs, SLABLAB_CACHE_A_PAD) ||
+	    nla_put_u64_64bit(skb, SLABLAB_CACHE_A_RCU_PAGES, g.rcu_pages, SLABLAB_CACHE_A_PAD))
 		return -EMSGSIZE;
 	return 0;
 }
@@ -706,6 +712,8 @@ static int slablab_nl_cache_del(struct sk_buff *skb, struct genl_info *info)
 		err = -EBUSY;
 		goto out;
 	}
+	/* Objects freed by RCU are in use until their grace period: wait for it first. */
+	slablab_rcu_drain(s);
 	live = slablab_stat_sum_raw_alloc(s) - (s64)slablab_handles_objects(s);
 	if (live > 0) {
 		NL_SET_ERR_MSG_FMT_MOD(info->extack,

@@ -310,6 +310,166 @@ int slablab_cache_alloc_bulk(struct slablab_cache *s, gfp_t gfp, size_t nr, void
 }
 EXPORT_SYMBOL_GPL(slablab_cache_alloc_bulk);
 
+/* ---- RCU frees ---- */
+
+/*
+ * RCU frees: slablab_cache_free_rcu() and slablab_kfree_rcu() (include/slablab.h), in
+ * the shape of the kernel's two-argument kfree_rcu(ptr, rhf). An object waits on its
+ * cpu's batch of its cache (struct slablab_rcu_batch in the cache's per-cpu state),
+ * linked through the rcu_head inside it, whose ->func holds the head's offset in the
+ * object (6.1's kvfree_call_rcu() encoding). Each cpu has one batch of each cache
+ * waiting for a grace period at a time: the first free of an idle cpu hands its batch
+ * to call_rcu() at once; frees that come while it waits collect on the pending list,
+ * which becomes the next batch when the callback has freed the waiting one. That is
+ * 6.1's kfree_rcu() batching (kernel/rcu/tree.c: a per-cpu list drained into a batch
+ * when the previous batch's grace period is over) without its 20 ms KFREE_DRAIN_JIFFIES
+ * delay, its second channel and its pages of pointers: one grace period per batch,
+ * objects freed in the callback (softirq) through the ordinary free path, where they
+ * count as frees. Until then an object counts as in use (allocations - frees).
+ * slablab_kmalloc() memory of no cache (a page or more, or the page policy's) waits on
+ * slablab_kfree_rcu_batch, a batch per cpu of no cache. The sheaves design puts cache
+ * objects in an rcu_free sheaf instead, as 7.x does (design_sheaves.c).
+ */
+static DEFINE_PER_CPU(struct slablab_rcu_batch, slablab_kfree_rcu_batch);
+
+static void rcu_batch_init(struct slablab_rcu_batch *b, struct slablab_cache *s)
+{
+	raw_spin_lock_init(&b->lock);
+	b->s = s;
+}
+
+static void rcu_batch_free(struct rcu_head *rcu);
+
+/* The pending list becomes the batch that waits (b->lock held, nothing waiting). */
+static void rcu_batch_arm(struct slablab_rcu_batch *b)
+{
+	b->waiting = b->pending;
+	b->nr_waiting += b->nr_pending;	/* with the rcu_free sheaves' (sheaves) */
+	b->pending = NULL;
+	b->nr_pending = 0;
+	b->armed = true;
+	if (b->s)
+		stat(b->s, SLABLAB_FREE_RCU_BATCH);
+	call_rcu(&b->rcu, rcu_batch_free);
+}
+
+/* A batch's grace period is over: free its objects, then hand on the next batch. */
+static void rcu_batch_free(struct rcu_head *rcu)
+{
+	struct slablab_rcu_batch *b = container_of(rcu, struct slablab_rcu_batch, rcu);
+	struct slablab_cache *s = b->s;
+	struct rcu_head *head, *next;
+	unsigned long flags, n = 0;
+
+	/* Only this callback changes ->waiting while the batch is armed. */
+	for (head = b->waiting; head; head = next) {
+		void *obj = (void *)head - (unsigned long)head->func;
+
+		next = head->next;
+		n++;
+		if (s && s->owner != SLABLAB_OWNER_KMALLOC)
+			slablab_cache_free(s, obj);
+		else
+			slablab_kfree(obj);
+	}
+	raw_spin_lock_irqsave(&b->lock, flags);
+	b->waiting = NULL;
+	b->nr_waiting -= n;
+	b->armed = false;
+	if (b->pending)
+		rcu_batch_arm(b);
+	/* Last: slablab_rcu_drain() reads the counts under this lock. */
+	raw_spin_unlock_irqrestore(&b->lock, flags);
+}
+
+/* Queue @head (inside @obj) on this cpu's batch @pcpu; any context. */
+static void rcu_batch_add(struct slablab_rcu_batch __percpu *pcpu, struct rcu_head *head,
+			  void *obj)
+{
+	struct slablab_rcu_batch *b;
+	unsigned long flags;
+
+	local_irq_save(flags);
+	b = this_cpu_ptr(pcpu);
+	raw_spin_lock(&b->lock);
+	head->func = (rcu_callback_t)(unsigned long)((void *)head - obj);
+	head->next = b->pending;
+	b->pending = head;
+	b->nr_pending++;
+	if (!b->armed)
+		rcu_batch_arm(b);
+	raw_spin_unlock(&b->lock);
+	local_irq_restore(flags);
+}
+
+/* Objects of @s's batches (the no-cache batches for NULL) not yet freed. */
+static unsigned long rcu_batches_outstanding(struct slablab_cache *s)
+{
+	unsigned long n = 0, flags;
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct slablab_rcu_batch *b = s ? &per_cpu_ptr(s->cpu, cpu)->rcu :
+						  per_cpu_ptr(&slablab_kfree_rcu_batch, cpu);
+
+		raw_spin_lock_irqsave(&b->lock, flags);
+		n += b->nr_pending + b->nr_waiting + b->armed;
+		raw_spin_unlock_irqrestore(&b->lock, flags);
+	}
+	return n;
+}
+
+/**
+ * slablab_rcu_drain - wait until every RCU free of a cache is done
+ * @s: the cache, or NULL for slablab_kmalloc() memory of no cache
+ *
+ * Its batches (and the design's rcu_free sheaves) handed to RCU, every grace-period
+ * callback run, and the typesafe-by-rcu slabs it discarded given back: rcu_barrier()
+ * until nothing is left, since a callback may queue the next batch (kmem_cache_destroy()
+ * calls kvfree_rcu_barrier_on_cache() and rcu_barrier() for the same reasons). May
+ * sleep. New RCU frees must not come meanwhile (destroy, unload).
+ */
+void slablab_rcu_drain(struct slablab_cache *s)
+{
+	unsigned long flags, slabs;
+
+	for (;;) {
+		if (s && s->ops && s->ops->rcu_flush)
+			s->ops->rcu_flush(s);
+		slabs = 0;
+		if (s) {
+			spin_lock_irqsave(&s->slabs_lock, flags);
+			slabs = s->rcu_slabs;
+			spin_unlock_irqrestore(&s->slabs_lock, flags);
+		}
+		if (!slabs && !rcu_batches_outstanding(s))
+			return;
+		rcu_barrier();
+	}
+}
+
+/**
+ * __slablab_cache_free_rcu - free a cache object after an RCU grace period
+ * @s: the cache it came from
+ * @head: a struct rcu_head inside @obj
+ * @obj: the object
+ *
+ * Use slablab_cache_free_rcu(s, ptr, rhf), which finds @head from the member's name.
+ * Any context (as kfree_rcu()); @obj counts as in use until it is freed, after a
+ * grace period. The sheaves design batches it in a per-cpu rcu_free sheaf (7.x),
+ * every other design on the cpu's batch (6.1's kfree_rcu() model).
+ */
+void __slablab_cache_free_rcu(struct slablab_cache *s, struct rcu_head *head, void *obj)
+{
+	if (unlikely(!obj))
+		return;
+	stat(s, SLABLAB_FREE_RCU);
+	if (s->ops->free_rcu && s->ops->free_rcu(s, obj))
+		return;
+	rcu_batch_add(&s->cpu->rcu, head, obj);
+}
+EXPORT_SYMBOL_GPL(__slablab_cache_free_rcu);
+
 /* ---- prefilled sheaves ---- */
 
 /* Prefilled sheaves out with callers, or the objects in them (the per-cpu shares' sum). */
@@ -534,6 +694,16 @@ static int set_front_end(struct slablab_cache *s, unsigned int design, bool cpu_
 	return 0;
 }
 
+/* Flags that cannot go together: debug's poison would overwrite what RCU readers read. */
+static int check_flags(unsigned int flags, struct netlink_ext_ack *extack)
+{
+	if ((flags & SLABLAB_CACHE_F_DEBUG) && (flags & SLABLAB_CACHE_F_TYPESAFE_BY_RCU)) {
+		NL_SET_ERR_MSG_MOD(extack, "typesafe_by_rcu caches have no debug mode");
+		return -EINVAL;
+	}
+	return 0;
+}
+
 /* In the reverse order of creation: the design's state first (it may still flush). */
 static void free_cache_struct(struct slablab_cache *s)
 {
@@ -601,6 +771,9 @@ struct slablab_cache *slablab_cache_create_owner(const char *name, unsigned int 
 				       flags & ~__SLABLAB_CACHE_F_ALL);
 		return ERR_PTR(-EINVAL);
 	}
+	err = check_flags(flags, extack);
+	if (err)
+		return ERR_PTR(err);
 	if (args->design >= __SLABLAB_DESIGN_MAX || !slablab_designs[args->design]) {
 		NL_SET_ERR_MSG_FMT_MOD(extack, "design %u is not built into this module",
 				       args->design);
@@ -608,6 +781,12 @@ struct slablab_cache *slablab_cache_create_owner(const char *name, unsigned int 
 	}
 	if (args->design == SLABLAB_DESIGN_SLOB && (flags & SLABLAB_CACHE_F_DEBUG)) {
 		NL_SET_ERR_MSG_MOD(extack, "the slob design has no debug mode");
+		return ERR_PTR(-EOPNOTSUPP);
+	}
+	if (args->design == SLABLAB_DESIGN_SLOB && (flags & SLABLAB_CACHE_F_TYPESAFE_BY_RCU) &&
+	    size > SLABLAB_SLOB_RCU_MAX) {
+		NL_SET_ERR_MSG_FMT_MOD(extack, "slob: typesafe_by_rcu objects up to %lu bytes",
+				       SLABLAB_SLOB_RCU_MAX);
 		return ERR_PTR(-EOPNOTSUPP);
 	}
 	if ((args->use_cpu_partial && args->cpu_partial > SLABLAB_MAX_CPU_PARTIAL) ||
@@ -667,6 +846,7 @@ struct slablab_cache *slablab_cache_create_owner(const char *name, unsigned int 
 
 		local_lock_init(&c->lock);
 		slablab_sheaves_lock_init(&c->sheaves_lock);
+		rcu_batch_init(&c->rcu, s);
 	}
 	err = -ENOMEM;
 	s->node = kcalloc(nr_node_ids, sizeof(*s->node), GFP_KERNEL);
@@ -768,6 +948,8 @@ int slablab_cache_destroy_locked(struct slablab_cache *s, struct netlink_ext_ack
 		NL_SET_ERR_MSG_FMT_MOD(extack, "cache %s is in use by a running storm", s->name);
 		return -EBUSY;
 	}
+	/* Objects freed by RCU count as in use until their grace period ends: wait for it. */
+	slablab_rcu_drain(s);
 	flush_all(s, true);
 	live = slablab_objects_in_use(s) + prefilled(s, true);
 	if (live) {
@@ -782,6 +964,8 @@ int slablab_cache_destroy_locked(struct slablab_cache *s, struct netlink_ext_ack
 	slablab_caches_gen++;
 	s->dead = true;
 	slablab_discard_all_slabs(s);
+	/* typesafe_by_rcu: the slabs just discarded wait for a grace period, and use @s */
+	slablab_rcu_drain(s);
 	return 0;
 }
 
@@ -883,6 +1067,13 @@ static int check_design_built(struct slablab_cache *s, u32 design, unsigned int 
 		NL_SET_ERR_MSG_MOD(extack, "the slob design has no debug mode");
 		return -EOPNOTSUPP;
 	}
+	if (design == SLABLAB_DESIGN_SLOB && (flags & SLABLAB_CACHE_F_TYPESAFE_BY_RCU) &&
+	    s->object_size > SLABLAB_SLOB_RCU_MAX) {
+		/* the block's RCU tail must fit a heap page (design_slob.c) */
+		NL_SET_ERR_MSG_FMT_MOD(extack, "slob: typesafe_by_rcu objects up to %lu bytes",
+				       SLABLAB_SLOB_RCU_MAX);
+		return -EOPNOTSUPP;
+	}
 	return 0;
 }
 
@@ -934,6 +1125,9 @@ int slablab_check_tunables(struct slablab_cache *s, const u32 *flags, const u32 
 					       *flags & ~__SLABLAB_CACHE_F_ALL);
 			return -EINVAL;
 		}
+		err = check_flags(*flags, extack);
+		if (err)
+			return err;
 		err = check_empty(s, "flags", extack);
 		if (err)
 			return err;
@@ -1025,6 +1219,8 @@ int slablab_set_flags(struct slablab_cache *s, unsigned int flags, struct netlin
 	err = slablab_check_tunables(s, &flags, NULL, NULL, extack);
 	if (err || flags == s->flags)
 		return err;
+	/* slob's typesafe_by_rcu blocks: their size is the old layout's */
+	slablab_rcu_drain(s);
 	flush_all(s, true);
 	slablab_discard_all_slabs(s);
 	s->flags = flags;
@@ -1067,6 +1263,8 @@ static int switch_front_end(struct slablab_cache *s, unsigned int design, bool c
 	bool old_sheaves_cpu_slabs = s->sheaves_cpu_slabs;
 	int err;
 
+	/* slob's typesafe_by_rcu blocks free through the design they were freed on */
+	slablab_rcu_drain(s);
 	flush_all(s, true);
 	slablab_discard_all_slabs(s);
 	if (s->ops->destroy)
@@ -1313,7 +1511,17 @@ void slablab_occupancy(struct slablab_cache *s, struct slablab_occupancy *h)
 
 void slablab_gauges(struct slablab_cache *s, struct slablab_gauges *g)
 {
+	int cpu;
+
 	slablab_backend_gauges(s, g);
+	for_each_possible_cpu(cpu) {
+		struct slablab_rcu_batch *b = &per_cpu_ptr(s->cpu, cpu)->rcu;
+
+		/* a gauge, read without the batch's lock: each count is one word */
+		g->rcu_pending += data_race(READ_ONCE(b->nr_pending));
+		/* likewise */
+		g->rcu_waiting += data_race(READ_ONCE(b->nr_waiting));
+	}
 	s->ops->gauges(s, g);
 }
 
@@ -1480,6 +1688,41 @@ void slablab_kfree(const void *p)
 	kmalloc_users_put();
 }
 EXPORT_SYMBOL_GPL(slablab_kfree);
+
+/**
+ * __slablab_kfree_rcu - slablab_kfree() after an RCU grace period
+ * @head: a struct rcu_head inside @ptr
+ * @ptr: memory from slablab_kmalloc()
+ *
+ * Use slablab_kfree_rcu(ptr, rhf). Any context. Memory of a size class waits with the
+ * class's objects (its batches, or its rcu_free sheaves on sheaves) and is freed by
+ * slablab_kfree(); memory of no class (a page or more) on the per-cpu batches of no
+ * cache.
+ */
+void __slablab_kfree_rcu(struct rcu_head *head, void *ptr)
+{
+	struct page *page;
+	struct slablab_cache *s = NULL;
+
+	if (unlikely(!ptr))
+		return;
+	page = virt_to_head_page(ptr);
+	if (page_private(page) & SLABLAB_PAGE_SLOB)
+		s = kmalloc_class(slablab_slob_ksize(ptr));
+	else if (page_private(page))
+		s = ((struct slablab_slab *)page_private(page))->cache;
+	if (!s) {
+		rcu_batch_add(&slablab_kfree_rcu_batch, head, ptr);
+		return;
+	}
+	stat(s, SLABLAB_FREE_RCU);
+	/* The rcu_free sheaf holds objects of its cache: a slob heap block is none. */
+	if (!(page_private(page) & SLABLAB_PAGE_SLOB) && s->ops->free_rcu &&
+	    s->ops->free_rcu(s, ptr))
+		return;
+	rcu_batch_add(&s->cpu->rcu, head, ptr);
+}
+EXPORT_SYMBOL_GPL(__slablab_kfree_rcu);
 
 /*
  * Free what slablab_kfree() queued while the classes were frozen. A kfree that saw the
@@ -1677,7 +1920,10 @@ int slablab_slab_init(void)
 	};
 	char name[SLABLAB_NAME_MAX];
 	unsigned int i;
-	int ret;
+	int ret, cpu;
+
+	for_each_possible_cpu(cpu)
+		rcu_batch_init(per_cpu_ptr(&slablab_kfree_rcu_batch, cpu), NULL);
 
 	ret = kmalloc_class_check();
 	if (ret)
@@ -1732,6 +1978,8 @@ void slablab_slab_exit_caches(void)
 	struct slablab_cache *s, *tmp;
 	LIST_HEAD(dead);
 
+	/* kmalloc memory of no class first: its frees are done by slablab_kfree() */
+	slablab_rcu_drain(NULL);
 	cpus_read_lock();
 	mutex_lock(&slablab_mutex);
 	list_for_each_entry_safe_reverse(s, tmp, &slablab_caches, list) {
@@ -1759,6 +2007,8 @@ void slablab_slab_exit_caches(void)
 void slablab_slab_exit(void)
 {
 	slablab_slab_exit_caches();
+	/* No grace-period callback of ours (their code is the module's) may be left. */
+	rcu_barrier();
 	cpuhp_remove_state_nocalls(slablab_cpuhp_online_state);
 	cpuhp_remove_state_nocalls(slablab_cpuhp_state);
 	slablab_backend_exit();

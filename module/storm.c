@@ -1229,6 +1229,8 @@ static u32 native_stride(u32 size, u32 align, u32 cache_flags)
 		end += sizeof(void *);			/* free pointer, outside the object */
 		end += sizeof(void *);			/* SLUB's red zone padding word */
 		end += ALIGN(sizeof(void *), align);	/* left red zone */
+	} else if (cache_flags & SLABLAB_CACHE_F_TYPESAFE_BY_RCU) {
+		end += sizeof(void *);			/* free pointer, outside the object */
 	}
 	return ALIGN(end, align);
 }
@@ -1674,6 +1676,8 @@ static int storm_create_native(struct slablab_storm *st, struct netlink_ext_ack 
 		flags |= SLAB_HWCACHE_ALIGN;
 	if (st->cache_flags & SLABLAB_CACHE_F_DEBUG)
 		flags |= SLAB_RED_ZONE | SLAB_POISON | SLAB_CONSISTENCY_CHECKS;
+	if (st->cache_flags & SLABLAB_CACHE_F_TYPESAFE_BY_RCU)
+		flags |= SLAB_TYPESAFE_BY_RCU;
 	snprintf(st->native_name, sizeof(st->native_name), "slablab-native-%u", st->id);
 	st->tg.native = kmem_cache_create(st->native_name, st->tg.obj_size, st->cache_align,
 					  flags, NULL);

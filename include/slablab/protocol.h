@@ -20,7 +20,7 @@
  * policy accepts (a flags tunable: max is the mask of its bits).
  */
 #define SLABLAB_CACHE_TUNABLES(X) \
-	X(FLAGS, flags, u32, FLAGS, cache_flags, 0, 15) \
+	X(FLAGS, flags, u32, FLAGS, cache_flags, 0, 31) \
 	X(ORDER, order, u32, NUM, none, 0, 4) \
 	X(CPU_PARTIAL, cpu_partial, u32, NUM, none, 0, 65536) \
 	X(MIN_PARTIAL, min_partial, u32, NUM, none, 0, 1024) \
@@ -53,7 +53,11 @@
 	X(LIVE_BYTES, live_bytes, u64) \
 	X(META_BYTES, meta_bytes, u64) \
 	X(FREE_SLABS, free_slabs, u64) \
-	X(SLOB_SCAN_MAX, slob_scan_max, u64)
+	X(SLOB_SCAN_MAX, slob_scan_max, u64) \
+	X(RCU_PENDING, rcu_pending, u64) \
+	X(RCU_WAITING, rcu_waiting, u64) \
+	X(RCU_SLABS, rcu_slabs, u64) \
+	X(RCU_PAGES, rcu_pages, u64)
 
 /*
  * Where a cache's object slots are (spec: the layers attribute set), in attribute
@@ -134,6 +138,11 @@
 	X(SLOB_SCAN, slob_scan) \
 	X(SLOB_NEW_PAGE, slob_new_page) \
 	X(SLOB_COALESCE, slob_coalesce) \
-	X(SLOB_HEADER_BYTES, slob_header_bytes)
+	X(SLOB_HEADER_BYTES, slob_header_bytes) \
+	X(FREE_RCU, free_rcu) \
+	X(FREE_RCU_BATCH, free_rcu_batch) \
+	X(FREE_RCU_SHEAF, free_rcu_sheaf) \
+	X(FREE_RCU_SHEAF_FAIL, free_rcu_sheaf_fail) \
+	X(RCU_SLAB_DEFERRED, rcu_slab_deferred)
 
 #endif /* _SLABLAB_PROTOCOL_H */

@@ -161,7 +161,7 @@ std::optional<uint32_t> slabctl::Tunables::*tunables_member(const slabctl::Tunab
 }
 
 struct FlagBools {
-	std::optional<bool> debug, hardened, random, hwcache_align;
+	std::optional<bool> debug, hardened, random, hwcache_align, typesafe_by_rcu;
 
 	void apply(uint32_t& set, uint32_t& clear) const
 	{
@@ -174,8 +174,9 @@ struct FlagBools {
 		one(hardened, SLABLAB_CACHE_F_HARDENED);
 		one(random, SLABLAB_CACHE_F_RANDOM);
 		one(hwcache_align, SLABLAB_CACHE_F_HWCACHE_ALIGN);
+		one(typesafe_by_rcu, SLABLAB_CACHE_F_TYPESAFE_BY_RCU);
 	}
-	bool any() const { return debug || hardened || random || hwcache_align; }
+	bool any() const { return debug || hardened || random || hwcache_align || typesafe_by_rcu; }
 };
 
 void raise_python(const slabctl::Error& e, bool module_not_loaded)
@@ -729,13 +730,14 @@ PYBIND11_MODULE(_core, m)
 			[](slabctl::Client& c, const std::string& name, int64_t size,
 			   std::optional<int64_t> align, std::optional<bool> debug,
 			   std::optional<bool> hardened, std::optional<bool> random,
-			   std::optional<bool> hwcache_align, const py::kwargs& tunables) {
+			   std::optional<bool> hwcache_align, std::optional<bool> typesafe_by_rcu,
+			   const py::kwargs& tunables) {
 				slabctl::CacheSpec spec;
 				spec.name = name;
 				spec.size = u32_arg("size", size);
 				spec.align = opt_u32("align", align);
 				tunable_kwargs(tunables, spec, spec_member, "cache_create");
-				FlagBools b{debug, hardened, random, hwcache_align};
+				FlagBools b{debug, hardened, random, hwcache_align, typesafe_by_rcu};
 				if (b.any()) {
 					uint32_t set = 0, clear = 0;
 					b.apply(set, clear);
@@ -751,12 +753,13 @@ PYBIND11_MODULE(_core, m)
 			py::arg("name"), py::arg("size"), py::kw_only(), py::arg("align") = py::none(),
 			py::arg("debug") = py::none(), py::arg("hardened") = py::none(),
 			py::arg("random") = py::none(), py::arg("hwcache_align") = py::none(),
+			py::arg("typesafe_by_rcu") = py::none(),
 			"CACHE_NEW: create cache `name` for objects of `size` bytes and return it "
 			"as cache_get() would. Keywords (unset ones are left to the kernel): align "
 			"(power of two), every tunable of the spec (TUNABLES: flags as an int, "
 			"'debug,random' or a list of names; fastpath as 'cmpxchg' | 'irqoff'; the "
-			"others as ints) and the flag switches debug, hardened, random, hwcache_align "
-			"(bool).")
+			"others as ints) and the flag switches debug, hardened, random, hwcache_align, "
+			"typesafe_by_rcu (bool).")
 		.def(
 			"cache_destroy",
 			[](slabctl::Client& c, const std::string& name) {
@@ -806,11 +809,12 @@ PYBIND11_MODULE(_core, m)
 			"cache_set",
 			[](slabctl::Client& c, const std::string& name, std::optional<bool> debug,
 			   std::optional<bool> hardened, std::optional<bool> random,
-			   std::optional<bool> hwcache_align, const py::kwargs& tunables) {
+			   std::optional<bool> hwcache_align, std::optional<bool> typesafe_by_rcu,
+			   const py::kwargs& tunables) {
 				slabctl::Tunables t;
 				tunable_kwargs(tunables, t, tunables_member, "cache_set");
-				FlagBools{debug, hardened, random, hwcache_align}.apply(t.flags_set,
-										 t.flags_clear);
+				FlagBools{debug, hardened, random, hwcache_align, typesafe_by_rcu}.apply(
+					t.flags_set, t.flags_clear);
 				slabctl::CacheInfo info;
 				{
 					py::gil_scoped_release nogil;
@@ -820,7 +824,7 @@ PYBIND11_MODULE(_core, m)
 			},
 			py::arg("name"), py::kw_only(), py::arg("debug") = py::none(),
 			py::arg("hardened") = py::none(), py::arg("random") = py::none(),
-			py::arg("hwcache_align") = py::none(),
+			py::arg("hwcache_align") = py::none(), py::arg("typesafe_by_rcu") = py::none(),
 			"CACHE_SET: change only the tunables given (keywords: every tunable of the "
 			"spec, TUNABLES) and return the cache after the "
 			"change. flags= replaces all flags; debug=/hardened=/random=/hwcache_align= "

@@ -341,16 +341,18 @@ def test_client_without_module(slablab):
 
 
 def test_constants(slablab):
-    assert len(slablab.STAT_NAMES) == 55
+    assert len(slablab.STAT_NAMES) == 60
+    assert slablab.STAT_NAMES[55] == "free_rcu" and slablab.STAT_NAMES[59] == "rcu_slab_deferred"
     assert slablab.STAT_NAMES[0] == "alloc_fastpath"
     assert slablab.STAT_NAMES[25] == "cpu_partial_drain"
     assert slablab.STAT_NAMES[33] == "barn_put_fail"
     assert slablab.STAT_NAMES[34] == "allochit" and slablab.STAT_NAMES[45] == "maxfreeable"
     assert slablab.STAT_NAMES[46] == "sheaf_prefill_fast"
     assert slablab.STAT_NAMES[50] == "sheaf_return_slow"
-    assert slablab.STAT_NAMES[-1] == "slob_header_bytes"
+    assert slablab.STAT_NAMES[54] == "slob_header_bytes"
     assert "cmpxchg_double_cpu_fail" in slablab.STAT_NAMES
-    assert slablab.CACHE_FLAGS == ("debug", "hardened", "random", "hwcache_align")
+    assert slablab.CACHE_FLAGS == ("debug", "hardened", "random", "hwcache_align",
+                                   "typesafe_by_rcu")
     assert slablab.FASTPATHS == ("cmpxchg", "irqoff")
     assert slablab.PAGE_POLICIES == ("slab", "page_alloc")
     assert "cmpxchg_double" in slablab.FEATURES

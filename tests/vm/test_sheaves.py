@@ -337,7 +337,7 @@ def hooked():
 
 @pytest.fixture
 def hooked_cache(hooked, design):
-    made = []
+    made: list[str] = []
 
     def make(size, **tunables):
         name = f"hooked{len(made)}-{size}"

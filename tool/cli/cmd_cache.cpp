@@ -26,6 +26,7 @@ struct TunableOptions {
 	// an empty value was not given (the kernel's default)
 	std::map<std::string_view, std::string> values;
 	bool debug = false, hardened = false, random = false, hwcache_align = false;
+	bool typesafe_by_rcu = false;
 };
 
 void add_tunable_options(CLI::App& cmd, TunableOptions& t)
@@ -45,6 +46,8 @@ void add_tunable_options(CLI::App& cmd, TunableOptions& t)
 	cmd.add_flag("--hardened", t.hardened, "Obfuscate free pointers");
 	cmd.add_flag("--random", t.random, "Randomize the freelists of new slabs");
 	cmd.add_flag("--hwcache-align", t.hwcache_align, "Align objects to cache lines");
+	cmd.add_flag("--typesafe-by-rcu", t.typesafe_by_rcu,
+		     "SLAB_TYPESAFE_BY_RCU: slabs go back only after an RCU grace period");
 }
 
 void apply_tunables(const TunableOptions& t, CacheSpec& spec)
@@ -61,6 +64,8 @@ void apply_tunables(const TunableOptions& t, CacheSpec& spec)
 		flags |= SLABLAB_CACHE_F_RANDOM;
 	if (t.hwcache_align)
 		flags |= SLABLAB_CACHE_F_HWCACHE_ALIGN;
+	if (t.typesafe_by_rcu)
+		flags |= SLABLAB_CACHE_F_TYPESAFE_BY_RCU;
 	if (flags)
 		spec.flags = flags;
 }

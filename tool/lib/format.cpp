@@ -455,6 +455,8 @@ std::string flag_letters(const CacheInfo& c)
 		f += 'H';
 	if (c.flags & SLABLAB_CACHE_F_RANDOM)
 		f += 'R';
+	if (c.flags & SLABLAB_CACHE_F_TYPESAFE_BY_RCU)
+		f += 'B';
 	if (c.owner == SLABLAB_OWNER_KMALLOC)
 		f += 'k';
 	else if (c.owner == SLABLAB_OWNER_KERNEL)
@@ -868,6 +870,8 @@ std::string render_report(const CacheInfo& c, uint32_t page_size)
 		out += "** Free pointers obfuscated (hardened freelists)\n";
 	if (c.flags & SLABLAB_CACHE_F_RANDOM)
 		out += "** Freelists of new slabs randomized\n";
+	if (c.flags & SLABLAB_CACHE_F_TYPESAFE_BY_RCU)
+		out += "** Slabs freed after an RCU grace period (typesafe_by_rcu)\n";
 
 	const uint64_t slab_bytes = static_cast<uint64_t>(page_size) << std::min<uint32_t>(c.order, 20);
 	const uint64_t space = cache_space(c, page_size);

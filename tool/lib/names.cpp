@@ -107,6 +107,7 @@ constexpr BitName kCacheFlags[] = {
 	{SLABLAB_CACHE_F_HARDENED, "hardened", 'H'},
 	{SLABLAB_CACHE_F_RANDOM, "random", 'R'},
 	{SLABLAB_CACHE_F_HWCACHE_ALIGN, "hwcache_align", 'A'},
+	{SLABLAB_CACHE_F_TYPESAFE_BY_RCU, "typesafe_by_rcu", 'B'},
 };
 
 constexpr BitName kFeatures[] = {

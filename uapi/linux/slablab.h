@@ -279,6 +279,11 @@ enum slablab_page_policy {
  * @SLABLAB_CACHE_F_HARDENED: obfuscate free pointers
  * @SLABLAB_CACHE_F_RANDOM: randomize fresh slabs' freelists
  * @SLABLAB_CACHE_F_HWCACHE_ALIGN: align objects to cache lines
+ * @SLABLAB_CACHE_F_TYPESAFE_BY_RCU: SLAB_TYPESAFE_BY_RCU: the cache's slabs go back to
+ *	the page allocator only after an RCU grace period, so memory an RCU reader holds
+ *	stays of the type (its objects may be reused at once); the free pointer lives outside
+ *	the object. Not with debug (its poison would overwrite what readers read, as SLUB
+ *	turns poisoning off for such caches)
  * @__SLABLAB_CACHE_F_ALL: every bit
  */
 enum slablab_cache_flags {
@@ -286,7 +291,8 @@ enum slablab_cache_flags {
 	SLABLAB_CACHE_F_HARDENED = 1U << 1,
 	SLABLAB_CACHE_F_RANDOM = 1U << 2,
 	SLABLAB_CACHE_F_HWCACHE_ALIGN = 1U << 3,
-	__SLABLAB_CACHE_F_ALL = (1U << 4) - 1
+	SLABLAB_CACHE_F_TYPESAFE_BY_RCU = 1U << 4,
+	__SLABLAB_CACHE_F_ALL = (1U << 5) - 1
 };
 
 /**
@@ -384,6 +390,17 @@ enum slablab_owner {
  * @SLABLAB_SLOB_COALESCE: frees that merged the block with a free neighbour (slob)
  * @SLABLAB_SLOB_HEADER_BYTES: bytes of kmalloc size headers (and their alignment)
  *	allocated (slob)
+ * @SLABLAB_FREE_RCU: objects given to an RCU free (slablab_cache_free_rcu(),
+ *	slablab_kfree_rcu()): freed after a grace period, counted as frees only then
+ * @SLABLAB_FREE_RCU_BATCH: grace-period callbacks queued for RCU frees: the per-cpu
+ *	batches (slub, slab, slob) or the rcu_free sheaves (sheaves) handed to call_rcu()
+ * @SLABLAB_FREE_RCU_SHEAF: an RCU free went into the cpu rcu_free sheaf (sheaves; 7.x
+ *	FREE_RCU_SHEAF)
+ * @SLABLAB_FREE_RCU_SHEAF_FAIL: an RCU free found no rcu_free sheaf to use and took the
+ *	per-cpu batch instead (sheaves; 7.x FREE_RCU_SHEAF_FAIL)
+ * @SLABLAB_RCU_SLAB_DEFERRED: slabs of a typesafe-by-rcu cache freed by the cache whose
+ *	pages waited for a grace period before going back to the page allocator (slob:
+ *	objects whose heap block waited)
  * @__SLABLAB_STAT_MAX: the number of values
  *
  * Their debugfs file names are the names with - for _. The stats attribute set carries
@@ -446,6 +463,11 @@ enum slablab_stat_item {
 	SLABLAB_SLOB_NEW_PAGE,
 	SLABLAB_SLOB_COALESCE,
 	SLABLAB_SLOB_HEADER_BYTES,
+	SLABLAB_FREE_RCU,
+	SLABLAB_FREE_RCU_BATCH,
+	SLABLAB_FREE_RCU_SHEAF,
+	SLABLAB_FREE_RCU_SHEAF_FAIL,
+	SLABLAB_RCU_SLAB_DEFERRED,
 	__SLABLAB_STAT_MAX
 };
 
@@ -717,6 +739,15 @@ enum slablab_attr {
  *	(-EBUSY otherwise); other designs keep the value for a later change to sheaves
  * @SLABLAB_CACHE_A_SLOB_SCAN_MAX: (u64) the most heap pages one allocation of this cache
  *	looked at since its design became slob (slob; 0 for other designs)
+ * @SLABLAB_CACHE_A_RCU_PENDING: (u64) objects given to an RCU free not yet handed to a
+ *	grace period: in a cpu's batch behind the one waiting (slub, slab, slob), or in a
+ *	cpu's rcu_free sheaf not yet full (sheaves)
+ * @SLABLAB_CACHE_A_RCU_WAITING: (u64) objects given to an RCU free whose batch or sheaf
+ *	waits for a grace period
+ * @SLABLAB_CACHE_A_RCU_SLABS: (u64) slabs of a typesafe-by-rcu cache the cache gave up
+ *	that wait for a grace period before their pages go back (slob: blocks); not in slabs
+ * @SLABLAB_CACHE_A_RCU_PAGES: (u64) pages of those slabs, not in pages (slob: 0, its
+ *	heap pages stay in pages)
  * @__SLABLAB_CACHE_A_MAX: the number of attribute types
  */
 enum slablab_cache_attr {
@@ -763,6 +794,10 @@ enum slablab_cache_attr {
 	SLABLAB_CACHE_A_OCCUPANCY,
 	SLABLAB_CACHE_A_SHEAVES_CPU_SLABS,
 	SLABLAB_CACHE_A_SLOB_SCAN_MAX,
+	SLABLAB_CACHE_A_RCU_PENDING,
+	SLABLAB_CACHE_A_RCU_WAITING,
+	SLABLAB_CACHE_A_RCU_SLABS,
+	SLABLAB_CACHE_A_RCU_PAGES,
 	__SLABLAB_CACHE_A_MAX
 };
 
@@ -879,6 +914,11 @@ enum slablab_validate_attr {
  * @SLABLAB_STATS_A_SLOB_NEW_PAGE: (u64)
  * @SLABLAB_STATS_A_SLOB_COALESCE: (u64)
  * @SLABLAB_STATS_A_SLOB_HEADER_BYTES: (u64)
+ * @SLABLAB_STATS_A_FREE_RCU: (u64)
+ * @SLABLAB_STATS_A_FREE_RCU_BATCH: (u64)
+ * @SLABLAB_STATS_A_FREE_RCU_SHEAF: (u64)
+ * @SLABLAB_STATS_A_FREE_RCU_SHEAF_FAIL: (u64)
+ * @SLABLAB_STATS_A_RCU_SLAB_DEFERRED: (u64)
  * @__SLABLAB_STATS_A_MAX: the number of attribute types
  *
  * Type 0 is alignment padding and is to be ignored. The attribute values are the
@@ -941,6 +981,11 @@ enum slablab_stats_attr {
 	SLABLAB_STATS_A_SLOB_NEW_PAGE,
 	SLABLAB_STATS_A_SLOB_COALESCE,
 	SLABLAB_STATS_A_SLOB_HEADER_BYTES,
+	SLABLAB_STATS_A_FREE_RCU,
+	SLABLAB_STATS_A_FREE_RCU_BATCH,
+	SLABLAB_STATS_A_FREE_RCU_SHEAF,
+	SLABLAB_STATS_A_FREE_RCU_SHEAF_FAIL,
+	SLABLAB_STATS_A_RCU_SLAB_DEFERRED,
 	__SLABLAB_STATS_A_MAX
 };
 

@@ -90,6 +90,10 @@ inline constexpr AttrDesc kCacheAttrs[] = {
 	{SLABLAB_CACHE_A_OCCUPANCY, "occupancy", 10, true},
 	{SLABLAB_CACHE_A_SHEAVES_CPU_SLABS, "sheaves_cpu_slabs", -1, false},
 	{SLABLAB_CACHE_A_SLOB_SCAN_MAX, "slob_scan_max", -1, false},
+	{SLABLAB_CACHE_A_RCU_PENDING, "rcu_pending", -1, false},
+	{SLABLAB_CACHE_A_RCU_WAITING, "rcu_waiting", -1, false},
+	{SLABLAB_CACHE_A_RCU_SLABS, "rcu_slabs", -1, false},
+	{SLABLAB_CACHE_A_RCU_PAGES, "rcu_pages", -1, false},
 };
 
 inline constexpr AttrDesc kPercpuAttrs[] = {
@@ -165,6 +169,11 @@ inline constexpr AttrDesc kStatsAttrs[] = {
 	{SLABLAB_STATS_A_SLOB_NEW_PAGE, "slob_new_page", -1, false},
 	{SLABLAB_STATS_A_SLOB_COALESCE, "slob_coalesce", -1, false},
 	{SLABLAB_STATS_A_SLOB_HEADER_BYTES, "slob_header_bytes", -1, false},
+	{SLABLAB_STATS_A_FREE_RCU, "free_rcu", -1, false},
+	{SLABLAB_STATS_A_FREE_RCU_BATCH, "free_rcu_batch", -1, false},
+	{SLABLAB_STATS_A_FREE_RCU_SHEAF, "free_rcu_sheaf", -1, false},
+	{SLABLAB_STATS_A_FREE_RCU_SHEAF_FAIL, "free_rcu_sheaf_fail", -1, false},
+	{SLABLAB_STATS_A_RCU_SLAB_DEFERRED, "rcu_slab_deferred", -1, false},
 };
 
 inline constexpr AttrDesc kStormAttrs[] = {

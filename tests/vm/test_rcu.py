@@ -1,0 +1,222 @@
+# SPDX-License-Identifier: GPL-2.0
+"""RCU frees (slablab_cache_free_rcu(), slablab_kfree_rcu()) and typesafe_by_rcu caches
+(docs/design.md, "RCU frees"): an object freed by RCU is not reused before a grace
+period, a typesafe_by_rcu cache's memory goes back to the page allocator only after
+one, destroy and unload wait for what is pending, and the counters say so. The
+in-kernel halves are the debugfs hooks caches/<name>/selftest (rcu_reuse, rcu_pending,
+rcu_typesafe: module/debugfs.c), so the file reloads the module with selftests=1."""
+import errno
+import os
+import subprocess
+import time
+from typing import Dict, List
+
+import pytest
+
+import slablab
+from conftest import DEBUGFS, DESIGNS, MODULE, consistent, dbg
+
+DEADLINE_S = 30     # grace periods take milliseconds; TCG under load, far longer
+
+
+def reload(*params):
+    subprocess.run(["rmmod", "slablab"], check=True, capture_output=True)
+    subprocess.run(["insmod", MODULE, *params], check=True, capture_output=True)
+    return slablab.Client()
+
+
+@pytest.fixture(scope="module")
+def hooked():
+    c = reload("selftests=1")
+    yield c
+    reload()
+
+
+def selftest(name, case):
+    with open(f"{DEBUGFS}/caches/{name}/selftest", "w") as f:
+        f.write(case)
+
+
+def wait_for(what, cond):
+    end = time.monotonic() + DEADLINE_S
+    while not cond():
+        assert time.monotonic() < end, f"{what}: not within {DEADLINE_S} s"
+        time.sleep(0.02)
+
+
+def rcu_idle(c, name):
+    g = c.cache_get(name, percpu=False)["gauges"]
+    return not (g["rcu_pending"] or g["rcu_waiting"] or g["rcu_slabs"] or g["rcu_pages"])
+
+
+@pytest.fixture
+def cache(hooked):
+    made: List[str] = []
+
+    def make(design, **kw):
+        name = f"rcu{len(made)}-{design}"
+        hooked.cache_create(name, 128, design=design, **kw)
+        made.append(name)
+        return name
+
+    yield make
+    for name in made:
+        assert hooked.cache_validate(name)["errors"] == 0
+        hooked.cache_destroy(name)
+
+
+def test_typesafe_flag(hooked, cache):
+    """The flag is a cache flag like the others: set at creation, reported back, shown
+    as SLUB's destroy_by_rcu; not with debug (whose poison would overwrite what RCU
+    readers read)."""
+    name = cache("slub", typesafe_by_rcu=True)
+    assert "typesafe_by_rcu" in hooked.cache_get(name)["flags"]
+    assert dbg(name, "destroy_by_rcu") == "1"
+    plain = cache("slub")
+    assert dbg(plain, "destroy_by_rcu") == "0"
+    with pytest.raises(slablab.Error) as e:
+        hooked.cache_create("rcu-debug", 128, debug=True, typesafe_by_rcu=True)
+    assert e.value.errno == errno.EINVAL
+    with pytest.raises(slablab.Error) as e:
+        hooked.cache_set(plain, debug=True, typesafe_by_rcu=True)
+    assert e.value.errno == errno.EINVAL
+    # settable later like the other flags (the cache is empty)
+    assert "typesafe_by_rcu" in hooked.cache_set(plain, typesafe_by_rcu=True)["flags"]
+
+
+@pytest.mark.parametrize("design", DESIGNS)
+def test_rcu_freed_object_not_reused_before_grace_period(hooked, cache, design):
+    """The hook frees an object by RCU inside a read-side critical section and
+    allocates 64 more there: none may be the object (a plain free would hand it out
+    first on every design). After the grace period it is freed: objects back to 0,
+    counted as one RCU free and one more free. (sheaves: the object waits in the cpu's
+    rcu_free sheaf until it fills or a flush hands it to RCU, as in 7.3: the shrink.)"""
+    name = cache(design)
+    before = hooked.cache_get(name)["stats"]
+    selftest(name, "rcu_reuse")
+    hooked.cache_shrink(name)
+    wait_for("the RCU free", lambda: rcu_idle(hooked, name) and
+             hooked.cache_get(name)["gauges"]["objects"] == 0)
+    st = hooked.cache_get(name)["stats"]
+    assert st["free_rcu"] - before["free_rcu"] == 1
+    frees = sum(st[k] - before[k] for k in ("free_fastpath", "free_slowpath"))
+    allocs = sum(st[k] - before[k] for k in ("alloc_fastpath", "alloc_slowpath"))
+    assert allocs == frees == 65
+    consistent(hooked, name)
+
+
+def test_kfree_rcu_not_reused_before_grace_period(hooked):
+    """The same through slablab_kmalloc() and slablab_kfree_rcu(), on the 64-byte class."""
+    before = hooked.cache_get("kmalloc-64")["stats"]["free_rcu"]
+    selftest("kmalloc-64", "rcu_reuse")
+    wait_for("the RCU free", lambda: rcu_idle(hooked, "kmalloc-64"))
+    assert hooked.cache_get("kmalloc-64")["stats"]["free_rcu"] - before == 1
+
+
+@pytest.mark.parametrize("design", DESIGNS)
+def test_typesafe_memory_kept_until_grace_period(hooked, cache, design):
+    """The hook fills slabs of a typesafe_by_rcu cache, frees every object and shrinks
+    the cache, then checks, while no grace period has passed since before the frees,
+    that every page the objects lived in is still allocated and still the cache's
+    (-EFAULT otherwise); -ENODATA if nothing was deferred. slob defers each block's
+    free instead of pages (SLOB's kmem_cache_free()), which the same check holds."""
+    name = cache(design, typesafe_by_rcu=True, min_partial=0)
+    before = hooked.cache_get(name)["stats"]["rcu_slab_deferred"]
+    for _ in range(20):
+        try:
+            selftest(name, "rcu_typesafe")
+            break
+        except OSError as e:
+            assert e.errno == errno.EAGAIN, e     # a grace period passed: try again
+    else:
+        pytest.fail("a grace period always ended before the check")
+    c = hooked.cache_get(name)
+    assert c["stats"]["rcu_slab_deferred"] > before
+    # the hook drained: nothing waits, and the cache holds no slab (slob: no page)
+    assert rcu_idle(hooked, name)
+    assert c["gauges"]["objects"] == 0
+    if design != "slob":
+        assert c["gauges"]["slabs"] == 0 and c["gauges"]["pages"] == 0, c["gauges"]
+    consistent(hooked, name)
+
+
+def test_typesafe_hook_needs_the_flag(hooked, cache):
+    name = cache("slub")
+    with pytest.raises(OSError) as e:
+        selftest(name, "rcu_typesafe")
+    assert e.value.errno == errno.EINVAL
+
+
+# slob has no slabs: its blocks are deferred (the hook test above)
+@pytest.mark.parametrize("design", [d for d in DESIGNS if d != "slob"])
+def test_typesafe_slabs_counted_while_deferred(hooked, cache, design):
+    """From userspace: a typesafe_by_rcu cache's freed slabs leave slabs and pages at
+    once and are counted in rcu_slabs/rcu_pages until their grace period, then leave
+    those too; every deferral is counted."""
+    name = cache(design, typesafe_by_rcu=True, min_partial=0)
+    h = hooked.obj_alloc(name, 2000)
+    slabs = hooked.cache_get(name)["gauges"]["slabs"]
+    hooked.obj_free(h)
+    hooked.cache_shrink(name)
+    g = hooked.cache_get(name)["gauges"]
+    assert g["slabs"] == 0 and g["pages"] == 0, g
+    wait_for("the slabs' grace period", lambda: rcu_idle(hooked, name))
+    assert hooked.cache_get(name)["stats"]["rcu_slab_deferred"] >= slabs
+
+
+@pytest.mark.parametrize("design", DESIGNS)
+def test_destroy_waits_for_rcu_frees(hooked, design):
+    """Destroy right after 64 RCU frees (the hook returns without waiting): the objects
+    count as in use until their grace period, so a destroy that did not wait for them
+    would refuse (Busy) or free the cache under their callbacks (KASAN on the debug
+    kernel)."""
+    for flags in ({}, {"typesafe_by_rcu": True}):
+        name = f"rcu-destroy-{design}"
+        hooked.cache_create(name, 64, design=design, **flags)
+        selftest(name, "rcu_pending")
+        hooked.cache_destroy(name)
+        assert name not in {c["name"] for c in hooked.cache_list()}
+
+
+def test_sheaves_rcu_free_sheaf(hooked, cache):
+    """sheaves batches RCU frees in the cpu's rcu_free sheaf (7.3's __kfree_rcu_sheaf()):
+    64 RCU frees on one cpu with sheaves of 10 objects fill and hand six sheaves to RCU
+    and leave 4 objects pending in the seventh; after the grace period the full sheaves'
+    objects are free objects of the cache in the barn (rcu_free_sheaf()), not on the
+    slabs; the pending ones wait until a flush (destroy, shrink) hands their sheaf to
+    RCU."""
+    name = cache("sheaves", sheaf_capacity=10, barn_max_full=16)
+    before = hooked.cache_get(name)["stats"]
+    cpus = os.sched_getaffinity(0)
+    os.sched_setaffinity(0, {min(cpus)})
+    try:
+        selftest(name, "rcu_pending")
+    finally:
+        os.sched_setaffinity(0, cpus)
+    wait_for("the sheaves' grace period",
+             lambda: hooked.cache_get(name, percpu=False)["gauges"]["rcu_waiting"] == 0)
+    c = hooked.cache_get(name)
+    st = {k: c["stats"][k] - before[k] for k in before}
+    assert st["free_rcu"] == 64 and st["free_rcu_sheaf"] == 64, st
+    assert st["free_rcu_sheaf_fail"] == 0 and st["free_rcu_batch"] == 6, st
+    assert c["gauges"]["rcu_pending"] == 4 and c["gauges"]["objects"] == 4, c["gauges"]
+    assert c["layers"]["barn"] == 60, c["layers"]
+    assert st["barn_put"] == 6
+    consistent(hooked, name)
+
+
+def test_unload_waits_for_rcu_frees(hooked):
+    """Unload with RCU frees pending on caches of every design, on a kmalloc class and
+    on typesafe_by_rcu caches: module exit destroys every cache, each waiting for its
+    frees, and waits for every callback of the module's (rcu_barrier()), else the
+    callbacks run in freed module text."""
+    for design in DESIGNS:
+        flag_sets: List[Dict[str, bool]] = [{}, {"typesafe_by_rcu": True}]
+        for i, flags in enumerate(flag_sets):
+            name = f"rcu-unload-{design}-{i}"
+            hooked.cache_create(name, 64, design=design, **flags)
+            selftest(name, "rcu_pending")
+    selftest("kmalloc-64", "rcu_pending")
+    subprocess.run(["rmmod", "slablab"], check=True, capture_output=True)
+    subprocess.run(["insmod", MODULE, "selftests=1"], check=True, capture_output=True)
+    assert os.path.exists(f"{DEBUGFS}/caches/kmalloc-64/selftest")
