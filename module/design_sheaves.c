@@ -1574,7 +1574,7 @@ static void rcu_free_sheaf(struct rcu_head *head)
 	stat_add(s, SLABLAB_FREE_FASTPATH, sh->size);
 	if (!sh->size) {
 		put_empty(s, sh);
-	} else if (barn_put_full(s, s->barn[cpu_to_node(sh->cpu)], sh)) {
+	} else if (barn_put_full_bound(s, s->barn[cpu_to_node(sh->cpu)], sh, false)) {
 		stat(s, SLABLAB_BARN_PUT);
 	} else {
 		stat(s, SLABLAB_BARN_PUT_FAIL);
