@@ -174,7 +174,7 @@ rc=0
 src=$(find_source) || rc=$?
 [ $rc = 0 ] || [ -z "${SLABINFO_SRC:-}" ] || exit $rc	# its error said why: no fetch
 if [ "$SERIES" = 7 ] && [ -z "${SLABINFO_SRC:-}" ] &&
-	{ [ $rc != 0 ] || [ "${SLABINFO_REFRESH:-0}" = 1 ]; }; then
+	{ [ $rc != 0 ] || { [ "${SLABINFO_REFRESH:-0}" = 1 ] && [ "${SLABINFO_FETCH:-1}" != 0 ]; }; }; then
 	[ "${SLABINFO_FETCH:-1}" != 0 ] ||
 		die "no 7.x slabinfo.c: not in \$SLABINFO_SRC or $CACHE/src/slabinfo-*/ (run scripts/slabinfo.sh 7 with fetching allowed, or SLABINFO_SRC=.../tools/mm/slabinfo.c)"
 	fetch7
