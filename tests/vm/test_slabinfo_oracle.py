@@ -1,7 +1,16 @@
 # SPDX-License-Identifier: GPL-2.0
-"""The kernel's own slabinfo (tools/vm/slabinfo.c of Debian's linux-source-6.1, built by
-scripts/slabinfo.sh) is the oracle of `slabctl info`: docs/slabctl.md says the table
-follows it column for column, and here slabinfo's lines are what slabctl's must be.
+"""The kernel's own slabinfo, built by scripts/slabinfo.sh, is the oracle of `slabctl
+info`: docs/slabctl.md says the table follows it column for column, and here slabinfo's
+lines are what slabctl's must be. The tool is of the running kernel's series: on 7.x
+(os.uname's major ≥ 7) 7.x's tools/mm/slabinfo.c (trixie-backports' linux-source-7.3,
+`scripts/slabinfo.sh 7`), before that 6.1's tools/vm/slabinfo.c (`scripts/slabinfo.sh`).
+The two print the same default table from the same files: 7.x's reads `partial` once
+(6.1's twice, the first read overwritten), strips the newline read_obj() reads (6.1's
+test for it never matched: the strtoul()s read the same numbers) and allows 2000 caches
+(6.1's 500). 7.x's also stops at a file it may not read (EACCES, where 6.1's read 0: the
+runs here must leave stderr empty either way), turns trace off with 0 when -d leaves it
+out (6.1's wrote 1; nothing here writes) and maps --partial to its -P (6.1's to a 'p'
+it does not handle), which the last test uses to tell the series apart.
 
 - The kernel's caches: slabinfo against `slabctl info --native` (the slub/ rows), both
   reading one frozen copy of /sys/kernel/slab, every column of every cache; and the
@@ -13,6 +22,8 @@ follows it column for column, and here slabinfo's lines are what slabctl's must 
   Flg is the one whose letters differ by design (slabinfo's from the SLAB_* flag
   files, slabctl's slablab flag letters) and is compared through the mapping the
   mirror documents (module/debugfs.c, slub_flags()).
+- The oracle's series: --partial, which 7.x's tool handles and 6.1's does not, says
+  which one was picked ($SLABLAB_SLABINFO too must be of the running kernel's series).
 
 Where slabinfo's and slabctl's lines differ, the message shows both lines."""
 import os
@@ -22,7 +33,12 @@ import pytest
 
 from conftest import BUILD, DEBUGFS, REPO, SLABCTL, slabctl
 
-HOW = "run scripts/slabinfo.sh on the host (it builds the kernel's tools/vm/slabinfo.c)"
+# The running kernel's series: 7.x's slabinfo on 7.x, 6.1's before.
+SERIES = 7 if int(os.uname().release.split(".")[0]) >= 7 else 6
+HOW = (f"run scripts/slabinfo.sh {SERIES} on the host (it builds "
+       + ("7.x's tools/mm/slabinfo.c into build/slabinfo-7/"
+          if SERIES >= 7 else "6.1's tools/vm/slabinfo.c into build/slabinfo/")
+       + "), or point $SLABLAB_SLABINFO at a slabinfo binary")
 COLUMNS = ["Objects", "Objsize", "Space", "Slabs/Part/Cpu", "O/S", "O", "%Fr", "%Ef"]
 # Columns that cannot change while a cache exists: compared for busy kernel caches too.
 FIXED = ["Objsize", "O/S", "O"]
@@ -32,13 +48,15 @@ MIRROR = f"{DEBUGFS}/caches"
 
 
 def find_slabinfo():
-    """$SLABLAB_SLABINFO, else scripts/slabinfo.sh's binary in the build tree (the
-    shared one of SLABLAB_BUILD, then this checkout's)."""
+    """$SLABLAB_SLABINFO, else scripts/slabinfo.sh's binary of the running kernel's
+    series in the build tree (the shared one of SLABLAB_BUILD, then this checkout's):
+    slabinfo-7/ on 7.x, slabinfo/ before."""
     env = os.environ.get("SLABLAB_SLABINFO")
     if env:
         return env
+    sub = "slabinfo-7" if SERIES >= 7 else "slabinfo"
     for build in (BUILD, os.path.join(REPO, "build")):
-        path = os.path.join(build, "slabinfo", "slabinfo")
+        path = os.path.join(build, sub, "slabinfo")
         if os.access(path, os.X_OK):
             return path
     return None
@@ -260,6 +278,22 @@ def test_slablab_caches_match_slabinfo(client, filled):
     slabs = [[int(x) for x in theirs[n]["Slabs/Part/Cpu"].split("/")] for n in filled]
     assert all(int(theirs[n]["Objects"]) > 0 for n in filled), theirs
     assert any(p for _, p, _ in slabs) and any(c > 1 for _, _, c in slabs), theirs
+
+
+def test_oracle_is_the_running_kernels_series(filled):
+    """The oracle is of the running kernel's series (SERIES), told apart by --partial:
+    7.x's tool maps it to the -P it handles (sort by partial slabs: the same rows as -P
+    and as the default table, in another order); 6.1's to a 'p' that no case of its
+    getopt switch handles. An oracle of the other series would hold slabctl to another
+    kernel's tool."""
+    if SERIES >= 7:
+        rows = parse(slabinfo("--partial", "^so-", mirror=True))
+        assert set(rows) == set(filled), set(rows)
+        assert rows == parse(slabinfo("-P", "^so-", mirror=True)) == mirror_rows()
+    else:
+        r = subprocess.run([SLABINFO, "--partial", "^so-"], capture_output=True, text=True,
+                           timeout=120)
+        assert r.returncode == 1 and "Invalid option" in r.stderr, (r.returncode, r.stderr)
 
 
 def test_objects_partial_after_shrink(client, filled):
