@@ -622,6 +622,11 @@ static const struct slablab_selftest_case selftest_cases[] = {
 	 * (which takes cpus_read_lock).
 	 */
 	{ "fastpath_race", slablab_selftest_fastpath_race, 0 },
+	/*
+	 * The sheaves: whether every cpu's and barn's sheaf is of the cache's capacity.
+	 * It takes cpus_read_lock and slablab_mutex itself.
+	 */
+	{ "sheaf_capacity", slablab_selftest_sheaf_capacity, 0 },
 };
 
 static int slablab_selftest_run(struct slablab_cache *s, const struct slablab_selftest_case *c)

@@ -77,6 +77,7 @@
 #include <linux/slab.h>
 #include <linux/nodemask.h>
 #include <linux/rcupdate.h>
+#include <linux/cpu.h>
 #include "design_sheaves.h"
 
 #define SHEAF_BATCH	32	/* objects a flush of main gives back per lock hold */
@@ -325,8 +326,10 @@ static void sheaf_flush(struct slablab_cache *s, struct slablab_sheaf *sh)
  * first and then empties every cpu under its lock and every barn under its lock, so a
  * sheaf of the old capacity that was in flight meanwhile (a refill outside the cpu's
  * lock, a prefilled sheaf coming back) either arrives before that sweep, which frees
- * it, or sees the new capacity and is refused: after a change no cpu and no barn holds
- * a sheaf of an old capacity.
+ * it, or sees the new capacity and is refused. So is a sheaf taken out of a barn not
+ * yet emptied for a cpu already emptied (barn_get_empty(), barn_trade_empty(),
+ * barn_trade_full(), the prefill): after a change no cpu and no barn holds a sheaf of
+ * an old capacity.
  */
 static bool current_capacity(struct slablab_cache *s, struct slablab_sheaf *sh)
 {
@@ -357,6 +360,26 @@ static struct slablab_sheaf *barn_get(struct slablab_barn *barn, bool full)
 			barn->nr_empty--;
 	}
 	spin_unlock_irqrestore(&barn->lock, flags);
+	return sh;
+}
+
+/*
+ * An empty sheaf of the barn for this cpu, as barn_get(); one of a capacity the cache
+ * no longer has counts as none and is freed. A sheaf a capacity change left in the
+ * barn, taken after that change emptied this cpu and before it emptied the barn, would
+ * otherwise stay the cpu's for good. Called under the cpu's lock (replace_full_main(),
+ * where the sheaf becomes main), or before a refill, which install_sheaf() checks again
+ * under it.
+ */
+static struct slablab_sheaf *barn_get_empty(struct slablab_cache *s,
+					    struct slablab_barn *barn)
+{
+	struct slablab_sheaf *sh = barn_get(barn, false);
+
+	if (sh && unlikely(!current_capacity(s, sh))) {
+		sheaf_free(s, sh);
+		sh = NULL;
+	}
 	return sh;
 }
 
@@ -424,13 +447,15 @@ static struct slablab_sheaf *barn_trade_empty(struct slablab_cache *s,
 /*
  * Trade a full sheaf for an empty one of the barn (7.3's barn_replace_full_sheaf()).
  * NULL with *@no_room when the barn holds barn_max_full full sheaves already (or the
- * sheaf is of an old capacity), NULL alone when it has no empty sheaf.
+ * sheaf is of an old capacity), NULL alone when it has no empty sheaf. An empty sheaf
+ * of an old capacity counts as none (as in barn_trade_empty()): it leaves the barn and
+ * is freed, the full one stays the caller's.
  */
 static struct slablab_sheaf *barn_trade_full(struct slablab_cache *s,
 					     struct slablab_barn *barn,
 					     struct slablab_sheaf *full, bool *no_room)
 {
-	struct slablab_sheaf *empty = NULL;
+	struct slablab_sheaf *empty = NULL, *stale = NULL;
 	unsigned long flags;
 
 	*no_room = false;
@@ -441,10 +466,17 @@ static struct slablab_sheaf *barn_trade_full(struct slablab_cache *s,
 		empty = list_first_entry(&barn->empty, struct slablab_sheaf, barn_list);
 		list_del(&empty->barn_list);
 		barn->nr_empty--;
-		list_add(&full->barn_list, &barn->full);
-		barn->nr_full++;
+		if (likely(current_capacity(s, empty))) {
+			list_add(&full->barn_list, &barn->full);
+			barn->nr_full++;
+		} else {
+			stale = empty;
+			empty = NULL;
+		}
 	}
 	spin_unlock_irqrestore(&barn->lock, flags);
+	if (stale)
+		sheaf_free(s, stale);
 	return empty;
 }
 
@@ -619,7 +651,7 @@ void *slablab_sheaves_alloc_slow(struct slablab_cache *s, gfp_t gfp, int node)
 		}
 		pcs_unlock(s, &flags);
 		if (!empty)
-			empty = barn_get(local_barn(s), false);
+			empty = barn_get_empty(s, local_barn(s));
 		c = refill_main(s, gfp, empty, &flags);
 		if (!c)
 			goto slabs;
@@ -678,7 +710,7 @@ static enum full_main replace_full_main(struct slablab_cache *s, struct slablab_
 	bool no_room;
 
 	if (!c->spare) {
-		empty = barn_get(barn, false);
+		empty = barn_get_empty(s, barn);
 		if (!empty)
 			return NEED_EMPTY;
 		c->spare = c->main;
@@ -1529,6 +1561,84 @@ int slablab_set_barn_max_empty(struct slablab_cache *s, unsigned int sheaves,
 	if (s->ops == &slablab_sheaves_ops)
 		flush_barns(s, false);
 	return 0;
+}
+
+/* ---- test hooks (selftests=1: debugfs caches/<name>/selftest) ---- */
+
+static bool stale_sheaf(struct slablab_cache *s, struct slablab_sheaf *sh)
+{
+	return sh && !current_capacity(s, sh);
+}
+
+/* slablab_on_each_cpu()'s work: count this cpu's sheaves of another capacity in @arg. */
+static unsigned int check_this_cpu(struct slablab_cache *s, int mode, void *arg)
+{
+	struct slablab_cpu *c;
+	unsigned long flags;
+
+	pcs_lock(s, &flags);
+	c = this_cpu_ptr(s->cpu);
+	if (stale_sheaf(s, c->main) || stale_sheaf(s, c->spare))
+		atomic_inc(arg);
+	pcs_unlock(s, &flags);
+	return 0;
+}
+
+/**
+ * slablab_selftest_sheaf_capacity - whether every sheaf is of the cache's capacity
+ * @s: the cache
+ *
+ * The claim of current_capacity(): after a change of sheaf_capacity no cpu and no barn
+ * holds a sheaf of an old capacity. Every online cpu's main and spare are looked at
+ * under its lock, every barn under its lock, all under cpus_read_lock and slablab_mutex
+ * (no change meanwhile), while the cache may be in use. Sheaves in flight (a refill,
+ * a prefilled sheaf) are not looked at: where they arrive they are refused.
+ *
+ * Context: process context; a test hook (selftests=1).
+ * Return: 0; -EUCLEAN when a cpu or a barn holds a sheaf of another capacity;
+ * -EOPNOTSUPP on another design; -ENOENT when the cache is being destroyed.
+ */
+int slablab_selftest_sheaf_capacity(struct slablab_cache *s)
+{
+	atomic_t stale = ATOMIC_INIT(0);
+	struct slablab_sheaf *sh;
+	unsigned long flags;
+	int nid, err = 0;
+
+	if (!slablab_selftests)
+		return -EPERM;
+	cpus_read_lock();
+	mutex_lock(&slablab_mutex);
+	if (s->dead) {
+		err = -ENOENT;
+		goto out;
+	}
+	if (s->ops != &slablab_sheaves_ops) {
+		err = -EOPNOTSUPP;
+		goto out;
+	}
+	slablab_on_each_cpu(s, check_this_cpu, NULL, 0, &stale, true);
+	for_each_node(nid) {
+		struct slablab_barn *barn = s->barn[nid];
+
+		spin_lock_irqsave(&barn->lock, flags);
+		list_for_each_entry(sh, &barn->full, barn_list)
+			if (stale_sheaf(s, sh))
+				atomic_inc(&stale);
+		list_for_each_entry(sh, &barn->empty, barn_list)
+			if (stale_sheaf(s, sh))
+				atomic_inc(&stale);
+		spin_unlock_irqrestore(&barn->lock, flags);
+	}
+	if (atomic_read(&stale)) {
+		pr_warn("slablab: %s: %d sheaves of a capacity other than %u\n", s->name,
+			atomic_read(&stale), s->sheaf_capacity);
+		err = -EUCLEAN;
+	}
+out:
+	mutex_unlock(&slablab_mutex);
+	cpus_read_unlock();
+	return err;
 }
 
 const struct slablab_design_ops slablab_sheaves_ops = {

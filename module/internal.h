@@ -549,6 +549,7 @@ int slablab_set_barn_max_full(struct slablab_cache *s, unsigned int sheaves,
 			      struct netlink_ext_ack *extack);
 int slablab_set_barn_max_empty(struct slablab_cache *s, unsigned int sheaves,
 			       struct netlink_ext_ack *extack);
+int slablab_selftest_sheaf_capacity(struct slablab_cache *s);
 
 /* design_slab.c: SLAB's per-cpu array caches, shared and alien arrays, node slab lists */
 extern const struct slablab_design_ops slablab_slab_ops;

@@ -405,3 +405,35 @@ def test_full_main_without_an_empty_sheaf_is_flushed_whole(hooked, hooked_cache)
     assert c["stats"]["sheaf_flush"] - before["sheaf_flush"] == cap, c["stats"]
     assert c["layers"]["sheaf_main"] == 1, c["layers"]
     hooked.obj_free(h, cpu=0)
+
+
+@pytest.mark.parametrize("pattern", ["batch", "remote"])
+def test_capacity_changes_under_frees_leave_no_sheaf_of_an_old_capacity(
+        hooked, hooked_cache, pattern):
+    """sheaf_capacity changed several times while every cpu allocates and frees: after
+    each change (and after the storm) every cpu's main and spare and every barn sheaf is
+    of the new capacity (the selftest case sheaf_capacity checks them under their
+    locks). A cpu already given its new main, whose main filled before the change had
+    emptied the barns, used to take an empty barn sheaf of the old capacity as its main
+    (replace_full_main(), barn_trade_full()) and keep it for good."""
+    from test_core_concurrency import while_storm
+    name = hooked_cache(64, min_partial=0)
+    caps = (4, 60, 8, 30, 4)
+
+    def change(i):
+        for cap in caps:
+            hooked.cache_set(name, sheaf_capacity=cap)
+            selftest(name, "sheaf_capacity")
+
+    r, rounds = while_storm(hooked, name, pattern, change, ms=3000, batch=16, ring=64)
+    assert r["state"] == "done" and r["result"]["failures"] == 0, r
+    selftest(name, "sheaf_capacity")
+    c = consistent(hooked, name)
+    assert c["sheaf_capacity"] == caps[-1] and c["gauges"]["objects"] == 0, c
+    # the cache goes on with sheaves of the last capacity
+    h = hooked.obj_alloc(name, 40, cpu=0)
+    hooked.obj_free(h, cpu=0)
+    selftest(name, "sheaf_capacity")
+    ly = hooked.cache_get(name)["layers"]
+    assert 0 < ly["sheaf_main"] + ly["sheaf_spare"] <= 2 * caps[-1], ly
+
