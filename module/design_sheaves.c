@@ -58,8 +58,15 @@
  *                                  (7.3's local_trylock()) and go to the slabs when
  *                                  the context they interrupted holds it, the flushes
  *                                  (work items) and the prefill API take it (7.3's
- *                                  local_lock()); slub's lock under the sheaves
- *                                  (s->cpu->lock) is another one. Without (6.1, 6.12)
+ *                                  local_lock()). That lock lets an interrupt in on a
+ *                                  half-done pop or push of the task it interrupted,
+ *                                  so it is taken in process context only: the work
+ *                                  items are, and the prefill API is for process
+ *                                  context (slab.c's kernel-doc; from any other it
+ *                                  warns once and refuses, as 7.3's is task-context
+ *                                  only too). slub's lock under the sheaves
+ *                                  (s->cpu->lock) is another one, never nested with
+ *                                  it either way. Without (6.1, 6.12)
  *                                  it is s->cpu->lock, local_lock_irqsave(): any
  *                                  context may allocate (the exported API may be
  *                                  called from an interrupt, which a preempt-only
@@ -1253,6 +1260,7 @@ static struct slablab_sheaf *sheaves_prefill_sheaf(struct slablab_cache *s, gfp_
 	struct slablab_cpu *c;
 	unsigned long flags;
 
+	/* process context only: slab.c refuses any other (pcs_lock(): local_lock()) */
 	pcs_lock(s, &flags);
 	c = this_cpu_ptr(s->cpu);
 	if (c->spare) {
@@ -1310,6 +1318,9 @@ static void sheaves_return_sheaf(struct slablab_cache *s, gfp_t gfp, struct slab
 	struct slablab_cpu *c;
 	unsigned long flags;
 
+	/* not from an interrupt (slab.c warned): no pcs_lock() there, flushed and freed */
+	if (unlikely(!in_task()))
+		goto flush;
 	pcs_lock(s, &flags);
 	c = this_cpu_ptr(s->cpu);
 	if (!current_capacity(s, sh)) {
