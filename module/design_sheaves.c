@@ -792,7 +792,9 @@ static bool install_empty(struct slablab_cache *s, struct slablab_sheaf *empty)
 
 /*
  * Flush main whole, SHEAF_BATCH objects per hold of the cpu's lock (7.3's
- * sheaf_try_flush_main()); false when the lock could not be had first.
+ * sheaf_try_flush_main()); stops where the lock cannot be had. True when at least one
+ * batch was flushed (main may have filled again since; the caller retries), false when
+ * the lock could not be had at all.
  */
 static bool flush_main(struct slablab_cache *s)
 {
@@ -800,10 +802,12 @@ static bool flush_main(struct slablab_cache *s)
 	struct slablab_sheaf *main;
 	unsigned int n, left;
 	unsigned long flags;
+	bool flushed = false;
 
 	do {
 		if (!pcs_trylock(s, &flags))
-			return false;
+			return flushed;
+		flushed = true;
 		main = this_cpu_ptr(s->cpu)->main;
 		n = main ? min_t(unsigned int, SHEAF_BATCH, main->size) : 0;
 		left = 0;
@@ -816,7 +820,7 @@ static bool flush_main(struct slablab_cache *s)
 		stat_add(s, SLABLAB_SHEAF_FLUSH, n);
 		return_objects(s, batch, n);
 	} while (left);
-	return true;
+	return flushed;
 }
 
 /*
