@@ -1236,12 +1236,18 @@ static struct slablab_sheaf *barn_get_full_or_empty(struct slablab_barn *barn)
 	return sh ?: barn_get(barn, false);
 }
 
-/* Fill @sh to its capacity from below the sheaves; false when it holds fewer than @size. */
+/*
+ * Fill @sh to its capacity from below the sheaves; false when it holds fewer than @size.
+ * Never from the memory reserves (__GFP_NOMEMALLOC): 7.3 tries so first
+ * (__prefill_sheaf_pfmemalloc()) and only then, where @gfp allows, takes the reserves
+ * for a sheaf it marks pfmemalloc; slablab has no pfmemalloc sheaves.
+ */
 static bool fill_sheaf(struct slablab_cache *s, gfp_t gfp, struct slablab_sheaf *sh,
 		       unsigned int size)
 {
 	unsigned int got;
 
+	gfp |= __GFP_NOMEMALLOC;
 	if (sh->size < sh->capacity) {
 		got = objects_take(s, gfp, NUMA_NO_NODE, sh->objects + sh->size,
 				   sh->capacity - sh->size);
@@ -1342,9 +1348,12 @@ static void sheaves_return_sheaf(struct slablab_cache *s, gfp_t gfp, struct slab
 	}
 	stat(s, SLABLAB_SHEAF_RETURN_SLOW);
 	barn = local_barn(s);
-	/* a racy peek, as 7.3's: barn_put_full_bound() below does not recheck the bound */
+	/*
+	 * A racy peek, as 7.3's: barn_put_full_bound() below does not recheck the bound.
+	 * The refill is 7.3's too: no reserves, no warning (the sheaf is flushed instead).
+	 */
 	if (data_race(barn->nr_full) >= READ_ONCE(s->barn_max_full) ||
-	    !fill_sheaf(s, gfp, sh, sh->capacity))
+	    !fill_sheaf(s, gfp | __GFP_NOWARN, sh, sh->capacity))
 		goto flush;
 	if (barn_put_full_bound(s, barn, sh, true)) {
 		stat(s, SLABLAB_BARN_PUT);
