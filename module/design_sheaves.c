@@ -896,11 +896,14 @@ static void sheaves_free(struct slablab_cache *s, struct slablab_slab *slab, voi
 }
 
 /*
- * Free an array (7.3's free_to_pcs_bulk()): the debug checks and the objects of other
- * nodes (straight to their slabs) first, packing this node's objects at the front of
- * @p; then as many as main has room for per lock hold, a full main replaced as
+ * Free an array (7.3's free_to_pcs_bulk()): the debug checks first, partitioning @p in
+ * place: the objects of other nodes to the front ([0, remote)), this node's after them
+ * ([remote, n)), the NULLs and the objects the checks refused dropped. Then this node's
+ * objects, as many as main has room for per lock hold, a full main replaced as
  * __free_to_pcs_batch() does (the spare, an empty barn sheaf, a trade with the barn);
- * what no sheaf can take then goes to the slabs (no sheaf is allocated, none flushed).
+ * what no sheaf can take goes to the slabs (no sheaf is allocated, none flushed). The
+ * objects of other nodes go to their slabs last, as 7.3's: the fewer calls before the
+ * sheaves are reached, the less likely the task has moved to another cpu meanwhile.
  */
 static void sheaves_free_bulk(struct slablab_cache *s, size_t nr, void **p)
 {
@@ -909,7 +912,7 @@ static void sheaves_free_bulk(struct slablab_cache *s, size_t nr, void **p)
 	struct slablab_cpu *c;
 	enum full_main next;
 	unsigned long flags;
-	size_t i, n = 0;
+	size_t i, n = 0, remote = 0;
 
 	for (i = 0; i < nr; i++) {
 		void *obj = p[i];
@@ -921,14 +924,14 @@ static void sheaves_free_bulk(struct slablab_cache *s, size_t nr, void **p)
 		if (!free_hook(s, slab, obj))
 			continue;
 		if (unlikely(!can_free_to_pcs(slab))) {
-			/* as slablab_sheaves_free_slow(): through the layer under the sheaves */
-			stat(s, SLABLAB_FREE_SLOWPATH);
-			give_back(s, slab, obj, obj, 1);
+			/* the first local object (if any) moves to the end, @obj before it */
+			p[n++] = p[remote];
+			p[remote++] = obj;
 		} else {
 			p[n++] = obj;
 		}
 	}
-	i = 0;
+	i = remote;
 	while (i < n) {
 		if (!pcs_trylock(s, &flags))
 			break;
@@ -962,6 +965,11 @@ static void sheaves_free_bulk(struct slablab_cache *s, size_t nr, void **p)
 	if (i < n) {
 		stat_add(s, SLABLAB_FREE_SLOWPATH, n - i);
 		return_objects(s, p + i, n - i);
+	}
+	/* as slablab_sheaves_free_slow(): through the layer under the sheaves */
+	if (remote) {
+		stat_add(s, SLABLAB_FREE_SLOWPATH, remote);
+		return_objects(s, p, remote);
 	}
 }
 
