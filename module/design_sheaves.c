@@ -1673,6 +1673,73 @@ out:
 	return err;
 }
 
+#define SELFTEST_BULK	8	/* objects the pcs_held hook allocates and frees in bulk */
+
+/**
+ * slablab_selftest_pcs_held - allocate and free with this cpu's sheaves lock held
+ * @s: the cache
+ *
+ * As an interrupt that lands in a pop or push of this cpu's sheaves would: with the
+ * sheaves lock held (pcs_lock()), one allocation and its free, then a bulk allocation
+ * of SELFTEST_BULK objects and its bulk free, all through the exported API. Each must
+ * find the lock taken (pcs_trylock()) and go to the slabs (alloc_slowpath,
+ * free_slowpath), leaving main and spare as they were. Only with local_trylock_t
+ * (6.16+): without, the lock is local_lock_irqsave() and no interrupt gets in.
+ *
+ * Context: process context; a test hook (selftests=1).
+ * Return: 0; -EOPNOTSUPP without local_trylock_t, on another design or without
+ * sheaves (sheaf_capacity 0); -ENOENT when the cache is being destroyed; -ENOMEM;
+ * -EIO when main or the spare changed.
+ */
+int slablab_selftest_pcs_held(struct slablab_cache *s)
+{
+	struct slablab_sheaf *main, *spare;
+	unsigned int main_size, spare_size;
+	void *bulk[SELFTEST_BULK], *obj;
+	struct slablab_cpu *c;
+	unsigned long flags;
+	int err = 0;
+
+	if (!slablab_selftests)
+		return -EPERM;
+#ifndef SLABLAB_HAVE_LOCAL_TRYLOCK
+	return -EOPNOTSUPP;
+#endif
+	cpus_read_lock();
+	mutex_lock(&slablab_mutex);
+	if (s->dead) {
+		err = -ENOENT;
+		goto out;
+	}
+	if (s->ops != &slablab_sheaves_ops || !READ_ONCE(s->sheaf_capacity)) {
+		err = -EOPNOTSUPP;
+		goto out;
+	}
+	pcs_lock(s, &flags);
+	c = this_cpu_ptr(s->cpu);
+	main = c->main;
+	spare = c->spare;
+	main_size = main ? main->size : 0;
+	spare_size = spare ? spare->size : 0;
+	obj = slablab_cache_alloc(s, GFP_ATOMIC);
+	if (obj)
+		slablab_cache_free(s, obj);
+	else
+		err = -ENOMEM;
+	if (slablab_cache_alloc_bulk(s, GFP_ATOMIC, SELFTEST_BULK, bulk))
+		slablab_cache_free_bulk(s, SELFTEST_BULK, bulk);
+	else
+		err = -ENOMEM;
+	if (c->main != main || c->spare != spare || (main && main->size != main_size) ||
+	    (spare && spare->size != spare_size))
+		err = -EIO;
+	pcs_unlock(s, &flags);
+out:
+	mutex_unlock(&slablab_mutex);
+	cpus_read_unlock();
+	return err;
+}
+
 const struct slablab_design_ops slablab_sheaves_ops = {
 	.name = "sheaves",
 	.init = sheaves_init,

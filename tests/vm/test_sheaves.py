@@ -4,6 +4,7 @@ the default capacities, where objects go, the barn's bounds, a capacity changed 
 time, the prefill API (through the prefill storm pattern) and sheaves_cpu_slabs (6.18's
 sheaves in front of slub's per-cpu slabs). The cache suite at large runs for sheaves
 through conftest.DESIGNS."""
+import errno
 import glob
 import os
 import re
@@ -437,3 +438,29 @@ def test_capacity_changes_under_frees_leave_no_sheaf_of_an_old_capacity(
     ly = hooked.cache_get(name)["layers"]
     assert 0 < ly["sheaf_main"] + ly["sheaf_spare"] <= 2 * caps[-1], ly
 
+
+PCS_HELD_BULK = 8       # design_sheaves.c's SELFTEST_BULK
+
+
+def test_sheaves_lock_held_sends_allocations_and_frees_to_the_slabs(hooked, hooked_cache):
+    """7.3's local_trylock() fallback: an allocation or free (one object, or in bulk)
+    that finds its cpu's sheaves lock held by the context it interrupted goes to the
+    slabs (alloc_slowpath, free_slowpath) and leaves the sheaves as they were. The
+    selftest case pcs_held takes the lock and allocates and frees inside it."""
+    name = hooked_cache(64)
+    h = hooked.obj_alloc(name, 100)
+    hooked.obj_free(h)                  # some objects in the sheaves
+    before = hooked.cache_get(name)
+    try:
+        selftest(name, "pcs_held")
+    except OSError as e:
+        if e.errno == errno.EOPNOTSUPP:
+            pytest.skip("no local_trylock_t (before 6.16): the sheaves lock is "
+                        "local_lock_irqsave(), no interrupt gets in")
+        raise
+    after = hooked.cache_get(name)
+    d = {k: after["stats"][k] - before["stats"][k] for k in after["stats"]}
+    assert d["alloc_slowpath"] == d["free_slowpath"] == 1 + PCS_HELD_BULK, d
+    assert d["alloc_fastpath"] == d["free_fastpath"] == 0, d
+    for k in ("sheaf_main", "sheaf_spare", "barn"):
+        assert after["layers"][k] == before["layers"][k], (before["layers"], after["layers"])
