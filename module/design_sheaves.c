@@ -94,8 +94,11 @@
  * @lock: the lists and counts
  * @full: full sheaves
  * @empty: empty sheaves
- * @nr_full: sheaves on @full, at most the cache's barn_max_full
- * @nr_empty: sheaves on @empty, at most the cache's barn_max_empty
+ * @nr_full: sheaves on @full. barn_max_full bounds what a trade or a returned sheaf
+ *	puts in; a forced put (a refill or an empty sheaf that lost a race, whose full
+ *	sheaf must go somewhere) may exceed it
+ * @nr_empty: sheaves on @empty; barn_max_empty bounds them only when it is lowered (as
+ *	7.3, which checks MAX_EMPTY_SHEAVES only for a kfree_rcu sheaf)
  */
 struct slablab_barn {
 	spinlock_t lock;		/* the lists and the counts */
