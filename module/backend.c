@@ -46,8 +46,16 @@
  *                                      are created, destroyed, flushed or re-tuned
  *   slablab_mutex                      the cache list, names, debugfs, handles,
  *                                      tunable changes, designs, the flush work items
+ *   the sheaves lock (local_lock)      a cpu's sheaves (design_sheaves.c): on 6.16+
+ *                                      c->sheaves_lock (local_trylock_t, preemption
+ *                                      off), never nested with s->cpu->lock either
+ *                                      way (nor held across a call into slub's
+ *                                      layer under the sheaves); before, it is
+ *                                      s->cpu->lock itself
  *   s->cpu->lock (local_lock)          a cpu's slow path against its fast path (the
  *                                      design's; see design_slub.c)
+ *   barn->lock (spinlock, irqsave)     a node's barn of sheaves; under the sheaves
+ *                                      lock or alone, never around a slab lock
  *   s->slabs_lock (spinlock, irqsave)  s->all_slabs and the slab/page gauges; taken
  *                                      alone, except by validate, which holds it around
  *                                      each node's list_lock so no slab can vanish

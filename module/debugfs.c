@@ -791,6 +791,13 @@ static const struct slablab_selftest_case selftest_cases[] = {
 	{ "rcu_pending", selftest_rcu_pending, SELFTEST_LOCKED },
 	/* takes cpus_read_lock and slablab_mutex itself: it shrinks the cache */
 	{ "rcu_typesafe", selftest_rcu_typesafe, 0 },
+	/*
+	 * The sheaves: whether every cpu's and barn's sheaf is of the cache's capacity;
+	 * allocations and frees with this cpu's sheaves lock held (7.x). Both take
+	 * cpus_read_lock and slablab_mutex themselves.
+	 */
+	{ "sheaf_capacity", slablab_selftest_sheaf_capacity, 0 },
+	{ "pcs_held", slablab_selftest_pcs_held, 0 },
 };
 
 static int slablab_selftest_run(struct slablab_cache *s, const struct slablab_selftest_case *c)

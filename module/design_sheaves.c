@@ -59,8 +59,15 @@
  *                                  (7.3's local_trylock()) and go to the slabs when
  *                                  the context they interrupted holds it, the flushes
  *                                  (work items) and the prefill API take it (7.3's
- *                                  local_lock()); slub's lock under the sheaves
- *                                  (s->cpu->lock) is another one. Without (6.1, 6.12)
+ *                                  local_lock()). That lock lets an interrupt in on a
+ *                                  half-done pop or push of the task it interrupted,
+ *                                  so it is taken in process context only: the work
+ *                                  items are, and the prefill API is for process
+ *                                  context (slab.c's kernel-doc; from any other it
+ *                                  warns once and refuses, as 7.3's is task-context
+ *                                  only too). slub's lock under the sheaves
+ *                                  (s->cpu->lock) is another one, never nested with
+ *                                  it either way. Without (6.1, 6.12)
  *                                  it is s->cpu->lock, local_lock_irqsave(): any
  *                                  context may allocate (the exported API may be
  *                                  called from an interrupt, which a preempt-only
@@ -78,6 +85,7 @@
 #include <linux/slab.h>
 #include <linux/nodemask.h>
 #include <linux/rcupdate.h>
+#include <linux/cpu.h>
 #include "design_sheaves.h"
 
 #define SHEAF_BATCH	32	/* objects a flush of main gives back per lock hold */
@@ -87,8 +95,11 @@
  * @lock: the lists and counts
  * @full: full sheaves
  * @empty: empty sheaves
- * @nr_full: sheaves on @full, at most the cache's barn_max_full
- * @nr_empty: sheaves on @empty, at most the cache's barn_max_empty
+ * @nr_full: sheaves on @full. barn_max_full bounds what a trade or a returned sheaf
+ *	puts in; a forced put (a refill or an empty sheaf that lost a race, whose full
+ *	sheaf must go somewhere) may exceed it
+ * @nr_empty: sheaves on @empty; barn_max_empty bounds them only when it is lowered (as
+ *	7.3, which checks MAX_EMPTY_SHEAVES only for a kfree_rcu sheaf)
  */
 struct slablab_barn {
 	spinlock_t lock;		/* the lists and the counts */
@@ -326,8 +337,10 @@ static void sheaf_flush(struct slablab_cache *s, struct slablab_sheaf *sh)
  * first and then empties every cpu under its lock and every barn under its lock, so a
  * sheaf of the old capacity that was in flight meanwhile (a refill outside the cpu's
  * lock, a prefilled sheaf coming back) either arrives before that sweep, which frees
- * it, or sees the new capacity and is refused: after a change no cpu and no barn holds
- * a sheaf of an old capacity.
+ * it, or sees the new capacity and is refused. So is a sheaf taken out of a barn not
+ * yet emptied for a cpu already emptied (barn_get_empty(), barn_trade_empty(),
+ * barn_trade_full(), the prefill): after a change no cpu and no barn holds a sheaf of
+ * an old capacity.
  */
 static bool current_capacity(struct slablab_cache *s, struct slablab_sheaf *sh)
 {
@@ -358,6 +371,26 @@ static struct slablab_sheaf *barn_get(struct slablab_barn *barn, bool full)
 			barn->nr_empty--;
 	}
 	spin_unlock_irqrestore(&barn->lock, flags);
+	return sh;
+}
+
+/*
+ * An empty sheaf of the barn for this cpu, as barn_get(); one of a capacity the cache
+ * no longer has counts as none and is freed. A sheaf a capacity change left in the
+ * barn, taken after that change emptied this cpu and before it emptied the barn, would
+ * otherwise stay the cpu's for good. Called under the cpu's lock (replace_full_main(),
+ * where the sheaf becomes main), or before a refill, which install_sheaf() checks again
+ * under it.
+ */
+static struct slablab_sheaf *barn_get_empty(struct slablab_cache *s,
+					    struct slablab_barn *barn)
+{
+	struct slablab_sheaf *sh = barn_get(barn, false);
+
+	if (sh && unlikely(!current_capacity(s, sh))) {
+		sheaf_free(s, sh);
+		sh = NULL;
+	}
 	return sh;
 }
 
@@ -425,13 +458,15 @@ static struct slablab_sheaf *barn_trade_empty(struct slablab_cache *s,
 /*
  * Trade a full sheaf for an empty one of the barn (7.3's barn_replace_full_sheaf()).
  * NULL with *@no_room when the barn holds barn_max_full full sheaves already (or the
- * sheaf is of an old capacity), NULL alone when it has no empty sheaf.
+ * sheaf is of an old capacity), NULL alone when it has no empty sheaf. An empty sheaf
+ * of an old capacity counts as none (as in barn_trade_empty()): it leaves the barn and
+ * is freed, the full one stays the caller's.
  */
 static struct slablab_sheaf *barn_trade_full(struct slablab_cache *s,
 					     struct slablab_barn *barn,
 					     struct slablab_sheaf *full, bool *no_room)
 {
-	struct slablab_sheaf *empty = NULL;
+	struct slablab_sheaf *empty = NULL, *stale = NULL;
 	unsigned long flags;
 
 	*no_room = false;
@@ -442,10 +477,17 @@ static struct slablab_sheaf *barn_trade_full(struct slablab_cache *s,
 		empty = list_first_entry(&barn->empty, struct slablab_sheaf, barn_list);
 		list_del(&empty->barn_list);
 		barn->nr_empty--;
-		list_add(&full->barn_list, &barn->full);
-		barn->nr_full++;
+		if (likely(current_capacity(s, empty))) {
+			list_add(&full->barn_list, &barn->full);
+			barn->nr_full++;
+		} else {
+			stale = empty;
+			empty = NULL;
+		}
 	}
 	spin_unlock_irqrestore(&barn->lock, flags);
+	if (stale)
+		sheaf_free(s, stale);
 	return empty;
 }
 
@@ -620,7 +662,7 @@ void *slablab_sheaves_alloc_slow(struct slablab_cache *s, gfp_t gfp, int node)
 		}
 		pcs_unlock(s, &flags);
 		if (!empty)
-			empty = barn_get(local_barn(s), false);
+			empty = barn_get_empty(s, local_barn(s));
 		c = refill_main(s, gfp, empty, &flags);
 		if (!c)
 			goto slabs;
@@ -679,7 +721,7 @@ static enum full_main replace_full_main(struct slablab_cache *s, struct slablab_
 	bool no_room;
 
 	if (!c->spare) {
-		empty = barn_get(barn, false);
+		empty = barn_get_empty(s, barn);
 		if (!empty)
 			return NEED_EMPTY;
 		c->spare = c->main;
@@ -754,7 +796,9 @@ static bool install_empty(struct slablab_cache *s, struct slablab_sheaf *empty)
 
 /*
  * Flush main whole, SHEAF_BATCH objects per hold of the cpu's lock (7.3's
- * sheaf_try_flush_main()); false when the lock could not be had first.
+ * sheaf_try_flush_main()); stops where the lock cannot be had. True when at least one
+ * batch was flushed (main may have filled again since; the caller retries), false when
+ * the lock could not be had at all.
  */
 static bool flush_main(struct slablab_cache *s)
 {
@@ -762,10 +806,12 @@ static bool flush_main(struct slablab_cache *s)
 	struct slablab_sheaf *main;
 	unsigned int n, left;
 	unsigned long flags;
+	bool flushed = false;
 
 	do {
 		if (!pcs_trylock(s, &flags))
-			return false;
+			return flushed;
+		flushed = true;
 		main = this_cpu_ptr(s->cpu)->main;
 		n = main ? min_t(unsigned int, SHEAF_BATCH, main->size) : 0;
 		left = 0;
@@ -778,7 +824,7 @@ static bool flush_main(struct slablab_cache *s)
 		stat_add(s, SLABLAB_SHEAF_FLUSH, n);
 		return_objects(s, batch, n);
 	} while (left);
-	return true;
+	return flushed;
 }
 
 /*
@@ -854,11 +900,14 @@ static void sheaves_free(struct slablab_cache *s, struct slablab_slab *slab, voi
 }
 
 /*
- * Free an array (7.3's free_to_pcs_bulk()): the debug checks and the objects of other
- * nodes (straight to their slabs) first, packing this node's objects at the front of
- * @p; then as many as main has room for per lock hold, a full main replaced as
+ * Free an array (7.3's free_to_pcs_bulk()): the debug checks first, partitioning @p in
+ * place: the objects of other nodes to the front ([0, remote)), this node's after them
+ * ([remote, n)), the NULLs and the objects the checks refused dropped. Then this node's
+ * objects, as many as main has room for per lock hold, a full main replaced as
  * __free_to_pcs_batch() does (the spare, an empty barn sheaf, a trade with the barn);
- * what no sheaf can take then goes to the slabs (no sheaf is allocated, none flushed).
+ * what no sheaf can take goes to the slabs (no sheaf is allocated, none flushed). The
+ * objects of other nodes go to their slabs last, as 7.3's: the fewer calls before the
+ * sheaves are reached, the less likely the task has moved to another cpu meanwhile.
  */
 static void sheaves_free_bulk(struct slablab_cache *s, size_t nr, void **p)
 {
@@ -867,7 +916,7 @@ static void sheaves_free_bulk(struct slablab_cache *s, size_t nr, void **p)
 	struct slablab_cpu *c;
 	enum full_main next;
 	unsigned long flags;
-	size_t i, n = 0;
+	size_t i, n = 0, remote = 0;
 
 	for (i = 0; i < nr; i++) {
 		void *obj = p[i];
@@ -879,14 +928,14 @@ static void sheaves_free_bulk(struct slablab_cache *s, size_t nr, void **p)
 		if (!free_hook(s, slab, obj))
 			continue;
 		if (unlikely(!can_free_to_pcs(slab))) {
-			/* as slablab_sheaves_free_slow(): through the layer under the sheaves */
-			stat(s, SLABLAB_FREE_SLOWPATH);
-			give_back(s, slab, obj, obj, 1);
+			/* the first local object (if any) moves to the end, @obj before it */
+			p[n++] = p[remote];
+			p[remote++] = obj;
 		} else {
 			p[n++] = obj;
 		}
 	}
-	i = 0;
+	i = remote;
 	while (i < n) {
 		if (!pcs_trylock(s, &flags))
 			break;
@@ -920,6 +969,11 @@ static void sheaves_free_bulk(struct slablab_cache *s, size_t nr, void **p)
 	if (i < n) {
 		stat_add(s, SLABLAB_FREE_SLOWPATH, n - i);
 		return_objects(s, p + i, n - i);
+	}
+	/* as slablab_sheaves_free_slow(): through the layer under the sheaves */
+	if (remote) {
+		stat_add(s, SLABLAB_FREE_SLOWPATH, remote);
+		return_objects(s, p, remote);
 	}
 }
 
@@ -1205,12 +1259,18 @@ static struct slablab_sheaf *barn_get_full_or_empty(struct slablab_barn *barn)
 	return sh ?: barn_get(barn, false);
 }
 
-/* Fill @sh to its capacity from below the sheaves; false when it holds fewer than @size. */
+/*
+ * Fill @sh to its capacity from below the sheaves; false when it holds fewer than @size.
+ * Never from the memory reserves (__GFP_NOMEMALLOC): 7.3 tries so first
+ * (__prefill_sheaf_pfmemalloc()) and only then, where @gfp allows, takes the reserves
+ * for a sheaf it marks pfmemalloc; slablab has no pfmemalloc sheaves.
+ */
 static bool fill_sheaf(struct slablab_cache *s, gfp_t gfp, struct slablab_sheaf *sh,
 		       unsigned int size)
 {
 	unsigned int got;
 
+	gfp |= __GFP_NOMEMALLOC;
 	if (sh->size < sh->capacity) {
 		got = objects_take(s, gfp, NUMA_NO_NODE, sh->objects + sh->size,
 				   sh->capacity - sh->size);
@@ -1233,6 +1293,7 @@ static struct slablab_sheaf *sheaves_prefill_sheaf(struct slablab_cache *s, gfp_
 	struct slablab_cpu *c;
 	unsigned long flags;
 
+	/* process context only: slab.c refuses any other (pcs_lock(): local_lock()) */
 	pcs_lock(s, &flags);
 	c = this_cpu_ptr(s->cpu);
 	if (c->spare) {
@@ -1290,6 +1351,9 @@ static void sheaves_return_sheaf(struct slablab_cache *s, gfp_t gfp, struct slab
 	struct slablab_cpu *c;
 	unsigned long flags;
 
+	/* not from an interrupt (slab.c warned): no pcs_lock() there, flushed and freed */
+	if (unlikely(!in_task()))
+		goto flush;
 	pcs_lock(s, &flags);
 	c = this_cpu_ptr(s->cpu);
 	if (!current_capacity(s, sh)) {
@@ -1307,9 +1371,12 @@ static void sheaves_return_sheaf(struct slablab_cache *s, gfp_t gfp, struct slab
 	}
 	stat(s, SLABLAB_SHEAF_RETURN_SLOW);
 	barn = local_barn(s);
-	/* a racy peek, as 7.3's: barn_put_full_bound() below does not recheck the bound */
+	/*
+	 * A racy peek, as 7.3's: barn_put_full_bound() below does not recheck the bound.
+	 * The refill is 7.3's too: no reserves, no warning (the sheaf is flushed instead).
+	 */
 	if (data_race(barn->nr_full) >= READ_ONCE(s->barn_max_full) ||
-	    !fill_sheaf(s, gfp, sh, sh->capacity))
+	    !fill_sheaf(s, gfp | __GFP_NOWARN, sh, sh->capacity))
 		goto flush;
 	if (barn_put_full_bound(s, barn, sh, true)) {
 		stat(s, SLABLAB_BARN_PUT);
@@ -1734,6 +1801,151 @@ static u64 rcu_free_pending(struct slablab_cache *s)
 	}
 	rcu_read_unlock();
 	return n;
+}
+
+/* ---- test hooks (selftests=1: debugfs caches/<name>/selftest) ---- */
+
+static bool stale_sheaf(struct slablab_cache *s, struct slablab_sheaf *sh)
+{
+	return sh && !current_capacity(s, sh);
+}
+
+/* slablab_on_each_cpu()'s work: count this cpu's sheaves of another capacity in @arg. */
+static unsigned int check_this_cpu(struct slablab_cache *s, int mode, void *arg)
+{
+	struct slablab_cpu *c;
+	unsigned long flags;
+
+	pcs_lock(s, &flags);
+	c = this_cpu_ptr(s->cpu);
+	if (stale_sheaf(s, c->main) || stale_sheaf(s, c->spare))
+		atomic_inc(arg);
+	pcs_unlock(s, &flags);
+	return 0;
+}
+
+/**
+ * slablab_selftest_sheaf_capacity - whether every sheaf is of the cache's capacity
+ * @s: the cache
+ *
+ * The claim of current_capacity(): after a change of sheaf_capacity no cpu and no barn
+ * holds a sheaf of an old capacity. Every online cpu's main and spare are looked at
+ * under its lock, every barn under its lock, all under cpus_read_lock and slablab_mutex
+ * (no change meanwhile), while the cache may be in use. Sheaves in flight (a refill,
+ * a prefilled sheaf) are not looked at: where they arrive they are refused.
+ *
+ * Context: process context; a test hook (selftests=1).
+ * Return: 0; -EUCLEAN when a cpu or a barn holds a sheaf of another capacity;
+ * -EOPNOTSUPP on another design; -ENOENT when the cache is being destroyed.
+ */
+int slablab_selftest_sheaf_capacity(struct slablab_cache *s)
+{
+	atomic_t stale = ATOMIC_INIT(0);
+	struct slablab_sheaf *sh;
+	unsigned long flags;
+	int nid, err = 0;
+
+	if (!slablab_selftests)
+		return -EPERM;
+	cpus_read_lock();
+	mutex_lock(&slablab_mutex);
+	if (s->dead) {
+		err = -ENOENT;
+		goto out;
+	}
+	if (s->ops != &slablab_sheaves_ops) {
+		err = -EOPNOTSUPP;
+		goto out;
+	}
+	slablab_on_each_cpu(s, check_this_cpu, NULL, 0, &stale, true);
+	for_each_node(nid) {
+		struct slablab_barn *barn = s->barn[nid];
+
+		spin_lock_irqsave(&barn->lock, flags);
+		list_for_each_entry(sh, &barn->full, barn_list)
+			if (stale_sheaf(s, sh))
+				atomic_inc(&stale);
+		list_for_each_entry(sh, &barn->empty, barn_list)
+			if (stale_sheaf(s, sh))
+				atomic_inc(&stale);
+		spin_unlock_irqrestore(&barn->lock, flags);
+	}
+	if (atomic_read(&stale)) {
+		pr_warn("slablab: %s: %d sheaves of a capacity other than %u\n", s->name,
+			atomic_read(&stale), s->sheaf_capacity);
+		err = -EUCLEAN;
+	}
+out:
+	mutex_unlock(&slablab_mutex);
+	cpus_read_unlock();
+	return err;
+}
+
+#define SELFTEST_BULK	8	/* objects the pcs_held hook allocates and frees in bulk */
+
+/**
+ * slablab_selftest_pcs_held - allocate and free with this cpu's sheaves lock held
+ * @s: the cache
+ *
+ * As an interrupt that lands in a pop or push of this cpu's sheaves would: with the
+ * sheaves lock held (pcs_lock()), one allocation and its free, then a bulk allocation
+ * of SELFTEST_BULK objects and its bulk free, all through the exported API. Each must
+ * find the lock taken (pcs_trylock()) and go to the slabs (alloc_slowpath,
+ * free_slowpath), leaving main and spare as they were. Only with local_trylock_t
+ * (6.16+): without, the lock is local_lock_irqsave() and no interrupt gets in.
+ *
+ * Context: process context; a test hook (selftests=1).
+ * Return: 0; -EOPNOTSUPP without local_trylock_t, on another design or without
+ * sheaves (sheaf_capacity 0); -ENOENT when the cache is being destroyed; -ENOMEM;
+ * -EIO when main or the spare changed.
+ */
+int slablab_selftest_pcs_held(struct slablab_cache *s)
+{
+	struct slablab_sheaf *main, *spare;
+	unsigned int main_size, spare_size;
+	void *bulk[SELFTEST_BULK], *obj;
+	struct slablab_cpu *c;
+	unsigned long flags;
+	int err = 0;
+
+	if (!slablab_selftests)
+		return -EPERM;
+#ifndef SLABLAB_HAVE_LOCAL_TRYLOCK
+	return -EOPNOTSUPP;
+#endif
+	cpus_read_lock();
+	mutex_lock(&slablab_mutex);
+	if (s->dead) {
+		err = -ENOENT;
+		goto out;
+	}
+	if (s->ops != &slablab_sheaves_ops || !READ_ONCE(s->sheaf_capacity)) {
+		err = -EOPNOTSUPP;
+		goto out;
+	}
+	pcs_lock(s, &flags);
+	c = this_cpu_ptr(s->cpu);
+	main = c->main;
+	spare = c->spare;
+	main_size = main ? main->size : 0;
+	spare_size = spare ? spare->size : 0;
+	obj = slablab_cache_alloc(s, GFP_ATOMIC);
+	if (obj)
+		slablab_cache_free(s, obj);
+	else
+		err = -ENOMEM;
+	if (slablab_cache_alloc_bulk(s, GFP_ATOMIC, SELFTEST_BULK, bulk))
+		slablab_cache_free_bulk(s, SELFTEST_BULK, bulk);
+	else
+		err = -ENOMEM;
+	if (c->main != main || c->spare != spare || (main && main->size != main_size) ||
+	    (spare && spare->size != spare_size))
+		err = -EIO;
+	pcs_unlock(s, &flags);
+out:
+	mutex_unlock(&slablab_mutex);
+	cpus_read_unlock();
+	return err;
 }
 
 const struct slablab_design_ops slablab_sheaves_ops = {

@@ -27,7 +27,9 @@ static inline unsigned long next_tid(unsigned long tid)
  * prefix: only this cpu (and its interrupts) may touch the word, as in the kernel.
  * 6.8+'s this_cpu_try_cmpxchg128() is no way out: its ALTERNATIVE keeps a call to the
  * unexported this_cpu_cmpxchg16b_emu in the module's text. ZF comes out through the
- * "=@ccz" flag output (every gcc the kernels take has it; 7.x dropped CC_SET/CC_OUT).
+ * "=@ccz" flag output where the compiler has flag outputs (gcc 6+, clang; 6.1 takes
+ * gcc 5.1, Debian builds with gcc 12+), else through a setz; 7.x dropped the kernel's
+ * CC_SET/CC_OUT, which chose so.
  */
 #ifdef __my_cpu_var
 /* 6.8+: the kernel's own per-cpu operand, a __seg_gs lvalue where 7.x's types carry it */
@@ -45,11 +47,19 @@ static __always_inline bool cpu_pair_cmpxchg(struct slablab_cpu __percpu *pc,
 	unsigned long o2 = old.word;
 	bool ok;
 
+#ifdef __GCC_ASM_FLAG_OUTPUTS__
 	asm volatile("cmpxchg16b " PCPU_PAIR_ARG
 		     : "=@ccz" (ok), [var] "+m" (PCPU_PAIR(pc)),
 		       "+a" (o1), "+d" (o2)
 		     : "b" (new.freelist), "c" (new.word)
 		     : "memory");
+#else
+	asm volatile("cmpxchg16b " PCPU_PAIR_ARG "\n\tsetz %[ok]"
+		     : [ok] "=qm" (ok), [var] "+m" (PCPU_PAIR(pc)),
+		       "+a" (o1), "+d" (o2)
+		     : "b" (new.freelist), "c" (new.word)
+		     : "memory", "cc");
+#endif
 	return ok;
 }
 

@@ -593,7 +593,7 @@ int slablab_set_cpu_partial(struct slablab_cache *s, unsigned int objects,
 			    struct netlink_ext_ack *extack);
 int slablab_selftest_fastpath_race(struct slablab_cache *s);
 
-/* design_sheaves.c: Linux 7.0's per-cpu sheaves and per-node barns */
+/* design_sheaves.c: Linux 7.3's per-cpu sheaves and per-node barns */
 extern const struct slablab_design_ops slablab_sheaves_ops;
 int slablab_set_sheaf_capacity(struct slablab_cache *s, unsigned int objects,
 			       struct netlink_ext_ack *extack);
@@ -601,6 +601,8 @@ int slablab_set_barn_max_full(struct slablab_cache *s, unsigned int sheaves,
 			      struct netlink_ext_ack *extack);
 int slablab_set_barn_max_empty(struct slablab_cache *s, unsigned int sheaves,
 			       struct netlink_ext_ack *extack);
+int slablab_selftest_sheaf_capacity(struct slablab_cache *s);
+int slablab_selftest_pcs_held(struct slablab_cache *s);
 
 /* design_slab.c: SLAB's per-cpu array caches, shared and alien arrays, node slab lists */
 extern const struct slablab_design_ops slablab_slab_ops;

@@ -512,7 +512,7 @@ static struct slablab_sheaf *prefill_oversize(struct slablab_cache *s, gfp_t gfp
  * @gfp: allocation flags for the sheaf and its objects
  * @size: objects the caller will allocate from it at most (before a refill)
  *
- * Linux 7.0's kmem_cache_prefill_sheaf(): the objects are taken now, so that up to
+ * Linux 7.3's kmem_cache_prefill_sheaf(): the objects are taken now, so that up to
  * @size allocations from the sheaf (slablab_cache_alloc_from_sheaf()) cannot fail, in
  * a context that could not allocate itself (the maple tree preallocates so before
  * taking its lock). On a sheaves cache a @size within sheaf_capacity takes the cpu's
@@ -521,11 +521,16 @@ static struct slablab_sheaf *prefill_oversize(struct slablab_cache *s, gfp_t gfp
  * them as sheaf_prefilled) until allocated from it. A larger @size, or any @size on a
  * design without sheaves (slub, or sheaves with sheaf_capacity 0), gets a one-off sheaf
  * of exactly @size, filled by slablab_cache_alloc_bulk() (sheaf_prefill_oversize): its
- * objects count as allocated from then on, as in 7.0, where a cache without sheaves
+ * objects count as allocated from then on, as in 7.3, where a cache without sheaves
  * gets such a sheaf too.
  *
  * Every sheaf goes back with slablab_cache_return_sheaf(); the cache can be destroyed,
- * or change its design, only when none is out. May sleep if @gfp allows.
+ * or change its design, only when none is out.
+ *
+ * Context: process context, as 7.3's (the sheaves lock it takes, local_lock() on 7.x,
+ * keeps out neither an interrupt nor what that interrupt would corrupt: a pop or push
+ * of the task it landed in); from any other it warns once and returns NULL. May sleep
+ * if @gfp allows.
  *
  * Return: the sheaf, or NULL when the objects could not be had (nothing is held then).
  */
@@ -536,6 +541,8 @@ struct slablab_sheaf *slablab_cache_prefill_sheaf(struct slablab_cache *s, gfp_t
 	unsigned int cap = READ_ONCE(s->sheaf_capacity);
 
 	might_alloc(gfp);
+	if (WARN_ON_ONCE(!in_task()))
+		return NULL;
 	if (s->ops->prefill_sheaf && cap && size <= cap)
 		sh = s->ops->prefill_sheaf(s, gfp, size);
 	else
@@ -573,7 +580,7 @@ void *slablab_cache_alloc_from_sheaf(struct slablab_cache *s, gfp_t gfp,
 	if (sheaf->oversize) {
 		/*
 		 * Hooked when the bulk allocation filled the sheaf, with the prefill's gfp:
-		 * a __GFP_ZERO given here (7.0 runs the post-alloc hook now) still zeroes.
+		 * a __GFP_ZERO given here (7.3 runs the post-alloc hook now) still zeroes.
 		 */
 		if (!s->ctor && want_init_on_alloc(gfp))
 			memset(obj, 0, s->object_size);
@@ -592,12 +599,15 @@ EXPORT_SYMBOL_GPL(slablab_cache_alloc_from_sheaf);
  * @sheafp: the sheaf; replaced by a bigger one when @size exceeds its capacity
  * @size: objects wanted in it
  *
- * 7.0's kmem_cache_refill_sheaf(): a sheaf already holding @size is left alone; one
+ * 7.3's kmem_cache_refill_sheaf(): a sheaf already holding @size is left alone; one
  * whose capacity allows @size is filled up to its capacity; else a new sheaf is
  * prefilled for @size and the old one returned.
  *
- * Return: 0; -EINVAL without a sheaf; -ENOMEM when the objects could not be had (the
- * sheaf keeps what it held and stays the caller's).
+ * Context: process context, as slablab_cache_prefill_sheaf(); from any other it warns
+ * once and returns -EINVAL. May sleep if @gfp allows.
+ *
+ * Return: 0; -EINVAL without a sheaf (or outside process context); -ENOMEM when the
+ * objects could not be had (the sheaf keeps what it held and stays the caller's).
  */
 int slablab_cache_refill_sheaf(struct slablab_cache *s, gfp_t gfp,
 			       struct slablab_sheaf **sheafp, unsigned int size)
@@ -606,7 +616,7 @@ int slablab_cache_refill_sheaf(struct slablab_cache *s, gfp_t gfp,
 	unsigned int before;
 	int err;
 
-	if (!sheafp || !*sheafp)
+	if (!sheafp || !*sheafp || WARN_ON_ONCE(!in_task()))
 		return -EINVAL;
 	sh = *sheafp;
 	if (sh->size >= size)
@@ -644,10 +654,15 @@ EXPORT_SYMBOL_GPL(slablab_cache_refill_sheaf);
  * A sheaves cache keeps it as the cpu's spare (sheaf_return_fast) or refills it into
  * the barn (sheaf_return_slow), else flushes its objects and frees it; a one-off sheaf
  * has its objects freed (slablab_cache_free_bulk()) and is freed.
+ *
+ * Context: process context, as slablab_cache_prefill_sheaf(); from any other it warns
+ * once and the sheaf is flushed and freed, without the sheaves lock.
  */
 void slablab_cache_return_sheaf(struct slablab_cache *s, gfp_t gfp,
 				struct slablab_sheaf *sheaf)
 {
+	/* the sheaves design flushes and frees it then (design_sheaves.c) */
+	WARN_ON_ONCE(!in_task());
 	this_cpu_dec(s->cpu->prefilled_sheaves);
 	if (sheaf->oversize) {
 		s->ops->free_bulk(s, sheaf->size, sheaf->objects);

@@ -662,7 +662,7 @@ static __always_inline void run_bulk(struct storm_thread *t, const u32 target)
 /*
  * prefill (slablab caches only): per op, prefill a sheaf of BATCH objects, allocate
  * them all from it, free them, return the sheaf — the maple tree's preallocation
- * around a tree change (7.0's kmem_cache_prefill_sheaf() under mas_preallocate()).
+ * around a tree change (7.3's kmem_cache_prefill_sheaf() under mas_preallocate()).
  * alloc cycles: the prefill and the allocations from the sheaf; free cycles: the frees
  * and the return. An allocation from a prefilled sheaf that fails breaks the API's
  * promise: it is counted as a failure.

@@ -4,6 +4,7 @@ the default capacities, where objects go, the barn's bounds, a capacity changed 
 time, the prefill API (through the prefill storm pattern) and sheaves_cpu_slabs (6.18's
 sheaves in front of slub's per-cpu slabs). The cache suite at large runs for sheaves
 through conftest.DESIGNS."""
+import errno
 import glob
 import os
 import re
@@ -405,3 +406,61 @@ def test_full_main_without_an_empty_sheaf_is_flushed_whole(hooked, hooked_cache)
     assert c["stats"]["sheaf_flush"] - before["sheaf_flush"] == cap, c["stats"]
     assert c["layers"]["sheaf_main"] == 1, c["layers"]
     hooked.obj_free(h, cpu=0)
+
+
+@pytest.mark.parametrize("pattern", ["batch", "remote"])
+def test_capacity_changes_under_frees_leave_no_sheaf_of_an_old_capacity(
+        hooked, hooked_cache, pattern):
+    """sheaf_capacity changed several times while every cpu allocates and frees: after
+    each change (and after the storm) every cpu's main and spare and every barn sheaf is
+    of the new capacity (the selftest case sheaf_capacity checks them under their
+    locks). A cpu already given its new main, whose main filled before the change had
+    emptied the barns, used to take an empty barn sheaf of the old capacity as its main
+    (replace_full_main(), barn_trade_full()) and keep it for good."""
+    from test_core_concurrency import while_storm
+    name = hooked_cache(64, min_partial=0)
+    caps = (4, 60, 8, 30, 4)
+
+    def change(i):
+        for cap in caps:
+            hooked.cache_set(name, sheaf_capacity=cap)
+            selftest(name, "sheaf_capacity")
+
+    r, rounds = while_storm(hooked, name, pattern, change, ms=3000, batch=16, ring=64)
+    assert r["state"] == "done" and r["result"]["failures"] == 0, r
+    selftest(name, "sheaf_capacity")
+    c = consistent(hooked, name)
+    assert c["sheaf_capacity"] == caps[-1] and c["gauges"]["objects"] == 0, c
+    # the cache goes on with sheaves of the last capacity
+    h = hooked.obj_alloc(name, 40, cpu=0)
+    hooked.obj_free(h, cpu=0)
+    selftest(name, "sheaf_capacity")
+    ly = hooked.cache_get(name)["layers"]
+    assert 0 < ly["sheaf_main"] + ly["sheaf_spare"] <= 2 * caps[-1], ly
+
+
+PCS_HELD_BULK = 8       # design_sheaves.c's SELFTEST_BULK
+
+
+def test_sheaves_lock_held_sends_allocations_and_frees_to_the_slabs(hooked, hooked_cache):
+    """7.3's local_trylock() fallback: an allocation or free (one object, or in bulk)
+    that finds its cpu's sheaves lock held by the context it interrupted goes to the
+    slabs (alloc_slowpath, free_slowpath) and leaves the sheaves as they were. The
+    selftest case pcs_held takes the lock and allocates and frees inside it."""
+    name = hooked_cache(64)
+    h = hooked.obj_alloc(name, 100)
+    hooked.obj_free(h)                  # some objects in the sheaves
+    before = hooked.cache_get(name)
+    try:
+        selftest(name, "pcs_held")
+    except OSError as e:
+        if e.errno == errno.EOPNOTSUPP:
+            pytest.skip("no local_trylock_t (before 6.16): the sheaves lock is "
+                        "local_lock_irqsave(), no interrupt gets in")
+        raise
+    after = hooked.cache_get(name)
+    d = {k: after["stats"][k] - before["stats"][k] for k in after["stats"]}
+    assert d["alloc_slowpath"] == d["free_slowpath"] == 1 + PCS_HELD_BULK, d
+    assert d["alloc_fastpath"] == d["free_fastpath"] == 0, d
+    for k in ("sheaf_main", "sheaf_spare", "barn"):
+        assert after["layers"][k] == before["layers"][k], (before["layers"], after["layers"])

@@ -538,7 +538,7 @@ enum slablab_storm_state {
 /**
  * enum slablab_design - the values
  * @SLABLAB_DESIGN_SLUB: SLUB 6.1's per-cpu slab and per-cpu partial lists (the default)
- * @SLABLAB_DESIGN_SHEAVES: Linux 7.0's per-cpu sheaves (arrays of object pointers, a
+ * @SLABLAB_DESIGN_SHEAVES: Linux 7.3's per-cpu sheaves (arrays of object pointers, a
  *	main and a spare per cpu) and per-node barns of full and empty sheaves, over slabs
  * @SLABLAB_DESIGN_SLAB: SLAB's per-cpu array caches, per-node shared arrays and alien
  *	caches, and its node slab lists (three, or one as in 2.4.9), after mm/slab.c of 6.1
@@ -549,7 +549,7 @@ enum slablab_storm_state {
  *
  * cache.design values: a cache's per-cpu front end over the shared back end
  * (docs/design.md, "Designs"). The next values are reserved, in this order, for the
- * designs that come next: sheaves (Linux 7.0's per-cpu sheaves and barn), slab (SLAB's
+ * designs that come next: sheaves (Linux 7.3's per-cpu sheaves and barn), slab (SLAB's
  * per-cpu arrays and lists), slob (SLOB's free lists). A design the module does not have
  * yet (slab, until it lands) is refused with -EOPNOTSUPP.
  */
@@ -708,10 +708,14 @@ enum slablab_attr {
  *	1 KiB and up, 256 bytes and up, smaller (7.3's, a sheaf filling its kmalloc bucket);
  *	0: no sheaves (every object from the slabs). Changeable while the cache is in use,
  *	which upstream is not: a change gives every sheaf back
- * @SLABLAB_CACHE_A_BARN_MAX_FULL: (u32, 0..1024) full sheaves each node's barn keeps at
- *	most (sheaves; 7.0's MAX_FULL_SHEAVES, default 10); lowering it flushes the surplus
+ * @SLABLAB_CACHE_A_BARN_MAX_FULL: (u32, 0..1024) full sheaves each node's barn takes
+ *	(sheaves; 7.3's MAX_FULL_SHEAVES, default 10): a trade or a returned sheaf goes in
+ *	only below it; a sheaf put back after a lost race may exceed it. Lowering it flushes
+ *	the surplus
  * @SLABLAB_CACHE_A_BARN_MAX_EMPTY: (u32, 0..1024) empty sheaves each node's barn keeps
- *	at most (sheaves; 7.0's MAX_EMPTY_SHEAVES, default 10); lowering it frees the surplus
+ *	(sheaves; 7.3's MAX_EMPTY_SHEAVES, default 10): bounds them only when lowered, which
+ *	frees the surplus; otherwise every empty sheaf goes into the barn, as in 7.3 (which
+ *	checks it only for a kfree_rcu sheaf)
  * @SLABLAB_CACHE_A_LISTS: (u32, 1..3) slab lists: slab 1 or 3, slob 1, 2 or 3; other
  *	designs reject it
  * @SLABLAB_CACHE_A_LIMIT: (u32, 0..4096) objects a cpu's array cache holds (slab; SLAB's
@@ -735,7 +739,7 @@ enum slablab_attr {
  * @SLABLAB_CACHE_A_SHEAVES_CPU_SLABS: (u32, 0..1) sheaves: 1 puts the sheaves in front
  *	of the slub design's per-cpu slab and cpu partial lists (6.18/6.19's double caching:
  *	refills take objects through them, flushes free through them); 0 (the default) is
- *	7.0's sheaves straight over slabs. Changes only while the cache holds no objects
+ *	7.3's sheaves straight over slabs. Changes only while the cache holds no objects
  *	(-EBUSY otherwise); other designs keep the value for a later change to sheaves
  * @SLABLAB_CACHE_A_SLOB_SCAN_MAX: (u64) the most heap pages one allocation of this cache
  *	looked at since its design became slob (slob; 0 for other designs)
