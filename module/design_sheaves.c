@@ -42,8 +42,9 @@
  * 6.12) the cpu's lock is local_lock_irqsave() (below); sheaves have no pfmemalloc
  * tracking and no kmalloc_nolock() (7.3's allow_spin); a partly filled rcu_free sheaf
  * that a flush hands to RCU goes to the barn after the grace period (7.3's
- * rcu_free_sheaf_nobarn() sends it to the slabs); remote-node partial slabs are not taken on a refill
- * (remote_node_defrag_ratio is the slub design's); a debug cache keeps its sheaves
+ * rcu_free_sheaf_nobarn() sends it to the slabs); remote-node partial slabs are not
+ * taken on a refill (remote_node_defrag_ratio is the slub design's); a debug cache
+ * keeps its sheaves
  * (7.3: none), so that the debug checks see them; sheaf_capacity may change at run
  * time; barn_max_full and barn_max_empty are tunables (7.3's MAX_FULL_SHEAVES and
  * MAX_EMPTY_SHEAVES, 10; like 7.3, nothing but lowering it bounds the empty sheaves).
