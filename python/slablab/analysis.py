@@ -169,7 +169,7 @@ def run_row(storm: Storm, *, experiment: str, variant: str, x: Cell = None,
         row[k] = res[k] if res else 0  # type: ignore[literal-required]
     row["shrunk_pages"] = res["shrunk_pages"] if res else None
     row["shrunk_live_bytes"] = res["shrunk_live_bytes"] if res else None
-    for k in ("rcu_waiting_peak", "rcu_waiting_mean", "rcu_waiting_end", "rcu_pages_peak"):
+    for k in ("rcu_waiting_end", "rcu_pages_peak"):
         row[k] = res[k] if res else None  # type: ignore[literal-required]
     if res:
         row["features"] = res["features_value"]

@@ -187,6 +187,7 @@ def test_run_row_formats_like_slabctl_compare_csv():
     row = analysis.run_row(fake_storm("slablab", "batch", cache="c64", ops=1000, batch=10),
                            experiment="compare", variant="slablab", repeat=1, run=1)
     assert list(row) == list(slablab.RUN_CSV_COLUMNS)
+    assert len(set(slablab.RUN_CSV_COLUMNS)) == len(slablab.RUN_CSV_COLUMNS)   # no name twice
     assert list(row)[:4] == ["experiment", "variant", "x", "repeat"]
     assert row["x"] == "" and row["sizes"] == "64:3,192" and row["cpus"] == ""
     assert row["interrupted"] == "0" and row["features"] == "5" and row["cache_flags"] == "2"

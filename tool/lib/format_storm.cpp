@@ -484,8 +484,9 @@ std::vector<std::string> run_csv_columns()
 		"free_cycles", "pair_cycles", "loop_cycles_x1000", "failures", "peak_pages",
 		"peak_live_bytes", "meta_bytes", "steady_pages", "steady_live_bytes",
 		"steady_samples", "shrunk_pages", "shrunk_live_bytes", "thin", "rate",
-		"rcu_waiting_peak", "rcu_waiting_mean", "rcu_waiting_end", "rcu_pages_peak",
-		"rcu_samples", "cycles_per_sec", "features", "cache_flags",
+		// rcu_waiting_peak and _mean are figures (below)
+		"rcu_waiting_end", "rcu_pages_peak", "rcu_samples", "cycles_per_sec", "features",
+		"cache_flags",
 		"native_name", "page_size", "init_on_alloc", "init_on_free", "hardened", "random"};
 	// what reruns the row (docs/benchmarks.md): where it ran, what ran, whether it counted
 	for (const char* k : kRunContextColumns)
@@ -554,8 +555,7 @@ std::string compare_csv(const CompareResult& c)
 			fmt::format("{}", r.meta_bytes), fmt::format("{}", r.steady_pages),
 			fmt::format("{}", r.steady_live_bytes), fmt::format("{}", r.steady_samples),
 			opt_csv(r.shrunk_pages), opt_csv(r.shrunk_live_bytes), opt_csv(s.thin),
-			opt_csv(s.rate), opt_csv(r.rcu_waiting_peak), opt_csv(r.rcu_waiting_mean),
-			opt_csv(r.rcu_waiting_end), opt_csv(r.rcu_pages_peak),
+			opt_csv(s.rate), opt_csv(r.rcu_waiting_end), opt_csv(r.rcu_pages_peak),
 			fmt::format("{}", r.rcu_samples), fmt::format("{}", r.cycles_per_sec),
 			opt_csv(r.features), opt_csv(r.cache_flags), r.native_name,
 			fmt::format("{}", r.page_size), b(st.init_on_alloc), b(st.init_on_free),
