@@ -743,6 +743,7 @@ int slablab_put_stats(struct sk_buff *skb, int attr, const u64 *v);
  * @seed: seed of the workers' random numbers
  * @max_live_bytes: what the storm may hold at once
  * @thin: churn: after the fill keep every @thin-th object and free the rest (1: all)
+ * @rate: rcu: objects a second per worker at most (0: as fast as it can)
  */
 struct slablab_storm_spec {
 	u32 target;
@@ -762,6 +763,7 @@ struct slablab_storm_spec {
 	u64 seed;
 	u64 max_live_bytes;
 	u32 thin;
+	u32 rate;
 };
 
 /**
@@ -807,6 +809,11 @@ struct slablab_storm_thread_result {
  * @shrunk_pages: churn: pages held after the loops and a shrink of the target, the
  *	working sets still live
  * @shrunk_live_bytes: churn: live object bytes then
+ * @rcu_samples: rcu: samples of the objects waiting for a grace period (0: none taken)
+ * @rcu_waiting_peak: rcu: the most objects freed by RCU, not yet freed, at a sample
+ * @rcu_waiting_mean: rcu: their mean over the samples
+ * @rcu_waiting_end: rcu: objects still waiting when the last worker's loop ended
+ * @rcu_pages_peak: rcu: the most pages of typesafe-by-rcu slabs waiting, at a sample
  * @has_stats: @stats holds the allocator's counters (cache and kmalloc targets)
  * @stats: the allocator's events during the storm, per enum slablab_stat_item
  * @thread: per worker, [@spec.threads]
@@ -837,6 +844,11 @@ struct slablab_storm_report {
 	bool shrunk;
 	u64 shrunk_pages;
 	u64 shrunk_live_bytes;
+	u32 rcu_samples;
+	u64 rcu_waiting_peak;
+	u64 rcu_waiting_mean;
+	u64 rcu_waiting_end;
+	u64 rcu_pages_peak;
 	bool has_stats;
 	u64 stats[__SLABLAB_STAT_MAX];
 	struct slablab_storm_thread_result thread[SLABLAB_STORM_MAX_THREADS];

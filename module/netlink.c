@@ -1218,6 +1218,7 @@ static int storm_parse_run(struct slablab_storm_spec *sp, struct nlattr **tb,
 		NL_SET_BAD_ATTR(extack, tb[SLABLAB_STORM_A_THIN]);
 		return -ERANGE;
 	}
+	sp->rate = tb[SLABLAB_STORM_A_RATE] ? nla_get_u32(tb[SLABLAB_STORM_A_RATE]) : 0;
 	if (!is_power_of_2(sp->ring)) {
 		NL_SET_ERR_MSG_MOD(extack, "RING must be a power of two");
 		NL_SET_BAD_ATTR(extack, tb[SLABLAB_STORM_A_RING]);
@@ -1326,6 +1327,7 @@ static int put_storm_spec(struct sk_buff *skb, const struct slablab_storm_report
 	    nla_put_u64_64bit(skb, SLABLAB_STORM_A_MAX_LIVE_BYTES, sp->max_live_bytes,
 			      SLABLAB_STORM_A_PAD) ||
 	    nla_put_u32(skb, SLABLAB_STORM_A_THIN, sp->thin) ||
+	    nla_put_u32(skb, SLABLAB_STORM_A_RATE, sp->rate) ||
 	    nla_put_u64_64bit(skb, SLABLAB_STORM_A_OPS_PLANNED, rep->ops_planned,
 			      SLABLAB_STORM_A_PAD) ||
 	    nla_put_u64_64bit(skb, SLABLAB_STORM_A_OPS_DONE, rep->ops_done, SLABLAB_STORM_A_PAD) ||
@@ -1386,6 +1388,16 @@ static int put_storm_results(struct sk_buff *skb, const struct slablab_storm_rep
 	     (nla_put_u64_64bit(skb, SLABLAB_STORM_A_SHRUNK_PAGES, rep->shrunk_pages,
 				SLABLAB_STORM_A_PAD) ||
 	      nla_put_u64_64bit(skb, SLABLAB_STORM_A_SHRUNK_LIVE_BYTES, rep->shrunk_live_bytes,
+				SLABLAB_STORM_A_PAD))) ||
+	    nla_put_u32(skb, SLABLAB_STORM_A_RCU_SAMPLES, rep->rcu_samples) ||
+	    (rep->spec.pattern == SLABLAB_PATTERN_RCU &&
+	     (nla_put_u64_64bit(skb, SLABLAB_STORM_A_RCU_WAITING_PEAK, rep->rcu_waiting_peak,
+				SLABLAB_STORM_A_PAD) ||
+	      nla_put_u64_64bit(skb, SLABLAB_STORM_A_RCU_WAITING_MEAN, rep->rcu_waiting_mean,
+				SLABLAB_STORM_A_PAD) ||
+	      nla_put_u64_64bit(skb, SLABLAB_STORM_A_RCU_WAITING_END, rep->rcu_waiting_end,
+				SLABLAB_STORM_A_PAD) ||
+	      nla_put_u64_64bit(skb, SLABLAB_STORM_A_RCU_PAGES_PEAK, rep->rcu_pages_peak,
 				SLABLAB_STORM_A_PAD))))
 		return -EMSGSIZE;
 	list = nla_nest_start(skb, SLABLAB_STORM_A_THREAD_LIST);

@@ -31,7 +31,10 @@
  * workers meet at a barrier after their loops, where the last one shrinks the target
  * and samples again (what fragmentation a shrink cannot give back). Before the workers
  * start, the controller empties slablab's kmalloc classes (their pages are then counted
- * whole) or shrinks the kernel's (counted from there): storm_empty_target().
+ * whole) or shrinks the kernel's (counted from there): storm_empty_target(). The rcu
+ * pattern's samples also read the target's RCU gauges (objects freed by RCU and not yet
+ * freed), and its controller waits for every grace period after the workers are done
+ * and before the storm is (storm_rcu_drain()), so a finished storm's counts are exact.
  *
  * Locking (outermost first):
  *   storm_mutex          the storm: slablab_storm, its id, STORM_START/GET/STOP and
@@ -53,7 +56,8 @@
  * which deadlocks the same way when a writer queues in between.
  * The controller and the workers take no storm_mutex; the workers take cpus_read_lock
  * and slablab_mutex only in the churn shrink (slablab_cache_shrink(), kmem_cache_shrink()),
- * which is safe because nobody waits for a storm while holding either (see above). Results
+ * the controller only in the rcu drain (slablab_rcu_drain()), which is safe because
+ * nobody waits for a storm while holding either (see above). Results
  * are written before the state becomes DONE/STOPPED with a release store; readers load
  * the state with acquire. A slablab cache under a storm has ->users raised (pinned under
  * slablab_mutex), so destroying it fails with -EBUSY until the controller drops it.
@@ -78,12 +82,20 @@
 #include <linux/namei.h>
 #include <linux/path.h>
 #include <linux/delay.h>
+#include <linux/math64.h>
+#include <linux/rcupdate.h>
 #include "internal.h"
 
 #define SAMPLE_MS	50
 #define CHUNK		256	/* ops between progress updates and stop checks */
 #define SIZE_SEQ_LEN	1024	/* precomputed kmalloc sizes per thread */
 #define MAX_KMALLOC_CLASSES	32
+#define RCU_PACE_MAX_US	10000	/* rcu with RATE: the longest sleep between stop checks */
+
+/* What the rcu pattern sees of an object: its rcu_head at offset 0 (size checked). */
+struct storm_rcu_obj {
+	struct rcu_head rcu;
+};
 
 /* What workers allocate from. */
 struct storm_target {
@@ -160,6 +172,9 @@ struct slablab_storm {
 	bool steady_over;			/* the shrink began: no more steady samples */
 	atomic_t churn_left;			/* workers not yet at the shrink barrier */
 	struct completion churn_shrunk;		/* the shrink sample is taken */
+	/* rcu: the target's objects freed by RCU and not yet freed, per sample */
+	u64 rcu_waiting_sum, rcu_waiting_peak, rcu_pages_peak, rcu_waiting_end;
+	u32 rcu_samples;
 	char sysfs_root[64];		/* storm_sysfs_root at start */
 	struct path sysfs_dir;		/* it, looked up by the caller (native targets) */
 	int sysfs_dir_err;		/* the lookup's error */
@@ -204,6 +219,20 @@ static __always_inline void tg_free(const struct storm_target *tg, const u32 kin
 	default:
 		kfree(p);
 	}
+}
+
+/*
+ * Free @p after a grace period through its rcu_head at offset 0 (the rcu pattern, whose
+ * objects are at least that big): slablab targets only (storm_setup_target() checks).
+ */
+static __always_inline void tg_free_rcu(const struct storm_target *tg, const u32 kind, void *p)
+{
+	struct storm_rcu_obj *o = p;
+
+	if (kind == SLABLAB_TARGET_CACHE)
+		slablab_cache_free_rcu(tg->cache, o, rcu);
+	else
+		slablab_kfree_rcu(o, rcu);
 }
 
 /* All or nothing: @n, or 0 with nothing held. Cache targets only (storm_parse checks). */
@@ -399,6 +428,36 @@ static u64 target_pages(struct slablab_storm *st, u64 *meta)
 	}
 }
 
+/*
+ * rcu: the target's objects freed by RCU and not yet freed (rcu-pending + rcu-waiting),
+ * and the pages of its typesafe-by-rcu slabs waiting for a grace period. kmalloc
+ * targets: their size classes' (memory of no class waits uncounted, on batches of no
+ * cache).
+ */
+static u64 target_rcu_waiting(struct slablab_storm *st, u64 *rcu_pages)
+{
+	struct slablab_gauges g;
+	u64 n = 0;
+	unsigned int i;
+
+	*rcu_pages = 0;
+	switch (st->spec.target) {
+	case SLABLAB_TARGET_CACHE:
+		slablab_gauges(st->tg.cache, &g);
+		*rcu_pages = g.rcu_pages;
+		return g.rcu_pending + g.rcu_waiting;
+	case SLABLAB_TARGET_KMALLOC:
+		for (i = 0; i < st->nr_kmalloc_caches; i++) {
+			slablab_gauges(st->kmalloc_caches[i], &g);
+			n += g.rcu_pending + g.rcu_waiting;
+			*rcu_pages += g.rcu_pages;
+		}
+		return n;
+	default:
+		return 0;
+	}
+}
+
 /* Every worker of a churn storm holds its full working set (sample_lock held). */
 static bool storm_all_steady(struct slablab_storm *st)
 {
@@ -451,6 +510,14 @@ static void storm_sample(struct slablab_storm *st, bool wait)
 		st->steady_pages_sum += pages;
 		st->steady_live_sum += live;
 		st->steady_samples++;
+	}
+	if (st->spec.pattern == SLABLAB_PATTERN_RCU) {
+		u64 rcu_pages, waiting = target_rcu_waiting(st, &rcu_pages);
+
+		st->rcu_waiting_peak = max(st->rcu_waiting_peak, waiting);
+		st->rcu_pages_peak = max(st->rcu_pages_peak, rcu_pages);
+		st->rcu_waiting_sum += waiting;
+		st->rcu_samples++;
 	}
 	mutex_unlock(&st->sample_lock);
 }
@@ -791,6 +858,80 @@ static __always_inline void run_churn(struct storm_thread *t, const u32 target)
 	WRITE_ONCE(t->live_bytes, 0);
 }
 
+/*
+ * rcu with RATE: how many of the next @n ops may start now. The i-th op of the thread
+ * (from 0) starts no earlier than @t0 + i / RATE seconds; when none may, sleep until
+ * the next one may (at most RCU_PACE_MAX_US, so a stop or the deadline is seen) and
+ * return 0. The sleep is the thread's time, not its cycles.
+ */
+static u64 rcu_paced(struct storm_thread *t, u64 t0, u64 done, u64 n)
+{
+	u32 rate = t->st->spec.rate;
+	u64 now = ktime_get_ns(), allowed, next;
+
+	allowed = mul_u64_u32_div(now - t0, rate, NSEC_PER_SEC) + 1;
+	if (allowed > done)
+		return min(n, allowed - done);
+	next = t0 + mul_u64_u32_div(done, NSEC_PER_SEC, rate);
+	if (next > now) {
+		u64 us = min_t(u64, DIV_ROUND_UP_ULL(next - now, NSEC_PER_USEC), RCU_PACE_MAX_US);
+
+		/* TASK_IDLE: a slow rate sleeps for the whole storm, which is no load */
+		usleep_range_state(us, us + 50, TASK_IDLE);
+	}
+	return 0;
+}
+
+/*
+ * rcu: allocate an object and free it by RCU (slablab_cache_free_rcu(),
+ * slablab_kfree_rcu()), each call timed, at RATE objects a second or as fast as it
+ * goes. The thread holds nothing itself: its objects wait for a grace period in the
+ * target (the samples read the target's RCU gauges). Sampled after the first chunk and
+ * as the loop ends, so a short storm has samples with objects waiting.
+ */
+static __always_inline void run_rcu(struct storm_thread *t, const u32 target)
+{
+	struct slablab_storm *st = t->st;
+	u64 done = 0, t0 = ktime_get_ns();
+	bool sampled = false;
+
+	while (more(t, done)) {
+		u64 i, n = chunk_of(t, done, CHUNK);
+
+		if (st->spec.rate) {
+			n = rcu_paced(t, t0, done, n);
+			if (!n)
+				continue;
+		}
+		for (i = 0; i < n; i++) {
+			u64 c0, c1, c2;
+			void *p;
+
+			c0 = get_cycles();
+			p = tg_alloc(&st->tg, target, t_size(t, done + i));
+			c1 = get_cycles();
+			if (unlikely(!p)) {
+				t->failures++;
+				continue;
+			}
+			tg_free_rcu(&st->tg, target, p);
+			c2 = get_cycles();
+			t->alloc_cycles += c1 - c0;
+			t->free_cycles += c2 - c1;
+			t->allocs++;
+			t->frees++;
+		}
+		done += n;
+		WRITE_ONCE(t->ops_done, done);
+		if (!sampled) {
+			storm_sample(st, false);	/* the first chunk's objects waiting */
+			sampled = true;
+		}
+		cond_resched();
+	}
+	storm_sample(st, true);		/* the last ones, however short the storm */
+}
+
 static __always_inline void run_producer(struct storm_thread *t, const u32 target)
 {
 	struct slablab_storm *st = t->st;
@@ -910,6 +1051,10 @@ static __always_inline void run_pattern(struct storm_thread *t, const u32 target
 			run_consumer(t, target);
 		else
 			run_producer(t, target);
+		break;
+	case SLABLAB_PATTERN_RCU:
+		if (target == SLABLAB_TARGET_CACHE || target == SLABLAB_TARGET_KMALLOC)
+			run_rcu(t, target);
 		break;
 	}
 }
@@ -1091,6 +1236,30 @@ static void storm_empty_target(struct slablab_storm *st)
 	}
 }
 
+/*
+ * rcu: wait until every object the storm freed by RCU is freed (the target's rcu_free
+ * sheaves handed on, rcu_barrier() until no batch or deferred slab is left), so that
+ * its counts and stats are exact once it is done. The workers are gone. Takes
+ * cpus_read_lock and slablab_mutex (the sheaves' flush runs on each cpu under them):
+ * the controller holds neither, and nobody waits for it holding either (the top).
+ */
+static void storm_rcu_drain(struct slablab_storm *st)
+{
+	unsigned int i;
+
+	cpus_read_lock();
+	mutex_lock(&slablab_mutex);
+	if (st->spec.target == SLABLAB_TARGET_CACHE) {
+		slablab_rcu_drain(st->tg.cache);
+	} else {
+		for (i = 0; i < st->nr_kmalloc_caches; i++)
+			slablab_rcu_drain(st->kmalloc_caches[i]);
+		slablab_rcu_drain(NULL);	/* memory of no class */
+	}
+	mutex_unlock(&slablab_mutex);
+	cpus_read_unlock();
+}
+
 static int storm_controller_fn(void *arg)
 {
 	struct slablab_storm *st = arg;
@@ -1127,6 +1296,12 @@ static int storm_controller_fn(void *arg)
 	st->end_ns = st->start_ns;
 	for (i = 0; i < st->spec.threads; i++)
 		st->end_ns = max(st->end_ns, st->t[i].end);
+	if (st->spec.pattern == SLABLAB_PATTERN_RCU) {
+		u64 rcu_pages;
+
+		st->rcu_waiting_end = target_rcu_waiting(st, &rcu_pages);
+		storm_rcu_drain(st);
+	}
 
 	snapshot_stats(st, st->stats_delta);
 	for (i = 0; i < __SLABLAB_STAT_MAX; i++)
@@ -1464,6 +1639,19 @@ static int storm_start_threads(struct slablab_storm *st, struct netlink_ext_ack 
 
 /* ---- set-up: the spec checked against the allocator and the cpus ---- */
 
+/* rcu: an object must hold the rcu_head it is freed through (at offset 0). */
+static int storm_check_rcu_size(struct slablab_storm *st, u32 size, u32 attr,
+				u32 *bad_attr, struct netlink_ext_ack *extack)
+{
+	if (st->spec.pattern != SLABLAB_PATTERN_RCU || size >= sizeof(struct rcu_head))
+		return 0;
+	NL_SET_ERR_MSG_FMT_MOD(extack,
+			       "rcu needs objects of at least %zu bytes (a struct rcu_head), not %u",
+			       sizeof(struct rcu_head), size);
+	*bad_attr = attr;
+	return -EINVAL;
+}
+
 /*
  * The target: find the cache (or the native target's model) and check the spec fits
  * it; the object size of cache targets, the first size of kmalloc ones.
@@ -1472,8 +1660,23 @@ static int storm_setup_target(struct slablab_storm *st, u32 *bad_attr,
 			      struct netlink_ext_ack *extack)
 {
 	struct slablab_storm_spec *sp = &st->spec;
+	u32 size_attr = SLABLAB_STORM_A_SIZES, i;
+	int err;
 
 	st->tg.kind = sp->target;
+	if (sp->rate && sp->pattern != SLABLAB_PATTERN_RCU) {
+		NL_SET_ERR_MSG_MOD(extack, "RATE is for the rcu pattern");
+		*bad_attr = SLABLAB_STORM_A_RATE;
+		return -EINVAL;
+	}
+	if (sp->pattern == SLABLAB_PATTERN_RCU &&
+	    (sp->target == SLABLAB_TARGET_NATIVE || sp->target == SLABLAB_TARGET_NATIVE_KMALLOC)) {
+		/* docs/storms.md, "rcu": no barrier for the kernel's kfree_rcu() on 6.1 */
+		NL_SET_ERR_MSG_MOD(extack,
+				   "rcu needs a slablab target (cache or kmalloc): the kernel's kfree_rcu() has no barrier to wait for before the storm is done");
+		*bad_attr = SLABLAB_STORM_A_TARGET;
+		return -EINVAL;
+	}
 	switch (sp->target) {
 	case SLABLAB_TARGET_CACHE:
 	case SLABLAB_TARGET_NATIVE:
@@ -1510,6 +1713,10 @@ static int storm_setup_target(struct slablab_storm *st, u32 *bad_attr,
 			return -EINVAL;
 		}
 		sp->size = st->tg.obj_size;
+		err = storm_check_rcu_size(st, st->tg.obj_size, SLABLAB_STORM_A_CACHE, bad_attr,
+					   extack);
+		if (err)
+			return err;
 		if (sp->pattern == SLABLAB_PATTERN_PREFILL && sp->target != SLABLAB_TARGET_CACHE) {
 			NL_SET_ERR_MSG_MOD(extack,
 					   "prefill needs the cache target (the kernel's SLUB has no sheaves)");
@@ -1528,6 +1735,7 @@ static int storm_setup_target(struct slablab_storm *st, u32 *bad_attr,
 			return -EINVAL;
 		}
 		if (!sp->nr_sizes) {
+			size_attr = SLABLAB_STORM_A_SIZE;
 			if (!sp->size) {
 				NL_SET_ERR_MSG_MOD(extack, "kmalloc targets need SIZE or SIZES");
 				return -EINVAL;
@@ -1537,6 +1745,11 @@ static int storm_setup_target(struct slablab_storm *st, u32 *bad_attr,
 			sp->nr_sizes = 1;
 		}
 		st->tg.obj_size = sp->sizes[0];
+		for (err = 0, i = 0; !err && i < sp->nr_sizes; i++)
+			err = storm_check_rcu_size(st, sp->sizes[i], size_attr, bad_attr,
+						   extack);
+		if (err)
+			return err;
 		if (sp->target == SLABLAB_TARGET_KMALLOC)
 			storm_find_kmalloc_caches(st);
 		return 0;
@@ -1744,6 +1957,12 @@ static void storm_fill_report(struct slablab_storm *st, struct slablab_storm_rep
 	rep->shrunk = st->shrunk;
 	rep->shrunk_pages = st->shrunk_pages;
 	rep->shrunk_live_bytes = st->shrunk_live;
+	rep->rcu_samples = st->rcu_samples;
+	if (st->rcu_samples)
+		rep->rcu_waiting_mean = div_u64(st->rcu_waiting_sum, st->rcu_samples);
+	rep->rcu_waiting_peak = st->rcu_waiting_peak;
+	rep->rcu_waiting_end = st->rcu_waiting_end;
+	rep->rcu_pages_peak = st->rcu_pages_peak;
 	rep->has_stats = sp->target == SLABLAB_TARGET_CACHE || sp->target == SLABLAB_TARGET_KMALLOC;
 	memcpy(rep->stats, st->stats_delta, sizeof(rep->stats));
 }

@@ -149,6 +149,7 @@ class Client:
         seed: Optional[int] = None,
         max_live_bytes: Optional[int] = None,
         thin: Optional[int] = None,
+        rate: Optional[int] = None,
     ) -> StormDict: ...
     def storm_get(self, id: Optional[int] = None) -> StormDict: ...
     def storm_stop(self, id: Optional[int] = None) -> StormDict: ...
@@ -170,6 +171,7 @@ class Client:
         seed: Optional[int] = None,
         max_live_bytes: Optional[int] = None,
         thin: Optional[int] = None,
+        rate: Optional[int] = None,
         progress: Optional[Callable[[StormDict], Any]] = None,
         poll_interval: float = 0.15,
     ) -> StormDict: ...
@@ -218,6 +220,7 @@ class Client:
         seed: Optional[int] = None,
         max_live_bytes: Optional[int] = None,
         thin: Optional[int] = None,
+        rate: Optional[int] = None,
         progress: Optional[Callable[[dict[str, Any]], Any]] = None,
         poll_interval: float = 0.15,
         warmup: int = 1,

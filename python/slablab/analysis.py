@@ -155,7 +155,7 @@ def run_row(storm: Storm, *, experiment: str, variant: str, x: Cell = None,
     if spec is not None:
         for k in ("target", "pattern", "cache", "size", "threads", "cpus", "ops",
                   "duration_ms", "batch", "working_set", "ring", "seed", "max_live_bytes",
-                  "thin"):
+                  "thin", "rate"):
             row[k] = spec[k]  # type: ignore[literal-required]
         row["sizes"] = ",".join(str(e["size"]) if e["weight"] == 1
                                 else f"{e['size']}:{e['weight']}" for e in spec["sizes"])
@@ -164,10 +164,13 @@ def run_row(storm: Storm, *, experiment: str, variant: str, x: Cell = None,
     res: Optional[StormResults] = storm["result"]
     for k in ("allocs", "frees", "alloc_cycles", "free_cycles", "pair_cycles",
               "loop_cycles_x1000", "failures", "peak_pages", "peak_live_bytes", "meta_bytes",
-              "steady_pages", "steady_live_bytes", "steady_samples", "cycles_per_sec"):
+              "steady_pages", "steady_live_bytes", "steady_samples", "rcu_samples",
+              "cycles_per_sec"):
         row[k] = res[k] if res else 0  # type: ignore[literal-required]
     row["shrunk_pages"] = res["shrunk_pages"] if res else None
     row["shrunk_live_bytes"] = res["shrunk_live_bytes"] if res else None
+    for k in ("rcu_waiting_end", "rcu_pages_peak"):
+        row[k] = res[k] if res else None  # type: ignore[literal-required]
     if res:
         row["features"] = res["features_value"]
         row["cache_flags"] = res["cache_flags_value"]

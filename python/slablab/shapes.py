@@ -34,7 +34,7 @@ Owner = Literal["netlink", "kernel", "kmalloc"]
 #: storm targets (enum storm-target, "cache" named "slablab")
 StormTarget = Literal["slablab", "native", "kmalloc", "native-kmalloc"]
 #: enum storm-pattern
-StormPattern = Literal["pair", "batch", "remote", "churn", "bulk", "prefill"]
+StormPattern = Literal["pair", "batch", "remote", "churn", "bulk", "prefill", "rcu"]
 #: enum storm-state
 StormState = Literal["none", "running", "done", "stopped"]
 #: enum replay-target
@@ -220,6 +220,7 @@ class StormSpec(TypedDict):
     seed: Optional[int]
     max_live_bytes: Optional[int]
     thin: Optional[int]
+    rate: Optional[int]
 
 
 class StormProgress(TypedDict):
@@ -252,6 +253,11 @@ class StormResults(TypedDict):
     steady_samples: int
     shrunk_pages: Optional[int]
     shrunk_live_bytes: Optional[int]
+    rcu_waiting_peak: Optional[int]
+    rcu_waiting_mean: Optional[int]
+    rcu_waiting_end: Optional[int]
+    rcu_pages_peak: Optional[int]
+    rcu_samples: int
     cycles_per_sec: int
     features: Optional[List[str]]
     features_value: Optional[int]
@@ -278,6 +284,8 @@ class Figures(TypedDict):
     loop_cycles: Optional[float]
     fragmentation_pct: Optional[float]
     shrunk_fragmentation_pct: Optional[float]
+    rcu_waiting_mean: Optional[float]
+    rcu_waiting_peak: Optional[float]
     peak_bytes: Optional[int]
 
 

@@ -274,7 +274,7 @@ struct StormKw {
 		   threads = py::none(), cpus = py::none(), ops = py::none(),
 		   duration_ms = py::none(), batch = py::none(), working_set = py::none(),
 		   ring = py::none(), seed = py::none(), max_live_bytes = py::none(),
-		   thin = py::none();
+		   thin = py::none(), rate = py::none();
 
 	slabctl::StormSpec spec(uint32_t target, uint32_t pattern) const
 	{
@@ -305,6 +305,7 @@ struct StormKw {
 		s.seed = o64("seed", seed);
 		s.max_live_bytes = o64("max_live_bytes", max_live_bytes);
 		s.thin = o32("thin", thin);
+		s.rate = o32("rate", rate);
 		return s;
 	}
 };
@@ -317,18 +318,18 @@ struct StormKw {
 	py::arg("duration_ms") = py::none(), py::arg("batch") = py::none(),                   \
 	py::arg("working_set") = py::none(), py::arg("ring") = py::none(),                    \
 	py::arg("seed") = py::none(), py::arg("max_live_bytes") = py::none(),                 \
-	py::arg("thin") = py::none()
+	py::arg("thin") = py::none(), py::arg("rate") = py::none()
 
 #define STORM_KW_PARAMS                                                                    \
 	const py::object &cache, const py::object &size, const py::object &sizes,            \
 		const py::object &threads, const py::object &cpus, const py::object &ops,    \
 		const py::object &duration_ms, const py::object &batch,                       \
 		const py::object &working_set, const py::object &ring, const py::object &seed, \
-		const py::object &max_live_bytes, const py::object &thin
+		const py::object &max_live_bytes, const py::object &thin, const py::object &rate
 
 #define STORM_KW_VALUE                                                                     \
 	StormKw{cache, size, sizes, threads, cpus, ops, duration_ms, batch, working_set, ring, \
-		seed, max_live_bytes, thin}
+		seed, max_live_bytes, thin, rate}
 
 std::chrono::milliseconds poll_arg(double seconds)
 {
@@ -370,11 +371,13 @@ const char* const kStormSpecDoc =
 	"target: 'slablab' (a slablab cache; also 'cache'), 'native' (the kernel's SLUB: a "
 	"kmem_cache made like `cache`, or of `size`), 'kmalloc' (slablab_kmalloc), "
 	"'native-kmalloc' (the kernel's kmalloc). pattern: 'pair', 'batch', 'remote', 'churn', "
-	"'bulk', 'prefill' (slablab target only). Keywords (None: the kernel's default): cache (str), size (bytes), sizes "
+	"'bulk', 'prefill' (slablab target only), 'rcu' (slablab and kmalloc targets). "
+	"Keywords (None: the kernel's default): cache (str), size (bytes), sizes "
 	"('64:3,192:1', {64: 3, 192: 1} or [64, (192, 2)]; kmalloc targets), threads, cpus "
 	"('0-1' or [0, 1]), ops (allocations per thread), duration_ms (instead of ops), batch, "
 	"working_set, ring (power of two), seed, max_live_bytes, thin (churn: keep every "
-	"thin-th object after the fill).";
+	"thin-th object after the fill), rate (rcu: objects a second per thread, 0: as fast "
+	"as it can).";
 
 /// A trace argument: a path (str or os.PathLike).
 std::string path_arg(const py::object& v)
@@ -555,7 +558,8 @@ PYBIND11_MODULE(_core, m)
 		py::arg("pattern"),
 		"The figure(s) compare summarizes by default for a pattern: pair -> "
 		"['cycles_per_pair'], batch/bulk/prefill -> ['cycles_per_alloc', 'cycles_per_free'], "
-		"remote -> ['ops_per_sec'], churn -> ['fragmentation_pct'].");
+		"remote -> ['ops_per_sec'], churn -> ['fragmentation_pct'], rcu -> "
+		"['cycles_per_alloc', 'cycles_per_free', 'rcu_waiting_mean'].");
 
 	m.def(
 		"native_caches",
@@ -1107,6 +1111,7 @@ PYBIND11_MODULE(_core, m)
 			   const py::object& duration_ms, const py::object& batch,
 			   const py::object& working_set, const py::object& ring, const py::object& seed,
 			   const py::object& max_live_bytes, const py::object& thin,
+			   const py::object& rate,
 			   const py::object& progress,
 			   double poll_interval, int64_t warmup, const py::object& until,
 			   int64_t max_repeats, bool aa, double noise_floor) {
@@ -1122,7 +1127,7 @@ PYBIND11_MODULE(_core, m)
 				}
 				spec.base = StormKw{cache, size, sizes, single_threads, cpus, ops,
 						    duration_ms, batch, working_set, ring, seed,
-						    max_live_bytes, thin}
+						    max_live_bytes, thin, rate}
 						    .spec(SLABLAB_TARGET_CACHE,
 							  storm_enum("pattern", pattern,
 								     slabctl::storm_pattern_from_name));
@@ -1201,6 +1206,7 @@ PYBIND11_MODULE(_core, m)
 			py::arg("batch") = py::none(), py::arg("working_set") = py::none(),
 			py::arg("ring") = py::none(), py::arg("seed") = py::none(),
 			py::arg("max_live_bytes") = py::none(), py::arg("thin") = py::none(),
+			py::arg("rate") = py::none(),
 			py::arg("progress") = py::none(),
 			py::arg("poll_interval") = 0.15, py::arg("warmup") = 1,
 			py::arg("until") = py::none(), py::arg("max_repeats") = 50,

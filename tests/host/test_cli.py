@@ -489,7 +489,8 @@ def test_cache_keeps_the_body_exception(slablab):
 
 def test_storm_constants(slablab):
     assert slablab.STORM_TARGETS == ("slablab", "native", "kmalloc", "native-kmalloc")
-    assert slablab.STORM_PATTERNS == ("pair", "batch", "remote", "churn", "bulk", "prefill")
+    assert slablab.STORM_PATTERNS == ("pair", "batch", "remote", "churn", "bulk", "prefill",
+                                      "rcu")
     assert slablab.STORM_STATES == ("none", "running", "done", "stopped")
     assert "cycles_per_pair" in slablab.FIGURES and "overhead_pct" in slablab.FIGURES
     header = (REPO / "uapi" / "linux" / "slablab.h").read_text()
@@ -519,6 +520,8 @@ def test_main_figures(slablab):
     assert slablab.main_figures("batch") == ["cycles_per_alloc", "cycles_per_free"]
     assert slablab.main_figures("remote") == ["ops_per_sec"]
     assert slablab.main_figures("churn") == ["fragmentation_pct"]
+    assert slablab.main_figures("rcu") == ["cycles_per_alloc", "cycles_per_free",
+                                           "rcu_waiting_mean"]
     with pytest.raises(slablab.InvalidArgument):
         slablab.main_figures("zigzag")
 
@@ -528,7 +531,7 @@ def test_storm_help_names_every_option():
     for opt in ("--cache", "--size", "--sizes", "--threads", "--cpus", "--ops", "--duration",
                 "--batch", "--working-set", "--ring", "--seed", "--max-live", "--json",
                 "--quiet", "slablab", "native", "kmalloc", "native-kmalloc", "pair", "batch",
-                "remote", "churn", "bulk", "130"):
+                "remote", "churn", "bulk", "rcu", "--rate", "130"):
         assert opt in out, opt
     out = slabctl("compare", "--help").stdout
     for opt in ("--target", "--set", "--repeat", "--csv", "--figure", "--threads", "--json"):

@@ -50,7 +50,7 @@ TEST(Format, Derived)
 	EXPECT_EQ(cache_space(c, kPage), 2u * 8192u);
 	c.flags = __SLABLAB_CACHE_F_ALL;
 	c.owner = SLABLAB_OWNER_KMALLOC;
-	EXPECT_EQ(flag_letters(c), "ADHRk");
+	EXPECT_EQ(flag_letters(c), "ADHRBk");
 	c.owner = SLABLAB_OWNER_KERNEL;
 	c.flags = 0;
 	EXPECT_EQ(flag_letters(c), "m");

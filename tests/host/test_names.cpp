@@ -61,7 +61,8 @@ TEST(Names, Flags)
 	EXPECT_TRUE(cache_flag_names(0).empty());
 	EXPECT_EQ(join(cache_flag_names(SLABLAB_CACHE_F_DEBUG | SLABLAB_CACHE_F_RANDOM)),
 		  "debug,random");
-	EXPECT_EQ(join(cache_flag_names(__SLABLAB_CACHE_F_ALL)), "debug,hardened,random,hwcache_align");
+	EXPECT_EQ(join(cache_flag_names(__SLABLAB_CACHE_F_ALL)),
+		  "debug,hardened,random,hwcache_align,typesafe_by_rcu");
 	EXPECT_EQ(join(cache_flag_names(SLABLAB_CACHE_F_HARDENED | 0x100)), "hardened,0x100");
 	EXPECT_EQ(cache_flag_from_name("hwcache_align"), SLABLAB_CACHE_F_HWCACHE_ALIGN);
 	EXPECT_FALSE(cache_flag_from_name("poison"));

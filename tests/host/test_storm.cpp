@@ -91,7 +91,7 @@ TEST(StormNames, TargetsPatternsStates)
 	EXPECT_FALSE(storm_target_from_name("slub"));
 	EXPECT_EQ(storm_pattern_names(),
 		  (std::vector<std::string_view>{"pair", "batch", "remote", "churn", "bulk",
-						 "prefill"}));
+						 "prefill", "rcu"}));
 	for (auto n : storm_pattern_names())
 		EXPECT_EQ(storm_pattern_name(*storm_pattern_from_name(n)), n);
 	EXPECT_EQ(storm_state_name(SLABLAB_STORM_RUNNING), "running");
@@ -186,6 +186,28 @@ TEST(StormParse, ValidateSpec)
 	EXPECT_NO_THROW(validate_storm_spec(x));
 	x.target = SLABLAB_TARGET_NATIVE;
 	refused(x, "prefill needs the slablab target");
+	// rcu: slablab and kmalloc targets, objects that hold an rcu_head, --rate for rcu only
+	x = s;
+	x.pattern = SLABLAB_PATTERN_RCU;
+	x.rate = 1000;
+	EXPECT_NO_THROW(validate_storm_spec(x));
+	x.target = SLABLAB_TARGET_NATIVE;
+	refused(x, "rcu needs a slablab target");
+	x = s;
+	x.pattern = SLABLAB_PATTERN_RCU;
+	x.target = SLABLAB_TARGET_KMALLOC;
+	x.cache.clear();
+	x.size = 8;
+	refused(x, "at least 16 bytes");
+	x.size = 16;
+	EXPECT_NO_THROW(validate_storm_spec(x));
+	x.target = SLABLAB_TARGET_NATIVE_KMALLOC;
+	refused(x, "rcu needs a slablab target");
+	x = s;
+	x.rate = 10;
+	refused(x, "--rate applies to pattern rcu");
+	x.rate = 0;
+	EXPECT_NO_THROW(validate_storm_spec(x));
 	x = s;
 	x.target = SLABLAB_TARGET_NATIVE;
 	EXPECT_NO_THROW(validate_storm_spec(x));
@@ -274,6 +296,17 @@ TEST(StormFigures, Derived)
 	f = storm_figures(c);
 	EXPECT_DOUBLE_EQ(*f.fragmentation_pct, 50.0);
 	EXPECT_DOUBLE_EQ(*f.shrunk_fragmentation_pct, 20.0);
+	EXPECT_FALSE(f.rcu_waiting_mean);	// not an rcu storm
+
+	// rcu: the kernel's mean and peak of the objects waiting for a grace period
+	StormResult rc = pair_result();
+	rc.spec.pattern = SLABLAB_PATTERN_RCU;
+	rc.rcu_samples = 4;
+	rc.rcu_waiting_mean = 300;
+	rc.rcu_waiting_peak = 512;
+	f = storm_figures(rc);
+	EXPECT_DOUBLE_EQ(*f.rcu_waiting_mean, 300.0);
+	EXPECT_DOUBLE_EQ(*figure_value(f, "rcu_waiting_peak"), 512.0);
 
 	StormResult b = pair_result();
 	b.spec.pattern = SLABLAB_PATTERN_BATCH;
@@ -306,6 +339,8 @@ TEST(StormFigures, MainFigures)
 	EXPECT_EQ(main_figures(SLABLAB_PATTERN_BULK), (V{"cycles_per_alloc", "cycles_per_free"}));
 	EXPECT_EQ(main_figures(SLABLAB_PATTERN_REMOTE), (V{"ops_per_sec"}));
 	EXPECT_EQ(main_figures(SLABLAB_PATTERN_CHURN), (V{"fragmentation_pct"}));
+	EXPECT_EQ(main_figures(SLABLAB_PATTERN_RCU),
+		  (V{"cycles_per_alloc", "cycles_per_free", "rcu_waiting_mean"}));
 	for (const auto& fi : figure_table())
 		EXPECT_EQ(figure_info(fi.key), &fi);
 	EXPECT_TRUE(figure_info("ops_per_sec")->higher_is_better);

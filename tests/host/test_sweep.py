@@ -39,7 +39,8 @@ def fake_storm(target, pattern, *, cache, threads=2, ops=None, duration_ms=None,
                  if pattern == "batch" else [],
                  "threads": threads, "cpus": cpus, "ops": ops, "duration_ms": duration_ms,
                  "batch": batch, "working_set": working_set, "ring": ring, "seed": 7,
-                 "max_live_bytes": None, "thin": 1 if pattern == "churn" else None},
+                 "max_live_bytes": None, "thin": 1 if pattern == "churn" else None,
+                 "rate": 0},
         "progress": {"ops_planned": done, "ops_done": done, "elapsed_ns": 50_000_000},
         "result": {
             "allocs": done, "frees": done, "alloc_cycles": 100 * done,
@@ -49,6 +50,8 @@ def fake_storm(target, pattern, *, cache, threads=2, ops=None, duration_ms=None,
             "steady_samples": 2 if pattern == "churn" else 0,
             "shrunk_pages": 6 if pattern == "churn" else None,
             "shrunk_live_bytes": 16384 if pattern == "churn" else None,
+            "rcu_waiting_peak": None, "rcu_waiting_mean": None, "rcu_waiting_end": None,
+            "rcu_pages_peak": None, "rcu_samples": 0,
             "cycles_per_sec": 2_000_000_000,
             "features": ["init_on_alloc", "freelist_hardened"], "features_value": 5,
             "cache_flags": ["hardened"] if slablab_target else None,
@@ -65,6 +68,7 @@ def fake_storm(target, pattern, *, cache, threads=2, ops=None, duration_ms=None,
                     "overhead_pct": 1.6 if slablab_target else 0.4, "loop_cycles": 1.5,
                     "fragmentation_pct": 50.0 if pattern == "churn" else None,
                     "shrunk_fragmentation_pct": 33.3 if pattern == "churn" else None,
+                    "rcu_waiting_mean": None, "rcu_waiting_peak": None,
                     "peak_bytes": 40960},
     }
 
@@ -183,6 +187,7 @@ def test_run_row_formats_like_slabctl_compare_csv():
     row = analysis.run_row(fake_storm("slablab", "batch", cache="c64", ops=1000, batch=10),
                            experiment="compare", variant="slablab", repeat=1, run=1)
     assert list(row) == list(slablab.RUN_CSV_COLUMNS)
+    assert len(set(slablab.RUN_CSV_COLUMNS)) == len(slablab.RUN_CSV_COLUMNS)   # no name twice
     assert list(row)[:4] == ["experiment", "variant", "x", "repeat"]
     assert row["x"] == "" and row["sizes"] == "64:3,192" and row["cpus"] == ""
     assert row["interrupted"] == "0" and row["features"] == "5" and row["cache_flags"] == "2"

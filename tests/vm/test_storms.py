@@ -267,6 +267,98 @@ def test_kmalloc_targets_weighted_sizes(client, ncpus, target, pattern):
         assert res["stats"] is None
 
 
+# ------------------------------------------------------------------------- rcu
+
+def rcu_gauges_idle(g):
+    return not (g["rcu_pending"] or g["rcu_waiting"] or g["rcu_slabs"] or g["rcu_pages"])
+
+
+def check_rcu_result(r):
+    """An rcu storm: every object allocated was freed by RCU (and, the storm done, really
+    freed); objects waited for a grace period at some sample."""
+    res = check_result(r)
+    assert res["rcu_samples"] >= 1, res
+    assert res["rcu_waiting_peak"] > 0, res
+    assert res["rcu_waiting_peak"] >= res["rcu_waiting_mean"], res
+    assert res["rcu_waiting_end"] is not None
+    assert res["stats"]["free_rcu"] == res["frees"], res["stats"]
+    assert r["figures"]["rcu_waiting_peak"] == res["rcu_waiting_peak"]
+    return res
+
+
+def test_rcu_storm_waits_for_its_grace_periods(client, make_cache, ncpus):
+    """The rcu pattern on every design: objects wait for a grace period while it runs,
+    none is left once it is done (the storm drains the cache before DONE): the cache is
+    back to 0 objects, its RCU gauges idle, its counters equal the storm's deltas."""
+    name = make_cache(64)
+    r, before = storm_on_cache(client, name, "rcu", threads=ncpus, ops=5000)
+    check_rcu_result(r)
+    c = check_cache_after(client, name, r, before)
+    assert rcu_gauges_idle(c["gauges"]), c["gauges"]
+
+
+def test_rcu_storm_typesafe_cache(client, make_cache, ncpus, design):
+    """On a typesafe-by-rcu cache too (its slabs wait for a grace period as well): all
+    freed afterwards, no deferred slab left."""
+    name = make_cache(128, typesafe_by_rcu=True, min_partial=0)
+    r, before = storm_on_cache(client, name, "rcu", threads=ncpus, ops=3000)
+    res = check_rcu_result(r)
+    assert res["rcu_pages_peak"] is not None
+    c = check_cache_after(client, name, r, before)
+    assert rcu_gauges_idle(c["gauges"]), c["gauges"]
+
+
+@pytest.mark.parametrize("sizes", [None, WEIGHTED])
+def test_rcu_storm_kmalloc(client, ncpus, sizes):
+    """slablab_kfree_rcu() from slablab's kmalloc classes: every class back to its
+    objects of before."""
+    before = kmalloc_classes(client)
+    kw = dict(sizes=sizes, seed=3) if sizes else dict(size=100)
+    r = client.storm("kmalloc", "rcu", threads=ncpus, ops=3000, **kw)
+    res = check_rcu_result(r)
+    a, f = alloc_free(res["stats"])
+    assert a - f == 0 and a == res["allocs"], res["stats"]
+    check_kmalloc_classes(client, before)
+    for c in kmalloc_classes(client).values():
+        assert rcu_gauges_idle(c["gauges"]), (c["name"], c["gauges"])
+
+
+@pytest.mark.parametrize("design", ["slub"])   # the storm engine's pacing, not a design's
+def test_rcu_storm_rate_is_a_lower_bound_on_its_time(client, make_cache, design):
+    """RATE objects a second per thread: the i-th op starts no earlier than i / RATE s
+    after its thread's start, so the kernel's elapsed time is at least (OPS - 1) / RATE
+    (a lower bound, whatever the machine's load), and a DURATION_MS storm does at most
+    RATE x its time + 1 per thread (an upper bound, likewise)."""
+    name = make_cache(64)
+    ops, rate = 300, 2000
+    r, before = storm_on_cache(client, name, "rcu", threads=2, ops=ops, rate=rate)
+    check_rcu_result(r)
+    assert r["spec"]["rate"] == rate
+    assert r["progress"]["elapsed_ns"] >= (ops - 1) * 10**9 // rate, r["progress"]
+    for t in r["result"]["threads"]:
+        assert t["ns"] >= (ops - 1) * 10**9 // rate, t
+    check_cache_after(client, name, r, before)
+    # a duration storm at a rate does about RATE x seconds per thread, never more
+    d = client.storm("slablab", "rcu", cache=name, threads=1, duration_ms=300, rate=1000)
+    res = d["result"]
+    assert d["state"] == "done" and res["failures"] == 0, d
+    assert res["allocs"] == res["frees"] == d["progress"]["ops_done"] > 0, res
+    elapsed = d["progress"]["elapsed_ns"]
+    assert res["allocs"] <= elapsed * 1000 // 10**9 + 1, (res["allocs"], elapsed)
+
+
+def test_rcu_storm_stop_mid_storm(client, make_cache):
+    """A stopped rcu storm still waits for its frees: nothing left in the cache."""
+    name = make_cache(64)
+    before = client.cache_get(name)["stats"]
+    s = client.storm_start("slablab", "rcu", cache=name, threads=2, ops=HUGE_OPS)
+    wait_running(client, s["id"], min_ops=1000)
+    r = client.storm_stop(s["id"])
+    check_result(r, complete=False)
+    c = check_cache_after(client, name, r, before)
+    assert rcu_gauges_idle(c["gauges"]), c["gauges"]
+
+
 MIXED = {16: 4, 32: 4, 64: 4, 128: 3, 256: 2, 512: 2, 1000: 1, 2000: 1}
 
 
@@ -704,6 +796,29 @@ def test_bad_spec_target_and_cache(raw, make_cache):
             "native-kmalloc", "bulk", size=64)
     refused(raw, slablab.InvalidArgument, errno.EINVAL, "RING must be a power of two",
             "slablab", "remote", cache=name, ring=48)
+
+
+def test_bad_spec_rcu(raw, client, make_cache):
+    """rcu: slablab targets only (the storm waits for its frees, and the kernel's
+    kfree_rcu() has no barrier on 6.1), objects that hold a struct rcu_head, RATE for
+    rcu only; the kernel refuses each (raw) and so does the client before asking."""
+    small, name = make_cache(8), make_cache(64)
+    refused(raw, slablab.InvalidArgument, errno.EINVAL, "at least 16 bytes",
+            "slablab", "rcu", cache=small)
+    refused(raw, slablab.InvalidArgument, errno.EINVAL, "at least 16 bytes",
+            "kmalloc", "rcu", size=8)
+    refused(raw, slablab.InvalidArgument, errno.EINVAL, "at least 16 bytes",
+            "kmalloc", "rcu", sizes={64: 1, 8: 1})
+    refused(raw, slablab.InvalidArgument, errno.EINVAL, "rcu needs a slablab target",
+            "native", "rcu", cache=name)
+    refused(raw, slablab.InvalidArgument, errno.EINVAL, "rcu needs a slablab target",
+            "native-kmalloc", "rcu", size=64)
+    refused(raw, slablab.InvalidArgument, errno.EINVAL, "RATE is for the rcu pattern",
+            "slablab", "pair", cache=name, rate=10)
+    with pytest.raises(slablab.InvalidArgument, match="rcu needs a slablab target"):
+        client.storm_start("native", "rcu", cache=name)
+    with pytest.raises(slablab.InvalidArgument, match="at least 16 bytes"):
+        client.storm_start("slablab", "rcu", cache=small)
 
 
 def test_bad_spec_memory_cap(raw, make_cache):

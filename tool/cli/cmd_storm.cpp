@@ -21,11 +21,12 @@ namespace {
 /// messages are its own.
 struct StormOptions {
 	std::string cache, sizes, threads, cpus, duration, seed;
-	uint64_t size = 0, ops = 0, batch = 0, working_set = 0, ring = 0, max_live = 0, thin = 0;
+	uint64_t size = 0, ops = 0, batch = 0, working_set = 0, ring = 0, max_live = 0, thin = 0,
+		 rate = 0;
 	// given on the command line?
 	const CLI::Option *size_opt = nullptr, *ops_opt = nullptr, *batch_opt = nullptr,
 			  *working_set_opt = nullptr, *ring_opt = nullptr, *max_live_opt = nullptr,
-			  *thin_opt = nullptr;
+			  *thin_opt = nullptr, *rate_opt = nullptr;
 	bool json = false, quiet = false;
 };
 
@@ -76,6 +77,10 @@ void add_storm_options(CLI::App& app, StormOptions& o, bool threads_list)
 	o.thin_opt = app.add_option("--thin", o.thin,
 				    "Churn: after the fill keep every Nth object, free the rest "
 				    "(fragmentation 1 - 1/N; default 1: keep all)")
+			     ->transform(count_value());
+	o.rate_opt = app.add_option("--rate", o.rate,
+				    "rcu: objects a second each thread allocates and frees by RCU "
+				    "at most (default 0: as fast as it can)")
 			     ->transform(count_value());
 	app.add_option("--seed", o.seed, "Random seed (churn, sizes; default 1)");
 	o.max_live_opt = app.add_option("--max-live", o.max_live,
@@ -139,6 +144,8 @@ StormSpec build_spec(const StormOptions& o, StormTarget target, StormPattern pat
 		s.max_live_bytes = o.max_live;
 	if (o.thin_opt->count())
 		s.thin = to_u32(o.thin, "--thin");
+	if (o.rate_opt->count())
+		s.rate = to_u32(o.rate, "--rate");
 	return s;
 }
 
@@ -405,7 +412,8 @@ Action setup_storm(CLI::App& cmd)
 			       "pair (alloc+free loop), batch (N allocs then N frees), remote "
 			       "(allocated on one cpu, freed on another), churn (working set, random "
 			       "replacement), bulk (alloc_bulk/free_bulk), prefill (a prefilled "
-			       "sheaf of --batch objects per op; slablab only)")
+			       "sheaf of --batch objects per op; slablab only), rcu (alloc, free by "
+			       "RCU, at --rate; slablab and kmalloc only)")
 			->required());
 	add_storm_options(cmd, *o, false);
 	return [o] { return run_storm(*o); };
@@ -424,12 +432,13 @@ Action setup_compare(CLI::App& cmd)
 {
 	auto o = std::make_shared<CompareOptions>();
 	accept_storm_pattern(
-		cmd.add_option("PATTERN", o->pattern, "pair, batch, remote, churn, bulk or prefill")
+		cmd.add_option("PATTERN", o->pattern,
+			       "pair, batch, remote, churn, bulk, prefill or rcu")
 			->required());
 	accept_storm_target(cmd.add_option(
 		"-T,--target", o->targets,
 		"A target to compare (repeat the option): slablab, native, kmalloc, "
-		"native-kmalloc (default: slablab and native)"));
+		"native-kmalloc (default: slablab and native; rcu: slablab)"));
 	cmd.add_option("--set", o->sets,
 		       "Cache settings to compare, one variant each (repeat the option): "
 		       "KEY=VALUE[,KEY=VALUE…] with the keys of 'slabctl set', applied to "

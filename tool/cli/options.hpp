@@ -36,6 +36,7 @@ enum class StormPattern : uint32_t {
 	churn = SLABLAB_PATTERN_CHURN,
 	bulk = SLABLAB_PATTERN_BULK,
 	prefill = SLABLAB_PATTERN_PREFILL,
+	rcu = SLABLAB_PATTERN_RCU,
 };
 
 /// The protocol's u32 for a typed value.

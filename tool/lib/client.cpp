@@ -570,6 +570,8 @@ void put_storm_spec(nl_msg* m, const StormSpec& spec, const std::string& op)
 		put_u64(m, SLABLAB_STORM_A_MAX_LIVE_BYTES, *spec.max_live_bytes, op);
 	if (spec.thin)
 		put_u32(m, SLABLAB_STORM_A_THIN, *spec.thin, op);
+	if (spec.rate)
+		put_u32(m, SLABLAB_STORM_A_RATE, *spec.rate, op);
 }
 
 StormResult parse_storm(nlattr* nest, const std::string& op)
@@ -633,6 +635,7 @@ StormResult parse_storm(nlattr* nest, const std::string& op)
 	o64(SLABLAB_STORM_A_SEED, s.seed, "STORM_A_SEED");
 	o64(SLABLAB_STORM_A_MAX_LIVE_BYTES, s.max_live_bytes, "STORM_A_MAX_LIVE_BYTES");
 	o32(SLABLAB_STORM_A_THIN, s.thin, "STORM_A_THIN");
+	o32(SLABLAB_STORM_A_RATE, s.rate, "STORM_A_RATE");
 
 	auto u64 = [&](int type, uint64_t& field, std::string_view what) {
 		if (tb[type])
@@ -660,6 +663,13 @@ StormResult parse_storm(nlattr* nest, const std::string& op)
 			attr_uint(tb[SLABLAB_STORM_A_STEADY_SAMPLES], op, "STORM_A_STEADY_SAMPLES"));
 	o64(SLABLAB_STORM_A_SHRUNK_PAGES, r.shrunk_pages, "STORM_A_SHRUNK_PAGES");
 	o64(SLABLAB_STORM_A_SHRUNK_LIVE_BYTES, r.shrunk_live_bytes, "STORM_A_SHRUNK_LIVE_BYTES");
+	o64(SLABLAB_STORM_A_RCU_WAITING_PEAK, r.rcu_waiting_peak, "STORM_A_RCU_WAITING_PEAK");
+	o64(SLABLAB_STORM_A_RCU_WAITING_MEAN, r.rcu_waiting_mean, "STORM_A_RCU_WAITING_MEAN");
+	o64(SLABLAB_STORM_A_RCU_WAITING_END, r.rcu_waiting_end, "STORM_A_RCU_WAITING_END");
+	o64(SLABLAB_STORM_A_RCU_PAGES_PEAK, r.rcu_pages_peak, "STORM_A_RCU_PAGES_PEAK");
+	if (tb[SLABLAB_STORM_A_RCU_SAMPLES])
+		r.rcu_samples = static_cast<uint32_t>(
+			attr_uint(tb[SLABLAB_STORM_A_RCU_SAMPLES], op, "STORM_A_RCU_SAMPLES"));
 	// sent with every reply, running storms' too: not a result
 	u64(SLABLAB_STORM_A_CYCLES_PER_SEC, r.cycles_per_sec, "STORM_A_CYCLES_PER_SEC");
 	o32(SLABLAB_STORM_A_FEATURES, r.features, "STORM_A_FEATURES");

@@ -191,13 +191,15 @@ std::vector<CompareVariant> compare_variants(const CompareSpec& spec)
 		}
 	}
 	// Default targets: slablab and the kernel's SLUB; slablab alone when the sets vary a
-	// tunable of slablab's own, but beside SLUB again when they vary the design.
+	// tunable of slablab's own, but beside SLUB again when they vary the design; rcu:
+	// slablab alone.
 	std::vector<uint32_t> targets = spec.targets;
 	if (targets.empty()) {
 		const bool designs = std::any_of(sets.begin(), sets.end(), [](const auto& s) {
 			return s.second.design.has_value();
 		});
-		if (sets.empty() || designs)
+		// rcu has no native target (the storm could not wait for kfree_rcu())
+		if ((sets.empty() || designs) && spec.base.pattern != SLABLAB_PATTERN_RCU)
 			targets = {SLABLAB_TARGET_CACHE, SLABLAB_TARGET_NATIVE};
 		else
 			targets = {SLABLAB_TARGET_CACHE};

@@ -267,6 +267,12 @@ std::string render_storm_result(const StormResult& r)
 		    fmt::format("{} at steady state ({} samples), {} after shrink",
 				opt_fixed(f.fragmentation_pct, 1, "%"), r.steady_samples,
 				opt_fixed(f.shrunk_fragmentation_pct, 1, "%")));
+	if (r.rcu_waiting_peak)
+		row(out, "rcu waiting",
+		    fmt::format("peak {}, mean {} objects ({} samples), {} at the end; "
+				"typesafe slabs' pages peak {}",
+				*r.rcu_waiting_peak, r.rcu_waiting_mean.value_or(0), r.rcu_samples,
+				r.rcu_waiting_end.value_or(0), r.rcu_pages_peak.value_or(0)));
 	row(out, "failures", fmt::format("{}", r.failures));
 	row(out, "settings", render_storm_settings(storm_settings(r)));
 	if (!r.native_name.empty())
@@ -477,7 +483,10 @@ std::vector<std::string> run_csv_columns()
 		"ops_planned", "ops_done", "elapsed_ns", "allocs", "frees", "alloc_cycles",
 		"free_cycles", "pair_cycles", "loop_cycles_x1000", "failures", "peak_pages",
 		"peak_live_bytes", "meta_bytes", "steady_pages", "steady_live_bytes",
-		"steady_samples", "shrunk_pages", "shrunk_live_bytes", "thin", "cycles_per_sec", "features", "cache_flags",
+		"steady_samples", "shrunk_pages", "shrunk_live_bytes", "thin", "rate",
+		// rcu_waiting_peak and _mean are figures (below)
+		"rcu_waiting_end", "rcu_pages_peak", "rcu_samples", "cycles_per_sec", "features",
+		"cache_flags",
 		"native_name", "page_size", "init_on_alloc", "init_on_free", "hardened", "random"};
 	// what reruns the row (docs/benchmarks.md): where it ran, what ran, whether it counted
 	for (const char* k : kRunContextColumns)
@@ -546,7 +555,8 @@ std::string compare_csv(const CompareResult& c)
 			fmt::format("{}", r.meta_bytes), fmt::format("{}", r.steady_pages),
 			fmt::format("{}", r.steady_live_bytes), fmt::format("{}", r.steady_samples),
 			opt_csv(r.shrunk_pages), opt_csv(r.shrunk_live_bytes), opt_csv(s.thin),
-			fmt::format("{}", r.cycles_per_sec),
+			opt_csv(s.rate), opt_csv(r.rcu_waiting_end), opt_csv(r.rcu_pages_peak),
+			fmt::format("{}", r.rcu_samples), fmt::format("{}", r.cycles_per_sec),
 			opt_csv(r.features), opt_csv(r.cache_flags), r.native_name,
 			fmt::format("{}", r.page_size), b(st.init_on_alloc), b(st.init_on_free),
 			b(st.hardened), b(st.random),

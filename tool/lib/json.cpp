@@ -292,6 +292,7 @@ Json to_json(const StormSpec& s)
 	j["seed"] = opt(s.seed);
 	j["max_live_bytes"] = opt(s.max_live_bytes);
 	j["thin"] = opt(s.thin);
+	j["rate"] = opt(s.rate);
 	return j;
 }
 
@@ -331,6 +332,11 @@ Json to_json(const StormResult& r)
 		res["steady_samples"] = r.steady_samples;
 		res["shrunk_pages"] = opt(r.shrunk_pages);
 		res["shrunk_live_bytes"] = opt(r.shrunk_live_bytes);
+		res["rcu_waiting_peak"] = opt(r.rcu_waiting_peak);
+		res["rcu_waiting_mean"] = opt(r.rcu_waiting_mean);
+		res["rcu_waiting_end"] = opt(r.rcu_waiting_end);
+		res["rcu_pages_peak"] = opt(r.rcu_pages_peak);
+		res["rcu_samples"] = r.rcu_samples;
 		res["cycles_per_sec"] = r.cycles_per_sec;
 		res["features"] = r.features ? Json(feature_names(*r.features)) : Json(nullptr);
 		res["features_value"] = opt(r.features);

@@ -91,6 +91,7 @@ constexpr std::pair<uint32_t, std::string_view> kStormPatterns[] = {
 	{SLABLAB_PATTERN_CHURN, "churn"},
 	{SLABLAB_PATTERN_BULK, "bulk"},
 	{SLABLAB_PATTERN_PREFILL, "prefill"},
+	{SLABLAB_PATTERN_RCU, "rcu"},
 };
 static_assert(std::size(kStormPatterns) == __SLABLAB_PATTERN_MAX);
 

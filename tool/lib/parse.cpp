@@ -281,6 +281,9 @@ Tunables parse_assignments(const std::vector<std::string>& assignments)
 
 namespace {
 
+/// The kernel's struct rcu_head (two pointers): the rcu pattern frees objects through one.
+constexpr uint32_t kRcuHeadSize = 2 * sizeof(void*);
+
 /// Split at commas (empty pieces kept).
 std::vector<std::string_view> split_commas(std::string_view text)
 {
@@ -507,6 +510,25 @@ void validate_storm_spec(const StormSpec& spec)
 		throw UsageError(fmt::format("pattern prefill needs the slablab target (the kernel's "
 					     "SLUB has no sheaves), not {}",
 					     target));
+	if (spec.pattern == SLABLAB_PATTERN_RCU &&
+	    (spec.target == SLABLAB_TARGET_NATIVE || spec.target == SLABLAB_TARGET_NATIVE_KMALLOC))
+		throw UsageError(fmt::format("pattern rcu needs a slablab target (slablab or kmalloc), "
+					     "not {}: the storm waits for its RCU frees, and the "
+					     "kernel's kfree_rcu() has no barrier for that",
+					     target));
+	if (spec.pattern == SLABLAB_PATTERN_RCU) {
+		for (const auto& e : spec.sizes)
+			if (e.size < kRcuHeadSize)
+				throw UsageError(fmt::format("pattern rcu needs objects of at least {} "
+							     "bytes (a struct rcu_head), not {}",
+							     kRcuHeadSize, e.size));
+		if (spec.size && *spec.size < kRcuHeadSize)
+			throw UsageError(fmt::format("pattern rcu needs objects of at least {} bytes "
+						     "(a struct rcu_head), not {}",
+						     kRcuHeadSize, *spec.size));
+	}
+	if (spec.rate && *spec.rate && spec.pattern != SLABLAB_PATTERN_RCU)
+		throw UsageError("--rate applies to pattern rcu");
 	if (!spec.cpus.empty())
 		parse_cpu_list(spec.cpus);
 	if (spec.ops && spec.duration_ms)

@@ -38,6 +38,8 @@ constexpr FigureInfo kFigures[] = {
 	{"fragmentation_pct", "fragmentation %", false, 1, &F::fragmentation_pct},
 	{"shrunk_fragmentation_pct", "fragmentation after shrink %", false, 1,
 	 &F::shrunk_fragmentation_pct},
+	{"rcu_waiting_mean", "objects waiting for RCU (mean)", false, 0, &F::rcu_waiting_mean},
+	{"rcu_waiting_peak", "objects waiting for RCU (peak)", false, 0, &F::rcu_waiting_peak},
 };
 
 constexpr std::size_t kSlowPathCauses[] = {
@@ -109,6 +111,10 @@ StormFigures storm_figures(const StormResult& r)
 		f.fragmentation_pct = frag(r.steady_pages, r.steady_live_bytes);
 	if (r.shrunk_pages && r.shrunk_live_bytes)
 		f.shrunk_fragmentation_pct = frag(*r.shrunk_pages, *r.shrunk_live_bytes);
+	if (r.rcu_samples && r.rcu_waiting_mean)
+		f.rcu_waiting_mean = static_cast<double>(*r.rcu_waiting_mean);
+	if (r.rcu_samples && r.rcu_waiting_peak)
+		f.rcu_waiting_peak = static_cast<double>(*r.rcu_waiting_peak);
 	return f;
 }
 
@@ -144,6 +150,8 @@ std::vector<std::string_view> main_figures(uint32_t pattern)
 		return {"ops_per_sec"};
 	case SLABLAB_PATTERN_CHURN:
 		return {"fragmentation_pct"};
+	case SLABLAB_PATTERN_RCU:
+		return {"cycles_per_alloc", "cycles_per_free", "rcu_waiting_mean"};
 	default:
 		return {"ns_per_op"};
 	}

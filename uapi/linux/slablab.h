@@ -504,6 +504,10 @@ enum slablab_storm_target {
  * @SLABLAB_PATTERN_PREFILL: prefill a sheaf of BATCH objects, allocate them from it,
  *	free them, return the sheaf (slablab_cache_prefill_sheaf(); the maple tree's
  *	preallocation)
+ * @SLABLAB_PATTERN_RCU: allocate and free each object by RCU (slablab_cache_free_rcu(),
+ *	slablab_kfree_rcu()), at RATE objects a second per thread or as fast as possible; the
+ *	storm waits for the grace periods before it is done (slablab and kmalloc targets;
+ *	objects of at least sizeof(struct rcu_head))
  * @__SLABLAB_PATTERN_MAX: the number of values
  */
 enum slablab_storm_pattern {
@@ -513,6 +517,7 @@ enum slablab_storm_pattern {
 	SLABLAB_PATTERN_CHURN,
 	SLABLAB_PATTERN_BULK,
 	SLABLAB_PATTERN_PREFILL,
+	SLABLAB_PATTERN_RCU,
 	__SLABLAB_PATTERN_MAX
 };
 
@@ -1068,6 +1073,18 @@ enum slablab_stats_attr {
  *	the target, the working sets still live (absent for native-kmalloc, whose caches are
  *	the kernel's)
  * @SLABLAB_STORM_A_SHRUNK_LIVE_BYTES: (u64) churn: bytes of live objects then
+ * @SLABLAB_STORM_A_RATE: (u32) rcu: objects a second each thread allocates and frees by
+ *	RCU at most (0, the default: as fast as it can); the i-th op of a thread starts no
+ *	earlier than i / rate seconds after the start
+ * @SLABLAB_STORM_A_RCU_WAITING_PEAK: (u64) rcu: the most objects freed by RCU and not
+ *	yet freed (the target's rcu-pending plus rcu-waiting) at a sample
+ * @SLABLAB_STORM_A_RCU_WAITING_MEAN: (u64) rcu: their mean over the samples
+ * @SLABLAB_STORM_A_RCU_WAITING_END: (u64) rcu: objects still waiting when the last
+ *	thread ended its loop, before the storm waited for their grace periods
+ *	(rcu_barrier())
+ * @SLABLAB_STORM_A_RCU_PAGES_PEAK: (u64) rcu: the most pages of typesafe-by-rcu slabs
+ *	waiting for a grace period at a sample (the target's rcu-pages; not in peak-pages)
+ * @SLABLAB_STORM_A_RCU_SAMPLES: (u32) rcu: how many samples (0 for other patterns)
  * @__SLABLAB_STORM_A_MAX: the number of attribute types
  *
  * Values outside an attribute's checks fail with -ERANGE (the kernel's policy, which
@@ -1120,6 +1137,12 @@ enum slablab_storm_attr {
 	SLABLAB_STORM_A_STEADY_SAMPLES,
 	SLABLAB_STORM_A_SHRUNK_PAGES,
 	SLABLAB_STORM_A_SHRUNK_LIVE_BYTES,
+	SLABLAB_STORM_A_RATE,
+	SLABLAB_STORM_A_RCU_WAITING_PEAK,
+	SLABLAB_STORM_A_RCU_WAITING_MEAN,
+	SLABLAB_STORM_A_RCU_WAITING_END,
+	SLABLAB_STORM_A_RCU_PAGES_PEAK,
+	SLABLAB_STORM_A_RCU_SAMPLES,
 	__SLABLAB_STORM_A_MAX
 };
 

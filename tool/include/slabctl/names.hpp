@@ -50,7 +50,7 @@ std::string storm_target_name(uint32_t target);
 std::optional<uint32_t> storm_target_from_name(std::string_view name) noexcept;
 std::vector<std::string_view> storm_target_names();
 
-/// "pair", "batch", "remote", "churn", "bulk", "prefill"; unknown values as "unknown(N)".
+/// "pair", "batch", "remote", "churn", "bulk", "prefill", "rcu"; unknown values as "unknown(N)".
 std::string storm_pattern_name(uint32_t pattern);
 std::optional<uint32_t> storm_pattern_from_name(std::string_view name) noexcept;
 std::vector<std::string_view> storm_pattern_names();

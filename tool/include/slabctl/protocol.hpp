@@ -218,6 +218,12 @@ inline constexpr AttrDesc kStormAttrs[] = {
 	{SLABLAB_STORM_A_STEADY_SAMPLES, "steady_samples", -1, false},
 	{SLABLAB_STORM_A_SHRUNK_PAGES, "shrunk_pages", -1, false},
 	{SLABLAB_STORM_A_SHRUNK_LIVE_BYTES, "shrunk_live_bytes", -1, false},
+	{SLABLAB_STORM_A_RATE, "rate", -1, false},
+	{SLABLAB_STORM_A_RCU_WAITING_PEAK, "rcu_waiting_peak", -1, false},
+	{SLABLAB_STORM_A_RCU_WAITING_MEAN, "rcu_waiting_mean", -1, false},
+	{SLABLAB_STORM_A_RCU_WAITING_END, "rcu_waiting_end", -1, false},
+	{SLABLAB_STORM_A_RCU_PAGES_PEAK, "rcu_pages_peak", -1, false},
+	{SLABLAB_STORM_A_RCU_SAMPLES, "rcu_samples", -1, false},
 };
 
 inline constexpr AttrDesc kStormSizeAttrs[] = {

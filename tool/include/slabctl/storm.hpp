@@ -40,6 +40,9 @@ struct StormFigures {
 	std::optional<double> fragmentation_pct;
 	/// the same after the loops and a shrink (SHRUNK_PAGES, SHRUNK_LIVE_BYTES)
 	std::optional<double> shrunk_fragmentation_pct;
+	/// rcu: RCU_WAITING_MEAN, RCU_WAITING_PEAK (objects freed by RCU, not yet freed)
+	std::optional<double> rcu_waiting_mean;
+	std::optional<double> rcu_waiting_peak;
 	std::optional<uint64_t> peak_bytes;	///< PEAK_PAGES x page size
 };
 
@@ -61,7 +64,8 @@ std::optional<double> figure_value(const StormFigures& f, std::string_view key) 
 
 /**
  * The main figure(s) of a pattern, the ones compare summarizes by default: pair: cycles per
- * pair; batch, bulk: cycles per alloc and per free; remote: ops/s; churn: fragmentation %.
+ * pair; batch, bulk: cycles per alloc and per free; remote: ops/s; churn: fragmentation %;
+ * rcu: cycles per alloc, per RCU free and the mean objects waiting for a grace period.
  */
 std::vector<std::string_view> main_figures(uint32_t pattern);
 

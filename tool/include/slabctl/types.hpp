@@ -192,6 +192,7 @@ struct StormSpec {
 	std::optional<uint64_t> seed;			///< RNG seed (churn, sizes)
 	std::optional<uint64_t> max_live_bytes;		///< live-memory cap
 	std::optional<uint32_t> thin;			///< churn: keep every thin-th object
+	std::optional<uint32_t> rate;			///< rcu: objects/s per thread (0: max)
 
 	bool operator==(const StormSpec&) const = default;
 };
@@ -240,6 +241,14 @@ struct StormResult {
 	/// churn: after the loops and a shrink of the target, working sets still held
 	std::optional<uint64_t> shrunk_pages;
 	std::optional<uint64_t> shrunk_live_bytes;
+	/// rcu: objects freed by RCU and not yet freed (the target's rcu_pending +
+	/// rcu_waiting): the most and the mean over the samples, and at the loops' end
+	std::optional<uint64_t> rcu_waiting_peak;
+	std::optional<uint64_t> rcu_waiting_mean;
+	std::optional<uint64_t> rcu_waiting_end;
+	/// rcu: the most pages of typesafe-by-rcu slabs waiting for a grace period
+	std::optional<uint64_t> rcu_pages_peak;
+	uint32_t rcu_samples = 0;	///< rcu: how many samples
 	uint64_t cycles_per_sec = 0;	///< get_cycles() rate
 	std::optional<uint32_t> features;	///< SLABLAB_FEAT_* the kernel ran with
 	std::optional<uint32_t> cache_flags;	///< SLABLAB_CACHE_F_* of the target cache
