@@ -2007,6 +2007,8 @@ void slablab_slab_exit_caches(void)
 			list_del(&s->list);
 			s->dead = true;
 			slablab_discard_all_slabs(s);
+			/* typesafe_by_rcu: those slabs' callbacks use @s, released below */
+			slablab_rcu_drain(s);
 		}
 		list_add(&s->list, &dead);
 	}
