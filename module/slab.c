@@ -419,6 +419,25 @@ static unsigned long rcu_batches_outstanding(struct slablab_cache *s)
 	return n;
 }
 
+/*
+ * Hand @s's partly filled rcu_free sheaves to RCU (the design's rcu_flush) and say
+ * whether any RCU free of @s is not yet done: batched, waiting for its grace period,
+ * or a typesafe_by_rcu slab deferred.
+ */
+static bool rcu_outstanding(struct slablab_cache *s)
+{
+	unsigned long flags, slabs = 0;
+
+	if (s && s->ops && s->ops->rcu_flush)
+		s->ops->rcu_flush(s);
+	if (s) {
+		spin_lock_irqsave(&s->slabs_lock, flags);
+		slabs = s->rcu_slabs;
+		spin_unlock_irqrestore(&s->slabs_lock, flags);
+	}
+	return slabs || rcu_batches_outstanding(s);
+}
+
 /**
  * slablab_rcu_drain - wait until every RCU free of a cache is done
  * @s: the cache, or NULL for slablab_kmalloc() memory of no cache
@@ -427,25 +446,13 @@ static unsigned long rcu_batches_outstanding(struct slablab_cache *s)
  * callback run, and the typesafe-by-rcu slabs it discarded given back: rcu_barrier()
  * until nothing is left, since a callback may queue the next batch (kmem_cache_destroy()
  * calls kvfree_rcu_barrier_on_cache() and rcu_barrier() for the same reasons). May
- * sleep. New RCU frees must not come meanwhile (destroy, unload).
+ * sleep. New RCU frees must not come meanwhile (destroy, unload, a change that needs
+ * an empty cache, under slablab_mutex: netlink caches are RCU freed by the hooks only).
  */
 void slablab_rcu_drain(struct slablab_cache *s)
 {
-	unsigned long flags, slabs;
-
-	for (;;) {
-		if (s && s->ops && s->ops->rcu_flush)
-			s->ops->rcu_flush(s);
-		slabs = 0;
-		if (s) {
-			spin_lock_irqsave(&s->slabs_lock, flags);
-			slabs = s->rcu_slabs;
-			spin_unlock_irqrestore(&s->slabs_lock, flags);
-		}
-		if (!slabs && !rcu_batches_outstanding(s))
-			return;
+	while (rcu_outstanding(s))
 		rcu_barrier();
-	}
 }
 
 /**
@@ -1053,6 +1060,8 @@ static int check_empty(struct slablab_cache *s, const char *what,
 				       what);
 		return -EBUSY;
 	}
+	/* Objects freed by RCU count as in use until their grace period ends: wait for it. */
+	slablab_rcu_drain(s);
 	live = slablab_objects_in_use(s);
 	if (live) {
 		NL_SET_ERR_MSG_FMT_MOD(extack,
@@ -1789,6 +1798,30 @@ unsigned long slablab_kmalloc_direct_pages(void)
 	return atomic_long_read(&slablab_kmalloc_pages_direct);
 }
 
+#define KMALLOC_RCU_ROUNDS	3	/* rcu_barrier()s kmalloc_rcu_settle() waits at most */
+
+/*
+ * The classes' RCU frees done before their objects are counted (slablab_set_kmalloc()):
+ * as slablab_rcu_drain(), but bounded, since other kernel code may go on RCU freeing
+ * class memory meanwhile. Two rounds see a pending batch that a callback armed after
+ * the first; what is still left then counts as in use. Not while frozen: the callbacks'
+ * slablab_kfree() would only defer the objects.
+ */
+static void kmalloc_rcu_settle(void)
+{
+	unsigned int i, round;
+	bool left;
+
+	for (round = 0; round < KMALLOC_RCU_ROUNDS; round++) {
+		left = false;
+		for (i = 0; i < ARRAY_SIZE(slablab_kmalloc_caches); i++)
+			left |= rcu_outstanding(slablab_kmalloc_caches[i]);
+		if (!left)
+			return;
+		rcu_barrier();
+	}
+}
+
 /* The classes' objects, or -EBUSY when a storm uses one (slablab_set_kmalloc()). */
 static int kmalloc_classes_live(u64 *live, struct netlink_ext_ack *extack)
 {
@@ -1875,6 +1908,7 @@ int slablab_set_kmalloc(const u32 *design, const u32 *lists, struct netlink_ext_
 		return 0;
 	}
 	/* A storm's refusal needs no freeze; the count is judged again once frozen. */
+	kmalloc_rcu_settle();
 	kmalloc_free_deferred();
 	err = kmalloc_classes_live(&live, extack);
 	if (err)

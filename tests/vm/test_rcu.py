@@ -178,6 +178,55 @@ def test_destroy_waits_for_rcu_frees(hooked, design):
         assert name not in {c["name"] for c in hooked.cache_list()}
 
 
+@pytest.mark.parametrize("design", DESIGNS)
+def test_change_right_after_rcu_frees(hooked, cache, design):
+    """A design change and a flags change right after 64 RCU frees (the hook returns
+    without waiting): the objects count as in use until their grace period, so the
+    change waits for them (slablab_rcu_drain() in check_empty()) instead of refusing
+    with "64 objects in use"."""
+    name = cache(design)
+    other = next(d for d in DESIGNS if d != design)
+    selftest(name, "rcu_pending")
+    hooked.cache_set(name, design=other)
+    assert hooked.cache_get(name)["design"] == other
+    selftest(name, "rcu_pending")
+    assert "typesafe_by_rcu" in hooked.cache_set(name, typesafe_by_rcu=True)["flags"]
+    assert hooked.cache_get(name)["gauges"]["objects"] == 0
+    consistent(hooked, name)
+
+
+def test_change_right_after_rcu_frees_in_a_sheaf(hooked, cache):
+    """sheaves: 64 RCU frees on one cpu with sheaves of 10 leave 4 in a partly filled
+    rcu_free sheaf, which nothing hands to RCU by itself (7.3's): the change flushes it
+    first (the design's rcu_flush), then waits for its grace period."""
+    name = cache("sheaves", sheaf_capacity=10, barn_max_full=16)
+    cpus = os.sched_getaffinity(0)
+    os.sched_setaffinity(0, {min(cpus)})
+    try:
+        selftest(name, "rcu_pending")
+    finally:
+        os.sched_setaffinity(0, cpus)
+    assert hooked.cache_get(name)["gauges"]["rcu_pending"] == 4
+    hooked.cache_set(name, design="slub")
+    c = hooked.cache_get(name)
+    assert c["design"] == "slub" and c["gauges"]["objects"] == 0, c["gauges"]
+    consistent(hooked, name)
+
+
+def test_kmalloc_switch_right_after_rcu_frees(hooked):
+    """The same for the kmalloc classes (slablab_set_kmalloc()), there and back."""
+    design = hooked.status()["kmalloc_design"]
+    other = "sheaves" if design != "sheaves" else "slub"     # then back, from sheaves'
+    selftest("kmalloc-64", "rcu_pending")
+    hooked.set_kmalloc(design=other)
+    try:
+        assert hooked.status()["kmalloc_design"] == other
+    finally:
+        selftest("kmalloc-64", "rcu_pending")
+        hooked.set_kmalloc(design=design)
+    assert hooked.status()["kmalloc_design"] == design
+
+
 def test_sheaves_rcu_free_sheaf(hooked, cache):
     """sheaves batches RCU frees in the cpu's rcu_free sheaf (7.3's __kfree_rcu_sheaf()):
     64 RCU frees on one cpu with sheaves of 10 objects fill and hand six sheaves to RCU
