@@ -455,6 +455,17 @@ void slablab_rcu_drain(struct slablab_cache *s)
 		rcu_barrier();
 }
 
+/*
+ * Whether an RCU free of memory in @page may go to the design's rcu_free sheaf: only
+ * memory of this cpu's node does (7.3's kfree_rcu_sheaf() checks slab_nid()), so that
+ * the sheaf, a full sheaf of this node's barn after the grace period, holds none of
+ * another node's. Any other waits on the cpu's batch, not counted as a sheaf failure.
+ */
+static bool rcu_free_local(struct page *page)
+{
+	return !IS_ENABLED(CONFIG_NUMA) || page_to_nid(page) == numa_mem_id();
+}
+
 /**
  * __slablab_cache_free_rcu - free a cache object after an RCU grace period
  * @s: the cache it came from
@@ -463,15 +474,16 @@ void slablab_rcu_drain(struct slablab_cache *s)
  *
  * Use slablab_cache_free_rcu(s, ptr, rhf), which finds @head from the member's name.
  * Any context (as kfree_rcu()); @obj counts as in use until it is freed, after a
- * grace period. The sheaves design batches it in a per-cpu rcu_free sheaf (7.x),
- * every other design on the cpu's batch (6.1's kfree_rcu() model).
+ * grace period. The sheaves design batches it in a per-cpu rcu_free sheaf (7.x) when
+ * it is of this cpu's node, every other design (and another node's object) on the
+ * cpu's batch (6.1's kfree_rcu() model).
  */
 void __slablab_cache_free_rcu(struct slablab_cache *s, struct rcu_head *head, void *obj)
 {
 	if (unlikely(!obj))
 		return;
 	stat(s, SLABLAB_FREE_RCU);
-	if (s->ops->free_rcu && s->ops->free_rcu(s, obj))
+	if (s->ops->free_rcu && rcu_free_local(virt_to_page(obj)) && s->ops->free_rcu(s, obj))
 		return;
 	rcu_batch_add(&s->cpu->rcu, head, obj);
 }
@@ -1742,7 +1754,7 @@ void __slablab_kfree_rcu(struct rcu_head *head, void *ptr)
 	stat(s, SLABLAB_FREE_RCU);
 	/* The rcu_free sheaf holds objects of its cache: a slob heap block is none. */
 	if (!(page_private(page) & SLABLAB_PAGE_SLOB) && s->ops->free_rcu &&
-	    s->ops->free_rcu(s, ptr))
+	    rcu_free_local(page) && s->ops->free_rcu(s, ptr))
 		return;
 	rcu_batch_add(&s->cpu->rcu, head, ptr);
 }
