@@ -47,7 +47,8 @@
  * keeps its sheaves
  * (7.3: none), so that the debug checks see them; sheaf_capacity may change at run
  * time; barn_max_full and barn_max_empty are tunables (7.3's MAX_FULL_SHEAVES and
- * MAX_EMPTY_SHEAVES, 10; like 7.3, nothing but lowering it bounds the empty sheaves).
+ * MAX_EMPTY_SHEAVES, 10; like 7.3, only lowering it and an emptied rcu_free sheaf's
+ * return bound the empty sheaves).
  *
  * Locks (backend.c's order; outermost first)
  *   slablab_mutex                  every flush (the work items are shared), a bound's
@@ -99,8 +100,9 @@
  * @nr_full: sheaves on @full. barn_max_full bounds what a trade or a returned sheaf
  *	puts in; a forced put (a refill or an empty sheaf that lost a race, whose full
  *	sheaf must go somewhere) may exceed it
- * @nr_empty: sheaves on @empty; barn_max_empty bounds them only when it is lowered (as
- *	7.3, which checks MAX_EMPTY_SHEAVES only for a kfree_rcu sheaf)
+ * @nr_empty: sheaves on @empty; barn_max_empty bounds them when it is lowered and where
+ *	an emptied rcu_free sheaf comes back (as 7.3, which checks MAX_EMPTY_SHEAVES only
+ *	for a kfree_rcu sheaf)
  */
 struct slablab_barn {
 	spinlock_t lock;		/* the lists and the counts */
@@ -396,19 +398,21 @@ static struct slablab_sheaf *barn_get_empty(struct slablab_cache *s,
 }
 
 /*
- * An empty sheaf into the barn, past barn_max_empty as 7.3's barn_put_empty_sheaf()
- * (7.3 bounds the empty sheaves only where a kfree_rcu sheaf comes back, which slablab
- * has not); false when it is of an old capacity (free it then).
+ * An empty sheaf into the barn: past barn_max_empty as 7.3's barn_put_empty_sheaf(),
+ * or with @bound only below it, as 7.3's rcu_free_sheaf() puts an emptied kfree_rcu
+ * sheaf back (MAX_EMPTY_SHEAVES), the one place 7.3 bounds them. False when refused:
+ * at the bound, or of an old capacity (free it then).
  */
 static bool barn_put_empty(struct slablab_cache *s, struct slablab_barn *barn,
-			   struct slablab_sheaf *sh)
+			   struct slablab_sheaf *sh, bool bound)
 {
 	unsigned long flags;
 	bool done = false;
 
 	spin_lock_irqsave(&barn->lock, flags);
 	/* of a capacity the cache no longer has: refused (read under the lock, below) */
-	if (current_capacity(s, sh)) {
+	if (current_capacity(s, sh) &&
+	    (!bound || barn->nr_empty < READ_ONCE(s->barn_max_empty))) {
 		list_add(&sh->barn_list, &barn->empty);
 		barn->nr_empty++;
 		done = true;
@@ -420,7 +424,7 @@ static bool barn_put_empty(struct slablab_cache *s, struct slablab_barn *barn,
 /* Put an empty sheaf (unpublished) into the barn, or free it. */
 static void put_empty(struct slablab_cache *s, struct slablab_sheaf *sh)
 {
-	if (!barn_put_empty(s, local_barn(s), sh))
+	if (!barn_put_empty(s, local_barn(s), sh, false))
 		sheaf_free(s, sh);
 }
 
@@ -1619,14 +1623,16 @@ int slablab_set_barn_max_empty(struct slablab_cache *s, unsigned int sheaves,
  * slablab_cache_free() run on each object (one that fails them is dropped, as
  * __rcu_free_sheaf_prepare() drops it), they count as frees, and the sheaf goes to the
  * barn of its cpu's node as a full sheaf, else its objects go back to their slabs and
- * it becomes an empty sheaf. The cache outlives this: slablab_rcu_drain() waits until
- * the cpu's batch counts none of its objects as waiting.
+ * it becomes an empty sheaf of that barn below barn_max_empty, else it is freed. The
+ * cache outlives this: slablab_rcu_drain() waits until the cpu's batch counts none of
+ * its objects as waiting.
  */
 static void rcu_free_sheaf(struct rcu_head *head)
 {
 	struct slablab_sheaf *sh = container_of(head, struct slablab_sheaf, rcu);
 	struct slablab_cache *s = sh->cache;
 	struct slablab_rcu_batch *b = &per_cpu_ptr(s->cpu, sh->cpu)->rcu;
+	struct slablab_barn *barn = s->barn[cpu_to_node(sh->cpu)];
 	unsigned int i = 0, n = sh->size;
 	unsigned long flags;
 
@@ -1640,14 +1646,16 @@ static void rcu_free_sheaf(struct rcu_head *head)
 		i++;
 	}
 	stat_add(s, SLABLAB_FREE_FASTPATH, sh->size);
-	if (!sh->size) {
-		put_empty(s, sh);
-	} else if (barn_put_full_bound(s, s->barn[cpu_to_node(sh->cpu)], sh, false)) {
+	if (sh->size && barn_put_full_bound(s, barn, sh, false)) {
 		stat(s, SLABLAB_BARN_PUT);
 	} else {
-		stat(s, SLABLAB_BARN_PUT_FAIL);
-		sheaf_flush(s, sh);
-		put_empty(s, sh);
+		if (sh->size) {
+			stat(s, SLABLAB_BARN_PUT_FAIL);
+			sheaf_flush(s, sh);
+		}
+		/* emptied: kept below barn_max_empty only (7.3's MAX_EMPTY_SHEAVES) */
+		if (!barn_put_empty(s, barn, sh, true))
+			sheaf_free(s, sh);
 	}
 	/* Last: the drain reads the count under this lock (nothing of @s after it). */
 	raw_spin_lock_irqsave(&b->lock, flags);
