@@ -321,11 +321,15 @@ EXPORT_SYMBOL_GPL(slablab_cache_alloc_bulk);
  * waiting for a grace period at a time: the first free of an idle cpu hands its batch
  * to call_rcu() at once; frees that come while it waits collect on the pending list,
  * which becomes the next batch when the callback has freed the waiting one. That is
- * 6.1's kfree_rcu() batching (kernel/rcu/tree.c: a per-cpu list drained into a batch
- * when the previous batch's grace period is over) without its 20 ms KFREE_DRAIN_JIFFIES
- * delay, its second channel and its pages of pointers: one grace period per batch,
- * objects freed in the callback (softirq) through the ordinary free path, where they
- * count as frees. Until then an object counts as in use (allocations - frees).
+ * 6.1's kfree_rcu() batching (kernel/rcu/tree.c: kfree_rcu_monitor() drains a per-cpu
+ * list into a batch whose previous grace period is over), simplified: 6.1 drains after
+ * KFREE_DRAIN_JIFFIES (5 * HZ; one jiffy once a cpu holds KVFREE_BULK_MAX_ENTR
+ * objects), has KFREE_N_BATCHES (2) batches per cpu in flight, each with two channels
+ * of pages of pointers and the rcu_head list, and frees in a workqueue after the grace
+ * period (queue_rcu_work(), kfree_rcu_work()). slablab has no drain delay, one batch in
+ * flight and the list only, and frees in the RCU callback (softirq) through the
+ * ordinary free path, where the objects count as frees. Until then an object counts as
+ * in use (allocations - frees).
  * slablab_kmalloc() memory of no cache (a page or more, or the page policy's) waits on
  * slablab_kfree_rcu_batch, a batch per cpu of no cache. The sheaves design puts cache
  * objects in an rcu_free sheaf instead, as 7.x does (design_sheaves.c).
