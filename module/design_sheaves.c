@@ -1394,7 +1394,10 @@ flush:
 
 /* ---- set up and tear down ---- */
 
-/* After a flush of every cpu and the barns: only empty sheaves are left. */
+/*
+ * After a flush of every cpu and the barns and slablab_rcu_drain(): only empty sheaves
+ * are left, and no rcu_free sheaf.
+ */
 static void sheaves_destroy(struct slablab_cache *s)
 {
 	int cpu, nid;
@@ -1407,6 +1410,8 @@ static void sheaves_destroy(struct slablab_cache *s)
 
 		struct slablab_sheaf *main = c->main, *spare = c->spare;
 
+		/* slablab_rcu_drain() handed it to RCU: one left would leak with its objects */
+		WARN_ON_ONCE(c->rcu_free);
 		/* unpublished before they are freed: cpu_view reads them under RCU */
 		WRITE_ONCE(c->main, NULL);
 		WRITE_ONCE(c->spare, NULL);
@@ -1485,21 +1490,39 @@ static void sheaves_relayout(struct slablab_cache *s)
 
 /* ---- tunables ---- */
 
-/* Swap a cpu's sheaves for a new main of the new capacity (NULL: none, or no memory). */
-static void replace_sheaves(struct slablab_cache *s, struct slablab_cpu *c,
-			    struct slablab_sheaf *main, bool locked)
+static void rcu_free_submit(struct slablab_cache *s, struct slablab_cpu *c, int cpu,
+			    struct slablab_sheaf *sh);
+
+/*
+ * Swap a cpu's sheaves for a new main of the new capacity (NULL: none, or no memory):
+ * this cpu's under its lock (@locked), else offline @cpu's. Its rcu_free sheaf goes to
+ * RCU as it is, so that none of the old capacity fills later.
+ */
+static void replace_sheaves(struct slablab_cache *s, int cpu, struct slablab_sheaf *main,
+			    bool locked)
 {
-	struct slablab_sheaf *old_main, *old_spare;
+	struct slablab_sheaf *old_main, *old_spare, *rcu_free;
+	struct slablab_cpu *c;
 	unsigned long flags = 0;
 
 	if (locked) {
 		pcs_lock(s, &flags);
-		c = this_cpu_ptr(s->cpu);
+		cpu = smp_processor_id();
 	}
+	c = per_cpu_ptr(s->cpu, cpu);
 	old_main = c->main;
 	old_spare = c->spare;
 	c->main = main;
 	c->spare = NULL;
+	rcu_free = c->rcu_free;
+	c->rcu_free = NULL;
+	if (rcu_free) {
+		if (!locked)
+			local_irq_save(flags);	/* as rcu_flush_dead_cpu() */
+		rcu_free_submit(s, c, cpu, rcu_free);
+		if (!locked)
+			local_irq_restore(flags);
+	}
 	if (locked)
 		pcs_unlock(s, &flags);
 	if (old_main) {
@@ -1523,7 +1546,7 @@ static unsigned int replace_this_cpu(struct slablab_cache *s, int mode, void *ar
 		if (!main)
 			atomic_inc(arg);
 	}
-	replace_sheaves(s, NULL, main, true);
+	replace_sheaves(s, 0, main, true);
 	return 0;
 }
 
@@ -1567,7 +1590,7 @@ int slablab_set_sheaf_capacity(struct slablab_cache *s, unsigned int objects,
 			if (!main)
 				atomic_inc(&failed);
 		}
-		replace_sheaves(s, per_cpu_ptr(s->cpu, cpu), main, false);
+		replace_sheaves(s, cpu, main, false);
 	}
 	flush_barns(s, true);
 	if (atomic_read(&failed)) {
@@ -1827,7 +1850,7 @@ static unsigned int check_this_cpu(struct slablab_cache *s, int mode, void *arg)
 
 	pcs_lock(s, &flags);
 	c = this_cpu_ptr(s->cpu);
-	if (stale_sheaf(s, c->main) || stale_sheaf(s, c->spare))
+	if (stale_sheaf(s, c->main) || stale_sheaf(s, c->spare) || stale_sheaf(s, c->rcu_free))
 		atomic_inc(arg);
 	pcs_unlock(s, &flags);
 	return 0;
@@ -1838,7 +1861,7 @@ static unsigned int check_this_cpu(struct slablab_cache *s, int mode, void *arg)
  * @s: the cache
  *
  * The claim of current_capacity(): after a change of sheaf_capacity no cpu and no barn
- * holds a sheaf of an old capacity. Every online cpu's main and spare are looked at
+ * holds a sheaf of an old capacity. Every online cpu's main, spare and rcu_free are looked at
  * under its lock, every barn under its lock, all under cpus_read_lock and slablab_mutex
  * (no change meanwhile), while the cache may be in use. Sheaves in flight (a refill,
  * a prefilled sheaf) are not looked at: where they arrive they are refused.

@@ -254,6 +254,30 @@ def test_sheaves_rcu_free_sheaf(hooked, cache):
     consistent(hooked, name)
 
 
+def test_capacity_change_hands_the_rcu_free_sheaf_to_rcu(hooked, cache):
+    """sheaves: a sheaf_capacity change hands each cpu's partly filled rcu_free sheaf to
+    RCU with its main and spare (replace_sheaves()), so that no sheaf of the old
+    capacity fills later: the selftest case sheaf_capacity looks at rcu_free too."""
+    name = cache("sheaves", sheaf_capacity=10, barn_max_full=16)
+    cpus = os.sched_getaffinity(0)
+    os.sched_setaffinity(0, {min(cpus)})
+    try:
+        selftest(name, "rcu_pending")
+        assert hooked.cache_get(name)["gauges"]["rcu_pending"] == 4
+        hooked.cache_set(name, sheaf_capacity=7)
+        assert hooked.cache_get(name)["gauges"]["rcu_pending"] == 0
+        selftest(name, "sheaf_capacity")
+        selftest(name, "rcu_pending")    # 64 into sheaves of 7: 9 handed on, 1 left
+        selftest(name, "sheaf_capacity")
+    finally:
+        os.sched_setaffinity(0, cpus)
+    assert hooked.cache_get(name)["gauges"]["rcu_pending"] == 1
+    hooked.cache_shrink(name)
+    wait_for("the RCU frees", lambda: rcu_idle(hooked, name))
+    assert hooked.cache_get(name)["gauges"]["objects"] == 0
+    consistent(hooked, name)
+
+
 def test_unload_waits_for_rcu_frees(hooked):
     """Unload with RCU frees pending on caches of every design, on a kmalloc class and
     on typesafe_by_rcu caches: module exit destroys every cache, each waiting for its
