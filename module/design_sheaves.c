@@ -1710,7 +1710,7 @@ static void rcu_free_submit(struct slablab_cache *s, struct slablab_cpu *c, int 
  * handed to RCU before the lock is dropped. False (slab.c's batch takes the object)
  * without sheaves or an empty sheaf to be had: FREE_RCU_SHEAF_FAIL.
  */
-static bool sheaves_free_rcu(struct slablab_cache *s, void *obj)
+static bool free_rcu_sheaf(struct slablab_cache *s, void *obj)
 {
 	struct slablab_sheaf *sh, *empty = NULL;
 	unsigned int cap = READ_ONCE(s->sheaf_capacity);
@@ -1773,6 +1773,28 @@ static bool sheaves_free_rcu(struct slablab_cache *s, void *obj)
 fail:
 	stat(s, SLABLAB_FREE_RCU_SHEAF_FAIL);
 	return false;
+}
+
+/*
+ * An RCU free may come with a raw spinlock held (as kvfree_call_rcu() may), and the
+ * rcu_free sheaf takes the barn's spinlock_t and may kmalloc() a sheaf: a sleeping lock
+ * on PREEMPT_RT, where RCU frees skip the sheaf (7.3's kvfree_call_rcu()) and wait on
+ * slab.c's batch (a raw spinlock). Elsewhere spinlock_t spins, and lockdep is told
+ * that the nesting is fine there (7.3's kfree_rcu_sheaf_map); not on PREEMPT_RT, where
+ * it would hide real reports.
+ */
+static DEFINE_WAIT_OVERRIDE_MAP(slablab_free_rcu_sheaf_map, LD_WAIT_CONFIG);
+
+static bool sheaves_free_rcu(struct slablab_cache *s, void *obj)
+{
+	bool done;
+
+	if (IS_ENABLED(CONFIG_PREEMPT_RT))
+		return false;
+	lock_map_acquire_try(&slablab_free_rcu_sheaf_map);
+	done = free_rcu_sheaf(s, obj);
+	lock_map_release(&slablab_free_rcu_sheaf_map);
+	return done;
 }
 
 static unsigned int rcu_flush_this_cpu(struct slablab_cache *s, int mode, void *arg)

@@ -477,7 +477,12 @@ static bool rcu_free_local(struct page *page)
  * @obj: the object
  *
  * Use slablab_cache_free_rcu(s, ptr, rhf), which finds @head from the member's name.
- * Any context (as kfree_rcu()); @obj counts as in use until it is freed, after a
+ * Any context, as kfree_rcu(): with interrupts off or a raw spinlock held too. The
+ * batches take raw spinlocks only; the sheaves design's rcu_free sheaf takes the cpu's
+ * sheaves lock and a barn's spinlock_t and may kmalloc(GFP_NOWAIT) a sheaf, which
+ * lockdep is told is fine under a raw spinlock (a wait-type override, as 7.3's
+ * kfree_rcu_sheaf_map); on PREEMPT_RT, where those sleep, the sheaf is skipped (as
+ * 7.3's kvfree_call_rcu() does). @obj counts as in use until it is freed, after a
  * grace period. The sheaves design batches it in a per-cpu rcu_free sheaf (7.x) when
  * it is of this cpu's node, every other design (and another node's object) on the
  * cpu's batch (6.1's kfree_rcu() model).
@@ -1734,10 +1739,11 @@ EXPORT_SYMBOL_GPL(slablab_kfree);
  * @head: a struct rcu_head inside @ptr
  * @ptr: memory from slablab_kmalloc()
  *
- * Use slablab_kfree_rcu(ptr, rhf). Any context. Memory of a size class waits with the
- * class's objects (its batches, or its rcu_free sheaves on sheaves) and is freed by
- * slablab_kfree(); memory of no class (a page or more) on the per-cpu batches of no
- * cache.
+ * Use slablab_kfree_rcu(ptr, rhf). Any context, as __slablab_cache_free_rcu() (raw
+ * spinlocks held too; PREEMPT_RT skips the rcu_free sheaf). Memory of a size class
+ * waits with the class's objects (its batches, or its rcu_free sheaves on sheaves) and
+ * is freed by slablab_kfree(); memory of no class (a page or more) on the per-cpu
+ * batches of no cache.
  */
 void __slablab_kfree_rcu(struct rcu_head *head, void *ptr)
 {
