@@ -1662,6 +1662,8 @@ static void rcu_free_sheaf(struct rcu_head *head)
 	while (i < sh->size) {
 		void *obj = sh->objects[i];
 
+		if (unlikely(s->flags & SLABLAB_CACHE_F_DEBUG))
+			slablab_debug_rcu_unqueue(s, obj);
 		if (!free_hook(s, obj_to_slab(obj), obj)) {
 			sh->objects[i] = sh->objects[--sh->size];
 			continue;

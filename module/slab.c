@@ -371,6 +371,8 @@ static void rcu_batch_free(struct rcu_head *rcu)
 
 		next = head->next;
 		n++;
+		if (s && unlikely(s->flags & SLABLAB_CACHE_F_DEBUG))
+			slablab_debug_rcu_unqueue(s, obj);
 		if (s && s->owner != SLABLAB_OWNER_KMALLOC)
 			slablab_cache_free(s, obj);
 		else
@@ -490,6 +492,9 @@ static bool rcu_free_local(struct page *page)
 void __slablab_cache_free_rcu(struct slablab_cache *s, struct rcu_head *head, void *obj)
 {
 	if (unlikely(!obj))
+		return;
+	/* a double RCU free would link @head twice: reported and leaked (debug only) */
+	if (unlikely(s->flags & SLABLAB_CACHE_F_DEBUG) && !slablab_debug_rcu_queue(s, obj, head))
 		return;
 	stat(s, SLABLAB_FREE_RCU);
 	if (s->ops->free_rcu && rcu_free_local(virt_to_page(obj)) && s->ops->free_rcu(s, obj))
@@ -1761,6 +1766,10 @@ void __slablab_kfree_rcu(struct rcu_head *head, void *ptr)
 		rcu_batch_add(&slablab_kfree_rcu_batch, head, ptr);
 		return;
 	}
+	/* as __slablab_cache_free_rcu() (slob, a heap block, has no debug mode) */
+	if (unlikely(s->flags & SLABLAB_CACHE_F_DEBUG) &&
+	    !(page_private(page) & SLABLAB_PAGE_SLOB) && !slablab_debug_rcu_queue(s, ptr, head))
+		return;
 	stat(s, SLABLAB_FREE_RCU);
 	/* The rcu_free sheaf holds objects of its cache: a slob heap block is none. */
 	if (!(page_private(page) & SLABLAB_PAGE_SLOB) && s->ops->free_rcu &&
