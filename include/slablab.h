@@ -98,7 +98,9 @@ void __slablab_kfree_rcu(struct rcu_head *head, void *ptr);
  * after a grace period, @rhf names a struct rcu_head inside *@ptr that slablab may use
  * until then (the generic path links objects through it; the sheaves design's rcu_free
  * sheaf, like 7.x's, does not touch it). There is no headless form (the kernel's
- * kfree_rcu_mightsleep()): see docs/design.md, "RCU frees". NULL is ignored.
+ * kfree_rcu_mightsleep()): see docs/design.md, "RCU frees". NULL is ignored. Any
+ * context, as kfree_rcu(): interrupts off or a raw spinlock held too (the kernel-doc of
+ * __slablab_cache_free_rcu() says how).
  */
 #define slablab_cache_free_rcu(s, ptr, rhf)					\
 do {										\

@@ -172,6 +172,7 @@ static struct workqueue_struct *slablab_flush_wq;
 
 #define RZ_ACTIVE	0xcc	/* red zone of an allocated object (debug) */
 #define RZ_INACTIVE	0xbb	/* red zone of a free object (debug) */
+#define RZ_RCU		0xdd	/* state byte of an object an RCU free is pending for (debug) */
 #define POISON_BYTE	0x6b	/* free object contents (debug) */
 #define POISON_LAST	0xa5	/* last byte of a free object (debug) */
 
@@ -203,9 +204,10 @@ static unsigned int rz_len(const struct slablab_cache *s)
 }
 
 /*
- * The last red-zone byte is the object's state (allocated or free), flipped with a byte
- * cmpxchg; the bytes before it are pattern, so a small overflow hits pattern first and
- * is reported without losing track of the object.
+ * The last red-zone byte is the object's state (allocated, free, or RCU-freed and
+ * waiting for its grace period), flipped with a byte cmpxchg; the bytes before it are
+ * pattern, so a small overflow hits pattern first and is reported without losing track
+ * of the object.
  */
 static u8 *rz_state(const struct slablab_cache *s, void *obj)
 {
@@ -279,6 +281,7 @@ bool slablab_debug_free_check(struct slablab_cache *s, struct slablab_slab *slab
 	state = cmpxchg(rz_state(s, obj), (u8)RZ_ACTIVE, (u8)RZ_INACTIVE);
 	if (state != (u8)RZ_ACTIVE) {
 		debug_report(s, slab, obj, state == (u8)RZ_INACTIVE ? "double free" :
+			     state == (u8)RZ_RCU ? "free of an object its RCU free waits for" :
 			     "red zone state byte overwritten: object not freed");
 		return false;
 	}
@@ -290,6 +293,63 @@ bool slablab_debug_free_check(struct slablab_cache *s, struct slablab_slab *slab
 	}
 	debug_init_free(s, obj);
 	return true;
+}
+
+/**
+ * slablab_debug_rcu_queue - the debug checks of an RCU free, before it is queued
+ * @s: a debug cache
+ * @obj: the object
+ * @head: its rcu_head
+ *
+ * An object of @s, with @head inside it, allocated: its state byte becomes RCU-pending
+ * until slablab_debug_rcu_unqueue(). A second RCU free meanwhile would link @head twice
+ * (a cycle in slab.c's batch): it is reported and refused, the object leaked, as the
+ * kernel's debug_rcu_head_queue() makes kvfree_call_rcu() leak a double kfree_rcu().
+ * Any context.
+ *
+ * Return: false when the free must not be queued.
+ */
+bool slablab_debug_rcu_queue(struct slablab_cache *s, void *obj, const void *head)
+{
+	struct slablab_slab *slab = obj_to_slab(obj);
+	unsigned long off;
+	u8 state;
+
+	if (!slab || slab->cache != s) {
+		debug_report(s, slab, obj, "RCU free of an object not from this cache");
+		return false;
+	}
+	off = (unsigned long)obj - (unsigned long)slab_base(slab);
+	if (off % s->stride || off / s->stride >= slab_objects(slab)) {
+		debug_report(s, slab, obj, "RCU free of a pointer that is not an object start");
+		return false;
+	}
+	/* unsigned: a head before the object is out of range too */
+	if ((unsigned long)(head - obj) + sizeof(struct rcu_head) > s->object_size) {
+		debug_report(s, slab, obj, "RCU free with its rcu_head outside the object");
+		return false;
+	}
+	state = cmpxchg(rz_state(s, obj), (u8)RZ_ACTIVE, (u8)RZ_RCU);
+	if (state != (u8)RZ_ACTIVE) {
+		debug_report(s, slab, obj, state == (u8)RZ_RCU ? "double RCU free" :
+			     state == (u8)RZ_INACTIVE ? "RCU free of a free object" :
+			     "red zone state byte overwritten: object not freed");
+		return false;
+	}
+	return true;
+}
+
+/**
+ * slablab_debug_rcu_unqueue - an RCU free's grace period is over
+ * @s: a debug cache
+ * @obj: the object slablab_debug_rcu_queue() accepted
+ *
+ * Allocated again for the free that follows (slablab_debug_free_check()); a state byte
+ * overwritten meanwhile stays as it is, for that check to report.
+ */
+void slablab_debug_rcu_unqueue(struct slablab_cache *s, void *obj)
+{
+	cmpxchg(rz_state(s, obj), (u8)RZ_RCU, (u8)RZ_ACTIVE);
 }
 
 /* ---- slabs ---- */

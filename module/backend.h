@@ -165,6 +165,8 @@ static inline void mark_dying(struct slablab_node *n, struct slablab_slab *slab)
 bool slablab_have_cmpxchg_double(void);
 void slablab_debug_alloc_check(struct slablab_cache *s, void *obj);
 bool slablab_debug_free_check(struct slablab_cache *s, struct slablab_slab *slab, void *obj);
+bool slablab_debug_rcu_queue(struct slablab_cache *s, void *obj, const void *head);
+void slablab_debug_rcu_unqueue(struct slablab_cache *s, void *obj);
 unsigned int slablab_min_order(const struct slablab_cache *s);
 bool slablab_inject_new_slab_failure(struct slablab_cache *s, gfp_t gfp, unsigned int order);
 struct slablab_slab *slablab_new_slab(struct slablab_cache *s, gfp_t gfp, int node,

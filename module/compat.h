@@ -10,6 +10,7 @@
 
 #include <linux/workqueue.h>
 #include <linux/local_lock.h>
+#include <linux/lockdep.h>
 
 /*
  * 6.17 made a workqueue say whether it is per-cpu or unbound (a missing flag warns: it
@@ -33,6 +34,19 @@
 #define slablab_sheaves_lock_init(lock)	local_trylock_init(lock)
 #else
 #define slablab_sheaves_lock_init(lock)	do { } while (0)
+#endif
+
+/*
+ * 6.5 has DEFINE_WAIT_OVERRIDE_MAP() and lock_map_acquire_try() (6.1.y backports them):
+ * a lockdep map whose holder may take locks of a wider wait type than its context
+ * allows, as 7.3's kfree_rcu_sheaf_map lets a kfree_rcu() under a raw spinlock take a
+ * spinlock_t (design_sheaves.c's sheaves_free_rcu()). Without, no override: lockdep's
+ * raw lock nesting check (PROVE_RAW_LOCK_NESTING) may report that nesting.
+ */
+#ifndef SLABLAB_HAVE_WAIT_OVERRIDE_MAP
+#define DEFINE_WAIT_OVERRIDE_MAP(_name, _wait_type) \
+	struct lockdep_map __maybe_unused _name = {}
+#define lock_map_acquire_try(l)		do { } while (0)
 #endif
 
 #endif /* _SLABLAB_COMPAT_H */

@@ -629,22 +629,43 @@ static void selftest_rcu_free(struct slablab_cache *s, void *p, bool rcu)
  * An object freed by RCU is not reused before a grace period: free one by RCU inside a
  * read-side critical section (no grace period can end before it does) and allocate
  * SELFTEST_RCU_OBJS more there; none may be it. -EADDRINUSE when one is. A kmalloc
- * class runs slablab_kmalloc() and slablab_kfree_rcu().
+ * class runs slablab_kmalloc() and slablab_kfree_rcu(). An object freed by RCU just
+ * before, on the same cpu, arms its batch first, so that the one in the section waits
+ * on the pending list and goes to RCU as the next batch, from the first's callback
+ * (the first may be reused in the section: its grace period began before it):
+ * -EAGAIN when it did not (the first's batch was done already; try again). With an
+ * rcu_free sheaf (sheaves) both go into it instead.
  */
 static int selftest_rcu_reuse(struct slablab_cache *s)
 {
-	void *objs[SELFTEST_RCU_OBJS], *obj;
+	bool batched = !(s->ops->free_rcu && READ_ONCE(s->sheaf_capacity));
+	void *objs[SELFTEST_RCU_OBJS], *obj, *first;
+	struct slablab_rcu_batch *b;
+	bool handoff = true;
 	int i, err = 0;
 
 	if (s->object_size < sizeof(struct selftest_rcu_obj))
 		return -EINVAL;
+	preempt_disable();	/* one cpu's batch */
+	first = selftest_rcu_alloc(s, GFP_ATOMIC);
+	if (!first) {
+		preempt_enable();
+		return -ENOMEM;
+	}
+	selftest_rcu_free(s, first, true);
 	rcu_read_lock();
 	obj = selftest_rcu_alloc(s, GFP_ATOMIC);
 	if (!obj) {
 		rcu_read_unlock();
+		preempt_enable();
 		return -ENOMEM;
 	}
 	selftest_rcu_free(s, obj, true);
+	if (batched) {
+		b = &this_cpu_ptr(s->cpu)->rcu;
+		/* racy: the first's callback may run meanwhile; -EAGAIN retries then */
+		handoff = data_race(READ_ONCE(b->armed) && READ_ONCE(b->nr_pending));
+	}
 	for (i = 0; i < SELFTEST_RCU_OBJS; i++) {
 		objs[i] = selftest_rcu_alloc(s, GFP_ATOMIC);
 		if (objs[i] == obj) {
@@ -657,7 +678,37 @@ static int selftest_rcu_reuse(struct slablab_cache *s)
 		if (objs[i])
 			selftest_rcu_free(s, objs[i], false);
 	rcu_read_unlock();
+	preempt_enable();
+	if (!err && !handoff)
+		err = -EAGAIN;
 	return err;
+}
+
+/*
+ * A double RCU free on a debug cache: two objects freed by RCU, then the second again,
+ * which would link its rcu_head into the cpu's batch twice (a cycle: the callback
+ * would never end). The debug checks must report it and drop that free (the kernel's
+ * "just leak"): both objects are freed once, after their grace period.
+ */
+static int selftest_rcu_double_free(struct slablab_cache *s)
+{
+	void *a, *b;
+
+	if (s->object_size < sizeof(struct selftest_rcu_obj))
+		return -EINVAL;
+	a = selftest_rcu_alloc(s, GFP_KERNEL);
+	b = selftest_rcu_alloc(s, GFP_KERNEL);
+	if (!a || !b) {
+		if (a)
+			selftest_rcu_free(s, a, false);
+		if (b)
+			selftest_rcu_free(s, b, false);
+		return -ENOMEM;
+	}
+	selftest_rcu_free(s, a, true);
+	selftest_rcu_free(s, b, true);
+	selftest_rcu_free(s, b, true);
+	return 0;
 }
 
 /* Free SELFTEST_RCU_OBJS objects by RCU and return: destroy must wait for them. */
@@ -789,6 +840,7 @@ static const struct slablab_selftest_case selftest_cases[] = {
 	{ "fastpath_race", slablab_selftest_fastpath_race, 0 },
 	{ "rcu_reuse", selftest_rcu_reuse, SELFTEST_LOCKED },
 	{ "rcu_pending", selftest_rcu_pending, SELFTEST_LOCKED },
+	{ "rcu_double_free", selftest_rcu_double_free, SELFTEST_LOCKED | SELFTEST_DEBUG },
 	/* takes cpus_read_lock and slablab_mutex itself: it shrinks the cache */
 	{ "rcu_typesafe", selftest_rcu_typesafe, 0 },
 	/*

@@ -47,7 +47,8 @@
  * keeps its sheaves
  * (7.3: none), so that the debug checks see them; sheaf_capacity may change at run
  * time; barn_max_full and barn_max_empty are tunables (7.3's MAX_FULL_SHEAVES and
- * MAX_EMPTY_SHEAVES, 10; like 7.3, nothing but lowering it bounds the empty sheaves).
+ * MAX_EMPTY_SHEAVES, 10; like 7.3, only lowering it and an emptied rcu_free sheaf's
+ * return bound the empty sheaves).
  *
  * Locks (backend.c's order; outermost first)
  *   slablab_mutex                  every flush (the work items are shared), a bound's
@@ -99,8 +100,9 @@
  * @nr_full: sheaves on @full. barn_max_full bounds what a trade or a returned sheaf
  *	puts in; a forced put (a refill or an empty sheaf that lost a race, whose full
  *	sheaf must go somewhere) may exceed it
- * @nr_empty: sheaves on @empty; barn_max_empty bounds them only when it is lowered (as
- *	7.3, which checks MAX_EMPTY_SHEAVES only for a kfree_rcu sheaf)
+ * @nr_empty: sheaves on @empty; barn_max_empty bounds them when it is lowered and where
+ *	an emptied rcu_free sheaf comes back (as 7.3, which checks MAX_EMPTY_SHEAVES only
+ *	for a kfree_rcu sheaf)
  */
 struct slablab_barn {
 	spinlock_t lock;		/* the lists and the counts */
@@ -396,19 +398,21 @@ static struct slablab_sheaf *barn_get_empty(struct slablab_cache *s,
 }
 
 /*
- * An empty sheaf into the barn, past barn_max_empty as 7.3's barn_put_empty_sheaf()
- * (7.3 bounds the empty sheaves only where a kfree_rcu sheaf comes back, which slablab
- * has not); false when it is of an old capacity (free it then).
+ * An empty sheaf into the barn: past barn_max_empty as 7.3's barn_put_empty_sheaf(),
+ * or with @bound only below it, as 7.3's rcu_free_sheaf() puts an emptied kfree_rcu
+ * sheaf back (MAX_EMPTY_SHEAVES), the one place 7.3 bounds them. False when refused:
+ * at the bound, or of an old capacity (free it then).
  */
 static bool barn_put_empty(struct slablab_cache *s, struct slablab_barn *barn,
-			   struct slablab_sheaf *sh)
+			   struct slablab_sheaf *sh, bool bound)
 {
 	unsigned long flags;
 	bool done = false;
 
 	spin_lock_irqsave(&barn->lock, flags);
 	/* of a capacity the cache no longer has: refused (read under the lock, below) */
-	if (current_capacity(s, sh)) {
+	if (current_capacity(s, sh) &&
+	    (!bound || barn->nr_empty < READ_ONCE(s->barn_max_empty))) {
 		list_add(&sh->barn_list, &barn->empty);
 		barn->nr_empty++;
 		done = true;
@@ -420,7 +424,7 @@ static bool barn_put_empty(struct slablab_cache *s, struct slablab_barn *barn,
 /* Put an empty sheaf (unpublished) into the barn, or free it. */
 static void put_empty(struct slablab_cache *s, struct slablab_sheaf *sh)
 {
-	if (!barn_put_empty(s, local_barn(s), sh))
+	if (!barn_put_empty(s, local_barn(s), sh, false))
 		sheaf_free(s, sh);
 }
 
@@ -1390,7 +1394,10 @@ flush:
 
 /* ---- set up and tear down ---- */
 
-/* After a flush of every cpu and the barns: only empty sheaves are left. */
+/*
+ * After a flush of every cpu and the barns and slablab_rcu_drain(): only empty sheaves
+ * are left, and no rcu_free sheaf.
+ */
 static void sheaves_destroy(struct slablab_cache *s)
 {
 	int cpu, nid;
@@ -1403,6 +1410,8 @@ static void sheaves_destroy(struct slablab_cache *s)
 
 		struct slablab_sheaf *main = c->main, *spare = c->spare;
 
+		/* slablab_rcu_drain() handed it to RCU: one left would leak with its objects */
+		WARN_ON_ONCE(c->rcu_free);
 		/* unpublished before they are freed: cpu_view reads them under RCU */
 		WRITE_ONCE(c->main, NULL);
 		WRITE_ONCE(c->spare, NULL);
@@ -1481,21 +1490,39 @@ static void sheaves_relayout(struct slablab_cache *s)
 
 /* ---- tunables ---- */
 
-/* Swap a cpu's sheaves for a new main of the new capacity (NULL: none, or no memory). */
-static void replace_sheaves(struct slablab_cache *s, struct slablab_cpu *c,
-			    struct slablab_sheaf *main, bool locked)
+static void rcu_free_submit(struct slablab_cache *s, struct slablab_cpu *c, int cpu,
+			    struct slablab_sheaf *sh);
+
+/*
+ * Swap a cpu's sheaves for a new main of the new capacity (NULL: none, or no memory):
+ * this cpu's under its lock (@locked), else offline @cpu's. Its rcu_free sheaf goes to
+ * RCU as it is, so that none of the old capacity fills later.
+ */
+static void replace_sheaves(struct slablab_cache *s, int cpu, struct slablab_sheaf *main,
+			    bool locked)
 {
-	struct slablab_sheaf *old_main, *old_spare;
+	struct slablab_sheaf *old_main, *old_spare, *rcu_free;
+	struct slablab_cpu *c;
 	unsigned long flags = 0;
 
 	if (locked) {
 		pcs_lock(s, &flags);
-		c = this_cpu_ptr(s->cpu);
+		cpu = smp_processor_id();
 	}
+	c = per_cpu_ptr(s->cpu, cpu);
 	old_main = c->main;
 	old_spare = c->spare;
 	c->main = main;
 	c->spare = NULL;
+	rcu_free = c->rcu_free;
+	c->rcu_free = NULL;
+	if (rcu_free) {
+		if (!locked)
+			local_irq_save(flags);	/* as rcu_flush_dead_cpu() */
+		rcu_free_submit(s, c, cpu, rcu_free);
+		if (!locked)
+			local_irq_restore(flags);
+	}
 	if (locked)
 		pcs_unlock(s, &flags);
 	if (old_main) {
@@ -1519,7 +1546,7 @@ static unsigned int replace_this_cpu(struct slablab_cache *s, int mode, void *ar
 		if (!main)
 			atomic_inc(arg);
 	}
-	replace_sheaves(s, NULL, main, true);
+	replace_sheaves(s, 0, main, true);
 	return 0;
 }
 
@@ -1563,7 +1590,7 @@ int slablab_set_sheaf_capacity(struct slablab_cache *s, unsigned int objects,
 			if (!main)
 				atomic_inc(&failed);
 		}
-		replace_sheaves(s, per_cpu_ptr(s->cpu, cpu), main, false);
+		replace_sheaves(s, cpu, main, false);
 	}
 	flush_barns(s, true);
 	if (atomic_read(&failed)) {
@@ -1619,20 +1646,24 @@ int slablab_set_barn_max_empty(struct slablab_cache *s, unsigned int sheaves,
  * slablab_cache_free() run on each object (one that fails them is dropped, as
  * __rcu_free_sheaf_prepare() drops it), they count as frees, and the sheaf goes to the
  * barn of its cpu's node as a full sheaf, else its objects go back to their slabs and
- * it becomes an empty sheaf. The cache outlives this: slablab_rcu_drain() waits until
- * the cpu's batch counts none of its objects as waiting.
+ * it becomes an empty sheaf of that barn below barn_max_empty, else it is freed. The
+ * cache outlives this: slablab_rcu_drain() waits until the cpu's batch counts none of
+ * its objects as waiting.
  */
 static void rcu_free_sheaf(struct rcu_head *head)
 {
 	struct slablab_sheaf *sh = container_of(head, struct slablab_sheaf, rcu);
 	struct slablab_cache *s = sh->cache;
 	struct slablab_rcu_batch *b = &per_cpu_ptr(s->cpu, sh->cpu)->rcu;
+	struct slablab_barn *barn = s->barn[cpu_to_node(sh->cpu)];
 	unsigned int i = 0, n = sh->size;
 	unsigned long flags;
 
 	while (i < sh->size) {
 		void *obj = sh->objects[i];
 
+		if (unlikely(s->flags & SLABLAB_CACHE_F_DEBUG))
+			slablab_debug_rcu_unqueue(s, obj);
 		if (!free_hook(s, obj_to_slab(obj), obj)) {
 			sh->objects[i] = sh->objects[--sh->size];
 			continue;
@@ -1640,14 +1671,16 @@ static void rcu_free_sheaf(struct rcu_head *head)
 		i++;
 	}
 	stat_add(s, SLABLAB_FREE_FASTPATH, sh->size);
-	if (!sh->size) {
-		put_empty(s, sh);
-	} else if (barn_put_full_bound(s, s->barn[cpu_to_node(sh->cpu)], sh, false)) {
+	if (sh->size && barn_put_full_bound(s, barn, sh, false)) {
 		stat(s, SLABLAB_BARN_PUT);
 	} else {
-		stat(s, SLABLAB_BARN_PUT_FAIL);
-		sheaf_flush(s, sh);
-		put_empty(s, sh);
+		if (sh->size) {
+			stat(s, SLABLAB_BARN_PUT_FAIL);
+			sheaf_flush(s, sh);
+		}
+		/* emptied: kept below barn_max_empty only (7.3's MAX_EMPTY_SHEAVES) */
+		if (!barn_put_empty(s, barn, sh, true))
+			sheaf_free(s, sh);
 	}
 	/* Last: the drain reads the count under this lock (nothing of @s after it). */
 	raw_spin_lock_irqsave(&b->lock, flags);
@@ -1679,7 +1712,7 @@ static void rcu_free_submit(struct slablab_cache *s, struct slablab_cpu *c, int 
  * handed to RCU before the lock is dropped. False (slab.c's batch takes the object)
  * without sheaves or an empty sheaf to be had: FREE_RCU_SHEAF_FAIL.
  */
-static bool sheaves_free_rcu(struct slablab_cache *s, void *obj)
+static bool free_rcu_sheaf(struct slablab_cache *s, void *obj)
 {
 	struct slablab_sheaf *sh, *empty = NULL;
 	unsigned int cap = READ_ONCE(s->sheaf_capacity);
@@ -1742,6 +1775,28 @@ static bool sheaves_free_rcu(struct slablab_cache *s, void *obj)
 fail:
 	stat(s, SLABLAB_FREE_RCU_SHEAF_FAIL);
 	return false;
+}
+
+/*
+ * An RCU free may come with a raw spinlock held (as kvfree_call_rcu() may), and the
+ * rcu_free sheaf takes the barn's spinlock_t and may kmalloc() a sheaf: a sleeping lock
+ * on PREEMPT_RT, where RCU frees skip the sheaf (7.3's kvfree_call_rcu()) and wait on
+ * slab.c's batch (a raw spinlock). Elsewhere spinlock_t spins, and lockdep is told
+ * that the nesting is fine there (7.3's kfree_rcu_sheaf_map); not on PREEMPT_RT, where
+ * it would hide real reports.
+ */
+static DEFINE_WAIT_OVERRIDE_MAP(slablab_free_rcu_sheaf_map, LD_WAIT_CONFIG);
+
+static bool sheaves_free_rcu(struct slablab_cache *s, void *obj)
+{
+	bool done;
+
+	if (IS_ENABLED(CONFIG_PREEMPT_RT))
+		return false;
+	lock_map_acquire_try(&slablab_free_rcu_sheaf_map);
+	done = free_rcu_sheaf(s, obj);
+	lock_map_release(&slablab_free_rcu_sheaf_map);
+	return done;
 }
 
 static unsigned int rcu_flush_this_cpu(struct slablab_cache *s, int mode, void *arg)
@@ -1819,7 +1874,7 @@ static unsigned int check_this_cpu(struct slablab_cache *s, int mode, void *arg)
 
 	pcs_lock(s, &flags);
 	c = this_cpu_ptr(s->cpu);
-	if (stale_sheaf(s, c->main) || stale_sheaf(s, c->spare))
+	if (stale_sheaf(s, c->main) || stale_sheaf(s, c->spare) || stale_sheaf(s, c->rcu_free))
 		atomic_inc(arg);
 	pcs_unlock(s, &flags);
 	return 0;
@@ -1830,7 +1885,7 @@ static unsigned int check_this_cpu(struct slablab_cache *s, int mode, void *arg)
  * @s: the cache
  *
  * The claim of current_capacity(): after a change of sheaf_capacity no cpu and no barn
- * holds a sheaf of an old capacity. Every online cpu's main and spare are looked at
+ * holds a sheaf of an old capacity. Every online cpu's main, spare and rcu_free are looked at
  * under its lock, every barn under its lock, all under cpus_read_lock and slablab_mutex
  * (no change meanwhile), while the cache may be in use. Sheaves in flight (a refill,
  * a prefilled sheaf) are not looked at: where they arrive they are refused.

@@ -462,7 +462,8 @@ struct slob_rcu {
 /*
  * What a slob cache allocates per object: its size rounded up to units, and for a
  * typesafe-by-rcu cache a struct slob_rcu after the object (SLOB's c->size +=
- * sizeof(struct slob_rcu)); slab.c refuses such caches of a page or more.
+ * sizeof(struct slob_rcu)); slab.c refuses such caches of objects over
+ * SLABLAB_SLOB_RCU_MAX (PAGE_SIZE / 2), so that object and tail fit a heap page.
  */
 static size_t slob_size(struct slablab_cache *s)
 {

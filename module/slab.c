@@ -321,11 +321,15 @@ EXPORT_SYMBOL_GPL(slablab_cache_alloc_bulk);
  * waiting for a grace period at a time: the first free of an idle cpu hands its batch
  * to call_rcu() at once; frees that come while it waits collect on the pending list,
  * which becomes the next batch when the callback has freed the waiting one. That is
- * 6.1's kfree_rcu() batching (kernel/rcu/tree.c: a per-cpu list drained into a batch
- * when the previous batch's grace period is over) without its 20 ms KFREE_DRAIN_JIFFIES
- * delay, its second channel and its pages of pointers: one grace period per batch,
- * objects freed in the callback (softirq) through the ordinary free path, where they
- * count as frees. Until then an object counts as in use (allocations - frees).
+ * 6.1's kfree_rcu() batching (kernel/rcu/tree.c: kfree_rcu_monitor() drains a per-cpu
+ * list into a batch whose previous grace period is over), simplified: 6.1 drains after
+ * KFREE_DRAIN_JIFFIES (5 * HZ; one jiffy once a cpu holds KVFREE_BULK_MAX_ENTR
+ * objects), has KFREE_N_BATCHES (2) batches per cpu in flight, each with two channels
+ * of pages of pointers and the rcu_head list, and frees in a workqueue after the grace
+ * period (queue_rcu_work(), kfree_rcu_work()). slablab has no drain delay, one batch in
+ * flight and the list only, and frees in the RCU callback (softirq) through the
+ * ordinary free path, where the objects count as frees. Until then an object counts as
+ * in use (allocations - frees).
  * slablab_kmalloc() memory of no cache (a page or more, or the page policy's) waits on
  * slablab_kfree_rcu_batch, a batch per cpu of no cache. The sheaves design puts cache
  * objects in an rcu_free sheaf instead, as 7.x does (design_sheaves.c).
@@ -367,6 +371,8 @@ static void rcu_batch_free(struct rcu_head *rcu)
 
 		next = head->next;
 		n++;
+		if (s && unlikely(s->flags & SLABLAB_CACHE_F_DEBUG))
+			slablab_debug_rcu_unqueue(s, obj);
 		if (s && s->owner != SLABLAB_OWNER_KMALLOC)
 			slablab_cache_free(s, obj);
 		else
@@ -419,6 +425,25 @@ static unsigned long rcu_batches_outstanding(struct slablab_cache *s)
 	return n;
 }
 
+/*
+ * Hand @s's partly filled rcu_free sheaves to RCU (the design's rcu_flush) and say
+ * whether any RCU free of @s is not yet done: batched, waiting for its grace period,
+ * or a typesafe_by_rcu slab deferred.
+ */
+static bool rcu_outstanding(struct slablab_cache *s)
+{
+	unsigned long flags, slabs = 0;
+
+	if (s && s->ops && s->ops->rcu_flush)
+		s->ops->rcu_flush(s);
+	if (s) {
+		spin_lock_irqsave(&s->slabs_lock, flags);
+		slabs = s->rcu_slabs;
+		spin_unlock_irqrestore(&s->slabs_lock, flags);
+	}
+	return slabs || rcu_batches_outstanding(s);
+}
+
 /**
  * slablab_rcu_drain - wait until every RCU free of a cache is done
  * @s: the cache, or NULL for slablab_kmalloc() memory of no cache
@@ -427,25 +452,24 @@ static unsigned long rcu_batches_outstanding(struct slablab_cache *s)
  * callback run, and the typesafe-by-rcu slabs it discarded given back: rcu_barrier()
  * until nothing is left, since a callback may queue the next batch (kmem_cache_destroy()
  * calls kvfree_rcu_barrier_on_cache() and rcu_barrier() for the same reasons). May
- * sleep. New RCU frees must not come meanwhile (destroy, unload).
+ * sleep. New RCU frees must not come meanwhile (destroy, unload, a change that needs
+ * an empty cache, under slablab_mutex: netlink caches are RCU freed by the hooks only).
  */
 void slablab_rcu_drain(struct slablab_cache *s)
 {
-	unsigned long flags, slabs;
-
-	for (;;) {
-		if (s && s->ops && s->ops->rcu_flush)
-			s->ops->rcu_flush(s);
-		slabs = 0;
-		if (s) {
-			spin_lock_irqsave(&s->slabs_lock, flags);
-			slabs = s->rcu_slabs;
-			spin_unlock_irqrestore(&s->slabs_lock, flags);
-		}
-		if (!slabs && !rcu_batches_outstanding(s))
-			return;
+	while (rcu_outstanding(s))
 		rcu_barrier();
-	}
+}
+
+/*
+ * Whether an RCU free of memory in @page may go to the design's rcu_free sheaf: only
+ * memory of this cpu's node does (7.3's kfree_rcu_sheaf() checks slab_nid()), so that
+ * the sheaf, a full sheaf of this node's barn after the grace period, holds none of
+ * another node's. Any other waits on the cpu's batch, not counted as a sheaf failure.
+ */
+static bool rcu_free_local(struct page *page)
+{
+	return !IS_ENABLED(CONFIG_NUMA) || page_to_nid(page) == numa_mem_id();
 }
 
 /**
@@ -455,16 +479,25 @@ void slablab_rcu_drain(struct slablab_cache *s)
  * @obj: the object
  *
  * Use slablab_cache_free_rcu(s, ptr, rhf), which finds @head from the member's name.
- * Any context (as kfree_rcu()); @obj counts as in use until it is freed, after a
- * grace period. The sheaves design batches it in a per-cpu rcu_free sheaf (7.x),
- * every other design on the cpu's batch (6.1's kfree_rcu() model).
+ * Any context, as kfree_rcu(): with interrupts off or a raw spinlock held too. The
+ * batches take raw spinlocks only; the sheaves design's rcu_free sheaf takes the cpu's
+ * sheaves lock and a barn's spinlock_t and may kmalloc(GFP_NOWAIT) a sheaf, which
+ * lockdep is told is fine under a raw spinlock (a wait-type override, as 7.3's
+ * kfree_rcu_sheaf_map); on PREEMPT_RT, where those sleep, the sheaf is skipped (as
+ * 7.3's kvfree_call_rcu() does). @obj counts as in use until it is freed, after a
+ * grace period. The sheaves design batches it in a per-cpu rcu_free sheaf (7.x) when
+ * it is of this cpu's node, every other design (and another node's object) on the
+ * cpu's batch (6.1's kfree_rcu() model).
  */
 void __slablab_cache_free_rcu(struct slablab_cache *s, struct rcu_head *head, void *obj)
 {
 	if (unlikely(!obj))
 		return;
+	/* a double RCU free would link @head twice: reported and leaked (debug only) */
+	if (unlikely(s->flags & SLABLAB_CACHE_F_DEBUG) && !slablab_debug_rcu_queue(s, obj, head))
+		return;
 	stat(s, SLABLAB_FREE_RCU);
-	if (s->ops->free_rcu && s->ops->free_rcu(s, obj))
+	if (s->ops->free_rcu && rcu_free_local(virt_to_page(obj)) && s->ops->free_rcu(s, obj))
 		return;
 	rcu_batch_add(&s->cpu->rcu, head, obj);
 }
@@ -1053,6 +1086,8 @@ static int check_empty(struct slablab_cache *s, const char *what,
 				       what);
 		return -EBUSY;
 	}
+	/* Objects freed by RCU count as in use until their grace period ends: wait for it. */
+	slablab_rcu_drain(s);
 	live = slablab_objects_in_use(s);
 	if (live) {
 		NL_SET_ERR_MSG_FMT_MOD(extack,
@@ -1709,10 +1744,11 @@ EXPORT_SYMBOL_GPL(slablab_kfree);
  * @head: a struct rcu_head inside @ptr
  * @ptr: memory from slablab_kmalloc()
  *
- * Use slablab_kfree_rcu(ptr, rhf). Any context. Memory of a size class waits with the
- * class's objects (its batches, or its rcu_free sheaves on sheaves) and is freed by
- * slablab_kfree(); memory of no class (a page or more) on the per-cpu batches of no
- * cache.
+ * Use slablab_kfree_rcu(ptr, rhf). Any context, as __slablab_cache_free_rcu() (raw
+ * spinlocks held too; PREEMPT_RT skips the rcu_free sheaf). Memory of a size class
+ * waits with the class's objects (its batches, or its rcu_free sheaves on sheaves) and
+ * is freed by slablab_kfree(); memory of no class (a page or more) on the per-cpu
+ * batches of no cache.
  */
 void __slablab_kfree_rcu(struct rcu_head *head, void *ptr)
 {
@@ -1730,10 +1766,14 @@ void __slablab_kfree_rcu(struct rcu_head *head, void *ptr)
 		rcu_batch_add(&slablab_kfree_rcu_batch, head, ptr);
 		return;
 	}
+	/* as __slablab_cache_free_rcu() (slob, a heap block, has no debug mode) */
+	if (unlikely(s->flags & SLABLAB_CACHE_F_DEBUG) &&
+	    !(page_private(page) & SLABLAB_PAGE_SLOB) && !slablab_debug_rcu_queue(s, ptr, head))
+		return;
 	stat(s, SLABLAB_FREE_RCU);
 	/* The rcu_free sheaf holds objects of its cache: a slob heap block is none. */
 	if (!(page_private(page) & SLABLAB_PAGE_SLOB) && s->ops->free_rcu &&
-	    s->ops->free_rcu(s, ptr))
+	    rcu_free_local(page) && s->ops->free_rcu(s, ptr))
 		return;
 	rcu_batch_add(&s->cpu->rcu, head, ptr);
 }
@@ -1787,6 +1827,30 @@ static int kmalloc_freeze(void)
 unsigned long slablab_kmalloc_direct_pages(void)
 {
 	return atomic_long_read(&slablab_kmalloc_pages_direct);
+}
+
+#define KMALLOC_RCU_ROUNDS	3	/* rcu_barrier()s kmalloc_rcu_settle() waits at most */
+
+/*
+ * The classes' RCU frees done before their objects are counted (slablab_set_kmalloc()):
+ * as slablab_rcu_drain(), but bounded, since other kernel code may go on RCU freeing
+ * class memory meanwhile. Two rounds see a pending batch that a callback armed after
+ * the first; what is still left then counts as in use. Not while frozen: the callbacks'
+ * slablab_kfree() would only defer the objects.
+ */
+static void kmalloc_rcu_settle(void)
+{
+	unsigned int i, round;
+	bool left;
+
+	for (round = 0; round < KMALLOC_RCU_ROUNDS; round++) {
+		left = false;
+		for (i = 0; i < ARRAY_SIZE(slablab_kmalloc_caches); i++)
+			left |= rcu_outstanding(slablab_kmalloc_caches[i]);
+		if (!left)
+			return;
+		rcu_barrier();
+	}
 }
 
 /* The classes' objects, or -EBUSY when a storm uses one (slablab_set_kmalloc()). */
@@ -1875,6 +1939,7 @@ int slablab_set_kmalloc(const u32 *design, const u32 *lists, struct netlink_ext_
 		return 0;
 	}
 	/* A storm's refusal needs no freeze; the count is judged again once frozen. */
+	kmalloc_rcu_settle();
 	kmalloc_free_deferred();
 	err = kmalloc_classes_live(&live, extack);
 	if (err)
@@ -2007,6 +2072,8 @@ void slablab_slab_exit_caches(void)
 			list_del(&s->list);
 			s->dead = true;
 			slablab_discard_all_slabs(s);
+			/* typesafe_by_rcu: those slabs' callbacks use @s, released below */
+			slablab_rcu_drain(s);
 		}
 		list_add(&s->list, &dead);
 	}

@@ -37,6 +37,15 @@ def selftest(name, case):
         f.write(case)
 
 
+def kmsg_mark():
+    return subprocess.run(["dmesg"], capture_output=True, text=True).stdout.count("\n")
+
+
+def kmsg_since(mark):
+    return "\n".join(subprocess.run(["dmesg"], capture_output=True,
+                                    text=True).stdout.splitlines()[mark:])
+
+
 def wait_for(what, cond):
     end = time.monotonic() + DEADLINE_S
     while not cond():
@@ -84,33 +93,49 @@ def test_typesafe_flag(hooked, cache):
     assert "typesafe_by_rcu" in hooked.cache_set(plain, typesafe_by_rcu=True)["flags"]
 
 
+def reuse_hook(name):
+    """Run rcu_reuse until its second object waited behind an armed batch; the runs."""
+    for tries in range(1, 21):
+        try:
+            selftest(name, "rcu_reuse")
+            return tries
+        except OSError as e:
+            assert e.errno == errno.EAGAIN, e     # the first's batch was done: again
+    pytest.fail("the first RCU free's batch was always done before the second")
+
+
 @pytest.mark.parametrize("design", DESIGNS)
 def test_rcu_freed_object_not_reused_before_grace_period(hooked, cache, design):
-    """The hook frees an object by RCU inside a read-side critical section and
-    allocates 64 more there: none may be the object (a plain free would hand it out
-    first on every design). After the grace period it is freed: objects back to 0,
-    counted as one RCU free and one more free. (sheaves: the object waits in the cpu's
+    """The hook frees an object by RCU, which arms its cpu's batch, then another inside
+    a read-side critical section, which waits behind it on the pending list and goes to
+    RCU as the next batch from the first's callback, and allocates 64 more there: none
+    may be the second (a plain free would hand it out first on every design). After
+    the grace periods both are freed: objects back to 0, counted as two RCU frees, in
+    two batches, and as two more frees. (sheaves: the objects wait in the cpu's
     rcu_free sheaf until it fills or a flush hands it to RCU, as in 7.3: the shrink.)"""
     name = cache(design)
     before = hooked.cache_get(name)["stats"]
-    selftest(name, "rcu_reuse")
+    tries = reuse_hook(name)
     hooked.cache_shrink(name)
     wait_for("the RCU free", lambda: rcu_idle(hooked, name) and
              hooked.cache_get(name)["gauges"]["objects"] == 0)
     st = hooked.cache_get(name)["stats"]
-    assert st["free_rcu"] - before["free_rcu"] == 1
+    assert st["free_rcu"] - before["free_rcu"] == 2 * tries
+    if design != "sheaves":
+        assert st["free_rcu_batch"] - before["free_rcu_batch"] == 2 * tries
     frees = sum(st[k] - before[k] for k in ("free_fastpath", "free_slowpath"))
     allocs = sum(st[k] - before[k] for k in ("alloc_fastpath", "alloc_slowpath"))
-    assert allocs == frees == 65
+    assert allocs == frees == 66 * tries
     consistent(hooked, name)
 
 
 def test_kfree_rcu_not_reused_before_grace_period(hooked):
     """The same through slablab_kmalloc() and slablab_kfree_rcu(), on the 64-byte class."""
     before = hooked.cache_get("kmalloc-64")["stats"]["free_rcu"]
-    selftest("kmalloc-64", "rcu_reuse")
+    tries = reuse_hook("kmalloc-64")
+    hooked.cache_shrink("kmalloc-64")
     wait_for("the RCU free", lambda: rcu_idle(hooked, "kmalloc-64"))
-    assert hooked.cache_get("kmalloc-64")["stats"]["free_rcu"] - before == 1
+    assert hooked.cache_get("kmalloc-64")["stats"]["free_rcu"] - before == 2 * tries
 
 
 @pytest.mark.parametrize("design", DESIGNS)
@@ -154,14 +179,21 @@ def test_typesafe_slabs_counted_while_deferred(hooked, cache, design):
     once and are counted in rcu_slabs/rcu_pages until their grace period, then leave
     those too; every deferral is counted."""
     name = cache(design, typesafe_by_rcu=True, min_partial=0)
-    h = hooked.obj_alloc(name, 2000)
-    slabs = hooked.cache_get(name)["gauges"]["slabs"]
-    hooked.obj_free(h)
-    hooked.cache_shrink(name)
-    g = hooked.cache_get(name)["gauges"]
-    assert g["slabs"] == 0 and g["pages"] == 0, g
-    wait_for("the slabs' grace period", lambda: rcu_idle(hooked, name))
-    assert hooked.cache_get(name)["stats"]["rcu_slab_deferred"] >= slabs
+    for _ in range(20):
+        h = hooked.obj_alloc(name, 2000)
+        slabs = hooked.cache_get(name)["gauges"]["slabs"]
+        before = hooked.cache_get(name)["stats"]["rcu_slab_deferred"]
+        hooked.obj_free(h)
+        hooked.cache_shrink(name)
+        g = hooked.cache_get(name)["gauges"]
+        assert g["slabs"] == 0 and g["pages"] == 0, g
+        wait_for("the slabs' grace period", lambda: rcu_idle(hooked, name))
+        assert hooked.cache_get(name)["stats"]["rcu_slab_deferred"] - before >= slabs
+        if g["rcu_slabs"]:
+            break                   # seen while deferred; else the grace period won
+    else:
+        pytest.fail("a grace period always ended before the gauges were read")
+    assert 0 < g["rcu_slabs"] <= slabs and g["rcu_pages"] >= g["rcu_slabs"], g
 
 
 @pytest.mark.parametrize("design", DESIGNS)
@@ -176,6 +208,55 @@ def test_destroy_waits_for_rcu_frees(hooked, design):
         selftest(name, "rcu_pending")
         hooked.cache_destroy(name)
         assert name not in {c["name"] for c in hooked.cache_list()}
+
+
+@pytest.mark.parametrize("design", DESIGNS)
+def test_change_right_after_rcu_frees(hooked, cache, design):
+    """A design change and a flags change right after 64 RCU frees (the hook returns
+    without waiting): the objects count as in use until their grace period, so the
+    change waits for them (slablab_rcu_drain() in check_empty()) instead of refusing
+    with "64 objects in use"."""
+    name = cache(design)
+    other = next(d for d in DESIGNS if d != design)
+    selftest(name, "rcu_pending")
+    hooked.cache_set(name, design=other)
+    assert hooked.cache_get(name)["design"] == other
+    selftest(name, "rcu_pending")
+    assert "typesafe_by_rcu" in hooked.cache_set(name, typesafe_by_rcu=True)["flags"]
+    assert hooked.cache_get(name)["gauges"]["objects"] == 0
+    consistent(hooked, name)
+
+
+def test_change_right_after_rcu_frees_in_a_sheaf(hooked, cache):
+    """sheaves: 64 RCU frees on one cpu with sheaves of 10 leave 4 in a partly filled
+    rcu_free sheaf, which nothing hands to RCU by itself (7.3's): the change flushes it
+    first (the design's rcu_flush), then waits for its grace period."""
+    name = cache("sheaves", sheaf_capacity=10, barn_max_full=16)
+    cpus = os.sched_getaffinity(0)
+    os.sched_setaffinity(0, {min(cpus)})
+    try:
+        selftest(name, "rcu_pending")
+    finally:
+        os.sched_setaffinity(0, cpus)
+    assert hooked.cache_get(name)["gauges"]["rcu_pending"] == 4
+    hooked.cache_set(name, design="slub")
+    c = hooked.cache_get(name)
+    assert c["design"] == "slub" and c["gauges"]["objects"] == 0, c["gauges"]
+    consistent(hooked, name)
+
+
+def test_kmalloc_switch_right_after_rcu_frees(hooked):
+    """The same for the kmalloc classes (slablab_set_kmalloc()), there and back."""
+    design = hooked.status()["kmalloc_design"]
+    other = "sheaves" if design != "sheaves" else "slub"     # then back, from sheaves'
+    selftest("kmalloc-64", "rcu_pending")
+    hooked.set_kmalloc(design=other)
+    try:
+        assert hooked.status()["kmalloc_design"] == other
+    finally:
+        selftest("kmalloc-64", "rcu_pending")
+        hooked.set_kmalloc(design=design)
+    assert hooked.status()["kmalloc_design"] == design
 
 
 def test_sheaves_rcu_free_sheaf(hooked, cache):
@@ -203,6 +284,54 @@ def test_sheaves_rcu_free_sheaf(hooked, cache):
     assert c["layers"]["barn"] == 60, c["layers"]
     assert st["barn_put"] == 6
     consistent(hooked, name)
+
+
+def test_capacity_change_hands_the_rcu_free_sheaf_to_rcu(hooked, cache):
+    """sheaves: a sheaf_capacity change hands each cpu's partly filled rcu_free sheaf to
+    RCU with its main and spare (replace_sheaves()), so that no sheaf of the old
+    capacity fills later: the selftest case sheaf_capacity looks at rcu_free too."""
+    name = cache("sheaves", sheaf_capacity=10, barn_max_full=16)
+    cpus = os.sched_getaffinity(0)
+    os.sched_setaffinity(0, {min(cpus)})
+    try:
+        selftest(name, "rcu_pending")
+        assert hooked.cache_get(name)["gauges"]["rcu_pending"] == 4
+        hooked.cache_set(name, sheaf_capacity=7)
+        assert hooked.cache_get(name)["gauges"]["rcu_pending"] == 0
+        selftest(name, "sheaf_capacity")
+        selftest(name, "rcu_pending")    # 64 into sheaves of 7: 9 handed on, 1 left
+        selftest(name, "sheaf_capacity")
+    finally:
+        os.sched_setaffinity(0, cpus)
+    assert hooked.cache_get(name)["gauges"]["rcu_pending"] == 1
+    hooked.cache_shrink(name)
+    wait_for("the RCU frees", lambda: rcu_idle(hooked, name))
+    assert hooked.cache_get(name)["gauges"]["objects"] == 0
+    consistent(hooked, name)
+
+
+@pytest.mark.parametrize("design", [d for d in DESIGNS if d != "slob"])  # no debug mode
+def test_double_rcu_free_reported(hooked, design):
+    """A debug cache's double RCU free (the hook: two objects, then the second again) is
+    reported and dropped, not linked twice (a cycle in the batch, whose callback would
+    spin for good): both objects are freed once after their grace period."""
+    name = f"rcu-double-{design}"
+    hooked.cache_create(name, 128, design=design, debug=True)
+    before = hooked.cache_get(name)["stats"]
+    mark = kmsg_mark()
+    selftest(name, "rcu_double_free")
+    log = kmsg_since(mark)
+    assert f"cache {name}: double RCU free" in log, log
+    hooked.cache_shrink(name)                    # sheaves: the rcu_free sheaf to RCU
+    wait_for("the RCU frees", lambda: rcu_idle(hooked, name) and
+             hooked.cache_get(name)["gauges"]["objects"] == 0)
+    st = hooked.cache_get(name)["stats"]
+    assert st["free_rcu"] - before["free_rcu"] == 2
+    frees = sum(st[k] - before[k] for k in ("free_fastpath", "free_slowpath"))
+    assert frees == 2
+    assert hooked.cache_validate(name)["errors"] == 1       # the report, nothing else
+    consistent(hooked, name)
+    hooked.cache_destroy(name)
 
 
 def test_unload_waits_for_rcu_frees(hooked):

@@ -718,9 +718,10 @@ enum slablab_attr {
  *	only below it; a sheaf put back after a lost race may exceed it. Lowering it flushes
  *	the surplus
  * @SLABLAB_CACHE_A_BARN_MAX_EMPTY: (u32, 0..1024) empty sheaves each node's barn keeps
- *	(sheaves; 7.3's MAX_EMPTY_SHEAVES, default 10): bounds them only when lowered, which
- *	frees the surplus; otherwise every empty sheaf goes into the barn, as in 7.3 (which
- *	checks it only for a kfree_rcu sheaf)
+ *	(sheaves; 7.3's MAX_EMPTY_SHEAVES, default 10): bounds them when lowered, which frees
+ *	the surplus, and where an emptied rcu_free sheaf comes back after its grace period
+ *	(freed at the bound); otherwise every empty sheaf goes into the barn, as in 7.3
+ *	(which checks it only for a kfree_rcu sheaf)
  * @SLABLAB_CACHE_A_LISTS: (u32, 1..3) slab lists: slab 1 or 3, slob 1, 2 or 3; other
  *	designs reject it
  * @SLABLAB_CACHE_A_LIMIT: (u32, 0..4096) objects a cpu's array cache holds (slab; SLAB's
