@@ -162,8 +162,9 @@ SMOKE_TESTS=(test_basics.py test_caches.py test_alloc.py test_hostile.py test_st
 	test_slabctl.py::test_storm_native_and_kmalloc test_slabctl.py::test_compare_kmalloc_targets
 	test_zz_reload.py)
 # On 7.x, whose SLUB has sheaves, also the sheaves design against the kernel's own
-# (capacities, sysfs) and the slabinfo oracle on the kernel's sysfs files as they are now.
-SMOKE_TESTS_7=(test_sheaves.py test_slabinfo_oracle.py)
+# (capacities, sysfs, the local_trylock paths), the RCU frees (the rcu_free sheaf under
+# 7.x's sheaves lock) and the slabinfo oracle on the kernel's sysfs files as they are now.
+SMOKE_TESTS_7=(test_sheaves.py test_rcu.py test_slabinfo_oracle.py)
 # 6.12 lies between 6.1 (the whole suite) and 7.3 (the smoke set): what its headers and
 # interfaces give the module is 6.1's or 7.3's, so it keeps the W=1 build and the
 # interfaces themselves — netlink, the native side, the tracepoints, unload and reload.
@@ -255,6 +256,10 @@ run_vm_on() {
 		extra=(VM_SPLAT_IGNORE="${VM_SPLAT_IGNORE:+$VM_SPLAT_IGNORE|}kmemleak: [0-9]+ new suspected memory leaks")
 		[ "$FULL" = 1 ] || extra+=(SLABLAB_DESIGN_VARIANTS="${TEST_DEBUG_VARIANTS:-base}")
 		own=${VM_TIMEOUT:-3000}
+	elif [ "$FULL" != 1 ]; then
+		# the concurrency files on the base designs (and sheaves over slub's cpu slabs):
+		# a lists variant takes the same locks and per-cpu paths as its base (~85 s)
+		extra=(SLABLAB_CONCURRENCY_VARIANTS="${TEST_CONCURRENCY_VARIANTS:-base}")
 	fi
 	run_vm_stage "vm pytest $k" "$k" "$own" "$RESULTS/vm-$k.xml" -- \
 		env ${extra[@]+"${extra[@]}"} "$REPO/scripts/vm.sh" \

@@ -87,8 +87,13 @@ if os.environ.get("SLABLAB_DESIGN_VARIANTS", "all") != "base":
 # with it the sheaves have a lock of their own, as 7.x's).
 SHEAVES_CPU_SLABS = [Design("sheaves", sheaves_cpu_slabs=1)] if "sheaves" in DESIGNS else []
 
-# The concurrency tests run on every variant above and sheaves over slub's cpu slabs.
+# The concurrency tests run on every variant above and sheaves over slub's cpu slabs;
+# SLABLAB_CONCURRENCY_VARIANTS=base: on the designs and sheaves over slub's cpu slabs
+# only (make test's stock stage: a lists variant picks another list under the same locks
+# and per-cpu paths as its base; ~85 s of cases; make test-full runs them).
 CONCURRENCY_VARIANTS = DESIGN_VARIANTS + variants(*SHEAVES_CPU_SLABS)
+if os.environ.get("SLABLAB_CONCURRENCY_VARIANTS", "all") == "base":
+    CONCURRENCY_VARIANTS = variants(*[Design(d) for d in DESIGNS]) + variants(*SHEAVES_CPU_SLABS)
 
 # The per-cpu front ends: each design once, and sheaves over slub's cpu slabs. Tests
 # about what per-cpu layers hold parametrize over FRONT_END_VARIANTS; test_stress.py
