@@ -48,13 +48,15 @@ HUNG_TASK_TIMEOUT = 20      # /proc/sys/kernel/hung_task_timeout_secs in the gue
 EXIT_MARK = "torture-exit "
 DEBUGFS = "/sys/kernel/debug/slablab"
 
-PATTERNS = ("pair", "batch", "remote", "churn", "bulk", "prefill")
+PATTERNS = ("pair", "batch", "remote", "churn", "bulk", "prefill", "rcu")
 TARGETS = ("slablab", "native", "kmalloc", "native-kmalloc")
 # Every pattern against every target, pattern by pattern (bulk needs a cache target,
-# prefill a slablab cache: the kernel's SLUB on 6.1 has no sheaves).
+# prefill a slablab cache: the kernel's SLUB on 6.1 has no sheaves; rcu a slablab
+# target: its RCU frees are slablab's API).
 COMBOS = tuple((t, p) for p in PATTERNS for t in TARGETS
                if not (p == "bulk" and t in ("kmalloc", "native-kmalloc"))
-               and not (p == "prefill" and t != "slablab"))
+               and not (p == "prefill" and t != "slablab")
+               and not (p == "rcu" and t in ("native", "native-kmalloc")))
 
 # The torture's own caches: (name, size, creation tunables). Recreated with these after
 # a CACHE_DEL or a reload.
@@ -68,8 +70,10 @@ CACHES: Tuple[Tuple[str, int, Dict[str, Any]], ...] = (
                                 "sheaf_capacity": 16, "barn_max_full": 2}),
     ("tt-100-slob", 100, {"design": "slob", "lists": 2}),
     ("tt-5000-slob", 5000, {"design": "slob"}),      # a page or more: the page allocator
+    ("tt-128-typesafe", 128, {"typesafe_by_rcu": True}),  # slabs freed after a grace period
 )
 KMALLOC_SIZES = (1, 8, 100, 192, 1000, 5000, 16384)
+RCU_MIN_SIZE = 16           # an rcu storm's objects hold a struct rcu_head
 KMALLOC_MAX_CLASS = 8192    # slablab_kmalloc(): larger sizes go to the page allocator
 SLOB_KMALLOC_MAX = 4096 - 8 - 1   # on slob: below PAGE_SIZE - the size header, from the heap
 WEIGHTED_SIZES = {64: 3, 192: 1, 1000: 1, 5000: 1}
@@ -77,7 +81,7 @@ FLAG_SETS = ("none", "hardened,random", "debug", "debug,hardened,random",
              "hwcache_align,random", "random")
 # Each pattern's ops per thread (remote: per producer), multiplied by a drawn scale.
 BASE_OPS = {"pair": 20000, "batch": 8192, "bulk": 8192, "remote": 6000, "churn": 6000,
-            "prefill": 8192}
+            "prefill": 8192, "rcu": 8192}
 HELD_BYTES_MAX = 64 << 20   # scripted objects held at most (beside the storms)
 
 # Control actions and their weights. "set:*" are CACHE_SET requests; "fail_every" and
@@ -190,11 +194,14 @@ def storm_decision(i, r, ncpus):
         d["ring"] = r.choice((16, 64, 256))
     elif pattern == "churn":
         d["working_set"] = r.choice((64, 256, 1024))
+    elif pattern == "rcu" and r.random() < 0.3:
+        d["rate"] = r.choice((2000, 20000))    # objects per second per thread
     if target in ("kmalloc", "native-kmalloc"):
         if r.random() < 0.3:
             d["sizes"] = dict(WEIGHTED_SIZES)
         else:
-            d["size"] = r.choice(KMALLOC_SIZES)
+            d["size"] = r.choice([z for z in KMALLOC_SIZES
+                                  if pattern != "rcu" or z >= RCU_MIN_SIZE])
     d["seed"] = r.randrange(1, 1 << 31)
     # stopped by the storm thread after this long (a slow kernel still goes round)
     d["max_s"] = r.choice((3, 6, 10, 20))
@@ -558,7 +565,9 @@ class Torture:
             if "order" in kw or "flags" in kw:
                 allowed += [(errno.ERANGE, "cannot hold one")]
             if "design" in kw or "flags" in kw:
-                allowed += [(errno.EOPNOTSUPP, "the slob design has no debug mode")]
+                allowed += [(errno.EOPNOTSUPP, "the slob design has no debug mode"),
+                            (errno.EINVAL, "typesafe_by_rcu caches have no debug mode"),
+                            (errno.EOPNOTSUPP, "slob: typesafe_by_rcu objects up to")]
             if "lists" in kw:
                 allowed += [(errno.EINVAL, "lists is a tunable of the slab and slob"),
                             (errno.EINVAL, "lists: slab takes 1 or 3")]
@@ -793,7 +802,7 @@ class Torture:
 
     def storm_kw(self, d, st):
         kw = {k: d[k] for k in ("threads", "ops", "duration_ms", "batch", "working_set",
-                                "ring", "size", "sizes", "seed") if k in d}
+                                "ring", "size", "sizes", "seed", "rate") if k in d}
         if d["explicit_cpus"]:
             kw["cpus"] = f"0-{self.ncpus - 1}"
         if d["target"] in ("slablab", "native"):

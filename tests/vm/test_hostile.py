@@ -487,7 +487,8 @@ def build_cases():
     for a in ("OBJ_STRIDE", "OBJS_PER_SLAB", "ORDER_DEFAULT", "OWNER", "OBJECTS",
               "TOTAL_OBJECTS", "SLABS", "PARTIAL_SLABS", "CPU_SLABS", "CPU_PARTIAL_SLABS",
               "PAGES", "LIVE_BYTES", "STATS", "PERCPU", "SLABS_FREED", "META_BYTES", "PAD",
-              "LAYERS", "OCCUPANCY", "FREE_SLABS", "SLOB_SCAN_MAX"):
+              "LAYERS", "OCCUPANCY", "FREE_SLABS", "SLOB_SCAN_MAX", "RCU_PENDING", "RCU_WAITING",
+              "RCU_SLABS", "RCU_PAGES"):
         if a in ("STATS", "PERCPU", "LAYERS", "OCCUPANCY"):
             val = nest(C_[a], u64(1, 0), mark=True)
         elif a in ("OBJ_STRIDE", "OBJS_PER_SLAB", "ORDER_DEFAULT", "OWNER"):
@@ -792,6 +793,8 @@ def storm_cases():
              err=errno.ERANGE, msg=RANGE, bad=True),
         Case("STORM-thin-u64", n,
              [spec(tgt, pat, size, u64(ST_["THIN"], 2, mark=True))], msg=BADLEN, bad=True),
+        Case("STORM-rate-u64", n,
+             [spec(tgt, pat, size, u64(ST_["RATE"], 1000, mark=True))], msg=BADLEN, bad=True),
         Case("STORM-max-live-over-half-ram", n,
              [spec(tgt, pat, size, u64(ST_["MAX_LIVE_BYTES"], 1 << 60, mark=True))],
              err=errno.ERANGE, msg="MAX_LIVE_BYTES is at most half of RAM", bad=True),
@@ -815,14 +818,15 @@ def storm_cases():
               "PEAK_PAGES", "PEAK_LIVE_BYTES", "META_BYTES", "CYCLES_PER_SEC", "FEATURES",
               "CACHE_FLAGS", "THREAD_LIST", "STATS", "NATIVE_NAME", "PAD",
               "STEADY_LIVE_BYTES", "STEADY_PAGES", "STEADY_SAMPLES", "SHRUNK_LIVE_BYTES",
-              "SHRUNK_PAGES"):
+              "SHRUNK_PAGES", "RCU_WAITING_PEAK", "RCU_WAITING_MEAN", "RCU_WAITING_END",
+              "RCU_PAGES_PEAK", "RCU_SAMPLES"):
         if a not in ST_:
             continue
         if a in ("THREAD_LIST", "STATS"):
             val = nest(ST_[a], u64(1, 0), mark=True)
         elif a == "NATIVE_NAME":
             val = s(ST_[a], "x", mark=True)
-        elif a in ("STATE", "FEATURES", "CACHE_FLAGS"):
+        elif a in ("STATE", "FEATURES", "CACHE_FLAGS", "RCU_SAMPLES"):
             val = u32(ST_[a], 1, mark=True)
         else:
             val = u64(ST_[a], 1, mark=True)
