@@ -42,9 +42,15 @@ def test_same_seed_same_decisions():
         "set:lists", "set_kmalloc"}
     assert {d["target"] for d in storms} == {"slablab", "native", "kmalloc", "native-kmalloc"}
     assert {d["pattern"] for d in storms} == {"pair", "batch", "remote", "churn", "bulk",
-                                              "prefill"}
+                                              "prefill", "rcu"}
     # prefill only on slablab caches (6.1's SLUB has no sheaves)
     assert all(d["target"] == "slablab" for d in storms if d["pattern"] == "prefill")
+    # rcu on slablab's targets only (RCU frees are slablab's API), with objects that hold
+    # an rcu_head, a rate only there
+    rcu = [d for d in storms if d["pattern"] == "rcu"]
+    assert rcu and all(d["target"] in ("slablab", "kmalloc") for d in rcu)
+    assert all(d.get("size", 16) >= 16 for d in rcu)
+    assert all("rate" not in d for d in storms if d["pattern"] != "rcu")
     # cpu 0 never goes offline; remote storms have an even number of threads
     assert all(1 <= d["cpu"] <= 3 for d in control if d["kind"] in ("cpu", "cpu+stop", "rmmod"))
     assert all(d["threads"] % 2 == 0 for d in storms if d["pattern"] == "remote")

@@ -91,9 +91,11 @@ SHEAVES_CPU_SLABS = [Design("sheaves", sheaves_cpu_slabs=1)] if "sheaves" in DES
 # SLABLAB_CONCURRENCY_VARIANTS=base: on the designs and sheaves over slub's cpu slabs
 # only (make test's stock stage: a lists variant picks another list under the same locks
 # and per-cpu paths as its base; ~85 s of cases; make test-full runs them).
-CONCURRENCY_VARIANTS = DESIGN_VARIANTS + variants(*SHEAVES_CPU_SLABS)
+# CONCURRENCY_DESIGN_VARIANTS: what the `design` fixture gives the concurrency files.
+CONCURRENCY_DESIGN_VARIANTS = DESIGN_VARIANTS
 if os.environ.get("SLABLAB_CONCURRENCY_VARIANTS", "all") == "base":
-    CONCURRENCY_VARIANTS = variants(*[Design(d) for d in DESIGNS]) + variants(*SHEAVES_CPU_SLABS)
+    CONCURRENCY_DESIGN_VARIANTS = variants(*[Design(d) for d in DESIGNS])
+CONCURRENCY_VARIANTS = CONCURRENCY_DESIGN_VARIANTS + variants(*SHEAVES_CPU_SLABS)
 
 # The per-cpu front ends: each design once, and sheaves over slub's cpu slabs. Tests
 # about what per-cpu layers hold parametrize over FRONT_END_VARIANTS; test_stress.py

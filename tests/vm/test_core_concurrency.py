@@ -14,12 +14,19 @@ import time
 
 import pytest
 
-from conftest import CONCURRENCY_VARIANTS, DEBUGFS, consistent, dbg, dbg_write
+from conftest import CONCURRENCY_DESIGN_VARIANTS, CONCURRENCY_VARIANTS, DEBUGFS, consistent, dbg, dbg_write
 from test_storms import alloc_free, threads_for
 
 NCPUS = os.cpu_count() or 1
 STORM_MS = 3000
 WRAPPED = 1 << 48           # no count of a few seconds gets near; a wrapped one is ~2^64
+
+
+@pytest.fixture(params=CONCURRENCY_DESIGN_VARIANTS)
+def design(request):
+    """conftest's design fixture, over the concurrency files' variants (make test's stock
+    stage: the base designs, SLABLAB_CONCURRENCY_VARIANTS=base)."""
+    return request.param
 
 
 pytestmark = pytest.mark.usefixtures("no_storm_left")   # conftest.py

@@ -20,11 +20,18 @@ import pytest
 
 import slablab
 
-from conftest import CONCURRENCY_VARIANTS, consistent
+from conftest import CONCURRENCY_DESIGN_VARIANTS, CONCURRENCY_VARIANTS, consistent
 
 HUNG_TASK = "/proc/sys/kernel/hung_task_timeout_secs"
 OP_DEADLINE = 40        # s: far beyond any storm command or hotplug step, even under TCG
 RUN_SECONDS = 25        # how long storms and hotplug run together
+
+
+@pytest.fixture(params=CONCURRENCY_DESIGN_VARIANTS)
+def design(request):
+    """conftest's design fixture, over the concurrency files' variants (make test's stock
+    stage: the base designs, SLABLAB_CONCURRENCY_VARIANTS=base)."""
+    return request.param
 
 
 def hotplug_cpus():
