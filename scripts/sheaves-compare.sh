@@ -55,7 +55,7 @@ if [ ! -f "$TRACE" ]; then
 fi
 
 "$PY" - "$OUT" "$TRACE" "$REPEAT" <<'PYEOF'
-import json, math, sys
+import json, sys
 import slablab
 from scipy import stats
 
@@ -102,12 +102,12 @@ json.dump(runs, open(f"{out}/replay.json", "w"), indent=1)
 
 
 def interval(xs):
-    n = len(xs)
-    m = sum(xs) / n
-    if n < 2:
+    """The mean and the half width of its 95% Student-t interval (scipy's)."""
+    m = sum(xs) / len(xs)
+    if len(xs) < 2:
         return m, float("nan")
-    sd = math.sqrt(sum((x - m) ** 2 for x in xs) / (n - 1))
-    return m, stats.t.ppf(0.975, n - 1) * sd / math.sqrt(n)
+    lo, _ = stats.t.interval(0.95, len(xs) - 1, loc=m, scale=stats.sem(xs))
+    return m, m - lo
 
 
 print(f"\n## Replay of {trace} ({repeat} rounds; mean ± 95% Student-t half-width)\n")

@@ -30,8 +30,7 @@ BUDGET = os.path.join(REPO, "tests", "perf", "icount-budget.json")
 # kernel) and icount-budget-K.json (7.3: the sheaves design against 7.x's own sheaves),
 # each for the kernel_release of its context. compare picks the one of the measured
 # kernel (--budget overrides it).
-KERNEL_BUDGETS = {os.path.basename(p)[len("icount-budget-"):-len(".json")]: p
-                  for p in sorted(glob.glob(os.path.join(REPO, "tests", "perf", "icount-budget-*.json")))}
+KERNEL_BUDGETS = sorted(glob.glob(os.path.join(REPO, "tests", "perf", "icount-budget-*.json")))
 SCHEMA = "slablab-icount-budget/1"
 THRESHOLD_PCT = 3.0
 
@@ -148,7 +147,7 @@ def load_budget(path):
 
 def budget_for(kernel_release):
     """The budget file whose context names kernel_release, else the default (6.1's)."""
-    for path in KERNEL_BUDGETS.values():
+    for path in KERNEL_BUDGETS:
         with open(path) as f:
             if json.load(f).get("context", {}).get("kernel_release") == kernel_release:
                 return path

@@ -5,6 +5,7 @@ period, a typesafe_by_rcu cache's memory goes back to the page allocator only af
 one, destroy and unload wait for what is pending, and the counters say so. The
 in-kernel halves are the debugfs hooks caches/<name>/selftest (rcu_reuse, rcu_pending,
 rcu_typesafe: module/debugfs.c), so the file reloads the module with selftests=1."""
+import contextlib
 import errno
 import os
 import subprocess
@@ -35,6 +36,18 @@ def hooked():
 def selftest(name, case):
     with open(f"{DEBUGFS}/caches/{name}/selftest", "w") as f:
         f.write(case)
+
+
+@contextlib.contextmanager
+def on_one_cpu():
+    """This thread on its lowest allowed cpu, so that its RCU frees fill one cpu's
+    rcu_free sheaf; the old affinity after."""
+    cpus = os.sched_getaffinity(0)
+    os.sched_setaffinity(0, {min(cpus)})
+    try:
+        yield
+    finally:
+        os.sched_setaffinity(0, cpus)
 
 
 def kmsg_mark():
@@ -232,12 +245,8 @@ def test_change_right_after_rcu_frees_in_a_sheaf(hooked, cache):
     rcu_free sheaf, which nothing hands to RCU by itself (7.3's): the change flushes it
     first (the design's rcu_flush), then waits for its grace period."""
     name = cache("sheaves", sheaf_capacity=10, barn_max_full=16)
-    cpus = os.sched_getaffinity(0)
-    os.sched_setaffinity(0, {min(cpus)})
-    try:
+    with on_one_cpu():
         selftest(name, "rcu_pending")
-    finally:
-        os.sched_setaffinity(0, cpus)
     assert hooked.cache_get(name)["gauges"]["rcu_pending"] == 4
     hooked.cache_set(name, design="slub")
     c = hooked.cache_get(name)
@@ -268,12 +277,8 @@ def test_sheaves_rcu_free_sheaf(hooked, cache):
     RCU."""
     name = cache("sheaves", sheaf_capacity=10, barn_max_full=16)
     before = hooked.cache_get(name)["stats"]
-    cpus = os.sched_getaffinity(0)
-    os.sched_setaffinity(0, {min(cpus)})
-    try:
+    with on_one_cpu():
         selftest(name, "rcu_pending")
-    finally:
-        os.sched_setaffinity(0, cpus)
     wait_for("the sheaves' grace period",
              lambda: hooked.cache_get(name, percpu=False)["gauges"]["rcu_waiting"] == 0)
     c = hooked.cache_get(name)
@@ -291,9 +296,7 @@ def test_capacity_change_hands_the_rcu_free_sheaf_to_rcu(hooked, cache):
     RCU with its main and spare (replace_sheaves()), so that no sheaf of the old
     capacity fills later: the selftest case sheaf_capacity looks at rcu_free too."""
     name = cache("sheaves", sheaf_capacity=10, barn_max_full=16)
-    cpus = os.sched_getaffinity(0)
-    os.sched_setaffinity(0, {min(cpus)})
-    try:
+    with on_one_cpu():
         selftest(name, "rcu_pending")
         assert hooked.cache_get(name)["gauges"]["rcu_pending"] == 4
         hooked.cache_set(name, sheaf_capacity=7)
@@ -301,8 +304,6 @@ def test_capacity_change_hands_the_rcu_free_sheaf_to_rcu(hooked, cache):
         selftest(name, "sheaf_capacity")
         selftest(name, "rcu_pending")    # 64 into sheaves of 7: 9 handed on, 1 left
         selftest(name, "sheaf_capacity")
-    finally:
-        os.sched_setaffinity(0, cpus)
     assert hooked.cache_get(name)["gauges"]["rcu_pending"] == 1
     hooked.cache_shrink(name)
     wait_for("the RCU frees", lambda: rcu_idle(hooked, name))
