@@ -15,7 +15,10 @@
 #   6.1.0-57-amd64  an exact Debian ABI name: from bookworm, bookworm-backports (a name with
 #                   -bpo or +deb12), trixie-backports (+deb13) or sid (any other 7.x)
 #   debug           slablab's KASAN/lockdep/kmemleak kernel, built from Debian's
-#                   linux-source-6.1 by scripts/debug-kernel.sh (docs/profiles.md)
+#                   linux-source-6.1 by scripts/build-kernel.sh (docs/profiles.md)
+#   6.1-slub-stats, 6.1-slab, 6.1-slob, 7.3-slub-stats
+#                   the fidelity kernels: Debian's source with SLUB_STATS, SLAB or SLOB,
+#                   built by scripts/build-kernel.sh (docs/fidelity.md)
 #
 # Output: the cache directory on stdout; it holds
 #   root/      every package unpacked with dpkg -x
@@ -29,8 +32,10 @@ set -euo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)
 KERNEL=${1:-${KERNEL:-6.1}}
-# The debug kernel is built here from Debian's source, not downloaded.
-[ "$KERNEL" != debug ] || exec "$HERE/debug-kernel.sh"
+# The debug and fidelity kernels are built here from Debian's source, not downloaded.
+case "$KERNEL" in
+debug | 6.1-slub-stats | 6.1-slab | 6.1-slob | 7.3-slub-stats) exec "$HERE/build-kernel.sh" "$KERNEL" ;;
+esac
 CACHE=${SLABLAB_CACHE:-$HOME/.cache/slablab}
 log() { echo "kernel: $*" >&2; }
 die() { echo "kernel: error: $*" >&2; exit 1; }
@@ -55,7 +60,7 @@ case "$KERNEL" in
 	*+deb13*) suite=trixie-backports ;;
 	[7-9].* | [1-9][0-9].*) suite=sid ;;
 	esac ;;
-*) die "unknown KERNEL '$KERNEL' (use 6.1, 6.12, 6.12-rt, 7.3, 7.3-rt, 7.2, debug or an ABI name like 6.1.0-57-amd64)" ;;
+*) die "unknown KERNEL '$KERNEL' (use 6.1, 6.12, 6.12-rt, 7.3, 7.3-rt, 7.2, debug, 6.1-slub-stats, 6.1-slab, 6.1-slob, 7.3-slub-stats or an ABI name like 6.1.0-57-amd64)" ;;
 esac
 case "$suite" in
 trixie-backports) buildroot=trixie ;;

@@ -18,7 +18,7 @@
 #
 # Where series 6's source comes from, the first that has it:
 #   1. $SLABINFO_SRC;
-#   2. the kernel tree scripts/debug-kernel.sh unpacked ($SLABLAB_CACHE/src/linux-source-*);
+#   2. the 6.x kernel tree scripts/build-kernel.sh unpacked ($SLABLAB_CACHE/src/linux-source-6.*);
 #   3. scripts/checkpatch.sh's copy ($SLABLAB_CACHE/checkpatch/tools/{vm,mm}/slabinfo.c),
 #      which `scripts/checkpatch.sh --fetch` makes: from /usr/src/linux-source-6.1.tar.*
 #      (apt-get install linux-source-6.1) if it is there, else from one apt-get download
@@ -95,8 +95,9 @@ find_source() {
 		cached7 && return 0
 		return 1
 	fi
-	# debug-kernel.sh's tree (marked whole once unpacked), the newest first
-	for d in $(find "$CACHE/src" -mindepth 1 -maxdepth 1 -type d -name 'linux-source-*' \
+	# build-kernel.sh's 6.x tree (marked whole once unpacked), the newest first (not 7.x's:
+	# its tools/mm/slabinfo.c is series 7's)
+	for d in $(find "$CACHE/src" -mindepth 1 -maxdepth 1 -type d -name 'linux-source-6.*' \
 		! -name '*.tmp' 2>/dev/null | sort -rV); do
 		[ -f "$d/.slablab-unpacked" ] && in_tree "$d" && return 0
 	done

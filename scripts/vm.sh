@@ -141,7 +141,7 @@ fi
 KREL=$(sed -n 's/^KREL=//p' "$kernel_dir/env")
 VMLINUZ=$(sed -n 's/^VMLINUZ=//p' "$kernel_dir/env")
 [ -f "$VMLINUZ" ] || die "kernel image '$VMLINUZ' missing"
-# Optional, from kernels built here (scripts/debug-kernel.sh): the uncompressed ELF
+# Optional, from kernels built here (scripts/build-kernel.sh): the uncompressed ELF
 # image, and kernel arguments this kernel needs under the runner.
 VMLINUX=$(sed -n 's/^VMLINUX=//p' "$kernel_dir/env")
 KERNEL_PVH=$(sed -n 's/^PVH=//p' "$kernel_dir/env") # 0: this kernel cannot boot by PVH

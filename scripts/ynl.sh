@@ -14,7 +14,7 @@
 #
 # Only those two directories are taken from the source tarball (a few hundred KB), into
 # ${SLABLAB_CACHE:-~/.cache/slablab}/src/ynl-VERSION/ (not linux-source-*: that name is
-# scripts/debug-kernel.sh's, which removes other versions). The cli needs python3-yaml,
+# scripts/build-kernel.sh's, which removes other versions). The cli needs python3-yaml,
 # validation python3-jsonschema (scripts/deps.sh installs both). Progress goes to stderr.
 set -euo pipefail
 

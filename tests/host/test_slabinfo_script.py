@@ -80,7 +80,7 @@ def test_slabinfo_src(tmp_path):
 def test_errors(tmp_path):
     r = run(tmp_path, "8")
     assert r.returncode == 1 and "unknown series '8'" in r.stderr, r.stderr
-    # series 7 takes neither 6.1's copy nor debug-kernel.sh's tree
+    # series 7 takes neither 6.1's copy nor build-kernel.sh's tree
     source(tmp_path / "cache" / "checkpatch" / "tools" / "vm" / "slabinfo.c", "6.1")
     tree = tmp_path / "cache" / "src" / "linux-source-6.1.192-3"
     source(tree / "tools" / "vm" / "slabinfo.c", "6.1 tree")

@@ -1572,7 +1572,7 @@ def test_metadata_allocation_failure_is_enomem(client):
         flagged = False
     with open("/proc/cmdline") as f:
         asked = "slablab_slab" in f.read()
-    # The debug stage boots with the line (scripts/debug-kernel.sh's CMDLINE): there the
+    # The debug stage boots with the line (scripts/build-kernel.sh's CMDLINE): there the
     # flag must be set; elsewhere a kernel booted without it cannot run the case.
     if asked or os.environ.get("SLABLAB_TEST_KERNEL") == "debug":
         assert flagged, "booted with slub_debug=A,slablab_slab (or the debug stage) but " \
