@@ -21,6 +21,12 @@
 #   make experiments  the seed experiments in the VM: each seed's table with its published
 #                   figures beside ours and a verdict (~15 min under TCG; EXPERIMENTS="seed-002",
 #                   EXPERIMENTS_FULL=1 for the seeds' sizes; docs/experiments.md). Not in make test.
+#   make fidelity   each design against the kernel allocator it models, on the same work:
+#                   slub on 6.1 (and 6.1 with SLUB_STATS), sheaves on 7.3 (and with
+#                   SLUB_STATS), slab on a CONFIG_SLAB 6.1, slob on a CONFIG_SLOB 6.1 (built
+#                   once from Debian's source); geometry, behaviour and cost tables with
+#                   verdicts (FIDELITY_KERNELS, FIDELITY_REPEAT; docs/fidelity.md). Not in
+#                   make test.
 #   make icount-gate  the deterministic performance gate: one VM_ICOUNT=1 VM (~30 s) measures
 #                   each design's pair and batch and kmalloc's 64-byte pair, and fails when one
 #                   grew more than 3% over tests/perf/icount-budget.json (scripts/icount-gate.sh;
@@ -34,7 +40,8 @@
 #   make generate   regenerate what restates uapi/slablab.yaml (scripts/gen-protocol.py;
 #                   module and tool do it first when the spec or the generator changed)
 #
-# KERNEL=6.1 (default) | 6.12 | 6.12-rt | 7.3 | 7.3-rt | 7.2 | debug | <Debian ABI>   picks the test kernel
+# KERNEL=6.1 (default) | 6.12 | 6.12-rt | 7.3 | 7.3-rt | 7.2 | debug | 6.1-slub-stats | 6.1-slab
+#        | 6.1-slob | 7.3-slub-stats | <Debian ABI>   picks the test kernel
 # KDIR=/lib/modules/$(uname -r)/build                     builds against any kernel tree
 # BUILD_TYPE=Release (default) | RelWithDebInfo | Debug    slabctl's CMake build type;
 #   DEBUG=1 is short for BUILD_TYPE=RelWithDebInfo (debug info for gdb/perf)
@@ -85,7 +92,7 @@ KDIR_EFF   = $(KDIR)
 endif
 
 .PHONY: all deps generate kernel module tool tool-tests python lint test test-quick test-full test-host test-vm demo vm check clean sheaves-compare \
-	distclean bench sweep soak torture ynl-demo experiments record-hackbench \
+	distclean bench sweep soak torture ynl-demo experiments fidelity record-hackbench \
 	replay-hackbench replay-bootlike record-bootlike icount-gate
 
 GRID ?= small
@@ -203,6 +210,12 @@ experiments: all
 		$(if $(EXPERIMENTS_REPEAT),EXPERIMENTS_REPEAT='$(EXPERIMENTS_REPEAT)') \
 		VM_ENV='EXPERIMENTS EXPERIMENTS_FULL EXPERIMENTS_REPEAT' \
 		$(REPO)/scripts/vm.sh --module $(REPO)/module/slablab.ko -- $(REPO)/scripts/experiments.sh
+# Every design against the kernel allocator it models (docs/fidelity.md): boots each
+# kernel of FIDELITY_KERNELS (the SLUB_STATS, SLAB and SLOB ones built once from Debian's
+# source) and prints the geometry, behaviour and cost tables. Not in make test.
+fidelity: all
+	@$(REPO)/scripts/stage.sh fidelity $(REPO)/scripts/fidelity.sh
+
 # A short hackbench run recorded in the VM into build/hackbench.trace (docs/replay.md);
 # HACKBENCH_ARGS sizes it.
 record-hackbench: all

@@ -26,6 +26,7 @@
 #   boot/      vmlinuz-KREL (the bzImage)
 #   key        hash of everything the build depends on
 #   build.log  the last build's output
+#   build.time what the first build took ("N s on C cpus, first build DATE")
 #   env        KREL VMLINUZ VMLINUX PVH KDIR MODDIR CMDLINE (BUILDROOT for 7.x), written
 #              last: a directory without env is an unfinished build
 #
@@ -213,7 +214,9 @@ done
 B=$DIR/build
 rm -f "$DIR/env" "$DIR/key"
 mkdir -p "$B"
+kind=first
 if [ -f "$B/.config" ]; then
+	kind=incremental
 	log "rebuilding in $B (key $key; incremental)"
 else
 	log "building Debian $PKG $ver as $PROFILE in $B (4-15 min on 2 cores)"
@@ -275,6 +278,9 @@ kmake INSTALL_MOD_PATH="$DIR/root" modules_install >>"$DIR/build.log" 2>&1 ||
 mkdir -p "$DIR/boot"
 cp "$B/arch/x86/boot/bzImage" "$DIR/boot/vmlinuz-$krel"
 echo "$key" >"$DIR/key"
+# What the build cost (make fidelity prints it): a first build's figure is kept.
+[ "$kind" = incremental ] && [ -f "$DIR/build.time" ] ||
+	echo "$(($(date +%s) - t0)) s on $(nproc) cpus, $kind build $(date -u +%F)" >"$DIR/build.time"
 write_env
 log "kernel $krel ready after $(($(date +%s) - t0)) s"
 echo "$DIR"

@@ -163,8 +163,9 @@ SMOKE_TESTS=(test_basics.py test_caches.py test_alloc.py test_hostile.py test_st
 	test_zz_reload.py)
 # On 7.x, whose SLUB has sheaves, also the sheaves design against the kernel's own
 # (capacities, sysfs, the local_trylock paths), the RCU frees (the rcu_free sheaf under
-# 7.x's sheaves lock) and the slabinfo oracle on the kernel's sysfs files as they are now.
-SMOKE_TESTS_7=(test_sheaves.py test_rcu.py test_slabinfo_oracle.py)
+# 7.x's sheaves lock), the slabinfo oracle on the kernel's sysfs files as they are now,
+# and the sheaves design's geometry and a replay's pages against the kernel's (fidelity).
+SMOKE_TESTS_7=(test_sheaves.py test_rcu.py test_slabinfo_oracle.py test_fidelity.py)
 # 6.12 lies between 6.1 (the whole suite) and 7.3 (the smoke set): what its headers and
 # interfaces give the module is 6.1's or 7.3's, so it keeps the W=1 build and the
 # interfaces themselves — netlink, the native side, the tracepoints, unload and reload.
@@ -221,8 +222,9 @@ has_icount_budget() {
 # 23, measured 17 s and 37 s of 16.7 min): the bench's mechanics (test_sweep_bench.py:
 # figures again) and the boot-like recording replayed on every target
 # (test_compare_every_target replays a recording on every design and target there). make
-# test-full runs them there.
-DEBUG_FILES_OUT=(test_ynl.py test_experiments.py test_sweep_bench.py)
+# test-full runs them there. And the fidelity checks (test_fidelity.py): the debug
+# kernel's SLUB is the stock stage's, with slub_debug on slablab's metadata cache.
+DEBUG_FILES_OUT=(test_ynl.py test_experiments.py test_sweep_bench.py test_fidelity.py)
 DEBUG_DESELECT="not (test_hackbench_record_and_replay or test_time_scaled_pages_over_time"
 DEBUG_DESELECT+=" or test_bootlike_record_and_replay_every_design)"
 

@@ -1,9 +1,11 @@
 # SPDX-License-Identifier: GPL-2.0 OR MIT
-"""python3 -m slablab [sweep ARGS... | experiment NAME|all|list [--full] ...]
+"""python3 -m slablab [sweep ARGS... | experiment NAME|all|list [--full] ... | fidelity ...]
 
 Without arguments: the package and module versions and the kernel it runs on.
 ``python3 -m slablab sweep ...`` is ``python3 -m slablab.sweep ...`` (docs/sweeps.md);
-``python3 -m slablab experiment seed-002`` runs a seed experiment (docs/experiments.md).
+``python3 -m slablab experiment seed-002`` runs a seed experiment (docs/experiments.md);
+``python3 -m slablab fidelity`` checks the design the running kernel's allocator models
+against it (docs/fidelity.md).
 """
 import sys
 from typing import Optional, Sequence
@@ -17,6 +19,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     if argv and argv[0] == "experiment":
         from . import experiment
         return experiment.main(argv[1:])
+    if argv and argv[0] == "fidelity":
+        from . import fidelity
+        return fidelity.main(argv[1:])
     if argv:
         print((__doc__ or "").strip(), file=sys.stderr)
         return 0 if argv[0] in ("-h", "--help") else 2
