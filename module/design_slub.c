@@ -11,7 +11,10 @@
  *                   (where remote frees land);
  *   - cpu partial:  frozen, on one cpu's c->partial list (put there by a free that
  *                   turned a full slab partial, or taken from the node list with a
- *                   new cpu slab), at most cpu_partial_slabs of them.
+ *                   new cpu slab), about cpu_partial_slabs of them: as in 6.1, a free
+ *                   moves a list at the bound to the node lists and keeps its own
+ *                   slab, so a bound of 0 still keeps one (put_cpu_partial()). Only
+ *                   debug caches have none (has_cpu_partial()).
  *   A slab leaves c->slab before anything may unfreeze it (see
  *   alloc_slow()), so that what c->slab points to is never freed.
  *
@@ -166,25 +169,32 @@ static unsigned int unfreeze_partials(struct slablab_cache *s, struct slablab_sl
 	return freed;
 }
 
-/* A free froze a slab that was full: keep it on this cpu's partial list. */
+/*
+ * Whether frees freeze full slabs for the cpu partial lists and refills take slabs for
+ * them: 6.1's kmem_cache_has_cpu_partial() with CONFIG_SLUB_CPU_PARTIAL (as Debian
+ * builds), !kmem_cache_debug(s). The cpu_partial value is no part of it: a bound of 0
+ * slabs still keeps the newest slab (put_cpu_partial()) and has a refill take one
+ * (get_partial_node()).
+ */
+static bool has_cpu_partial(struct slablab_cache *s)
+{
+	return !(READ_ONCE(s->flags) & SLABLAB_CACHE_F_DEBUG);
+}
+
+/*
+ * A free froze a slab that was full: keep it on this cpu's partial list, as 6.1's
+ * put_cpu_partial(s, slab, 1). An old list already at the bound goes to the node
+ * lists first; the new slab always stays (the list's only one then).
+ */
 static void put_cpu_partial(struct slablab_cache *s, struct slablab_slab *slab)
 {
 	struct slablab_slab *drain = NULL;
 	struct slablab_cpu *c;
 	unsigned long flags;
-	unsigned int limit;
 
 	local_lock_irqsave(&s->cpu->lock, flags);
 	c = this_cpu_ptr(s->cpu);
-	limit = READ_ONCE(s->cpu_partial_slabs);
-	if (!limit) {
-		/* cpu_partial was set to 0 after the free decided: hand it to the node. */
-		local_unlock_irqrestore(&s->cpu->lock, flags);
-		slab->next = NULL;
-		unfreeze_partials(s, slab);
-		return;
-	}
-	if (c->partial && c->partial_slabs >= limit) {
+	if (c->partial && c->partial_slabs >= READ_ONCE(s->cpu_partial_slabs)) {
 		drain = c->partial;
 		c->partial = NULL;
 		c->partial_slabs = 0;
@@ -201,13 +211,16 @@ static void put_cpu_partial(struct slablab_cache *s, struct slablab_slab *slab)
 }
 
 /*
- * Take slabs from a node list: the first becomes the cpu slab (its freelist is
- * returned), more go to the cpu partial list up to half its bound. Called with the
- * cpu's local_lock held.
+ * Take slabs from a node list, as 6.1's get_partial_node(): the first becomes the cpu
+ * slab (its freelist is returned), then slabs go to the cpu partial list (as
+ * put_cpu_partial(s, slab, 0): never drained here) until more than half the bound
+ * have been taken in this call: bound / 2 + 1 of them, so one with a bound of 0.
+ * Called with the cpu's local_lock held.
  */
 static void *get_partial_node(struct slablab_cache *s, struct slablab_node *n,
 			      struct slablab_cpu *c, struct slablab_slab **ret)
 {
+	unsigned int limit = READ_ONCE(s->cpu_partial_slabs), taken = 0;
 	struct slablab_slab *slab, *tmp;
 	void *freelist = NULL;
 	unsigned long flags;
@@ -235,15 +248,15 @@ static void *get_partial_node(struct slablab_cache *s, struct slablab_node *n,
 		if (!freelist) {
 			freelist = old.freelist;
 			*ret = slab;
-			if (!READ_ONCE(s->cpu_partial_slabs))
-				break;
-			continue;
+		} else {
+			slab->next = c->partial;
+			c->partial = slab;
+			c->partial_slabs++;
+			stat(s, SLABLAB_CPU_PARTIAL_NODE);
+			taken++;
 		}
-		slab->next = c->partial;
-		c->partial = slab;
-		c->partial_slabs++;
-		stat(s, SLABLAB_CPU_PARTIAL_NODE);
-		if (c->partial_slabs > READ_ONCE(s->cpu_partial_slabs) / 2)
+		/* the slabs taken now, not the list's length (it may hold others) */
+		if (!has_cpu_partial(s) || taken > limit / 2)
 			break;
 	}
 	spin_unlock_irqrestore(&n->list_lock, flags);
@@ -396,7 +409,7 @@ void *slablab_slub_alloc_slow(struct slablab_cache *s, gfp_t gfp, int node)
 void slablab_slub_free_slow(struct slablab_cache *s, struct slablab_slab *slab, void *head,
 			    void *tail, unsigned int cnt)
 {
-	if (slablab_free_to_slab(s, slab, head, tail, cnt, READ_ONCE(s->cpu_partial_slabs)))
+	if (slablab_free_to_slab(s, slab, head, tail, cnt, has_cpu_partial(s)))
 		put_cpu_partial(s, slab);
 }
 
@@ -873,7 +886,7 @@ static void slub_give(struct slablab_cache *s, struct slablab_slab *slab, void *
 		return;
 	}
 	local_unlock_irqrestore(&s->cpu->lock, flags);
-	if (slablab_return_to_slab(s, slab, head, tail, cnt, READ_ONCE(s->cpu_partial_slabs)))
+	if (slablab_return_to_slab(s, slab, head, tail, cnt, has_cpu_partial(s)))
 		put_cpu_partial(s, slab);
 }
 
