@@ -838,6 +838,11 @@ static const struct slablab_selftest_case selftest_cases[] = {
 	 * (which takes cpus_read_lock).
 	 */
 	{ "fastpath_race", slablab_selftest_fastpath_race, 0 },
+	/*
+	 * A cpu slab appears while the slow path makes a new one (6.1's retry_load_slab).
+	 * Takes cpus_read_lock and slablab_mutex itself, after arming its hook's key.
+	 */
+	{ "install_race", slablab_selftest_install_race, 0 },
 	{ "rcu_reuse", selftest_rcu_reuse, SELFTEST_LOCKED },
 	{ "rcu_pending", selftest_rcu_pending, SELFTEST_LOCKED },
 	{ "rcu_double_free", selftest_rcu_double_free, SELFTEST_LOCKED | SELFTEST_DEBUG },

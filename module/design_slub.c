@@ -11,7 +11,10 @@
  *                   (where remote frees land);
  *   - cpu partial:  frozen, on one cpu's c->partial list (put there by a free that
  *                   turned a full slab partial, or taken from the node list with a
- *                   new cpu slab), at most cpu_partial_slabs of them.
+ *                   new cpu slab), about cpu_partial_slabs of them: as in 6.1, a free
+ *                   moves a list at the bound to the node lists and keeps its own
+ *                   slab, so a bound of 0 still keeps one (put_cpu_partial()). Only
+ *                   debug caches have none (has_cpu_partial()).
  *   A slab leaves c->slab before anything may unfreeze it (see
  *   alloc_slow()), so that what c->slab points to is never freed.
  *
@@ -30,7 +33,8 @@
  * Locks (backend.c's order; this file takes no other)
  *   slablab_mutex                      held by every flush (the work items are shared),
  *                                      by the tunable change and by the fastpath_race
- *                                      test hook (under cpus_read_lock, as a change)
+ *                                      and install_race test hooks (under
+ *                                      cpus_read_lock, as a change)
  *   s->cpu->lock (local_lock)          a cpu's slow path against its fast path: c->slab,
  *                                      c->ft, c->partial, c->partial_slabs change only
  *                                      under it, on the cpu (or for a dead cpu)
@@ -166,25 +170,32 @@ static unsigned int unfreeze_partials(struct slablab_cache *s, struct slablab_sl
 	return freed;
 }
 
-/* A free froze a slab that was full: keep it on this cpu's partial list. */
+/*
+ * Whether frees freeze full slabs for the cpu partial lists and refills take slabs for
+ * them: 6.1's kmem_cache_has_cpu_partial() with CONFIG_SLUB_CPU_PARTIAL (as Debian
+ * builds), !kmem_cache_debug(s). The cpu_partial value is no part of it: a bound of 0
+ * slabs still keeps the newest slab (put_cpu_partial()) and has a refill take one
+ * (get_partial_node()).
+ */
+static bool has_cpu_partial(struct slablab_cache *s)
+{
+	return !(READ_ONCE(s->flags) & SLABLAB_CACHE_F_DEBUG);
+}
+
+/*
+ * A free froze a slab that was full: keep it on this cpu's partial list, as 6.1's
+ * put_cpu_partial(s, slab, 1). An old list already at the bound goes to the node
+ * lists first; the new slab always stays (the list's only one then).
+ */
 static void put_cpu_partial(struct slablab_cache *s, struct slablab_slab *slab)
 {
 	struct slablab_slab *drain = NULL;
 	struct slablab_cpu *c;
 	unsigned long flags;
-	unsigned int limit;
 
 	local_lock_irqsave(&s->cpu->lock, flags);
 	c = this_cpu_ptr(s->cpu);
-	limit = READ_ONCE(s->cpu_partial_slabs);
-	if (!limit) {
-		/* cpu_partial was set to 0 after the free decided: hand it to the node. */
-		local_unlock_irqrestore(&s->cpu->lock, flags);
-		slab->next = NULL;
-		unfreeze_partials(s, slab);
-		return;
-	}
-	if (c->partial && c->partial_slabs >= limit) {
+	if (c->partial && c->partial_slabs >= READ_ONCE(s->cpu_partial_slabs)) {
 		drain = c->partial;
 		c->partial = NULL;
 		c->partial_slabs = 0;
@@ -201,13 +212,16 @@ static void put_cpu_partial(struct slablab_cache *s, struct slablab_slab *slab)
 }
 
 /*
- * Take slabs from a node list: the first becomes the cpu slab (its freelist is
- * returned), more go to the cpu partial list up to half its bound. Called with the
- * cpu's local_lock held.
+ * Take slabs from a node list, as 6.1's get_partial_node(): the first becomes the cpu
+ * slab (its freelist is returned), then slabs go to the cpu partial list (as
+ * put_cpu_partial(s, slab, 0): never drained here) until more than half the bound
+ * have been taken in this call: bound / 2 + 1 of them, so one with a bound of 0.
+ * Called with the cpu's local_lock held.
  */
 static void *get_partial_node(struct slablab_cache *s, struct slablab_node *n,
 			      struct slablab_cpu *c, struct slablab_slab **ret)
 {
+	unsigned int limit = READ_ONCE(s->cpu_partial_slabs), taken = 0;
 	struct slablab_slab *slab, *tmp;
 	void *freelist = NULL;
 	unsigned long flags;
@@ -235,15 +249,15 @@ static void *get_partial_node(struct slablab_cache *s, struct slablab_node *n,
 		if (!freelist) {
 			freelist = old.freelist;
 			*ret = slab;
-			if (!READ_ONCE(s->cpu_partial_slabs))
-				break;
-			continue;
+		} else {
+			slab->next = c->partial;
+			c->partial = slab;
+			c->partial_slabs++;
+			stat(s, SLABLAB_CPU_PARTIAL_NODE);
+			taken++;
 		}
-		slab->next = c->partial;
-		c->partial = slab;
-		c->partial_slabs++;
-		stat(s, SLABLAB_CPU_PARTIAL_NODE);
-		if (c->partial_slabs > READ_ONCE(s->cpu_partial_slabs) / 2)
+		/* the slabs taken now, not the list's length (it may hold others) */
+		if (!has_cpu_partial(s) || taken > limit / 2)
 			break;
 	}
 	spin_unlock_irqrestore(&n->list_lock, flags);
@@ -282,6 +296,30 @@ static void *get_partial(struct slablab_cache *s, gfp_t gfp, int node, struct sl
 			return freelist;
 	}
 	return NULL;
+}
+
+/*
+ * Test hook (selftests=1): the install_race case's state, armed by
+ * slablab_selftest_install_race() under slablab_mutex; only the arming task matches.
+ */
+static DEFINE_STATIC_KEY_FALSE(slablab_install_hook);
+static struct {
+	struct slablab_cache *s;
+	struct task_struct *task;
+	void *obj;
+} install_race;
+
+/*
+ * The race the install_race hook stages, in alloc_slow() between taking a new slab and
+ * taking the cpu's lock to install it: this cpu got a cpu slab meanwhile, as an
+ * interrupt's allocation (or another task's on this cpu) would give it.
+ */
+static noinline void install_race_hook(struct slablab_cache *s)
+{
+	if (READ_ONCE(install_race.task) != current || READ_ONCE(install_race.s) != s)
+		return;
+	WRITE_ONCE(install_race.task, NULL);
+	install_race.obj = slub_alloc(s, GFP_ATOMIC, NUMA_NO_NODE);
 }
 
 /*
@@ -363,15 +401,29 @@ retry:
 	if (!fresh)
 		return NULL;
 	stat(s, SLABLAB_ALLOC_SLAB);
+	if (static_branch_unlikely(&slablab_install_hook))
+		install_race_hook(s);
 
 	local_lock_irqsave(&s->cpu->lock, flags);
 	c = this_cpu_ptr(s->cpu);
-	if (unlikely(c->slab)) {
-		/* The cpu got a slab while we slept: keep one object, give the rest back. */
+	/*
+	 * The cpu got a slab while the lock was dropped (an interrupt's allocation,
+	 * another task on this cpu, or we moved to a cpu that has one). As 6.1's
+	 * retry_load_slab, that one is flushed (CPUSLAB_FLUSH) and the new one installed,
+	 * so the freelist in hand becomes the cpu's.
+	 */
+	while (unlikely(c->slab)) {
+		void *flush_freelist = c->ft.freelist;
+
+		slab = c->slab;
+		c->slab = NULL;
+		c->ft.freelist = NULL;
+		c->ft.word = next_tid(c->ft.word);
 		local_unlock_irqrestore(&s->cpu->lock, flags);
-		obj = freelist;
-		deactivate_slab(s, fresh, get_fp(s, obj));
-		return obj;
+		deactivate_slab(s, slab, flush_freelist);
+		stat(s, SLABLAB_CPUSLAB_FLUSH);
+		local_lock_irqsave(&s->cpu->lock, flags);
+		c = this_cpu_ptr(s->cpu);
 	}
 	c->slab = fresh;
 load:
@@ -396,7 +448,7 @@ void *slablab_slub_alloc_slow(struct slablab_cache *s, gfp_t gfp, int node)
 void slablab_slub_free_slow(struct slablab_cache *s, struct slablab_slab *slab, void *head,
 			    void *tail, unsigned int cnt)
 {
-	if (slablab_free_to_slab(s, slab, head, tail, cnt, READ_ONCE(s->cpu_partial_slabs)))
+	if (slablab_free_to_slab(s, slab, head, tail, cnt, has_cpu_partial(s)))
 		put_cpu_partial(s, slab);
 }
 
@@ -563,6 +615,79 @@ next:
 	mutex_unlock(&slablab_mutex);
 	cpus_read_unlock();
 	static_branch_dec(&slablab_race_hook);
+	return err;
+}
+
+/**
+ * slablab_selftest_install_race - a cpu slab appears while a new one is made (selftests=1)
+ * @s: the cache, with no slabs: the allocation must need a new one
+ *
+ * Allocates one object with the install_race hook armed: after alloc_slow() has taken
+ * a new slab and before it takes the cpu's lock again, the hook allocates another
+ * object, which installs a cpu slab of its own. The first allocation must then do what
+ * 6.1's ___slab_alloc() does at retry_load_slab: deactivate the cpu slab it finds
+ * (CPUSLAB_FLUSH) and install the slab it made, whose object it returns. Both objects
+ * are freed again. Migration is off throughout (preemption may stay on: the local lock
+ * is a sleeping lock on PREEMPT_RT); under cpus_read_lock and slablab_mutex, as a
+ * cache change, nobody else allocates from or flushes the cache meanwhile.
+ *
+ * Return: 0; -EOPNOTSUPP for another design, or a debug cache (6.1 takes a debug
+ * cache's object off a new slab without installing it); -ENOENT when the cache is
+ * being destroyed; -EBUSY when it has slabs; -ENOMEM; -EIO when the hook did not run
+ * or the new slab is not this cpu's slab afterwards.
+ */
+int slablab_selftest_install_race(struct slablab_cache *s)
+{
+	struct slablab_slab *mine;
+	unsigned long flags, slabs;
+	int err = 0;
+	void *obj;
+	bool ran;
+
+	if (!slablab_selftests)
+		return -EPERM;
+	static_branch_inc(&slablab_install_hook);
+	cpus_read_lock();
+	mutex_lock(&slablab_mutex);
+	spin_lock_irqsave(&s->slabs_lock, flags);
+	slabs = s->nr_slabs;
+	spin_unlock_irqrestore(&s->slabs_lock, flags);
+	if (s->dead)
+		err = -ENOENT;
+	else if (s->design != SLABLAB_DESIGN_SLUB || (READ_ONCE(s->flags) & SLABLAB_CACHE_F_DEBUG))
+		err = -EOPNOTSUPP;
+	else if (slabs)
+		err = -EBUSY;
+	if (err)
+		goto out;
+	migrate_disable();
+	WRITE_ONCE(install_race.s, s);
+	install_race.obj = NULL;
+	WRITE_ONCE(install_race.task, current);
+	obj = slub_alloc(s, GFP_ATOMIC, NUMA_NO_NODE);
+	ran = !READ_ONCE(install_race.task);
+	WRITE_ONCE(install_race.task, NULL);
+	if (!obj || (ran && !install_race.obj))
+		err = -ENOMEM;
+	else if (!ran)
+		err = -EIO;
+	if (obj) {
+		local_lock_irqsave(&s->cpu->lock, flags);
+		mine = this_cpu_ptr(s->cpu)->slab;
+		local_unlock_irqrestore(&s->cpu->lock, flags);
+		if (!err && mine != obj_to_slab(obj))
+			err = -EIO;
+		slub_free_one(s, obj);
+	}
+	if (install_race.obj)
+		slub_free_one(s, install_race.obj);
+	install_race.obj = NULL;
+	WRITE_ONCE(install_race.s, NULL);
+	migrate_enable();
+out:
+	mutex_unlock(&slablab_mutex);
+	cpus_read_unlock();
+	static_branch_dec(&slablab_install_hook);
 	return err;
 }
 
@@ -873,7 +998,7 @@ static void slub_give(struct slablab_cache *s, struct slablab_slab *slab, void *
 		return;
 	}
 	local_unlock_irqrestore(&s->cpu->lock, flags);
-	if (slablab_return_to_slab(s, slab, head, tail, cnt, READ_ONCE(s->cpu_partial_slabs)))
+	if (slablab_return_to_slab(s, slab, head, tail, cnt, has_cpu_partial(s)))
 		put_cpu_partial(s, slab);
 }
 

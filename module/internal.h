@@ -592,6 +592,7 @@ extern const struct slablab_design_ops slablab_slub_ops;
 int slablab_set_cpu_partial(struct slablab_cache *s, unsigned int objects,
 			    struct netlink_ext_ack *extack);
 int slablab_selftest_fastpath_race(struct slablab_cache *s);
+int slablab_selftest_install_race(struct slablab_cache *s);
 
 /* design_sheaves.c: Linux 7.3's per-cpu sheaves and per-node barns */
 extern const struct slablab_design_ops slablab_sheaves_ops;

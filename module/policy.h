@@ -259,7 +259,8 @@ static inline unsigned int slablab_default_sheaf_capacity(unsigned int stride,
  * @cpu_partial: the cache's cpu_partial, in objects
  * @objs_per_slab: objects in one slab of the cache
  *
- * Return: the bound in slabs; 0 when either is 0 (no cpu partial list).
+ * Return: the bound in slabs; 0 when either is 0 (a free still keeps the slab it froze
+ * there, as 6.1's put_cpu_partial(): the lists are not off).
  */
 static inline unsigned int slablab_cpu_partial_slabs(unsigned int cpu_partial,
 						     unsigned int objs_per_slab)

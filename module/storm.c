@@ -1449,9 +1449,11 @@ static u64 storm_objs_bytes(struct slablab_storm *st, u32 size, u64 n)
 
 /*
  * Empty and partial slabs a slablab cache target may keep besides the live objects, at
- * the tunables in force at START: every cpu of the storm's cpu partial list (and its
- * cpu slab), and min_partial slabs on every node. With cpu_partial raised far, a remote
- * storm's consumers otherwise pile up empty slabs the live count never shows.
+ * the tunables in force at START: every cpu of the storm's cpu partial list (its bound,
+ * at least one slab: a free keeps its slab there even with cpu_partial 0, as 6.1's
+ * put_cpu_partial()) and its cpu slab, and min_partial slabs on every node. With
+ * cpu_partial raised far, a remote storm's consumers otherwise pile up empty slabs the
+ * live count never shows.
  */
 static u64 storm_held_bytes(struct slablab_storm *st)
 {
@@ -1461,7 +1463,7 @@ static u64 storm_held_bytes(struct slablab_storm *st)
 	if (st->spec.target != SLABLAB_TARGET_CACHE)
 		return 0;
 	cpus = min_t(u64, st->spec.threads, num_online_cpus());
-	slabs = cpus * (READ_ONCE(s->cpu_partial_slabs) + 1) +
+	slabs = cpus * (max(READ_ONCE(s->cpu_partial_slabs), 1U) + 1) +
 		(u64)nr_node_ids * READ_ONCE(s->min_partial);
 	return slabs * ((u64)PAGE_SIZE << READ_ONCE(s->order));
 }

@@ -112,7 +112,7 @@ static void test_cpu_partial(void)
 	CHECK(slablab_default_cpu_partial(256, PAGE) == 52, "256");
 	CHECK(slablab_default_cpu_partial(1024, PAGE) == 24, "1024");
 	CHECK(slablab_default_cpu_partial(4096, PAGE) == 6, "page");
-	CHECK(slablab_cpu_partial_slabs(0, 64) == 0, "0 disables");
+	CHECK(slablab_cpu_partial_slabs(0, 64) == 0, "0 objects: a bound of 0 slabs");
 	/* Bound assumes half-free slabs: 120 objects of 64 per slab -> 4 slabs */
 	CHECK(slablab_cpu_partial_slabs(120, 64) == 4, "got %u",
 	      slablab_cpu_partial_slabs(120, 64));

@@ -177,16 +177,76 @@ def remote_free_scenario(client, name, ncpus):
     client.obj_free(h2, cpu=0)
 
 
+def fill_slabs(client, name, n):
+    """n handles on cpu 0 of a cache without slabs, one slab's objects each: handle i
+    holds every object of slab i (the last is cpu 0's slab, with no free object left)."""
+    objs = client.cache_get(name)["objs_per_slab"]
+    return [client.obj_alloc(name, objs, cpu=0) for _ in range(n)]
+
+
+def partial_figures(client, name):
+    c = client.cache_get(name, percpu=False)
+    g = c["gauges"]
+    keys = CPU_PARTIAL_STATS + ("free_add_partial", "alloc_from_partial")
+    return ({k: c["stats"][k] for k in keys}, (g["cpu_partial_slabs"], g["partial_slabs"]))
+
+
 @pytest.mark.parametrize("design", ["slub"])   # the cpu partial lists are slub's
-@pytest.mark.skipif(__import__("os").cpu_count() < 2, reason="needs 2 cpus")
-def test_cpu_partial_zero_leaves_counters_at_zero(client, make_cache, ncpus):
+def test_cpu_partial_zero_keeps_the_newest_slab(client, make_cache):
+    """cpu_partial=0 makes the bound 0 slabs, not the layer off (6.1 with
+    CONFIG_SLUB_CPU_PARTIAL, as Debian builds: kmem_cache_has_cpu_partial() is
+    !kmem_cache_debug()). A free that turns a full slab partial still freezes it onto
+    the freeing cpu's list (__slab_free()); put_cpu_partial() then moves the older
+    list, at the bound, to the node and keeps the new slab. A refill from the node
+    takes the cpu slab and one slab more (get_partial_node(): 1 > 0 / 2)."""
     name = make_cache(128, cpu_partial=0)
-    remote_free_scenario(client, name, ncpus)
-    st = consistent(client, name)["stats"]
-    assert st["free_slowpath"] > 0               # the frees were remote
-    for item in CPU_PARTIAL_STATS:
-        assert st[item] == 0, item
-    assert st["free_add_partial"] > 0            # full slabs went to the node list
+    hs = fill_slabs(client, name, 4)
+    client.obj_free(hs[0], cpu=0, count=1)           # slab 0: full -> partial
+    st, g = partial_figures(client, name)
+    assert st == dict(st, cpu_partial_free=1, cpu_partial_drain=0, free_add_partial=0), st
+    assert g == (1, 0), g                            # (cpu partial slabs, node partial)
+    client.obj_free(hs[1], cpu=0, count=1)           # slab 1 kept, slab 0 to the node
+    st, g = partial_figures(client, name)
+    assert st == dict(st, cpu_partial_free=2, cpu_partial_drain=1, free_add_partial=1), st
+    assert g == (1, 1), g
+    client.obj_free(hs[2], cpu=0, count=1)           # slab 2 kept, slab 1 to the node
+    client.cache_shrink(name)                        # slab 2 and cpu 0's slab 3 too
+    st, g = partial_figures(client, name)
+    assert g == (0, 3), g
+    h = client.obj_alloc(name, 1, cpu=0)
+    st2, g = partial_figures(client, name)
+    assert st2["alloc_from_partial"] - st["alloc_from_partial"] == 1, (st, st2)
+    assert st2["cpu_partial_node"] - st["cpu_partial_node"] == 1, (st, st2)
+    assert g == (1, 1), g
+    for x in hs + [h]:
+        client.obj_free(x, cpu=0)
+    assert consistent(client, name)["gauges"]["objects"] == 0
+
+
+@pytest.mark.parametrize("design", ["slub"])   # the cpu partial lists are slub's
+@pytest.mark.parametrize("bound", [0, 2, 5])
+def test_node_refill_takes_half_the_bound_and_one(client, make_cache, bound):
+    """get_partial_node() takes the cpu slab, then slabs for the cpu partial list until
+    it has taken more than half the bound in that call: bound // 2 + 1 of them (so two
+    slabs in all with the bound 0). Six slabs with a free object each wait on the node
+    (put there by a shrink) for one allocation on a cpu with nothing of its own."""
+    name = make_cache(128)
+    objs = client.cache_get(name)["objs_per_slab"]
+    # the bound in slabs is DIV_ROUND_UP(cpu_partial * 2, objs) (slub_set_cpu_partial())
+    client.cache_set(name, cpu_partial=(bound * objs) // 2)
+    hs = fill_slabs(client, name, 7)
+    for x in hs[:6]:
+        client.obj_free(x, cpu=0, count=1)
+    client.cache_shrink(name)
+    st, g = partial_figures(client, name)
+    assert g == (0, 6), g
+    h = client.obj_alloc(name, 1, cpu=0)
+    st2, g = partial_figures(client, name)
+    taken = bound // 2 + 1
+    assert st2["cpu_partial_node"] - st["cpu_partial_node"] == taken, (st, st2)
+    assert g == (taken, 6 - 1 - taken), g
+    for x in hs + [h]:
+        client.obj_free(x, cpu=0)
 
 
 @pytest.mark.parametrize("design", ["slub"])   # the cpu partial lists are slub's

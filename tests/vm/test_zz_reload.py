@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 """Runs last (file order): unload with live caches and handles, reload with the test
-hooks, and check the debug mode catches double free, write after free and overflow, and
-that the cmpxchg fast path survives losing its cpu slab mid-allocation."""
+hooks, and check the debug mode catches double free, write after free and overflow,
+that the cmpxchg fast path survives losing its cpu slab mid-allocation, and that a new
+slab replaces a cpu slab that appeared while it was made."""
 import errno
 import os
 import subprocess
@@ -150,6 +151,46 @@ def test_fastpath_survives_losing_its_slab(hooked, size, order):
     assert e.value.errno == errno.EOPNOTSUPP
     assert hooked.cache_validate(name)["errors"] == 0
     hooked.cache_destroy(name)
+
+
+@pytest.mark.parametrize("fastpath", ["cmpxchg", "irqoff"])
+def test_new_slab_replaces_a_racing_cpu_slab(hooked, fastpath):
+    """A cpu slab that appeared while the slow path made a new one (an interrupt's
+    allocation, say) is flushed and the new slab installed: 6.1's ___slab_alloc() at
+    retry_load_slab deactivates the one it finds (cpuslab_flush), not the one it made.
+    The install_race hook allocates an object (a slab of its own, installed) between
+    the first allocation's new_slab and its install; the hook fails (EIO) unless the
+    first allocation's slab is the cpu's afterwards. Both objects are freed again: the
+    racing slab, on the node list with min_partial 0, goes back."""
+    name = f"install-{fastpath}"
+    hooked.cache_create(name, 256, min_partial=0, fastpath=fastpath)
+    err = None
+    try:
+        with open(f"{DEBUGFS}/caches/{name}/selftest", "w") as f:
+            f.write("install_race")
+    except OSError as failed:
+        err = failed.errno
+    st = hooked.cache_get(name)["stats"]
+    got = {k: st[k] for k in ("alloc_slab", "cpuslab_flush", "deactivate_to_head",
+                              "deactivate_bypass", "free_slab")}
+    assert got == dict(alloc_slab=2, cpuslab_flush=1, deactivate_to_head=1,
+                       deactivate_bypass=0, free_slab=1), st
+    assert err is None, os.strerror(err)
+    g = hooked.cache_get(name)["gauges"]
+    assert (g["objects"], g["slabs"], g["cpu_slabs"]) == (0, 1, 1), g
+    with pytest.raises(OSError) as e:               # it needs a new slab: no slabs first
+        with open(f"{DEBUGFS}/caches/{name}/selftest", "w") as f:
+            f.write("install_race")
+    assert e.value.errno == errno.EBUSY
+    assert hooked.cache_validate(name)["errors"] == 0
+    hooked.cache_destroy(name)
+    for args in (dict(design="sheaves"), dict(debug=True)):
+        hooked.cache_create(name, 256, **args)
+        with pytest.raises(OSError) as e:
+            with open(f"{DEBUGFS}/caches/{name}/selftest", "w") as f:
+                f.write("install_race")
+        assert e.value.errno == errno.EOPNOTSUPP, args
+        hooked.cache_destroy(name)
 
 
 def test_flags_change_keeps_the_random_sequence_on_enomem(hooked):
