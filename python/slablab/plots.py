@@ -166,7 +166,7 @@ def _cpu_partial_axis(df: "pd.DataFrame", ax: "Axes") -> None:
         ax.set_xticks(xs)
         ax.set_xticklabels([f"{x:g}" for x in xs])
         ax.minorticks_off()
-    ax.set_xlabel("cpu_partial (objects; 0 = per-cpu partial lists off; symlog scale)")
+    ax.set_xlabel("cpu_partial (objects; 0 = the smallest lists, one slab per cpu; symlog scale)")
 
 
 def _slablab_fastpath(df: "pd.DataFrame") -> List[Tuple[str, str, str]]:
