@@ -187,25 +187,17 @@ static void show_stat(struct seq_file *m, struct slablab_cache *s, int item)
 }
 
 /*
- * The SLAB_* flags SLUB would have for what a cache's flags ask: a debug cache checks
- * consistency, red zones and poisons. SLUB keeps SLAB_POISON in s->flags for a cache
- * with a constructor too (calculate_sizes() drops only __OBJECT_POISON, the poisoning
- * of the object itself, and poison_show() prints SLAB_POISON), so it is set for every
- * debug cache, as slablab too poisons only the objects of a cache without one.
- * typesafe_by_rcu is SLAB_TYPESAFE_BY_RCU (destroy_by_rcu). slablab has no reclaim
- * accounting, DMA slabs, owner tracking or tracing: their flags are never set.
+ * The SLAB_* flags SLUB would have for what a cache's flags ask (slablab_slub_flags()).
+ * SLUB keeps SLAB_POISON in s->flags for a cache with a constructor too
+ * (calculate_sizes() drops only __OBJECT_POISON, the poisoning of the object itself,
+ * and poison_show() prints SLAB_POISON), so it is set for every debug cache, as
+ * slablab too poisons only the objects of a cache without one. typesafe_by_rcu is
+ * SLAB_TYPESAFE_BY_RCU (destroy_by_rcu). slablab has no reclaim accounting, DMA
+ * slabs, owner tracking or tracing: their flags are never set.
  */
 static slab_flags_t slub_flags(struct slablab_cache *s)
 {
-	slab_flags_t f = 0;
-
-	if (s->flags & SLABLAB_CACHE_F_HWCACHE_ALIGN)
-		f |= SLAB_HWCACHE_ALIGN;
-	if (s->flags & SLABLAB_CACHE_F_DEBUG)
-		f |= SLAB_CONSISTENCY_CHECKS | SLAB_RED_ZONE | SLAB_POISON;
-	if (s->flags & SLABLAB_CACHE_F_TYPESAFE_BY_RCU)
-		f |= SLAB_TYPESAFE_BY_RCU;
-	return f;
+	return slablab_slub_flags(s->flags);
 }
 
 /*
@@ -495,11 +487,12 @@ out:
 /*
  * Test hooks (selftests=1 only): writing the name of one case to caches/<name>/selftest
  * runs it on that cache. The corruption cases make what the debug checks must catch;
- * each takes its object with preemption off, so that a freed object comes back from
- * this cpu's freelist.
+ * each takes its object with preemption off, so that a freed object comes back next:
+ * from this cpu's per-cpu layer or, for a slub debug cache (which has none), from the
+ * head of its slab's freelist (the tests' fresh caches have that one slab).
  */
 
-/* An object from this cpu's freelist, with preemption off; NULL (preemption on) if none. */
+/* An object allocated with preemption off (kept off); NULL (preemption on) if none. */
 static u8 *selftest_alloc_here(struct slablab_cache *s)
 {
 	u8 *obj;

@@ -30,6 +30,11 @@
  *   On PREEMPT_RT both modes take the per-cpu local_lock (a per-cpu spinlock there),
  *   because slow-path holders can be preempted mid-update; see the docs.
  *
+ * Debug caches (SLABLAB_CACHE_F_DEBUG, 6.1's kmem_cache_debug()) have no per-cpu state:
+ *   no cpu slab, no cpu partial list. Each allocation takes one object off a node
+ *   partial slab or a new slab, each free goes to its slab, under the node's list_lock
+ *   (debug_alloc(), free_to_partial_list()); the fast paths always miss.
+ *
  * Locks (backend.c's order; this file takes no other)
  *   slablab_mutex                      held by every flush (the work items are shared),
  *                                      by the tunable change and by the fastpath_race
@@ -40,7 +45,9 @@
  *                                      under it, on the cpu (or for a dead cpu)
  *   s->slabs_lock                      held around a read of another cpu's c->slab
  *                                      (slablab_slub_cpu_view()): discard needs it
- *   n->list_lock, slab->fc             as in backend.c
+ *   n->list_lock, slab->fc             as in backend.c; a debug cache's allocations
+ *                                      and frees each hold the list_lock of the slab's
+ *                                      node around their change of slab->fc
  */
 
 #include <linux/module.h>
@@ -49,6 +56,182 @@
 #include <linux/nodemask.h>
 #include <linux/sched/mm.h>
 #include "design_slub.h"
+
+static void *get_partial(struct slablab_cache *s, gfp_t gfp, int node, struct slablab_cpu *c,
+			 struct slablab_slab **ret);
+
+/* ---- debug caches: SLUB 6.1's kmem_cache_debug() paths ---- */
+
+/*
+ * A debug cache has neither a cpu slab nor cpu partial lists, as in 6.1 (Debian's
+ * 6.1.192 has 6.2's alloc_single_from_partial(), alloc_single_from_new_slab() and
+ * free_to_partial_list(), and kmem_cache_has_cpu_partial() is false for it): every
+ * allocation takes one object off a node partial slab, or off a new slab, and every
+ * free goes to the object's slab, each under the node's list_lock. The fast paths find
+ * no cpu slab and miss. slablab's own checks (free_hook(), alloc_hook()) run outside
+ * the list_lock, where SLUB's alloc_debug_processing() and free_debug_processing() run
+ * under it: the state byte's cmpxchg catches racing double frees without the lock.
+ */
+static __always_inline bool slub_debug(const struct slablab_cache *s)
+{
+	return s->flags & SLABLAB_CACHE_F_DEBUG;
+}
+
+/*
+ * One object off a slab on @n's partial list, as 6.1's alloc_single_from_partial(): the
+ * slab stays on the list, or leaves it when this was its last free object (6.1 moves
+ * it to the full list, which it keeps only with SLAB_STORE_USER). Not frozen. The pair
+ * changes by cmpxchg, as every change of it does (backend.c); it does not fail here,
+ * since every allocation and free of a debug cache holds this list_lock. NULL if the
+ * slab had no free object.
+ */
+static void *alloc_single_from_partial(struct slablab_cache *s, struct slablab_node *n,
+				       struct slablab_slab *slab)
+{
+	struct slablab_counters c;
+	union slablab_pair old, new;
+
+	lockdep_assert_held(&n->list_lock);
+	for (;;) {
+		old = read_pair(&slab->fc);
+		if (!old.freelist)
+			return NULL;
+		c.word = old.word;
+		c.inuse++;
+		new.freelist = get_fp(s, old.freelist);
+		new.word = c.word;
+		if (pair_cmpxchg(&slab->fc, old, new))
+			break;
+		stat(s, SLABLAB_CMPXCHG_DOUBLE_FAIL);
+	}
+	if (c.inuse == c.objects)
+		remove_partial(n, slab);
+	return old.freelist;
+}
+
+/*
+ * The debug part of 6.1's get_partial_node(): the first slab on @n's partial list that
+ * has an object gives it. Not counted (6.1 counts ALLOC_FROM_PARTIAL only for a slab
+ * taken whole).
+ */
+static void *alloc_single_from_node(struct slablab_cache *s, struct slablab_node *n)
+{
+	struct slablab_slab *slab, *tmp;
+	unsigned long flags;
+	void *obj = NULL;
+
+	if (!n || !READ_ONCE(n->nr_partial))
+		return NULL;
+	spin_lock_irqsave(&n->list_lock, flags);
+	list_for_each_entry_safe(slab, tmp, &n->partial, node_list) {
+		obj = alloc_single_from_partial(s, n, slab);
+		if (obj)
+			break;
+	}
+	spin_unlock_irqrestore(&n->list_lock, flags);
+	return obj;
+}
+
+/*
+ * One object of a new slab, the rest back on the slab's freelist, as 6.1's
+ * alloc_single_from_new_slab(): the slab, unfrozen, goes to its node list's head (or
+ * on no list when that was its only object) under the list_lock, so that validate sees
+ * it frozen or on its list, never between. Nobody else knows the slab's objects yet.
+ */
+static void *alloc_single_from_new_slab(struct slablab_cache *s, struct slablab_slab *slab,
+					void *freelist)
+{
+	struct slablab_node *n = s->node[slab_nid(slab)];
+	struct slablab_counters c;
+	union slablab_pair old, new;
+	unsigned long flags;
+
+	spin_lock_irqsave(&n->list_lock, flags);
+	for (;;) {
+		old = read_pair(&slab->fc);
+		c.word = old.word;
+		c.inuse = 1;
+		c.frozen = 0;
+		new.freelist = get_fp(s, freelist);
+		new.word = c.word;
+		if (pair_cmpxchg(&slab->fc, old, new))
+			break;
+		stat(s, SLABLAB_CMPXCHG_DOUBLE_FAIL);
+	}
+	if (c.inuse < c.objects)
+		add_partial(n, slab, false);
+	spin_unlock_irqrestore(&n->list_lock, flags);
+	return freelist;
+}
+
+/*
+ * 6.1's ___slab_alloc() for a debug cache: a node partial slab's object (the node's
+ * own, else another's as get_any_partial()), else a new slab's (alloc_slab). Not
+ * counted, as alloc_slow(). slablab's alloc check reports and hands the object out
+ * (alloc_hook()), where 6.1 takes a slab that fails alloc_debug_processing() off its
+ * list and tries the next: there is no retry here.
+ */
+static void *debug_alloc(struct slablab_cache *s, gfp_t gfp, int node)
+{
+	struct slablab_slab *slab;
+	void *freelist, *obj;
+
+	/* as alloc_slow(): a node without normal memory never has slabs of its own */
+	if (node != NUMA_NO_NODE && !node_state(node, N_NORMAL_MEMORY))
+		node = NUMA_NO_NODE;
+	obj = get_partial(s, gfp, node, NULL, NULL);
+	if (obj)
+		return obj;
+	slab = slablab_new_slab(s, gfp, node, &freelist);
+	if (!slab)
+		return NULL;
+	stat(s, SLABLAB_ALLOC_SLAB);
+	return alloc_single_from_new_slab(s, slab, freelist);
+}
+
+/*
+ * Free @cnt objects of @slab (head..tail, checked) under the node's list_lock, as 6.1's
+ * free_to_partial_list(): a full slab goes to the node list's tail (free_add_partial);
+ * an empty one is freed when the node keeps min_partial slabs already
+ * (free_remove_partial when it was on the list), else stays there. Never frozen.
+ * The caller counts the frees.
+ */
+static void free_to_partial_list(struct slablab_cache *s, struct slablab_slab *slab,
+				 void *head, void *tail, unsigned int cnt)
+{
+	struct slablab_node *n = s->node[slab_nid(slab)];
+	struct slablab_counters c;
+	union slablab_pair old, new;
+	bool discard = false;
+	unsigned long flags;
+
+	spin_lock_irqsave(&n->list_lock, flags);
+	for (;;) {
+		old = read_pair(&slab->fc);
+		set_fp(s, tail, old.freelist);
+		c.word = old.word;
+		c.inuse -= cnt;
+		new.freelist = head;
+		new.word = c.word;
+		if (pair_cmpxchg(&slab->fc, old, new))
+			break;
+		stat(s, SLABLAB_CMPXCHG_DOUBLE_FAIL);
+	}
+	if (!c.inuse && n->nr_partial >= READ_ONCE(s->min_partial)) {
+		if (old.freelist) {
+			remove_partial(n, slab);
+			stat(s, SLABLAB_FREE_REMOVE_PARTIAL);
+		}
+		mark_dying(n, slab);
+		discard = true;
+	} else if (!old.freelist) {
+		add_partial(n, slab, true);
+		stat(s, SLABLAB_FREE_ADD_PARTIAL);
+	}
+	spin_unlock_irqrestore(&n->list_lock, flags);
+	if (discard)
+		slablab_discard_slab(s, slab);
+}
 
 /*
  * Take a frozen slab's whole freelist for its cpu. When there is none the slab is
@@ -271,7 +454,8 @@ static void *get_partial(struct slablab_cache *s, gfp_t gfp, int node, struct sl
 	unsigned int ratio = READ_ONCE(s->remote_node_defrag_ratio);
 	void *freelist;
 
-	freelist = get_partial_node(s, s->node[local], c, ret);
+	freelist = slub_debug(s) ? alloc_single_from_node(s, s->node[local]) :
+				   get_partial_node(s, s->node[local], c, ret);
 	/* __GFP_THISNODE: SLUB's zonelist for it (ZONELIST_NOFALLBACK) has no other node */
 	if (freelist || node != NUMA_NO_NODE || (gfp & __GFP_THISNODE))
 		return freelist;
@@ -291,7 +475,8 @@ static void *get_partial(struct slablab_cache *s, gfp_t gfp, int node, struct sl
 
 		if (nid == local || !n || READ_ONCE(n->nr_partial) <= READ_ONCE(s->min_partial))
 			continue;
-		freelist = get_partial_node(s, n, c, ret);
+		freelist = slub_debug(s) ? alloc_single_from_node(s, n) :
+					   get_partial_node(s, n, c, ret);
 		if (freelist)
 			return freelist;
 	}
@@ -437,7 +622,7 @@ load:
 /* The slow path of slub_alloc() and bulk allocation: counts ALLOC_SLOWPATH. */
 void *slablab_slub_alloc_slow(struct slablab_cache *s, gfp_t gfp, int node)
 {
-	void *obj = alloc_slow(s, gfp, node);
+	void *obj = slub_debug(s) ? debug_alloc(s, gfp, node) : alloc_slow(s, gfp, node);
 
 	if (obj)
 		stat(s, SLABLAB_ALLOC_SLOWPATH);
@@ -448,6 +633,11 @@ void *slablab_slub_alloc_slow(struct slablab_cache *s, gfp_t gfp, int node)
 void slablab_slub_free_slow(struct slablab_cache *s, struct slablab_slab *slab, void *head,
 			    void *tail, unsigned int cnt)
 {
+	if (slub_debug(s)) {
+		stat_add(s, SLABLAB_FREE_SLOWPATH, cnt);
+		free_to_partial_list(s, slab, head, tail, cnt);
+		return;
+	}
 	if (slablab_free_to_slab(s, slab, head, tail, cnt, has_cpu_partial(s)))
 		put_cpu_partial(s, slab);
 }
@@ -567,8 +757,8 @@ noinline void slablab_slub_race_hook(struct slablab_cache *s)
  * hook's static key is armed before, since arming it takes cpus_read_lock.
  *
  * Return: 0; -EOPNOTSUPP when the cache's fast path takes the local lock (irqoff,
- * PREEMPT_RT: there is no window); -ENOENT when the cache is being destroyed;
- * -ENOMEM; -EIO when the hook did not run.
+ * PREEMPT_RT: there is no window) or it has no cpu slab (another design, debug);
+ * -ENOENT when the cache is being destroyed; -ENOMEM; -EIO when the hook did not run.
  */
 int slablab_selftest_fastpath_race(struct slablab_cache *s)
 {
@@ -581,12 +771,12 @@ int slablab_selftest_fastpath_race(struct slablab_cache *s)
 	cpus_read_lock();
 	mutex_lock(&slablab_mutex);
 	/*
-	 * Never allocate from a cache a destroy is discarding; another design has no cpu
-	 * slab to race for, and a locked fast path no window.
+	 * Never allocate from a cache a destroy is discarding; another design, and a debug
+	 * cache, has no cpu slab to race for, and a locked fast path no window.
 	 */
 	if (s->dead)
 		err = -ENOENT;
-	else if (s->design != SLABLAB_DESIGN_SLUB || use_locked_fastpath(s))
+	else if (s->design != SLABLAB_DESIGN_SLUB || use_locked_fastpath(s) || slub_debug(s))
 		err = -EOPNOTSUPP;
 	for (round = 0; round < 2 && !err; round++) {
 		preempt_disable();
@@ -944,7 +1134,8 @@ static void *slub_alloc_op(struct slablab_cache *s, gfp_t gfp, int node)
  * the rest, as slub_alloc_bulk() does (6.18's __kmem_cache_alloc_bulk() under a sheaf
  * refill), but neither counted as allocations nor hooked: they go into a sheaf, and
  * count when a caller pops them. The lockless fast path is not used: under sheaves
- * every change of c->ft is made under the local lock.
+ * every change of c->ft is made under the local lock. A debug cache's objects come
+ * one by one off the node lists (debug_alloc()), as 6.18's for kmem_cache_debug().
  */
 static unsigned int slub_take(struct slablab_cache *s, gfp_t gfp, int node, void **p,
 			      unsigned int nr)
@@ -953,6 +1144,14 @@ static unsigned int slub_take(struct slablab_cache *s, gfp_t gfp, int node, void
 	unsigned long flags;
 	unsigned int i;
 
+	if (slub_debug(s)) {
+		for (i = 0; i < nr; i++) {
+			p[i] = debug_alloc(s, gfp, node);
+			if (!p[i])
+				return i;
+		}
+		return nr;
+	}
 	local_lock_irqsave(&s->cpu->lock, flags);
 	c = this_cpu_ptr(s->cpu);
 	for (i = 0; i < nr; i++) {
@@ -980,7 +1179,8 @@ static unsigned int slub_take(struct slablab_cache *s, gfp_t gfp, int node, void
  * The give op: objects a sheaf flushes, freed through slub's paths (6.18's
  * __kmem_cache_free_bulk() → do_slab_free()): onto the cpu freelist when they are of
  * the cpu slab, else to their slab, which a full slab turning partial puts on the cpu
- * partial list. Not counted as frees again.
+ * partial list. Not counted as frees again. A debug cache's go to their slab under
+ * the list_lock (free_to_partial_list()).
  */
 static void slub_give(struct slablab_cache *s, struct slablab_slab *slab, void *head,
 		      void *tail, unsigned int cnt)
@@ -988,6 +1188,10 @@ static void slub_give(struct slablab_cache *s, struct slablab_slab *slab, void *
 	struct slablab_cpu *c;
 	unsigned long flags;
 
+	if (slub_debug(s)) {
+		free_to_partial_list(s, slab, head, tail, cnt);
+		return;
+	}
 	local_lock_irqsave(&s->cpu->lock, flags);
 	c = this_cpu_ptr(s->cpu);
 	if (slab == c->slab) {

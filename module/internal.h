@@ -16,6 +16,7 @@
 #include <linux/atomic.h>
 #include <linux/percpu.h>
 #include <linux/mm.h>
+#include <linux/slab.h>
 #include <linux/netlink.h>
 #include <net/netlink.h>
 #include "../uapi/linux/slablab.h"
@@ -162,6 +163,32 @@ static inline bool slab_on_partial(const struct slablab_slab *slab)
 static inline bool slab_dying(const struct slablab_slab *slab)
 {
 	return slab->base_flags & SLABLAB_SLAB_DYING;
+}
+
+/**
+ * slablab_slub_flags - the SLAB_* flags SLUB would have for slablab cache flags
+ * @flags: SLABLAB_CACHE_F_*
+ *
+ * What debugfs's flag files show (SLUB's poison, red_zone, sanity_checks ...) and what
+ * a storm's native twin is made with (storm.c), so that both say what slablab's debug
+ * mode checks on every allocation and free: red zones and poison, checked
+ * (SLAB_CONSISTENCY_CHECKS: without it SLUB writes the patterns but checks them only
+ * on validate). slablab records no owners and traces nothing: never SLAB_STORE_USER
+ * or SLAB_TRACE. docs/design.md, "Debug mode", has what still differs.
+ *
+ * Return: the SLAB_* flags.
+ */
+static inline slab_flags_t slablab_slub_flags(unsigned int flags)
+{
+	slab_flags_t f = 0;
+
+	if (flags & SLABLAB_CACHE_F_HWCACHE_ALIGN)
+		f |= SLAB_HWCACHE_ALIGN;
+	if (flags & SLABLAB_CACHE_F_DEBUG)
+		f |= SLAB_CONSISTENCY_CHECKS | SLAB_RED_ZONE | SLAB_POISON;
+	if (flags & SLABLAB_CACHE_F_TYPESAFE_BY_RCU)
+		f |= SLAB_TYPESAFE_BY_RCU;
+	return f;
 }
 
 /**

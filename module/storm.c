@@ -1880,19 +1880,16 @@ static int storm_setup_locked(struct slablab_storm *st, const unsigned long *cpu
 }
 
 /*
- * Create the native target's kmem_cache, made like the slablab cache or of SIZE. Takes
- * cpus_read_lock (kmem_cache_create): called with neither it nor slablab_mutex held.
+ * Create the native target's kmem_cache, made like the slablab cache or of SIZE: the
+ * SLAB_* flags debugfs shows for the cache (slablab_slub_flags(): a debug cache's twin
+ * checks red zones and poison on every allocation and free, as slablab's debug mode
+ * does), no constructor. Takes cpus_read_lock (kmem_cache_create): called with neither
+ * it nor slablab_mutex held.
  */
 static int storm_create_native(struct slablab_storm *st, struct netlink_ext_ack *extack)
 {
-	slab_flags_t flags = 0;
+	slab_flags_t flags = slablab_slub_flags(st->cache_flags);
 
-	if (st->cache_flags & SLABLAB_CACHE_F_HWCACHE_ALIGN)
-		flags |= SLAB_HWCACHE_ALIGN;
-	if (st->cache_flags & SLABLAB_CACHE_F_DEBUG)
-		flags |= SLAB_RED_ZONE | SLAB_POISON | SLAB_CONSISTENCY_CHECKS;
-	if (st->cache_flags & SLABLAB_CACHE_F_TYPESAFE_BY_RCU)
-		flags |= SLAB_TYPESAFE_BY_RCU;
 	snprintf(st->native_name, sizeof(st->native_name), "slablab-native-%u", st->id);
 	st->tg.native = kmem_cache_create(st->native_name, st->tg.obj_size, st->cache_align,
 					  flags, NULL);

@@ -3,7 +3,8 @@
 min_partial, shrink, validate under cross-cpu traffic, fast-path modes."""
 import pytest
 
-from conftest import FRONT_END_VARIANTS, consistent, slabctl
+import slablab
+from conftest import FRONT_END_VARIANTS, consistent, dbg_write, slabctl
 
 CPU_PARTIAL_STATS = ("cpu_partial_alloc", "cpu_partial_free", "cpu_partial_node",
                      "cpu_partial_drain")
@@ -258,6 +259,84 @@ def test_cpu_partial_moves_counters(client, make_cache, ncpus):
     assert st["cpu_partial_free"] > 0
     assert st["cpu_partial_drain"] > 0           # 20 slabs overflow a 120-object list
     assert st["cpu_partial_alloc"] > 0           # cpu 1 allocated from its list
+
+
+DEBUG_UNUSED_STATS = ("alloc_fastpath", "free_fastpath", "alloc_from_partial", "alloc_refill",
+                      "free_frozen", "cpuslab_flush", "deactivate_full", "deactivate_empty",
+                      "deactivate_to_head", "deactivate_to_tail", "deactivate_bypass",
+                      *CPU_PARTIAL_STATS)
+
+
+def debug_paths_only(c):
+    """A slub debug cache as SLUB 6.1 runs a kmem_cache_debug() one: no cpu slab, no cpu
+    partial list, and so none of their events; every object in use or in its slab."""
+    st, g, ly = c["stats"], c["gauges"], c["layers"]
+    for item in DEBUG_UNUSED_STATS:
+        assert st[item] == 0, (item, st)
+    assert g["cpu_slabs"] == 0 and g["cpu_partial_slabs"] == 0, g
+    assert ly["cpu_slab"] == 0 and ly["cpu_partial"] == 0, ly
+
+
+@pytest.mark.parametrize("design", ["slub"])
+@pytest.mark.skipif(__import__("os").cpu_count() < 2, reason="needs 2 cpus")
+def test_debug_cache_allocates_and_frees_through_the_node_list(client, make_cache):
+    """6.1 (Debian's 6.1.192: alloc_single_from_partial(), alloc_single_from_new_slab(),
+    free_to_partial_list()) gives a debug cache no cpu slab and no cpu partial list:
+    each allocation takes one object off the first node partial slab, else a new slab
+    (which goes to the list's head); each free goes to its slab under the list_lock, a
+    full slab to the list's tail, an empty one freed once the node keeps min_partial.
+    Slabs A B C full and D half used, frees newest first: D and C empty on cpu 1 and
+    stay (min_partial 5), then with min_partial 1 B and A go back on cpu 0."""
+    name = make_cache(128, debug=True)
+    c = client.cache_get(name)
+    objs, n = c["objs_per_slab"], c["objs_per_slab"] * 3 + c["objs_per_slab"] // 2
+    assert c["min_partial"] == 5 and objs >= 4, c
+    h = client.obj_alloc(name, n, cpu=0)
+    c = consistent(client, name)
+    debug_paths_only(c)
+    st, g = c["stats"], c["gauges"]
+    assert st["alloc_slowpath"] == n and st["alloc_slab"] == 4, st
+    assert (g["slabs"], g["partial_slabs"]) == (4, 1), g          # A B C on no list
+    assert client.obj_free(h, cpu=1, count=objs // 2 + objs) == objs * 2
+    c = consistent(client, name)
+    debug_paths_only(c)
+    st, g = c["stats"], c["gauges"]
+    assert st["free_slowpath"] == objs // 2 + objs, st
+    assert (st["free_add_partial"], st["free_remove_partial"], st["free_slab"]) == (1, 0, 0), st
+    assert (g["slabs"], g["partial_slabs"]) == (4, 2), g          # C back on the list
+    client.cache_set(name, min_partial=1)
+    client.obj_free(h, cpu=0)
+    c = consistent(client, name)
+    debug_paths_only(c)
+    st, g = c["stats"], c["gauges"]
+    assert st["free_slowpath"] == n, st
+    assert (st["free_add_partial"], st["free_remove_partial"], st["free_slab"]) == (3, 2, 2), st
+    assert (g["slabs"], g["partial_slabs"], g["objects"]) == (2, 2, 0), g
+    h = client.obj_alloc(name, objs + 1, cpu=1)                   # D, then C: no new slab
+    c = consistent(client, name)
+    debug_paths_only(c)
+    assert c["stats"]["alloc_slab"] == 4 and c["gauges"]["partial_slabs"] == 1, c
+    client.obj_free(h, cpu=1)
+
+
+@pytest.mark.parametrize("design", ["slub"])
+@pytest.mark.parametrize("fastpath", ["cmpxchg", "irqoff"])
+def test_debug_cache_bulk_and_either_fast_path_miss(client, make_cache, fastpath):
+    """Whatever the fast path mode, and in bulk (the handle's rollback frees in bulk
+    when an allocation fails: fail_slab_every), a debug cache's objects never pass
+    through a cpu freelist."""
+    name = make_cache(64, debug=True, fastpath=fastpath)
+    objs = client.cache_get(name)["objs_per_slab"]
+    h = client.obj_alloc(name, objs * 2)
+    dbg_write(name, "fail_slab_every", 2)                       # the 4th slab fails
+    with pytest.raises(slablab.Error):
+        client.obj_alloc(name, objs * 2, cpu=0)
+    dbg_write(name, "fail_slab_every", 0)
+    c = consistent(client, name)
+    debug_paths_only(c)
+    assert c["gauges"]["objects"] == objs * 2, c
+    client.obj_free(h)
+    debug_paths_only(consistent(client, name))
 
 
 def test_cpu_partial_change_takes_effect_at_once(client, make_cache):

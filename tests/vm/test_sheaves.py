@@ -317,6 +317,29 @@ def test_cpu_slabs_changes_only_while_empty(client, make_cache):
     assert c["design"] == "sheaves" and c["sheaves_cpu_slabs"] == 1
 
 
+def test_cpu_slabs_of_a_debug_cache_stay_unused(client, make_cache):
+    """slub's layer under the sheaves of a debug cache is 6.1's for kmem_cache_debug()
+    (6.18's too): no cpu slab, no cpu partial list. A refill takes its objects one by
+    one off node partial slabs and new slabs, a flush gives them to their slabs under
+    the list_lock; the debug checks still see every object."""
+    name = make_cache(64, debug=True, sheaves_cpu_slabs=1, barn_max_full=0, barn_max_empty=0)
+    objs = client.cache_get(name)["objs_per_slab"]
+    h = client.obj_alloc(name, objs * 20, cpu=0)
+    client.obj_free(h, cpu=1)                # main and spare fill, the rest is flushed
+    for step in ("freed", "shrunk"):
+        c = consistent(client, name)
+        ly, st, g = c["layers"], c["stats"], c["gauges"]
+        assert st["sheaf_refill"] > 0 and st["sheaf_flush"] > 0, (step, st)
+        assert ly["cpu_slab"] == 0 and ly["cpu_partial"] == 0, (step, ly)
+        assert g["cpu_slabs"] == 0 and g["cpu_partial_slabs"] == 0, (step, g)
+        for item in ("alloc_refill", "free_frozen", "cpuslab_flush", "deactivate_full",
+                     "deactivate_to_head", "deactivate_to_tail", "cpu_partial_alloc",
+                     "cpu_partial_free", "cpu_partial_node", "cpu_partial_drain"):
+            assert st[item] == 0, (step, item, st)
+        client.cache_shrink(name)
+    assert client.cache_validate(name)["errors"] == 0
+
+
 # ------------------------ 7.3's slow paths through the test hooks (keep these last)
 
 def reload(*params):

@@ -214,6 +214,29 @@ def test_debug_cache_under_remote_frees(client, make_cache, ncpus, fastpath):
     assert native_gone(n)
 
 
+SLUB_DEBUG_FILES = ("sanity_checks", "red_zone", "poison", "store_user", "trace")
+
+
+@pytest.mark.parametrize("design", ["slub"])
+def test_native_twin_of_a_debug_cache_has_its_checks(client, make_cache):
+    """A debug cache's native twin is made with the SLAB_* flags of what slablab's debug
+    mode checks on every allocation and free: red zones and poison, checked
+    (sanity_checks: SLAB_CONSISTENCY_CHECKS), no owner tracking nor tracing. SLUB's own
+    files for the twin say what the cache's mirror says."""
+    name = make_cache(200, debug=True)
+    s = client.storm_start("native", "pair", cache=name, threads=1, duration_ms=60000)
+    try:
+        wait_running(client, s["id"])
+        d = f"/sys/kernel/slab/slablab-native-{s['id']}"
+        twin = {f: open(f"{d}/{f}").read().strip() for f in SLUB_DEBUG_FILES}
+    finally:
+        client.storm_stop()
+    ours = {f: dbg(name, f) for f in SLUB_DEBUG_FILES}
+    assert ours == dict(sanity_checks="1", red_zone="1", poison="1", store_user="0",
+                        trace="0"), ours
+    assert twin == ours, twin
+
+
 # ------------------------------------------------------------------ kmalloc targets
 
 def kmalloc_classes(client):

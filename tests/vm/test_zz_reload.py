@@ -78,13 +78,21 @@ def hooked():
                                         ("use_after_free", "write after free"),
                                         ("overflow", "red zone overwritten")])
 def test_debug_detects_corruption(hooked, op, message):
+    """On the slub design, whose debug cache (as 6.1's kmem_cache_debug() one) has no
+    cpu slab: the object goes to its slab and comes back from it, never through a cpu
+    freelist, and the checks catch the corruption all the same."""
     name = f"dbg-{op}"
-    hooked.cache_create(name, 96, debug=True)
+    hooked.cache_create(name, 96, debug=True, design="slub")
     mark = kmsg_mark()
     with open(f"{DEBUGFS}/caches/{name}/selftest", "w") as f:
         f.write(op)
     log = kmsg_since(mark)
     assert f"cache {name}: {message}" in log, log
+    c = hooked.cache_get(name)
+    st, g = c["stats"], c["gauges"]
+    assert st["alloc_fastpath"] == st["free_fastpath"] == 0, st
+    assert st["alloc_slowpath"] == st["free_slowpath"] >= 1 and st["alloc_slab"] == 1, st
+    assert g["cpu_slabs"] == 0 and g["objects"] == 0 and g["partial_slabs"] == 1, g
     report = hooked.cache_validate(name)
     assert report["errors"] >= 1
     hooked.cache_destroy(name)
@@ -191,6 +199,19 @@ def test_new_slab_replaces_a_racing_cpu_slab(hooked, fastpath):
                 f.write("install_race")
         assert e.value.errno == errno.EOPNOTSUPP, args
         hooked.cache_destroy(name)
+
+
+def test_fastpath_race_refuses_a_debug_cache(hooked):
+    """A slub debug cache has no cpu slab to lose (6.1's kmem_cache_debug()): the hook
+    has no race to stage and says so, as for a locked fast path."""
+    hooked.cache_create("race-debug", 96, debug=True, design="slub")
+    with pytest.raises(OSError) as e:
+        with open(f"{DEBUGFS}/caches/race-debug/selftest", "w") as f:
+            f.write("fastpath_race")
+    assert e.value.errno == errno.EOPNOTSUPP
+    st = hooked.cache_get("race-debug")["stats"]
+    assert st["alloc_slowpath"] == st["alloc_fastpath"] == 0, st     # nothing was run
+    hooked.cache_destroy("race-debug")
 
 
 def test_flags_change_keeps_the_random_sequence_on_enomem(hooked):
