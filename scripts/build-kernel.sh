@@ -105,10 +105,6 @@ fi
 
 # ---------------------------------------------------------------- source
 mkdir -p "$CACHE/src" "$CACHE/kernels"
-# One build at a time (two kernel builds on 2 cores only slow each other down); a
-# second caller of the same profile waits and then reuses it.
-exec {lockfd}>"$CACHE/kernels/.build-kernel.lock"
-flock "$lockfd"
 
 aptc() { if [ -n "$suite" ]; then apt_suite "$suite" "$@"; else "$@"; fi; }
 if [ -n "$suite" ]; then
@@ -135,33 +131,6 @@ if [ -z "${ver:-}" ]; then
 	log "apt does not know $PKG; using the cached source $ver"
 fi
 SRC=$CACHE/src/linux-source-$ver
-if [ ! -f "$SRC/.slablab-unpacked" ]; then
-	rm -rf "$SRC" "$SRC.tmp"
-	mkdir -p "$SRC.tmp"
-	deb=/var/cache/apt/archives/${PKG}_${ver//:/%3a}_all.deb
-	if [ ! -f "$deb" ]; then
-		log "downloading $PKG $ver (~140-170 MB)"
-		if [ -n "$suite" ]; then
-			(cd "$SRC.tmp" && aptc apt-get -q download "$PKG=$ver" >&2) ||
-				die "apt-get download $PKG=$ver from $suite failed"
-		else
-			(cd "$SRC.tmp" && apt-get -q -o APT::Sandbox::User=root download "$PKG=$ver" >&2) ||
-				die "apt-get download $PKG=$ver failed"
-		fi
-		deb=$(ls "$SRC.tmp"/*.deb)
-	fi
-	log "unpacking $PKG $ver into $SRC"
-	dpkg -x "$deb" "$SRC.tmp/pkg"
-	tar -xf "$SRC.tmp"/pkg/usr/src/linux-source-*.tar.xz -C "$SRC.tmp"
-	mv "$SRC.tmp"/linux-source-*/ "$SRC"
-	rm -rf "$SRC.tmp"
-	touch "$SRC/.slablab-unpacked"
-	# Older sources of the series are of no use any more (other series' are).
-	for old in "$CACHE"/src/linux-source-"$series".*; do
-		[ -e "$old" ] && [ "$old" != "$SRC" ] || continue
-		rm -rf "$old"
-	done
-fi
 
 # ---------------------------------------------------------------- compiler
 BR="" CCARGS=()
@@ -200,10 +169,49 @@ write_env() {
 		mv "$DIR/env.tmp" "$DIR/env"
 	fi
 }
-if [ -f "$DIR/env" ] && [ "$(cat "$DIR/key" 2>/dev/null)" = "$key" ]; then
-	write_env # the runner settings (CMDLINE, PVH) may have changed, the build did not
-	echo "$DIR"
-	exit 0
+# A build of this key that is there is reused (its runner settings, CMDLINE and PVH,
+# may have changed; the build did not).
+reuse_if_ready() {
+	if [ -f "$DIR/env" ] && [ "$(cat "$DIR/key" 2>/dev/null)" = "$key" ]; then
+		write_env
+		echo "$DIR"
+		exit 0
+	fi
+}
+reuse_if_ready
+# One build at a time (two kernel builds on 2 cores only slow each other down); a
+# second caller of the same profile waits and then reuses it. A ready kernel was reused
+# above, without waiting for another profile's build.
+exec {lockfd}>"$CACHE/kernels/.build-kernel.lock"
+flock "$lockfd"
+reuse_if_ready
+
+if [ ! -f "$SRC/.slablab-unpacked" ]; then
+	rm -rf "$SRC" "$SRC.tmp"
+	mkdir -p "$SRC.tmp"
+	deb=/var/cache/apt/archives/${PKG}_${ver//:/%3a}_all.deb
+	if [ ! -f "$deb" ]; then
+		log "downloading $PKG $ver (~140-170 MB)"
+		if [ -n "$suite" ]; then
+			(cd "$SRC.tmp" && aptc apt-get -q download "$PKG=$ver" >&2) ||
+				die "apt-get download $PKG=$ver from $suite failed"
+		else
+			(cd "$SRC.tmp" && apt-get -q -o APT::Sandbox::User=root download "$PKG=$ver" >&2) ||
+				die "apt-get download $PKG=$ver failed"
+		fi
+		deb=$(ls "$SRC.tmp"/*.deb)
+	fi
+	log "unpacking $PKG $ver into $SRC"
+	dpkg -x "$deb" "$SRC.tmp/pkg"
+	tar -xf "$SRC.tmp"/pkg/usr/src/linux-source-*.tar.xz -C "$SRC.tmp"
+	mv "$SRC.tmp"/linux-source-*/ "$SRC"
+	rm -rf "$SRC.tmp"
+	touch "$SRC/.slablab-unpacked"
+	# Older sources of the series are of no use any more (other series' are).
+	for old in "$CACHE"/src/linux-source-"$series".*; do
+		[ -e "$old" ] && [ "$old" != "$SRC" ] || continue
+		rm -rf "$old"
+	done
 fi
 for old in "$CACHE"/kernels/"$PROFILE"-*; do
 	[ -e "$old" ] && [ "$old" != "$DIR" ] || continue
