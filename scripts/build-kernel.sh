@@ -12,7 +12,7 @@
 #   6.1-slub-stats  linux-source-6.1                base release slub-stats    SLUB with CONFIG_SLUB_STATS
 #   6.1-slab        linux-source-6.1                base release slab          SLAB
 #   6.1-slob        linux-source-6.1                base release slob          SLOB
-#   7.3-slub-stats  trixie-backports' linux-source  base release slub-stats    7.3's SLUB (sheaves) with CONFIG_SLUB_STATS
+#   7.3-slub-stats  trixie-backports' linux-source  base release slub-stats release-7  7.3's SLUB (sheaves) with CONFIG_SLUB_STATS
 #
 # The source is apt-get download + dpkg -x + tar (nothing installed; 7.3's with the
 # private apt state of scripts/apt-suite.sh, from the machine's own mirror), configured as
@@ -75,7 +75,7 @@ debug)
 6.1-slub-stats) series=6.1 fragments=(base release slub-stats) ;;
 6.1-slab) series=6.1 fragments=(base release slab) ;;
 6.1-slob) series=6.1 fragments=(base release slob) ;;
-7.3-slub-stats) series=7.3 suite=trixie-backports buildroot=trixie fragments=(base release slub-stats) ;;
+7.3-slub-stats) series=7.3 suite=trixie-backports buildroot=trixie fragments=(base release slub-stats release-7) ;;
 *) die "unknown profile (debug, 6.1-slub-stats, 6.1-slab, 6.1-slob or 7.3-slub-stats)" ;;
 esac
 PKG=linux-source-$series
