@@ -187,6 +187,26 @@ struct slablab_reaper {
 	int alien_node;
 };
 
+DEFINE_STATIC_KEY_FALSE(slablab_count_cpu_locks);
+
+/*
+ * The cpu's lock: its array (and the pointer to it). With selftests=1 every acquisition
+ * is counted in s->selftest_cpu_locks (debugfs caches/<name>/selftest_cpu_locks), which
+ * is how the tests see a bulk request take it once per batch; a static key, so that
+ * nothing is added to the path otherwise.
+ */
+static __always_inline void cpu_lock(struct slablab_cache *s, unsigned long *flags)
+{
+	local_lock_irqsave(&s->cpu->lock, *flags);
+	if (static_branch_unlikely(&slablab_count_cpu_locks))
+		atomic_inc(&s->selftest_cpu_locks);
+}
+
+static __always_inline void cpu_unlock(struct slablab_cache *s, unsigned long *flags)
+{
+	local_unlock_irqrestore(&s->cpu->lock, *flags);
+}
+
 static struct slablab_slab_node *get_node(struct slablab_cache *s, int nid)
 {
 	return s->slab_nodes->node[nid];
@@ -668,9 +688,9 @@ static void *refill(struct slablab_cache *s, gfp_t gfp, unsigned long *flags)
 			if (ac->avail)
 				break;
 		}
-		local_unlock_irqrestore(&s->cpu->lock, *flags);
+		cpu_unlock(s, flags);
 		grown = grow(s, gfp, nid);
-		local_lock_irqsave(&s->cpu->lock, *flags);
+		cpu_lock(s, flags);
 		if (grown < 0) {
 			ac = this_cpu_ptr(s->cpu)->ac;
 			if (!ac->avail)
@@ -732,18 +752,18 @@ static void *slab_alloc(struct slablab_cache *s, gfp_t gfp, int node)
 		else if (node != numa_mem_id())
 			return alloc_node(s, gfp, node);
 	}
-	local_lock_irqsave(&s->cpu->lock, flags);
+	cpu_lock(s, &flags);
 	ac = this_cpu_ptr(s->cpu)->ac;
 	if (likely(ac->avail)) {
 		ac->touched = 1;
 		obj = ac->entry[--ac->avail];
-		local_unlock_irqrestore(&s->cpu->lock, flags);
+		cpu_unlock(s, &flags);
 		stat(s, SLABLAB_ALLOCHIT);
 		stat(s, SLABLAB_ALLOC_FASTPATH);
 		return alloc_hook(s, obj, gfp);
 	}
 	obj = refill(s, gfp, &flags);
-	local_unlock_irqrestore(&s->cpu->lock, flags);
+	cpu_unlock(s, &flags);
 	stat(s, SLABLAB_ALLOCMISS);
 	if (!obj)
 		return NULL;
@@ -833,10 +853,10 @@ static void slab_free_obj(struct slablab_cache *s, struct slablab_slab *slab, vo
 	unsigned long flags;
 	LIST_HEAD(victims);
 
-	local_lock_irqsave(&s->cpu->lock, flags);
+	cpu_lock(s, &flags);
 	/* under the lock: this cpu (and so its node) stays while it is held */
 	if (unlikely(nid != numa_mem_id())) {
-		local_unlock_irqrestore(&s->cpu->lock, flags);
+		cpu_unlock(s, &flags);
 		free_alien(s, obj, nid);
 		return;
 	}
@@ -850,7 +870,7 @@ static void slab_free_obj(struct slablab_cache *s, struct slablab_slab *slab, vo
 		flusharray(s, ac, &victims);
 	}
 	ac->entry[ac->avail++] = obj;
-	local_unlock_irqrestore(&s->cpu->lock, flags);
+	cpu_unlock(s, &flags);
 	discard_victims(s, &victims);
 }
 
@@ -913,13 +933,13 @@ static unsigned int drain_this_cpu(struct slablab_cache *s, int mode, void *arg)
 	LIST_HEAD(victims);
 	int nid;
 
-	local_lock_irqsave(&s->cpu->lock, flags);
+	cpu_lock(s, &flags);
 	ac = this_cpu_ptr(s->cpu)->ac;
 	nid = numa_mem_id();
 	spin_lock(node_lock(s, nid));
 	drain_array_locked(s, nid, ac, true, &victims);
 	spin_unlock(node_lock(s, nid));
-	local_unlock_irqrestore(&s->cpu->lock, flags);
+	cpu_unlock(s, &flags);
 	return discard_victims(s, &victims);
 }
 
@@ -1069,7 +1089,7 @@ static void reap_array(struct slablab_cache *s)
 	LIST_HEAD(victims);
 	int nid;
 
-	local_lock_irqsave(&s->cpu->lock, flags);
+	cpu_lock(s, &flags);
 	ac = this_cpu_ptr(s->cpu)->ac;
 	if (ac->avail) {
 		if (ac->touched) {
@@ -1081,7 +1101,7 @@ static void reap_array(struct slablab_cache *s)
 			spin_unlock(node_lock(s, nid));
 		}
 	}
-	local_unlock_irqrestore(&s->cpu->lock, flags);
+	cpu_unlock(s, &flags);
 	discard_victims(s, &victims);
 }
 
@@ -1204,9 +1224,9 @@ static unsigned int count_this_cpu(struct slablab_cache *s, int mode, void *arg)
 	unsigned long flags;
 	unsigned int n;
 
-	local_lock_irqsave(&s->cpu->lock, flags);
+	cpu_lock(s, &flags);
 	n = this_cpu_ptr(s->cpu)->ac->avail;
-	local_unlock_irqrestore(&s->cpu->lock, flags);
+	cpu_unlock(s, &flags);
 	atomic64_add(n, arg);
 	return 0;
 }
@@ -1485,7 +1505,7 @@ static unsigned int swap_this_cpu(struct slablab_cache *s, int mode, void *arg)
 	LIST_HEAD(victims);
 	int cpu, nid;
 
-	local_lock_irqsave(&s->cpu->lock, flags);
+	cpu_lock(s, &flags);
 	cpu = smp_processor_id();
 	old = this_cpu_ptr(s->cpu)->ac;
 	WRITE_ONCE(this_cpu_ptr(s->cpu)->ac, arrays[cpu]);
@@ -1494,7 +1514,7 @@ static unsigned int swap_this_cpu(struct slablab_cache *s, int mode, void *arg)
 	spin_lock(node_lock(s, nid));
 	drain_array_locked(s, nid, old, true, &victims);
 	spin_unlock(node_lock(s, nid));
-	local_unlock_irqrestore(&s->cpu->lock, flags);
+	cpu_unlock(s, &flags);
 	return discard_victims(s, &victims);
 }
 
