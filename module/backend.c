@@ -474,7 +474,8 @@ struct slablab_slab *slablab_new_slab(struct slablab_cache *s, gfp_t gfp, int no
 				      void **freelist)
 {
 	unsigned int order = READ_ONCE(s->order), min_order = slablab_min_order(s);
-	gfp_t pgfp = (gfp & SLABLAB_RECLAIM_GFP) | __GFP_COMP;
+	/* a node constraint binds the pages (SLAB's cache_grow_begin(), SLUB's allocate_slab()) */
+	gfp_t pgfp = (gfp & (SLABLAB_RECLAIM_GFP | SLABLAB_CONSTRAINT_GFP)) | __GFP_COMP;
 	struct slablab_counters cnt = { .word = 0 };
 	struct slablab_slab *slab;
 	struct page *page = NULL;
