@@ -23,6 +23,15 @@
  *   owning node's shared array first, its slabs for the rest; a node-specific request
  *   for another node goes straight to ____cache_alloc_node() for that node.
  *
+ * Bulk requests (6.1's kmem_cache_alloc_bulk(), kmem_cache_free_bulk())
+ *   Interrupts off once around the batch, its array operations (refills and this
+ *   node's grows among them) inside: here the cpu's lock, taken once per
+ *   SLAB_BULK_HOLD objects. An allocation gives it up for what touches no array and
+ *   may sleep: ____cache_alloc_node() and fallback_alloc() once this node could not be
+ *   grown without reclaim, and (without NUMA) a grow that may reclaim. Allocation
+ *   hooks run after the batch, free hooks inside, as there; a failed allocation frees
+ *   what the batch got and returns 0.
+ *
  * Per-node state (struct slablab_slab_node)
  *   - lists=3 (since 2.4.9-ac): slabs on full, partial or free lists; allocation takes
  *     from the first partial slab, else the first free one;
@@ -69,9 +78,10 @@
  *                                  reap (destroy, cpu offline) without a deadlock; it
  *                                  re-queues under the mutex, so set_period() is never
  *                                  undone by a reap that read the old period
- *   s->cpu->lock (local_lock, irqs off) the cpu's array cache (and the pointer to it)
- *   alien->lock (spinlock, irqs off) one alien cache; taken alone (free_alien() drops
- *                                  the cpu's lock first) or by the reap, flush, layers
+ *   s->cpu->lock (local_lock, irqs off) the cpu's array cache (and the pointer to it);
+ *                                  a bulk request holds it for SLAB_BULK_HOLD objects
+ *   alien->lock (spinlock, irqs off) one alien cache; taken under the cpu's lock by a
+ *                                  free (free_alien()), alone by the reap, flush, layers
  *   n->list_lock (spinlock, irqs off) the back end's node lock: this design's node lists,
  *                                  sn->lists, counts, free_limit, the shared array and
  *                                  the slabs' freelists of that node; innermost of these
@@ -107,6 +117,15 @@
 #define ALIEN_LIMIT		12	/* SLAB's alloc_alien_cache() limit */
 #define SLAB_REAP_CPU_MS	2000	/* SLAB's REAPTIMEOUT_AC */
 #define SLAB_REAP_NODE_MS	4000	/* SLAB's REAPTIMEOUT_NODE */
+/*
+ * Objects of a bulk request per hold of the cpu's lock. 6.1 keeps interrupts off for
+ * a whole batch, whatever its size; a storm's batch may be 65536 (storm-max-batch) and
+ * a kernel caller's anything, so the lock is dropped and taken again after this many
+ * (between two objects: the batch keeps 6.1's shape). A hold is then at most 64
+ * array operations, each with at most one refill (batchcount objects, or a grow of
+ * one slab without reclaim); the typical kernel batches (16 to 64) take it once.
+ */
+#define SLAB_BULK_HOLD		64
 
 /**
  * struct slablab_array - an array cache (SLAB's struct array_cache)
@@ -906,30 +925,30 @@ static void drain_alien(struct slablab_cache *s, struct slablab_array *ac, int n
 	spin_unlock(node_lock(s, nid));
 }
 
-/* Free an object of node @nid from a cpu of another node (SLAB's __cache_free_alien()). */
-static void free_alien(struct slablab_cache *s, void *obj, int nid)
+/*
+ * Free an object of node @nid from a cpu of another node (SLAB's __cache_free_alien()),
+ * the cpu's lock held (so this cpu's node stays); slabs to discard go onto @victims.
+ */
+static void free_alien(struct slablab_cache *s, void *obj, int nid, struct list_head *victims)
 {
 	struct slablab_slab_node *sn = get_node(s, numa_mem_id());
 	struct slablab_alien *alien = sn->alien ? sn->alien[nid] : NULL;
-	unsigned long flags;
-	LIST_HEAD(victims);
 
 	stat(s, SLABLAB_REMOTEFREES);
 	stat(s, SLABLAB_FREE_SLOWPATH);
 	if (alien) {
-		spin_lock_irqsave(&alien->lock, flags);
+		spin_lock(&alien->lock);
 		if (unlikely(alien->ac.avail == alien->ac.limit)) {
 			stat(s, SLABLAB_ALIENOVERFLOW);
-			drain_alien(s, &alien->ac, nid, &victims);
+			drain_alien(s, &alien->ac, nid, victims);
 		}
 		alien->ac.entry[alien->ac.avail++] = obj;
-		spin_unlock_irqrestore(&alien->lock, flags);
+		spin_unlock(&alien->lock);
 	} else {
-		spin_lock_irqsave(node_lock(s, nid), flags);
-		free_block(s, nid, &obj, 1, &victims);
-		spin_unlock_irqrestore(node_lock(s, nid), flags);
+		spin_lock(node_lock(s, nid));
+		free_block(s, nid, &obj, 1, victims);
+		spin_unlock(node_lock(s, nid));
 	}
-	discard_victims(s, &victims);
 }
 
 /*
@@ -959,19 +978,18 @@ static void flusharray(struct slablab_cache *s, struct slablab_array *ac,
 	spin_unlock(node_lock(s, nid));
 }
 
-/* Free one object that passed free_hook() (SLAB's ___cache_free()). */
-static void slab_free_obj(struct slablab_cache *s, struct slablab_slab *slab, void *obj)
+/*
+ * Free one object that passed free_hook() (SLAB's ___cache_free()), the cpu's lock held;
+ * slabs to discard go onto @victims, for after the lock.
+ */
+static __always_inline void array_free(struct slablab_cache *s, struct slablab_slab *slab,
+				       void *obj, struct list_head *victims)
 {
 	int nid = slab_nid(slab);
 	struct slablab_array *ac;
-	unsigned long flags;
-	LIST_HEAD(victims);
 
-	cpu_lock(s, &flags);
-	/* under the lock: this cpu (and so its node) stays while it is held */
 	if (unlikely(nid != numa_mem_id())) {
-		cpu_unlock(s, &flags);
-		free_alien(s, obj, nid);
+		free_alien(s, obj, nid, victims);
 		return;
 	}
 	ac = this_cpu_ptr(s->cpu)->ac;
@@ -981,9 +999,18 @@ static void slab_free_obj(struct slablab_cache *s, struct slablab_slab *slab, vo
 	} else {
 		stat(s, SLABLAB_FREEMISS);
 		stat(s, SLABLAB_FREE_SLOWPATH);
-		flusharray(s, ac, &victims);
+		flusharray(s, ac, victims);
 	}
 	ac->entry[ac->avail++] = obj;
+}
+
+static void slab_free_obj(struct slablab_cache *s, struct slablab_slab *slab, void *obj)
+{
+	unsigned long flags;
+	LIST_HEAD(victims);
+
+	cpu_lock(s, &flags);
+	array_free(s, slab, obj, &victims);
 	cpu_unlock(s, &flags);
 	discard_victims(s, &victims);
 }
@@ -1000,36 +1027,76 @@ static void slab_free(struct slablab_cache *s, struct slablab_slab *slab, void *
 	}
 }
 
+/*
+ * SLAB's kmem_cache_free_bulk(): interrupts off once around the batch, each object's
+ * hooks and ___cache_free() inside. Here the cpu's lock, once per SLAB_BULK_HOLD
+ * entries (see there); the slabs given back are discarded after each hold.
+ */
 static void slab_free_bulk(struct slablab_cache *s, size_t nr, void **p)
 {
-	size_t i;
+	struct slablab_slab *slab;
+	unsigned long flags;
+	LIST_HEAD(victims);
+	size_t i = 0, end;
+	void *obj;
 
-	for (i = 0; i < nr; i++) {
-		void *obj = p[i];
-		struct slablab_slab *slab;
-
-		if (!obj)
-			continue;
-		p[i] = NULL;
-		slab = obj_to_slab(obj);
-		if (free_hook(s, slab, obj))
-			slab_free_obj(s, slab, obj);
+	while (i < nr) {
+		end = min_t(size_t, nr, i + SLAB_BULK_HOLD);
+		cpu_lock(s, &flags);
+		for (; i < end; i++) {
+			obj = p[i];
+			if (!obj)
+				continue;
+			p[i] = NULL;
+			slab = obj_to_slab(obj);
+			if (free_hook(s, slab, obj))
+				array_free(s, slab, obj, &victims);
+		}
+		cpu_unlock(s, &flags);
+		discard_victims(s, &victims);
 	}
 }
 
-/* One object at a time, as 6.1's kmem_cache_alloc_bulk() for SLAB; all or nothing. */
+/*
+ * SLAB's kmem_cache_alloc_bulk(): interrupts off once around the batch of
+ * __do_cache_alloc()s — array pops, refills and this node's grows inside — and the
+ * hooks after, outside. Here the cpu's lock, once per SLAB_BULK_HOLD objects; it is
+ * given up for ____cache_alloc_node() and fallback_alloc() when this node could not be
+ * grown without reclaim (they touch no array, and fallback_alloc() may sleep), and by
+ * refill() for a grow that may sleep. A failure frees what the batch got and returns
+ * 0, as 6.1.
+ */
 static int slab_alloc_bulk(struct slablab_cache *s, gfp_t gfp, size_t nr, void **p)
 {
-	size_t i;
+	unsigned long flags;
+	size_t i = 0, j, end;
+	void *obj;
+	int nid;
 
-	for (i = 0; i < nr; i++) {
-		p[i] = slab_alloc(s, gfp, NUMA_NO_NODE);
-		if (!p[i]) {
-			slab_free_bulk(s, i, p);
-			return 0;
+	while (i < nr) {
+		end = min_t(size_t, nr, i + SLAB_BULK_HOLD);
+		cpu_lock(s, &flags);
+		while (i < end && (obj = array_alloc(s, gfp, &flags)))
+			p[i++] = obj;
+		nid = numa_mem_id();
+		cpu_unlock(s, &flags);
+		if (i < end) {
+			/* the array is empty and this node could not be grown */
+			obj = node_alloc(s, gfp, nid);
+			if (!obj)
+				goto fail;
+			stat(s, SLABLAB_ALLOC_SLOWPATH);
+			p[i++] = obj;
 		}
 	}
+	for (j = 0; j < nr; j++)
+		alloc_hook(s, p[j], gfp);
 	return nr;
+fail:
+	for (j = 0; j < i; j++)
+		alloc_hook(s, p[j], gfp);
+	slab_free_bulk(s, i, p);
+	return 0;
 }
 
 static void *slab_alloc_op(struct slablab_cache *s, gfp_t gfp, int node)

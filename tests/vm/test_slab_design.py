@@ -15,7 +15,7 @@ from typing import Literal, Tuple
 import pytest
 import slablab
 
-from conftest import DEBUGFS, MODULE, consistent, dbg, slabctl
+from conftest import DEBUGFS, MODULE, consistent, dbg, dbg_write, slabctl
 
 pytestmark = pytest.mark.parametrize("design", ["slab"])
 
@@ -342,6 +342,7 @@ def test_dead_cpus_array_is_drained_and_its_reap_restarts(client, make_cache):
 
 # ------------- 6.1's bulk operations and grows through the test hooks (keep these last)
 
+BULK_HOLD = 64      # design_slab.c's SLAB_BULK_HOLD: objects of a batch per lock hold
 # 6.1's gfp_exact_node() takes reclaim away, and its ____cache_alloc_node() and
 # fallback_alloc() exist, with CONFIG_NUMA only (the stock kernel has it, the debug
 # kernel not): without, a refill grows with the caller's gfp but __GFP_NOFAIL (so
@@ -408,6 +409,58 @@ def reclaiming(names):
     every GFP_ combination but the zone ones holds one of them."""
     return {n for n in names if n.endswith("_RECLAIM") or
             (n.startswith("GFP_") and n not in ("GFP_DMA", "GFP_DMA32"))}
+
+
+@pytest.mark.parametrize("batch", [32, 150])
+def test_bulk_takes_the_cpu_lock_once_per_batch(hooked, hooked_cache, batch):
+    """6.1's kmem_cache_alloc_bulk() and kmem_cache_free_bulk() disable interrupts once
+    around the whole batch, the per-object array operations (refills and grows of this
+    node among them) inside. A bulk storm of 4 batches on one cpu takes its array lock
+    once per bulk allocation and once per bulk free, a batch beyond BULK_HOLD objects
+    once per BULK_HOLD of them (the lock is dropped and taken again between: a storm's
+    batch may be 65536). Without NUMA each grow may sleep and takes it once more. The
+    counters are the single-object path's."""
+    name = hooked_cache(64)
+    dbg_write(name, "selftest_cpu_locks", 0)
+    r = hooked.storm("slablab", "bulk", cache=name, threads=1, cpus="0", ops=4 * batch,
+                     batch=batch)
+    locks = int(dbg(name, "selftest_cpu_locks"))
+    res = r["result"]
+    st = res["stats"]
+    assert res["allocs"] == res["frees"] == 4 * batch and res["failures"] == 0, res
+    holds = 2 * 4 * -(-batch // BULK_HOLD) + (0 if NUMA else st["grown"])
+    assert st["grown"] > 0 and locks == holds, \
+        (f"{locks} acquisitions of the cpu lock for 4 bulk allocations and frees of "
+         f"{batch} ({st['grown']} grows)")
+    assert st["allochit"] + st["allocmiss"] == st["alloc_fastpath"] + st["alloc_slowpath"] \
+        == 4 * batch, st
+    assert st["allochit"] == st["alloc_fastpath"] and st["allocmiss"] > 0, st
+    assert st["freehit"] + st["freemiss"] == 4 * batch, st
+    consistent(hooked, name)
+
+
+def test_a_bulk_that_fails_midway_gives_back_what_it_got(hooked, hooked_cache):
+    """6.1's kmem_cache_alloc_bulk(): an object that cannot be had ends the batch, the
+    objects it took are freed (kmem_cache_free_bulk()) and it returns 0. The array
+    holds 3 objects and no slab can be made: a bulk of 5 takes the 3, fails on the
+    fourth and gives them back, so the array holds 3 again and nothing else is out."""
+    name = hooked_cache(64, limit=20, batchcount=10, shared=0)
+    objs = hooked.cache_get(name)["objs_per_slab"]
+    h = hooked.obj_alloc(name, objs, cpu=0)     # the slab used up, the array empty
+    hooked.obj_free(h, cpu=0, count=3)
+    assert hooked.cache_get(name)["layers"]["array"] == 3
+    dbg_write(name, "fail_slab_every", 1)
+    try:
+        r = hooked.storm("slablab", "bulk", cache=name, threads=1, cpus="0", ops=5,
+                         batch=5)
+    finally:
+        dbg_write(name, "fail_slab_every", 0)
+    res = r["result"]
+    assert res["failures"] == 5 and res["allocs"] == 0, res
+    c = consistent(hooked, name)
+    assert c["layers"]["array"] == 3 and c["gauges"]["objects"] == objs - 3, c
+    assert c["gauges"]["slabs"] == 1, c["gauges"]
+    hooked.obj_free(h, cpu=0)
 
 
 def test_a_refill_grows_this_node_without_reclaim_into_the_array(hooked, hooked_cache):
