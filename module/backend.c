@@ -101,7 +101,7 @@ static_assert(!(SLABLAB_KERNEL_DEFAULTS & __SLABLAB_CACHE_F_ALL));
 bool slablab_selftests;
 module_param_named(selftests, slablab_selftests, bool, 0444);
 MODULE_PARM_DESC(selftests,
-		 "enable the test harness hooks in debugfs: selftest_warn, selftest_kernel_cache, selftest_native_sysfs, selftest_fail_random_seq, selftest_fail_sheaf_alloc, caches/*/selftest (never on a real system)");
+		 "enable the test harness hooks in debugfs: selftest_warn, selftest_kernel_cache, selftest_native_sysfs, selftest_fail_random_seq, selftest_fail_sheaf_alloc, selftest_fail_atomic_slabs, caches/*/selftest (never on a real system)");
 
 /*
  * Test hook (selftests=1 only: debugfs selftest_fail_random_seq): the next N
@@ -116,6 +116,14 @@ atomic_t slablab_fail_random_seq = ATOMIC_INIT(0);
  * empty sheaf can be had (design_sheaves.c).
  */
 atomic_t slablab_fail_sheaf_alloc = ATOMIC_INIT(0);
+
+/*
+ * Test hook (selftests=1 only: debugfs selftest_fail_atomic_slabs): the next N new slabs
+ * (or slob pages) asked for without __GFP_DIRECT_RECLAIM fail, those that may reclaim
+ * do not (fail_page_alloc's ignore-gfp-wait, on any kernel), so that tests reach what
+ * the slab design does when its refill's grow, which may not reclaim, fails.
+ */
+atomic_t slablab_fail_atomic_slabs = ATOMIC_INIT(0);
 
 #ifndef NL_SET_ERR_MSG_FMT
 /* 6.1: formatted extack messages, each in the next buffer (internal.h) */
@@ -427,8 +435,10 @@ static inline bool fail_new_slab(gfp_t gfp, unsigned int order)
  * @gfp: the allocation's flags (__GFP_NOFAIL is never failed by fail_new_slab)
  * @order: the order asked for
  *
- * The cache's fail_slab_every (every Nth new slab fails) and the kernel's fault_attr
- * fail_new_slab, for every design that takes pages: slabs here, slob's heap pages.
+ * The cache's fail_slab_every (every Nth new slab fails), the test hook
+ * selftest_fail_atomic_slabs (selftests=1: the next N that may not reclaim) and the
+ * kernel's fault_attr fail_new_slab, for every design that takes pages: slabs here,
+ * slob's heap pages.
  *
  * Return: true when the caller must act as if the page allocator said no.
  */
@@ -440,7 +450,19 @@ bool slablab_inject_new_slab_failure(struct slablab_cache *s, gfp_t gfp, unsigne
 	if (unlikely(fail_every) &&
 	    !((unsigned int)atomic_inc_return(&s->fail_slab_count) % fail_every))
 		return true;
+	if (unlikely(slablab_selftests) && !gfpflags_allow_blocking(gfp) &&
+	    atomic_add_unless(&slablab_fail_atomic_slabs, -1, 0))
+		return true;
 	return fail_new_slab(gfp, order);
+}
+
+/* The pages of a new slab; with selftests=1 the gfp is kept for the test hook. */
+static struct page *new_slab_pages(struct slablab_cache *s, int node, gfp_t gfp,
+				   unsigned int order)
+{
+	if (unlikely(slablab_selftests))
+		WRITE_ONCE(s->selftest_new_slab_gfp, gfp);
+	return alloc_pages_node(node, gfp, order);
 }
 
 /*
@@ -452,7 +474,8 @@ struct slablab_slab *slablab_new_slab(struct slablab_cache *s, gfp_t gfp, int no
 				      void **freelist)
 {
 	unsigned int order = READ_ONCE(s->order), min_order = slablab_min_order(s);
-	gfp_t pgfp = (gfp & SLABLAB_RECLAIM_GFP) | __GFP_COMP;
+	/* a node constraint binds the pages (SLAB's cache_grow_begin(), SLUB's allocate_slab()) */
+	gfp_t pgfp = (gfp & (SLABLAB_RECLAIM_GFP | SLABLAB_CONSTRAINT_GFP)) | __GFP_COMP;
 	struct slablab_counters cnt = { .word = 0 };
 	struct slablab_slab *slab;
 	struct page *page = NULL;
@@ -465,15 +488,15 @@ struct slablab_slab *slablab_new_slab(struct slablab_cache *s, gfp_t gfp, int no
 		return NULL;	/* injected failure: as if the page allocator said no */
 	if (order > min_order)
 		/* Don't work hard for a high order: fall back to the smallest that fits. */
-		page = alloc_pages_node(node, (pgfp | __GFP_NOWARN | __GFP_NORETRY) &
-					~__GFP_NOFAIL, order);
+		page = new_slab_pages(s, node, (pgfp | __GFP_NOWARN | __GFP_NORETRY) &
+				      ~__GFP_NOFAIL, order);
 	if (!page && order > min_order) {
 		order = min_order;
-		page = alloc_pages_node(node, pgfp, order);
+		page = new_slab_pages(s, node, pgfp, order);
 		if (page)
 			stat(s, SLABLAB_ORDER_FALLBACK);
 	} else if (!page) {
-		page = alloc_pages_node(node, pgfp, order);
+		page = new_slab_pages(s, node, pgfp, order);
 	}
 	if (!page)
 		return NULL;

@@ -16,6 +16,8 @@
 #define SLABLAB_RECLAIM_GFP (__GFP_RECLAIM | __GFP_IO | __GFP_FS | __GFP_NOWARN | \
 			     __GFP_RETRY_MAYFAIL | __GFP_NOFAIL | __GFP_NORETRY | \
 			     __GFP_MEMALLOC | __GFP_NOMEMALLOC | __GFP_HIGH)
+/* gfp bits that say where from: for the pages only (mm/internal.h's GFP_CONSTRAINT_MASK) */
+#define SLABLAB_CONSTRAINT_GFP (__GFP_HARDWALL | __GFP_THISNODE)
 
 static __always_inline void stat(struct slablab_cache *s, enum slablab_stat_item si)
 {

@@ -9,8 +9,9 @@
  * (fault injection on any kernel), fail_new_slab/ (the kernel's fault_attr, where it
  * has CONFIG_FAULT_INJECTION_DEBUG_FS) and, with selftests=1 only, selftest_warn,
  * selftest_kernel_cache, selftest_native_sysfs, selftest_fail_random_seq,
- * selftest_fail_sheaf_alloc, selftest_walk_irqoff_ns and _slabs, selftest_dump_percpu_max and
- * caches/<name>/selftest.
+ * selftest_fail_sheaf_alloc, selftest_fail_atomic_slabs, selftest_walk_irqoff_ns and _slabs,
+ * selftest_dump_percpu_max and caches/<name>/selftest, selftest_cpu_locks and
+ * selftest_new_slab_gfp.
  *
  * Every file the kernel's tools/vm/slabinfo.c (tools/mm/ in 7.x) reads in
  * read_slab_dir() that SLUB's sysfs has is here, so slabinfo run with this directory
@@ -894,6 +895,17 @@ static const struct file_operations slablab_selftest_fops = {
 	.llseek = noop_llseek,
 };
 
+/* The gfp of the cache's last page allocation for a new slab, as the kernel names it. */
+static int slablab_selftest_gfp_show(struct seq_file *m, void *unused)
+{
+	struct slablab_cache *s = m->private;
+	gfp_t gfp = READ_ONCE(s->selftest_new_slab_gfp);
+
+	seq_printf(m, "%pGg\n", &gfp);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(slablab_selftest_gfp);
+
 static const struct file_operations slablab_dbg_fops = {
 	.owner = THIS_MODULE,
 	.open = slablab_dbg_open,
@@ -930,8 +942,13 @@ static void slablab_debugfs_add_cache(struct slablab_cache *s)
 					    &slablab_dbg_fops);
 		}
 	}
-	if (slablab_selftests)
+	if (slablab_selftests) {
 		debugfs_create_file("selftest", 0200, dir, s, &slablab_selftest_fops);
+		/* the slab design's acquisitions of its cpu lock; write 0: reset */
+		debugfs_create_atomic_t("selftest_cpu_locks", 0600, dir, &s->selftest_cpu_locks);
+		debugfs_create_file("selftest_new_slab_gfp", 0400, dir, s,
+				    &slablab_selftest_gfp_fops);
+	}
 	s->debugfs = dir;
 	s->debugfs_priv = files;
 }
@@ -1137,6 +1154,11 @@ int slablab_debugfs_init(void)
 		/* the next N sheaf allocations fail (design_sheaves.c) */
 		debugfs_create_atomic_t("selftest_fail_sheaf_alloc", 0600, slablab_debugfs_root,
 					&slablab_fail_sheaf_alloc);
+		/* the next N new slabs that may not reclaim fail (backend.c) */
+		debugfs_create_atomic_t("selftest_fail_atomic_slabs", 0600, slablab_debugfs_root,
+					&slablab_fail_atomic_slabs);
+		/* caches/<name>/selftest_cpu_locks counts from now on (design_slab.c) */
+		static_branch_enable(&slablab_count_cpu_locks);
 		/* the longest irqs-off hold of a layers/occupancy walk; write 0: reset */
 		debugfs_create_u64("selftest_walk_irqoff_ns", 0600, slablab_debugfs_root,
 				   &slablab_walk_irqoff_max_ns);

@@ -10,12 +10,27 @@
  *   was used since the last reap. An allocation pops it (allochit); an empty array is
  *   refilled (allocmiss) by up to batchcount objects — at most BATCHREFILL_LIMIT (16)
  *   while untouched — from the node's shared array, else from the node's slabs, else
- *   from a new slab. A free pushes it (freehit); a full array (freemiss) first moves
- *   its oldest batchcount entries into the shared array (as many as fit) or else back
- *   to their slabs. An object of another node goes to this node's alien cache for that
- *   node (at most ALIEN_LIMIT, 12), which drains to the owning node's shared array
- *   first, its slabs for the rest; a node-specific request for another node takes its
- *   object straight from that node's slabs (nodeallocs).
+ *   from a new slab of this node grown with gfp_exact_node() (this node only, no
+ *   reclaim), its first batch straight into the array. When that grow fails, the
+ *   object comes as SLAB's ____cache_alloc_node() finds one: the node's slabs
+ *   (nodeallocs), a second grow there, then fallback_alloc(): other nodes' slabs, then
+ *   a slab grown with the caller's own gfp. (Without NUMA, as 6.1 there, the grow
+ *   keeps the caller's gfp but __GFP_NOFAIL and its failure fails the allocation.) A
+ *   free pushes it (freehit); a full array
+ *   (freemiss) first moves its oldest batchcount entries into the shared array (as
+ *   many as fit) or else back to their slabs. An object of another node goes to this
+ *   node's alien cache for that node (at most ALIEN_LIMIT, 12), which drains to the
+ *   owning node's shared array first, its slabs for the rest; a node-specific request
+ *   for another node goes straight to ____cache_alloc_node() for that node.
+ *
+ * Bulk requests (6.1's kmem_cache_alloc_bulk(), kmem_cache_free_bulk())
+ *   Interrupts off once around the batch, its array operations (refills and this
+ *   node's grows among them) inside: here the cpu's lock, taken once per
+ *   SLAB_BULK_HOLD objects. An allocation gives it up for what touches no array and
+ *   may sleep: ____cache_alloc_node() and fallback_alloc() once this node could not be
+ *   grown without reclaim, and (without NUMA) a grow that may reclaim. Allocation
+ *   hooks run after the batch, free hooks inside, as there; a failed allocation frees
+ *   what the batch got and returns 0.
  *
  * Per-node state (struct slablab_slab_node)
  *   - lists=3 (since 2.4.9-ac): slabs on full, partial or free lists; allocation takes
@@ -43,10 +58,13 @@
  *
  * Differences from 6.1: object indices are not kept in a freelist array in the slab
  * but as the back end's free pointers; no pfmemalloc slabs; no off-slab freelist
- * management, colouring or SLAB_TYPESAFE_BY_RCU; no fallback_alloc() walk of the
- * zonelist: when the page allocator itself falls back to another node, the caller
- * gets an object of that node; the reap is per cache, not one work item per cpu
- * walking every cache under the cache mutex.
+ * management, colouring or SLAB_TYPESAFE_BY_RCU; fallback_alloc() walks the nodes with
+ * memory in their order, not the zonelist of the mempolicy's node within the cpuset
+ * (no mempolicy or cpuset spreading, alternate_node_alloc(), either); objects that
+ * ____cache_alloc_node() takes count in listallocs as a refill's do (6.1 counts them
+ * as active only, and one from a slab it grew not at all, so that its active count
+ * drifts); the reap is per cache, not one work item per cpu walking every cache under
+ * the cache mutex.
  *
  * Locks (backend.c's order; outermost first)
  *   cpu_hotplug_lock (read)        around every op but the per-object ones and the
@@ -60,15 +78,18 @@
  *                                  reap (destroy, cpu offline) without a deadlock; it
  *                                  re-queues under the mutex, so set_period() is never
  *                                  undone by a reap that read the old period
- *   s->cpu->lock (local_lock, irqs off) the cpu's array cache (and the pointer to it)
- *   alien->lock (spinlock, irqs off) one alien cache; taken alone (free_alien() drops
- *                                  the cpu's lock first) or by the reap, flush, layers
+ *   s->cpu->lock (local_lock, irqs off) the cpu's array cache (and the pointer to it);
+ *                                  a bulk request holds it for SLAB_BULK_HOLD objects
+ *   alien->lock (spinlock, irqs off) one alien cache; taken under the cpu's lock by a
+ *                                  free (free_alien()), alone by the reap, flush, layers
  *   n->list_lock (spinlock, irqs off) the back end's node lock: this design's node lists,
  *                                  sn->lists, counts, free_limit, the shared array and
  *                                  the slabs' freelists of that node; innermost of these
  *   s->slabs_lock                  as in backend.c (slablab_new_slab()/discard), never
  *                                  under list_lock here: slabs are discarded after it is
- *                                  dropped, and grown with the cpu's lock dropped
+ *                                  dropped; a refill grows under the cpu's lock (6.1
+ *                                  grows with interrupts off when the gfp cannot
+ *                                  reclaim, as gfp_exact_node()'s cannot with NUMA)
  *   Every spinlock here is taken with interrupts off (irqsave, or inside the cpu's
  *   local_lock_irqsave()): frees may come from interrupts. Nothing here sleeps under
  *   a spinlock or the cpu's lock.
@@ -96,6 +117,15 @@
 #define ALIEN_LIMIT		12	/* SLAB's alloc_alien_cache() limit */
 #define SLAB_REAP_CPU_MS	2000	/* SLAB's REAPTIMEOUT_AC */
 #define SLAB_REAP_NODE_MS	4000	/* SLAB's REAPTIMEOUT_NODE */
+/*
+ * Objects of a bulk request per hold of the cpu's lock. 6.1 keeps interrupts off for
+ * a whole batch, whatever its size; a storm's batch may be 65536 (storm-max-batch) and
+ * a kernel caller's anything, so the lock is dropped and taken again after this many
+ * (between two objects: the batch keeps 6.1's shape). A hold is then at most 64
+ * array operations, each with at most one refill (batchcount objects, or a grow of
+ * one slab without reclaim); the typical kernel batches (16 to 64) take it once.
+ */
+#define SLAB_BULK_HOLD		64
 
 /**
  * struct slablab_array - an array cache (SLAB's struct array_cache)
@@ -186,6 +216,26 @@ struct slablab_reaper {
 	int cpu;
 	int alien_node;
 };
+
+DEFINE_STATIC_KEY_FALSE(slablab_count_cpu_locks);
+
+/*
+ * The cpu's lock: its array (and the pointer to it). With selftests=1 every acquisition
+ * is counted in s->selftest_cpu_locks (debugfs caches/<name>/selftest_cpu_locks), which
+ * is how the tests see a bulk request take it once per batch; a static key, so that
+ * nothing is added to the path otherwise.
+ */
+static __always_inline void cpu_lock(struct slablab_cache *s, unsigned long *flags)
+{
+	local_lock_irqsave(&s->cpu->lock, *flags);
+	if (static_branch_unlikely(&slablab_count_cpu_locks))
+		atomic_inc(&s->selftest_cpu_locks);
+}
+
+static __always_inline void cpu_unlock(struct slablab_cache *s, unsigned long *flags)
+{
+	local_unlock_irqrestore(&s->cpu->lock, *flags);
+}
 
 static struct slablab_slab_node *get_node(struct slablab_cache *s, int nid)
 {
@@ -516,41 +566,78 @@ static unsigned long drain_freelist(struct slablab_cache *s, int nid, unsigned l
 }
 
 /*
- * A new slab of node @node (NUMA_NO_NODE: the local one) onto its node's free slabs
- * (SLAB's cache_grow_begin()/_end()). Returns the node it landed on (the page
- * allocator may have fallen back to another), or -ENOMEM.
+ * SLAB's gfp_exact_node(): the gfp of a grow for one node's lists (a refill's, a node
+ * request's) — from that node only, without reclaim and without a warning, since the
+ * caller goes on to fallback_alloc(), which may reclaim, when it fails. Without NUMA
+ * only __GFP_NOFAIL goes.
  */
-static int grow(struct slablab_cache *s, gfp_t gfp, int node)
+static gfp_t gfp_exact_node(gfp_t gfp)
 {
-	struct slablab_slab_node *sn;
+#ifdef CONFIG_NUMA
+	return (gfp | __GFP_THISNODE | __GFP_NOWARN) & ~(__GFP_RECLAIM | __GFP_NOFAIL);
+#else
+	return gfp & ~__GFP_NOFAIL;
+#endif
+}
+
+/*
+ * SLAB's cache_grow_begin(): a new slab of node @node (NUMA_NO_NODE: the local one),
+ * frozen, its objects on the private *@freelist, or NULL. Nobody else takes from it
+ * until grow_end(): the caller may take objects off *@freelist first.
+ */
+static struct slablab_slab *grow_begin(struct slablab_cache *s, gfp_t gfp, int node,
+				       void **freelist)
+{
+	struct slablab_slab *slab = slablab_new_slab(s, gfp, node, freelist);
+
+	if (slab)
+		stat(s, SLABLAB_ALLOC_SLAB);
+	return slab;
+}
+
+/* Take up to @want objects off a grown slab's private freelist into @p (alloc_block()). */
+static unsigned int grow_take(struct slablab_cache *s, void **freelist, void **p,
+			      unsigned int want)
+{
+	unsigned int k;
+	void *obj;
+
+	for (k = 0, obj = *freelist; obj && k < want; obj = get_fp(s, obj))
+		p[k++] = obj;
+	*freelist = obj;
+	return k;
+}
+
+/*
+ * SLAB's cache_grow_end(): a slab from grow_begin(), @taken of its objects taken off
+ * @freelist (into an array or to a caller: counted out here), joins its node: the rest
+ * of the freelist handed to it, unfrozen, onto the list of its state.
+ */
+static void grow_end(struct slablab_cache *s, struct slablab_slab *slab, void *freelist,
+		     unsigned int taken)
+{
+	int nid = slab_nid(slab);
+	struct slablab_slab_node *sn = get_node(s, nid);
 	union slablab_pair old, new;
 	struct slablab_counters c;
-	struct slablab_slab *slab;
 	unsigned long flags;
-	void *freelist;
-	int nid;
 
-	slab = slablab_new_slab(s, gfp, node, &freelist);
-	if (!slab)
-		return -ENOMEM;
-	stat(s, SLABLAB_ALLOC_SLAB);
-	stat(s, SLABLAB_GROWN);
-	nid = slab_nid(slab);
-	sn = get_node(s, nid);
 	spin_lock_irqsave(node_lock(s, nid), flags);
-	/* Hand the freelist to the slab and unfreeze it: from now on a node slab. */
+	/* From now on a node slab: its free objects may be taken by anyone. */
 	do {
 		old = read_pair(&slab->fc);
 		c.word = old.word;
-		c.inuse = 0;
+		c.inuse = taken;
 		c.frozen = 0;
 		new.freelist = freelist;
 		new.word = c.word;
 	} while (!pair_cmpxchg(&slab->fc, old, new));
-	sn->free_objects += c.objects;
+	sn->free_objects += c.objects - taken;
 	list_link(s, sn, slab, false);
 	spin_unlock_irqrestore(node_lock(s, nid), flags);
-	return nid;
+	stat(s, SLABLAB_GROWN);
+	if (taken)
+		count_out(s, taken);
 }
 
 /* ---- array caches ---- */
@@ -624,67 +711,64 @@ static bool node_has_objects(struct slablab_cache *s, struct slablab_slab_node *
 	return has;
 }
 
-/* One object from node @nid's slabs (the cpu's lock held: interrupts are off). */
-static bool take_one(struct slablab_cache *s, int nid, void **obj)
-{
-	unsigned int got;
-
-	spin_lock(node_lock(s, nid));
-	got = take_from_lists(s, nid, obj, 1);
-	spin_unlock(node_lock(s, nid));
-	return got;
-}
-
 /*
  * The cpu's array is empty: refill it (SLAB's cache_alloc_refill()) from the shared
- * array, else the node's slabs, else a new slab — for which the cpu's lock (*@flags its
- * saved state) is given up, and the array looked at again. Returns an object, or NULL.
+ * array, else the node's slabs, else a new slab of this node, grown with
+ * gfp_exact_node() — which cannot reclaim (with NUMA), so with the cpu's lock held, as
+ * 6.1 grows with interrupts off — whose first batch goes straight into the array
+ * (alloc_block()) before grow_end() puts the slab on its list. A grow that may sleep
+ * (only without NUMA) gives up the cpu's lock (*@flags its saved state) meanwhile, and
+ * the array is looked at again. Returns an object, or NULL: the caller goes on to the
+ * node's slabs and fallback_alloc() (node_alloc()), as __do_cache_alloc() does.
  */
 static void *refill(struct slablab_cache *s, gfp_t gfp, unsigned long *flags)
 {
-	struct slablab_array *ac, *shared;
-	struct slablab_slab_node *sn;
-	unsigned int batch;
-	int nid, grown;
-	void *obj;
+	struct slablab_array *ac = this_cpu_ptr(s->cpu)->ac, *shared;
+	int nid = numa_mem_id();
+	struct slablab_slab_node *sn = get_node(s, nid);
+	unsigned int batch = ac->batchcount, taken;
+	struct slablab_slab *slab;
+	gfp_t exact;
+	void *freelist;
+	bool blocking;
 
-	for (;;) {
+	if (!ac->touched && batch > BATCHREFILL_LIMIT)
+		batch = BATCHREFILL_LIMIT;	/* little recent use: a partial refill */
+	if (node_has_objects(s, sn)) {
+		spin_lock(node_lock(s, nid));
+		shared = sn->shared;
+		if (shared && transfer(ac, shared, batch))
+			shared->touched = 1;
+		else
+			ac->avail += take_from_lists(s, nid, ac->entry + ac->avail, batch);
+		spin_unlock(node_lock(s, nid));
+	}
+	if (unlikely(!ac->avail)) {
+		exact = gfp_exact_node(gfp);
+		blocking = gfpflags_allow_blocking(exact);
+		if (blocking)
+			cpu_unlock(s, flags);
+		slab = grow_begin(s, exact, nid, &freelist);
+		if (blocking)
+			cpu_lock(s, flags);
+		/* the array may have changed (or be another cpu's) if the lock was given up */
 		ac = this_cpu_ptr(s->cpu)->ac;
-		if (ac->avail)
-			break;
-		nid = numa_mem_id();
-		sn = get_node(s, nid);
-		batch = ac->batchcount;
-		if (!ac->touched && batch > BATCHREFILL_LIMIT)
-			batch = BATCHREFILL_LIMIT;	/* little recent use: a partial refill */
-		if (node_has_objects(s, sn)) {
-			spin_lock(node_lock(s, nid));
-			shared = sn->shared;
-			if (shared && transfer(ac, shared, batch))
-				shared->touched = 1;
-			else
-				ac->avail += take_from_lists(s, nid, ac->entry + ac->avail, batch);
-			spin_unlock(node_lock(s, nid));
-			if (ac->avail)
-				break;
+		if (slab) {
+			taken = 0;
+			/*
+			 * The array holds its node's objects only, and a retune may have
+			 * replaced it by a smaller one meanwhile (6.1's alloc_block() would
+			 * fill the new one with the old batchcount).
+			 */
+			if (!ac->avail && slab_nid(slab) == numa_mem_id()) {
+				taken = grow_take(s, &freelist, ac->entry,
+						  min(batch, ac->batchcount));
+				ac->avail = taken;
+			}
+			grow_end(s, slab, freelist, taken);
 		}
-		local_unlock_irqrestore(&s->cpu->lock, *flags);
-		grown = grow(s, gfp, nid);
-		local_lock_irqsave(&s->cpu->lock, *flags);
-		if (grown < 0) {
-			ac = this_cpu_ptr(s->cpu)->ac;
-			if (!ac->avail)
-				return NULL;
-			break;
-		}
-		/*
-		 * The page allocator fell back to another node: its objects are not for this
-		 * array (it holds its node's only), and looking at this node again would
-		 * grow on the other one for as long as this one is short. One object goes
-		 * straight to the caller, as SLAB's fallback_alloc().
-		 */
-		if (grown != nid && take_one(s, grown, &obj))
-			return obj;
+		if (!ac->avail)
+			return NULL;
 	}
 	ac->touched = 1;
 	return ac->entry[--ac->avail];
@@ -693,36 +777,108 @@ static void *refill(struct slablab_cache *s, gfp_t gfp, unsigned long *flags)
 /* ---- allocation ---- */
 
 /*
- * A request for another node: straight from its slabs (SLAB's ____cache_alloc_node()),
- * or from the node the page allocator fell back to when that node had none.
+ * One object of node @nid (SLAB's ____cache_alloc_node() but its fallback): from the
+ * node's slabs (nodeallocs), else from a new slab of the node grown with
+ * gfp_exact_node(), straight to the caller (6.1 counts no nodealloc there). NULL when
+ * neither can be had. No lock held.
  */
-static void *alloc_node(struct slablab_cache *s, gfp_t gfp, int node)
+static void *node_alloc_exact(struct slablab_cache *s, gfp_t gfp, int nid)
 {
+	struct slablab_slab *slab;
 	unsigned long flags;
-	void *obj;
-	int nid = node;
+	unsigned int got;
+	void *obj = NULL, *freelist;
 
-	for (;;) {
-		unsigned int got;
-
-		spin_lock_irqsave(node_lock(s, nid), flags);
-		got = take_from_lists(s, nid, &obj, 1);
-		spin_unlock_irqrestore(node_lock(s, nid), flags);
-		if (got)
-			break;
-		nid = grow(s, gfp, node);
-		if (nid < 0)
-			return NULL;
+	spin_lock_irqsave(node_lock(s, nid), flags);
+	got = take_from_lists(s, nid, &obj, 1);
+	spin_unlock_irqrestore(node_lock(s, nid), flags);
+	if (got) {
+		stat(s, SLABLAB_NODEALLOCS);
+		return obj;
 	}
-	stat(s, SLABLAB_NODEALLOCS);
-	stat(s, SLABLAB_ALLOC_SLOWPATH);
-	return alloc_hook(s, obj, gfp);
+	slab = grow_begin(s, gfp_exact_node(gfp), nid, &freelist);
+	if (!slab)
+		return NULL;
+	grow_end(s, slab, freelist, grow_take(s, &freelist, &obj, 1));
+	return obj;
+}
+
+/*
+ * SLAB's fallback_alloc(): no object of the node that was asked for, and none from a
+ * slab grown there without reclaim. Unless the request is for that node only
+ * (__GFP_THISNODE), another node's slabs, then a slab grown with the caller's own gfp
+ * (it may reclaim, the page allocator may take it from any node), onto its node's
+ * lists, and the object from there. 6.1 walks the zonelist of the mempolicy's node
+ * (nearest first) within the cpuset; this walks the nodes with memory in their order.
+ */
+static void *fallback_alloc(struct slablab_cache *s, gfp_t gfp)
+{
+	struct slablab_slab *slab;
+	int nid;
+	void *obj, *freelist;
+
+	if (gfp & __GFP_THISNODE)
+		return NULL;
+	for (;;) {
+		for_each_node_state(nid, N_NORMAL_MEMORY) {
+			if (READ_ONCE(get_node(s, nid)->free_objects)) {
+				obj = node_alloc_exact(s, gfp, nid);
+				if (obj)
+					return obj;
+			}
+		}
+		slab = grow_begin(s, gfp, numa_mem_id(), &freelist);
+		if (!slab)
+			return NULL;
+		nid = slab_nid(slab);
+		grow_end(s, slab, freelist, 0);
+		obj = node_alloc_exact(s, gfp, nid);
+		if (obj)
+			return obj;
+		/* others took the new slab's objects meanwhile: look again, as 6.1 */
+	}
+}
+
+/*
+ * SLAB's ____cache_alloc_node(): node @nid's slabs, a slab grown there without reclaim,
+ * else fallback_alloc(). For a request for another node, and for this node when the
+ * array could not be refilled (__do_cache_alloc()). No lock held. Without NUMA, 6.1's
+ * __do_cache_alloc() is ____cache_alloc() alone: a failed refill fails the allocation.
+ */
+static void *node_alloc(struct slablab_cache *s, gfp_t gfp, int nid)
+{
+	if (!IS_ENABLED(CONFIG_NUMA))
+		return NULL;
+	return node_alloc_exact(s, gfp, nid) ?: fallback_alloc(s, gfp);
+}
+
+/*
+ * One object from this cpu's array (SLAB's ____cache_alloc()), refilled when empty;
+ * the cpu's lock held. NULL: the refill found nothing and could not grow this node.
+ */
+static __always_inline void *array_alloc(struct slablab_cache *s, gfp_t gfp,
+					 unsigned long *flags)
+{
+	struct slablab_array *ac = this_cpu_ptr(s->cpu)->ac;
+	void *obj;
+
+	if (likely(ac->avail)) {
+		ac->touched = 1;
+		stat(s, SLABLAB_ALLOCHIT);
+		stat(s, SLABLAB_ALLOC_FASTPATH);
+		return ac->entry[--ac->avail];
+	}
+	stat(s, SLABLAB_ALLOCMISS);
+	obj = refill(s, gfp, flags);
+	if (obj)
+		stat(s, SLABLAB_ALLOC_SLOWPATH);
+	return obj;
 }
 
 static void *slab_alloc(struct slablab_cache *s, gfp_t gfp, int node)
 {
-	struct slablab_array *ac;
 	unsigned long flags;
+	int nid = NUMA_NO_NODE;
 	void *obj;
 
 	/* A node without normal memory never has slabs of its own (see design_slub.c). */
@@ -730,21 +886,18 @@ static void *slab_alloc(struct slablab_cache *s, gfp_t gfp, int node)
 		if (!node_state(node, N_NORMAL_MEMORY))
 			node = NUMA_NO_NODE;
 		else if (node != numa_mem_id())
-			return alloc_node(s, gfp, node);
+			nid = node;
 	}
-	local_lock_irqsave(&s->cpu->lock, flags);
-	ac = this_cpu_ptr(s->cpu)->ac;
-	if (likely(ac->avail)) {
-		ac->touched = 1;
-		obj = ac->entry[--ac->avail];
-		local_unlock_irqrestore(&s->cpu->lock, flags);
-		stat(s, SLABLAB_ALLOCHIT);
-		stat(s, SLABLAB_ALLOC_FASTPATH);
-		return alloc_hook(s, obj, gfp);
+	if (likely(nid == NUMA_NO_NODE)) {
+		cpu_lock(s, &flags);
+		obj = array_alloc(s, gfp, &flags);
+		if (unlikely(!obj))
+			nid = numa_mem_id();	/* the node it could not refill from */
+		cpu_unlock(s, &flags);
+		if (likely(obj))
+			return alloc_hook(s, obj, gfp);
 	}
-	obj = refill(s, gfp, &flags);
-	local_unlock_irqrestore(&s->cpu->lock, flags);
-	stat(s, SLABLAB_ALLOCMISS);
+	obj = node_alloc(s, gfp, nid);
 	if (!obj)
 		return NULL;
 	stat(s, SLABLAB_ALLOC_SLOWPATH);
@@ -772,30 +925,30 @@ static void drain_alien(struct slablab_cache *s, struct slablab_array *ac, int n
 	spin_unlock(node_lock(s, nid));
 }
 
-/* Free an object of node @nid from a cpu of another node (SLAB's __cache_free_alien()). */
-static void free_alien(struct slablab_cache *s, void *obj, int nid)
+/*
+ * Free an object of node @nid from a cpu of another node (SLAB's __cache_free_alien()),
+ * the cpu's lock held (so this cpu's node stays); slabs to discard go onto @victims.
+ */
+static void free_alien(struct slablab_cache *s, void *obj, int nid, struct list_head *victims)
 {
 	struct slablab_slab_node *sn = get_node(s, numa_mem_id());
 	struct slablab_alien *alien = sn->alien ? sn->alien[nid] : NULL;
-	unsigned long flags;
-	LIST_HEAD(victims);
 
 	stat(s, SLABLAB_REMOTEFREES);
 	stat(s, SLABLAB_FREE_SLOWPATH);
 	if (alien) {
-		spin_lock_irqsave(&alien->lock, flags);
+		spin_lock(&alien->lock);
 		if (unlikely(alien->ac.avail == alien->ac.limit)) {
 			stat(s, SLABLAB_ALIENOVERFLOW);
-			drain_alien(s, &alien->ac, nid, &victims);
+			drain_alien(s, &alien->ac, nid, victims);
 		}
 		alien->ac.entry[alien->ac.avail++] = obj;
-		spin_unlock_irqrestore(&alien->lock, flags);
+		spin_unlock(&alien->lock);
 	} else {
-		spin_lock_irqsave(node_lock(s, nid), flags);
-		free_block(s, nid, &obj, 1, &victims);
-		spin_unlock_irqrestore(node_lock(s, nid), flags);
+		spin_lock(node_lock(s, nid));
+		free_block(s, nid, &obj, 1, victims);
+		spin_unlock(node_lock(s, nid));
 	}
-	discard_victims(s, &victims);
 }
 
 /*
@@ -825,19 +978,18 @@ static void flusharray(struct slablab_cache *s, struct slablab_array *ac,
 	spin_unlock(node_lock(s, nid));
 }
 
-/* Free one object that passed free_hook() (SLAB's ___cache_free()). */
-static void slab_free_obj(struct slablab_cache *s, struct slablab_slab *slab, void *obj)
+/*
+ * Free one object that passed free_hook() (SLAB's ___cache_free()), the cpu's lock held;
+ * slabs to discard go onto @victims, for after the lock.
+ */
+static __always_inline void array_free(struct slablab_cache *s, struct slablab_slab *slab,
+				       void *obj, struct list_head *victims)
 {
 	int nid = slab_nid(slab);
 	struct slablab_array *ac;
-	unsigned long flags;
-	LIST_HEAD(victims);
 
-	local_lock_irqsave(&s->cpu->lock, flags);
-	/* under the lock: this cpu (and so its node) stays while it is held */
 	if (unlikely(nid != numa_mem_id())) {
-		local_unlock_irqrestore(&s->cpu->lock, flags);
-		free_alien(s, obj, nid);
+		free_alien(s, obj, nid, victims);
 		return;
 	}
 	ac = this_cpu_ptr(s->cpu)->ac;
@@ -847,10 +999,19 @@ static void slab_free_obj(struct slablab_cache *s, struct slablab_slab *slab, vo
 	} else {
 		stat(s, SLABLAB_FREEMISS);
 		stat(s, SLABLAB_FREE_SLOWPATH);
-		flusharray(s, ac, &victims);
+		flusharray(s, ac, victims);
 	}
 	ac->entry[ac->avail++] = obj;
-	local_unlock_irqrestore(&s->cpu->lock, flags);
+}
+
+static void slab_free_obj(struct slablab_cache *s, struct slablab_slab *slab, void *obj)
+{
+	unsigned long flags;
+	LIST_HEAD(victims);
+
+	cpu_lock(s, &flags);
+	array_free(s, slab, obj, &victims);
+	cpu_unlock(s, &flags);
 	discard_victims(s, &victims);
 }
 
@@ -866,36 +1027,76 @@ static void slab_free(struct slablab_cache *s, struct slablab_slab *slab, void *
 	}
 }
 
+/*
+ * SLAB's kmem_cache_free_bulk(): interrupts off once around the batch, each object's
+ * hooks and ___cache_free() inside. Here the cpu's lock, once per SLAB_BULK_HOLD
+ * entries (see there); the slabs given back are discarded after each hold.
+ */
 static void slab_free_bulk(struct slablab_cache *s, size_t nr, void **p)
 {
-	size_t i;
+	struct slablab_slab *slab;
+	unsigned long flags;
+	LIST_HEAD(victims);
+	size_t i = 0, end;
+	void *obj;
 
-	for (i = 0; i < nr; i++) {
-		void *obj = p[i];
-		struct slablab_slab *slab;
-
-		if (!obj)
-			continue;
-		p[i] = NULL;
-		slab = obj_to_slab(obj);
-		if (free_hook(s, slab, obj))
-			slab_free_obj(s, slab, obj);
+	while (i < nr) {
+		end = min_t(size_t, nr, i + SLAB_BULK_HOLD);
+		cpu_lock(s, &flags);
+		for (; i < end; i++) {
+			obj = p[i];
+			if (!obj)
+				continue;
+			p[i] = NULL;
+			slab = obj_to_slab(obj);
+			if (free_hook(s, slab, obj))
+				array_free(s, slab, obj, &victims);
+		}
+		cpu_unlock(s, &flags);
+		discard_victims(s, &victims);
 	}
 }
 
-/* One object at a time, as 6.1's kmem_cache_alloc_bulk() for SLAB; all or nothing. */
+/*
+ * SLAB's kmem_cache_alloc_bulk(): interrupts off once around the batch of
+ * __do_cache_alloc()s — array pops, refills and this node's grows inside — and the
+ * hooks after, outside. Here the cpu's lock, once per SLAB_BULK_HOLD objects; it is
+ * given up for ____cache_alloc_node() and fallback_alloc() when this node could not be
+ * grown without reclaim (they touch no array, and fallback_alloc() may sleep), and by
+ * refill() for a grow that may sleep. A failure frees what the batch got and returns
+ * 0, as 6.1.
+ */
 static int slab_alloc_bulk(struct slablab_cache *s, gfp_t gfp, size_t nr, void **p)
 {
-	size_t i;
+	unsigned long flags;
+	size_t i = 0, j, end;
+	void *obj;
+	int nid;
 
-	for (i = 0; i < nr; i++) {
-		p[i] = slab_alloc(s, gfp, NUMA_NO_NODE);
-		if (!p[i]) {
-			slab_free_bulk(s, i, p);
-			return 0;
+	while (i < nr) {
+		end = min_t(size_t, nr, i + SLAB_BULK_HOLD);
+		cpu_lock(s, &flags);
+		while (i < end && (obj = array_alloc(s, gfp, &flags)))
+			p[i++] = obj;
+		nid = numa_mem_id();
+		cpu_unlock(s, &flags);
+		if (i < end) {
+			/* the array is empty and this node could not be grown */
+			obj = node_alloc(s, gfp, nid);
+			if (!obj)
+				goto fail;
+			stat(s, SLABLAB_ALLOC_SLOWPATH);
+			p[i++] = obj;
 		}
 	}
+	for (j = 0; j < nr; j++)
+		alloc_hook(s, p[j], gfp);
 	return nr;
+fail:
+	for (j = 0; j < i; j++)
+		alloc_hook(s, p[j], gfp);
+	slab_free_bulk(s, i, p);
+	return 0;
 }
 
 static void *slab_alloc_op(struct slablab_cache *s, gfp_t gfp, int node)
@@ -913,13 +1114,13 @@ static unsigned int drain_this_cpu(struct slablab_cache *s, int mode, void *arg)
 	LIST_HEAD(victims);
 	int nid;
 
-	local_lock_irqsave(&s->cpu->lock, flags);
+	cpu_lock(s, &flags);
 	ac = this_cpu_ptr(s->cpu)->ac;
 	nid = numa_mem_id();
 	spin_lock(node_lock(s, nid));
 	drain_array_locked(s, nid, ac, true, &victims);
 	spin_unlock(node_lock(s, nid));
-	local_unlock_irqrestore(&s->cpu->lock, flags);
+	cpu_unlock(s, &flags);
 	return discard_victims(s, &victims);
 }
 
@@ -1069,7 +1270,7 @@ static void reap_array(struct slablab_cache *s)
 	LIST_HEAD(victims);
 	int nid;
 
-	local_lock_irqsave(&s->cpu->lock, flags);
+	cpu_lock(s, &flags);
 	ac = this_cpu_ptr(s->cpu)->ac;
 	if (ac->avail) {
 		if (ac->touched) {
@@ -1081,7 +1282,7 @@ static void reap_array(struct slablab_cache *s)
 			spin_unlock(node_lock(s, nid));
 		}
 	}
-	local_unlock_irqrestore(&s->cpu->lock, flags);
+	cpu_unlock(s, &flags);
 	discard_victims(s, &victims);
 }
 
@@ -1204,9 +1405,9 @@ static unsigned int count_this_cpu(struct slablab_cache *s, int mode, void *arg)
 	unsigned long flags;
 	unsigned int n;
 
-	local_lock_irqsave(&s->cpu->lock, flags);
+	cpu_lock(s, &flags);
 	n = this_cpu_ptr(s->cpu)->ac->avail;
-	local_unlock_irqrestore(&s->cpu->lock, flags);
+	cpu_unlock(s, &flags);
 	atomic64_add(n, arg);
 	return 0;
 }
@@ -1485,7 +1686,7 @@ static unsigned int swap_this_cpu(struct slablab_cache *s, int mode, void *arg)
 	LIST_HEAD(victims);
 	int cpu, nid;
 
-	local_lock_irqsave(&s->cpu->lock, flags);
+	cpu_lock(s, &flags);
 	cpu = smp_processor_id();
 	old = this_cpu_ptr(s->cpu)->ac;
 	WRITE_ONCE(this_cpu_ptr(s->cpu)->ac, arrays[cpu]);
@@ -1494,7 +1695,7 @@ static unsigned int swap_this_cpu(struct slablab_cache *s, int mode, void *arg)
 	spin_lock(node_lock(s, nid));
 	drain_array_locked(s, nid, old, true, &victims);
 	spin_unlock(node_lock(s, nid));
-	local_unlock_irqrestore(&s->cpu->lock, flags);
+	cpu_unlock(s, &flags);
 	return discard_victims(s, &victims);
 }
 

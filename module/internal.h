@@ -15,6 +15,7 @@
 #include <linux/mutex.h>
 #include <linux/atomic.h>
 #include <linux/percpu.h>
+#include <linux/jump_label.h>
 #include <linux/mm.h>
 #include <linux/slab.h>
 #include <linux/netlink.h>
@@ -355,6 +356,10 @@ struct slablab_cpu {
  * @dead: unlinked, waiting for slablab_cache_release()
  * @selftest_obj: an object held by the selftest hook
  * @selftest_race: the task that armed the fast-path race test hook, or NULL
+ * @selftest_cpu_locks: acquisitions of the cpu's lock by the slab design, counted with
+ *	selftests=1 only (debugfs caches/<name>/selftest_cpu_locks)
+ * @selftest_new_slab_gfp: the gfp the page allocator was last asked with for a new
+ *	slab of the cache, kept with selftests=1 only (caches/<name>/selftest_new_slab_gfp)
  */
 struct slablab_cache {
 	struct slablab_cpu __percpu *cpu;
@@ -422,6 +427,8 @@ struct slablab_cache {
 	bool dead;
 	void *selftest_obj;
 	struct task_struct *selftest_race;
+	atomic_t selftest_cpu_locks;
+	gfp_t selftest_new_slab_gfp;
 };
 
 /* Aggregate figures of a cache, for netlink and debugfs. */
@@ -634,6 +641,8 @@ int slablab_selftest_pcs_held(struct slablab_cache *s);
 
 /* design_slab.c: SLAB's per-cpu array caches, shared and alien arrays, node slab lists */
 extern const struct slablab_design_ops slablab_slab_ops;
+/* on with selftests=1 (debugfs.c): the design counts its cpu lock's acquisitions */
+DECLARE_STATIC_KEY_FALSE(slablab_count_cpu_locks);
 void slablab_slab_defaults(struct slablab_cache *s);
 int slablab_slab_check_tunables(struct slablab_cache *s, const u32 *limit,
 				const u32 *batchcount, const u32 *shared,
@@ -666,6 +675,7 @@ void slablab_slob_exit(void);
 extern bool slablab_selftests;
 extern atomic_t slablab_fail_random_seq;
 extern atomic_t slablab_fail_sheaf_alloc;
+extern atomic_t slablab_fail_atomic_slabs;
 extern u64 slablab_walk_irqoff_max_ns;
 extern u64 slablab_walk_irqoff_max_slabs;
 #ifdef CONFIG_FAULT_INJECTION_DEBUG_FS

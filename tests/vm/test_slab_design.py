@@ -7,6 +7,7 @@ reaping with time, and /proc/slabinfo 2.1 lines. The cache suite at large runs f
 import errno
 import os
 import re
+import subprocess
 import threading
 import time
 from typing import Literal, Tuple
@@ -14,7 +15,7 @@ from typing import Literal, Tuple
 import pytest
 import slablab
 
-from conftest import consistent, dbg, slabctl
+from conftest import DEBUGFS, MODULE, consistent, dbg, dbg_write, slabctl
 
 pytestmark = pytest.mark.parametrize("design", ["slab"])
 
@@ -337,3 +338,201 @@ def test_dead_cpus_array_is_drained_and_its_reap_restarts(client, make_cache):
     client.obj_free(h, cpu=1)
     poll(lambda: client.cache_get(name)["layers"]["array"], lambda n: n == 0)
     assert client.cache_validate(name)["errors"] == 0
+
+
+# ------------- 6.1's bulk operations and grows through the test hooks (keep these last)
+
+BULK_HOLD = 64      # design_slab.c's SLAB_BULK_HOLD: objects of a batch per lock hold
+# 6.1's gfp_exact_node() takes reclaim away, and its ____cache_alloc_node() and
+# fallback_alloc() exist, with CONFIG_NUMA only (the stock kernel has it, the debug
+# kernel not): without, a refill grows with the caller's gfp but __GFP_NOFAIL (so
+# GFP_KERNEL's grow may sleep: the cpu's lock is dropped for it) and a failed refill
+# fails the allocation.
+NUMA = os.path.isdir("/sys/devices/system/node")
+
+
+def reload(*params):
+    subprocess.run(["rmmod", "slablab"], check=True, capture_output=True, timeout=120)
+    subprocess.run(["insmod", MODULE, *params], check=True, capture_output=True,
+                   timeout=120)
+    return slablab.Client()
+
+
+@pytest.fixture(scope="module")
+def hooked():
+    """The module reloaded with its test hooks (selftests=1), and without them after:
+    the file's client is stale from then on, so these tests come last."""
+    c = reload("selftests=1")
+    yield c
+    reload()
+
+
+@pytest.fixture
+def hooked_cache(hooked, design):
+    """A slab cache of the hooked module with its reaps off (they take the cpu lock);
+    validated and destroyed afterwards, the failure hook put back."""
+    made: list[str] = []
+
+    def make(size, **tunables):
+        name = f"hooked{len(made)}-{size}"
+        tunables = {"reap_cpu_ms": 0, "reap_node_ms": 0, **tunables}
+        hooked.cache_create(name, size, design=str(design), **tunables)
+        made.append(name)
+        return name
+
+    yield make
+    fail_atomic_slabs(0)
+    for name in made:
+        report = hooked.cache_validate(name)
+        assert report["errors"] == 0, report
+        hooked.cache_destroy(name)
+
+
+def fail_atomic_slabs(n=None):
+    """Fail the next n new slabs asked for without direct reclaim; the count left."""
+    path = f"{DEBUGFS}/selftest_fail_atomic_slabs"
+    if n is not None:
+        with open(path, "w") as f:
+            f.write(str(n))
+    with open(path) as f:
+        return int(f.read())
+
+
+def new_slab_gfp(name):
+    """The gfp of the cache's last page allocation for a slab, as the kernel's flag
+    names (%pGg)."""
+    return set(dbg(name, "selftest_new_slab_gfp").split("|"))
+
+
+def reclaiming(names):
+    """The names of those that let the page allocator reclaim: the reclaim bits, and
+    every GFP_ combination but the zone ones holds one of them."""
+    return {n for n in names if n.endswith("_RECLAIM") or
+            (n.startswith("GFP_") and n not in ("GFP_DMA", "GFP_DMA32"))}
+
+
+@pytest.mark.parametrize("batch", [32, 150])
+def test_bulk_takes_the_cpu_lock_once_per_batch(hooked, hooked_cache, batch):
+    """6.1's kmem_cache_alloc_bulk() and kmem_cache_free_bulk() disable interrupts once
+    around the whole batch, the per-object array operations (refills and grows of this
+    node among them) inside. A bulk storm of 4 batches on one cpu takes its array lock
+    once per bulk allocation and once per bulk free, a batch beyond BULK_HOLD objects
+    once per BULK_HOLD of them (the lock is dropped and taken again between: a storm's
+    batch may be 65536). Without NUMA each grow may sleep and takes it once more. The
+    counters are the single-object path's."""
+    name = hooked_cache(64)
+    dbg_write(name, "selftest_cpu_locks", 0)
+    r = hooked.storm("slablab", "bulk", cache=name, threads=1, cpus="0", ops=4 * batch,
+                     batch=batch)
+    locks = int(dbg(name, "selftest_cpu_locks"))
+    res = r["result"]
+    st = res["stats"]
+    assert res["allocs"] == res["frees"] == 4 * batch and res["failures"] == 0, res
+    holds = 2 * 4 * -(-batch // BULK_HOLD) + (0 if NUMA else st["grown"])
+    assert st["grown"] > 0 and locks == holds, \
+        (f"{locks} acquisitions of the cpu lock for 4 bulk allocations and frees of "
+         f"{batch} ({st['grown']} grows)")
+    assert st["allochit"] + st["allocmiss"] == st["alloc_fastpath"] + st["alloc_slowpath"] \
+        == 4 * batch, st
+    assert st["allochit"] == st["alloc_fastpath"] and st["allocmiss"] > 0, st
+    assert st["freehit"] + st["freemiss"] == 4 * batch, st
+    consistent(hooked, name)
+
+
+def test_a_bulk_that_fails_midway_gives_back_what_it_got(hooked, hooked_cache):
+    """6.1's kmem_cache_alloc_bulk(): an object that cannot be had ends the batch, the
+    objects it took are freed (kmem_cache_free_bulk()) and it returns 0. The array
+    holds 3 objects and no slab can be made: a bulk of 5 takes the 3, fails on the
+    fourth and gives them back, so the array holds 3 again and nothing else is out."""
+    name = hooked_cache(64, limit=20, batchcount=10, shared=0)
+    objs = hooked.cache_get(name)["objs_per_slab"]
+    h = hooked.obj_alloc(name, objs, cpu=0)     # the slab used up, the array empty
+    hooked.obj_free(h, cpu=0, count=3)
+    assert hooked.cache_get(name)["layers"]["array"] == 3
+    dbg_write(name, "fail_slab_every", 1)
+    try:
+        r = hooked.storm("slablab", "bulk", cache=name, threads=1, cpus="0", ops=5,
+                         batch=5)
+    finally:
+        dbg_write(name, "fail_slab_every", 0)
+    res = r["result"]
+    assert res["failures"] == 5 and res["allocs"] == 0, res
+    c = consistent(hooked, name)
+    assert c["layers"]["array"] == 3 and c["gauges"]["objects"] == objs - 3, c
+    assert c["gauges"]["slabs"] == 1, c["gauges"]
+    hooked.obj_free(h, cpu=0)
+
+
+def test_a_refill_grows_this_node_without_reclaim_into_the_array(hooked, hooked_cache):
+    """6.1's cache_alloc_refill() with nothing on the node: cache_grow_begin() with
+    gfp_exact_node() of the caller's gfp (__GFP_THISNODE and __GFP_NOWARN added, the
+    reclaim bits and __GFP_NOFAIL taken away: GFP_KERNEL keeps its IO and FS), then
+    alloc_block() takes batchcount objects of the new slab straight into the array and
+    cache_grow_end() puts the slab on the list of its state: partial. Without NUMA
+    gfp_exact_node() only takes __GFP_NOFAIL away: GFP_KERNEL as it is."""
+    name = hooked_cache(64, limit=20, batchcount=10, shared=0)
+    h = hooked.obj_alloc(name, 1, cpu=0)        # GFP_KERNEL
+    gfp = new_slab_gfp(name)
+    if NUMA:
+        assert {"__GFP_THISNODE", "__GFP_NOWARN", "__GFP_IO", "__GFP_FS"} <= gfp, gfp
+        assert not reclaiming(gfp), gfp
+    else:
+        assert gfp == {"GFP_KERNEL", "__GFP_COMP"}, gfp
+    c = consistent(hooked, name)
+    st, g = c["stats"], c["gauges"]
+    assert (st["allocmiss"], st["alloc_slowpath"], st["grown"], st["alloc_slab"]) == \
+        (1, 1, 1, 1), st
+    assert (st["listallocs"], st["nodeallocs"]) == (10, 0), st
+    assert c["layers"]["array"] == 9, c["layers"]
+    assert (g["partial_slabs"], g["free_slabs"], g["slabs"]) == (1, 0, 1), g
+    hooked.obj_free(h, cpu=0)
+
+
+@pytest.mark.exclude_if(not NUMA, "____cache_alloc_node() and fallback_alloc() are NUMA's")
+@pytest.mark.parametrize("fails", [1, 2])
+def test_a_failed_refill_grow_goes_on_as_6_1(hooked, hooked_cache, fails):
+    """When the refill's grow fails, 6.1's __do_cache_alloc() goes on to
+    ____cache_alloc_node() for this node: its slabs, else a new slab of this node grown
+    with gfp_exact_node() again, whose object goes straight to the caller (no
+    nodeallocs there); when that fails too, fallback_alloc() grows with the caller's own
+    gfp (GFP_KERNEL: it may reclaim), cache_grow_end() puts the slab on its node's list
+    and ____cache_alloc_node() takes the object from there (nodeallocs). Neither fills
+    the array. Here the next `fails` grows that may not reclaim fail: the GFP_KERNEL
+    allocation asks for exactly that many."""
+    name = hooked_cache(64, limit=20, batchcount=10, shared=0)
+    fail_atomic_slabs(fails)
+    h = hooked.obj_alloc(name, 1, cpu=0)
+    assert fail_atomic_slabs() == 0, "fewer grows without reclaim than 6.1 asks for"
+    c = consistent(hooked, name)
+    st, g = c["stats"], c["gauges"]
+    assert (st["allocmiss"], st["alloc_slowpath"], st["grown"], st["alloc_slab"]) == \
+        (1, 1, 1, 1), st
+    assert (st["listallocs"], st["nodeallocs"]) == (1, fails - 1), st
+    assert c["layers"]["array"] == 0, c["layers"]
+    assert (g["objects"], g["partial_slabs"], g["free_slabs"]) == (1, 1, 0), g
+    gfp = new_slab_gfp(name)
+    if fails == 1:
+        assert "__GFP_THISNODE" in gfp and not reclaiming(gfp), gfp
+    else:
+        assert "__GFP_THISNODE" not in gfp and "GFP_KERNEL" in gfp, gfp
+    hooked.obj_free(h, cpu=0)
+
+
+def test_an_atomic_allocation_tries_three_grows(hooked, hooked_cache):
+    """GFP_ATOMIC may never reclaim, so fallback_alloc()'s grow with the caller's gfp
+    is a third grow without reclaim: with all three failing the allocation fails, and
+    nothing was grown (the fourth failure is left). Without NUMA the refill's grow is
+    the only one."""
+    name = hooked_cache(64, limit=20, batchcount=10, shared=0)
+    fail_atomic_slabs(4)
+    # unbuffered: a buffered file would write the case again when it is closed
+    fd = os.open(f"{DEBUGFS}/caches/{name}/selftest", os.O_WRONLY)
+    try:
+        with pytest.raises(OSError) as e:
+            os.write(fd, b"hold_atomic")
+    finally:
+        os.close(fd)
+    assert e.value.errno == errno.ENOMEM, e.value
+    assert fail_atomic_slabs() == 4 - (3 if NUMA else 1)
+    c = consistent(hooked, name)
+    assert c["stats"]["grown"] == 0 and c["gauges"]["slabs"] == 0, c
