@@ -27,7 +27,7 @@
 #   key        hash of everything the build depends on
 #   build.log  the last build's output
 #   build.time what the first build took ("N s on C cpus, first build DATE")
-#   env        KREL VMLINUZ VMLINUX PVH KDIR MODDIR CMDLINE (BUILDROOT for 7.x), written
+#   env        KREL VMLINUZ VMLINUX PVH KDIR MODDIR CMDLINE (BUILDROOT, MAKEARGS for 7.x), written
 #              last: a directory without env is an unfinished build
 #
 # The key hashes the source version, the fragments, the compiler's version and this
@@ -162,6 +162,8 @@ write_env() {
 		echo "MODDIR=$DIR/root/lib/modules/$krel"
 		echo "CMDLINE='$CMDLINE'"
 		[ -z "$BR" ] || echo "BUILDROOT=$BR"
+		# an out-of-tree module is built with the kernel's compiler (Kbuild takes gcc)
+		[ ${#CCARGS[@]} -eq 0 ] || echo "MAKEARGS='${CCARGS[*]}'"
 	} >"$DIR/env.tmp"
 	if cmp -s "$DIR/env.tmp" "$DIR/env" 2>/dev/null; then
 		rm "$DIR/env.tmp"

@@ -8,7 +8,9 @@
 #   scripts/buildroot.sh SUITE GCC            make (or reuse) it; print its directory
 #   scripts/buildroot.sh run DIR [--] CMD...  run CMD in it as root, in the current
 #                                             directory, with this repository, the kernel
-#                                             cache and the current directory bind-mounted
+#                                             and source caches (kernels/, src/: the trees
+#                                             scripts/build-kernel.sh builds) and the
+#                                             current directory bind-mounted
 #                                             at the paths they have here and /proc mounted
 #                                             (objtool reads it)
 #
@@ -35,7 +37,7 @@ if [ "${1:-}" = run ]; then
 	[ "${1:-}" != -- ] || shift
 	[ -x "$root/usr/bin/make" ] || die "$root is not a build root (scripts/buildroot.sh SUITE GCC makes one)"
 	# (exported for the namespace's shell; "$@" is passed as its arguments)
-	export BR_ROOT=$root BR_BINDS="$REPO $CACHE/kernels $PWD" BR_CWD=$PWD
+	export BR_ROOT=$root BR_BINDS="$REPO $CACHE/kernels $CACHE/src $PWD" BR_CWD=$PWD
 	# shellcheck disable=SC2016 # expanded by the namespace's shell
 	exec unshare -m --propagation private bash -c '
 		set -e
