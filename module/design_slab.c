@@ -611,7 +611,10 @@ static unsigned int grow_take(struct slablab_cache *s, void **freelist, void **p
 /*
  * SLAB's cache_grow_end(): a slab from grow_begin(), @taken of its objects taken off
  * @freelist (into an array or to a caller: counted out here), joins its node: the rest
- * of the freelist handed to it, unfrozen, onto the list of its state.
+ * of the freelist handed to it, unfrozen, onto the list of its state. A slab none was
+ * taken from goes to the tail of the free slabs (6.1's list_add_tail() there, where
+ * free_block() puts a slab that became free at the head): allocations take the older
+ * free slabs first, and drain_freelist() (which takes slabs_free.prev) this one.
  */
 static void grow_end(struct slablab_cache *s, struct slablab_slab *slab, void *freelist,
 		     unsigned int taken)
@@ -634,6 +637,8 @@ static void grow_end(struct slablab_cache *s, struct slablab_slab *slab, void *f
 	} while (!pair_cmpxchg(&slab->fc, old, new));
 	sn->free_objects += c.objects - taken;
 	list_link(s, sn, slab, false);
+	if (!taken && !one_list(sn))
+		list_move_tail(&slab->node_list, &sn->free);
 	spin_unlock_irqrestore(node_lock(s, nid), flags);
 	stat(s, SLABLAB_GROWN);
 	if (taken)
