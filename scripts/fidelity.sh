@@ -74,13 +74,13 @@ for k in $KERNELS; do
 			--json "$OUT/$k-cost.json" >>"$OUT/$k.txt" ||
 			die "the cost run on $k failed (serial log: $BUILD/vm/serial-fidelity-$k-icount.log)"
 	fi
-	summary+=("$k ($krel): $(grep '^fidelity: ' "$OUT/$k.txt" | head -1 | cut -d' ' -f2-)$built, $(($(date +%s) - t0)) s")
+	summary+=("$k ($krel): $(grep '^fidelity summary: ' "$OUT/$k.txt" | head -1 | cut -d' ' -f3-)$built, $(($(date +%s) - t0)) s")
 done
 
 for k in $KERNELS; do
 	echo
 	echo "#### $k"
-	grep -v '^fidelity: ' "$OUT/$k.txt"
+	grep -v '^fidelity summary: ' "$OUT/$k.txt"
 done
 echo
 for s in "${summary[@]}"; do echo "fidelity: $s"; done

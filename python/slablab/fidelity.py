@@ -494,7 +494,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                                              if words.count(w)))
     if "cost" in tables:
         said.append(f"cost {len(tables['cost'])} rows")
-    print(f"\nfidelity: {pair}: {'; '.join(said)} ({time.monotonic() - t0:.0f} s)")
+    print(f"\nfidelity summary: {pair}: {'; '.join(said)} ({time.monotonic() - t0:.0f} s)")
     if a.json_out:
         with open(a.json_out, "w") as f:
             json.dump(dict(pair=pair, kernel=status["kernel_release"], stats=stats_kernel,
