@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * What differs between the kernels slablab builds for (Debian's 6.1, 6.12 and 7.x), in
- * one place, so that the code elsewhere reads as it would upstream on the newest. Kbuild
- * probes the kernel's headers for each interface (SLABLAB_HAVE_*): a version number
- * would be wrong on a kernel that backported it.
+ * What differs between the kernels slablab builds for (Debian's 6.1, 6.12 and 7.x, and
+ * 6.1 built with SLAB or SLOB), in one place, so that the code elsewhere reads as it
+ * would upstream on the newest. Kbuild probes the kernel's headers for each interface
+ * (SLABLAB_HAVE_*): a version number would be wrong on a kernel that backported it. The
+ * allocator a 6.1 kernel was configured with is its config (CONFIG_SLAB, CONFIG_SLOB).
  */
 #ifndef _SLABLAB_COMPAT_H
 #define _SLABLAB_COMPAT_H
@@ -11,6 +12,7 @@
 #include <linux/workqueue.h>
 #include <linux/local_lock.h>
 #include <linux/lockdep.h>
+#include <linux/slab.h>
 
 /*
  * 6.17 made a workqueue say whether it is per-cpu or unbound (a missing flag warns: it
@@ -47,6 +49,18 @@
 #define DEFINE_WAIT_OVERRIDE_MAP(_name, _wait_type) \
 	struct lockdep_map __maybe_unused _name = {}
 #define lock_map_acquire_try(l)		do { } while (0)
+#endif
+
+/*
+ * The kernel's kmalloc cache of index @i (kmalloc_index()), for GFP_KERNEL. SLOB (a
+ * choice of 6.1's config, gone in 6.4) has none: its kmalloc() takes blocks of the one
+ * heap its caches share, or pages, and its slab.h has no kmalloc_caches[] nor enum
+ * kmalloc_cache_type (a config choice, not a name a header probe would find missing).
+ */
+#ifdef CONFIG_SLOB
+#define slablab_native_kmalloc_cache(i)	((struct kmem_cache *)NULL)
+#else
+#define slablab_native_kmalloc_cache(i)	(kmalloc_caches[KMALLOC_NORMAL][i])
 #endif
 
 #endif /* _SLABLAB_COMPAT_H */

@@ -45,7 +45,8 @@
  *                        against the online ones (cpus_read_lock again while binding
  *                        and waking its workers, so each cpu is still online)
  *   st->sample_lock      memory samples: controller and workers
- *   the target's own locks.
+ *   the target's own locks, and on SLAB the kernel's slab_mutex, which a read of
+ *                        /proc/slabinfo takes (a native target's pages).
  * Nobody waits for a storm's controller while holding cpus_read_lock or slablab_mutex,
  * and the native kmem_cache is created and destroyed with neither held: the controller
  * destroys it, kmem_cache_create() and kmem_cache_destroy() take cpus_read_lock, and a
@@ -84,7 +85,12 @@
 #include <linux/delay.h>
 #include <linux/math64.h>
 #include <linux/rcupdate.h>
+#include <linux/ctype.h>
+#include <linux/vmstat.h>
+#include <linux/seq_file.h>
+#include <linux/uio.h>
 #include "internal.h"
+#include "compat.h"
 
 #define SAMPLE_MS	50
 #define CHUNK		256	/* ops between progress updates and stop checks */
@@ -179,6 +185,13 @@ struct slablab_storm {
 	struct path sysfs_dir;		/* it, looked up by the caller (native targets) */
 	int sysfs_dir_err;		/* the lookup's error */
 	bool sysfs_warned;		/* a sample could not read a native figure */
+	/* native targets: where their figures come from (storm_native_source()) */
+	u32 native_src;			/* enum storm_native_src */
+	bool native_stats;		/* SLUB_STATS: the native cache's counters are stats */
+	struct path proc_dir;		/* SLABINFO: /proc, looked up by the caller */
+	int proc_dir_err;		/* the lookup's error */
+	/* SLABINFO: PAGE_SIZE; one reader: the start, the controller before go, sample_lock */
+	char *slabinfo_buf;
 	struct completion done;		/* the controller left module code */
 	bool reaped;			/* someone waited for done (storm_mutex) */
 };
@@ -340,6 +353,253 @@ static int native_slab_pages(struct slablab_storm *st, const char *name, u64 *pa
 	return 0;
 }
 
+/*
+ * Where a native target's figures come from: what the kernel's allocator has
+ * (storm_native_source(), at start):
+ *   SYSFS     SLUB: /sys/kernel/slab/<cache>/{slabs,order}; with CONFIG_SLUB_STATS
+ *             also the cache's counters, under slablab's names (native targets)
+ *   SLABINFO  SLAB: no SLUB sysfs; the cache's /proc/slabinfo row (num_slabs *
+ *             pagesperslab); the kmalloc-N rows for the kernel's kmalloc
+ *   SYSTEM    SLOB: no sysfs, no slabinfo, and its caches share one heap, so no
+ *             figure is any cache's own: the kernel's slab pages (NR_SLAB_*), whole-
+ *             system, less what they were at the start (the storm says so once)
+ */
+enum storm_native_src {
+	STORM_NATIVE_SYSFS,
+	STORM_NATIVE_SLABINFO,
+	STORM_NATIVE_SYSTEM,
+};
+
+/*
+ * The kernel's allocator, from its config (CONFIG_SLOB is gone in 6.4, CONFIG_SLAB in
+ * 6.8: later kernels have SLUB alone). Not a probe of /sys or /proc: a SLUB kernel whose
+ * sysfs cannot be read refuses the storm (the selftest hook shows it).
+ */
+static u32 storm_native_source(void)
+{
+	if (IS_ENABLED(CONFIG_SLAB))
+		return STORM_NATIVE_SLABINFO;
+	if (IS_ENABLED(CONFIG_SLOB))
+		return STORM_NATIVE_SYSTEM;
+	return STORM_NATIVE_SYSFS;
+}
+
+/*
+ * SLOB: the kernel's slab pages now, whole-system (NR_SLAB_UNRECLAIMABLE_B and
+ * NR_SLAB_RECLAIMABLE_B: SLOB's heap pages and its large kmallocs' pages alike), with
+ * each cpu's difference not yet folded into the global count: those are up to
+ * stat_threshold pages per cpu and item (tens), as much as a small storm holds. Racy
+ * by what changes while it sums, as zone_page_state_snapshot() is.
+ */
+static u64 system_slab_pages(void)
+{
+	static const enum node_stat_item items[] = {
+		NR_SLAB_UNRECLAIMABLE_B, NR_SLAB_RECLAIMABLE_B,
+	};
+	long pages = 0;
+	unsigned int i;
+	int nid, cpu;
+
+	for (i = 0; i < ARRAY_SIZE(items); i++) {
+		pages += atomic_long_read(&vm_node_stat[items[i]]);
+		for_each_online_node(nid) {
+			struct pglist_data *pgdat = NODE_DATA(nid);
+
+			/* byte items' differences are kept in pages (__mod_node_page_state()) */
+			for_each_online_cpu(cpu)
+				pages += READ_ONCE(per_cpu_ptr(pgdat->per_cpu_nodestats,
+							       cpu)->vm_node_stat_diff[items[i]]);
+		}
+	}
+	return pages > 0 ? pages : 0;
+}
+
+/*
+ * One /proc/slabinfo row: "name active_objs num_objs objsize objperslab pagesperslab
+ * : tunables limit batchcount sharedfactor : slabdata active_slabs num_slabs
+ * sharedavail" (slab_common.c's cache_show()). Is it a cache storm @st counts (its
+ * native cache, or a kmalloc-N class for native kmalloc)? Then *@pages is its
+ * num_slabs * pagesperslab. The header lines match no cache.
+ */
+static bool slabinfo_row_pages(struct slablab_storm *st, const char *line, u64 *pages)
+{
+	char name[SLABLAB_NAME_MAX + 16];
+	unsigned long long slabs;
+	unsigned int per_slab;
+
+	if (sscanf(line, "%39s %*u %*u %*u %*u %u : tunables %*u %*u %*u : slabdata %*u %llu",
+		   name, &per_slab, &slabs) != 3)
+		return false;
+	if (st->spec.target == SLABLAB_TARGET_NATIVE) {
+		if (strcmp(name, st->native_name))
+			return false;
+	} else if (!str_has_prefix(name, "kmalloc-") || !isdigit(name[strlen("kmalloc-")])) {
+		/* kmalloc-cg-N, kmalloc-rcl-N, dma-kmalloc-N: not what kmalloc(GFP_KERNEL) uses */
+		return false;
+	}
+	*pages = slabs * per_slab;
+	return true;
+}
+
+/*
+ * Read /proc/slabinfo at *@pos into @buf. Not kernel_read(): __kernel_read() wants a
+ * read_iter, and 6.1's slabinfo has a .proc_read (seq_read()) but no .proc_read_iter.
+ * It is a seq_file (slabinfo_open() is seq_open(); PROC_ENTRY_PERMANENT, so proc's read
+ * wrapper adds nothing), and what seq_read() does for a user buffer seq_read_iter()
+ * does for a kernel one through a kvec.
+ */
+static ssize_t slabinfo_read(struct file *f, char *buf, size_t len, loff_t *pos)
+{
+	struct kvec kv = { .iov_base = buf, .iov_len = len };
+	struct iov_iter iter;
+	struct kiocb kiocb;
+	ssize_t n;
+
+	init_sync_kiocb(&kiocb, f);
+	kiocb.ki_pos = *pos;
+	iov_iter_kvec(&iter, ITER_DEST, &kv, 1, len);
+	n = seq_read_iter(&kiocb, &iter);
+	*pos = kiocb.ki_pos;
+	return n;
+}
+
+/*
+ * SLAB: the pages of the native target, from /proc/slabinfo (looked up by the caller,
+ * as sysfs is: the storm's kthreads read it too). Lines may come split across reads.
+ * -ENOENT, @path naming the file, when the native cache has no row.
+ */
+static int slabinfo_target_pages(struct slablab_storm *st, u64 *pages, char *path,
+				 size_t path_len)
+{
+	char *buf = st->slabinfo_buf, *line, *nl;
+	bool found = false;
+	size_t len = 0;
+	struct file *f;
+	loff_t pos = 0;
+	ssize_t n;
+	int err = 0;
+	u64 p;
+
+	*pages = 0;
+	snprintf(path, path_len, "/proc/slabinfo");
+	if (!st->proc_dir.dentry)
+		return st->proc_dir_err ?: -ENOENT;
+	f = file_open_root(&st->proc_dir, "slabinfo", O_RDONLY, 0);
+	if (IS_ERR(f))
+		return PTR_ERR(f);
+	do {
+		n = slabinfo_read(f, buf + len, PAGE_SIZE - 1 - len, &pos);
+		if (n < 0) {
+			err = n;
+			break;
+		}
+		len += n;
+		buf[len] = 0;
+		for (line = buf; (nl = strchr(line, '\n')) || (!n && *line); line = nl + 1) {
+			if (nl)
+				*nl = 0;
+			if (slabinfo_row_pages(st, line, &p)) {
+				*pages += p;
+				found = true;
+			}
+			if (!nl)
+				break;
+		}
+		/* what is left is the start of a line the next read completes */
+		len = strlen(line);
+		memmove(buf, line, len);
+		if (n && len == PAGE_SIZE - 1) {
+			err = -EIO;		/* no row is that long */
+			break;
+		}
+	} while (n);
+	filp_close(f, NULL);
+	if (!err && !found && st->spec.target == SLABLAB_TARGET_NATIVE)
+		err = -ENOENT;
+	if (err) {
+		*pages = 0;
+		if (err == -ENOENT)
+			snprintf(path, path_len, "/proc/slabinfo (no row %s)", st->native_name);
+	}
+	return err;
+}
+
+/*
+ * At start, in the caller (a kthread's lookup may not see the caller's /proc, as it
+ * does not see its /sys on 7.3): choose the native target's figures and look up what
+ * reading them needs. Fails only on memory; an unreadable figure fails the check after.
+ */
+static int storm_native_lookup(struct slablab_storm *st)
+{
+	st->native_src = storm_native_source();
+	switch (st->native_src) {
+	case STORM_NATIVE_SLABINFO:
+		st->slabinfo_buf = kmalloc(PAGE_SIZE, GFP_KERNEL);
+		if (!st->slabinfo_buf)
+			return -ENOMEM;
+		st->proc_dir_err = kern_path("/proc", LOOKUP_FOLLOW | LOOKUP_DIRECTORY,
+					     &st->proc_dir);
+		break;
+	case STORM_NATIVE_SYSTEM:
+		pr_info_once("native storms on SLOB: pages are the kernel's slab pages, whole-system, since the storm's start (no cache has figures of its own)\n");
+		break;
+	default:
+		/* a failed lookup leaves sysfs_dir empty: the first file read names the error */
+		st->sysfs_dir_err = kern_path(st->sysfs_root, LOOKUP_FOLLOW | LOOKUP_DIRECTORY,
+					      &st->sysfs_dir);
+		break;
+	}
+	return 0;
+}
+
+/*
+ * The storm's counters' names, as slablab's (SLABLAB_STAT_ITEMS, which took SLUB's
+ * names for SLUB's events): the files SLUB_STATS adds to a cache's sysfs directory.
+ */
+#define STORM_STAT_NAME(item, name) __stringify(name),
+static const char *const storm_stat_names[] = {
+	SLABLAB_STAT_ITEMS(STORM_STAT_NAME)
+};
+
+#undef STORM_STAT_NAME
+
+/*
+ * SLUB_STATS: the native cache's counters, the first number of each file (the total;
+ * per-cpu parts follow), into @out. A counter this SLUB does not have (slablab's other
+ * designs' events, or one a later kernel dropped) has no file and reads 0, as an event
+ * a design never counts does. The cache is the storm's own (the test VM boots with
+ * slab_nomerge): the delta of two snapshots is what the storm did, unless root clears
+ * the counters meanwhile (writing 0 to a file): SLUB keeps no raw count beside them.
+ */
+static void native_snapshot_stats(struct slablab_storm *st, u64 *out)
+{
+	char path[SLABLAB_NAME_MAX + 64];
+	unsigned int i;
+
+	BUILD_BUG_ON(ARRAY_SIZE(storm_stat_names) != __SLABLAB_STAT_MAX);
+	for (i = 0; i < __SLABLAB_STAT_MAX; i++) {
+		snprintf(path, sizeof(path), "%s/%s", st->native_name, storm_stat_names[i]);
+		if (read_sysfs_u64(st, path, &out[i]))
+			out[i] = 0;
+	}
+}
+
+/*
+ * Has the native cache SLUB_STATS' counters? alloc_fastpath is one every SLUB with
+ * them has (6.1 to 7.x). Native kmalloc has none: its classes' counters count the
+ * whole kernel's kmallocs, not the storm's.
+ */
+static void storm_check_native_stats(struct slablab_storm *st)
+{
+	char path[SLABLAB_NAME_MAX + 64];
+	u64 v;
+
+	if (st->spec.target != SLABLAB_TARGET_NATIVE || st->native_src != STORM_NATIVE_SYSFS)
+		return;
+	snprintf(path, sizeof(path), "%s/alloc_fastpath", st->native_name);
+	st->native_stats = !read_sysfs_u64(st, path, &v);
+}
+
 static const char *const native_kmalloc_names[] = {
 	"kmalloc-8", "kmalloc-16", "kmalloc-32", "kmalloc-64", "kmalloc-96", "kmalloc-128",
 	"kmalloc-192", "kmalloc-256", "kmalloc-512", "kmalloc-1k", "kmalloc-2k", "kmalloc-4k",
@@ -357,6 +617,13 @@ static int native_target_pages(struct slablab_storm *st, u64 *pages, char *path,
 	u64 n;
 	int err;
 
+	switch (st->native_src) {
+	case STORM_NATIVE_SLABINFO:
+		return slabinfo_target_pages(st, pages, path, path_len);
+	case STORM_NATIVE_SYSTEM:
+		*pages = system_slab_pages();
+		return 0;
+	}
 	if (st->spec.target == SLABLAB_TARGET_NATIVE)
 		return native_slab_pages(st, st->native_name, pages, path, path_len);
 	*pages = 0;
@@ -370,8 +637,9 @@ static int native_target_pages(struct slablab_storm *st, u64 *pages, char *path,
 }
 
 /*
- * A native target's figures are SLUB's sysfs files: refuse a storm whose files cannot
- * be read (no SLUB sysfs, a class this kernel lacks) rather than report 0 pages.
+ * A native target's figures are the kernel's own (storm_native_source()): refuse a
+ * storm whose files cannot be read (no SLUB sysfs, a class this kernel lacks, no
+ * slabinfo row) rather than report 0 pages.
  */
 static int storm_check_native_figures(struct slablab_storm *st,
 				      struct netlink_ext_ack *extack)
@@ -383,14 +651,16 @@ static int storm_check_native_figures(struct slablab_storm *st,
 	if (st->spec.target != SLABLAB_TARGET_NATIVE &&
 	    st->spec.target != SLABLAB_TARGET_NATIVE_KMALLOC)
 		return 0;
-	/* a failed lookup leaves sysfs_dir empty: the first file read names the error */
-	st->sysfs_dir_err = kern_path(st->sysfs_root, LOOKUP_FOLLOW | LOOKUP_DIRECTORY,
-				      &st->sysfs_dir);
+	err = storm_native_lookup(st);
+	if (err)
+		return err;
 	err = native_target_pages(st, &pages, path, sizeof(path));
 	if (err)
 		NL_SET_ERR_MSG_FMT_MOD(extack,
 				       "cannot read %s (error %d)",
 				       path, err);
+	else
+		storm_check_native_stats(st);
 	return err;
 }
 
@@ -1135,6 +1405,8 @@ static void snapshot_stats(struct slablab_storm *st, u64 *out)
 	int i;
 
 	memset(out, 0, sizeof(u64) * __SLABLAB_STAT_MAX);
+	if (st->native_stats)
+		native_snapshot_stats(st, out);
 	if (st->spec.target == SLABLAB_TARGET_CACHE) {
 		for (i = 0; i < __SLABLAB_STAT_MAX; i++)
 			out[i] = slablab_stat_sum_raw(st->tg.cache, i);
@@ -1204,6 +1476,8 @@ static void storm_release_target(struct slablab_storm *st)
 	/* no sample reads sysfs any more: let the caller's mount go with the storm */
 	path_put(&st->sysfs_dir);
 	st->sysfs_dir = (struct path){};
+	path_put(&st->proc_dir);
+	st->proc_dir = (struct path){};
 }
 
 /*
@@ -1228,8 +1502,8 @@ static void storm_empty_target(struct slablab_storm *st)
 		break;
 	case SLABLAB_TARGET_NATIVE_KMALLOC:
 		for (i = 0; i <= KMALLOC_SHIFT_HIGH; i++)
-			if (kmalloc_caches[KMALLOC_NORMAL][i])
-				kmem_cache_shrink(kmalloc_caches[KMALLOC_NORMAL][i]);
+			if (slablab_native_kmalloc_cache(i))
+				kmem_cache_shrink(slablab_native_kmalloc_cache(i));
 		break;
 	default:
 		break;
@@ -1276,8 +1550,12 @@ static int storm_controller_fn(void *arg)
 	st->loop_cycles_x1000 = measure_loop_overhead();
 	storm_empty_target(st);
 	snapshot_stats(st, st->stats_before);
-	/* The kernel's kmalloc classes hold the system's objects: count what the storm added. */
-	if (st->spec.target == SLABLAB_TARGET_NATIVE_KMALLOC)
+	/*
+	 * The kernel's kmalloc classes hold the system's objects, and SLOB's figure is the
+	 * whole system's: count what the storm added.
+	 */
+	if (st->spec.target == SLABLAB_TARGET_NATIVE_KMALLOC ||
+	    (st->spec.target == SLABLAB_TARGET_NATIVE && st->native_src == STORM_NATIVE_SYSTEM))
 		st->base_pages = target_pages(st, &meta);
 	st->start_ns = ktime_get_ns();
 	st->deadline_ns = st->start_ns + (u64)(st->spec.duration_ms ?:
@@ -1355,6 +1633,8 @@ static void storm_free(struct slablab_storm *st)
 	kvfree(st->t);
 	kfree(st->cpu_of);
 	path_put(&st->sysfs_dir);	/* a no-op when released or never looked up */
+	path_put(&st->proc_dir);
+	kfree(st->slabinfo_buf);
 	kfree(st);
 }
 
@@ -1962,7 +2242,8 @@ static void storm_fill_report(struct slablab_storm *st, struct slablab_storm_rep
 	rep->rcu_waiting_peak = st->rcu_waiting_peak;
 	rep->rcu_waiting_end = st->rcu_waiting_end;
 	rep->rcu_pages_peak = st->rcu_pages_peak;
-	rep->has_stats = sp->target == SLABLAB_TARGET_CACHE || sp->target == SLABLAB_TARGET_KMALLOC;
+	rep->has_stats = sp->target == SLABLAB_TARGET_CACHE ||
+			 sp->target == SLABLAB_TARGET_KMALLOC || st->native_stats;
 	memcpy(rep->stats, st->stats_delta, sizeof(rep->stats));
 }
 

@@ -34,6 +34,23 @@ EXPECTED_SKIPS = [
      r"test_sheaves\.py::test_sheaves_lock_held_sends_allocations_and_frees_to_the_slabs",
      r"no local_trylock_t",
      "local_trylock_t is 6.16's: before, the sheaves lock is local_lock_irqsave()"),
+    # the native side of storms on each allocator (tests/vm/test_native_figures.py): a
+    # kernel has one allocator, and SLUB_STATS only where a profile turns it on
+    (("6.1", "6.12", "6.12-rt", "7.3", "7.3-rt", "7.2", "debug", "6.1-slab", "6.1-slob"),
+     r"test_native_figures\.py::test_native_storm_stats", r"needs CONFIG_SLUB_STATS",
+     "only the slub-stats profiles build SLUB with CONFIG_SLUB_STATS"),
+    (("6.1", "6.12", "6.12-rt", "7.3", "7.3-rt", "7.2", "debug", "6.1-slub-stats",
+      "7.3-slub-stats", "6.1-slob"),
+     r"test_native_figures\.py::test_native_(kmalloc_)?storm_pages_are_the_(slabinfo_row|"
+     r"kmalloc_rows)", r"needs CONFIG_SLAB", "only the 6.1-slab profile has SLAB"),
+    (("6.1", "6.12", "6.12-rt", "7.3", "7.3-rt", "7.2", "debug", "6.1-slub-stats",
+      "7.3-slub-stats", "6.1-slab"),
+     r"test_native_figures\.py::test_native_storm_pages_on_slob", r"needs CONFIG_SLOB",
+     "only the 6.1-slob profile has SLOB"),
+    (("6.1-slab", "6.1-slob"),
+     r"test_storms\.py::test_native_(figures_that_cannot_be_read_refuse_the_storm|"
+     r"twin_of_a_debug_cache_has_its_checks)",
+     r"needs SLUB's sysfs", "SLAB and SLOB have no /sys/kernel/slab"),
     (("host",), r"test_vm_pin\.py::", r"fewer than 2|usable cpus|qemu not installed",
      "vCPU pinning needs 2 host cpus and qemu"),
     (("host",), r"test_experiment\.py::", r"shared/seeds",

@@ -139,7 +139,41 @@ def storm_on_cache(client, name, pattern, **kw):
 def native_gone(storm):
     name = storm["result"]["native_name"]
     assert name and name.startswith("slablab-native-"), storm["result"]
-    return not os.path.exists(f"/sys/kernel/slab/{name}")
+    if os.path.isdir("/sys/kernel/slab"):
+        return not os.path.exists(f"/sys/kernel/slab/{name}")
+    if os.path.exists("/proc/slabinfo"):                # SLAB: its row
+        with open("/proc/slabinfo") as f:
+            return not any(line.split()[0] == name for line in f if line.strip())
+    return True                                         # SLOB: no trace of a cache
+
+
+# CONFIG_SLUB_STATS: a native storm's stats are SLUB's counters (test_native_figures.py)
+SLUB_STATS = os.path.exists("/sys/kernel/slab/kmalloc-64/alloc_fastpath")
+# SLUB's sysfs: what the tests read of a native cache beside the storm's figures
+needs_slub_sysfs = pytest.mark.skipif(
+    not os.path.isdir("/sys/kernel/slab"), reason="needs SLUB's sysfs (/sys/kernel/slab): "
+    "SLAB and SLOB have none (their native figures: test_native_figures.py)")
+# SLOB: no figure of a cache, a native storm's pages are the system's since its start,
+# which its objects may fill without a page (in the heap's free space): no known answer
+SLOB = not os.path.isdir("/sys/kernel/slab") and not os.path.exists("/proc/slabinfo")
+NATIVE_OWN_PAGES = pytest.param("native", marks=pytest.mark.exclude_if(
+    SLOB, reason="SLOB: the native pages are the system's, no cache's own"))
+
+
+def check_native_stats(storm):
+    """A native storm's stats: SLUB's counters of its cache where SLUB_STATS has them
+    (every allocation and free of the storm counted), else none. SLUB counts a bulk
+    call's objects once per slab at most (6.1's kmem_cache_alloc_bulk() counts only its
+    slow paths, kmem_cache_free_bulk() one free per slab's detached freelist)."""
+    st, res = storm["result"]["stats"], storm["result"]
+    if not SLUB_STATS:
+        assert st is None, st
+        return
+    a, f = alloc_free(st)
+    if storm["spec"]["pattern"] == "bulk":
+        assert a <= res["allocs"] and 0 < f <= res["frees"], (st, res)
+        return
+    assert a - f == 0 and a == res["allocs"] + untimed_allocs(storm), (st, res)
 
 
 # ------------------------------------------------------------ patterns x targets
@@ -166,7 +200,7 @@ def test_pattern_on_every_cpu_slablab_and_native(client, make_cache, ncpus, patt
     nres = check_result(n)
     assert n["spec"]["target"] == "native" and n["spec"]["size"] == 96
     assert {t["cpu"] for t in nres["threads"]} == set(online_cpus())
-    assert nres["stats"] is None                # SLUB's counters are not slablab's
+    check_native_stats(n)                       # SLUB's own counters, with SLUB_STATS
     assert native_gone(n)                       # destroyed (empty: no splat) at the end
     assert client.cache_get(name)["stats"] == untouched     # slablab was not used
 
@@ -217,6 +251,7 @@ def test_debug_cache_under_remote_frees(client, make_cache, ncpus, fastpath):
 SLUB_DEBUG_FILES = ("sanity_checks", "red_zone", "poison", "store_user", "trace")
 
 
+@needs_slub_sysfs
 @pytest.mark.parametrize("design", ["slub"])
 def test_native_twin_of_a_debug_cache_has_its_checks(client, make_cache):
     """A debug cache's native twin is made with the SLAB_* flags of what slablab's debug
@@ -526,7 +561,7 @@ def test_ops_are_exact_with_a_final_partial_batch(client, make_cache, ncpus, tar
         assert native_gone(r)
 
 
-@pytest.mark.parametrize("target", ["slablab", "native"])
+@pytest.mark.parametrize("target", ["slablab", NATIVE_OWN_PAGES])
 def test_short_churn_storm_reports_its_memory(client, make_cache, target):
     """A churn storm shorter than one chunk and far shorter than the controller's 50 ms
     sampling period still reports its steady state: peak pages, the live bytes of the
@@ -643,7 +678,7 @@ def test_churn_barrier_wait_is_no_hung_task(client, make_cache, design):
     assert "blocked for more than" not in log, log
 
 
-@pytest.mark.parametrize("target", ["slablab", "native"])
+@pytest.mark.parametrize("target", ["slablab", NATIVE_OWN_PAGES])
 def test_short_churn_storm_on_every_cpu_reports_its_memory(client, make_cache, ncpus, target):
     ws, size = 256, 192
     name = make_cache(size)
@@ -1126,6 +1161,7 @@ def test_kernel_owned_cache_refuses_storms_and_handles():
         reload()
 
 
+@needs_slub_sysfs
 def test_native_figures_that_cannot_be_read_refuse_the_storm():
     """A native target's memory figures are SLUB's sysfs files: where they cannot be
     read the storm is refused, naming the file, instead of reporting 0 pages. The test
