@@ -51,6 +51,8 @@ EXPECTED_SKIPS = [
      r"test_storms\.py::test_native_(figures_that_cannot_be_read_refuse_the_storm|"
      r"twin_of_a_debug_cache_has_its_checks)",
      r"needs SLUB's sysfs", "SLAB and SLOB have no /sys/kernel/slab"),
+    (("6.1-slab", "6.1-slob"), r"test_slabctl\.py::test_info_native_",
+     r"needs SLUB's sysfs", "SLAB and SLOB have no /sys/kernel/slab for info --native"),
     (("host",), r"test_vm_pin\.py::", r"fewer than 2|usable cpus|qemu not installed",
      "vCPU pinning needs 2 host cpus and qemu"),
     (("host",), r"test_experiment\.py::", r"shared/seeds",
