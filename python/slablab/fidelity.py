@@ -30,7 +30,8 @@ import os
 import random
 import sys
 import time
-from typing import Any, Callable, Dict, Iterable, List, Mapping, NamedTuple, Optional, Sequence
+from typing import (Any, Callable, Dict, Iterable, List, Mapping, NamedTuple, Optional, Sequence,
+                    Tuple)
 
 __all__ = ["PAIRS", "TOLERANCE", "Judged", "judge", "judge_exact", "geometry_rows",
            "table_text", "running_pair", "main"]
@@ -193,7 +194,7 @@ def geometry_rows(results: Iterable[Mapping[str, Any]], keys: Sequence[str]) -> 
     rows = []
     for r in results:
         tag = f"{r['size']} B{' hwcache_align' if r['align'] else ''}"
-        cells = {"design": [], "kernel": []}
+        cells: Dict[str, List[str]] = {"design": [], "kernel": []}
         differ, absent = [], []
         for k in keys:
             d, n = r["design"].get(k), r["kernel"].get(k)
@@ -316,7 +317,7 @@ STORMS = (
 )
 
 #: Storm figures compared: (metric, how to read it from a storm dict).
-STORM_FIGURES: Sequence[tuple] = (
+STORM_FIGURES: Sequence[Tuple[str, Callable[[Mapping[str, Any]], Any]]] = (
     ("peak pages", lambda s: (s.get("result") or {}).get("peak_pages")),
     ("slabs allocated", lambda s: ((s.get("result") or {}).get("stats") or {}).get("alloc_slab")),
     ("slabs freed", lambda s: ((s.get("result") or {}).get("stats") or {}).get("free_slab")),

@@ -27,6 +27,7 @@ def test_noise_wider_than_the_tolerance_is_inconclusive_not_same():
     # the medians agree, the repeats do not: no evidence of sameness
     j = fidelity.judge([100, 140, 70, 100], [100, 100, 100, 100])
     assert j.verdict.startswith("inconclusive: noise"), j
+    assert j.lo is not None and j.hi is not None
     assert j.lo < 0.95 and j.hi > 1.05
 
 
@@ -61,6 +62,7 @@ def test_the_interval_covers_the_true_ratio(n):
         k = [math.exp(rng.gauss(0, 0.02)) * 1000 for _ in range(n)]
         d = [x * true * math.exp(rng.gauss(0, 0.05)) for x in k]
         j = fidelity.judge(d, k)
+        assert j.lo is not None and j.hi is not None
         trials += 1
         hits += j.lo <= true <= j.hi
     assert hits / trials >= 0.93, f"coverage {hits / trials:.3f} at n={n}"
