@@ -146,7 +146,9 @@ def test_bench_one_comparison(client, tmp_path, bench_caches):
     floor = min(max(ci["hi"] - 1, 1 - ci["lo"]), 0.99)
     m = re.search(r"^noise floor: ±([0-9.]+)% \(a ratio whose CI lies inside it: "
                   r"no difference\)$", r.stdout, re.M)
-    assert m and float(m.group(1)) == pytest.approx(floor * 100, abs=0.051), r.stdout
+    # the line prints the floor to 0.1 point and aa.json's bounds are rounded too: half a
+    # digit of each (33.046 from the json printed as 33.1 was seen)
+    assert m and float(m.group(1)) == pytest.approx(floor * 100, abs=0.1), r.stdout
     assert f"no difference: the CI contains 1 or lies inside the A/A noise floor " \
         f"±{m.group(1)}%" in r.stdout
 
