@@ -13,6 +13,8 @@
 #include <linux/local_lock.h>
 #include <linux/lockdep.h>
 #include <linux/slab.h>
+#include <linux/log2.h>
+#include <linux/bitops.h>
 
 /*
  * 6.17 made a workqueue say whether it is per-cpu or unbound (a missing flag warns: it
@@ -62,5 +64,21 @@
 #else
 #define slablab_native_kmalloc_cache(i)	(kmalloc_caches[KMALLOC_NORMAL][i])
 #endif
+
+/*
+ * 6.12 aligns every kmalloc class to the largest power of two that divides its size
+ * (create_boot_cache(); include/linux/slab.h says so of kmalloc()): kmalloc-192 to 64.
+ * 6.1 aligns a power of two to its size and the others (96, 192) to
+ * ARCH_KMALLOC_MINALIGN. The alignment a copy of the kernel's class asks for
+ * (slablab_native_class_create()); 0 is the minimum.
+ */
+static inline unsigned int slablab_kmalloc_class_align(unsigned int size)
+{
+#ifdef SLABLAB_HAVE_KMALLOC_DIVISOR_ALIGN
+	return 1U << __ffs(size);
+#else
+	return is_power_of_2(size) ? size : 0;
+#endif
+}
 
 #endif /* _SLABLAB_COMPAT_H */

@@ -729,6 +729,26 @@ int slablab_check_lists(unsigned int design, unsigned int lists,
 			struct netlink_ext_ack *extack);
 extern unsigned int slablab_kmalloc_design;
 extern unsigned int slablab_kmalloc_lists;
+
+/*
+ * The kmalloc size classes (slab.c): slablab_kmalloc()'s, and those the native targets
+ * make of the kernel's own (slablab_native_class_create()), which are the same on
+ * x86-64: the kernel's kmalloc_info[] with KMALLOC_MIN_SIZE 8, 96 and 192 included. A
+ * size goes to the class of the same size on both sides of a comparison.
+ */
+#define SLABLAB_KMALLOC_CLASSES	13
+#define SLABLAB_KMALLOC_MAX	8192	/* the largest class */
+extern const unsigned int slablab_kmalloc_sizes[SLABLAB_KMALLOC_CLASSES];
+extern const u8 slablab_kmalloc_size_index[24];
+
+/* The index of the class that serves @size (1..SLABLAB_KMALLOC_MAX). */
+static __always_inline unsigned int slablab_kmalloc_index(size_t size)
+{
+	if (size <= 192)
+		return slablab_kmalloc_size_index[(size - 1) / 8];
+	return fls(size - 1) - 1;	/* 193..256 -> 7 (256), ..., 8192 -> 12 */
+}
+
 int slablab_set_kmalloc(const u32 *design, const u32 *lists, struct netlink_ext_ack *extack);
 void slablab_heap_show(struct seq_file *m);
 int slablab_check_tunables(struct slablab_cache *s, const u32 *flags, const u32 *order,
@@ -746,6 +766,8 @@ void slablab_occupancy_range(const struct slablab_occupancy *h, unsigned int buc
 			     unsigned int *lo, unsigned int *hi);
 u64 slablab_backend_objects_partial(struct slablab_cache *s, u64 *nodes);
 unsigned long slablab_kmalloc_direct_pages(void);
+struct kmem_cache *slablab_native_class_create(const char *name, unsigned int size);
+u64 slablab_kernel_slab_pages(void);
 void slablab_set_cache_observer(const struct slablab_cache_observer *obs);
 
 /* debugfs.c */

@@ -112,6 +112,8 @@ struct slablab_replay {
 	u16 *owner;				/* [nr_objects + 1]: allocating kthread */
 	struct slablab_cache **lab;		/* [nr_caches] */
 	struct kmem_cache **native;		/* [nr_caches] */
+	/* native: the kmalloc events' classes, by slablab_kmalloc_index() (those it needs) */
+	struct kmem_cache *classes[SLABLAB_KMALLOC_CLASSES];
 	struct slablab_cache *kmalloc_caches[REPLAY_MAX_KMALLOC];
 	unsigned int nr_kmalloc_caches;
 	struct slablab_replay_cache_result *res;	/* [nr_caches + 1], once done */
@@ -158,8 +160,9 @@ static u64 replay_event_bytes(const struct slablab_replay *r, const struct slabl
 
 /*
  * Pages the target holds. slablab: its caches, the kmalloc classes, direct pages.
- * native: the kernel's slab pages (and 6.1's large kmalloc pages, counted with them),
- * system-wide: what the rest of the kernel does meanwhile is in it too.
+ * native: the kernel's slab pages (slablab_kernel_slab_pages()), system-wide: the
+ * replay's own caches and classes (native-kmalloc: the kernel's classes) and what the
+ * rest of the kernel allocates meanwhile.
  */
 static u64 replay_pages(struct slablab_replay *r)
 {
@@ -168,8 +171,7 @@ static u64 replay_pages(struct slablab_replay *r)
 	u32 i;
 
 	if (!replay_on_slablab(r))
-		return global_node_page_state_pages(NR_SLAB_UNRECLAIMABLE_B) +
-		       global_node_page_state_pages(NR_SLAB_RECLAIMABLE_B);
+		return slablab_kernel_slab_pages();
 	for (i = 0; r->lab && i < r->nr_caches; i++) {
 		if (!r->lab[i])
 			continue;
@@ -237,8 +239,13 @@ static __always_inline void *replay_alloc(struct slablab_replay *r, const u32 ta
 		return e->cache ? slablab_cache_alloc(r->lab[e->cache - 1], REPLAY_GFP) :
 				  slablab_kmalloc(e->size, REPLAY_GFP);
 	case SLABLAB_REPLAY_TARGET_NATIVE:
-		return e->cache ? kmem_cache_alloc(r->native[e->cache - 1], REPLAY_GFP) :
-				  kmalloc(e->size, REPLAY_GFP);
+		if (e->cache)
+			return kmem_cache_alloc(r->native[e->cache - 1], REPLAY_GFP);
+		/* the replay's own classes; above the largest (or 0) the kernel's kmalloc() */
+		if (!IS_ENABLED(CONFIG_SLOB) && likely(e->size - 1 < SLABLAB_KMALLOC_MAX))
+			return kmem_cache_alloc(r->classes[slablab_kmalloc_index(e->size)],
+						REPLAY_GFP);
+		return kmalloc(e->size, REPLAY_GFP);
 	case SLABLAB_REPLAY_TARGET_KMALLOC:
 		return slablab_kmalloc(replay_event_bytes(r, e), REPLAY_GFP);
 	default:
@@ -260,7 +267,7 @@ static __always_inline void replay_free(struct slablab_replay *r, const u32 targ
 		if (cache)
 			kmem_cache_free(r->native[cache - 1], p);
 		else
-			kfree(p);
+			kfree(p);	/* finds the class, or the large kmalloc's pages */
 		break;
 	case SLABLAB_REPLAY_TARGET_KMALLOC:
 		slablab_kfree(p);
@@ -451,6 +458,10 @@ static void replay_destroy_caches(struct slablab_replay *r)
 			r->native[i] = NULL;
 		}
 	}
+	for (i = 0; i < SLABLAB_KMALLOC_CLASSES; i++) {
+		kmem_cache_destroy(r->classes[i]);
+		r->classes[i] = NULL;
+	}
 }
 
 static void replay_free_all(struct slablab_replay *r)
@@ -475,6 +486,46 @@ static void replay_free_all(struct slablab_replay *r)
 	kfree(r);
 }
 
+/*
+ * The native target's kmalloc events go to kmalloc classes of the replay's own, made as
+ * the kernel makes its classes (slablab_native_class_create()), as the slablab target's
+ * go to slablab's classes, emptied first: the kernel's own classes hold the system's
+ * objects, and the free slots of their partial slabs (7.x: of their sheaves too) take
+ * the replay's objects without a page, which neither the replay's count nor the
+ * system's shows. Only the classes the events use are made; above the largest class an
+ * event goes to the kernel's kmalloc() (the page allocator, no class's). Not on SLOB:
+ * its kfree() frees no cache's object, and its caches share one heap, classes or not.
+ */
+static int replay_create_classes(struct slablab_replay *r, struct netlink_ext_ack *extack)
+{
+	char name[SLABLAB_NAME_MAX + 24];
+	unsigned int c;
+	u64 i;
+
+	if (IS_ENABLED(CONFIG_SLOB))
+		return 0;
+	for (i = 0; i < r->nr_events; i++) {
+		const struct slablab_replay_event *e = &r->ev[i];
+
+		if (!(i & 4095))
+			cond_resched();
+		if (e->op != SLABLAB_REPLAY_OP_ALLOC || e->cache ||
+		    e->size - 1 >= SLABLAB_KMALLOC_MAX)
+			continue;
+		c = slablab_kmalloc_index(e->size);
+		if (r->classes[c])
+			continue;
+		snprintf(name, sizeof(name), "slablab-replay-%u-kmalloc-%u", r->id,
+			 slablab_kmalloc_sizes[c]);
+		r->classes[c] = slablab_native_class_create(name, slablab_kmalloc_sizes[c]);
+		if (!r->classes[c]) {
+			NL_SET_ERR_MSG_FMT_MOD(extack, "cannot create kmem_cache %s", name);
+			return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
 static int replay_create_caches(struct slablab_replay *r, struct netlink_ext_ack *extack)
 {
 	char name[SLABLAB_NAME_MAX + 16];
@@ -493,7 +544,7 @@ static int replay_create_caches(struct slablab_replay *r, struct netlink_ext_ack
 				return -ENOMEM;
 			}
 		}
-		return 0;
+		return replay_create_classes(r, extack);
 	}
 	cpus_read_lock();
 	mutex_lock(&slablab_mutex);
@@ -1004,6 +1055,23 @@ int slablab_replay_run(struct slablab_replay_report *rep, struct netlink_ext_ack
 		slablab_replay = NULL;
 		goto out;
 	}
+	/*
+	 * slablab's kmalloc classes start empty, as the native target's classes are made
+	 * (replay_create_classes()): empty slabs that an earlier replay or storm left would
+	 * take this one's objects without a page (slablab_cache_shrink() keeps min_partial
+	 * of them). Other users' objects stay, and their slabs' pages are in the base.
+	 */
+	for (k = 0; replay_on_slablab(r) && k < r->nr_kmalloc_caches; k++)
+		slablab_cache_empty(r->kmalloc_caches[k]);
+	/*
+	 * The native figure is the system's slab pages above the base: let what an earlier
+	 * replay or storm left to RCU be freed first (the debugfs and sysfs dentries and
+	 * inodes of the caches it destroyed, a few hundred per cache), or their slabs go
+	 * back to the page allocator in the middle of this replay: 8-12 pages of a 194-page
+	 * replay of the kernel's SLUB that followed one of the slub design's.
+	 */
+	if (!replay_on_slablab(r))
+		rcu_barrier();
 	r->base_pages = replay_pages(r);
 	atomic_set(&r->running, r->threads);
 	r->state = SLABLAB_REPLAY_RUNNING;

@@ -1577,7 +1577,8 @@ void slablab_gauges(struct slablab_cache *s, struct slablab_gauges *g)
 
 /* ---- kmalloc size classes ---- */
 
-static const unsigned int slablab_kmalloc_sizes[] = {
+/* The classes (internal.h: slablab_kmalloc_index() and the native targets use them too). */
+const unsigned int slablab_kmalloc_sizes[SLABLAB_KMALLOC_CLASSES] = {
 	8, 16, 32, 64, 96, 128, 192, 256, 512, 1024, 2048, 4096, 8192
 };
 
@@ -1589,7 +1590,7 @@ static struct slablab_cache *slablab_kmalloc_caches[ARRAY_SIZE(slablab_kmalloc_s
  * 64 bytes, docs/benchmarks.md). Above 192 bytes the classes are powers of two.
  * kmalloc_class_check() holds both against slablab_kmalloc_sizes[] at init.
  */
-static const u8 slablab_kmalloc_size_index[24] = {
+const u8 slablab_kmalloc_size_index[24] = {
 	0,				/*   1..8   -> 8 */
 	1,				/*   9..16  -> 16 */
 	2, 2,				/*  17..32  -> 32 */
@@ -1599,21 +1600,11 @@ static const u8 slablab_kmalloc_size_index[24] = {
 	6, 6, 6, 6, 6, 6, 6, 6,		/* 129..192 -> 192 */
 };
 
-#define SLABLAB_KMALLOC_MAX	8192	/* the largest class */
-
-/* The index of the class that serves @size (1..SLABLAB_KMALLOC_MAX). */
-static __always_inline unsigned int kmalloc_class_index(size_t size)
-{
-	if (size <= 192)
-		return slablab_kmalloc_size_index[(size - 1) / 8];
-	return fls(size - 1) - 1;	/* 193..256 -> 7 (256), ..., 8192 -> 12 */
-}
-
 static __always_inline struct slablab_cache *kmalloc_class(size_t size)
 {
 	if (unlikely(size - 1 >= SLABLAB_KMALLOC_MAX))
 		return NULL;	/* above the largest class, or 0 (a bad size header) */
-	return slablab_kmalloc_caches[kmalloc_class_index(size)];
+	return slablab_kmalloc_caches[slablab_kmalloc_index(size)];
 }
 
 /* Every size gets the smallest class that holds it: the table and the sizes agree. */
@@ -1627,10 +1618,68 @@ static int kmalloc_class_check(void)
 	for (size = 1; size <= SLABLAB_KMALLOC_MAX; size++) {
 		if (size > slablab_kmalloc_sizes[i])
 			i++;
-		if (WARN_ON_ONCE(kmalloc_class_index(size) != i))
+		if (WARN_ON_ONCE(slablab_kmalloc_index(size) != i))
 			return -EINVAL;
 	}
 	return 0;
+}
+
+/**
+ * slablab_native_class_create - the kernel's kmalloc class of @size, made again
+ * @name: the kmem_cache's name
+ * @size: a class size (slablab_kmalloc_sizes[])
+ *
+ * For the native targets of storms and replays, which need the kernel's SLUB with
+ * kmalloc's geometry in caches of their own: the kernel's classes hold the whole
+ * system's objects, whose free slots take a workload's objects without a page. Made as
+ * mm/slab_common.c makes a class (create_boot_cache(): the class's alignment, no flags,
+ * the whole object a usercopy window), so SLUB gives it the same slot, order, objects
+ * per slab, cpu_partial and min_partial (on 7.x the same sheaves); the window also keeps
+ * it from being merged with another cache, as kmalloc's classes are not. Sleeps; takes
+ * cpus_read_lock (kmem_cache_create()).
+ *
+ * Return: the cache, or NULL.
+ */
+struct kmem_cache *slablab_native_class_create(const char *name, unsigned int size)
+{
+	return kmem_cache_create_usercopy(name, size, slablab_kmalloc_class_align(size), 0, 0,
+					  size, NULL);
+}
+
+/**
+ * slablab_kernel_slab_pages - the kernel's slab pages now, whole-system
+ *
+ * NR_SLAB_UNRECLAIMABLE_B and NR_SLAB_RECLAIMABLE_B (with the large kmallocs' pages the
+ * kernel counts with them; SLOB's heap pages), with each cpu's difference not yet
+ * folded into the global count, as zone_page_state_snapshot() folds a zone's: the
+ * global count alone trails each cpu by up to its stat threshold a counter (20 pages
+ * in the 2 GiB test VM), as much as a small storm holds, and read a growing replay
+ * dozens of pages short. Racy by what changes while it sums. For the native figures
+ * that no cache of the kernel's has (SLOB's storms, the native replays).
+ *
+ * Return: the pages.
+ */
+u64 slablab_kernel_slab_pages(void)
+{
+	static const enum node_stat_item items[] = {
+		NR_SLAB_UNRECLAIMABLE_B, NR_SLAB_RECLAIMABLE_B,
+	};
+	long pages = 0;
+	unsigned int i;
+	int nid, cpu;
+
+	for (i = 0; i < ARRAY_SIZE(items); i++) {
+		pages += atomic_long_read(&vm_node_stat[items[i]]);
+		for_each_online_node(nid) {
+			struct pglist_data *pgdat = NODE_DATA(nid);
+
+			/* byte items' differences are kept in pages (__mod_node_page_state()) */
+			for_each_online_cpu(cpu)
+				pages += READ_ONCE(per_cpu_ptr(pgdat->per_cpu_nodestats,
+							       cpu)->vm_node_stat_diff[items[i]]);
+		}
+	}
+	return pages > 0 ? pages : 0;
 }
 
 /* A request the size classes do not serve (or cannot now: frozen), from pages. */

@@ -8,11 +8,11 @@
  *
  * Three layers:
  *   target   struct storm_target and tg_alloc()/tg_free()/tg_alloc_bulk()/tg_free_bulk():
- *            what is allocated from (a slablab cache, a native kmem_cache, slablab's or
- *            the kernel's kmalloc). Dispatched with a switch on a constant inside
- *            __always_inline loops, so each allocator is called directly, never through
- *            a function pointer (retpolines would add the same cost to both sides and
- *            blur the ratio).
+ *            what is allocated from (a slablab cache, a native kmem_cache or kmalloc
+ *            classes of the storm's own, slablab's or the kernel's kmalloc). Dispatched
+ *            with a switch on a constant inside __always_inline loops, so each
+ *            allocator is called directly, never through a function pointer
+ *            (retpolines would add the same cost to both sides and blur the ratio).
  *   worker   struct storm_thread: one pattern run against one target, with its
  *            accounting (ops done, allocations, frees, failures, cycles), in a kthread
  *            bound to its cpu (storm_worker_create()).
@@ -98,6 +98,12 @@
 #define MAX_KMALLOC_CLASSES	32
 #define RCU_PACE_MAX_US	10000	/* rcu with RATE: the longest sleep between stop checks */
 
+/*
+ * tg.kind of the native target with SIZES: the kernel's SLUB on kmalloc classes of the
+ * storm's own (storm_create_native()). Not a uapi value: spec.target stays NATIVE.
+ */
+#define STORM_NATIVE_CLASSES	__SLABLAB_TARGET_MAX
+
 /* What the rcu pattern sees of an object: its rcu_head at offset 0 (size checked). */
 struct storm_rcu_obj {
 	struct rcu_head rcu;
@@ -105,9 +111,11 @@ struct storm_rcu_obj {
 
 /* What workers allocate from. */
 struct storm_target {
-	u32 kind;			/* enum slablab_storm_target */
+	u32 kind;			/* enum slablab_storm_target, STORM_NATIVE_CLASSES */
 	struct slablab_cache *cache;	/* CACHE (storms pin it through ->users) */
 	struct kmem_cache *native;	/* NATIVE */
+	/* NATIVE with SIZES: by slablab_kmalloc_index(), the classes the sizes fall in */
+	struct kmem_cache *classes[SLABLAB_KMALLOC_CLASSES];
 	u32 obj_size;			/* fixed object size of cache targets */
 };
 
@@ -212,6 +220,8 @@ static __always_inline void *tg_alloc(const struct storm_target *tg, const u32 k
 		return kmem_cache_alloc(tg->native, GFP_KERNEL);
 	case SLABLAB_TARGET_KMALLOC:
 		return slablab_kmalloc(size, GFP_KERNEL);
+	case STORM_NATIVE_CLASSES:
+		return kmem_cache_alloc(tg->classes[slablab_kmalloc_index(size)], GFP_KERNEL);
 	default:
 		return kmalloc(size, GFP_KERNEL);
 	}
@@ -230,6 +240,7 @@ static __always_inline void tg_free(const struct storm_target *tg, const u32 kin
 		slablab_kfree(p);
 		break;
 	default:
+		/* the kernel's kmalloc, or the native classes: kfree() finds the cache */
 		kfree(p);
 	}
 }
@@ -385,36 +396,6 @@ static u32 storm_native_source(void)
 }
 
 /*
- * SLOB: the kernel's slab pages now, whole-system (NR_SLAB_UNRECLAIMABLE_B and
- * NR_SLAB_RECLAIMABLE_B: SLOB's heap pages and its large kmallocs' pages alike), with
- * each cpu's difference not yet folded into the global count: those are up to
- * stat_threshold pages per cpu and item (tens), as much as a small storm holds. Racy
- * by what changes while it sums, as zone_page_state_snapshot() is.
- */
-static u64 system_slab_pages(void)
-{
-	static const enum node_stat_item items[] = {
-		NR_SLAB_UNRECLAIMABLE_B, NR_SLAB_RECLAIMABLE_B,
-	};
-	long pages = 0;
-	unsigned int i;
-	int nid, cpu;
-
-	for (i = 0; i < ARRAY_SIZE(items); i++) {
-		pages += atomic_long_read(&vm_node_stat[items[i]]);
-		for_each_online_node(nid) {
-			struct pglist_data *pgdat = NODE_DATA(nid);
-
-			/* byte items' differences are kept in pages (__mod_node_page_state()) */
-			for_each_online_cpu(cpu)
-				pages += READ_ONCE(per_cpu_ptr(pgdat->per_cpu_nodestats,
-							       cpu)->vm_node_stat_diff[items[i]]);
-		}
-	}
-	return pages > 0 ? pages : 0;
-}
-
-/*
  * One /proc/slabinfo row: "name active_objs num_objs objsize objperslab pagesperslab
  * : tunables limit batchcount sharedfactor : slabdata active_slabs num_slabs
  * sharedavail" (slab_common.c's cache_show()). Is it a cache storm @st counts (its
@@ -430,8 +411,14 @@ static bool slabinfo_row_pages(struct slablab_storm *st, const char *line, u64 *
 	if (sscanf(line, "%39s %*u %*u %*u %*u %u : tunables %*u %*u %*u : slabdata %*u %llu",
 		   name, &per_slab, &slabs) != 3)
 		return false;
-	if (st->spec.target == SLABLAB_TARGET_NATIVE) {
+	if (st->tg.kind == SLABLAB_TARGET_NATIVE) {
 		if (strcmp(name, st->native_name))
+			return false;
+	} else if (st->tg.kind == STORM_NATIVE_CLASSES) {
+		/* its classes, NATIVE-NAME-SIZE */
+		size_t n = strlen(st->native_name);
+
+		if (strncmp(name, st->native_name, n) || name[n] != '-' || !isdigit(name[n + 1]))
 			return false;
 	} else if (!str_has_prefix(name, "kmalloc-") || !isdigit(name[strlen("kmalloc-")])) {
 		/* kmalloc-cg-N, kmalloc-rcl-N, dma-kmalloc-N: not what kmalloc(GFP_KERNEL) uses */
@@ -515,7 +502,7 @@ static int slabinfo_target_pages(struct slablab_storm *st, u64 *pages, char *pat
 	} while (n);
 	filp_close(f, NULL);
 	if (!err && !found && st->spec.target == SLABLAB_TARGET_NATIVE)
-		err = -ENOENT;
+		err = -ENOENT;		/* its cache, or its classes */
 	if (err) {
 		*pages = 0;
 		if (err == -ENOENT)
@@ -587,17 +574,25 @@ static void native_snapshot_stats(struct slablab_storm *st, u64 *out)
 /*
  * Has the native cache SLUB_STATS' counters? alloc_fastpath is one every SLUB with
  * them has (6.1 to 7.x). Native kmalloc has none: its classes' counters count the
- * whole kernel's kmallocs, not the storm's.
+ * whole kernel's kmallocs, not the storm's; nor the native classes of SIZES (several
+ * caches, not summed).
  */
 static void storm_check_native_stats(struct slablab_storm *st)
 {
 	char path[SLABLAB_NAME_MAX + 64];
 	u64 v;
 
-	if (st->spec.target != SLABLAB_TARGET_NATIVE || st->native_src != STORM_NATIVE_SYSFS)
+	if (st->tg.kind != SLABLAB_TARGET_NATIVE || st->native_src != STORM_NATIVE_SYSFS)
 		return;
 	snprintf(path, sizeof(path), "%s/alloc_fastpath", st->native_name);
 	st->native_stats = !read_sysfs_u64(st, path, &v);
+}
+
+/* The native target's class @i (with SIZES): "slablab-native-ID-SIZE". */
+static void storm_class_name(struct slablab_storm *st, unsigned int i, char *name,
+			     size_t len)
+{
+	snprintf(name, len, "%s-%u", st->native_name, slablab_kmalloc_sizes[i]);
 }
 
 static const char *const native_kmalloc_names[] = {
@@ -613,6 +608,7 @@ static const char *const native_kmalloc_names[] = {
 static int native_target_pages(struct slablab_storm *st, u64 *pages, char *path,
 			       size_t path_len)
 {
+	char name[sizeof(st->native_name) + 8];
 	unsigned int i;
 	u64 n;
 	int err;
@@ -621,12 +617,24 @@ static int native_target_pages(struct slablab_storm *st, u64 *pages, char *path,
 	case STORM_NATIVE_SLABINFO:
 		return slabinfo_target_pages(st, pages, path, path_len);
 	case STORM_NATIVE_SYSTEM:
-		*pages = system_slab_pages();
+		*pages = slablab_kernel_slab_pages();
 		return 0;
 	}
-	if (st->spec.target == SLABLAB_TARGET_NATIVE)
+	if (st->tg.kind == SLABLAB_TARGET_NATIVE)
 		return native_slab_pages(st, st->native_name, pages, path, path_len);
 	*pages = 0;
+	if (st->tg.kind == STORM_NATIVE_CLASSES) {
+		for (i = 0; i < SLABLAB_KMALLOC_CLASSES; i++) {
+			if (!st->tg.classes[i])
+				continue;
+			storm_class_name(st, i, name, sizeof(name));
+			err = native_slab_pages(st, name, &n, path, path_len);
+			if (err)
+				return err;
+			*pages += n;
+		}
+		return 0;
+	}
 	for (i = 0; i < ARRAY_SIZE(native_kmalloc_names); i++) {
 		err = native_slab_pages(st, native_kmalloc_names[i], &n, path, path_len);
 		if (err)
@@ -816,7 +824,11 @@ static void storm_shrink_sample(struct slablab_storm *st)
 		slablab_cache_shrink(st->tg.cache);
 		break;
 	case SLABLAB_TARGET_NATIVE:
-		kmem_cache_shrink(st->tg.native);
+		if (st->tg.native)
+			kmem_cache_shrink(st->tg.native);
+		for (i = 0; i < SLABLAB_KMALLOC_CLASSES; i++)
+			if (st->tg.classes[i])
+				kmem_cache_shrink(st->tg.classes[i]);
 		break;
 	case SLABLAB_TARGET_KMALLOC:
 		for (i = 0; i < st->nr_kmalloc_caches; i++)
@@ -1334,12 +1346,15 @@ static void storm_thread_run(struct storm_thread *t)
 {
 	u64 t0 = ktime_get_ns();
 
-	switch (t->st->spec.target) {
+	switch (t->st->tg.kind) {
 	case SLABLAB_TARGET_CACHE:
 		run_pattern(t, SLABLAB_TARGET_CACHE);
 		break;
 	case SLABLAB_TARGET_NATIVE:
 		run_pattern(t, SLABLAB_TARGET_NATIVE);
+		break;
+	case STORM_NATIVE_CLASSES:
+		run_pattern(t, STORM_NATIVE_CLASSES);
 		break;
 	case SLABLAB_TARGET_KMALLOC:
 		run_pattern(t, SLABLAB_TARGET_KMALLOC);
@@ -1464,9 +1479,15 @@ static void storm_pin_kmalloc(struct slablab_storm *st, int by)
  */
 static void storm_release_target(struct slablab_storm *st)
 {
+	unsigned int i;
+
 	lockdep_assert_not_held(&slablab_mutex);
 	kmem_cache_destroy(st->tg.native);
 	st->tg.native = NULL;
+	for (i = 0; i < SLABLAB_KMALLOC_CLASSES; i++) {
+		kmem_cache_destroy(st->tg.classes[i]);
+		st->tg.classes[i] = NULL;
+	}
 	if (st->pinned)
 		atomic_dec(&st->tg.cache->users);
 	st->pinned = false;
@@ -1705,6 +1726,9 @@ static u64 storm_objs_bytes(struct slablab_storm *st, u32 size, u64 n)
 		s = st->tg.cache;
 		return slab_bytes(n, s->stride, READ_ONCE(s->order), true);
 	case SLABLAB_TARGET_NATIVE:
+		/* SIZES: the class that takes it, whose slot is its size (no model's flags) */
+		if (st->tg.kind == STORM_NATIVE_CLASSES)
+			size = slablab_kmalloc_sizes[slablab_kmalloc_index(size)];
 		/* SLUB's order policy, as slablab's (policy.h) mirrors it */
 		stride = native_stride(size, st->cache_align, st->cache_flags);
 		oc = slablab_calc_order(stride, nr_cpus, SLABLAB_DEFAULT_MAX_ORDER, PAGE_SIZE);
@@ -1935,6 +1959,54 @@ static int storm_check_rcu_size(struct slablab_storm *st, u32 size, u32 attr,
 }
 
 /*
+ * The native target with SIZES: the kernel's SLUB on a kmem_cache of the storm's own for
+ * every kmalloc class the sizes fall in, made as the kernel makes that class
+ * (slablab_native_class_create(), storm_create_native()). A storm of mixed sizes then
+ * runs on the kernel's allocator from empty classes whose pages are all its own, as it
+ * does on slablab's kmalloc classes, emptied before it: the kernel's own classes
+ * (native-kmalloc) hold the system's objects, and their free slots take a storm's
+ * objects without a page. One cache per class, so no model cache and no bulk pattern.
+ */
+static int storm_setup_native_classes(struct slablab_storm *st, u32 *bad_attr,
+				      struct netlink_ext_ack *extack)
+{
+	struct slablab_storm_spec *sp = &st->spec;
+	u32 i;
+
+	/* SLOB's kfree() frees no cache's object, and its caches share one heap anyway */
+	if (IS_ENABLED(CONFIG_SLOB)) {
+		NL_SET_ERR_MSG_MOD(extack,
+				   "SLOB: no kmalloc classes of its own for the native target (one heap)");
+		*bad_attr = SLABLAB_STORM_A_SIZES;
+		return -EOPNOTSUPP;
+	}
+	if (sp->cache[0]) {
+		NL_SET_ERR_MSG_MOD(extack,
+				   "the native target takes CACHE (a model) or SIZES (kmalloc classes), not both");
+		*bad_attr = SLABLAB_STORM_A_CACHE;
+		return -EINVAL;
+	}
+	if (sp->pattern == SLABLAB_PATTERN_BULK || sp->pattern == SLABLAB_PATTERN_PREFILL) {
+		NL_SET_ERR_MSG_FMT_MOD(extack, "%s needs one cache, not the classes of SIZES",
+				       sp->pattern == SLABLAB_PATTERN_BULK ? "bulk" : "prefill");
+		*bad_attr = SLABLAB_STORM_A_PATTERN;
+		return -EINVAL;
+	}
+	for (i = 0; i < sp->nr_sizes; i++) {
+		if (sp->sizes[i] > SLABLAB_KMALLOC_MAX) {
+			NL_SET_ERR_MSG_FMT_MOD(extack,
+					       "size %u: above the largest kmalloc class (%u)",
+					       sp->sizes[i], SLABLAB_KMALLOC_MAX);
+			*bad_attr = SLABLAB_STORM_A_SIZES;
+			return -EINVAL;
+		}
+	}
+	st->tg.kind = STORM_NATIVE_CLASSES;
+	st->tg.obj_size = sp->sizes[0];
+	return 0;
+}
+
+/*
  * The target: find the cache (or the native target's model) and check the spec fits
  * it; the object size of cache targets, the first size of kmalloc ones.
  */
@@ -1959,11 +2031,13 @@ static int storm_setup_target(struct slablab_storm *st, u32 *bad_attr,
 		*bad_attr = SLABLAB_STORM_A_TARGET;
 		return -EINVAL;
 	}
+	if (sp->target == SLABLAB_TARGET_NATIVE && sp->nr_sizes)
+		return storm_setup_native_classes(st, bad_attr, extack);
 	switch (sp->target) {
 	case SLABLAB_TARGET_CACHE:
 	case SLABLAB_TARGET_NATIVE:
 		if (sp->nr_sizes) {
-			NL_SET_ERR_MSG_MOD(extack, "SIZES is for kmalloc targets only");
+			NL_SET_ERR_MSG_MOD(extack, "SIZES is for the kmalloc and native targets");
 			return -EINVAL;
 		}
 		if (sp->cache[0]) {
@@ -2163,14 +2237,33 @@ static int storm_setup_locked(struct slablab_storm *st, const unsigned long *cpu
  * Create the native target's kmem_cache, made like the slablab cache or of SIZE: the
  * SLAB_* flags debugfs shows for the cache (slablab_slub_flags(): a debug cache's twin
  * checks red zones and poison on every allocation and free, as slablab's debug mode
- * does), no constructor. Takes cpus_read_lock (kmem_cache_create): called with neither
- * it nor slablab_mutex held.
+ * does), no constructor; or with SIZES its kmalloc classes. Takes cpus_read_lock
+ * (kmem_cache_create): called with neither it nor slablab_mutex held. What was made
+ * before a failure goes with the target (storm_release_target()).
  */
 static int storm_create_native(struct slablab_storm *st, struct netlink_ext_ack *extack)
 {
 	slab_flags_t flags = slablab_slub_flags(st->cache_flags);
+	char name[sizeof(st->native_name) + 8];
+	unsigned int c;
+	u32 i;
 
 	snprintf(st->native_name, sizeof(st->native_name), "slablab-native-%u", st->id);
+	if (st->tg.kind == STORM_NATIVE_CLASSES) {
+		for (i = 0; i < st->spec.nr_sizes; i++) {
+			c = slablab_kmalloc_index(st->spec.sizes[i]);
+			if (st->tg.classes[c])
+				continue;
+			storm_class_name(st, c, name, sizeof(name));
+			st->tg.classes[c] = slablab_native_class_create(name,
+									slablab_kmalloc_sizes[c]);
+			if (!st->tg.classes[c]) {
+				NL_SET_ERR_MSG_FMT_MOD(extack, "cannot create kmem_cache %s", name);
+				return -ENOMEM;
+			}
+		}
+		return 0;
+	}
 	st->tg.native = kmem_cache_create(st->native_name, st->tg.obj_size, st->cache_align,
 					  flags, NULL);
 	if (!st->tg.native) {

@@ -369,11 +369,12 @@ struct SignalWatch {
 
 const char* const kStormSpecDoc =
 	"target: 'slablab' (a slablab cache; also 'cache'), 'native' (the kernel's SLUB: a "
-	"kmem_cache made like `cache`, or of `size`), 'kmalloc' (slablab_kmalloc), "
-	"'native-kmalloc' (the kernel's kmalloc). pattern: 'pair', 'batch', 'remote', 'churn', "
+	"kmem_cache made like `cache`, or of `size`; with `sizes`, the kernel's kmalloc "
+	"classes made anew for the storm), 'kmalloc' (slablab_kmalloc), 'native-kmalloc' (the "
+	"kernel's kmalloc). pattern: 'pair', 'batch', 'remote', 'churn', "
 	"'bulk', 'prefill' (slablab target only), 'rcu' (slablab and kmalloc targets). "
 	"Keywords (None: the kernel's default): cache (str), size (bytes), sizes "
-	"('64:3,192:1', {64: 3, 192: 1} or [64, (192, 2)]; kmalloc targets), threads, cpus "
+	"('64:3,192:1', {64: 3, 192: 1} or [64, (192, 2)]; kmalloc and native targets), threads, cpus "
 	"('0-1' or [0, 1]), ops (allocations per thread), duration_ms (instead of ops), batch, "
 	"working_set, ring (power of two), seed, max_live_bytes, thin (churn: keep every "
 	"thin-th object after the fill), rate (rcu: objects a second per thread, 0: as fast "

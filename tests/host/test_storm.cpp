@@ -217,6 +217,10 @@ TEST(StormParse, ValidateSpec)
 	EXPECT_NO_THROW(validate_storm_spec(x));
 	x.sizes = {{64, 1}};
 	refused(x, "not both");
+	x.size.reset();
+	EXPECT_NO_THROW(validate_storm_spec(x));	// SIZES: kmalloc classes of its own
+	x.cache = "t64";
+	refused(x, "a cache to copy or sizes");
 	x = StormSpec{};
 	x.target = SLABLAB_TARGET_KMALLOC;
 	refused(x, "--size N or --sizes");
@@ -423,6 +427,14 @@ TEST(Compare, Variants)
 	v = compare_variants(k);
 	EXPECT_TRUE(v[0].spec.cache.empty());
 	EXPECT_EQ(v[1].spec.size, 64u);
+	// and so does native without a cache: a size, or sizes (its own kmalloc classes)
+	CompareSpec n = k;
+	n.base.size.reset();
+	n.base.sizes = {{64, 3}, {192, 1}};
+	n.targets = {SLABLAB_TARGET_KMALLOC, SLABLAB_TARGET_NATIVE};
+	v = compare_variants(n);
+	EXPECT_EQ(v[1].spec.sizes.size(), 2u);
+	EXPECT_FALSE(v[1].spec.size);
 
 	auto refused = [](const CompareSpec& x, const char* needle) {
 		expect_refused(compare_variants, x, needle);

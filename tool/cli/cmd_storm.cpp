@@ -40,8 +40,8 @@ void add_storm_options(CLI::App& app, StormOptions& o, bool threads_list)
 				    "targets")
 			     ->transform(size_value());
 	app.add_option("--sizes", o.sizes,
-		       fmt::format("Weighted sizes for kmalloc targets: SIZE[:WEIGHT],… e.g. "
-				   "64:3,192:1 (at most {})",
+		       fmt::format("Weighted sizes for kmalloc targets and native (its own kmalloc "
+				   "classes): SIZE[:WEIGHT],… e.g. 64:3,192:1 (at most {})",
 				   SLABLAB_STORM_MAX_SIZES));
 	if (threads_list)
 		app.add_option("-t,--threads", o.threads,
@@ -404,8 +404,9 @@ Action setup_storm(CLI::App& cmd)
 	accept_storm_target(
 		cmd.add_option("TARGET", o->target,
 			       "slablab (a slablab cache), native (the kernel's SLUB: a kmem_cache "
-			       "made like --cache, or of --size), kmalloc (slablab_kmalloc), "
-			       "native-kmalloc (the kernel's kmalloc)")
+			       "made like --cache, or of --size; with --sizes, its kmalloc classes "
+			       "made anew), kmalloc (slablab_kmalloc), native-kmalloc (the kernel's "
+			       "kmalloc)")
 			->required());
 	accept_storm_pattern(
 		cmd.add_option("PATTERN", o->pattern,

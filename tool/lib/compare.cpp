@@ -37,9 +37,11 @@ StormSpec spec_for_target(const StormSpec& base, uint32_t target)
 		s.sizes.clear();
 		break;
 	case SLABLAB_TARGET_NATIVE:
-		if (!s.cache.empty())
+		// a model cache; else SIZE, or SIZES: the kernel's kmalloc classes, made anew
+		if (!s.cache.empty()) {
 			s.size.reset();
-		s.sizes.clear();
+			s.sizes.clear();
+		}
 		break;
 	default:	// kmalloc targets
 		s.cache.clear();

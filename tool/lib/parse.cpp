@@ -484,11 +484,12 @@ void validate_storm_spec(const StormSpec& spec)
 					 "no size or sizes");
 		break;
 	case SLABLAB_TARGET_NATIVE:
-		if (spec.cache.empty() && !spec.size)
-			throw UsageError("target native needs a cache to copy (--cache NAME) or an "
-					 "object size (--size N)");
-		if (!spec.sizes.empty())
-			throw UsageError("target native allocates one size: use --size, not sizes");
+		if (spec.cache.empty() && !spec.size && spec.sizes.empty())
+			throw UsageError("target native needs a cache to copy (--cache NAME), an "
+					 "object size (--size N) or sizes (its kmalloc classes)");
+		if (!spec.cache.empty() && !spec.sizes.empty())
+			throw UsageError("target native takes a cache to copy or sizes (kmalloc "
+					 "classes of its own), not both");
 		break;
 	default:
 		break;

@@ -478,7 +478,10 @@ enum slablab_stat_item {
  * @SLABLAB_TARGET_CACHE: the slablab cache named by storm.cache
  * @SLABLAB_TARGET_NATIVE: a kernel kmem_cache the module creates for the storm with the
  *	size, alignment and flags of the slablab cache named by storm.cache (or storm.size
- *	alone): the kernel's own SLUB, never merged under slab_nomerge
+ *	alone): the kernel's own SLUB, never merged under slab_nomerge; with storm.sizes, one
+ *	made as the kernel makes its kmalloc class for each class the sizes fall in
+ *	(native-name-SIZE): the kernel's SLUB with kmalloc's geometry on classes of the
+ *	storm's own, its pages all the storm's
  * @SLABLAB_TARGET_KMALLOC: slablab_kmalloc()/slablab_kfree() with storm.size or the
  *	storm.sizes distribution
  * @SLABLAB_TARGET_NATIVE_KMALLOC: the kernel's kmalloc()/kfree(), same sizes
@@ -571,7 +574,8 @@ enum slablab_design {
  * @SLABLAB_REPLAY_TARGET_SLABLAB: one slablab cache per recorded cache (same object size
  *	and alignment); kmalloc events on slablab_kmalloc()'s size classes
  * @SLABLAB_REPLAY_TARGET_NATIVE: the kernel's own SLUB: one kmem_cache per recorded
- *	cache; kmalloc events on the kernel's kmalloc()
+ *	cache; kmalloc events on kmalloc classes of the replay's own, made as the kernel
+ *	makes its classes (above the largest, the kernel's kmalloc())
  * @SLABLAB_REPLAY_TARGET_KMALLOC: every event on slablab_kmalloc()'s size classes (a
  *	cache event by its size)
  * @SLABLAB_REPLAY_TARGET_NATIVE_KMALLOC: every event on the kernel's kmalloc() (a cache
@@ -1011,8 +1015,8 @@ enum slablab_stats_attr {
  * @SLABLAB_STORM_A_SIZE: (u32, 1..32768) object size, 1..max-size (native without cache,
  *	kmalloc)
  * @SLABLAB_STORM_A_SIZES: (nest of storm-size) up to storm-max-sizes storm-size.entry
- *	nests (kmalloc targets); the kernel checks each entry with the storm-size policy
- *	whatever its type (NLA_POLICY_NESTED_ARRAY)
+ *	nests (kmalloc and native targets); the kernel checks each entry with the storm-size
+ *	policy whatever its type (NLA_POLICY_NESTED_ARRAY)
  * @SLABLAB_STORM_A_THREADS: (u32, 1..256) 1..storm-max-threads, default: one per cpu of
  *	cpus (at most storm-max-threads); remote: even
  * @SLABLAB_STORM_A_CPUS: (string, at most 255 characters) cpu list ("0-3,6") of online
@@ -1057,7 +1061,8 @@ enum slablab_stats_attr {
  * @SLABLAB_STORM_A_THREAD_LIST: (nest of storm-thread) storm-thread.entry nests
  * @SLABLAB_STORM_A_STATS: (nest of stats) stat deltas over the storm (slablab targets),
  *	as cache.stats
- * @SLABLAB_STORM_A_NATIVE_NAME: (string) the kernel cache's name (native)
+ * @SLABLAB_STORM_A_NATIVE_NAME: (string) the kernel cache's name (native; with sizes,
+ *	its classes' NAME-SIZE)
  * @SLABLAB_STORM_A_PAD: (pad) alignment padding of u64 attributes
  * @SLABLAB_STORM_A_THIN: (u32, 1..4294967295) churn: after the fill, keep every thin-th
  *	object of the working set and free the rest, then replace among the kept ones: holes
