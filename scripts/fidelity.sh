@@ -32,10 +32,11 @@ mkdir -p "$OUT"
 t_all=$(date +%s)
 
 build_module() { # KERNEL
-	local dir kdir
+	local dir
 	dir=$("$REPO/scripts/kernel.sh" "$1") || die "no kernel $1 (the message above says why)"
-	kdir=$(sed -n 's/^KDIR=//p' "$dir/env")
-	"$REPO/scripts/module-build.sh" "$kdir" >"$OUT/module-$1.log" 2>&1 ||
+	# (make module, not module-build.sh: it cleans the objects of another kernel's build,
+	# which Kbuild would otherwise link against this one)
+	make -C "$REPO" module KERNEL="$1" >"$OUT/module-$1.log" 2>&1 ||
 		{ tail -n 20 "$OUT/module-$1.log" >&2; die "the module does not build for $1 (log: $OUT/module-$1.log)"; }
 	echo "$dir"
 }
