@@ -484,7 +484,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             print(f"  (the counters need a kernel with CONFIG_SLUB_STATS: "
                   f"KERNEL={p.kernels[-1]}; make fidelity boots it)")
     said = []
-    if "geometry" in tables:
+    if "geometry" in tables and not p.geometry:
+        said.append("geometry: none (SLOB has no per-cache geometry)")
+    elif "geometry" in tables:
         bad = [r for r in tables["geometry"] if r[4].startswith("differs")]
         said.append(f"geometry {len(tables['geometry']) - len(bad)} of {len(tables['geometry'])}"
                     " rows identical")
