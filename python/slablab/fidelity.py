@@ -121,9 +121,7 @@ def judge(design: Sequence[Optional[float]], kernel: Sequence[Optional[float]], 
     ratio, lo, hi = math.exp(mean), math.exp(mean - half), math.exp(mean + half)
     if lo >= 1 - tolerance and hi <= 1 + tolerance:
         word = "same"
-    elif lo > 1 + tolerance:
-        word = f"differs: design {100 * (ratio - 1):+.1f}%"
-    elif hi < 1 - tolerance:
+    elif lo > 1 + tolerance or hi < 1 - tolerance:
         word = f"differs: design {100 * (ratio - 1):+.1f}%"
     else:
         noise = 100 * (hi - lo) / 2 / ratio

@@ -200,6 +200,26 @@ def dbg_write(cache, attr, value):
         f.write(str(value))
 
 
+def reload(*params):
+    """Unload the module and load it again with `params` (e.g. "selftests=1"); a new
+    client (clients made before are stale)."""
+    subprocess.run(["rmmod", "slablab"], check=True, capture_output=True, timeout=120)
+    subprocess.run(["insmod", MODULE, *params], check=True, capture_output=True,
+                   timeout=120)
+    return slablab.Client()
+
+
+@pytest.fixture(scope="session")
+def tar_recording(tmp_path_factory):
+    """One recording of `tar cf /dev/null /etc` (slabctl record) for the session's
+    replay tests: (path, record's stderr)."""
+    path = tmp_path_factory.mktemp("recording") / "tar.trace"
+    r = slabctl("record", "-o", path, "--buffer-kb", "8192", "--",
+                "tar", "cf", "/dev/null", "/etc")
+    assert "recorded" in r.stderr, r.stderr
+    return path, r.stderr
+
+
 def slabctl(*args, check=True, user=None):
     cmd = [SLABCTL, *map(str, args)]
     if user is not None:

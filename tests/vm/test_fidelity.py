@@ -18,18 +18,14 @@ import pytest
 import slablab
 from slablab import fidelity
 
-from conftest import slabctl
 
 PAIR = fidelity.running_pair()
 
 
 @pytest.fixture(scope="module")
-def trace(tmp_path_factory):
-    path = tmp_path_factory.mktemp("fidelity") / "tar.trace"
-    r = slabctl("record", "-o", path, "--buffer-kb", "8192", "--",
-                "tar", "cf", "/dev/null", "/etc")
-    assert "recorded" in r.stderr, r.stderr
-    return str(path)
+def trace(tar_recording):
+    """The session's recording of tar (conftest), shared with test_replay.py."""
+    return str(tar_recording[0])
 
 
 def test_the_running_kernel_names_its_pair():

@@ -11,12 +11,12 @@ kernel."""
 import os
 import re
 import subprocess
-import time
 
 import pytest
 
 import slablab
 from conftest import slabctl
+from test_storms import wait_running
 
 pytestmark = pytest.mark.usefixtures("no_storm_left")   # conftest.py
 
@@ -92,16 +92,6 @@ def slabinfo_rows():
     return rows
 
 
-def running(client, storm_id, min_ops=1, tries=4000):
-    """Poll until storm `storm_id` has done `min_ops` (or ended); bounded."""
-    for _ in range(tries):
-        s = client.storm_get(storm_id)
-        if s["state"] != "running" or s["progress"]["ops_done"] >= min_ops:
-            return s
-        time.sleep(0.005)
-    raise AssertionError(f"storm {storm_id} made no progress: {s['progress']}")
-
-
 # ------------------------------------------------------------------ SLUB_STATS
 
 @needs_slub_stats
@@ -119,10 +109,10 @@ def test_native_storm_stats_are_the_caches_own_counters(client, ncpus, pattern):
           "churn": dict(working_set=512)}[pattern]
     s = client.storm_start("native", pattern, size=96, threads=threads, duration_ms=600000,
                            **kw)
-    s = running(client, s["id"])
+    s = wait_running(client, s["id"], tries=4000)
     name = f"slablab-native-{s['id']}"          # result (and its native_name) come at the end
     first = stat_files(name)
-    s = running(client, s["id"], min_ops=s["progress"]["ops_done"] + 2000)
+    s = wait_running(client, s["id"], min_ops=s["progress"]["ops_done"] + 2000, tries=4000)
     assert s["state"] == "running", s
     during = stat_files(name)
     sheaves = os.path.exists(f"{SYS_SLAB}/{name}/sheaf_capacity")        # 7.x's SLUB
@@ -178,7 +168,7 @@ def test_native_storm_pages_are_the_slabinfo_row(client):
     the storm's peak."""
     s = client.storm_start("native", "churn", size=256, threads=1, cpus="0",
                            working_set=3000, duration_ms=600000)
-    s = running(client, s["id"])
+    s = wait_running(client, s["id"], tries=4000)
     assert s["state"] == "running", s
     name = f"slablab-native-{s['id']}"
     seen = [slabinfo_rows()[name] for _ in range(3)]

@@ -29,15 +29,12 @@ COUNTS: Tuple[Literal["allocs", "frees", "events", "remote_frees"], ...] = (
 
 
 @pytest.fixture(scope="module")
-def trace(tmp_path_factory):
+def trace(tar_recording):
     """A recording of tar; RECORDED holds what record reported."""
-    path = tmp_path_factory.mktemp("replay") / "tar.trace"
-    r = slabctl("record", "-o", path, "--buffer-kb", "8192", "--",
-                "tar", "cf", "/dev/null", "/etc")
-    assert "recorded" in r.stderr, r.stderr
+    path, stderr = tar_recording
     assert os.path.getsize(path) > 80
-    live = re.search(r"objects live at the end: (\d+)", r.stderr)
-    assert live, r.stderr
+    live = re.search(r"objects live at the end: (\d+)", stderr)
+    assert live, stderr
     RECORDED["live_at_end"] = int(live.group(1))
     return path
 

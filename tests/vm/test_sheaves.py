@@ -11,10 +11,9 @@ import re
 
 import pytest
 
-import subprocess
 
 import slablab
-from conftest import DEBUGFS, MODULE, consistent
+from conftest import DEBUGFS, consistent, reload
 
 pytestmark = pytest.mark.parametrize("design", ["sheaves"])
 
@@ -341,13 +340,6 @@ def test_cpu_slabs_of_a_debug_cache_stay_unused(client, make_cache):
 
 
 # ------------------------ 7.3's slow paths through the test hooks (keep these last)
-
-def reload(*params):
-    subprocess.run(["rmmod", "slablab"], check=True, capture_output=True, timeout=120)
-    subprocess.run(["insmod", MODULE, *params], check=True, capture_output=True,
-                   timeout=120)
-    return slablab.Client()
-
 
 @pytest.fixture(scope="module")
 def hooked():

@@ -7,7 +7,6 @@ reaping with time, and /proc/slabinfo 2.1 lines. The cache suite at large runs f
 import errno
 import os
 import re
-import subprocess
 import threading
 import time
 from typing import Literal, Tuple
@@ -15,7 +14,7 @@ from typing import Literal, Tuple
 import pytest
 import slablab
 
-from conftest import DEBUGFS, MODULE, consistent, dbg, dbg_write, slabctl
+from conftest import DEBUGFS, consistent, dbg, dbg_write, reload, slabctl
 
 pytestmark = pytest.mark.parametrize("design", ["slab"])
 
@@ -349,13 +348,6 @@ BULK_HOLD = 64      # design_slab.c's SLAB_BULK_HOLD: objects of a batch per loc
 # GFP_KERNEL's grow may sleep: the cpu's lock is dropped for it) and a failed refill
 # fails the allocation.
 NUMA = os.path.isdir("/sys/devices/system/node")
-
-
-def reload(*params):
-    subprocess.run(["rmmod", "slablab"], check=True, capture_output=True, timeout=120)
-    subprocess.run(["insmod", MODULE, *params], check=True, capture_output=True,
-                   timeout=120)
-    return slablab.Client()
 
 
 @pytest.fixture(scope="module")

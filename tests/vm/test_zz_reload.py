@@ -11,7 +11,7 @@ import sys
 import pytest
 
 import slablab
-from conftest import DEBUGFS, MODULE, consistent, dbg, slabctl
+from conftest import DEBUGFS, MODULE, consistent, dbg, reload, slabctl
 from test_caches import (check_client_retries, check_dump_interrupted,
                          interleaved_caches, online_cpus, raw_dump, reassemble)
 from test_hostile import C_, Genl, parse_attrs
@@ -24,12 +24,6 @@ def kmsg_mark():
 def kmsg_since(mark):
     return "\n".join(subprocess.run(["dmesg"], capture_output=True,
                                     text=True).stdout.splitlines()[mark:])
-
-
-def reload(*params):
-    subprocess.run(["rmmod", "slablab"], check=True, capture_output=True)
-    subprocess.run(["insmod", MODULE, *params], check=True, capture_output=True)
-    return slablab.Client()
 
 
 def test_unload_with_live_caches_and_handles():
