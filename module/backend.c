@@ -364,7 +364,7 @@ void slablab_debug_rcu_unqueue(struct slablab_cache *s, void *obj)
 
 unsigned int slablab_min_order(const struct slablab_cache *s)
 {
-	return slablab_size_order(s->stride, PAGE_SIZE);
+	return slablab_size_order(s->stride + s->slot_index, PAGE_SIZE);
 }
 
 /*
@@ -500,7 +500,7 @@ struct slablab_slab *slablab_new_slab(struct slablab_cache *s, gfp_t gfp, int no
 	}
 	if (!page)
 		return NULL;
-	nr = slablab_objs_per_slab(order, s->stride, PAGE_SIZE);
+	nr = slablab_cache_objs(s, order);
 	meta_off = ALIGN(nr * s->stride, sizeof(*slab));
 	if (meta_off + sizeof(*slab) <= (PAGE_SIZE << order)) {
 		/* The leftover after the last object holds the metadata for free. */
@@ -830,11 +830,11 @@ struct slablab_cache *slablab_cache_find(const char *name)
 }
 
 /*
- * Object slot layout from size, alignment and @flags: returns the stride and sets
- * *@fp_offset. Reads nothing of @s but its creation-time fields.
+ * Object slot layout from size, alignment, @flags and @design: returns the stride and
+ * sets *@fp_offset. Reads nothing of @s but its creation-time fields.
  */
 unsigned int slablab_layout_stride(const struct slablab_cache *s, unsigned int flags,
-				   unsigned int *fp_offset)
+				   unsigned int design, unsigned int *fp_offset)
 {
 	unsigned int size = s->object_size, align = s->align, end = size;
 
@@ -864,13 +864,52 @@ unsigned int slablab_layout_stride(const struct slablab_cache *s, unsigned int f
 		*fp_offset = ALIGN_DOWN(size / 2, sizeof(void *));
 		end = max_t(unsigned int, size, sizeof(void *));
 	}
+	/* SLAB's byte-sized freelist index wants objects of SLAB_OBJ_MIN_SIZE and up */
+	if (design == SLABLAB_DESIGN_SLAB && slablab_slab_idx_size(PAGE_SIZE) == 1)
+		end = max_t(unsigned int, end, SLABLAB_SLAB_OBJ_MIN_SIZE);
 	return slablab_stride(end, align);
 }
 
-/* The layout of the cache's current flags; sets stride and fp_offset. */
-void slablab_compute_layout(struct slablab_cache *s)
+/* SLAB's slab_max_order: 1 on machines with more than 32 MB (kmem_cache_init()). */
+static unsigned int slab_max_order(void)
 {
-	s->stride = slablab_layout_stride(s, s->flags, &s->fp_offset);
+	return totalram_pages() > (32UL << 20) >> PAGE_SHIFT ? SLABLAB_SLAB_MAX_ORDER_HI : 0;
+}
+
+/*
+ * SLAB's order and freelist placement for the cache's layout (slablab_slab_geometry()):
+ * no OBJFREELIST for a constructor, typesafe-by-rcu or init_on_free, as
+ * set_objfreelist_slab_cache() refuses them.
+ */
+static struct slablab_order_choice slab_geometry(const struct slablab_cache *s,
+						 unsigned int *mgmt)
+{
+	bool objfreelist_ok = !s->ctor && !(s->flags & SLABLAB_CACHE_F_TYPESAFE_BY_RCU) &&
+			      !want_init_on_free();
+
+	return slablab_slab_geometry(s->stride, s->object_size, objfreelist_ok,
+				     slab_max_order(), SLABLAB_MAX_ORDER, PAGE_SIZE, mgmt);
+}
+
+/*
+ * The layout of the cache's current flags under @design: stride, free pointer and,
+ * for the slab design, where SLAB would keep the freelist (an on-slab one takes an
+ * index per object from the slab) and how many objects an index names.
+ */
+void slablab_compute_layout(struct slablab_cache *s, unsigned int design)
+{
+	unsigned int mgmt = SLABLAB_SLAB_MGMT_OBJFREELIST;
+
+	s->stride = slablab_layout_stride(s, s->flags, design, &s->fp_offset);
+	s->slot_index = 0;
+	s->max_objs = 0;
+	if (design == SLABLAB_DESIGN_SLAB) {
+		slab_geometry(s, &mgmt);
+		if (mgmt == SLABLAB_SLAB_MGMT_ON_SLAB)
+			s->slot_index = slablab_slab_idx_size(PAGE_SIZE);
+		s->max_objs = slablab_slab_obj_max_num(PAGE_SIZE);
+	}
+	s->slab_mgmt = mgmt;
 }
 
 /**
@@ -920,16 +959,26 @@ void slablab_set_random_seq(struct slablab_cache *s, unsigned int *seq, unsigned
 	s->random_seq_len = len;
 }
 
-/* Order policy for the current layout; -E2BIG when one object exceeds the largest slab. */
-int slablab_choose_order(struct slablab_cache *s, struct netlink_ext_ack *extack)
+/*
+ * Order policy for the current layout under @design (the slab design: SLAB's
+ * calculate_slab_order(); the others: SLUB's calculate_order()); -E2BIG when one
+ * object exceeds the largest slab.
+ */
+int slablab_choose_order(struct slablab_cache *s, unsigned int design,
+			 struct netlink_ext_ack *extack)
 {
 	/* The cpu count SLUB's calculate_order() uses: present cpus, else possible ids. */
 	unsigned int nr_cpus = num_present_cpus() > 1 ? num_present_cpus() : nr_cpu_ids;
 	struct slablab_order_choice oc;
+	unsigned int mgmt;
 
-	oc = slablab_calc_order(s->stride, nr_cpus, SLABLAB_DEFAULT_MAX_ORDER, PAGE_SIZE);
-	if (oc.reason == SLABLAB_ORDER_TOO_BIG)
-		oc = slablab_calc_order(s->stride, nr_cpus, SLABLAB_MAX_ORDER, PAGE_SIZE);
+	if (design == SLABLAB_DESIGN_SLAB) {
+		oc = slab_geometry(s, &mgmt);
+	} else {
+		oc = slablab_calc_order(s->stride, nr_cpus, SLABLAB_DEFAULT_MAX_ORDER, PAGE_SIZE);
+		if (oc.reason == SLABLAB_ORDER_TOO_BIG)
+			oc = slablab_calc_order(s->stride, nr_cpus, SLABLAB_MAX_ORDER, PAGE_SIZE);
+	}
 	if (oc.reason == SLABLAB_ORDER_TOO_BIG) {
 		NL_SET_ERR_MSG_FMT_MOD(extack, "object stride %u exceeds an order-%d slab",
 				       s->stride, SLABLAB_MAX_ORDER);
@@ -1044,9 +1093,9 @@ static void validate_slab(struct slablab_cache *s, struct slablab_slab *slab,
 	void *p;
 
 	r->objects += c.objects;
-	if (c.objects != slablab_objs_per_slab(order, s->stride, PAGE_SIZE))
-		verr(r, s, slab, "objects %lu, expected %lu", c.objects,
-		     slablab_objs_per_slab(order, s->stride, PAGE_SIZE));
+	if (c.objects != slablab_cache_objs(s, order))
+		verr(r, s, slab, "objects %lu, expected %u", c.objects,
+		     slablab_cache_objs(s, order));
 	if (c.inuse > c.objects)
 		verr(r, s, slab, "inuse %lu > objects %lu", c.inuse, c.objects);
 	if (c.frozen)
@@ -1419,7 +1468,7 @@ static void occupancy_slab(struct slablab_slab *slab, struct slablab_counters c,
 void slablab_backend_occupancy(struct slablab_cache *s, struct slablab_occupancy *h)
 {
 	memset(h, 0, sizeof(*h));
-	h->objs = slablab_objs_per_slab(READ_ONCE(s->order), s->stride, PAGE_SIZE);
+	h->objs = slablab_cache_objs(s, READ_ONCE(s->order));
 	h->nr = min_t(unsigned int, h->objs + 1, SLABLAB_OCCUPANCY_BUCKETS);
 	slablab_backend_walk_slabs(s, occupancy_slab, h);
 }

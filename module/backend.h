@@ -181,12 +181,13 @@ bool slablab_return_to_slab(struct slablab_cache *s, struct slablab_slab *slab, 
 unsigned long slablab_on_each_cpu(struct slablab_cache *s, slablab_cpu_fn fn,
 				  slablab_cpu_pred needed, int mode, void *arg, bool every_cpu);
 unsigned int slablab_layout_stride(const struct slablab_cache *s, unsigned int flags,
-				   unsigned int *fp_offset);
-void slablab_compute_layout(struct slablab_cache *s);
+				   unsigned int design, unsigned int *fp_offset);
+void slablab_compute_layout(struct slablab_cache *s, unsigned int design);
 int slablab_make_random_seq(const struct slablab_cache *s, unsigned int **seq,
 			    unsigned int *len);
 void slablab_set_random_seq(struct slablab_cache *s, unsigned int *seq, unsigned int len);
-int slablab_choose_order(struct slablab_cache *s, struct netlink_ext_ack *extack);
+int slablab_choose_order(struct slablab_cache *s, unsigned int design,
+			 struct netlink_ext_ack *extack);
 void slablab_discard_all_slabs(struct slablab_cache *s);
 unsigned long slablab_shrink_nodes(struct slablab_cache *s, bool keep_min_partial);
 void slablab_validate_slabs(struct slablab_cache *s, struct slablab_validate_report *r);

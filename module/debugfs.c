@@ -79,6 +79,9 @@ static const char *const order_reasons[] = {
 	[SLABLAB_ORDER_FEWER_OBJECTS] = "fewer_objects",
 	[SLABLAB_ORDER_ONE_OBJECT] = "one_object",
 	[SLABLAB_ORDER_TOO_BIG] = "too_big",
+	[SLABLAB_ORDER_SLAB_FIT] = "slab_fit",
+	[SLABLAB_ORDER_SLAB_MAX_ORDER] = "slab_max_order",
+	[SLABLAB_ORDER_SLAB_MAX_NUM] = "slab_max_num",
 };
 
 /*
@@ -288,8 +291,7 @@ static int slablab_dbg_show(struct seq_file *m, void *v)
 		seq_printf(m, "%u\n", s->stride);
 		break;
 	case D_OBJS_PER_SLAB:
-		seq_printf(m, "%u\n", slablab_objs_per_slab(READ_ONCE(s->order), s->stride,
-							    PAGE_SIZE));
+		seq_printf(m, "%u\n", slablab_cache_objs(s, READ_ONCE(s->order)));
 		break;
 	case D_ORDER_DEFAULT:
 		seq_printf(m, "%u\n", s->order_default);

@@ -56,9 +56,19 @@
  *   and cpu online, cancelled (synchronously) by destroy and cpu offline; a work that
  *   finds itself on another cpu (its cpu went down) does nothing.
  *
+ * Geometry (slablab_compute_layout(), policy.h's slablab_slab_geometry()): SLAB's order,
+ * objects per slab and freelist placement: objects of SLAB_OBJ_MIN_SIZE (16 B) and up,
+ * the lowest order whose leftover is within 1/8 up to slab_max_order, an on-slab
+ * freelist's index byte per object taken from the slab, at most SLAB_OBJ_MAX_NUM
+ * objects. A constructor or typesafe-by-rcu cache keeps the back end's free pointer
+ * after the object (a word more per slot than SLAB's).
+ *
  * Differences from 6.1: object indices are not kept in a freelist array in the slab
- * but as the back end's free pointers; no pfmemalloc slabs; no off-slab freelist
- * management, colouring or SLAB_TYPESAFE_BY_RCU; fallback_alloc() walks the nodes with
+ * but as the back end's free pointers (an off-slab freelist takes no kmalloc object,
+ * an on-slab one's space holds the back end's slab metadata when it fits); no
+ * pfmemalloc slabs; no colouring, SLAB_RECLAIM_ACCOUNT's order-0 rule or
+ * SLAB_TYPESAFE_BY_RCU; debug mode is the back end's layout, not SLAB's DEBUG red
+ * zones and user words; fallback_alloc() walks the nodes with
  * memory in their order, not the zonelist of the mempolicy's node within the cpuset
  * (no mempolicy or cpuset spreading, alternate_node_alloc(), either); objects that
  * ____cache_alloc_node() takes count in listallocs as a refill's do (6.1 counts them
@@ -252,7 +262,7 @@ static unsigned int objs_per_slab(struct slablab_cache *s)
 {
 	unsigned int order = max(READ_ONCE(s->order), slablab_min_order(s));
 
-	return slablab_objs_per_slab(order, s->stride, PAGE_SIZE);
+	return slablab_cache_objs(s, order);
 }
 
 /* Free objects a node keeps in its slabs before giving empty ones back (SLAB's). */

@@ -979,7 +979,7 @@ fail:
 
 static void set_cpu_partial_bound(struct slablab_cache *s)
 {
-	unsigned int objs = slablab_objs_per_slab(READ_ONCE(s->order), s->stride, PAGE_SIZE);
+	unsigned int objs = slablab_cache_objs(s, READ_ONCE(s->order));
 
 	WRITE_ONCE(s->cpu_partial_slabs, slablab_cpu_partial_slabs(s->cpu_partial, objs));
 }
@@ -1011,8 +1011,7 @@ static void slub_cpu_view(struct slablab_cache *s, int cpu, u32 *slab_objs,
 	spin_unlock_irqrestore(&s->slabs_lock, flags);
 	*partial_slabs = READ_ONCE(c->partial_slabs);
 	/* An estimate, as SLUB's: slabs on the list are assumed half free. */
-	*partial_objects = *partial_slabs * slablab_objs_per_slab(READ_ONCE(s->order),
-								  s->stride, PAGE_SIZE) / 2;
+	*partial_objects = *partial_slabs * slablab_cache_objs(s, READ_ONCE(s->order)) / 2;
 }
 
 static void slub_gauges(struct slablab_cache *s, struct slablab_gauges *g)

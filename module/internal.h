@@ -297,6 +297,10 @@ struct slablab_cpu {
  * @order: order of new slabs
  * @order_default: the order the policy chose at creation (or the last layout change)
  * @order_choice: the policy's whole answer: order, objects per slab and why
+ * @slot_index: bytes each object takes in a slab besides its @stride: the slab design's
+ *	on-slab freelist index (SLAB's freelist_idx_t); 0 otherwise
+ * @max_objs: the most objects one slab holds (the slab design: SLAB_OBJ_MAX_NUM), 0: no bound
+ * @slab_mgmt: where SLAB keeps this layout's freelist (enum slablab_slab_mgmt; slab design)
  * @cpu_partial: objects a cpu partial list may hold (SLUB's cpu_partial)
  * @cpu_partial_slabs: the slab bound derived from @cpu_partial
  * @min_partial: empty slabs a node partial list keeps
@@ -374,6 +378,9 @@ struct slablab_cache {
 	unsigned int order;
 	unsigned int order_default;
 	struct slablab_order_choice order_choice;
+	unsigned int slot_index;
+	unsigned int max_objs;
+	unsigned int slab_mgmt;
 	unsigned int cpu_partial;
 	unsigned int cpu_partial_slabs;
 	unsigned int min_partial;
@@ -430,6 +437,17 @@ struct slablab_cache {
 	atomic_t selftest_cpu_locks;
 	gfp_t selftest_new_slab_gfp;
 };
+
+/*
+ * Objects in one slab of 2^@order pages of @s's layout: SLAB's on-slab index takes
+ * @s->slot_index bytes per object, and its index names at most @s->max_objs.
+ */
+static inline unsigned int slablab_cache_objs(const struct slablab_cache *s, unsigned int order)
+{
+	unsigned int n = slablab_objs_per_slab(order, s->stride + s->slot_index, PAGE_SIZE);
+
+	return s->max_objs && n > s->max_objs ? s->max_objs : n;
+}
 
 /* Aggregate figures of a cache, for netlink and debugfs. */
 struct slablab_gauges {

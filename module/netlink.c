@@ -356,7 +356,7 @@ static int put_cache(struct sk_buff *skb, struct slablab_cache *s, int *percpu,
 	    put_tunables(skb, s) ||
 	    nla_put_u32(skb, SLABLAB_CACHE_A_OBJ_STRIDE, s->stride) ||
 	    nla_put_u32(skb, SLABLAB_CACHE_A_OBJS_PER_SLAB,
-			slablab_objs_per_slab(READ_ONCE(s->order), s->stride, PAGE_SIZE)) ||
+			slablab_cache_objs(s, READ_ONCE(s->order))) ||
 	    nla_put_u32(skb, SLABLAB_CACHE_A_ORDER_DEFAULT, s->order_default) ||
 	    nla_put_u32(skb, SLABLAB_CACHE_A_OWNER, s->owner) ||
 	    put_gauges(skb, s) ||

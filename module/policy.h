@@ -20,12 +20,19 @@
  * @SLABLAB_ORDER_FEWER_OBJECTS: as FIT, but min_objects had to be lowered
  * @SLABLAB_ORDER_ONE_OBJECT: nothing fit the leftover rules; one object per slab
  * @SLABLAB_ORDER_TOO_BIG: not even one object fits in a slab of max_order
+ * @SLABLAB_ORDER_SLAB_FIT: SLAB: the lowest order whose leftover is within 1/8 of the slab
+ * @SLABLAB_ORDER_SLAB_MAX_ORDER: SLAB: slab_max_order reached before the leftover fit
+ * @SLABLAB_ORDER_SLAB_MAX_NUM: SLAB: a higher order would hold more objects than a
+ *	freelist index can name (SLAB_OBJ_MAX_NUM)
  */
 enum slablab_order_reason {
 	SLABLAB_ORDER_FIT,
 	SLABLAB_ORDER_FEWER_OBJECTS,
 	SLABLAB_ORDER_ONE_OBJECT,
 	SLABLAB_ORDER_TOO_BIG,
+	SLABLAB_ORDER_SLAB_FIT,
+	SLABLAB_ORDER_SLAB_MAX_ORDER,
+	SLABLAB_ORDER_SLAB_MAX_NUM,
 };
 
 /**
@@ -152,6 +159,194 @@ slablab_calc_order(unsigned int stride, unsigned int nr_cpus, unsigned int max_o
 	c.min_objects = 1;
 	c.reason = SLABLAB_ORDER_ONE_OBJECT;
 	return c;
+}
+
+/*
+ * SLAB's geometry (6.1 mm/slab.c: __kmem_cache_create(), set_objfreelist_slab_cache(),
+ * set_off_slab_cache(), set_on_slab_cache(), calculate_slab_order(), cache_estimate()).
+ * A SLAB slab keeps one freelist index (freelist_idx_t) per object: in the slab's
+ * leftover after the objects (on-slab), in a free object (OBJFREELIST), or in a kmalloc
+ * object of its own (OFF_SLAB); only on-slab takes room from the objects.
+ */
+
+/** SLAB's SLAB_OBJ_MIN_SIZE: KMALLOC_MIN_SIZE (32 under SLAB) capped at 16 */
+#define SLABLAB_SLAB_OBJ_MIN_SIZE	16
+/** SLAB's SLAB_MAX_ORDER_HI: slab_max_order on machines with more than 32 MB */
+#define SLABLAB_SLAB_MAX_ORDER_HI	1
+
+/**
+ * enum slablab_slab_mgmt - where a SLAB slab keeps its freelist of indices
+ * @SLABLAB_SLAB_MGMT_ON_SLAB: after the objects, one index each
+ * @SLABLAB_SLAB_MGMT_OBJFREELIST: in a free object (CFLGS_OBJFREELIST_SLAB)
+ * @SLABLAB_SLAB_MGMT_OFF_SLAB: in a kmalloc object beside the slab (CFLGS_OFF_SLAB)
+ */
+enum slablab_slab_mgmt {
+	SLABLAB_SLAB_MGMT_ON_SLAB,
+	SLABLAB_SLAB_MGMT_OBJFREELIST,
+	SLABLAB_SLAB_MGMT_OFF_SLAB,
+};
+
+/** slablab_slab_idx_size - sizeof(freelist_idx_t): one byte while PAGE_SIZE >> 8 <= 16 */
+static inline unsigned int slablab_slab_idx_size(unsigned int page_size)
+{
+	return (page_size >> 8) <= SLABLAB_SLAB_OBJ_MIN_SIZE ? 1 : 2;
+}
+
+/** slablab_slab_obj_max_num - SLAB_OBJ_MAX_NUM: the most objects an index names */
+static inline unsigned int slablab_slab_obj_max_num(unsigned int page_size)
+{
+	return (1u << (8 * slablab_slab_idx_size(page_size))) - 1;
+}
+
+/**
+ * slablab_slab_estimate - objects of @stride bytes in a SLAB slab of 2^@order pages
+ * @order: the slab's order
+ * @stride: bytes per object
+ * @mgmt: enum slablab_slab_mgmt
+ * @page_size: PAGE_SIZE
+ * @left_over: set to the bytes no object uses
+ *
+ * cache_estimate(): an on-slab freelist takes one index per object.
+ *
+ * Return: the objects (not capped at slablab_slab_obj_max_num()).
+ */
+static inline unsigned int slablab_slab_estimate(unsigned int order, unsigned int stride,
+						 unsigned int mgmt, unsigned int page_size,
+						 unsigned long *left_over)
+{
+	unsigned long slab_size = (unsigned long)page_size << order;
+	unsigned int per = stride;
+
+	if (mgmt == SLABLAB_SLAB_MGMT_ON_SLAB)
+		per += slablab_slab_idx_size(page_size);
+	*left_over = slab_size % per;
+	return (unsigned int)(slab_size / per);
+}
+
+/**
+ * slablab_slab_kmalloc_class - the size of SLAB's kmalloc cache for @bytes
+ * @bytes: 1 or more
+ *
+ * KMALLOC_MIN_SIZE is 32 under SLAB; 96 and 192 besides the powers of two.
+ *
+ * Return: the class's object size.
+ */
+static inline unsigned long slablab_slab_kmalloc_class(unsigned long bytes)
+{
+	unsigned long class = 32;
+
+	if (bytes > 64 && bytes <= 96)
+		return 96;
+	if (bytes > 128 && bytes <= 192)
+		return 192;
+	while (class < bytes)
+		class <<= 1;
+	return class;
+}
+
+/**
+ * slablab_slab_calc_order - calculate_slab_order() for one freelist placement
+ * @stride: bytes per object (SLAB's aligned size)
+ * @object_size: the size the cache was asked for (SLAB's cachep->size at this point)
+ * @mgmt: enum slablab_slab_mgmt
+ * @slab_max_order: SLAB's slab_max_order
+ * @max_order: the highest order looked at (KMALLOC_MAX_ORDER)
+ * @page_size: PAGE_SIZE
+ * @left_over: set to the chosen slab's leftover
+ *
+ * The lowest order with objects whose leftover is within 1/8 of the slab, stopping at
+ * @slab_max_order or where the count would pass SLAB_OBJ_MAX_NUM; an off-slab freelist
+ * only where its kmalloc object is at most half an object.
+ *
+ * Return: the choice; its @min_objects is the objects per slab, 0 (and reason
+ * SLABLAB_ORDER_TOO_BIG) when this placement takes none.
+ */
+static inline struct slablab_order_choice
+slablab_slab_calc_order(unsigned int stride, unsigned int object_size, unsigned int mgmt,
+			unsigned int slab_max_order, unsigned int max_order,
+			unsigned int page_size, unsigned long *left_over)
+{
+	struct slablab_order_choice c = { 0, 0, 0, SLABLAB_ORDER_TOO_BIG };
+	unsigned int order;
+
+	*left_over = 0;
+	for (order = 0; order <= max_order; order++) {
+		unsigned long remainder;
+		unsigned int num = slablab_slab_estimate(order, stride, mgmt, page_size,
+							 &remainder);
+
+		if (!num)
+			continue;
+		if (num > slablab_slab_obj_max_num(page_size)) {
+			if (c.min_objects)
+				c.reason = SLABLAB_ORDER_SLAB_MAX_NUM;
+			break;
+		}
+		if (mgmt == SLABLAB_SLAB_MGMT_OFF_SLAB &&
+		    slablab_slab_kmalloc_class((unsigned long)num *
+					       slablab_slab_idx_size(page_size)) >
+		    object_size / 2)
+			continue;
+		c.order = order;
+		c.min_objects = num;
+		c.fraction = 8;
+		*left_over = remainder;
+		if (order >= slab_max_order) {
+			c.reason = remainder * 8 <= ((unsigned long)page_size << order) ?
+				   SLABLAB_ORDER_SLAB_FIT : SLABLAB_ORDER_SLAB_MAX_ORDER;
+			break;
+		}
+		if (remainder * 8 <= ((unsigned long)page_size << order)) {
+			c.reason = SLABLAB_ORDER_SLAB_FIT;
+			break;
+		}
+		c.reason = SLABLAB_ORDER_SLAB_MAX_ORDER;	/* the loop's end, unless it fits */
+	}
+	return c;
+}
+
+/**
+ * slablab_slab_geometry - SLAB's freelist placement, order and objects per slab
+ * @stride: bytes per object (SLAB's aligned size)
+ * @object_size: the size the cache was asked for
+ * @objfreelist_ok: no constructor, not typesafe-by-rcu, no init_on_free
+ * @slab_max_order: SLAB's slab_max_order
+ * @max_order: the highest order looked at
+ * @page_size: PAGE_SIZE
+ * @mgmt: set to the placement (enum slablab_slab_mgmt)
+ *
+ * OBJFREELIST where allowed and the index array fits in one object; else OFF_SLAB where
+ * the kmalloc'ed freelist pays for itself and the leftover could not hold it; else on-slab.
+ *
+ * Return: the choice (reason SLABLAB_ORDER_TOO_BIG when no slab up to @max_order holds
+ * an object).
+ */
+static inline struct slablab_order_choice
+slablab_slab_geometry(unsigned int stride, unsigned int object_size, int objfreelist_ok,
+		      unsigned int slab_max_order, unsigned int max_order,
+		      unsigned int page_size, unsigned int *mgmt)
+{
+	unsigned int idx = slablab_slab_idx_size(page_size);
+	struct slablab_order_choice c;
+	unsigned long left;
+
+	if (objfreelist_ok) {
+		c = slablab_slab_calc_order(stride, object_size, SLABLAB_SLAB_MGMT_OBJFREELIST,
+					    slab_max_order, max_order, page_size, &left);
+		if (c.min_objects && (unsigned long)c.min_objects * idx <= object_size) {
+			*mgmt = SLABLAB_SLAB_MGMT_OBJFREELIST;
+			return c;
+		}
+	}
+	c = slablab_slab_calc_order(stride, object_size, SLABLAB_SLAB_MGMT_OFF_SLAB,
+				    slab_max_order, max_order, page_size, &left);
+	if (c.min_objects && left < (unsigned long)c.min_objects * idx) {
+		*mgmt = SLABLAB_SLAB_MGMT_OFF_SLAB;
+		return c;
+	}
+	*mgmt = SLABLAB_SLAB_MGMT_ON_SLAB;
+	return slablab_slab_calc_order(stride, object_size, SLABLAB_SLAB_MGMT_ON_SLAB,
+				       slab_max_order, max_order, page_size, &left);
 }
 
 /** slablab_default_min_partial - ilog2(size) / 2 clamped to [5, 10] (seed 000) */

@@ -863,8 +863,8 @@ struct slablab_cache *slablab_cache_create_owner(const char *name, unsigned int 
 	INIT_LIST_HEAD(&s->all_slabs);
 	atomic_long_set(&s->debug_errors, 0);
 	atomic_set(&s->users, 0);
-	slablab_compute_layout(s);
-	err = slablab_choose_order(s, extack);
+	slablab_compute_layout(s, args->design);
+	err = slablab_choose_order(s, args->design, extack);
 	if (err)
 		goto err_free;
 	s->order = s->order_default;
@@ -1184,8 +1184,11 @@ int slablab_check_tunables(struct slablab_cache *s, const u32 *flags, const u32 
 		err = check_design_built(s, design ? *design : s->design, *flags, extack);
 		if (err)
 			return err;
-		stride = slablab_layout_stride(s, *flags, &fp_offset);
 	}
+	if ((flags && *flags != s->flags) || (design && *design != s->design))
+		stride = slablab_layout_stride(s, flags ? *flags : s->flags,
+					       design ? *design : s->design, &fp_offset);
+	/* (an on-slab SLAB index byte more cannot need a higher order: objfreelist fits) */
 	min_order = slablab_size_order(stride, PAGE_SIZE);
 	if (min_order > SLABLAB_MAX_ORDER) {
 		NL_SET_ERR_MSG_FMT_MOD(extack, "object stride %u exceeds an order-%d slab",
@@ -1250,19 +1253,92 @@ int slablab_set_fastpath(struct slablab_cache *s, unsigned int mode,
 	return 0;
 }
 
+/* What a relayout changes, kept to put back when it fails. */
+struct layout_state {
+	unsigned int flags, stride, fp_offset, slot_index, max_objs, slab_mgmt;
+	unsigned int order, order_default;
+	struct slablab_order_choice order_choice;
+	unsigned int *random_seq, random_seq_len;
+};
+
+static void layout_save(const struct slablab_cache *s, struct layout_state *l)
+{
+	*l = (struct layout_state) {
+		.flags = s->flags, .stride = s->stride, .fp_offset = s->fp_offset,
+		.slot_index = s->slot_index, .max_objs = s->max_objs,
+		.slab_mgmt = s->slab_mgmt, .order = s->order,
+		.order_default = s->order_default, .order_choice = s->order_choice,
+		.random_seq = s->random_seq, .random_seq_len = s->random_seq_len,
+	};
+}
+
+/* Put @l back, and let go of the sequence made for the layout given up. */
+static void layout_restore(struct slablab_cache *s, const struct layout_state *l)
+{
+	if (s->random_seq != l->random_seq)
+		kvfree(s->random_seq);
+	s->flags = l->flags;
+	s->stride = l->stride;
+	s->fp_offset = l->fp_offset;
+	s->slot_index = l->slot_index;
+	s->max_objs = l->max_objs;
+	s->slab_mgmt = l->slab_mgmt;
+	s->order = l->order;
+	s->order_default = l->order_default;
+	s->order_choice = l->order_choice;
+	s->random_seq = l->random_seq;
+	s->random_seq_len = l->random_seq_len;
+}
+
+/*
+ * Lay an empty cache out for @flags under @design: stride, freelist placement, order
+ * policy and freelist sequence, all or nothing. The old layout stays in @old (its
+ * sequence too) for layout_restore(), until relayout_done() lets it go. The new
+ * layout's sequence is made before anything is committed: a rollback that had to
+ * allocate could fail too, and leave a random cache without one. An order still at its
+ * default follows the new default; one that was set stays, unless it no longer holds
+ * an object.
+ */
+static int relayout(struct slablab_cache *s, unsigned int flags, unsigned int design,
+		    struct layout_state *old, struct netlink_ext_ack *extack)
+{
+	unsigned int *seq = NULL, seq_len = 0;
+	int err;
+
+	layout_save(s, old);
+	s->flags = flags;
+	slablab_compute_layout(s, design);
+	err = slablab_choose_order(s, design, extack);
+	if (!err) {
+		err = slablab_make_random_seq(s, &seq, &seq_len);
+		if (err)
+			NL_SET_ERR_MSG_MOD(extack,
+					   "no memory for the new layout's freelist sequence");
+	}
+	if (err) {
+		layout_restore(s, old);
+		return err;
+	}
+	s->random_seq = seq;
+	s->random_seq_len = seq_len;
+	if (s->order == old->order_default || s->order < slablab_min_order(s))
+		s->order = s->order_default;
+	return 0;
+}
+
+static void relayout_done(struct layout_state *old)
+{
+	kvfree(old->random_seq);
+	old->random_seq = NULL;
+}
+
 /*
  * Flags change the object layout or how free pointers are stored, so they can only
- * change while the cache holds no objects: every slab is freed first. The new layout's
- * freelist sequence is made before anything is committed and the old one freed only
- * after, so that a failure restores a layout whose sequence was never let go: a
- * rollback that had to allocate could fail too, and leave a random cache without one.
+ * change while the cache holds no objects: every slab is freed first (relayout()).
  */
 int slablab_set_flags(struct slablab_cache *s, unsigned int flags, struct netlink_ext_ack *extack)
 {
-	unsigned int old_flags = s->flags, old_stride = s->stride, old_fp = s->fp_offset;
-	struct slablab_order_choice old_choice = s->order_choice;
-	unsigned int old_default = s->order_default;
-	unsigned int *seq = NULL, seq_len = 0;
+	struct layout_state old;
 	int err;
 
 	/* Refuse before touching anything: a refused request changes nothing. */
@@ -1273,26 +1349,10 @@ int slablab_set_flags(struct slablab_cache *s, unsigned int flags, struct netlin
 	slablab_rcu_drain(s);
 	flush_all(s, true);
 	slablab_discard_all_slabs(s);
-	s->flags = flags;
-	slablab_compute_layout(s);
-	err = slablab_choose_order(s, extack);
-	if (!err) {
-		err = slablab_make_random_seq(s, &seq, &seq_len);
-		if (err)
-			NL_SET_ERR_MSG_MOD(extack,
-					   "no memory for the new layout's freelist sequence");
-	}
-	if (err) {
-		s->flags = old_flags;
-		s->stride = old_stride;
-		s->fp_offset = old_fp;
-		s->order_choice = old_choice;
-		s->order_default = old_default;
+	err = relayout(s, flags, s->design, &old, extack);
+	if (err)
 		return err;
-	}
-	slablab_set_random_seq(s, seq, seq_len);
-	if (s->order < slablab_min_order(s))
-		s->order = s->order_default;
+	relayout_done(&old);
 	s->ops->relayout(s);
 	return 0;
 }
@@ -1313,15 +1373,24 @@ static int switch_front_end(struct slablab_cache *s, unsigned int design, bool c
 	bool old_sheaves_cpu_slabs = s->sheaves_cpu_slabs;
 	int err;
 
+	struct layout_state old;
+
 	/* slob's typesafe_by_rcu blocks free through the design they were freed on */
 	slablab_rcu_drain(s);
 	flush_all(s, true);
 	slablab_discard_all_slabs(s);
+	/* the slab design lays slabs out as SLAB does (slablab_compute_layout()) */
+	err = relayout(s, s->flags, design, &old, extack);
+	if (err)
+		return err;
 	if (s->ops->destroy)
 		s->ops->destroy(s);
 	err = set_front_end(s, design, cpu_slabs);
-	if (!err)
+	if (!err) {
+		relayout_done(&old);
 		return 0;
+	}
+	layout_restore(s, &old);
 	if (!set_front_end(s, old_design, old_sheaves_cpu_slabs)) {
 		NL_SET_ERR_MSG_FMT_MOD(extack,
 				       "per-cpu setup failed for %s: the cache stays %s",

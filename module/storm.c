@@ -1666,14 +1666,13 @@ static u64 alloc_bytes(u64 bytes)
 }
 
 /*
- * Bytes @n objects take in slabs of 2^@order pages with @stride-byte slots, whole slabs
- * counted pro rata (the leftover included); @meta: slablab's 64-byte slab metadata,
- * beside the slab when its leftover cannot hold it.
+ * Bytes @n objects take in slabs of 2^@order pages of @objs @stride-byte slots, whole
+ * slabs counted pro rata (the leftover included); @meta: slablab's 64-byte slab
+ * metadata, beside the slab when its leftover cannot hold it.
  */
-static u64 slab_bytes(u64 n, u32 stride, u32 order, bool meta)
+static u64 slab_bytes(u64 n, u32 stride, u32 order, u32 objs, bool meta)
 {
 	u64 slab = (u64)PAGE_SIZE << order;
-	u32 objs = slablab_objs_per_slab(order, stride, PAGE_SIZE);
 
 	if (!objs)
 		return n * (PAGE_SIZE << get_order(stride));
@@ -1718,13 +1717,14 @@ static u64 storm_objs_bytes(struct slablab_storm *st, u32 size, u64 n)
 	struct slablab_cache *s = NULL;
 	u64 pages = n * (PAGE_SIZE << get_order(size));
 	struct slablab_order_choice oc;
-	unsigned int i;
+	unsigned int i, order;
 	u32 stride;
 
 	switch (st->spec.target) {
 	case SLABLAB_TARGET_CACHE:
 		s = st->tg.cache;
-		return slab_bytes(n, s->stride, READ_ONCE(s->order), true);
+		order = READ_ONCE(s->order);
+		return slab_bytes(n, s->stride, order, slablab_cache_objs(s, order), true);
 	case SLABLAB_TARGET_NATIVE:
 		/* SIZES: the class that takes it, whose slot is its size (no model's flags) */
 		if (st->tg.kind == STORM_NATIVE_CLASSES)
@@ -1734,7 +1734,8 @@ static u64 storm_objs_bytes(struct slablab_storm *st, u32 size, u64 n)
 		oc = slablab_calc_order(stride, nr_cpus, SLABLAB_DEFAULT_MAX_ORDER, PAGE_SIZE);
 		if (oc.reason == SLABLAB_ORDER_TOO_BIG)
 			return n * (PAGE_SIZE << get_order(stride));
-		return slab_bytes(n, stride, oc.order, false);
+		return slab_bytes(n, stride, oc.order,
+				  slablab_objs_per_slab(oc.order, stride, PAGE_SIZE), false);
 	case SLABLAB_TARGET_KMALLOC:
 		/* the smallest class that fits, else (or by page policy) the page allocator */
 		for (i = 0; i < st->nr_kmalloc_caches; i++) {
@@ -1745,7 +1746,9 @@ static u64 storm_objs_bytes(struct slablab_storm *st, u32 size, u64 n)
 		}
 		if (!s)
 			return pages;
-		return max(pages, slab_bytes(n, s->stride, READ_ONCE(s->order), true));
+		order = READ_ONCE(s->order);
+		return max(pages, slab_bytes(n, s->stride, order, slablab_cache_objs(s, order),
+					     true));
 	default:
 		return n * kmalloc_size_roundup(size);
 	}

@@ -176,10 +176,93 @@ static void test_names_and_stride(void)
 	CHECK(slablab_stride(65, 64) == 128, "65/64");
 }
 
+/*
+ * SLAB's choices, as /proc/slabinfo of Debian's 6.1 source built with CONFIG_SLAB shows
+ * them for caches of these sizes (objperslab, pagesperslab; make fidelity's geometry
+ * table on the 6.1-slab kernel): stride is the aligned size (16 at least).
+ */
+static void test_known_slab_choices(void)
+{
+	static const struct { unsigned int size, stride, order, objs, mgmt; } k[] = {
+		{ 8, 16, 0, 240, SLABLAB_SLAB_MGMT_ON_SLAB },
+		{ 16, 16, 0, 240, SLABLAB_SLAB_MGMT_ON_SLAB },
+		{ 24, 24, 0, 163, SLABLAB_SLAB_MGMT_ON_SLAB },
+		{ 24, 32, 0, 124, SLABLAB_SLAB_MGMT_ON_SLAB },	/* hwcache_align */
+		{ 32, 32, 0, 124, SLABLAB_SLAB_MGMT_ON_SLAB },
+		{ 40, 40, 0, 99, SLABLAB_SLAB_MGMT_ON_SLAB },
+		{ 40, 64, 0, 63, SLABLAB_SLAB_MGMT_ON_SLAB },	/* hwcache_align */
+		{ 64, 64, 0, 64, SLABLAB_SLAB_MGMT_OBJFREELIST },
+		{ 96, 96, 0, 42, SLABLAB_SLAB_MGMT_OBJFREELIST },
+		{ 100, 104, 0, 39, SLABLAB_SLAB_MGMT_OBJFREELIST },
+		{ 200, 200, 0, 20, SLABLAB_SLAB_MGMT_OBJFREELIST },
+		{ 320, 320, 0, 12, SLABLAB_SLAB_MGMT_OBJFREELIST },
+		{ 500, 504, 0, 8, SLABLAB_SLAB_MGMT_OBJFREELIST },
+		{ 700, 704, 1, 11, SLABLAB_SLAB_MGMT_OBJFREELIST },
+		{ 1024, 1024, 0, 4, SLABLAB_SLAB_MGMT_OBJFREELIST },
+		{ 1100, 1104, 1, 7, SLABLAB_SLAB_MGMT_OBJFREELIST },
+		{ 2048, 2048, 0, 2, SLABLAB_SLAB_MGMT_OBJFREELIST },
+		{ 3000, 3000, 1, 2, SLABLAB_SLAB_MGMT_OBJFREELIST },
+		{ 4096, 4096, 0, 1, SLABLAB_SLAB_MGMT_OBJFREELIST },
+		{ 5000, 5000, 1, 1, SLABLAB_SLAB_MGMT_OBJFREELIST },
+		{ 8192, 8192, 1, 1, SLABLAB_SLAB_MGMT_OBJFREELIST },
+	};
+	unsigned int i, mgmt;
+
+	for (i = 0; i < sizeof(k) / sizeof(k[0]); i++) {
+		struct slablab_order_choice c =
+			slablab_slab_geometry(k[i].stride, k[i].size, 1, 1, 10, PAGE, &mgmt);
+
+		CHECK(c.order == k[i].order && c.min_objects == k[i].objs && mgmt == k[i].mgmt,
+		      "size %u stride %u: order %u objs %u mgmt %u, SLAB %u %u %u", k[i].size,
+		      k[i].stride, c.order, c.min_objects, mgmt, k[i].order, k[i].objs,
+		      k[i].mgmt);
+	}
+}
+
+/*
+ * Properties of SLAB's policy over every stride: the count never passes what an index
+ * names, an on-slab freelist's indices fit in the leftover, the order is the lowest
+ * with a leftover within 1/8 unless slab_max_order stopped it, and a constructor (no
+ * OBJFREELIST) moves a large object's freelist off the slab only when that pays.
+ */
+static void test_slab_properties(void)
+{
+	unsigned int stride, max_order, mgmt;
+
+	for (max_order = 0; max_order <= 1; max_order++) {
+		for (stride = 16; stride <= 8192; stride += 8) {
+			struct slablab_order_choice c =
+				slablab_slab_geometry(stride, stride, 1, max_order, 10, PAGE, &mgmt);
+			unsigned long slab = (unsigned long)PAGE << c.order, left;
+			unsigned int n = slablab_slab_estimate(c.order, stride, mgmt, PAGE, &left);
+
+			CHECK(c.reason != SLABLAB_ORDER_TOO_BIG, "stride %u", stride);
+			CHECK(n == c.min_objects, "stride %u: %u vs %u", stride, n, c.min_objects);
+			CHECK(n >= 1 && n <= 255, "stride %u: %u objects", stride, n);
+			if (mgmt == SLABLAB_SLAB_MGMT_ON_SLAB)
+				CHECK((unsigned long)n * (stride + 1) <= slab, "stride %u", stride);
+			if (c.reason == SLABLAB_ORDER_SLAB_FIT)
+				CHECK(left * 8 <= slab, "stride %u: leftover %lu", stride, left);
+			if (c.order > max_order)
+				CHECK(((unsigned long)PAGE << (c.order - 1)) < stride,
+				      "stride %u: order %u past slab_max_order %u with room below",
+				      stride, c.order, max_order);
+			c = slablab_slab_geometry(stride, stride, 0, max_order, 10, PAGE, &mgmt);
+			CHECK(mgmt != SLABLAB_SLAB_MGMT_OBJFREELIST, "ctor stride %u", stride);
+			if (mgmt == SLABLAB_SLAB_MGMT_OFF_SLAB)
+				CHECK(slablab_slab_kmalloc_class(c.min_objects) <= stride / 2,
+				      "ctor stride %u: off-slab freelist of %u", stride,
+				      c.min_objects);
+		}
+	}
+}
+
 int main(void)
 {
 	test_order_properties();
 	test_known_slub_choices();
+	test_known_slab_choices();
+	test_slab_properties();
 	test_min_partial();
 	test_cpu_partial();
 	test_sheaf_capacity();
