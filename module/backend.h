@@ -233,7 +233,8 @@ static __always_inline bool free_hook(struct slablab_cache *s, struct slablab_sl
 {
 	if (unlikely(s->flags & SLABLAB_CACHE_F_DEBUG))
 		return slablab_debug_free_check(s, slab, obj);
-	if (want_init_on_free() && !s->ctor)
+	/* 6.1's SLOB has no init_on_free: the slob design neither */
+	if (want_init_on_free() && !s->ctor && s->design != SLABLAB_DESIGN_SLOB)
 		memset(obj, 0, s->object_size);
 	return true;
 }

@@ -37,6 +37,10 @@
  * Objects of a page or more (object_size >= PAGE_SIZE) come from the page allocator
  * (->private 0), as SLOB's kmem_cache_alloc() did, charged to the cache's pages.
  *
+ * Zeroing: only __GFP_ZERO zeroes a block, as slob_alloc() did; 6.1's SLOB ignores
+ * init_on_alloc and init_on_free (only its pages, from the page allocator, are zeroed
+ * by init_on_alloc), and so does this design.
+ *
  * Locks
  *   slob_heap.lock (spinlock, irqsave): every heap page's blocks and metadata, the
  *   lists, the heap's figures, each slob cache's charged pages and scan maximum. It is
@@ -520,7 +524,10 @@ static void *slob_alloc_obj(struct slablab_cache *s, gfp_t gfp, int node)
 	/* A free block's first units hold the free list: construct on every allocation. */
 	if (s->ctor)
 		s->ctor(b);
-	return alloc_hook(s, b, gfp);
+	else if (unlikely(gfp & __GFP_ZERO))
+		/* only __GFP_ZERO: 6.1's SLOB ignores init_on_alloc (slob_alloc()) */
+		memset(b, 0, s->object_size);
+	return b;
 }
 
 static void slob_free_obj(struct slablab_cache *s, void *obj)
@@ -625,7 +632,7 @@ void *slablab_slob_kmalloc(struct slablab_cache *s, size_t size, gfp_t gfp)
 	*m = size;
 	stat(s, SLABLAB_ALLOC_SLOWPATH);
 	stat_add(s, SLABLAB_SLOB_HEADER_BYTES, minalign);
-	if (want_init_on_alloc(gfp))
+	if (unlikely(gfp & __GFP_ZERO))		/* SLOB: not init_on_alloc */
 		memset((void *)m + minalign, 0, size);
 	return (void *)m + minalign;
 }
@@ -651,8 +658,7 @@ void slablab_slob_kfree(struct slablab_cache *s, const void *p)
 	void *m = (void *)p - SLOB_MINALIGN;
 	size_t size = *(unsigned int *)m;
 
-	if (want_init_on_free())
-		memset((void *)p, 0, size);
+	/* (no init_on_free: 6.1's SLOB has none) */
 	stat(s, SLABLAB_FREE_SLOWPATH);
 	slob_free(s, m, size + SLOB_MINALIGN);
 }
