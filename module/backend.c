@@ -502,7 +502,8 @@ struct slablab_slab *slablab_new_slab(struct slablab_cache *s, gfp_t gfp, int no
 		return NULL;
 	nr = slablab_cache_objs(s, order);
 	meta_off = ALIGN(nr * s->stride, sizeof(*slab));
-	if (meta_off + sizeof(*slab) <= (PAGE_SIZE << order)) {
+	/* (the slab design's on-slab SLAB index would take nr * slot_index of the leftover) */
+	if (meta_off + sizeof(*slab) <= (PAGE_SIZE << order) - nr * s->slot_index) {
 		/* The leftover after the last object holds the metadata for free. */
 		slab = page_address(page) + meta_off;
 		slab->base_flags = (unsigned long)page_address(page) | SLABLAB_SLAB_ON_SLAB;
@@ -887,8 +888,10 @@ static struct slablab_order_choice slab_geometry(const struct slablab_cache *s,
 	bool objfreelist_ok = !s->ctor && !(s->flags & SLABLAB_CACHE_F_TYPESAFE_BY_RCU) &&
 			      !want_init_on_free();
 
+	/* (SLABLAB_MAX_ORDER, not KMALLOC_MAX_ORDER: objects over 64 KiB are refused) */
 	return slablab_slab_geometry(s->stride, s->object_size, objfreelist_ok,
-				     slab_max_order(), SLABLAB_MAX_ORDER, PAGE_SIZE, mgmt);
+				     slab_max_order(), SLABLAB_MAX_ORDER, PAGE_SIZE,
+				     cache_line_size(), mgmt);
 }
 
 /*
@@ -909,7 +912,6 @@ void slablab_compute_layout(struct slablab_cache *s, unsigned int design)
 			s->slot_index = slablab_slab_idx_size(PAGE_SIZE);
 		s->max_objs = slablab_slab_obj_max_num(PAGE_SIZE);
 	}
-	s->slab_mgmt = mgmt;
 }
 
 /**
@@ -926,7 +928,7 @@ void slablab_compute_layout(struct slablab_cache *s, unsigned int design)
 int slablab_make_random_seq(const struct slablab_cache *s, unsigned int **seq,
 			    unsigned int *len)
 {
-	unsigned int n = slablab_objs_per_slab(SLABLAB_MAX_ORDER, s->stride, PAGE_SIZE);
+	unsigned int n = slablab_cache_objs(s, SLABLAB_MAX_ORDER);
 	unsigned int i, *q;
 
 	*seq = NULL;
@@ -1183,7 +1185,7 @@ void slablab_validate_slabs(struct slablab_cache *s, struct slablab_validate_rep
 	spin_unlock_irqrestore(&s->slabs_lock, flags);
 	/* a random cache's fresh slabs would otherwise be laid out in order, silently */
 	nr = s->flags & SLABLAB_CACHE_F_RANDOM ?
-	     slablab_objs_per_slab(SLABLAB_MAX_ORDER, s->stride, PAGE_SIZE) : 0;
+	     slablab_cache_objs(s, SLABLAB_MAX_ORDER) : 0;
 	if (nr >= 2 && (!s->random_seq || s->random_seq_len != nr))
 		verr(r, s, NULL, "random flag but a freelist sequence of %lu entries, not %lu",
 		     s->random_seq ? s->random_seq_len : 0, nr);

@@ -300,7 +300,8 @@ struct slablab_cpu {
  * @slot_index: bytes each object takes in a slab besides its @stride: the slab design's
  *	on-slab freelist index (SLAB's freelist_idx_t); 0 otherwise
  * @max_objs: the most objects one slab holds (the slab design: SLAB_OBJ_MAX_NUM), 0: no bound
- * @slab_mgmt: where SLAB keeps this layout's freelist (enum slablab_slab_mgmt; slab design)
+ * @order_set: @order was set (slablab_set_order()): a relayout keeps it while it holds
+ *	an object; else @order follows @order_default
  * @cpu_partial: objects a cpu partial list may hold (SLUB's cpu_partial)
  * @cpu_partial_slabs: the slab bound derived from @cpu_partial
  * @min_partial: empty slabs a node partial list keeps
@@ -380,7 +381,7 @@ struct slablab_cache {
 	struct slablab_order_choice order_choice;
 	unsigned int slot_index;
 	unsigned int max_objs;
-	unsigned int slab_mgmt;
+	bool order_set;
 	unsigned int cpu_partial;
 	unsigned int cpu_partial_slabs;
 	unsigned int min_partial;

@@ -226,23 +226,35 @@ static inline unsigned int slablab_slab_estimate(unsigned int order, unsigned in
 /**
  * slablab_slab_kmalloc_class - the size of SLAB's kmalloc cache for @bytes
  * @bytes: 1 or more
+ * @kmalloc_min: KMALLOC_MIN_SIZE (32 under SLAB on x86-64)
+ * @line: cache_line_size()
  *
- * KMALLOC_MIN_SIZE is 32 under SLAB; 96 and 192 besides the powers of two.
+ * 96 and 192 besides the powers of two (where above KMALLOC_MIN_SIZE); the cache's
+ * size is aligned as create_kmalloc_caches() makes it, SLAB_HWCACHE_ALIGN (with a
+ * 64-byte line kmalloc-96's objects take 128 bytes).
  *
- * Return: the class's object size.
+ * Return: the class's object size (cachep->size).
  */
-static inline unsigned long slablab_slab_kmalloc_class(unsigned long bytes)
+static inline unsigned long slablab_slab_kmalloc_class(unsigned long bytes,
+						       unsigned int kmalloc_min,
+						       unsigned int line)
 {
-	unsigned long class = 32;
+	unsigned long class = kmalloc_min, ralign = line;
 
-	if (bytes > 64 && bytes <= 96)
-		return 96;
-	if (bytes > 128 && bytes <= 192)
-		return 192;
-	while (class < bytes)
-		class <<= 1;
-	return class;
+	if (bytes > 64 && bytes <= 96 && kmalloc_min <= 32)
+		class = 96;
+	else if (bytes > 128 && bytes <= 192 && kmalloc_min <= 64)
+		class = 192;
+	else
+		while (class < bytes)
+			class <<= 1;
+	while (class <= ralign / 2)
+		ralign /= 2;
+	return (class + ralign - 1) / ralign * ralign;
 }
+
+/** SLAB's KMALLOC_MIN_SIZE on x86-64 (KMALLOC_SHIFT_LOW 5) */
+#define SLABLAB_SLAB_KMALLOC_MIN	32
 
 /**
  * slablab_slab_calc_order - calculate_slab_order() for one freelist placement
@@ -252,6 +264,7 @@ static inline unsigned long slablab_slab_kmalloc_class(unsigned long bytes)
  * @slab_max_order: SLAB's slab_max_order
  * @max_order: the highest order looked at (KMALLOC_MAX_ORDER)
  * @page_size: PAGE_SIZE
+ * @line: cache_line_size() (the off-slab freelist's kmalloc cache is aligned to it)
  * @left_over: set to the chosen slab's leftover
  *
  * The lowest order with objects whose leftover is within 1/8 of the slab, stopping at
@@ -264,7 +277,7 @@ static inline unsigned long slablab_slab_kmalloc_class(unsigned long bytes)
 static inline struct slablab_order_choice
 slablab_slab_calc_order(unsigned int stride, unsigned int object_size, unsigned int mgmt,
 			unsigned int slab_max_order, unsigned int max_order,
-			unsigned int page_size, unsigned long *left_over)
+			unsigned int page_size, unsigned int line, unsigned long *left_over)
 {
 	struct slablab_order_choice c = { 0, 0, 0, SLABLAB_ORDER_TOO_BIG };
 	unsigned int order;
@@ -284,8 +297,8 @@ slablab_slab_calc_order(unsigned int stride, unsigned int object_size, unsigned 
 		}
 		if (mgmt == SLABLAB_SLAB_MGMT_OFF_SLAB &&
 		    slablab_slab_kmalloc_class((unsigned long)num *
-					       slablab_slab_idx_size(page_size)) >
-		    object_size / 2)
+					       slablab_slab_idx_size(page_size),
+					       SLABLAB_SLAB_KMALLOC_MIN, line) > object_size / 2)
 			continue;
 		c.order = order;
 		c.min_objects = num;
@@ -313,6 +326,7 @@ slablab_slab_calc_order(unsigned int stride, unsigned int object_size, unsigned 
  * @slab_max_order: SLAB's slab_max_order
  * @max_order: the highest order looked at
  * @page_size: PAGE_SIZE
+ * @line: cache_line_size()
  * @mgmt: set to the placement (enum slablab_slab_mgmt)
  *
  * OBJFREELIST where allowed and the index array fits in one object; else OFF_SLAB where
@@ -324,7 +338,7 @@ slablab_slab_calc_order(unsigned int stride, unsigned int object_size, unsigned 
 static inline struct slablab_order_choice
 slablab_slab_geometry(unsigned int stride, unsigned int object_size, int objfreelist_ok,
 		      unsigned int slab_max_order, unsigned int max_order,
-		      unsigned int page_size, unsigned int *mgmt)
+		      unsigned int page_size, unsigned int line, unsigned int *mgmt)
 {
 	unsigned int idx = slablab_slab_idx_size(page_size);
 	struct slablab_order_choice c;
@@ -332,21 +346,21 @@ slablab_slab_geometry(unsigned int stride, unsigned int object_size, int objfree
 
 	if (objfreelist_ok) {
 		c = slablab_slab_calc_order(stride, object_size, SLABLAB_SLAB_MGMT_OBJFREELIST,
-					    slab_max_order, max_order, page_size, &left);
+					    slab_max_order, max_order, page_size, line, &left);
 		if (c.min_objects && (unsigned long)c.min_objects * idx <= object_size) {
 			*mgmt = SLABLAB_SLAB_MGMT_OBJFREELIST;
 			return c;
 		}
 	}
 	c = slablab_slab_calc_order(stride, object_size, SLABLAB_SLAB_MGMT_OFF_SLAB,
-				    slab_max_order, max_order, page_size, &left);
+				    slab_max_order, max_order, page_size, line, &left);
 	if (c.min_objects && left < (unsigned long)c.min_objects * idx) {
 		*mgmt = SLABLAB_SLAB_MGMT_OFF_SLAB;
 		return c;
 	}
 	*mgmt = SLABLAB_SLAB_MGMT_ON_SLAB;
 	return slablab_slab_calc_order(stride, object_size, SLABLAB_SLAB_MGMT_ON_SLAB,
-				       slab_max_order, max_order, page_size, &left);
+				       slab_max_order, max_order, page_size, line, &left);
 }
 
 /** slablab_default_min_partial - ilog2(size) / 2 clamped to [5, 10] (seed 000) */

@@ -1218,6 +1218,7 @@ int slablab_set_order(struct slablab_cache *s, unsigned int order, struct netlin
 	if (err)
 		return err;
 	WRITE_ONCE(s->order, order);	/* applies to new slabs */
+	s->order_set = true;
 	s->ops->relayout(s);
 	return 0;
 }
@@ -1255,7 +1256,7 @@ int slablab_set_fastpath(struct slablab_cache *s, unsigned int mode,
 
 /* What a relayout changes, kept to put back when it fails. */
 struct layout_state {
-	unsigned int flags, stride, fp_offset, slot_index, max_objs, slab_mgmt;
+	unsigned int flags, stride, fp_offset, slot_index, max_objs;
 	unsigned int order, order_default;
 	struct slablab_order_choice order_choice;
 	unsigned int *random_seq, random_seq_len;
@@ -1265,8 +1266,7 @@ static void layout_save(const struct slablab_cache *s, struct layout_state *l)
 {
 	*l = (struct layout_state) {
 		.flags = s->flags, .stride = s->stride, .fp_offset = s->fp_offset,
-		.slot_index = s->slot_index, .max_objs = s->max_objs,
-		.slab_mgmt = s->slab_mgmt, .order = s->order,
+		.slot_index = s->slot_index, .max_objs = s->max_objs, .order = s->order,
 		.order_default = s->order_default, .order_choice = s->order_choice,
 		.random_seq = s->random_seq, .random_seq_len = s->random_seq_len,
 	};
@@ -1282,8 +1282,7 @@ static void layout_restore(struct slablab_cache *s, const struct layout_state *l
 	s->fp_offset = l->fp_offset;
 	s->slot_index = l->slot_index;
 	s->max_objs = l->max_objs;
-	s->slab_mgmt = l->slab_mgmt;
-	s->order = l->order;
+	WRITE_ONCE(s->order, l->order);
 	s->order_default = l->order_default;
 	s->order_choice = l->order_choice;
 	s->random_seq = l->random_seq;
@@ -1295,9 +1294,10 @@ static void layout_restore(struct slablab_cache *s, const struct layout_state *l
  * policy and freelist sequence, all or nothing. The old layout stays in @old (its
  * sequence too) for layout_restore(), until relayout_done() lets it go. The new
  * layout's sequence is made before anything is committed: a rollback that had to
- * allocate could fail too, and leave a random cache without one. An order still at its
- * default follows the new default; one that was set stays, unless it no longer holds
- * an object.
+ * allocate could fail too, and leave a random cache without one. An order never set
+ * follows the new default; one that was set stays, unless it no longer holds an object.
+ * Nothing allocates from the cache meanwhile (it is empty, and no storm or handle holds
+ * it); figures read without slablab_mutex may be a mix of both layouts for a moment.
  */
 static int relayout(struct slablab_cache *s, unsigned int flags, unsigned int design,
 		    struct layout_state *old, struct netlink_ext_ack *extack)
@@ -1321,8 +1321,8 @@ static int relayout(struct slablab_cache *s, unsigned int flags, unsigned int de
 	}
 	s->random_seq = seq;
 	s->random_seq_len = seq_len;
-	if (s->order == old->order_default || s->order < slablab_min_order(s))
-		s->order = s->order_default;
+	if (!s->order_set || s->order < slablab_min_order(s))
+		WRITE_ONCE(s->order, s->order_default);
 	return 0;
 }
 
@@ -1370,33 +1370,39 @@ static int switch_front_end(struct slablab_cache *s, unsigned int design, bool c
 			    struct netlink_ext_ack *extack)
 {
 	unsigned int old_design = s->design;
-	bool old_sheaves_cpu_slabs = s->sheaves_cpu_slabs;
+	bool old_sheaves_cpu_slabs = s->sheaves_cpu_slabs, new_layout = design != old_design;
+	struct layout_state old, slub;
 	int err;
-
-	struct layout_state old;
 
 	/* slob's typesafe_by_rcu blocks free through the design they were freed on */
 	slablab_rcu_drain(s);
 	flush_all(s, true);
 	slablab_discard_all_slabs(s);
 	/* the slab design lays slabs out as SLAB does (slablab_compute_layout()) */
-	err = relayout(s, s->flags, design, &old, extack);
-	if (err)
-		return err;
+	if (new_layout) {
+		err = relayout(s, s->flags, design, &old, extack);
+		if (err)
+			return err;
+	}
 	if (s->ops->destroy)
 		s->ops->destroy(s);
 	err = set_front_end(s, design, cpu_slabs);
 	if (!err) {
-		relayout_done(&old);
+		if (new_layout)
+			relayout_done(&old);
 		return 0;
 	}
-	layout_restore(s, &old);
+	if (new_layout)
+		layout_restore(s, &old);
 	if (!set_front_end(s, old_design, old_sheaves_cpu_slabs)) {
 		NL_SET_ERR_MSG_FMT_MOD(extack,
 				       "per-cpu setup failed for %s: the cache stays %s",
 				       slablab_designs[design]->name, s->ops->name);
 		return err;
 	}
+	/* slub's layout when it can be had; else the old one, which slub can run too */
+	if (!relayout(s, s->flags, SLABLAB_DESIGN_SLUB, &slub, NULL))
+		relayout_done(&slub);
 	WARN_ON_ONCE(set_front_end(s, SLABLAB_DESIGN_SLUB, old_sheaves_cpu_slabs));
 	NL_SET_ERR_MSG_FMT_MOD(extack,
 			       "per-cpu setup failed for %s and %s: the cache is slub now",

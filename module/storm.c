@@ -1724,7 +1724,8 @@ static u64 storm_objs_bytes(struct slablab_storm *st, u32 size, u64 n)
 	case SLABLAB_TARGET_CACHE:
 		s = st->tg.cache;
 		order = READ_ONCE(s->order);
-		return slab_bytes(n, s->stride, order, slablab_cache_objs(s, order), true);
+		return slab_bytes(n, s->stride + s->slot_index, order,
+				  slablab_cache_objs(s, order), true);
 	case SLABLAB_TARGET_NATIVE:
 		/* SIZES: the class that takes it, whose slot is its size (no model's flags) */
 		if (st->tg.kind == STORM_NATIVE_CLASSES)
@@ -1747,8 +1748,8 @@ static u64 storm_objs_bytes(struct slablab_storm *st, u32 size, u64 n)
 		if (!s)
 			return pages;
 		order = READ_ONCE(s->order);
-		return max(pages, slab_bytes(n, s->stride, order, slablab_cache_objs(s, order),
-					     true));
+		return max(pages, slab_bytes(n, s->stride + s->slot_index, order,
+					     slablab_cache_objs(s, order), true));
 	default:
 		return n * kmalloc_size_roundup(size);
 	}

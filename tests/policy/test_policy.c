@@ -183,39 +183,44 @@ static void test_names_and_stride(void)
  */
 static void test_known_slab_choices(void)
 {
-	static const struct { unsigned int size, stride, order, objs, mgmt; } k[] = {
-		{ 8, 16, 0, 240, SLABLAB_SLAB_MGMT_ON_SLAB },
-		{ 16, 16, 0, 240, SLABLAB_SLAB_MGMT_ON_SLAB },
-		{ 24, 24, 0, 163, SLABLAB_SLAB_MGMT_ON_SLAB },
-		{ 24, 32, 0, 124, SLABLAB_SLAB_MGMT_ON_SLAB },	/* hwcache_align */
-		{ 32, 32, 0, 124, SLABLAB_SLAB_MGMT_ON_SLAB },
-		{ 40, 40, 0, 99, SLABLAB_SLAB_MGMT_ON_SLAB },
-		{ 40, 64, 0, 63, SLABLAB_SLAB_MGMT_ON_SLAB },	/* hwcache_align */
-		{ 64, 64, 0, 64, SLABLAB_SLAB_MGMT_OBJFREELIST },
-		{ 96, 96, 0, 42, SLABLAB_SLAB_MGMT_OBJFREELIST },
-		{ 100, 104, 0, 39, SLABLAB_SLAB_MGMT_OBJFREELIST },
-		{ 200, 200, 0, 20, SLABLAB_SLAB_MGMT_OBJFREELIST },
-		{ 320, 320, 0, 12, SLABLAB_SLAB_MGMT_OBJFREELIST },
-		{ 500, 504, 0, 8, SLABLAB_SLAB_MGMT_OBJFREELIST },
-		{ 700, 704, 1, 11, SLABLAB_SLAB_MGMT_OBJFREELIST },
-		{ 1024, 1024, 0, 4, SLABLAB_SLAB_MGMT_OBJFREELIST },
-		{ 1100, 1104, 1, 7, SLABLAB_SLAB_MGMT_OBJFREELIST },
-		{ 2048, 2048, 0, 2, SLABLAB_SLAB_MGMT_OBJFREELIST },
-		{ 3000, 3000, 1, 2, SLABLAB_SLAB_MGMT_OBJFREELIST },
-		{ 4096, 4096, 0, 1, SLABLAB_SLAB_MGMT_OBJFREELIST },
-		{ 5000, 5000, 1, 1, SLABLAB_SLAB_MGMT_OBJFREELIST },
-		{ 8192, 8192, 1, 1, SLABLAB_SLAB_MGMT_OBJFREELIST },
+	static const struct { unsigned int size, stride, order, objs, mgmt, ctor; } k[] = {
+		{ 8, 16, 0, 240, SLABLAB_SLAB_MGMT_ON_SLAB, 0 },
+		{ 16, 16, 0, 240, SLABLAB_SLAB_MGMT_ON_SLAB, 0 },
+		{ 24, 24, 0, 163, SLABLAB_SLAB_MGMT_ON_SLAB, 0 },
+		{ 24, 32, 0, 124, SLABLAB_SLAB_MGMT_ON_SLAB, 0 },	/* hwcache_align */
+		{ 32, 32, 0, 124, SLABLAB_SLAB_MGMT_ON_SLAB, 0 },
+		{ 40, 40, 0, 99, SLABLAB_SLAB_MGMT_ON_SLAB, 0 },
+		{ 40, 64, 0, 63, SLABLAB_SLAB_MGMT_ON_SLAB, 0 },	/* hwcache_align */
+		{ 64, 64, 0, 64, SLABLAB_SLAB_MGMT_OBJFREELIST, 0 },
+		{ 96, 96, 0, 42, SLABLAB_SLAB_MGMT_OBJFREELIST, 0 },
+		{ 100, 104, 0, 39, SLABLAB_SLAB_MGMT_OBJFREELIST, 0 },
+		{ 200, 200, 0, 20, SLABLAB_SLAB_MGMT_OBJFREELIST, 0 },
+		{ 320, 320, 0, 12, SLABLAB_SLAB_MGMT_OBJFREELIST, 0 },
+		{ 500, 504, 0, 8, SLABLAB_SLAB_MGMT_OBJFREELIST, 0 },
+		{ 700, 704, 1, 11, SLABLAB_SLAB_MGMT_OBJFREELIST, 0 },
+		{ 1024, 1024, 0, 4, SLABLAB_SLAB_MGMT_OBJFREELIST, 0 },
+		{ 1100, 1104, 1, 7, SLABLAB_SLAB_MGMT_OBJFREELIST, 0 },
+		{ 2048, 2048, 0, 2, SLABLAB_SLAB_MGMT_OBJFREELIST, 0 },
+		{ 3000, 3000, 1, 2, SLABLAB_SLAB_MGMT_OBJFREELIST, 0 },
+		{ 4096, 4096, 0, 1, SLABLAB_SLAB_MGMT_OBJFREELIST, 0 },
+		{ 5000, 5000, 1, 1, SLABLAB_SLAB_MGMT_OBJFREELIST, 0 },
+		{ 8192, 8192, 1, 1, SLABLAB_SLAB_MGMT_OBJFREELIST, 0 },
+		/* a constructor: no OBJFREELIST; off the slab where kmalloc-32 is half an object */
+		{ 64, 64, 0, 63, SLABLAB_SLAB_MGMT_ON_SLAB, 1 },
+		{ 4096, 4096, 0, 1, SLABLAB_SLAB_MGMT_OFF_SLAB, 1 },
+		{ 256, 256, 0, 16, SLABLAB_SLAB_MGMT_OFF_SLAB, 1 },
 	};
 	unsigned int i, mgmt;
 
 	for (i = 0; i < sizeof(k) / sizeof(k[0]); i++) {
 		struct slablab_order_choice c =
-			slablab_slab_geometry(k[i].stride, k[i].size, 1, 1, 10, PAGE, &mgmt);
+			slablab_slab_geometry(k[i].stride, k[i].size, k[i].ctor == 0, 1, 10, PAGE,
+					      64, &mgmt);
 
 		CHECK(c.order == k[i].order && c.min_objects == k[i].objs && mgmt == k[i].mgmt,
-		      "size %u stride %u: order %u objs %u mgmt %u, SLAB %u %u %u", k[i].size,
-		      k[i].stride, c.order, c.min_objects, mgmt, k[i].order, k[i].objs,
-		      k[i].mgmt);
+		      "size %u stride %u ctor %u: order %u objs %u mgmt %u, SLAB %u %u %u",
+		      k[i].size, k[i].stride, k[i].ctor, c.order, c.min_objects, mgmt,
+		      k[i].order, k[i].objs, k[i].mgmt);
 	}
 }
 
@@ -227,12 +232,21 @@ static void test_known_slab_choices(void)
  */
 static void test_slab_properties(void)
 {
+	/* SLAB's kmalloc caches are SLAB_HWCACHE_ALIGN: kmalloc-96 takes 128 on 64-byte lines */
+	CHECK(slablab_slab_kmalloc_class(1, 32, 64) == 32, "kmalloc-32");
+	CHECK(slablab_slab_kmalloc_class(90, 32, 64) == 128, "kmalloc-96 on 64-byte lines");
+	CHECK(slablab_slab_kmalloc_class(90, 32, 32) == 96, "kmalloc-96 on 32-byte lines");
+	CHECK(slablab_slab_kmalloc_class(150, 32, 64) == 192, "kmalloc-192");
+	CHECK(slablab_slab_kmalloc_class(255, 32, 64) == 256, "kmalloc-256");
+	CHECK(slablab_slab_kmalloc_class(20, 128, 64) == 128, "arm64's KMALLOC_MIN_SIZE");
+
 	unsigned int stride, max_order, mgmt;
 
 	for (max_order = 0; max_order <= 1; max_order++) {
 		for (stride = 16; stride <= 8192; stride += 8) {
 			struct slablab_order_choice c =
-				slablab_slab_geometry(stride, stride, 1, max_order, 10, PAGE, &mgmt);
+				slablab_slab_geometry(stride, stride, 1, max_order, 10, PAGE, 64,
+						      &mgmt);
 			unsigned long slab = (unsigned long)PAGE << c.order, left;
 			unsigned int n = slablab_slab_estimate(c.order, stride, mgmt, PAGE, &left);
 
@@ -247,10 +261,10 @@ static void test_slab_properties(void)
 				CHECK(((unsigned long)PAGE << (c.order - 1)) < stride,
 				      "stride %u: order %u past slab_max_order %u with room below",
 				      stride, c.order, max_order);
-			c = slablab_slab_geometry(stride, stride, 0, max_order, 10, PAGE, &mgmt);
+			c = slablab_slab_geometry(stride, stride, 0, max_order, 10, PAGE, 64, &mgmt);
 			CHECK(mgmt != SLABLAB_SLAB_MGMT_OBJFREELIST, "ctor stride %u", stride);
 			if (mgmt == SLABLAB_SLAB_MGMT_OFF_SLAB)
-				CHECK(slablab_slab_kmalloc_class(c.min_objects) <= stride / 2,
+				CHECK(slablab_slab_kmalloc_class(c.min_objects, 32, 64) <= stride / 2,
 				      "ctor stride %u: off-slab freelist of %u", stride,
 				      c.min_objects);
 		}

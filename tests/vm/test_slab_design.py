@@ -528,3 +528,34 @@ def test_an_atomic_allocation_tries_three_grows(hooked, hooked_cache):
     assert fail_atomic_slabs() == 4 - (3 if NUMA else 1)
     c = consistent(hooked, name)
     assert c["stats"]["grown"] == 0 and c["gauges"]["slabs"] == 0, c
+
+
+def test_a_design_change_lays_the_cache_out_as_the_new_design(client, design):
+    """slub -> slab -> slub on an empty 8-byte cache: SLAB's geometry under the slab
+    design (16-byte slots at least, an on-slab index byte each: 4096 / 17 = 240 objects
+    per order-0 slab, as /proc/slabinfo of a CONFIG_SLAB kernel shows; make fidelity
+    compares them all), SLUB's back under slub; an order that was set stays through
+    the changes, one never set follows the design's default."""
+    name = "t-relayout"
+    client.cache_create(name, 8, design="slub")
+    try:
+        slub = client.cache_get(name)
+        assert (slub["obj_stride"], slub["objs_per_slab"]) == (8, 4096 // 8 << slub["order"])
+        slab = client.cache_set(name, design="slab")
+        assert (slab["obj_stride"], slab["order"], slab["objs_per_slab"]) == (16, 0, 240)
+        assert slab["order_default"] == 0
+        back = client.cache_set(name, design="slub")
+        assert [back[k] for k in ("obj_stride", "order", "objs_per_slab")] == \
+            [slub[k] for k in ("obj_stride", "order", "objs_per_slab")]
+        client.cache_set(name, order=1)
+        kept = client.cache_set(name, design="slab")
+        assert (kept["order"], kept["order_default"]) == (1, 0)
+        # an order-1 slab of SLAB's 17-byte slots would hold 481: an index names 255
+        assert kept["objs_per_slab"] == 255
+        h = client.obj_alloc(name, 600)
+        report = client.cache_validate(name)
+        assert report["errors"] == 0, report
+        assert consistent(client, name)["gauges"]["total_objects"] % 255 == 0
+        client.obj_free(h)
+    finally:
+        client.cache_destroy(name)
