@@ -530,12 +530,13 @@ def test_an_atomic_allocation_tries_three_grows(hooked, hooked_cache):
     assert c["stats"]["grown"] == 0 and c["gauges"]["slabs"] == 0, c
 
 
-def test_a_design_change_lays_the_cache_out_as_the_new_design(client, design):
+def test_a_design_change_lays_the_cache_out_as_the_new_design(design):
     """slub -> slab -> slub on an empty 8-byte cache: SLAB's geometry under the slab
     design (16-byte slots at least, an on-slab index byte each: 4096 / 17 = 240 objects
     per order-0 slab, as /proc/slabinfo of a CONFIG_SLAB kernel shows; make fidelity
     compares them all), SLUB's back under slub; an order that was set stays through
     the changes, one never set follows the design's default."""
+    client = slablab.Client()       # (the file's client is stale after the reloads above)
     name = "t-relayout"
     client.cache_create(name, 8, design="slub")
     try:
