@@ -2,9 +2,10 @@
 /*
  * slablab: a laboratory for Linux slab allocators.
  *
- * Module entry: brings up the allocator core (and slablab's kmalloc classes), debugfs
- * and the generic netlink family, in that order, and takes them down in reverse.
- * The design and the locking rules are described at the top of slab.c.
+ * Module entry: brings up debugfs, the allocator core (and slablab's kmalloc classes)
+ * and the generic netlink family, in that order, and takes them down in reverse, ending
+ * the storm, the replay and the handles before the allocator. Slabs, their states and
+ * the locking rules are described at the top of backend.c, the layers in docs/design.md.
  */
 #include <linux/module.h>
 #include <linux/init.h>

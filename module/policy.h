@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * slablab policy math: pure functions of their arguments, no kernel state, so the same
- * code is compiled into the module and into the host unit tests (tests/host/test_policy.c).
+ * code is compiled into the module and into the host unit tests (tests/policy/test_policy.c).
  *
  * They follow SLUB as it stood in 6.1 (mm/slub.c: calculate_order(), set_cpu_partial(),
  * set_min_partial()), with the fractions the slablab design asks for; the sheaves'
- * capacity follows 7.3 (calculate_sheaf_capacity()).
+ * capacity follows 7.3 (calculate_sheaf_capacity()), the slab design's geometry SLAB's
+ * of 6.1 (mm/slab.c: calculate_slab_order(), cache_estimate(); below).
  */
 #ifndef _SLABLAB_POLICY_H
 #define _SLABLAB_POLICY_H

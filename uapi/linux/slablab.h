@@ -31,9 +31,12 @@
  *
  * SLABLAB_CMD_CACHE_NEW [ADMIN]
  *   do: → cache; ← cache
- *   [ADMIN] Create a cache: cache { name (required), size (required), align, flags,
- *   cpu-partial, min-partial, order, fastpath }. The reply is the new cache as for
- *   cache-get.
+ *   [ADMIN] Create a cache: cache { name (required), size (required), align, and any
+ *   of the cache-tunables: flags, order, cpu-partial, min-partial, fastpath,
+ *   remote-node-defrag-ratio, design, sheaf-capacity, barn-max-full, barn-max-empty,
+ *   lists, limit, batchcount, shared, reap-cpu-ms, reap-node-ms, sheaves-cpu-slabs }
+ *   (cache-request: the policy rejects the other attributes of cache as unknown). A
+ *   tunable left out gets its default. The reply is the new cache as for cache-get.
  *
  * SLABLAB_CMD_CACHE_DEL [ADMIN]
  *   do: → cache

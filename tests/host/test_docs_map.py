@@ -1,0 +1,283 @@
+# SPDX-License-Identifier: GPL-2.0
+"""The maps a newcomer reads first name what is in the tree (issue 27): README.md's
+layout table and docs/design.md's file table have a row for every source file of the
+module, README.md's layout every top-level directory and every directory of tests/,
+docs/testing.md a line for every VM and host test file, README.md links every page of
+docs/, and the spec's cache-new doc names every attribute its request accepts. A file
+added without its line in a map fails here, naming the file and the map it is missing
+from.
+
+A name counts where it stands as a whole word: `slab.c` inside `design_slab.c` or
+`kernel/slab.config` does not name module/slab.c."""
+import os
+import re
+
+import pytest
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+SPEC = os.path.join("uapi", "slablab.yaml")
+# Build outputs that can sit beside the sources (Kbuild's slablab.mod.c; the CMake tree,
+# pip's egg-info, caches): none is part of the tree the maps describe.
+BUILD_OUTPUTS = re.compile(r"\.mod\.c$|^build$|\.egg-info$|^__pycache__$")
+
+
+def read(rel):
+    with open(os.path.join(REPO, rel), encoding="utf-8") as f:
+        return f.read()
+
+
+def names(directory, pattern):
+    """The files (or directories) of @directory whose names match @pattern, sources
+    only: no hidden names, no build outputs."""
+    path = os.path.join(REPO, directory)
+    return sorted(n for n in os.listdir(path)
+                  if re.fullmatch(pattern, n) and not n.startswith(".")
+                  and not BUILD_OUTPUTS.search(n))
+
+
+def directories(directory):
+    path = os.path.join(REPO, directory)
+    return [n for n in names(directory, r".+") if os.path.isdir(os.path.join(path, n))]
+
+
+def named(text, name):
+    """Whether @text has @name as a whole word: not inside a longer file name."""
+    return re.search(r"(?<![\w-])" + re.escape(name) + r"(?![\w-])", text) is not None
+
+
+def section(doc, title):
+    """The text of @doc's section headed @title, up to the next heading of its level."""
+    text = read(doc)
+    m = re.search(r"^(#+) " + re.escape(title) + r"\n", text, re.M)
+    assert m, f"{doc} has no section {title!r}"
+    rest = text[m.end():]
+    end = re.search(r"^#{1,%d} " % len(m.group(1)), rest, re.M)
+    return rest[:end.start()] if end else rest
+
+
+def row_heads(text):
+    """The first cells of a Markdown table's rows in @text: what each row is about."""
+    return "\n".join(line.split("|")[1] for line in text.split("\n")
+                     if line.startswith("|") and line.count("|") > 2)
+
+
+def bullet_heads(text):
+    """The first code span of each "- " item in @text: what each item is about."""
+    return "\n".join(re.findall(r"^- `([^`]+)`", text, re.M))
+
+
+MODULE_SOURCES = names("module", r".+\.[ch]")
+# (doc, section, what the message calls it): a row of the section's tables per file
+MODULE_MAPS = [("README.md", "Layout", "layout table"),
+               (os.path.join("docs", "design.md"), "Layers", "file table")]
+
+
+def test_the_module_has_sources():
+    """The walk below finds the module's files (an empty list would pass every map)."""
+    assert {"slab.c", "backend.c", "internal.h"} <= set(MODULE_SOURCES), MODULE_SOURCES
+
+
+@pytest.mark.parametrize("doc,title,table", MODULE_MAPS, ids=[m[0] for m in MODULE_MAPS])
+def test_every_module_source_has_a_row_in_the_map(doc, title, table):
+    heads = row_heads(section(doc, title))
+    lost = [n for n in MODULE_SOURCES if not named(heads, n)]
+    assert not lost, "\n".join(f"module/{n} is missing from {doc}'s {table} ({title!r})"
+                               for n in lost)
+
+
+def test_every_directory_is_in_the_readme_layout():
+    layout = section("README.md", "Layout")
+    dirs = [d + "/" for d in directories(".")] + [f"tests/{d}/" for d in directories("tests")]
+    assert "module/" in dirs and "tests/vm/" in dirs, dirs
+    lost = [d for d in dirs if f"`{d}" not in layout]
+    assert not lost, "\n".join(f"{d} is missing from README.md's layout" for d in lost)
+
+
+# Each suite's files in its own section of docs/testing.md: the VM suite and the host
+# suite have files of the same name (test_fidelity.py), which one list could not tell apart.
+TESTING_MAPS = [("vm", r"test_.*\.py", "What the VM suite covers"),
+                ("host", r"test_.+", "What the host suite covers")]
+
+
+@pytest.mark.parametrize("suite,pattern,title", TESTING_MAPS, ids=[m[0] for m in TESTING_MAPS])
+def test_every_test_file_is_in_testing_md(suite, pattern, title):
+    doc = os.path.join("docs", "testing.md")
+    tests = names(os.path.join("tests", suite), pattern)
+    assert tests, f"no {pattern} in tests/{suite}"
+    heads = bullet_heads(section(doc, title))
+    lost = [t for t in tests if not named(heads, t)]
+    assert not lost, "\n".join(f"tests/{suite}/{t} is missing from {doc} ({title!r})"
+                               for t in lost)
+
+
+def test_every_doc_is_linked_from_the_readme():
+    readme = read("README.md")
+    docs = names("docs", r".+\.md")
+    lost = [d for d in docs
+            if not re.search(r"\]\(docs/" + re.escape(d) + r"(#[^)\s]*)?\)", readme)]
+    assert not lost, "\n".join(f"docs/{d} is not linked from README.md" for d in lost)
+
+
+# The spec is read here without PyYAML (python3-yaml), so that this test needs nothing
+# but pytest and fails, rather than skips, where the package is missing.
+# test_spec_reader_reads_what_pyyaml_reads checks the reader against PyYAML where it is.
+KEY = re.compile(r"([\w-]+):(?: +(.*))?$")
+
+
+def load_block_yaml(text):
+    """The block YAML the spec is written in — mappings, "-" sequences, "|" scalars,
+    one-line flow lists, quoted and plain one-line scalars — as dicts, lists and
+    strings; ValueError names the first line it cannot read."""
+    raw = text.split("\n")
+    pos = 0
+
+    def peek():
+        """(line number, indentation, text) of the next line with content, or None."""
+        nonlocal pos
+        while pos < len(raw) and (not raw[pos].strip() or raw[pos].lstrip().startswith("#")):
+            pos += 1
+        if pos == len(raw):
+            return None
+        line = raw[pos]
+        return pos + 1, len(line) - len(line.lstrip(" ")), line.strip()
+
+    def is_item(s):
+        return s == "-" or s.startswith("- ")
+
+    def scalar(no, s):
+        if s[:1] in "'\"":
+            if len(s) < 2 or s[-1] != s[0]:
+                raise ValueError(f"{SPEC}:{no}: a quoted scalar on more than one line")
+            return s[1:-1].replace("''", "'") if s[0] == "'" else s[1:-1]
+        if s.startswith("["):
+            if not s.endswith("]"):
+                raise ValueError(f"{SPEC}:{no}: a flow list on more than one line")
+            return [w.strip() for w in s[1:-1].split(",") if w.strip()]
+        return s
+
+    def block_scalar(indent):
+        """A "|" scalar: the lines after its key at @indent that are indented deeper."""
+        nonlocal pos
+        body = []
+        while pos < len(raw) and (not raw[pos].strip()
+                                  or len(raw[pos]) - len(raw[pos].lstrip(" ")) > indent):
+            body.append(raw[pos])
+            pos += 1
+        while body and not body[-1].strip():
+            body.pop()
+        cut = min((len(b) - len(b.lstrip(" ")) for b in body if b.strip()), default=0)
+        return "\n".join(b[cut:] for b in body) + "\n"
+
+    def value(no, indent, rest):
+        if rest == "|":
+            return block_scalar(indent)
+        if rest:
+            return scalar(no, rest)
+        nxt = peek()
+        if nxt and (nxt[1] > indent or nxt[1] == indent and is_item(nxt[2])):
+            return sequence(nxt[1]) if is_item(nxt[2]) else mapping(nxt[1])
+        return None
+
+    def mapping(indent, first=None):
+        """The keys at @indent; @first: a key already read after a "- "."""
+        nonlocal pos
+        out = {}
+        while True:
+            cur = first or peek()
+            if cur is None or cur[1] < indent or (first is None and is_item(cur[2])):
+                return out
+            no, ind, s = cur
+            m = KEY.match(s)
+            if ind > indent or not m:
+                raise ValueError(f"{SPEC}:{no}: not a key of the mapping at column {indent}")
+            first = None
+            pos += 1
+            out[m.group(1)] = value(no, ind, m.group(2) or "")
+
+    def sequence(indent):
+        nonlocal pos
+        out = []
+        while True:
+            cur = peek()
+            if cur is None or cur[1] != indent or not is_item(cur[2]):
+                return out
+            no, ind, s = cur
+            rest = s[1:].strip()
+            if not rest:
+                pos += 1
+                nxt = peek()
+                out.append(sequence(nxt[1]) if is_item(nxt[2]) else mapping(nxt[1]))
+            elif KEY.match(rest):
+                out.append(mapping(ind + 2, (no, ind + 2, rest)))
+            else:
+                pos += 1
+                out.append(scalar(no, rest))
+
+    out = mapping(0)
+    if peek() is not None:
+        raise ValueError(f"{SPEC}:{peek()[0]}: not read")
+    return out
+
+
+def spec():
+    return load_block_yaml(read(SPEC))
+
+
+def request_attributes(y, op_name):
+    """What @op_name's do request accepts, as scripts/gen-protocol.py's policies do:
+    each attribute the request names and, for a nest, every attribute its nested set's
+    policy takes (the `<set>-request` subset, else all but unused, pad and multi-attr
+    nests). Returns (the op, [(nest or None, attribute)])."""
+    sets = {s["name"]: s for s in y["attribute-sets"]}
+    op = next(o for o in y["operations"]["list"] if o["name"] == op_name)
+    out = []
+    for an in op["do"]["request"]["attributes"]:
+        attr = next(a for a in sets[op["attribute-set"]]["attributes"] if a["name"] == an)
+        if attr.get("type") != "nest":
+            out.append((None, an))
+            continue
+        inner = attr["nested-attributes"]
+        policy = sets.get(f"{inner}-request")
+        accepted = [a["name"] for a in (policy or sets[inner])["attributes"]
+                    if policy or (a.get("type") not in ("unused", "pad")
+                                  and not a.get("multi-attr"))]
+        out += [(an, x) for x in accepted]
+    return op, out
+
+
+def test_cache_new_doc_names_every_attribute_its_request_takes():
+    y = spec()
+    op, accepted = request_attributes(y, "cache-new")
+    tunables = next(s for s in y["attribute-sets"] if s["name"] == "cache-tunables")
+    # cache-new takes every tunable (cache-tunables' doc), so the check below covers them
+    not_taken = sorted({a["name"] for a in tunables["attributes"]} - {a for _, a in accepted})
+    assert not not_taken, f"{SPEC}: cache-new's request does not take the tunables {not_taken}"
+    lost = [f"{nest}.{a}" if nest else a for nest, a in accepted if not named(op["doc"], a)]
+    assert not lost, "\n".join(f"{SPEC}: {a} (cache-new's request takes it) is missing from "
+                               "cache-new's doc" for a in lost)
+
+
+def test_spec_reader_reads_what_pyyaml_reads():
+    """The reader above against PyYAML on the whole spec, PyYAML's numbers and booleans
+    as the text they were written as."""
+    yaml = pytest.importorskip("yaml", reason="python3-yaml is missing (scripts/deps.sh "
+                               "installs it)")
+
+    def as_text(o):
+        if isinstance(o, dict):
+            return {k: as_text(v) for k, v in o.items()}
+        if isinstance(o, list):
+            return [as_text(v) for v in o]
+        if isinstance(o, bool):
+            return "true" if o else "false"
+        return str(o) if isinstance(o, int) else o
+
+    assert spec() == as_text(yaml.safe_load(read(SPEC)))
+
+
+def test_named_is_a_whole_word():
+    assert named("module/slab.c's top comment", "slab.c")
+    assert not named("design_slab.c, kernel/slab.config", "slab.c")
+    assert not named("netlink-gen.c", "gen.c")
+    assert named("size (required), align", "size")
+    assert not named("sheaf-capacity", "capacity")
