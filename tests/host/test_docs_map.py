@@ -13,6 +13,7 @@ import os
 import re
 
 import pytest
+import yaml  # type: ignore[import]  # python3-yaml (no stubs): gen-protocol.py reads the spec so
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SPEC = os.path.join("uapi", "slablab.yaml")
@@ -118,109 +119,8 @@ def test_every_doc_is_linked_from_the_readme():
     assert not lost, "\n".join(f"docs/{d} is not linked from README.md" for d in lost)
 
 
-# The spec is read here without PyYAML (python3-yaml), so that this test needs nothing
-# but pytest and fails, rather than skips, where the package is missing.
-# test_spec_reader_reads_what_pyyaml_reads checks the reader against PyYAML where it is.
-KEY = re.compile(r"([\w-]+):(?: +(.*))?$")
-
-
-def load_block_yaml(text):
-    """The block YAML the spec is written in — mappings, "-" sequences, "|" scalars,
-    one-line flow lists, quoted and plain one-line scalars — as dicts, lists and
-    strings; ValueError names the first line it cannot read."""
-    raw = text.split("\n")
-    pos = 0
-
-    def peek():
-        """(line number, indentation, text) of the next line with content, or None."""
-        nonlocal pos
-        while pos < len(raw) and (not raw[pos].strip() or raw[pos].lstrip().startswith("#")):
-            pos += 1
-        if pos == len(raw):
-            return None
-        line = raw[pos]
-        return pos + 1, len(line) - len(line.lstrip(" ")), line.strip()
-
-    def is_item(s):
-        return s == "-" or s.startswith("- ")
-
-    def scalar(no, s):
-        if s[:1] in "'\"":
-            if len(s) < 2 or s[-1] != s[0]:
-                raise ValueError(f"{SPEC}:{no}: a quoted scalar on more than one line")
-            return s[1:-1].replace("''", "'") if s[0] == "'" else s[1:-1]
-        if s.startswith("["):
-            if not s.endswith("]"):
-                raise ValueError(f"{SPEC}:{no}: a flow list on more than one line")
-            return [w.strip() for w in s[1:-1].split(",") if w.strip()]
-        return s
-
-    def block_scalar(indent):
-        """A "|" scalar: the lines after its key at @indent that are indented deeper."""
-        nonlocal pos
-        body = []
-        while pos < len(raw) and (not raw[pos].strip()
-                                  or len(raw[pos]) - len(raw[pos].lstrip(" ")) > indent):
-            body.append(raw[pos])
-            pos += 1
-        while body and not body[-1].strip():
-            body.pop()
-        cut = min((len(b) - len(b.lstrip(" ")) for b in body if b.strip()), default=0)
-        return "\n".join(b[cut:] for b in body) + "\n"
-
-    def value(no, indent, rest):
-        if rest == "|":
-            return block_scalar(indent)
-        if rest:
-            return scalar(no, rest)
-        nxt = peek()
-        if nxt and (nxt[1] > indent or nxt[1] == indent and is_item(nxt[2])):
-            return sequence(nxt[1]) if is_item(nxt[2]) else mapping(nxt[1])
-        return None
-
-    def mapping(indent, first=None):
-        """The keys at @indent; @first: a key already read after a "- "."""
-        nonlocal pos
-        out = {}
-        while True:
-            cur = first or peek()
-            if cur is None or cur[1] < indent or (first is None and is_item(cur[2])):
-                return out
-            no, ind, s = cur
-            m = KEY.match(s)
-            if ind > indent or not m:
-                raise ValueError(f"{SPEC}:{no}: not a key of the mapping at column {indent}")
-            first = None
-            pos += 1
-            out[m.group(1)] = value(no, ind, m.group(2) or "")
-
-    def sequence(indent):
-        nonlocal pos
-        out = []
-        while True:
-            cur = peek()
-            if cur is None or cur[1] != indent or not is_item(cur[2]):
-                return out
-            no, ind, s = cur
-            rest = s[1:].strip()
-            if not rest:
-                pos += 1
-                nxt = peek()
-                out.append(sequence(nxt[1]) if is_item(nxt[2]) else mapping(nxt[1]))
-            elif KEY.match(rest):
-                out.append(mapping(ind + 2, (no, ind + 2, rest)))
-            else:
-                pos += 1
-                out.append(scalar(no, rest))
-
-    out = mapping(0)
-    if peek() is not None:
-        raise ValueError(f"{SPEC}:{peek()[0]}: not read")
-    return out
-
-
 def spec():
-    return load_block_yaml(read(SPEC))
+    return yaml.safe_load(read(SPEC))
 
 
 def request_attributes(y, op_name):
@@ -255,24 +155,6 @@ def test_cache_new_doc_names_every_attribute_its_request_takes():
     lost = [f"{nest}.{a}" if nest else a for nest, a in accepted if not named(op["doc"], a)]
     assert not lost, "\n".join(f"{SPEC}: {a} (cache-new's request takes it) is missing from "
                                "cache-new's doc" for a in lost)
-
-
-def test_spec_reader_reads_what_pyyaml_reads():
-    """The reader above against PyYAML on the whole spec, PyYAML's numbers and booleans
-    as the text they were written as."""
-    yaml = pytest.importorskip("yaml", reason="python3-yaml is missing (scripts/deps.sh "
-                               "installs it)")
-
-    def as_text(o):
-        if isinstance(o, dict):
-            return {k: as_text(v) for k, v in o.items()}
-        if isinstance(o, list):
-            return [as_text(v) for v in o]
-        if isinstance(o, bool):
-            return "true" if o else "false"
-        return str(o) if isinstance(o, int) else o
-
-    assert spec() == as_text(yaml.safe_load(read(SPEC)))
 
 
 def test_named_is_a_whole_word():

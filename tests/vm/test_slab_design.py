@@ -546,8 +546,8 @@ def test_a_design_change_lays_the_cache_out_as_the_new_design(design):
         assert (slab["obj_stride"], slab["order"], slab["objs_per_slab"]) == (16, 0, 240)
         assert slab["order_default"] == 0
         back = client.cache_set(name, design="slub")
-        assert [back[k] for k in ("obj_stride", "order", "objs_per_slab")] == \
-            [slub[k] for k in ("obj_stride", "order", "objs_per_slab")]
+        assert (back["obj_stride"], back["order"], back["objs_per_slab"]) == \
+            (slub["obj_stride"], slub["order"], slub["objs_per_slab"])
         client.cache_set(name, order=1)
         kept = client.cache_set(name, design="slab")
         assert (kept["order"], kept["order_default"]) == (1, 0)
