@@ -534,6 +534,7 @@ struct slablab_slab *slablab_new_slab(struct slablab_cache *s, gfp_t gfp, int no
 	if (!(slab->base_flags & SLABLAB_SLAB_ON_SLAB))
 		s->nr_meta_slabs++;
 	spin_unlock_irqrestore(&s->slabs_lock, flags);
+	trace_slablab_slab_new(s, page_to_nid(page), order, nr);
 	return slab;
 }
 
@@ -601,6 +602,7 @@ void slablab_discard_slab(struct slablab_cache *s, struct slablab_slab *slab)
 	spin_unlock_irqrestore(&s->slabs_lock, flags);
 
 	stat(s, SLABLAB_FREE_SLAB);
+	trace_slablab_slab_free(s, slab_nid(slab), order, slab_objects(slab));
 	if (rcu) {
 		stat(s, SLABLAB_RCU_SLAB_DEFERRED);
 		call_rcu(&slab->rcu, rcu_free_slab);

@@ -11,6 +11,7 @@
 #include <linux/swab.h>
 #include <linux/uaccess.h>
 #include "internal.h"
+#include "trace.h"
 
 /* gfp bits that say how hard to try, passed on to the page and metadata allocations */
 #define SLABLAB_RECLAIM_GFP (__GFP_RECLAIM | __GFP_IO | __GFP_FS | __GFP_NOWARN | \
@@ -218,11 +219,52 @@ static inline unsigned int slablab_occupancy_bucket(const struct slablab_occupan
 	return 1 + (inuse - 1) * (h->nr - 2) / (objects - 1);
 }
 
+/*
+ * A slow path's start for the slablab_alloc_slow event: the clock only while the event
+ * is enabled (0 otherwise; 1 or more when read).
+ */
+static __always_inline u64 slablab_slow_start(void)
+{
+	return trace_slablab_alloc_slow_enabled() ? ktime_get_ns() | 1 : 0;
+}
+
+/* Its end: the event, with the time since slablab_slow_start() when that read the clock. */
+static __always_inline void slablab_slow_end(const struct slablab_cache *s, const void *obj,
+					     int node, u64 t0)
+{
+	if (unlikely(t0))
+		trace_slablab_alloc_slow(s, obj, node, ktime_get_ns() - t0);
+}
+
+/*
+ * Whether an allocation zeroes the object: 6.1's slab_want_init_on_alloc() (mm/slab.h):
+ * init_on_alloc zeroes every object but a constructed one, and a typesafe-by-rcu or
+ * poisoned (debug) one only for __GFP_ZERO; without it only __GFP_ZERO does. The slob
+ * design zeroes for __GFP_ZERO alone, as 6.1's slob_alloc().
+ */
+static __always_inline bool slablab_want_init_on_alloc(const struct slablab_cache *s, gfp_t gfp)
+{
+	if (s->design == SLABLAB_DESIGN_SLOB || !want_init_on_alloc(0))
+		return gfp & __GFP_ZERO;
+	if (s->ctor)
+		return false;
+	if (s->flags & (SLABLAB_CACHE_F_TYPESAFE_BY_RCU | SLABLAB_CACHE_F_DEBUG))
+		return gfp & __GFP_ZERO;
+	return true;
+}
+
+/* Whether a free zeroes the object: 6.1's slab_want_init_on_free(); never on slob. */
+static __always_inline bool slablab_want_init_on_free(const struct slablab_cache *s)
+{
+	return want_init_on_free() && !s->ctor && s->design != SLABLAB_DESIGN_SLOB &&
+	       !(s->flags & (SLABLAB_CACHE_F_TYPESAFE_BY_RCU | SLABLAB_CACHE_F_DEBUG));
+}
+
 static __always_inline void *alloc_hook(struct slablab_cache *s, void *obj, gfp_t gfp)
 {
 	if (unlikely(s->flags & SLABLAB_CACHE_F_DEBUG))
 		slablab_debug_alloc_check(s, obj);
-	if (!s->ctor && want_init_on_alloc(gfp))
+	if (slablab_want_init_on_alloc(s, gfp))
 		memset(obj, 0, s->object_size);
 	return obj;
 }
@@ -233,8 +275,7 @@ static __always_inline bool free_hook(struct slablab_cache *s, struct slablab_sl
 {
 	if (unlikely(s->flags & SLABLAB_CACHE_F_DEBUG))
 		return slablab_debug_free_check(s, slab, obj);
-	/* 6.1's SLOB has no init_on_free: the slob design neither */
-	if (want_init_on_free() && !s->ctor && s->design != SLABLAB_DESIGN_SLOB)
+	if (slablab_want_init_on_free(s))
 		memset(obj, 0, s->object_size);
 	return true;
 }

@@ -327,6 +327,7 @@ static void sheaf_flush(struct slablab_cache *s, struct slablab_sheaf *sh)
 {
 	if (!sh->size)
 		return;
+	trace_slablab_drain(s, "sheaf_flush", sh->size);
 	stat_add(s, SLABLAB_SHEAF_FLUSH, sh->size);
 	return_objects(s, sh->objects, sh->size);
 	sh->size = 0;
@@ -638,7 +639,7 @@ static struct slablab_cpu *refill_main(struct slablab_cache *s, gfp_t gfp,
  * Main is looked at again under the lock: an interrupt or another task on this cpu may
  * have refilled it meanwhile.
  */
-void *slablab_sheaves_alloc_slow(struct slablab_cache *s, gfp_t gfp, int node)
+static void *sheaves_alloc_slow(struct slablab_cache *s, gfp_t gfp, int node)
 {
 	struct slablab_sheaf *empty, *main;
 	struct slablab_cpu *c;
@@ -688,6 +689,16 @@ slabs:
 		return NULL;
 	stat(s, SLABLAB_ALLOC_SLOWPATH);
 	return alloc_hook(s, obj, gfp);
+}
+
+/* The slow path, timed for the slablab_alloc_slow event while it is enabled. */
+void *slablab_sheaves_alloc_slow(struct slablab_cache *s, gfp_t gfp, int node)
+{
+	u64 t0 = slablab_slow_start();
+	void *obj = sheaves_alloc_slow(s, gfp, node);
+
+	slablab_slow_end(s, obj, node, t0);
+	return obj;
 }
 
 /* ---- free ---- */

@@ -876,6 +876,7 @@ static __always_inline void *array_alloc(struct slablab_cache *s, gfp_t gfp,
 {
 	struct slablab_array *ac = this_cpu_ptr(s->cpu)->ac;
 	void *obj;
+	u64 t0;
 
 	if (likely(ac->avail)) {
 		ac->touched = 1;
@@ -884,9 +885,11 @@ static __always_inline void *array_alloc(struct slablab_cache *s, gfp_t gfp,
 		return ac->entry[--ac->avail];
 	}
 	stat(s, SLABLAB_ALLOCMISS);
+	t0 = slablab_slow_start();
 	obj = refill(s, gfp, flags);
 	if (obj)
 		stat(s, SLABLAB_ALLOC_SLOWPATH);
+	slablab_slow_end(s, obj, NUMA_NO_NODE, t0);
 	return obj;
 }
 
@@ -978,6 +981,7 @@ static void flusharray(struct slablab_cache *s, struct slablab_array *ac,
 	unsigned int batch = min(ac->batchcount, ac->avail);
 	struct slablab_array *shared;
 
+	trace_slablab_drain(s, "cache_flusharray", batch);
 	spin_lock(node_lock(s, nid));
 	shared = sn->shared;
 	if (shared && shared->limit > shared->avail) {

@@ -343,6 +343,7 @@ static void *slob_alloc(struct slablab_cache *s, size_t size, gfp_t gfp, int ali
 	set_page_private(page, (unsigned long)new_sp | SLABLAB_PAGE_SLOB);
 	stat(s, SLABLAB_SLOB_NEW_PAGE);
 	stat(s, SLABLAB_ALLOC_SLAB);
+	trace_slablab_slab_new(s, page_to_nid(page), 0, 0);	/* a heap page: no slots */
 
 	spin_lock_irqsave(&slob_heap.lock, flags);
 	list_add(&new_sp->all, &slob_heap.all);
@@ -381,6 +382,8 @@ static void slob_free(struct slablab_cache *s, void *block, size_t size)
 			 */
 			slob_charge(sp->owner, -1, true);
 			stat(sp->owner, SLABLAB_FREE_SLAB);
+			trace_slablab_slab_free(sp->owner, page_to_nid(virt_to_page(sp->base)),
+						0, 0);
 		} else {
 			slob_heap.orphan_pages--;
 		}
@@ -500,15 +503,23 @@ static void *slob_alloc_obj(struct slablab_cache *s, gfp_t gfp, int node)
 	if (node != NUMA_NO_NODE && !node_state(node, N_NORMAL_MEMORY))
 		node = NUMA_NO_NODE;
 	if (s->object_size < PAGE_SIZE) {
+		/* every slob allocation walks the heap: its slow path, for the event */
+		u64 t0 = slablab_slow_start();
+
 		b = slob_alloc(s, slob_size(s), gfp, slob_align(s), node, 0);
+		slablab_slow_end(s, b, node, t0);
+		/* only __GFP_ZERO: 6.1's SLOB ignores init_on_alloc (slob_alloc()) */
+		if (b && unlikely(gfp & __GFP_ZERO))
+			memset(b, 0, s->object_size);
 	} else {
 		unsigned int order = get_order(s->object_size);
 		struct page *page = NULL;
 		unsigned long flags;
 
+		/* the page allocator zeroes them (for __GFP_ZERO, or init_on_alloc) */
 		if (!slablab_inject_new_slab_failure(s, gfp, order))
-			page = alloc_pages_node(node, (gfp & SLABLAB_RECLAIM_GFP) | __GFP_COMP,
-						order);
+			page = alloc_pages_node(node, (gfp & (SLABLAB_RECLAIM_GFP | __GFP_ZERO)) |
+						__GFP_COMP, order);
 		b = page ? page_address(page) : NULL;
 		if (b) {
 			spin_lock_irqsave(&slob_heap.lock, flags);
@@ -516,17 +527,17 @@ static void *slob_alloc_obj(struct slablab_cache *s, gfp_t gfp, int node)
 			slob_charge(s, 1L << order, false);
 			spin_unlock_irqrestore(&slob_heap.lock, flags);
 			stat(s, SLABLAB_ALLOC_SLAB);
+			trace_slablab_slab_new(s, page_to_nid(page), order, 1);
 		}
 	}
 	if (!b)
 		return NULL;
 	stat(s, SLABLAB_ALLOC_SLOWPATH);
 	/* A free block's first units hold the free list: construct on every allocation. */
-	if (s->ctor)
+	if (s->ctor) {
+		WARN_ON_ONCE(gfp & __GFP_ZERO);		/* as slob_alloc_node() */
 		s->ctor(b);
-	else if (unlikely(gfp & __GFP_ZERO))
-		/* only __GFP_ZERO: 6.1's SLOB ignores init_on_alloc (slob_alloc()) */
-		memset(b, 0, s->object_size);
+	}
 	return b;
 }
 
@@ -563,6 +574,7 @@ static void slob_free_obj(struct slablab_cache *s, void *obj)
 		slob_charge(s, -(1L << order), false);
 		spin_unlock_irqrestore(&slob_heap.lock, flags);
 		stat(s, SLABLAB_FREE_SLAB);
+		trace_slablab_slab_free(s, page_to_nid(page), order, 1);
 		__free_pages(page, order);
 	}
 }

@@ -275,6 +275,7 @@ static bool deactivate_slab(struct slablab_cache *s, struct slablab_slab *slab, 
 		tail = p;
 		cnt++;
 	}
+	trace_slablab_drain(s, "deactivate_slab", cnt);
 	spin_lock_irqsave(&n->list_lock, flags);
 	for (;;) {
 		old = read_pair(&slab->fc);
@@ -622,10 +623,12 @@ load:
 /* The slow path of slub_alloc() and bulk allocation: counts ALLOC_SLOWPATH. */
 void *slablab_slub_alloc_slow(struct slablab_cache *s, gfp_t gfp, int node)
 {
+	u64 t0 = slablab_slow_start();
 	void *obj = slub_debug(s) ? debug_alloc(s, gfp, node) : alloc_slow(s, gfp, node);
 
 	if (obj)
 		stat(s, SLABLAB_ALLOC_SLOWPATH);
+	slablab_slow_end(s, obj, node, t0);
 	return obj;
 }
 

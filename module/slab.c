@@ -42,6 +42,7 @@
 #include "compat.h"
 #include "design_sheaves.h"
 #include "design_slub.h"
+#include "trace.h"
 
 /* The designs, by enum slablab_design; NULL: reserved, not built yet. */
 static const struct slablab_design_ops *const slablab_designs[__SLABLAB_DESIGN_MAX] = {
@@ -236,7 +237,10 @@ static __always_inline void design_free(struct slablab_cache *s, struct slablab_
  */
 void *slablab_cache_alloc(struct slablab_cache *s, gfp_t gfp)
 {
-	return design_alloc(s, gfp, NUMA_NO_NODE);
+	void *obj = design_alloc(s, gfp, NUMA_NO_NODE);
+
+	trace_slablab_cache_alloc(_RET_IP_, obj, s, s->object_size, s->stride, gfp, NUMA_NO_NODE);
+	return obj;
 }
 EXPORT_SYMBOL_GPL(slablab_cache_alloc);
 
@@ -251,9 +255,13 @@ EXPORT_SYMBOL_GPL(slablab_cache_alloc);
 void *slablab_cache_alloc_node(struct slablab_cache *s, gfp_t gfp, int node)
 {
 	/* Nodes without normal memory are mapped to NUMA_NO_NODE by the slow path. */
+	void *obj;
+
 	if (node != NUMA_NO_NODE && (node < 0 || node >= nr_node_ids))
 		node = NUMA_NO_NODE;
-	return design_alloc(s, gfp, node);
+	obj = design_alloc(s, gfp, node);
+	trace_slablab_cache_alloc(_RET_IP_, obj, s, s->object_size, s->stride, gfp, node);
+	return obj;
 }
 EXPORT_SYMBOL_GPL(slablab_cache_alloc_node);
 
@@ -275,6 +283,7 @@ void slablab_cache_free(struct slablab_cache *s, void *obj)
 {
 	if (unlikely(!obj))
 		return;
+	trace_slablab_cache_free(_RET_IP_, obj, s);
 	cache_free_slab(s, obj_to_slab(obj), obj);
 }
 EXPORT_SYMBOL_GPL(slablab_cache_free);
@@ -615,7 +624,7 @@ void *slablab_cache_alloc_from_sheaf(struct slablab_cache *s, gfp_t gfp,
 		 * Hooked when the bulk allocation filled the sheaf, with the prefill's gfp:
 		 * a __GFP_ZERO given here (7.3 runs the post-alloc hook now) still zeroes.
 		 */
-		if (!s->ctor && want_init_on_alloc(gfp))
+		if (slablab_want_init_on_alloc(s, gfp))
 			memset(obj, 0, s->object_size);
 		return obj;
 	}
@@ -1258,6 +1267,7 @@ int slablab_set_fastpath(struct slablab_cache *s, unsigned int mode,
 struct layout_state {
 	unsigned int flags, stride, fp_offset, slot_index, max_objs;
 	unsigned int order, order_default;
+	bool order_set;
 	struct slablab_order_choice order_choice;
 	unsigned int *random_seq, random_seq_len;
 };
@@ -1267,6 +1277,7 @@ static void layout_save(const struct slablab_cache *s, struct layout_state *l)
 	*l = (struct layout_state) {
 		.flags = s->flags, .stride = s->stride, .fp_offset = s->fp_offset,
 		.slot_index = s->slot_index, .max_objs = s->max_objs, .order = s->order,
+		.order_set = s->order_set,
 		.order_default = s->order_default, .order_choice = s->order_choice,
 		.random_seq = s->random_seq, .random_seq_len = s->random_seq_len,
 	};
@@ -1283,6 +1294,7 @@ static void layout_restore(struct slablab_cache *s, const struct layout_state *l
 	s->slot_index = l->slot_index;
 	s->max_objs = l->max_objs;
 	WRITE_ONCE(s->order, l->order);
+	s->order_set = l->order_set;
 	s->order_default = l->order_default;
 	s->order_choice = l->order_choice;
 	s->random_seq = l->random_seq;
@@ -1321,7 +1333,9 @@ static int relayout(struct slablab_cache *s, unsigned int flags, unsigned int de
 	}
 	s->random_seq = seq;
 	s->random_seq_len = seq_len;
-	if (!s->order_set || s->order < slablab_min_order(s))
+	if (s->order_set && s->order < slablab_min_order(s))
+		s->order_set = false;	/* it holds no object now: the default again */
+	if (!s->order_set)
 		WRITE_ONCE(s->order, s->order_default);
 	return 0;
 }
@@ -1785,6 +1799,33 @@ static void *kmalloc_classes(size_t size, gfp_t gfp)
 	return kmalloc_pages(size, gfp);
 }
 
+/*
+ * The kmalloc event of what slablab_kmalloc() gave @size bytes: the class and slot it
+ * came from (kmem's bytes_alloc: a slab's slot, SLOB's block with its header, or the
+ * pages of a large request). Only while the event is enabled.
+ */
+static noinline void trace_kmalloc_event(unsigned long call_site, const void *p, size_t size,
+					 gfp_t gfp)
+{
+	struct slablab_cache *s = NULL;
+	size_t bytes = 0;
+	struct page *page;
+
+	if (p) {
+		page = virt_to_head_page(p);
+		if (page_private(page) & SLABLAB_PAGE_SLOB) {
+			s = kmalloc_class(size);
+			bytes = size + SLABLAB_SLOB_MINALIGN;
+		} else if (page_private(page)) {
+			s = ((struct slablab_slab *)page_private(page))->cache;
+			bytes = s->stride;
+		} else {
+			bytes = PAGE_SIZE << compound_order(page);
+		}
+	}
+	trace_slablab_kmalloc(call_site, p, s, size, bytes, gfp, NUMA_NO_NODE);
+}
+
 /**
  * slablab_kmalloc - allocate @size bytes from slablab's size classes
  * @size: bytes wanted
@@ -1805,10 +1846,14 @@ void *slablab_kmalloc(size_t size, gfp_t gfp)
 
 	if (unlikely(!size))
 		return NULL;
-	if (unlikely(!kmalloc_users_get()))
-		return kmalloc_pages(size, gfp);	/* frozen for a design switch */
-	p = kmalloc_classes(size, gfp);
-	kmalloc_users_put();
+	if (likely(kmalloc_users_get())) {
+		p = kmalloc_classes(size, gfp);
+		kmalloc_users_put();
+	} else {
+		p = kmalloc_pages(size, gfp);	/* frozen for a design switch */
+	}
+	if (trace_slablab_kmalloc_enabled())
+		trace_kmalloc_event(_RET_IP_, p, size, gfp);
 	return p;
 }
 EXPORT_SYMBOL_GPL(slablab_kmalloc);
@@ -1837,19 +1882,23 @@ void slablab_kfree(const void *p)
 		 * reference is needed: a switch away from slob that this free's count let
 		 * through leaves the heap to finish it.
 		 */
-		slablab_slob_kfree(kmalloc_class(slablab_slob_ksize(p)), p);
+		s = kmalloc_class(slablab_slob_ksize(p));
+		trace_slablab_kfree(_RET_IP_, p, s);
+		slablab_slob_kfree(s, p);
 		return;
 	}
 	slab = (struct slablab_slab *)page_private(page);
 	if (!slab) {
 		/* Straight from the page allocator (large, or the page policy). */
+		trace_slablab_kfree(_RET_IP_, p, NULL);
 		atomic_long_sub(1L << compound_order(page), &slablab_kmalloc_pages_direct);
 		__free_pages(page, compound_order(page));
 		return;
 	}
 	s = slab->cache;
+	trace_slablab_kfree(_RET_IP_, p, s);
 	if (s->owner != SLABLAB_OWNER_KMALLOC) {
-		slablab_cache_free(s, (void *)p);
+		cache_free_slab(s, slab, (void *)p);	/* (the event was kfree's) */
 		return;
 	}
 	if (unlikely(!kmalloc_users_get())) {

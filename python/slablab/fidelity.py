@@ -402,14 +402,15 @@ def _cost_storms(client: Any, p: Any, resident: bool) -> Dict[str, Any]:
     name = "fid-cost"
     fig: Dict[str, Any] = {}
     client.cache_create(name, 256, design=p.design, **p.tunables)
+    handle = None
     try:
         handle = client.obj_alloc(name, 1, 0) if resident else None
         for target in ("slablab", "native"):
             fig[target] = client.storm(target, "pair", cache=name, threads=1, ops=20_000,
                                        seed=1)
+    finally:
         if handle is not None:
             client.obj_free(handle, 0)
-    finally:
         client.cache_destroy(name)
     return fig
 

@@ -223,8 +223,10 @@ def test_defaults_follow_policy(client, make_cache):
 @pytest.mark.parametrize("size,slub", [(8, "kmalloc-8"), (64, "kmalloc-64"),
                                        (192, "kmalloc-192"), (1024, "kmalloc-1k"),
                                        (4096, "kmalloc-4k"), (8192, "kmalloc-8k")])
+@pytest.mark.parametrize("design", ["slub"])
 def test_order_matches_kernel_slub(client, make_cache, size, slub):
-    """slablab's kmalloc classes pick the order the running kernel's SLUB picked.
+    """slablab's kmalloc classes pick the order the running kernel's SLUB picked (SLUB's
+    policy: the slab design has SLAB's, tests/policy/test_policy.c and make fidelity).
 
     SLUB's calculate_order() works on its slot size (slab_size), which the kernel may
     grow beyond the object: KASAN adds a red zone and its metadata (kmalloc-1k holds
