@@ -240,7 +240,8 @@ static __always_inline void slablab_slow_end(const struct slablab_cache *s, cons
  * Whether an allocation zeroes the object: 6.1's slab_want_init_on_alloc() (mm/slab.h):
  * init_on_alloc zeroes every object but a constructed one, and a typesafe-by-rcu or
  * poisoned (debug) one only for __GFP_ZERO; without it only __GFP_ZERO does. The slob
- * design zeroes for __GFP_ZERO alone, as 6.1's slob_alloc().
+ * design zeroes a heap block for __GFP_ZERO alone, as 6.1's slob_alloc() (its large
+ * objects' pages are zeroed by the page allocator, init_on_alloc included).
  */
 static __always_inline bool slablab_want_init_on_alloc(const struct slablab_cache *s, gfp_t gfp)
 {

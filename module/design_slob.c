@@ -634,11 +634,13 @@ static int slob_alloc_bulk(struct slablab_cache *s, gfp_t gfp, size_t nr, void *
 void *slablab_slob_kmalloc(struct slablab_cache *s, size_t size, gfp_t gfp)
 {
 	unsigned int minalign = SLOB_MINALIGN, align = minalign;
+	u64 t0 = slablab_slow_start();
 	unsigned int *m;
 
 	if (is_power_of_2(size))
 		align = max_t(unsigned int, minalign, size);
 	m = slob_alloc(s, size + minalign, gfp, align, NUMA_NO_NODE, minalign);
+	slablab_slow_end(s, m, NUMA_NO_NODE, t0);
 	if (!m)
 		return NULL;
 	*m = size;

@@ -275,7 +275,8 @@ static bool deactivate_slab(struct slablab_cache *s, struct slablab_slab *slab, 
 		tail = p;
 		cnt++;
 	}
-	trace_slablab_drain(s, "deactivate_slab", cnt);
+	if (cnt)
+		trace_slablab_drain(s, "deactivate_slab", cnt);
 	spin_lock_irqsave(&n->list_lock, flags);
 	for (;;) {
 		old = read_pair(&slab->fc);

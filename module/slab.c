@@ -626,11 +626,14 @@ void *slablab_cache_alloc_from_sheaf(struct slablab_cache *s, gfp_t gfp,
 		 */
 		if (slablab_want_init_on_alloc(s, gfp))
 			memset(obj, 0, s->object_size);
-		return obj;
+	} else {
+		this_cpu_dec(s->cpu->prefilled_objects);
+		stat(s, SLABLAB_ALLOC_FASTPATH);
+		alloc_hook(s, obj, gfp);
 	}
-	this_cpu_dec(s->cpu->prefilled_objects);
-	stat(s, SLABLAB_ALLOC_FASTPATH);
-	return alloc_hook(s, obj, gfp);
+	/* 7.3's kmem_cache_alloc_from_sheaf() fires kmem_cache_alloc */
+	trace_slablab_cache_alloc(_RET_IP_, obj, s, s->object_size, s->stride, gfp, NUMA_NO_NODE);
+	return obj;
 }
 EXPORT_SYMBOL_GPL(slablab_cache_alloc_from_sheaf);
 
@@ -1896,16 +1899,20 @@ void slablab_kfree(const void *p)
 		return;
 	}
 	s = slab->cache;
-	trace_slablab_kfree(_RET_IP_, p, s);
 	if (s->owner != SLABLAB_OWNER_KMALLOC) {
-		cache_free_slab(s, slab, (void *)p);	/* (the event was kfree's) */
+		trace_slablab_kfree(_RET_IP_, p, s);
+		cache_free_slab(s, slab, (void *)p);	/* (the event is kfree's) */
 		return;
 	}
 	if (unlikely(!kmalloc_users_get())) {
-		/* Frozen for a switch, which this live object refuses: free it after. */
+		/*
+		 * Frozen for a switch, which this live object refuses: free it after (its
+		 * event fires then, from kmalloc_free_deferred()).
+		 */
 		llist_add((struct llist_node *)p, &slablab_kfree_deferred);
 		return;
 	}
+	trace_slablab_kfree(_RET_IP_, p, s);
 	/* The slab found above, inline: not slablab_cache_free()'s second lookup. */
 	cache_free_slab(s, slab, (void *)p);
 	kmalloc_users_put();

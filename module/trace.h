@@ -6,7 +6,8 @@
  * The allocation and free events carry kmem's field names (call_site, ptr, bytes_req,
  * bytes_alloc, gfp_flags, node: include/trace/events/kmem.h), so that a script written
  * for kmem:kmem_cache_alloc or kmem:kmalloc reads slablab's with the system name
- * changed, plus the cache's name and its design. Like kmem's they are static keys: a
+ * changed, plus the cache's name (cache: kmem:kmem_cache_free calls it name) and its
+ * design. Like kmem's they are static keys: a
  * disabled event costs a patched-out branch, and what an event computes beyond its
  * arguments (a slow path's duration) is computed only while it is enabled.
  *
