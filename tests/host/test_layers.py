@@ -1,8 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0
 """The module's files call each other in one direction only (docs/design.md, "Layers"):
 the file-level call graph of module/, derived from the built objects, has no cycle; the
-shared back end (backend.c) is at the bottom, calling no other file of the module; the
-designs (design_*.c) call only the back end; the cache API (slab.c) stands on both.
+shared back end (backend.c) is at the bottom, calling no other file of the module but the
+trace events' definitions (trace.c: a leaf every file may fire events of, calling none);
+the designs (design_*.c) call only the back end (and trace.c); the cache API (slab.c)
+stands on both.
 
 An arrow A -> B means: A's object has an undefined symbol that B's object defines
 (`nm`). The objects are the ones module/Kbuild links into slablab.ko, so a new file is
@@ -21,6 +23,7 @@ REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 MODULE = os.path.join(REPO, "module")
 BOTTOM = "backend"  # the shared back end of the allocator
 CACHE_API = "slab"  # the cache API over the designs
+TRACE = "trace"  # the tracepoints' definitions (CREATE_TRACE_POINTS): a leaf under all
 DESIGN_PREFIX = "design_"
 # Under CI the objects must be there (make test builds them): a skip would hide the tests.
 CI = any(os.environ.get(v, "").lower() in ("1", "true", "yes") for v in ("CI", "SLABLAB_CI"))
@@ -131,9 +134,15 @@ def test_module_call_graph_has_no_cycle(graph):
 
 def test_allocator_is_at_the_bottom(graph):
     assert BOTTOM in graph, f"no {BOTTOM}.o in module/Kbuild"
-    assert not graph[BOTTOM], (f"{BOTTOM}.c (the back end) calls upwards:\n"
-                               + "\n".join(f"  {BOTTOM}.c -> {b}.c: {', '.join(s)}"
-                                           for b, s in graph[BOTTOM].items()))
+    up = {b: s for b, s in graph[BOTTOM].items() if b != TRACE}
+    assert not up, (f"{BOTTOM}.c (the back end) calls upwards:\n"
+                    + "\n".join(f"  {BOTTOM}.c -> {b}.c: {', '.join(s)}" for b, s in up.items()))
+
+
+def test_trace_events_are_a_leaf(graph):
+    """trace.c defines the events every layer fires and calls no file of the module."""
+    assert TRACE in graph, f"no {TRACE}.o in module/Kbuild"
+    assert not graph[TRACE], f"{TRACE}.c calls into the module: {graph[TRACE]}"
 
 
 def designs(graph):
@@ -145,7 +154,7 @@ def test_designs_stand_on_the_back_end_only(graph):
     design, not netlink or debugfs (what they need reaches them through slab.c)."""
     assert designs(graph), "no design_*.o in module/Kbuild"
     for d in designs(graph):
-        above = {b: s for b, s in graph[d].items() if b != BOTTOM}
+        above = {b: s for b, s in graph[d].items() if b not in (BOTTOM, TRACE)}
         lines = [f"  {d}.c -> {b}.c: {', '.join(s[:6])}" for b, s in above.items()]
         assert not above, f"{d}.c calls beyond the back end:\n" + "\n".join(lines)
         assert BOTTOM in graph[d], f"{d}.c does not use the back end"
