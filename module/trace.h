@@ -154,7 +154,8 @@ TRACE_EVENT(slablab_alloc_slow,
 	TP_STRUCT__entry(
 		__field(const void *, ptr)
 		__field(int, node)
-		__field(u64, ns)
+		/* (a C type, not u64: bpftrace on a kernel without BTF parses the format) */
+		__field(unsigned long long, ns)
 		__string(cache, s->name)
 		__string(design, slablab_design_name(READ_ONCE(s->design)))
 	),

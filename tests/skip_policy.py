@@ -21,8 +21,8 @@ import pytest
 # kind "*" is every stage. Patterns are regular expressions searched in the test id
 # and the skip reason. Keep each entry as narrow as the reason allows.
 EXPECTED_SKIPS = [
-    (("debug",), r"test_tracing\.py::", r"CONFIG_TRACING",
-     "the debug kernel's config has no tracing yet (kernel/debug.config: no FTRACE)"),
+    (("debug",), r"test_tracing\.py::test_bpftrace", r"CONFIG_BPF_SYSCALL",
+     "the debug kernel's config has no bpf() syscall (kernel/debug.config)"),
     (("6.1", "6.12", "6.12-rt", "7.3", "7.3-rt", "7.2"), r"test_hostile\.py::",
      r"CONFIG_FAULT_INJECTION_DEBUG_FS|CONFIG_FAIL_PAGE_ALLOC and CONFIG_FAILSLAB",
      "Debian's release kernels have no fault-injection debugfs (the debug kernel has)"),

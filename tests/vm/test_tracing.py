@@ -144,6 +144,8 @@ def test_kmalloc_events_name_the_class_and_its_slot(client, design, tmp_path):
 def test_bpftrace_histogram_of_slow_paths_by_design(client, make_cache):
     """docs/tracing.md's script: a histogram of slow-path latency per design. Its count
     is the cache's alloc_slowpath; a SLAB array refills every batchcount misses."""
+    if not os.path.exists("/proc/sys/kernel/bpf_stats_enabled"):
+        pytest.skip("kernel without the bpf() syscall (CONFIG_BPF_SYSCALL): bpftrace cannot run")
     name = make_cache(256)
     script = os.path.join(os.path.dirname(__file__), "..", "..", "docs", "slow-paths.bt")
     before = counters(client, name)
