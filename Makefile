@@ -93,7 +93,7 @@ endif
 
 .PHONY: all deps generate kernel module tool tool-tests python lint test test-quick test-full test-host test-vm demo vm check clean sheaves-compare \
 	distclean bench sweep soak torture ynl-demo experiments fidelity record-hackbench \
-	replay-hackbench replay-bootlike record-bootlike icount-gate
+	replay-hackbench replay-bootlike record-bootlike record-boot replay-boot icount-gate
 
 GRID ?= small
 SOAK_SECONDS ?= 600
@@ -158,16 +158,15 @@ python: tool
 lint: deps
 	@$(REPO)/scripts/stage.sh "lint" $(REPO)/scripts/lint.sh
 
+# The linters run inside scripts/test.sh (TEST_LINT=1), beside the first VM stage.
 test: all tool-tests
-	@$(MAKE) -s --no-print-directory lint
-	@$(REPO)/scripts/test.sh
+	@TEST_LINT=1 $(REPO)/scripts/test.sh
 
 test-quick: all tool-tests
 	@TEST_KERNELS='$(KERNEL)' TEST_SMOKE_KERNELS= $(REPO)/scripts/test.sh
 
 test-full: all tool-tests
-	@$(MAKE) -s --no-print-directory lint
-	@TEST_KERNELS='6.1 debug' TEST_SMOKE_KERNELS='6.12 7.3' TEST_DEADLINE=$${TEST_DEADLINE:-10800} \
+	@TEST_LINT=1 TEST_KERNELS='6.1 debug' TEST_SMOKE_KERNELS='6.12 7.3' TEST_DEADLINE=$${TEST_DEADLINE:-10800} \
 		$(REPO)/scripts/test.sh full
 
 # The module's objects first: tests/host/test_layers.py reads them (nm).
@@ -202,13 +201,16 @@ sheaves-compare: all
 		$(REPO)/scripts/vm.sh --module $(REPO)/module/slablab.ko -- $(REPO)/scripts/sheaves-compare.sh
 
 # The seed experiments in the VM (docs/experiments.md): tables, CSVs and plots in
-# build/experiments/. EXPERIMENTS (default all), EXPERIMENTS_FULL=1, EXPERIMENTS_REPEAT.
+# build/experiments/. EXPERIMENTS (default all), EXPERIMENTS_FULL=1, EXPERIMENTS_REPEAT,
+# EXPERIMENTS_WARMUP (default 1), EXPERIMENTS_ORDER_SEED.
 EXPERIMENTS_TIMEOUT ?= $(if $(filter 1,$(EXPERIMENTS_FULL)),14400,2400)
 experiments: all
 	@$(MEASURE_VM) VM_TIMEOUT='$(EXPERIMENTS_TIMEOUT)' $(if $(EXPERIMENTS),EXPERIMENTS='$(EXPERIMENTS)') \
 		$(if $(EXPERIMENTS_FULL),EXPERIMENTS_FULL='$(EXPERIMENTS_FULL)') \
 		$(if $(EXPERIMENTS_REPEAT),EXPERIMENTS_REPEAT='$(EXPERIMENTS_REPEAT)') \
-		VM_ENV='EXPERIMENTS EXPERIMENTS_FULL EXPERIMENTS_REPEAT' \
+		$(if $(EXPERIMENTS_WARMUP),EXPERIMENTS_WARMUP='$(EXPERIMENTS_WARMUP)') \
+		$(if $(EXPERIMENTS_ORDER_SEED),EXPERIMENTS_ORDER_SEED='$(EXPERIMENTS_ORDER_SEED)') \
+		VM_ENV='EXPERIMENTS EXPERIMENTS_FULL EXPERIMENTS_REPEAT EXPERIMENTS_WARMUP EXPERIMENTS_ORDER_SEED' \
 		$(REPO)/scripts/vm.sh --module $(REPO)/module/slablab.ko -- $(REPO)/scripts/experiments.sh
 # Every design against the kernel allocator it models (docs/fidelity.md): boots each
 # kernel of FIDELITY_KERNELS (the SLUB_STATS, SLAB and SLOB ones built once from Debian's
@@ -235,10 +237,18 @@ record-bootlike: all
 	@echo "boot-like trace: $(BUILD)/bootlike.trace"
 	@echo "replay it on every design and the kernel's SLUB: make replay-bootlike"
 
+# A real boot's allocations (docs/replay.md, "A real boot"): the VM booted with the kmem
+# tracepoints on from its command line, the tracefs text imported into build/boot.trace
+# (lost events: what overran BOOT_TRACE_BUF, the per-cpu buffer).
+record-boot: all
+	@VM_ENV="$${VM_ENV:-} BOOT_TRACE_BUF" $(REPO)/scripts/record-boot.sh $(BUILD)/boot.trace
+	@echo "boot trace: $(BUILD)/boot.trace"
+	@echo "replay it on every design and the kernel's SLUB: make replay-boot"
+
 # A recorded trace replayed in the VM on every design and the kernel's SLUB: the table,
 # build/<name>-replay.json and the pages-over-time plot (.png, .svg); docs/replay.md.
 # REPLAY_TARGETS, REPLAY_TIME_SCALE (1: at the recorded pace; 0: as fast as possible).
-replay-hackbench replay-bootlike: replay-%: all
+replay-hackbench replay-bootlike replay-boot: replay-%: all
 	@$(MEASURE_VM) VM_ENV="$${VM_ENV:-} REPLAY_TARGETS REPLAY_TIME_SCALE" $(REPO)/scripts/vm.sh \
 		--module $(REPO)/module/slablab.ko -- \
 		$(REPO)/scripts/replay-compare.sh $(BUILD)/$*.trace $(BUILD)/$*-replay

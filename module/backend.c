@@ -243,15 +243,19 @@ static void debug_init_free(const struct slablab_cache *s, void *obj)
 	memset((u8 *)obj + s->object_size, RZ_INACTIVE, rz_len(s));
 }
 
-void slablab_debug_alloc_check(struct slablab_cache *s, void *obj)
+/* Check an object a design hands out; false when it was not free (reported). */
+bool slablab_debug_alloc_check(struct slablab_cache *s, void *obj)
 {
 	struct slablab_slab *slab = obj_to_slab(obj);
 	u8 *rz = (u8 *)obj + s->object_size;
 	unsigned int i, len = rz_len(s);
+	bool was_free = true;
 	u8 *p = obj;
 
-	if (cmpxchg(rz_state(s, obj), (u8)RZ_INACTIVE, (u8)RZ_ACTIVE) != (u8)RZ_INACTIVE)
+	if (cmpxchg(rz_state(s, obj), (u8)RZ_INACTIVE, (u8)RZ_ACTIVE) != (u8)RZ_INACTIVE) {
 		debug_report(s, slab, obj, "allocated object was not free (corrupt freelist)");
+		was_free = false;
+	}
 	for (i = 0; i + 1 < len; i++) {
 		if (rz[i] != RZ_INACTIVE) {
 			debug_report(s, slab, obj, "red zone overwritten while free");
@@ -260,13 +264,14 @@ void slablab_debug_alloc_check(struct slablab_cache *s, void *obj)
 	}
 	memset(rz, RZ_ACTIVE, len - 1);
 	if (s->ctor)
-		return;
+		return was_free;
 	for (i = 0; i + 1 < s->object_size; i++) {
 		if (p[i] != POISON_BYTE)
 			break;
 	}
 	if (i + 1 < s->object_size || p[s->object_size - 1] != POISON_LAST)
 		debug_report(s, slab, obj, "write after free");
+	return was_free;
 }
 
 /* Returns false when the object must not be freed (already free, not ours). */
@@ -311,7 +316,7 @@ bool slablab_debug_free_check(struct slablab_cache *s, struct slablab_slab *slab
  *
  * An object of @s, with @head inside it, allocated: its state byte becomes RCU-pending
  * until slablab_debug_rcu_unqueue(). A second RCU free meanwhile would link @head twice
- * (a cycle in slab.c's batch): it is reported and refused, the object leaked, as the
+ * (a cycle in cache.c's batch): it is reported and refused, the object leaked, as the
  * kernel's debug_rcu_head_queue() makes kvfree_call_rcu() leak a double kfree_rcu().
  * Any context.
  *
@@ -1017,6 +1022,52 @@ void slablab_discard_all_slabs(struct slablab_cache *s)
 		list_add(&slab->all_list, &s->all_slabs);
 		spin_unlock_irqrestore(&s->slabs_lock, flags);
 		slablab_discard_slab(s, slab);
+	}
+}
+
+/**
+ * slablab_leak_forget_range - unregister from kmemleak what may start in a range
+ * @start: the range
+ * @len: its length in bytes
+ * @step: the granularity objects start at
+ *
+ * For memory about to go back to the page allocator with objects kmemleak still knows
+ * (a cache destroyed with live objects at module exit): left registered, they would be
+ * reported as leaks of memory that is no longer ours, and the next object allocated
+ * there would overlap them (kmemleak then stops itself). kmemleak_free() of an address
+ * it does not know is silent (mm/kmemleak.c warns only when built with DEBUG), so every
+ * address an object may start at is passed, upwards: every object kmemleak knows in the
+ * range must start on a @step, or an address inside it is looked up while it is still
+ * registered ("Found object by alias", a warning). A no-op without CONFIG_DEBUG_KMEMLEAK.
+ */
+void slablab_leak_forget_range(void *start, size_t len, size_t step)
+{
+	size_t off;
+
+	if (!IS_ENABLED(CONFIG_DEBUG_KMEMLEAK))
+		return;
+	for (off = 0; off < len; off += step)
+		kmemleak_free(start + off);
+}
+
+/**
+ * slablab_leak_forget_slabs - unregister a dead cache's objects from kmemleak
+ * @s: a cache no one can reach any more, its per-cpu layers flushed, about to have its
+ *	slabs discarded with live objects (slablab_cache_api_exit_caches())
+ *
+ * Walks the slabs without slabs_lock: nothing else uses a dead cache, and a long walk
+ * must not hold interrupts off. A slot that is free is unknown to kmemleak.
+ */
+void slablab_leak_forget_slabs(struct slablab_cache *s)
+{
+	struct slablab_slab *slab;
+
+	if (!IS_ENABLED(CONFIG_DEBUG_KMEMLEAK))
+		return;
+	list_for_each_entry(slab, &s->all_slabs, all_list) {
+		slablab_leak_forget_range(slab_base(slab),
+					  (size_t)slab_objects(slab) * s->stride, s->stride);
+		cond_resched();
 	}
 }
 

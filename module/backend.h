@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The shared back end's inline helpers and entry points, for the designs (design_*.c)
- * and the cache API (slab.c) above it. backend.c's top comment describes slabs, their
+ * and the cache API (cache.c) above it. backend.c's top comment describes slabs, their
  * states and the locks; nothing here takes a lock a design does not already know of.
  */
 #ifndef _SLABLAB_BACKEND_H
 #define _SLABLAB_BACKEND_H
 
+#include <linux/kmemleak.h>
 #include <linux/mm.h>
 #include <linux/swab.h>
 #include <linux/uaccess.h>
@@ -166,7 +167,7 @@ static inline void mark_dying(struct slablab_node *n, struct slablab_slab *slab)
 /* ---- back end entry points (backend.c) ---- */
 
 bool slablab_have_cmpxchg_double(void);
-void slablab_debug_alloc_check(struct slablab_cache *s, void *obj);
+bool slablab_debug_alloc_check(struct slablab_cache *s, void *obj);
 bool slablab_debug_free_check(struct slablab_cache *s, struct slablab_slab *slab, void *obj);
 bool slablab_debug_rcu_queue(struct slablab_cache *s, void *obj, const void *head);
 void slablab_debug_rcu_unqueue(struct slablab_cache *s, void *obj);
@@ -190,6 +191,8 @@ void slablab_set_random_seq(struct slablab_cache *s, unsigned int *seq, unsigned
 int slablab_choose_order(struct slablab_cache *s, unsigned int design,
 			 struct netlink_ext_ack *extack);
 void slablab_discard_all_slabs(struct slablab_cache *s);
+void slablab_leak_forget_slabs(struct slablab_cache *s);
+void slablab_leak_forget_range(void *start, size_t len, size_t step);
 unsigned long slablab_shrink_nodes(struct slablab_cache *s, bool keep_min_partial);
 void slablab_validate_slabs(struct slablab_cache *s, struct slablab_validate_report *r);
 void slablab_backend_gauges(struct slablab_cache *s, struct slablab_gauges *g);
@@ -261,12 +264,30 @@ static __always_inline bool slablab_want_init_on_free(const struct slablab_cache
 	       !(s->flags & (SLABLAB_CACHE_F_TYPESAFE_BY_RCU | SLABLAB_CACHE_F_DEBUG));
 }
 
+/*
+ * kmemleak (CONFIG_DEBUG_KMEMLEAK; without it these calls are empty inlines): an
+ * object is registered when a caller gets it and unregistered when it comes back, as
+ * 6.1's slab_post_alloc_hook() and slab_free_hook() do (kmemleak_alloc_recursive(),
+ * kmemleak_free_recursive(); slablab has no SLAB_NOLEAKTRACE caches), so a slablab
+ * object nobody points to is reported, and what objects point to is scanned. Objects
+ * in a design's per-cpu layers, barns, arrays or (not oversize) prefilled sheaves are
+ * free: unknown to kmemleak, and the arrays and sheaves that hold them are not scanned
+ * (kmemleak_no_scan(): their stale slots would hide a leaked object). Two differences
+ * from SLUB, both for the debug mode: an object its check finds was not free (a corrupt
+ * freelist handed out a live one) is registered already and is not registered again
+ * (kmemleak stops itself on an overlap), and a free the checks refuse (a double free, a
+ * foreign pointer) leaves kmemleak alone: the object stays allocated, and known.
+ */
 static __always_inline void *alloc_hook(struct slablab_cache *s, void *obj, gfp_t gfp)
 {
+	bool was_free = true;
+
 	if (unlikely(s->flags & SLABLAB_CACHE_F_DEBUG))
-		slablab_debug_alloc_check(s, obj);
+		was_free = slablab_debug_alloc_check(s, obj);
 	if (slablab_want_init_on_alloc(s, gfp))
 		memset(obj, 0, s->object_size);
+	if (likely(was_free))
+		kmemleak_alloc(obj, s->object_size, 1, gfp);
 	return obj;
 }
 
@@ -274,8 +295,11 @@ static __always_inline void *alloc_hook(struct slablab_cache *s, void *obj, gfp_
 static __always_inline bool free_hook(struct slablab_cache *s, struct slablab_slab *slab,
 				      void *obj)
 {
-	if (unlikely(s->flags & SLABLAB_CACHE_F_DEBUG))
-		return slablab_debug_free_check(s, slab, obj);
+	if (unlikely(s->flags & SLABLAB_CACHE_F_DEBUG) &&
+	    !slablab_debug_free_check(s, slab, obj))
+		return false;
+	kmemleak_free(obj);
+	/* (never for a debug cache: slablab_want_init_on_free()) */
 	if (slablab_want_init_on_free(s))
 		memset(obj, 0, s->object_size);
 	return true;

@@ -591,6 +591,64 @@ static int selftest_release(struct slablab_cache *s)
 	return 0;
 }
 
+/*
+ * kmemleak's test (tests/vm/test_kmemleak.py, the debug kernel): "leak" allocates
+ * SLABLAB_SELFTEST_LEAKS objects, half one at a time and half in one bulk allocation
+ * (the two ways the alloc hook is reached), writes "<cache>/<N>" into each (kmemleak's
+ * report shows the first bytes) and keeps them only as their addresses XORed with ~0UL,
+ * which kmemleak does not take for references; "unleak" frees them. Copies of an
+ * address that callees spilled into the stack below this frame may survive the call
+ * until the stack is used again (kmemleak scans whole stacks): the test allows for a
+ * few unreported objects.
+ */
+static unsigned long selftest_leak_mark(struct slablab_cache *s, char *obj, unsigned int i)
+{
+	memset(obj, 0, s->object_size);
+	snprintf(obj, s->object_size, "%s/%u", s->name, i);
+	return (unsigned long)obj ^ ~0UL;
+}
+
+static int selftest_leak(struct slablab_cache *s)
+{
+	const unsigned int half = SLABLAB_SELFTEST_LEAKS / 2;
+	void *bulk[SLABLAB_SELFTEST_LEAKS / 2];
+	unsigned int i;
+	char *obj;
+
+	if (s->object_size < 32)
+		return -EINVAL;		/* the marker must fit */
+	for (i = 0; i < SLABLAB_SELFTEST_LEAKS; i++) {
+		if (s->selftest_leaked[i])
+			return -EBUSY;
+	}
+	for (i = 0; i < half; i++) {
+		obj = slablab_cache_alloc(s, GFP_KERNEL);
+		if (!obj)
+			return -ENOMEM;	/* "unleak" frees those allocated */
+		s->selftest_leaked[i] = selftest_leak_mark(s, obj, i);
+	}
+	if (!slablab_cache_alloc_bulk(s, GFP_KERNEL, half, bulk))
+		return -ENOMEM;
+	for (i = 0; i < half; i++)
+		s->selftest_leaked[half + i] = selftest_leak_mark(s, bulk[i], half + i);
+	memzero_explicit(bulk, sizeof(bulk));
+	return 0;
+}
+
+static int selftest_unleak(struct slablab_cache *s)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < SLABLAB_SELFTEST_LEAKS; i++) {
+		if (!s->selftest_leaked[i])
+			continue;
+		slablab_cache_free(s, (void *)(s->selftest_leaked[i] ^ ~0UL));
+		s->selftest_leaked[i] = 0;
+		n++;
+	}
+	return n ? 0 : -ENOENT;
+}
+
 /* What the RCU cases free by RCU: an object that starts with its rcu_head. */
 struct selftest_rcu_obj {
 	struct rcu_head rcu;
@@ -828,6 +886,8 @@ static const struct slablab_selftest_case selftest_cases[] = {
 	{ "hold_atomic", selftest_hold_atomic, SELFTEST_LOCKED },
 	{ "hold_node", selftest_hold_node, SELFTEST_LOCKED },
 	{ "release", selftest_release, SELFTEST_LOCKED },
+	{ "leak", selftest_leak, SELFTEST_LOCKED },
+	{ "unleak", selftest_unleak, SELFTEST_LOCKED },
 	/*
 	 * The cmpxchg fast path loses its cpu slab to a flush mid-allocation. It takes
 	 * cpus_read_lock and slablab_mutex itself, after arming the hook's static key
@@ -963,7 +1023,7 @@ static void slablab_debugfs_remove_cache(struct slablab_cache *s)
 	s->debugfs_priv = NULL;
 }
 
-/* slab.c tells us of every cache made (slablab_mutex held) and freed (no lock). */
+/* cache.c tells us of every cache made (slablab_mutex held) and freed (no lock). */
 static const struct slablab_cache_observer slablab_debugfs_observer = {
 	.added = slablab_debugfs_add_cache,
 	.released = slablab_debugfs_remove_cache,
@@ -976,7 +1036,7 @@ static const struct slablab_cache_observer slablab_debugfs_observer = {
  * "create-args" makes it through slablab_cache_create_args() instead, with the
  * tunables selftest_kernel_args gives (cpu_partial 0, which only the use_ flag can
  * say, and min_partial 3), so a test sees the args arrive. Its mutex is taken before
- * slab.c's locks.
+ * cache.c's locks.
  */
 static DEFINE_MUTEX(selftest_kernel_lock);
 static struct slablab_cache *selftest_kernel_cache;

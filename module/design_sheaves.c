@@ -29,9 +29,9 @@
  * Below the sheaves: the slabs (take_from_node(), take_from_new_slab(),
  * slablab_return_to_slab()), or with sheaves_cpu_slabs the slub design's per-cpu slab
  * and cpu partial lists (6.18's double caching), reached through s->under's take and
- * give ops, which slab.c set up; objects_take() and give_back() choose.
+ * give ops, which cache.c set up; objects_take() and give_back() choose.
  *
- * Prefilled sheaves (slab.c's slablab_cache_prefill_sheaf() API): the prefill_sheaf,
+ * Prefilled sheaves (cache.c's slablab_cache_prefill_sheaf() API): the prefill_sheaf,
  * refill_sheaf and return_sheaf ops lend a caller a sheaf of free objects (the cpu's
  * spare, a barn sheaf or a new one) and take it back, as 7.3's.
  *
@@ -65,7 +65,7 @@
  *                                  half-done pop or push of the task it interrupted,
  *                                  so it is taken in process context only: the work
  *                                  items are, and the prefill API is for process
- *                                  context (slab.c's kernel-doc; from any other it
+ *                                  context (cache.c's kernel-doc; from any other it
  *                                  warns once and refuses, as 7.3's is task-context
  *                                  only too). slub's lock under the sheaves
  *                                  (s->cpu->lock) is another one, never nested with
@@ -124,6 +124,12 @@ static struct slablab_sheaf *sheaf_new(struct slablab_cache *s, unsigned int cap
 		     ((gfp & SLABLAB_RECLAIM_GFP) & ~__GFP_NOFAIL) | __GFP_NOWARN);
 	if (!sh)
 		return NULL;
+	/*
+	 * It holds free objects, and an allocation leaves its slot stale: no references
+	 * for kmemleak (as SLAB's array caches), or a leaked object would never be
+	 * reported. An oversize prefilled sheaf (cache.c) holds allocated ones: scanned.
+	 */
+	kmemleak_no_scan(sh);
 	INIT_LIST_HEAD(&sh->barn_list);
 	sh->capacity = capacity;
 	sh->size = 0;
@@ -1265,7 +1271,7 @@ static void sheaves_layers(struct slablab_cache *s, struct slablab_layers *l)
 		s->under->layers(s, l);
 }
 
-/* ---- prefilled sheaves (slab.c's slablab_cache_prefill_sheaf() and the rest) ---- */
+/* ---- prefilled sheaves (cache.c's slablab_cache_prefill_sheaf() and the rest) ---- */
 
 /* A full sheaf, else an empty one, of the barn (7.3's barn_get_full_or_empty_sheaf()). */
 static struct slablab_sheaf *barn_get_full_or_empty(struct slablab_barn *barn)
@@ -1309,7 +1315,7 @@ static struct slablab_sheaf *sheaves_prefill_sheaf(struct slablab_cache *s, gfp_
 	struct slablab_cpu *c;
 	unsigned long flags;
 
-	/* process context only: slab.c refuses any other (pcs_lock(): local_lock()) */
+	/* process context only: cache.c refuses any other (pcs_lock(): local_lock()) */
 	pcs_lock(s, &flags);
 	c = this_cpu_ptr(s->cpu);
 	if (c->spare) {
@@ -1331,7 +1337,7 @@ static struct slablab_sheaf *sheaves_prefill_sheaf(struct slablab_cache *s, gfp_
 		sh = NULL;
 	}
 	/*
-	 * Never smaller than @size: the capacity slab.c checked @size against may have
+	 * Never smaller than @size: the capacity cache.c checked @size against may have
 	 * changed since (to 0, even); a sheaf of another capacity is freed on its return.
 	 */
 	if (!sh)
@@ -1367,7 +1373,7 @@ static void sheaves_return_sheaf(struct slablab_cache *s, gfp_t gfp, struct slab
 	struct slablab_cpu *c;
 	unsigned long flags;
 
-	/* not from an interrupt (slab.c warned): no pcs_lock() there, flushed and freed */
+	/* not from an interrupt (cache.c warned): no pcs_lock() there, flushed and freed */
 	if (unlikely(!in_task()))
 		goto flush;
 	pcs_lock(s, &flags);
@@ -1707,7 +1713,7 @@ static void rcu_free_submit(struct slablab_cache *s, struct slablab_cpu *c, int 
 
 	sh->cache = s;
 	sh->cpu = cpu;
-	/* irqsave: on 7.x the sheaves lock leaves interrupts on, and slab.c's batch of
+	/* irqsave: on 7.x the sheaves lock leaves interrupts on, and cache.c's batch of
 	 * this cpu takes this lock from any context
 	 */
 	raw_spin_lock_irqsave(&c->rcu.lock, flags);
@@ -1720,7 +1726,7 @@ static void rcu_free_submit(struct slablab_cache *s, struct slablab_cpu *c, int 
 /*
  * An RCU free into the cpu's rcu_free sheaf (__kfree_rcu_sheaf()): the sheaf comes from
  * an empty spare, the barn's empty sheaves or a new one (GFP_NOWAIT); a full one is
- * handed to RCU before the lock is dropped. False (slab.c's batch takes the object)
+ * handed to RCU before the lock is dropped. False (cache.c's batch takes the object)
  * without sheaves or an empty sheaf to be had: FREE_RCU_SHEAF_FAIL.
  */
 static bool free_rcu_sheaf(struct slablab_cache *s, void *obj)
@@ -1792,7 +1798,7 @@ fail:
  * An RCU free may come with a raw spinlock held (as kvfree_call_rcu() may), and the
  * rcu_free sheaf takes the barn's spinlock_t and may kmalloc() a sheaf: a sleeping lock
  * on PREEMPT_RT, where RCU frees skip the sheaf (7.3's kvfree_call_rcu()) and wait on
- * slab.c's batch (a raw spinlock). Elsewhere spinlock_t spins, and lockdep is told
+ * cache.c's batch (a raw spinlock). Elsewhere spinlock_t spins, and lockdep is told
  * that the nesting is fine there (7.3's kfree_rcu_sheaf_map); not on PREEMPT_RT, where
  * it would hide real reports.
  */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The sheaves design's fast paths, inline, as design_slub.h's: slab.c's switch on
+ * The sheaves design's fast paths, inline, as design_slub.h's: cache.c's switch on
  * s->design inlines them, so that a sheaf pop or push costs no call through the ops
  * table. They take the cpu's lock, pop from (push to) main and let go; everything else
  * (an empty or full main, a node-specific request, an object of another node) is
@@ -11,7 +11,7 @@
 
 #include "backend.h"
 
-/* struct slablab_sheaf is in internal.h: the prefill API (slab.c) lends sheaves too. */
+/* struct slablab_sheaf is in internal.h: the prefill API (cache.c) lends sheaves too. */
 
 void *slablab_sheaves_alloc_slow(struct slablab_cache *s, gfp_t gfp, int node);
 void slablab_sheaves_free_slow(struct slablab_cache *s, struct slablab_slab *slab, void *obj);

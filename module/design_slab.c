@@ -4,6 +4,16 @@
  * over the shared back end (backend.c) — per-cpu array caches, per-node shared arrays
  * and alien caches, and SLAB's own node slab lists.
  *
+ * Names
+ *   The slab design's ops table and the functions other files call are
+ *   slablab_slab_design_* (slablab_slab_design_ops, _defaults(), _check_tunables(),
+ *   _set_lists(); its tunables' setters are slablab_set_<tunable>(), as every
+ *   tunable's), as the other designs' are slablab_slub_*, slablab_sheaves_* and
+ *   slablab_slob_*: slablab_slab_* names the slab, struct slablab_slab (the back end's
+ *   slablab_slab_new(), slablab_slab_free()). Not slablab_arrays_*: the array caches
+ *   are only the design's per-cpu layer, not its node lists and reaping. Where
+ *   userspace sees the design (the spec's design enum, debugfs, slabctl) it is "slab".
+ *
  * Per-cpu state (struct slablab_cpu.ac)
  *   An array cache: a LIFO of free object pointers, @avail of them, at most @limit;
  *   @batchcount objects move at once to and from the node; @touched says the array
@@ -1325,7 +1335,7 @@ static void reap_work(struct work_struct *w)
 		queue_delayed_work_on(r->cpu, system_wq, &r->work, HZ / 10);
 		return;
 	}
-	if (!s->dead && s->ops == &slablab_slab_ops) {
+	if (!s->dead && s->ops == &slablab_slab_design_ops) {
 		int nid = numa_mem_id();
 
 		if (READ_ONCE(s->reap_cpu_ms)) {
@@ -1784,7 +1794,7 @@ out:
 
 static bool is_slab(struct slablab_cache *s)
 {
-	return s->ops == &slablab_slab_ops;
+	return s->ops == &slablab_slab_design_ops;
 }
 
 /* SLAB's rules for the triple, as its slabinfo write judged them. */
@@ -1806,7 +1816,7 @@ static int check_cpucache(unsigned int limit, unsigned int batchcount, unsigned 
 }
 
 /**
- * slablab_slab_check_tunables - judge the slab design's tunables of one request
+ * slablab_slab_design_check_tunables - judge the slab design's tunables of one request
  * @s: the cache (cpus_read_lock and slablab_mutex held)
  * @limit: the new limit, or NULL
  * @batchcount: the new batchcount, or NULL
@@ -1817,9 +1827,9 @@ static int check_cpucache(unsigned int limit, unsigned int batchcount, unsigned 
  *
  * Return: 0, -EINVAL, or -ERANGE.
  */
-int slablab_slab_check_tunables(struct slablab_cache *s, const u32 *limit,
-				const u32 *batchcount, const u32 *shared,
-				struct netlink_ext_ack *extack)
+int slablab_slab_design_check_tunables(struct slablab_cache *s, const u32 *limit,
+				       const u32 *batchcount, const u32 *shared,
+				       struct netlink_ext_ack *extack)
 {
 	if (!limit && !batchcount && !shared)
 		return 0;
@@ -1912,7 +1922,7 @@ int slablab_set_reap_node_ms(struct slablab_cache *s, unsigned int ms,
 }
 
 /**
- * slablab_slab_set_lists - one slab list (2.4.9) or three, on a slab cache
+ * slablab_slab_design_set_lists - one slab list (2.4.9) or three, on a slab cache
  * @s: the cache (cpus_read_lock and slablab_mutex held)
  * @lists: 1 or 3
  * @extack: where a refusal is told
@@ -1921,8 +1931,8 @@ int slablab_set_reap_node_ms(struct slablab_cache *s, unsigned int ms,
  *
  * Return: 0 or -EINVAL.
  */
-int slablab_slab_set_lists(struct slablab_cache *s, unsigned int lists,
-			   struct netlink_ext_ack *extack)
+int slablab_slab_design_set_lists(struct slablab_cache *s, unsigned int lists,
+				  struct netlink_ext_ack *extack)
 {
 	unsigned long flags;
 	int nid;
@@ -1957,14 +1967,14 @@ int slablab_slab_set_lists(struct slablab_cache *s, unsigned int lists,
 }
 
 /**
- * slablab_slab_defaults - the slab design's tunables as SLAB's enable_cpucache()
+ * slablab_slab_design_defaults - the slab design's tunables as SLAB's enable_cpucache()
  * @s: a cache being created (its layout known)
  *
  * limit by slot size: 120 up to 256 B, 54 up to 1 KiB, 24 up to a page, 8 up to
  * 128 KiB, else 1; batchcount (limit + 1) / 2; shared 8 for slots up to a page when
  * there is more than one cpu; three lists; reaps every 2 s (cpu) and 4 s (node).
  */
-void slablab_slab_defaults(struct slablab_cache *s)
+void slablab_slab_design_defaults(struct slablab_cache *s)
 {
 	unsigned int size = s->stride;
 
@@ -1985,7 +1995,7 @@ void slablab_slab_defaults(struct slablab_cache *s)
 	s->reap_node_ms = SLAB_REAP_NODE_MS;
 }
 
-const struct slablab_design_ops slablab_slab_ops = {
+const struct slablab_design_ops slablab_slab_design_ops = {
 	.name = "slab",
 	.init = slab_init,
 	.destroy = slab_destroy,

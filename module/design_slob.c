@@ -469,7 +469,7 @@ struct slob_rcu {
 /*
  * What a slob cache allocates per object: its size rounded up to units, and for a
  * typesafe-by-rcu cache a struct slob_rcu after the object (SLOB's c->size +=
- * sizeof(struct slob_rcu)); slab.c refuses such caches of objects over
+ * sizeof(struct slob_rcu)); cache.c refuses such caches of objects over
  * SLABLAB_SLOB_RCU_MAX (PAGE_SIZE / 2), so that object and tail fit a heap page.
  */
 static size_t slob_size(struct slablab_cache *s)
@@ -538,6 +538,11 @@ static void *slob_alloc_obj(struct slablab_cache *s, gfp_t gfp, int node)
 		WARN_ON_ONCE(gfp & __GFP_ZERO);		/* as slob_alloc_node() */
 		s->ctor(b);
 	}
+	/*
+	 * kmemleak: as slob_alloc_node(), with SLOB's c->size (the units, and the RCU tail
+	 * of a typesafe_by_rcu cache); the free side is cache.c's free_hook()
+	 */
+	kmemleak_alloc(b, s->object_size < PAGE_SIZE ? slob_size(s) : s->object_size, 1, gfp);
 	return b;
 }
 
@@ -583,7 +588,7 @@ static void slob_free_obj(struct slablab_cache *s, void *obj)
 static void slob_free_op(struct slablab_cache *s, struct slablab_slab *slab, void *head,
 			 void *tail, unsigned int cnt)
 {
-	/* slab.c frees one object at a time to this design: head == tail */
+	/* cache.c frees one object at a time to this design: head == tail */
 	WARN_ON_ONCE(cnt != 1 || head != tail);
 	slob_free_obj(s, head);
 }
@@ -623,7 +628,7 @@ static int slob_alloc_bulk(struct slablab_cache *s, gfp_t gfp, size_t nr, void *
  * slablab_slob_kmalloc - @size bytes behind a size header from the heap
  * @s: the kmalloc size class the request is counted in (and charged pages to)
  * @size: bytes wanted, below PAGE_SIZE - SLOB_MINALIGN (larger requests go to the page
- *	allocator: slab.c)
+ *	allocator: cache.c)
  * @gfp: allocation flags
  *
  * The header (SLOB_MINALIGN bytes, holding @size) sits in front of the block; a
@@ -648,6 +653,8 @@ void *slablab_slob_kmalloc(struct slablab_cache *s, size_t size, gfp_t gfp)
 	stat_add(s, SLABLAB_SLOB_HEADER_BYTES, minalign);
 	if (unlikely(gfp & __GFP_ZERO))		/* SLOB: not init_on_alloc */
 		memset((void *)m + minalign, 0, size);
+	/* as 6.1's __do_kmalloc_node(): the block past its header, the size asked for */
+	kmemleak_alloc((void *)m + minalign, size, 1, gfp);
 	return (void *)m + minalign;
 }
 
@@ -673,6 +680,7 @@ void slablab_slob_kfree(struct slablab_cache *s, const void *p)
 	size_t size = *(unsigned int *)m;
 
 	/* (no init_on_free: 6.1's SLOB has none) */
+	kmemleak_free(p);
 	stat(s, SLABLAB_FREE_SLOWPATH);
 	slob_free(s, m, size + SLOB_MINALIGN);
 }
@@ -859,7 +867,7 @@ static int slob_init(struct slablab_cache *s)
 }
 
 /*
- * The cache holds no objects (a destroy or a design change: checked by slab.c), but
+ * The cache holds no objects (a destroy or a design change: checked by cache.c), but
  * heap pages it was charged for may hold other caches' objects: they become the
  * heap's orphans, uncharged, and are freed by whichever free empties them. Each counts
  * as freed for @s now (free_slab), as the free that empties an orphan counts for no
@@ -892,7 +900,7 @@ static void slob_destroy(struct slablab_cache *s)
  * slablab_slob_exit - free the heap's pages left at module exit
  *
  * Every cache is gone: what is left holds objects nobody freed (a kernel user's
- * cache destroyed with live objects, as slablab_slab_exit_caches() allows). They are
+ * cache destroyed with live objects, as slablab_cache_api_exit_caches() allows). They are
  * freed, as the other designs discard slabs with live objects.
  */
 void slablab_slob_exit(void)
@@ -915,10 +923,18 @@ void slablab_slob_exit(void)
 	slob_heap.orphan_pages = 0;
 	spin_unlock_irqrestore(&slob_heap.lock, flags);
 	list_for_each_entry_safe(sp, tmp, &pages, all) {
+		/*
+		 * kmemleak must forget what is live there: every block kmemleak knows starts
+		 * on ARCH_SLAB_MINALIGN (slob_align(), and kmalloc's past its header)
+		 */
+		slablab_leak_forget_range(sp->base, PAGE_SIZE,
+					  min_t(size_t, ARCH_SLAB_MINALIGN, SLABLAB_SLOB_MINALIGN));
 		slob_free_page(sp);
+		cond_resched();
 		n++;
 	}
 	list_for_each_entry_safe(page, ptmp, &large, lru) {
+		kmemleak_free(page_address(page));
 		list_del(&page->lru);
 		__free_pages(page, compound_order(page));
 		n++;

@@ -1104,7 +1104,7 @@ static void slub_layers(struct slablab_cache *s, struct slablab_layers *l)
  * the cpu: a cache that comes back to slub must not reuse tids it handed out before
  * (a fast path that read c->ft before the change would otherwise see its tid again;
  * nobody allocates across a design change, but the tid's guarantee should not rest
- * on that). tid % TID_STEP stays the cpu. Cannot fail: slab.c falls back to this
+ * on that). tid % TID_STEP stays the cpu. Cannot fail: cache.c falls back to this
  * design when another's init fails twice.
  */
 static int slub_init(struct slablab_cache *s)

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The slub design's fast paths, inline: the cache API (slab.c) dispatches on
+ * The slub design's fast paths, inline: the cache API (cache.c) dispatches on
  * s->design with a switch and inlines these, so that an object's allocation or free
  * costs what it did before designs existed (no call through the ops table, see
- * slab.c). Their slow paths are in design_slub.c, whose top comment describes the
+ * cache.c). Their slow paths are in design_slub.c, whose top comment describes the
  * design and its locking.
  */
 #ifndef _SLABLAB_DESIGN_SLUB_H
@@ -23,7 +23,7 @@ static inline unsigned long next_tid(unsigned long tid)
 /*
  * The per-cpu freelist+tid cmpxchg. The kernel's this_cpu_cmpxchg_double() may call an
  * emulation helper that is not exported to modules, so issue cmpxchg16b on the %gs
- * per-cpu segment ourselves (x86-64 only; slablab_slab_init() checks CX16). No lock
+ * per-cpu segment ourselves (x86-64 only; slablab_cache_api_init() checks CX16). No lock
  * prefix: only this cpu (and its interrupts) may touch the word, as in the kernel.
  * 6.8+'s this_cpu_try_cmpxchg128() is no way out: its ALTERNATIVE keeps a call to the
  * unexported this_cpu_cmpxchg16b_emu in the module's text. ZF comes out through the

@@ -6,7 +6,7 @@
  *
  * This file keeps the handles (ids, objects held, limits) and runs the allocations and
  * frees itself: on the chosen cpu through smp_call_on_cpu() (that cpu's bound kworker;
- * the caller waits), or inline without a cpu. It calls only the allocator (slab.c).
+ * the caller waits), or inline without a cpu. It calls only the allocator (cache.c).
  *
  * Locking: everything here runs under slablab_mutex (and cpus_read_lock, so a chosen
  * cpu stays online while the kworker runs there; the kworker takes neither lock).

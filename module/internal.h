@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * slablab internals shared by the allocator (backend.c, the designs' design_*.c and the
- * cache API slab.c), netlink.c, debugfs.c, handles.c, storm.c and main.c. See
+ * cache API cache.c), netlink.c, debugfs.c, handles.c, storm.c and main.c. See
  * backend.c's top comment for slabs and the locking rules, design_slub.c's for the
  * per-cpu front end, and docs/design.md ("Designs") for the ops table's contract.
  */
@@ -129,6 +129,9 @@ struct slablab_slab {
  */
 #define SLABLAB_PAGE_SLOB	1UL
 
+/* Objects the "leak" selftest hook leaks on purpose (tests/vm/test_kmemleak.py) */
+#define SLABLAB_SELFTEST_LEAKS	8
+
 /* The lists tunable's default: three lists (slab: full/partial/free; slob: by size). */
 #define SLABLAB_DEFAULT_LISTS	3
 /* kmalloc on slob: the size header in front of each block (SLOB's minalign) */
@@ -202,7 +205,7 @@ static inline slab_flags_t slablab_slub_flags(unsigned int flags)
  * @size: objects in it, @objects[0..@size)
  * @cache: an rcu_free sheaf handed to RCU: its cache (sheaves)
  * @cpu: and the cpu whose batch counts its objects as waiting (sheaves)
- * @oversize: a one-off sheaf (slab.c): its objects were allocated by a bulk allocation
+ * @oversize: a one-off sheaf (cache.c): its objects were allocated by a bulk allocation
  *	when it was filled (callers' objects, their alloc hook run), and it is kfree()d
  *	when it comes back; else its objects are free objects of the cache
  * @objects: the objects
@@ -228,7 +231,7 @@ struct slablab_node {
 };
 
 /**
- * struct slablab_rcu_batch - one cpu's RCU frees of one cache (slab.c, "RCU frees")
+ * struct slablab_rcu_batch - one cpu's RCU frees of one cache (cache.c, "RCU frees")
  * @lock: the lists and counts (raw: RCU frees come from any context, as kfree_rcu()'s)
  * @armed: a grace-period callback (@rcu) is queued for @waiting
  * @pending: objects queued while @waiting waits, linked through their rcu_head
@@ -267,13 +270,13 @@ struct slablab_cpu {
 	struct slablab_sheaf *spare;	/* sheaves: any fill, or NULL */
 	struct slablab_array *ac;	/* slab: the cpu's array cache (never NULL once set up) */
 	/*
-	 * Prefilled sheaves out with callers (slab.c): this cpu's share of the objects in
+	 * Prefilled sheaves out with callers (cache.c): this cpu's share of the objects in
 	 * them not yet allocated, and of the sheaves (a sheaf prefilled on one cpu may be
 	 * returned on another: only the sums over the cpus mean anything)
 	 */
 	long prefilled_objects;
 	long prefilled_sheaves;
-	struct slablab_rcu_batch rcu;	/* RCU frees (slab.c): every design's */
+	struct slablab_rcu_batch rcu;	/* RCU frees (cache.c): every design's */
 	struct slablab_sheaf *rcu_free;	/* sheaves: the rcu_free sheaf filling, or NULL */
 	local_lock_t lock;		/* slow path vs. this cpu's fast path */
 #ifdef SLABLAB_HAVE_LOCAL_TRYLOCK
@@ -332,7 +335,7 @@ struct slablab_cpu {
  *	straight on slabs
  * @under: the design whose per-cpu layer this cache's design stands on (slub, for a
  *	sheaves cache with @sheaves_cpu_slabs), or NULL: straight on the back end's slabs. Set
- *	with the design, only while the cache is empty (slab.c)
+ *	with the design, only while the cache is empty (cache.c)
  * @slob_pages: pages charged to the cache: heap pages its requests took and pages of
  *	its page-sized objects (slob; under the heap's lock)
  * @slob_heap_pages: of those, heap pages (each with kmalloc'ed metadata) (slob)
@@ -360,6 +363,8 @@ struct slablab_cpu {
  * @debugfs_priv: debugfs.c's private data of the directory
  * @dead: unlinked, waiting for slablab_cache_release()
  * @selftest_obj: an object held by the selftest hook
+ * @selftest_leaked: objects the "leak" selftest hook allocated, each kept only as its
+ *	address XORed with ~0UL, which kmemleak does not take for a reference
  * @selftest_race: the task that armed the fast-path race test hook, or NULL
  * @selftest_cpu_locks: acquisitions of the cpu's lock by the slab design, counted with
  *	selftests=1 only (debugfs caches/<name>/selftest_cpu_locks)
@@ -434,6 +439,7 @@ struct slablab_cache {
 	void *debugfs_priv;
 	bool dead;
 	void *selftest_obj;
+	unsigned long selftest_leaked[SLABLAB_SELFTEST_LEAKS];
 	struct task_struct *selftest_race;
 	atomic_t selftest_cpu_locks;
 	gfp_t selftest_new_slab_gfp;
@@ -482,9 +488,9 @@ struct slablab_validate_report {
 /**
  * struct slablab_cache_observer - told of every cache made and released
  * @added: the cache was made and listed (slablab_mutex held)
- * @released: the cache, unlisted, is about to be freed (no slab.c lock held)
+ * @released: the cache, unlisted, is about to be freed (no cache.c lock held)
  *
- * How slab.c, the bottom layer, lets debugfs.c give each cache a directory without
+ * How cache.c, the bottom layer, lets debugfs.c give each cache a directory without
  * calling upwards (docs/design.md, "Layers").
  */
 struct slablab_cache_observer {
@@ -567,7 +573,7 @@ struct slablab_occupancy {
  * @init: set up the per-cpu state of a new cache, or of a cache switching to this
  *	design (every cpu's state was flushed, the cache is empty). May sleep.
  * @destroy: tear down what @init made, after a flush of every cpu (may be NULL)
- * @alloc: one object (for designs the fast-path switch in slab.c does not inline)
+ * @alloc: one object (for designs the fast-path switch in cache.c does not inline)
  * @free: objects head..tail, @cnt of them, all of @slab, debug checks done
  * @alloc_bulk: all or nothing, as slablab_cache_alloc_bulk()
  * @free_bulk: as slablab_cache_free_bulk(): NULL entries skipped, the array consumed
@@ -597,10 +603,10 @@ struct slablab_occupancy {
  *	when it holds fewer than @size objects
  * @return_sheaf: take a sheaf @prefill_sheaf made back, with what is left in it
  * @free_rcu: take @obj for a free after a grace period in the design's own batching
- *	(sheaves: the rcu_free sheaf), or return false for slab.c's per-cpu batch; any
+ *	(sheaves: the rcu_free sheaf), or return false for cache.c's per-cpu batch; any
  *	context, no lock held; may be NULL
  * @rcu_flush: hand every partly filled batch of the design's to RCU (destroy), whose
- *	objects it counts as waiting in the cpu's slab.c batch (nr_waiting) until they are
+ *	objects it counts as waiting in the cpu's cache.c batch (nr_waiting) until they are
  *	freed; cpus_read_lock and slablab_mutex held; may be NULL
  *
  * docs/design.md, "Designs", says which locks are held when each is called and what a
@@ -659,13 +665,13 @@ int slablab_selftest_sheaf_capacity(struct slablab_cache *s);
 int slablab_selftest_pcs_held(struct slablab_cache *s);
 
 /* design_slab.c: SLAB's per-cpu array caches, shared and alien arrays, node slab lists */
-extern const struct slablab_design_ops slablab_slab_ops;
+extern const struct slablab_design_ops slablab_slab_design_ops;
 /* on with selftests=1 (debugfs.c): the design counts its cpu lock's acquisitions */
 DECLARE_STATIC_KEY_FALSE(slablab_count_cpu_locks);
-void slablab_slab_defaults(struct slablab_cache *s);
-int slablab_slab_check_tunables(struct slablab_cache *s, const u32 *limit,
-				const u32 *batchcount, const u32 *shared,
-				struct netlink_ext_ack *extack);
+void slablab_slab_design_defaults(struct slablab_cache *s);
+int slablab_slab_design_check_tunables(struct slablab_cache *s, const u32 *limit,
+				       const u32 *batchcount, const u32 *shared,
+				       struct netlink_ext_ack *extack);
 int slablab_set_cpucache(struct slablab_cache *s, unsigned int limit, unsigned int batchcount,
 			 unsigned int shared, struct netlink_ext_ack *extack);
 int slablab_set_limit(struct slablab_cache *s, unsigned int objects,
@@ -678,8 +684,8 @@ int slablab_set_reap_cpu_ms(struct slablab_cache *s, unsigned int ms,
 			    struct netlink_ext_ack *extack);
 int slablab_set_reap_node_ms(struct slablab_cache *s, unsigned int ms,
 			     struct netlink_ext_ack *extack);
-int slablab_slab_set_lists(struct slablab_cache *s, unsigned int lists,
-			   struct netlink_ext_ack *extack);
+int slablab_slab_design_set_lists(struct slablab_cache *s, unsigned int lists,
+				  struct netlink_ext_ack *extack);
 /* design_slob.c: SLOB's heap (6.1's mm/slob.c), one per lab */
 extern const struct slablab_design_ops slablab_slob_ops;
 void *slablab_slob_kmalloc(struct slablab_cache *s, size_t size, gfp_t gfp);
@@ -715,9 +721,9 @@ s64 slablab_stat_sum_raw_alloc(struct slablab_cache *s);
 u64 slablab_objects_in_use(struct slablab_cache *s);
 void slablab_stat_reset(struct slablab_cache *s, int item); /* item < 0: all */
 
-/* slab.c: the cache API over the designs */
-int slablab_slab_init(void);
-void slablab_slab_exit(void);
+/* cache.c: the cache API over the designs */
+int slablab_cache_api_init(void);
+void slablab_cache_api_exit(void);
 struct slablab_cache *slablab_cache_create_owner(const char *name, unsigned int size,
 						 const struct slablab_cache_args *args,
 						 enum slablab_owner owner,
@@ -750,7 +756,7 @@ extern unsigned int slablab_kmalloc_design;
 extern unsigned int slablab_kmalloc_lists;
 
 /*
- * The kmalloc size classes (slab.c): slablab_kmalloc()'s, and those the native targets
+ * The kmalloc size classes (kmalloc.c): slablab_kmalloc()'s, and those the native targets
  * make of the kernel's own (slablab_native_class_create()), which are the same on
  * x86-64: the kernel's kmalloc_info[] with KMALLOC_MIN_SIZE 8, 96 and 192 included. A
  * size goes to the class of the same size on both sides of a comparison.
@@ -759,6 +765,8 @@ extern unsigned int slablab_kmalloc_lists;
 #define SLABLAB_KMALLOC_MAX	8192	/* the largest class */
 extern const unsigned int slablab_kmalloc_sizes[SLABLAB_KMALLOC_CLASSES];
 extern const u8 slablab_kmalloc_size_index[24];
+extern struct slablab_cache *slablab_kmalloc_caches[SLABLAB_KMALLOC_CLASSES];
+extern struct llist_head slablab_kfree_deferred;
 
 /* The index of the class that serves @size (1..SLABLAB_KMALLOC_MAX). */
 static __always_inline unsigned int slablab_kmalloc_index(size_t size)
@@ -768,6 +776,24 @@ static __always_inline unsigned int slablab_kmalloc_index(size_t size)
 	return fls(size - 1) - 1;	/* 193..256 -> 7 (256), ..., 8192 -> 12 */
 }
 
+/* The class of @size, or NULL above the largest (or for 0). */
+static __always_inline struct slablab_cache *slablab_kmalloc_class(size_t size)
+{
+	if (unlikely(size - 1 >= SLABLAB_KMALLOC_MAX))
+		return NULL;	/* above the largest class, or 0 (a bad size header) */
+	return slablab_kmalloc_caches[slablab_kmalloc_index(size)];
+}
+
+/* kmalloc.c, for cache.c: the classes checked at init, frozen for a design switch */
+int slablab_kmalloc_class_check(void);
+int slablab_kmalloc_freeze(void);
+void slablab_kmalloc_thaw(void);
+void slablab_kmalloc_free_deferred(void);
+unsigned long slablab_kmalloc_direct_pages(void);
+struct kmem_cache *slablab_native_class_create(const char *name, unsigned int size);
+u64 slablab_kernel_slab_pages(void);
+
+/* cache.c, continued: the kmalloc classes' design, shrink, validate, the gauges ... */
 int slablab_set_kmalloc(const u32 *design, const u32 *lists, struct netlink_ext_ack *extack);
 void slablab_heap_show(struct seq_file *m);
 int slablab_check_tunables(struct slablab_cache *s, const u32 *flags, const u32 *order,
@@ -776,7 +802,7 @@ unsigned long slablab_shrink_locked(struct slablab_cache *s);
 unsigned long slablab_cache_empty(struct slablab_cache *s);
 void slablab_validate(struct slablab_cache *s, struct slablab_validate_report *r);
 void slablab_gauges(struct slablab_cache *s, struct slablab_gauges *g);
-void slablab_slab_exit_caches(void);
+void slablab_cache_api_exit_caches(void);
 void slablab_cpu_view(struct slablab_cache *s, int cpu, u32 *slab_objects,
 		      u32 *partial_slabs, u32 *partial_objects);
 void slablab_layers(struct slablab_cache *s, struct slablab_layers *l);
@@ -784,9 +810,6 @@ void slablab_occupancy(struct slablab_cache *s, struct slablab_occupancy *h);
 void slablab_occupancy_range(const struct slablab_occupancy *h, unsigned int bucket,
 			     unsigned int *lo, unsigned int *hi);
 u64 slablab_backend_objects_partial(struct slablab_cache *s, u64 *nodes);
-unsigned long slablab_kmalloc_direct_pages(void);
-struct kmem_cache *slablab_native_class_create(const char *name, unsigned int size);
-u64 slablab_kernel_slab_pages(void);
 void slablab_set_cache_observer(const struct slablab_cache_observer *obs);
 
 /* debugfs.c */

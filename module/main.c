@@ -19,18 +19,18 @@ static int __init slablab_init(void)
 	ret = slablab_debugfs_init();
 	if (ret)
 		return ret;
-	ret = slablab_slab_init();
+	ret = slablab_cache_api_init();
 	if (ret)
 		goto err_debugfs;
 	ret = slablab_netlink_init();
 	if (ret)
-		goto err_slab;
+		goto err_cache_api;
 	pr_info("slablab %s loaded: generic netlink family \"%s\", debugfs slablab/\n",
 		SLABLAB_VERSION, SLABLAB_GENL_NAME);
 	return 0;
 
-err_slab:
-	slablab_slab_exit();
+err_cache_api:
+	slablab_cache_api_exit();
 err_debugfs:
 	slablab_debugfs_exit();
 	return ret;
@@ -43,7 +43,7 @@ static void __exit slablab_exit(void)
 	slablab_storm_exit();
 	slablab_replay_exit();
 	slablab_handles_release_all();
-	slablab_slab_exit();
+	slablab_cache_api_exit();
 	slablab_debugfs_exit();
 	pr_info("slablab unloaded\n");
 }

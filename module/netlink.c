@@ -19,7 +19,7 @@
  * could not be allocated would otherwise hold objects nobody knows the handle of).
  *
  * Locking: the family is not parallel_ops, so every handler runs under genl_mutex.
- * Handlers then take cpus_read_lock() and slablab_mutex (slab.c's lock order) through
+ * Handlers then take cpus_read_lock() and slablab_mutex (cache.c's lock order) through
  * slablab_lock(); storm commands take storm.c's storm_mutex instead, and those two
  * only briefly inside it (storm.c's lock order). The cache dump's cursor and
  * consistency check: slablab_nl_cache_dump().
@@ -557,8 +557,8 @@ static int check_tunables(struct slablab_cache *s, struct nlattr **tb,
 	if (err)
 		return err;
 	/* The slab design's triple (lists was judged above, for every design). */
-	err = slablab_slab_check_tunables(s, lim ? &limit : NULL, ba ? &batch : NULL,
-					  sa ? &shared : NULL, extack);
+	err = slablab_slab_design_check_tunables(s, lim ? &limit : NULL, ba ? &batch : NULL,
+						 sa ? &shared : NULL, extack);
 	if (err) {
 		NL_SET_BAD_ATTR(extack, lim ? lim : ba ? ba : sa);
 		return err;

@@ -4,7 +4,7 @@
  * again in the kernel, event by event, on a slablab cache per recorded cache or on the
  * kernel's own SLUB. netlink.c hands it the set-up (slablab_replay_new()), the events
  * in chunks (slablab_replay_data()), starts it (slablab_replay_run()) and reads it back
- * (slablab_replay_get()). It calls only the allocator (slab.c) and the kernel's.
+ * (slablab_replay_get()). It calls only the allocator (cache.c) and the kernel's.
  *
  * One kthread per recorded cpu, bound to an online cpu; with fewer online cpus than
  * recorded ones the streams are folded (recorded cpu c runs on kthread c % threads,
@@ -35,7 +35,7 @@
  *                    finish (replay-stop and unload: replay-get never waits), and while
  *                    the replay's caches are made and destroyed.
  *   cpu_hotplug_lock (cpus_read_lock) and
- *   slablab_mutex    slab.c's, taken briefly to create and destroy the slablab caches
+ *   slablab_mutex    cache.c's, taken briefly to create and destroy the slablab caches
  *                    and to bind the kthreads to online cpus. kmem_cache_create() and
  *                    kmem_cache_destroy() (native) run with neither held: they take
  *                    cpus_read_lock themselves.

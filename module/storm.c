@@ -4,7 +4,7 @@
  * kernel's own allocator, on the same kernel, measured per operation. Its interface is
  * plain C (internal.h): slablab_storm_start() takes a struct slablab_storm_spec that
  * netlink.c parsed from STORM_START, slablab_storm_report() fills a struct
- * slablab_storm_report for STORM_GET/STOP. It calls only the allocator (slab.c).
+ * slablab_storm_report for STORM_GET/STOP. It calls only the allocator (cache.c).
  *
  * Three layers:
  *   target   struct storm_target and tg_alloc()/tg_free()/tg_alloc_bulk()/tg_free_bulk():
@@ -40,7 +40,7 @@
  *   storm_mutex          the storm: slablab_storm, its id, STORM_START/GET/STOP and
  *                        unload; held while waiting for a storm's controller
  *   cpu_hotplug_lock     (cpus_read_lock) and
- *   slablab_mutex        slab.c's locks, taken only briefly, by STORM_START, to find and
+ *   slablab_mutex        cache.c's locks, taken only briefly, by STORM_START, to find and
  *                        pin its cache and the kmalloc classes and to check its cpus
  *                        against the online ones (cpus_read_lock again while binding
  *                        and waking its workers, so each cpu is still online)
@@ -2206,7 +2206,7 @@ static int storm_check_live(struct slablab_storm *st, struct netlink_ext_ack *ex
 }
 
 /*
- * The spec checked and completed under slab.c's locks, the only time a start holds
+ * The spec checked and completed under cache.c's locks, the only time a start holds
  * them: the cache is found and pinned (a storm's cache cannot be destroyed), the kmalloc
  * classes collected, the cpus checked against the online ones.
  */
@@ -2355,7 +2355,7 @@ static void storm_fill_report(struct slablab_storm *st, struct slablab_storm_rep
  * @bad_attr: set to the SLABLAB_STORM_A_* attribute an error is about, if one is
  * @extack: why not
  *
- * One storm at a time: -EBUSY while one runs. Takes storm_mutex, and slab.c's locks
+ * One storm at a time: -EBUSY while one runs. Takes storm_mutex, and cache.c's locks
  * only briefly inside it (storm_setup_locked()).
  *
  * Return: 0, or an errno (nothing then runs).

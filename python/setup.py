@@ -2,7 +2,7 @@
 """Builds slablab._core for setuptools (pyproject.toml has the metadata).
 
 The extension is the CMake target `_core` of the repository's own project
-(python/CMakeLists.txt: python/src/module.cpp linked with libslabctl from tool/), so
+(python/CMakeLists.txt: python/src/*.cpp linked with libslabctl from tool/), so
 this builds it with CMake rather than restating its sources and flags here:
 
 - SLABLAB_CMAKE_BUILD=DIR: DIR is a configured build tree of the repository (`make`

@@ -7,11 +7,11 @@ set -euo pipefail
 PKGS=(
 	build-essential gcc make bc kmod pkg-config cmake dwarves ccache
 	qemu-system-x86 busybox-static cpio xz-utils zstd
-	libnl-3-dev libnl-genl-3-dev libtracefs-dev libtraceevent-dev
+	libnl-3-dev libnl-genl-3-dev libtracefs-dev libtraceevent-dev libtracecmd-dev
 	libcli11-dev libfmt-dev nlohmann-json3-dev libgtest-dev
 	pybind11-dev python3-dev python3-pytest
 	python3-matplotlib python3-yaml python3-jsonschema
-	python3-pip python3-venv python3-setuptools python3-wheel python3-pandas python3-scipy
+	python3-pip python3-venv python3-setuptools python3-wheel python3-pandas python3-numpy python3-scipy
 	python3-mypy flake8 shellcheck
 	rt-tests mmdebstrap
 	linux-perf trace-cmd bpftrace

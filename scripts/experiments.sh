@@ -6,6 +6,9 @@
 #   EXPERIMENTS       which (default: all; e.g. "seed-002 seed-004")
 #   EXPERIMENTS_FULL  1: the seeds' sizes (e.g. 50 runs; hours under TCG)
 #   EXPERIMENTS_REPEAT runs of every point (default: each experiment's own)
+#   EXPERIMENTS_WARMUP repeats run first and left out of the tables (default 1)
+#   EXPERIMENTS_ORDER_SEED the seed of the variants' random order (default: a random one,
+#                     printed at the start of each experiment)
 #   EXPERIMENTS_OUT   output directory (default build/experiments)
 set -euo pipefail
 REPO=$(cd "$(dirname "$0")/.." && pwd)
@@ -22,5 +25,11 @@ if [[ ${EXPERIMENTS_FULL:-0} == 1 ]]; then
 fi
 if [[ -n ${EXPERIMENTS_REPEAT:-} ]]; then
 	args+=(--repeat "$EXPERIMENTS_REPEAT")
+fi
+if [[ -n ${EXPERIMENTS_WARMUP:-} ]]; then
+	args+=(--warmup "$EXPERIMENTS_WARMUP")
+fi
+if [[ -n ${EXPERIMENTS_ORDER_SEED:-} ]]; then
+	args+=(--order-seed "$EXPERIMENTS_ORDER_SEED")
 fi
 exec "$PY" -m slablab experiment "${names[@]}" "${args[@]}"

@@ -16,13 +16,15 @@
 #   scripts/icount-gate.sh --measured FILE ...  compare (or --update from) a saved
 #                                               measurement instead of booting
 #
-# The module must be built (make module); slabctl is SLABLAB_BUILD's (default build/).
-# Each measurement is kept in build/icount/measured.json. Exit status: 0 pass, 1 a
+# The module must be built (make module; SLABLAB_MODULE: another build of it, as
+# scripts/test.sh keeps one per kernel); slabctl is SLABLAB_BUILD's (default build/).
+# Each measurement is kept in build/icount/measured-KERNEL.json (KERNEL: vm.sh's). Exit status: 0 pass, 1 a
 # figure over its budget or missing (or --update refused), else vm.sh's.
 set -euo pipefail
 REPO=$(cd "$(dirname "$0")/.." && pwd -P)
 GATE=$REPO/tests/perf/icount_gate.py
 OUTDIR=$REPO/build/icount
+MODULE=${SLABLAB_MODULE:-$REPO/module/slablab.ko}
 PY=${ICOUNT_GATE_PYTHON:-/usr/bin/python3}
 measured=
 args=()
@@ -38,14 +40,15 @@ while [ $# -gt 0 ]; do
 done
 
 if [ -z "$measured" ]; then
-	[ -f "$REPO/module/slablab.ko" ] || { echo "icount-gate: no module/slablab.ko: make module" >&2; exit 2; }
+	[ -f "$MODULE" ] || { echo "icount-gate: no $MODULE: make module" >&2; exit 2; }
 	mkdir -p "$OUTDIR"
-	measured=$OUTDIR/measured.json
+	# one file a kernel: scripts/test.sh gates two kernels at once
+	measured=$OUTDIR/measured-${KERNEL:-6.1}.json
 	rm -f "$measured"
 	# The guest sees this repository read-write at the same path: it writes $measured.
 	VM_ICOUNT=1 VM_CPUS=1 VM_TIMEOUT="${VM_TIMEOUT:-600}" \
 		VM_LOG="${VM_LOG:-$REPO/build/vm/serial-icount-gate.log}" \
-		"$REPO/scripts/vm.sh" --module "$REPO/module/slablab.ko" -- \
+		"$REPO/scripts/vm.sh" --module "$MODULE" -- \
 		"$PY" "$GATE" measure --out "$measured"
 fi
 exec "$PY" "$GATE" compare "$measured" ${args[@]+"${args[@]}"}

@@ -27,7 +27,8 @@ lint_one() {
 		mapfile -t files < <(git ls-files 'scripts/*.sh' 'scripts/vm/*' .ci/run)
 		# -x: follow the files they source (scripts/apt-suite.sh)
 		shellcheck -x "${files[@]}" && echo "shellcheck: clean (${#files[@]} files)" ;;
-	flake8) /usr/bin/python3 -m flake8 python tests scripts/vm-pin.py scripts/apt-mirror.py && echo "flake8: clean" ;;
+	flake8) /usr/bin/python3 -m flake8 python tests scripts/vm-pin.py scripts/apt-mirror.py \
+		scripts/gen-schemas.py && echo "flake8: clean" ;;
 	# the source tree's package: mypy reads _core.pyi for the extension
 	mypy) cd python && /usr/bin/python3 -m mypy --config-file pyproject.toml -p slablab &&
 		MYPYPATH=../tests /usr/bin/python3 -m mypy --config-file pyproject.toml --check-untyped-defs \

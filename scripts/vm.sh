@@ -464,6 +464,10 @@ SPLAT_RE+='|^\[ *[0-9]+\.[0-9]+\]( \[ *[CT][0-9]+\])? WARNING: |KASAN:|UBSAN:'
 SPLAT_RE+='|possible circular locking|inconsistent lock state|possible recursive locking'
 SPLAT_RE+='|suspicious RCU usage|bad unlock balance|kmemleak: .*suspected memory leak'
 SPLAT_RE+='|unreferenced object 0x|general protection fault|Kernel panic'
+# kmemleak's complaints about its callers (mm/kmemleak.c kmemleak_warn()/_stop()): an
+# object registered twice, a lookup inside one, an unknown one made black or grey, or
+# metadata it could not get (which stops it for the whole run)
+SPLAT_RE+='|kmemleak: (Cannot insert|Found object by alias|.*unknown object|Cannot allocate a kmemleak_object|Kernel memory leak detector disabled)'
 SPLAT_RE+='|self-detected stall|detected stalls? on CPU|soft lockup|hard LOCKUP'
 SPLAT_RE+='|blocked for more than [0-9]+ seconds|hung_task'
 # Every x86 die() header ("divide error: 0000 [#1] PREEMPT SMP", "invalid opcode: ...")

@@ -37,12 +37,14 @@ from ._core import (
     STORM_STATES,
     STORM_TARGETS,
     format_size,
+    import_trace,
     main_figures,
     native_cache,
     native_caches,
     read_trace,
     record,
     summarize,
+    trace_events,
 )
 from .cache import Cache
 from .errors import (
@@ -56,6 +58,7 @@ from .errors import (
     PermissionDenied,
 )
 from .shapes import CacheInfo, Compare, Replay, ReplayCompare, Status, Storm
+from .traces import trace_frame
 
 __version__ = _core.__version__
 
@@ -82,6 +85,9 @@ __all__ = [
     "native_cache",
     "read_trace",
     "record",
+    "import_trace",
+    "trace_events",
+    "trace_frame",
     "summarize",
     "Client",
     "Cache",

@@ -1,11 +1,15 @@
 # SPDX-License-Identifier: GPL-2.0 OR MIT
 # Type stub of slablab._core (pybind11 bindings of libslabctl). Keep in step with
-# python/src/module.cpp.
+# python/src/bind_*.cpp.
 import os
 from typing import Any, Callable, Iterable, Mapping, Optional, Sequence, Union
 
-from .shapes import (CacheInfo, Compare, NativeCache, RecordReport, Replay, ReplayCompare,
-                     Status, Storm, Summary, TraceInfo, ValidateReport)
+import numpy
+import numpy.typing
+
+from .shapes import (CacheInfo, Compare, ImportReport, NativeCache, RecordReport, Replay,
+                     ReplayCompare, Status, Storm, Summary, TraceCache, TraceInfo,
+                     ValidateReport)
 
 __version__: str
 API_VERSION: int
@@ -37,6 +41,10 @@ PathArg = Union[str, "os.PathLike[str]"]
 
 def format_size(value: int) -> str: ...
 def summarize(values: Sequence[float]) -> Summary: ...
+def ratio_interval(
+    a: Sequence[float], b: Sequence[float], level: float = 0.95, min_pairs: int = 3
+) -> Optional[tuple[int, float, float, float]]: ...
+def student_t_quantile(p: float, df: float) -> float: ...
 def main_figures(pattern: Union[str, int]) -> list[str]: ...
 def native_caches(root: Optional[str] = None, patterns: Sequence[str] = ()) -> list[NativeCache]: ...
 def native_cache(name: str, root: Optional[str] = None) -> NativeCache: ...
@@ -48,6 +56,12 @@ def record(
     buffer_kb: int = 16384,
 ) -> RecordReport: ...
 def read_trace(path: PathArg) -> TraceInfo: ...
+def import_trace(
+    path: PathArg, format: str = "auto", output: Optional[PathArg] = None
+) -> ImportReport: ...
+def trace_events(
+    path: PathArg, format: str = "auto"
+) -> tuple[numpy.typing.NDArray[numpy.void], list[TraceCache]]: ...
 
 class Client:
     def __init__(self, host_checks: bool = True) -> None: ...

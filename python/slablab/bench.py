@@ -69,9 +69,8 @@ def cycles_by_size(df: "pd.DataFrame") -> str:
     medians over the counted runs (warm-ups left out) of batch storms; the loop's cost
     per iteration in its own row; and each variant's alloc+free relative to the kernel's
     SLUB at each size, as the geometric mean over the sizes."""
-    d, order = df, list(dict.fromkeys(df["variant"]))   # the compare's order
-    if "warmup" in d.columns:
-        d = d[d["warmup"].fillna(0) == 0]
+    from .analysis import measured
+    d, order = measured(df), list(dict.fromkeys(df["variant"]))   # the compare's order
     d = d[d["size"].notna()]
     if d.empty:
         return "cycles by size: no runs"

@@ -1,11 +1,18 @@
 # SPDX-License-Identifier: GPL-2.0 OR MIT
-"""python3 -m slablab experiment NAME|all [--full] [--repeat N] [--out DIR]
+"""python3 -m slablab experiment NAME|all [--full] [--repeat N] [--warmup N] [--order-seed N]
+                                  [--out DIR]
 
 The seed experiments (docs/experiments.md): each reruns the argument of one of the
 design discussions in ``shared/seeds/`` (:mod:`slablab.seeds`) on this kernel, writes a
 tidy CSV (one row per storm), plots (PNG + SVG) and prints its table in the seed's shape
-with the seed's published figures beside ours, and a one-line verdict on the shape: the
-direction and the ratio with a 95% bootstrap interval.
+with the seed's published figures beside ours, and a one-line verdict on the shape: our
+ratio with its 95% Student-t interval, judged against the seed's change ± a tolerance.
+
+Every repeat runs the variants in a random order (:meth:`Lab.interleaved`, seeded:
+``--order-seed`` reruns the same orders), so that a drift of the machine (a warming
+cache, a neighbour's load, TCG's translation cache filling) spreads over every variant
+instead of favouring the one that always runs first; the first ``--warmup`` repeats
+(default 1) run and are written with ``warmup`` set, and the tables leave them out.
 
 Rows that need a design (or a tunable, or kmalloc on a design) this module does not have
 are printed as ``missing: ...``: what exists is read from the generated protocol tables
@@ -21,20 +28,23 @@ import datetime
 import json
 import math
 import os
+import random
 import sys
 import time
 from typing import (TYPE_CHECKING, Any, Callable, Dict, Iterable, List, Mapping, NamedTuple,
                     Optional, Sequence, Tuple)
 
 from . import seeds as S
-from .analysis import RUN_COLUMNS, RatioCI, run_context, run_row
+from .analysis import (RUN_COLUMNS, RatioCI, beyond, inconclusive, paired_ratio_ci, run_context,
+                       run_row, within)
 
 if TYPE_CHECKING:
     import pandas as pd
     from matplotlib.axes import Axes
 
 __all__ = ["EXPERIMENTS", "EXP_COLUMNS", "Column", "availability", "columns_for",
-           "describe", "pct", "shape_verdict", "verdict_line", "paired_ci", "tables",
+           "describe", "pct", "NO_CHANGE", "TOLERANCE", "shape_verdict", "verdict_line",
+           "paired_ci", "tables",
            "run_experiment", "main"]
 
 Log = Callable[[str], Any]
@@ -53,6 +63,8 @@ EXP_COLUMNS: Sequence[str] = (
     "mem_total_kb", "mem_free_kb",  # /proc/meminfo: MemTotal, MemFree's lowest in the storm
     "cache_order", "cache_min_partial", "cache_cpu_partial",
     "cpu_model",        # /proc/cpuinfo's model name (qemu TCG: "QEMU Virtual CPU ...")
+    "slot",             # the variant's place in the seed's table (the storms of a repeat
+                        # run in a random order: Lab.interleaved())
 )
 
 MISSING_DESIGN = "missing: design not in this module"
@@ -155,31 +167,54 @@ def pct(ratio: float) -> str:
     return f"{(ratio - 1) * 100:+.1f}%"
 
 
-def shape_verdict(seed_change: float, ci: Optional[RatioCI], tolerance: float = 0.01) -> str:
-    """Does our ratio have the seed's shape? The seed's direction (a change within
-    ``tolerance`` is none) against the interval's (one that holds 1 is none); when both
-    go the same way, whether the seed's ratio lies in the interval."""
+#: A seed's change smaller than this is "no change" (its row says the variants are alike).
+NO_CHANGE = 0.01
+#: How far our ratio may be from the seed's and still agree: "agrees" needs the whole 95%
+#: interval inside the seed's change ± this (percentage points; ±this for a no-change row).
+TOLERANCE = 0.05
+
+
+def shape_verdict(seed_change: float, ci: Optional[RatioCI],
+                  tolerance: float = TOLERANCE) -> str:
+    """Does our ratio have the seed's shape? An equivalence test, not an overlap:
+
+    - ``agrees within ±T%``: the interval lies inside the seed's change ± ``tolerance``
+      (a no-change seed, under :data:`NO_CHANGE`: inside 1 ± ``tolerance``);
+    - ``disagrees: the opposite direction``: it lies wholly on the other side of 1;
+      ``disagrees: a difference here, none in the seed``: a no-change seed, and it lies
+      wholly outside 1 ± ``tolerance``;
+    - wholly outside the seed's band on the seed's side: ``agrees in direction, smaller
+      here`` / ``larger here``; holding 1 and wholly short of the band: ``no difference
+      here: does not confirm the seed``;
+    - otherwise ``inconclusive: noise ±X% > effect Y%`` (X the interval's half width, Y the
+      seed's change; or ``> tolerance T%`` / ``at the tolerance's edge``:
+      :func:`slablab.analysis.inconclusive`, fidelity's words)."""
     if ci is None:
         return "too few runs to judge"
-    seed = 0 if abs(seed_change) < tolerance else (1 if seed_change > 0 else -1)
-    here = 0 if ci.lo <= 1.0 <= ci.hi else (1 if ci.lo > 1.0 else -1)
-    if seed == 0:
-        return "agrees (no difference in either)" if here == 0 else \
-            "disagrees: a difference here, none in the seed"
-    if here == 0:
-        return "no difference here: does not confirm the seed"
-    if here != seed:
-        return "disagrees: the opposite direction"
+    tol = f"{100 * tolerance:.0f}%"
+    if abs(seed_change) < NO_CHANGE:
+        if within(ci, 1 - tolerance, 1 + tolerance):
+            return f"agrees within ±{tol}"
+        if beyond(ci, 1 - tolerance, 1 + tolerance):
+            return "disagrees: a difference here, none in the seed"
+        return inconclusive(ci, tolerance)
     target = 1.0 + seed_change
-    if ci.lo <= target <= ci.hi:
-        return "agrees"
-    return "agrees in direction, " + ("smaller here" if abs(ci.ratio - 1) < abs(seed_change)
-                                      else "larger here")
+    if within(ci, target - tolerance, target + tolerance):
+        return f"agrees within ±{tol}"
+    if (ci.hi < 1.0) if seed_change > 0 else (ci.lo > 1.0):
+        return "disagrees: the opposite direction"
+    if beyond(ci, target - tolerance, target + tolerance):
+        if ci.lo <= 1.0 <= ci.hi:
+            return "no difference here: does not confirm the seed"
+        return "agrees in direction, " + ("smaller here" if abs(ci.ratio - 1) < abs(seed_change)
+                                          else "larger here")
+    return inconclusive(ci, tolerance, seed_change)
 
 
 def verdict_line(subject: str, seed_what: str, seed_change: float,
                  ci: Optional[RatioCI], missing: Optional[str] = None) -> str:
-    """'seed: 3 lists +9.8% km(4096); here: +7.0% [+4.0%, +10.0%] — agrees'."""
+    """'km(4096): seed: 3 lists +9.8%; here: +7.0% [+4.0%, +10.0%] (n=5) — agrees within
+    ±5%'."""
     head = f"{subject}: seed: {seed_what} {pct(1 + seed_change)}; here: "
     if missing:
         return head + f"- — cannot judge ({missing})"
@@ -192,7 +227,7 @@ def verdict_line(subject: str, seed_what: str, seed_change: float,
 def paired_ci(df: "pd.DataFrame", figure: str, base: str, other: str,
               **where: Any) -> Optional[RatioCI]:
     """The ratio other/base of ``figure`` paired by repeat, among the rows matching
-    ``where`` (column=value), with its 95% bootstrap interval."""
+    ``where`` (column=value), with its 95% interval (:func:`ratio_ci`)."""
     d = df
     for k, v in where.items():
         d = d[d[k] == v]
@@ -207,23 +242,10 @@ def paired_ci(df: "pd.DataFrame", figure: str, base: str, other: str,
 
 def ratio_ci(a: Sequence[float], b: Sequence[float], seed: int = 0x5ab1ab,
              resamples: int = 4000, level: float = 0.95) -> Optional[RatioCI]:
-    """:func:`slablab.analysis.paired_ratio_ci`'s statistic and percentile bootstrap, in
-    numpy alone: importing scipy costs a minute in a loaded TCG guest. None with fewer
-    than 3 usable pairs."""
-    import numpy as np
-    pairs = [(x, y) for x, y in zip(a, b) if x is not None and y is not None
-             and math.isfinite(x) and math.isfinite(y) and x > 0 and y > 0]
-    if len(pairs) < 3:
-        return None
-    logs = np.log(np.array([y for _, y in pairs]) / np.array([x for x, _ in pairs]))
-    ratio = float(np.exp(logs.mean()))
-    if np.all(logs == logs[0]):
-        return RatioCI(len(pairs), ratio, ratio, ratio)
-    idx = np.random.default_rng(seed).integers(0, len(logs), size=(resamples, len(logs)))
-    means = logs[idx].mean(axis=1)
-    tail = (1 - level) / 2 * 100
-    lo, hi = np.percentile(means, [tail, 100 - tail])
-    return RatioCI(len(pairs), ratio, float(np.exp(lo)), float(np.exp(hi)))
+    """:func:`slablab.analysis.paired_ratio_ci` (libslabctl's Student-t interval, no scipy:
+    importing it costs a minute in a loaded TCG guest). ``seed`` and ``resamples`` are
+    ignored. None with fewer than 3 usable pairs."""
+    return paired_ratio_ci(a, b, level=level)
 
 
 def _fmt(v: Optional[float], digits: int = 0) -> str:
@@ -547,16 +569,20 @@ def tables(name: str, df: "pd.DataFrame", missing: Mapping[str, str],
 
 # ---------------------------------------------------------------- running
 
+#: Each experiment's sizes. At least 10 repeats at either scale: the t interval's half
+#: width is t(n-1) / sqrt(n) standard deviations of the log ratio, 1.24 at n = 5 and 0.72
+#: at n = 10, and "agrees" needs the interval inside the seed's change ± TOLERANCE
+#: (docs/experiments.md). The VM tests pass a small repeat explicitly.
 SCALES: Dict[str, Dict[str, Dict[str, Any]]] = {
-    "seed-000": {"small": dict(repeat=5, sizes=[1024, 4096], batch=256, rounds=8),
+    "seed-000": {"small": dict(repeat=10, sizes=[1024, 4096], batch=256, rounds=8),
                  "full": dict(repeat=50, sizes=[256, 1024, 2048, 4096, 8192], batch=256,
                               rounds=40)},
     "seed-001": {"small": dict(repeat=15, rounds=20), "full": dict(repeat=20, rounds=100)},
-    "seed-002": {"small": dict(repeat=4, size=256, ops=20000, ring=256, every=False),
+    "seed-002": {"small": dict(repeat=10, size=256, ops=20000, ring=256, every=False),
                  "full": dict(repeat=10, size=256, ops=200000, ring=256, every=True)},
-    "seed-003": {"small": dict(repeat=4, working_set=2048, duration_ms=400),
+    "seed-003": {"small": dict(repeat=10, working_set=2048, duration_ms=400),
                  "full": dict(repeat=10, working_set=8192, duration_ms=1500)},
-    "seed-004": {"small": dict(repeat=5, ops=3000), "full": dict(repeat=20, ops=30000)},
+    "seed-004": {"small": dict(repeat=10, ops=3000), "full": dict(repeat=20, ops=30000)},
 }
 EXPERIMENTS = tuple(SCALES)
 TITLES = {"seed-000": "dynamic min_partial", "seed-001": "fast path ticks",
@@ -604,10 +630,22 @@ def set_kmalloc_design(client: Any, design: str, tunables: Mapping[str, int]) ->
 
 
 class Lab:
-    """Runs storms for one experiment and writes a runs.csv row after each."""
+    """Runs storms for one experiment and writes a runs.csv row after each.
 
-    def __init__(self, client: Any, name: str, out_dir: str, scale: str, log: Log) -> None:
+    ``warmup``: repeats run before the measured ones, written with ``warmup`` set (the
+    tables leave them out); ``order_seed``: the seed of the variants' random order in
+    each repeat (None: a random one, logged so that a rerun can repeat it)."""
+
+    def __init__(self, client: Any, name: str, out_dir: str, scale: str, log: Log,
+                 warmup: int = 1, order_seed: Optional[int] = None) -> None:
+        if warmup < 0:
+            raise ValueError(f"warmup must be 0 or more, not {warmup}")
         self.client, self.name, self.scale, self.log = client, name, scale, log
+        self.warmup = warmup
+        self.order_seed = order_seed if order_seed is not None \
+            else random.SystemRandom().randrange(1 << 32)
+        self._order = random.Random(self.order_seed)
+        self.slots: Dict[str, int] = {}
         self.status = client.status()
         self.out_dir = os.path.join(out_dir, name)
         os.makedirs(self.out_dir, exist_ok=True)
@@ -621,6 +659,21 @@ class Lab:
         self.caches: List[str] = []
         self.cpu_model = _cpu_model()
         self.kmalloc_design = "slub"
+
+    def repeats(self, n: int) -> range:
+        """The repeats to run: the warm-up ones first (negative: -warmup .. -1), then
+        0 .. n-1."""
+        return range(-self.warmup, n)
+
+    def interleaved(self, items: Iterable[Any], label: Callable[[Any], Any]) -> List[Any]:
+        """``items`` (the variants of one point, in the seed's table order) in a random
+        order from this lab's seeded generator; their table order is noted for the
+        ``slot`` column, by which :func:`read_experiment` puts the rows back."""
+        out = list(items)
+        for it in out:
+            self.slots.setdefault(str(label(it)), len(self.slots))
+        self._order.shuffle(out)
+        return out
 
     def close(self) -> None:
         for c in self.caches:
@@ -660,6 +713,7 @@ class Lab:
         sample(r)
         self.runs += 1
         ctx = run_context(self.status, cache)
+        ctx["warmup"] = repeat < 0
         ctx["design"] = (cache or {}).get("design") or design or \
             ("kernel" if target.startswith("native") else "slub")
         row = run_row(r, experiment=self.name, variant=variant, x=x, repeat=repeat,
@@ -682,16 +736,22 @@ class Lab:
             mem_total_kb=_meminfo().get("MemTotal"), mem_free_kb=min(free) if free else None,
             cache_order=order if order is not None else (cache or {}).get("order"),
             cache_min_partial=(cache or {}).get("min_partial"),
-            cache_cpu_partial=(cache or {}).get("cpu_partial"), cpu_model=self.cpu_model)
+            cache_cpu_partial=(cache or {}).get("cpu_partial"), cpu_model=self.cpu_model,
+            slot=self.slots.get(variant, len(self.slots)))
         for k, v in extra.items():
             row[k] = "" if v is None else (f"{v:.6g}" if isinstance(v, float) else str(v))
         self._w.writerow(row)
         self._f.flush()
         if r["state"] != "done":
             self.log(f"  warning: storm {r['id']} ended {r['state']}")
-        self.log(f"  {self.name} {variant:34s} {table_row:8s} x={x!s:>5} #{repeat} "
+        self.log(f"  {self.name} {variant:34s} {table_row:8s} x={x!s:>5} {_repeat(repeat)} "
                  f"({time.monotonic() - t0:.1f}s)")
         return r
+
+
+def _repeat(rep: int) -> str:
+    """A repeat as the progress lines name it (Lab.repeats(): negative ones warm up)."""
+    return "warm-up" if rep < 0 else f"#{rep}"
 
 
 def _ilog2(n: int) -> int:
@@ -700,7 +760,7 @@ def _ilog2(n: int) -> int:
 
 def run_000(lab: Lab, p: Mapping[str, Any]) -> None:
     caches = {s: lab.cache(s, cpu_partial=0) for s in p["sizes"]}
-    for rep in range(p["repeat"]):
+    for rep in lab.repeats(p["repeat"]):
         for size, info in caches.items():
             default = info["min_partial"]
             dyn2008 = min(max(_ilog2(size), 5), 10)
@@ -708,7 +768,7 @@ def run_000(lab: Lab, p: Mapping[str, Any]) -> None:
                 ("min_partial=5", 5), ("ilog2(size) (2008 patch)", dyn2008),
                 ("default ilog2(size)/2 (6.1)", default), (KERNEL, None)]
             kw = dict(threads=None, ops=p["batch"] * p["rounds"], batch=p["batch"])
-            for label, mp in variants:
+            for label, mp in lab.interleaved(variants, lambda v: v[0]):
                 if mp is None:
                     lab.storm(variant=label, table_row="batch", x=size, repeat=rep,
                               target="native", pattern="batch", size=size, design="kernel",
@@ -734,8 +794,8 @@ def run_001(lab: Lab, p: Mapping[str, Any], avail: Avail) -> None:
         if c.design not in (None, "slub") and not avail.kmalloc_design:
             lab.missing[c.label + " kmalloc"] = MISSING_KMALLOC
     kw = dict(threads=1, cpus="0", batch=100, ops=100 * p["rounds"])
-    for rep in range(p["repeat"]):
-        for c in cols:
+    for rep in lab.repeats(p["repeat"]):
+        for c in lab.interleaved(cols, lambda c: c.label):
             if c.label in lab.missing:
                 continue
             for size, ksize in ((8, 1), (4096, 4096)):
@@ -788,10 +848,12 @@ def run_002(lab: Lab, p: Mapping[str, Any]) -> None:
     info = lab.cache(p["size"])
     default = info["cpu_partial"]
     kw = dict(ops=p["ops"], ring=p["ring"])
-    for rep in range(p["repeat"]):
+    for rep in lab.repeats(p["repeat"]):
         for t in threads:
-            for label, cp in (("cpu_partial=0 (before)", 0),
-                              (f"cpu_partial={default} (after)", default), (KERNEL, None)):
+            for label, cp in lab.interleaved(
+                    (("cpu_partial=0 (before)", 0),
+                     (f"cpu_partial={default} (after)", default), (KERNEL, None)),
+                    lambda v: v[0]):
                 if cp is None:
                     lab.storm(variant=label, table_row="remote", x=t, repeat=rep,
                               target="native", pattern="remote", size=p["size"], threads=t,
@@ -806,8 +868,8 @@ def run_003(lab: Lab, p: Mapping[str, Any], avail: Avail) -> None:
     cols = [c for c in columns_for("seed-003", avail) if not c.missing]
     kw = dict(sizes=MIXED_SIZES, working_set=p["working_set"], duration_ms=p["duration_ms"])
     try:
-        for rep in range(p["repeat"]):
-            for c in cols:
+        for rep in lab.repeats(p["repeat"]):
+            for c in lab.interleaved(cols, lambda c: c.label):
                 if c.label in lab.missing:
                     continue
                 if c.design is None:
@@ -851,9 +913,10 @@ def run_004(lab: Lab, p: Mapping[str, Any]) -> None:
     except Exception:   # noqa: BLE001 — no SLUB sysfs: the order column says '-'
         pass
     try:
-        for rep in range(p["repeat"]):
-            for label, policy in (("slab: kmalloc-4096, order-3 slabs", "slab"),
-                                  ("page allocator", "page_alloc"), (KERNEL, None)):
+        for rep in lab.repeats(p["repeat"]):
+            for label, policy in lab.interleaved(
+                    (("slab: kmalloc-4096, order-3 slabs", "slab"),
+                     ("page allocator", "page_alloc"), (KERNEL, None)), lambda v: v[0]):
                 if policy is None:
                     lab.storm(variant=label, table_row="pair", x=4096, repeat=rep,
                               target="native-kmalloc", pattern="pair", order=native_order,
@@ -1051,12 +1114,15 @@ def run_replays(lab: Lab, name: str, avail: Avail, scale: str) -> None:
             time_scale = max(0.001, round(min(1.0, w["replay_seconds"][scale] * 1e9
                                               / acct["duration_ns"]), 3))
         acct["time_scale"] = time_scale
-        for rep in range(w["repeat"][scale]):
-            for v in replay_variants(name, avail):
+        variants = replay_variants(name, avail)
+        for rep in lab.repeats(w["repeat"][scale]):
+            for v in lab.interleaved(variants, lambda v: "replay " + v.label):
                 row = _replay_one(lab, name, v, rep, acct["trace"], time_scale)
-                if row:
+                if row and rep >= 0:        # a warm-up replay's row is not kept
                     rows.append(row)
     finally:
+        # the table's order (each repeat ran its variants in a random order)
+        rows.sort(key=lambda r: (r["repeat"], lab.slots.get("replay " + r["variant"], 0)))
         with open(os.path.join(lab.out_dir, "replays.csv"), "w", newline="") as f:
             wr = csv.DictWriter(f, fieldnames=list(REPLAY_COLUMNS))
             wr.writeheader()
@@ -1091,7 +1157,8 @@ def _replay_one(lab: Lab, name: str, v: ReplayVariant, rep: int, trace: str,
             client.cache_set(cname, cpu_partial=cp)
         if lab.kmalloc_design != "slub":
             _kmalloc_as(lab, None)
-    lab.log(f"  {name} replay {v.label:34s} #{rep} ({time.monotonic() - t0:.1f}s)")
+    lab.log(f"  {name} replay {v.label:34s} {_repeat(rep)} "
+            f"({time.monotonic() - t0:.1f}s)")
     row = {k: r.get(k) for k in REPLAY_COLUMNS if k in r}
     row.update(experiment=name, variant=v.label, repeat=rep, target=r["label"],
                cpu_partial=v.cpu_partial,
@@ -1291,9 +1358,11 @@ def plot(name: str, df: "pd.DataFrame", out_dir: str) -> List[str]:
 
 def run_experiment(name: str, out_dir: str = os.path.join("build", "experiments"),
                    full: bool = False, repeat: Optional[int] = None, log: Log = print,
-                   client: Any = None, do_plot: bool = True) -> str:
+                   client: Any = None, do_plot: bool = True, warmup: int = 1,
+                   order_seed: Optional[int] = None) -> str:
     """Run one experiment where the module is loaded; writes ``out_dir/NAME/runs.csv``,
-    ``missing.json``, ``table.txt`` and the plots; returns the table."""
+    ``missing.json``, ``table.txt`` and the plots; returns the table. ``warmup``,
+    ``order_seed``: :class:`Lab`'s."""
     if name not in SCALES:
         raise ValueError(f"no experiment {name!r}: {', '.join(EXPERIMENTS)}")
     if client is None:
@@ -1304,9 +1373,10 @@ def run_experiment(name: str, out_dir: str = os.path.join("build", "experiments"
     if repeat:
         params["repeat"] = repeat
     avail = availability()
-    lab = Lab(client, name, out_dir, scale, log)
+    lab = Lab(client, name, out_dir, scale, log, warmup=warmup, order_seed=order_seed)
     t0 = time.monotonic()
-    log(f"{name}: {TITLES[name]} ({scale}, {params['repeat']} runs) -> {lab.csv_path}")
+    log(f"{name}: {TITLES[name]} ({scale}, {params['repeat']} runs after {warmup} warm-up; "
+        f"variants in a random order, --order-seed {lab.order_seed}) -> {lab.csv_path}")
     try:
         if name == "seed-000":
             run_000(lab, params)
@@ -1323,7 +1393,8 @@ def run_experiment(name: str, out_dir: str = os.path.join("build", "experiments"
     finally:
         lab.close()
         with open(os.path.join(lab.out_dir, "missing.json"), "w") as f:
-            json.dump(dict(lab.missing, seconds=round(time.monotonic() - t0, 1)), f, indent=1)
+            json.dump(dict(lab.missing, seconds=round(time.monotonic() - t0, 1),
+                           warmup=lab.warmup, order_seed=lab.order_seed), f, indent=1)
     return report(name, lab.out_dir, log, do_plot)
 
 
@@ -1332,15 +1403,19 @@ EXP_TEXT = ("table_row", "date", "scale", "page_policy", "kmalloc_design", "cpu_
 
 
 def read_experiment(path: str) -> "pd.DataFrame":
-    """An experiment's runs.csv as a tidy DataFrame (numbers as numbers)."""
+    """An experiment's measured runs (runs.csv without its warm-up rows) as a tidy
+    DataFrame (numbers as numbers), each repeat's rows in the table's order (``slot``)."""
     import pandas as pd
-    from .analysis import read_runs
+    from .analysis import measured, read_runs
     df = read_runs(path)
     raw = pd.read_csv(path, dtype=str, keep_default_na=False)
     for c in EXP_TEXT:
         if c in raw.columns:
             df[c] = raw[c].astype(str)
-    return df
+    df = measured(df)
+    if "slot" in df.columns:
+        df = df.sort_values(["repeat", "slot"], kind="stable")
+    return df.reset_index(drop=True)
 
 
 def report(name: str, exp_dir: str, log: Log = print, do_plot: bool = True) -> str:
@@ -1374,6 +1449,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     ap.add_argument("--full", action="store_true",
                     help="the seed's sizes (e.g. 50 runs; long under TCG)")
     ap.add_argument("--repeat", type=int, default=None, help="runs of every point")
+    ap.add_argument("--warmup", type=int, default=1,
+                    help="repeats run first and left out of the tables (default 1)")
+    ap.add_argument("--order-seed", type=int, default=None,
+                    help="seed of the variants' random order in each repeat (default: a "
+                         "random one, printed; give it to rerun the same orders)")
     ap.add_argument("--out", default=os.path.join("build", "experiments"),
                     help="output directory (NAME/runs.csv, table.txt, NAME.png/.svg)")
     ap.add_argument("--no-plot", action="store_true")
@@ -1390,12 +1470,15 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         ap.error(f"no experiment {bad[0]!r}: use {', '.join(EXPERIMENTS)}, all or list")
     if a.repeat is not None and a.repeat < 1:
         ap.error("--repeat must be at least 1 (a verdict needs 3)")
+    if a.warmup < 0:
+        ap.error("--warmup must be 0 or more")
     t0 = time.monotonic()
     for n in names:
         if a.report:
             report(n, os.path.join(a.out, n), do_plot=not a.no_plot)
         else:
-            run_experiment(n, a.out, full=a.full, repeat=a.repeat, do_plot=not a.no_plot)
+            run_experiment(n, a.out, full=a.full, repeat=a.repeat, do_plot=not a.no_plot,
+                           warmup=a.warmup, order_seed=a.order_seed)
         print()
     print(f"experiments: {', '.join(names)} in {time.monotonic() - t0:.0f} s -> {a.out}")
     return 0

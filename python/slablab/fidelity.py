@@ -33,6 +33,8 @@ import time
 from typing import (Any, Callable, Dict, Iterable, List, Mapping, NamedTuple, Optional, Sequence,
                     Tuple)
 
+from .analysis import beyond, inconclusive, paired_ratio_ci, within
+
 __all__ = ["PAIRS", "TOLERANCE", "Judged", "judge", "judge_exact", "geometry_rows",
            "table_text", "running_pair", "main"]
 
@@ -94,7 +96,8 @@ def judge(design: Sequence[Optional[float]], kernel: Sequence[Optional[float]], 
     """Paired repeats (``design[i]`` and ``kernel[i]`` run back to back) of one figure.
 
     The ratio is the geometric mean of design/kernel with a Student-t interval on the log
-    ratios (n - 1 degrees of freedom). Verdicts: ``same`` when the interval lies within
+    ratios (n - 1 degrees of freedom): :func:`slablab.analysis.paired_ratio_ci`, the
+    function slabctl compare uses. Verdicts: ``same`` when the interval lies within
     [1 - tolerance, 1 + tolerance]; ``differs: design N% higher/lower`` when it lies wholly
     outside; otherwise ``inconclusive: noise ±X% > tolerance``. Zeros: both sides zero in
     every pair is ``same`` (exactly); one side zero throughout and the other not is
@@ -113,21 +116,16 @@ def judge(design: Sequence[Optional[float]], kernel: Sequence[Optional[float]], 
         return Judged(md, mk, n, None, None, None, "differs: kernel 0, design > 0")
     if any(d <= 0 or k <= 0 for d, k in pairs):
         return Judged(md, mk, n, None, None, None, "inconclusive: zero in some pairs")
-    logs = [math.log(d / k) for d, k in pairs]
-    mean = sum(logs) / n
-    var = sum((x - mean) ** 2 for x in logs) / (n - 1)
-    from scipy import stats
-    half = float(stats.t.ppf(0.5 + level / 2, n - 1)) * math.sqrt(var / n)
-    ratio, lo, hi = math.exp(mean), math.exp(mean - half), math.exp(mean + half)
-    if lo >= 1 - tolerance and hi <= 1 + tolerance:
+    ci = paired_ratio_ci([k for _, k in pairs], [d for d, _ in pairs], level=level,
+                         min_pairs=2)
+    assert ci is not None       # every pair is usable: n >= 2 and all values > 0
+    ratio, lo, hi = ci.ratio, ci.lo, ci.hi
+    if within(ci, 1 - tolerance, 1 + tolerance):
         word = "same"
-    elif lo > 1 + tolerance or hi < 1 - tolerance:
+    elif beyond(ci, 1 - tolerance, 1 + tolerance):
         word = f"differs: design {100 * (ratio - 1):+.1f}%"
     else:
-        noise = 100 * (hi - lo) / 2 / ratio
-        word = (f"inconclusive: noise ±{noise:.1f}% > tolerance {100 * tolerance:.0f}%"
-                if noise > 100 * tolerance else
-                f"inconclusive: {100 * (ratio - 1):+.1f}% at the tolerance's edge")
+        word = inconclusive(ci, tolerance)
     return Judged(md, mk, n, ratio, lo, hi, word)
 
 

@@ -7,14 +7,16 @@ classes name those keys and their types for type checkers. At run time they are
 ordinary dicts. ``None`` stands for JSON ``null`` (a value the kernel did not report).
 """
 
-from typing import List, Literal, Optional, TypedDict
+from typing import Dict, List, Literal, Optional, TypedDict
 
 __all__ = [
     "Stats", "Status", "Gauges", "PerCpu", "CacheInfo", "NativeGauges", "NativeCache",
     "ValidateReport", "StormSize", "StormSpec", "StormProgress", "StormThread",
     "StormResults", "Figures", "Storm", "Summary", "PairedRatio", "FigureSummary",
-    "CompareVariant", "CompareRun", "Compare", "RecordReport", "TraceCache", "TraceInfo",
-    "ReplayCache", "ReplaySamples", "Replay", "ReplayCompare", "Design", "Fastpath",
+    "CompareVariant", "CompareRun", "Compare", "RecordReport", "ImportReport", "TraceCache",
+    "TraceInfo", "ReplayCache", "ReplaySamples", "Replay", "ReplayCompare", "Totals",
+    "NativeTotals", "WatchCache", "ErrorInfo", "Layers", "OccupancyBucket", "RatioInterval",
+    "RunContext", "Design", "Fastpath",
     "PagePolicy", "Owner", "StormTarget", "StormPattern", "StormState", "ReplayTarget",
     "Verdict",
 ]
@@ -64,6 +66,8 @@ class Status(TypedDict):
 
 
 class Gauges(TypedDict):
+    """A cache's gauges: every one of the spec's (SLABLAB_CACHE_GAUGES), whatever the
+    cache's design."""
     objects: int
     total_objects: int
     slabs: int
@@ -73,6 +77,12 @@ class Gauges(TypedDict):
     pages: int
     live_bytes: int
     meta_bytes: int
+    free_slabs: int
+    slob_scan_max: int
+    rcu_pending: int
+    rcu_waiting: int
+    rcu_slabs: int
+    rcu_pages: int
 
 
 class PerCpu(TypedDict):
@@ -85,13 +95,20 @@ class PerCpu(TypedDict):
 
 class Layers(TypedDict, total=False):
     """Where a cache's object slots are (docs/design.md, "Where memory is"): the layers
-    its design has, from the spec's layers set. callers + the cached layers + slabs_free
-    = total on a quiet cache."""
+    its design has, from the spec's layers set (SLABLAB_CACHE_LAYERS). callers + the
+    cached layers + slabs_free = total on a quiet cache."""
     total: int
     callers: int
     cpu_slab: int
     cpu_partial: int
     slabs_free: int
+    sheaf_main: int
+    sheaf_spare: int
+    barn: int
+    array: int
+    shared: int
+    alien: int
+    sheaf_prefilled: int
 
 
 class OccupancyBucket(TypedDict):
@@ -320,7 +337,8 @@ class PairedRatio(TypedDict):
 
 
 class RatioInterval(TypedDict):
-    """The 95% bootstrap interval of a paired ratio (docs/benchmarks.md)."""
+    """The 95% interval (Student-t on the paired log ratios) of a paired ratio
+    (docs/benchmarks.md)."""
     n: int
     ratio: float
     lo: float
@@ -351,6 +369,7 @@ class CompareRun(TypedDict):
     warmup: bool
     counted: bool
     tunables: str
+    design: Design              # the cache's during the run; context.design for native
     storm: Storm
 
 
@@ -397,6 +416,29 @@ class RecordReport(TypedDict):
     live_at_end: int
     lost_frees: int
     peak_live_bytes: int
+
+
+class ImportReport(TypedDict):
+    """:func:`slablab.import_trace`, ``slabctl import --json``'s ``import``."""
+    input: str
+    output: Optional[str]       # None: not written
+    format: str                 # native, text, perf, dat (what was read)
+    events: int
+    objects: int
+    caches: int
+    cpus: int
+    duration_ns: int
+    lost_events: int
+    unmatched_frees: int
+    live_at_end: int
+    lost_frees: int
+    peak_live_bytes: int
+    lines: int                  # text, perf: lines read
+    skipped: int                # comment_lines + other_events + null_pointers
+    comment_lines: int
+    other_events: int
+    null_pointers: int
+    other_by_name: Dict[str, int]
 
 
 class TraceCache(TypedDict):
@@ -471,3 +513,57 @@ class ReplayCompare(TypedDict):
     file: str
     targets: List[str]
     replays: List[Replay]
+
+
+# ---- what only slabctl prints (tool/cli/): its -j documents' own parts ----
+
+class Totals(TypedDict):
+    """``slabctl info -T -j``'s ``totals``: the selected slablab caches (docs/slabctl.md,
+    *Totals*); ``alloc``/``free`` ``None`` where no cache has counters."""
+    caches: int
+    active: int
+    space: int
+    used: int
+    loss: int
+    objects: int
+    total_objects: int
+    slabs: int
+    partial_slabs: int
+    cpu_slabs: int
+    alloc: Optional[int]
+    free: Optional[int]
+
+
+class NativeTotals(Totals):
+    """``slabctl info --native -T -j``'s ``native_totals``: the kernel's caches, and how
+    many could not be counted (a figure unknown)."""
+    incomplete: int
+
+
+class WatchCache(TypedDict):
+    """A cache in a ``slabctl watch -j`` sample: the ``info -D`` columns and the rates
+    since the previous sample (``None`` on the first)."""
+    name: str
+    objects: int
+    slabs: int
+    pages: int
+    alloc: int
+    free: int
+    alloc_fastpath_pct: int
+    free_fastpath_pct: int
+    order_fallback: int
+    order: int
+    cmpxchg_double_fail: int
+    cmpxchg_double_cpu_fail: int
+    alloc_per_sec: Optional[float]
+    free_per_sec: Optional[float]
+
+
+class ErrorInfo(TypedDict):
+    """A failure under ``slabctl -j``: the document's ``error`` (docs/slabctl.md, "Errors
+    as JSON"). ``errno`` 0 (``name`` ``None``) is a failure that is no system error."""
+    errno: int
+    name: Optional[str]         # "ENOENT"
+    message: str                # the text slabctl prints without -j
+    extack: Optional[str]       # the kernel's extended ack
+    op: Optional[str]           # the netlink operation ("CACHE_NEW") or the file's path

@@ -76,13 +76,21 @@ def test_the_installed_protocol_is_read():
 
 
 @pytest.mark.parametrize("seed,ci,word", [
-    (0.098, RatioCI(5, 1.07, 1.04, 1.09), "agrees in direction, smaller here"),
-    (0.098, RatioCI(5, 1.07, 1.04, 1.10), "agrees"),
-    (0.098, RatioCI(5, 1.09, 1.05, 1.12), "agrees"),
+    # inside the seed's change ± 5 points: +9.8% -> [+4.8%, +14.8%]
+    (0.098, RatioCI(5, 1.07, 1.05, 1.10), "agrees within ±5%"),
+    (0.098, RatioCI(5, 1.09, 1.05, 1.12), "agrees within ±5%"),
     (0.098, RatioCI(5, 1.30, 1.20, 1.40), "agrees in direction, larger here"),
+    (0.35, RatioCI(4, 1.227, 1.218, 1.232), "agrees in direction, smaller here"),
     (0.098, RatioCI(5, 0.90, 0.85, 0.95), "disagrees: the opposite direction"),
-    (0.098, RatioCI(5, 1.01, 0.97, 1.05), "no difference here: does not confirm the seed"),
-    (0.0, RatioCI(5, 1.01, 0.97, 1.05), "agrees (no difference in either)"),
+    (0.098, RatioCI(5, 1.00, 0.98, 1.02), "no difference here: does not confirm the seed"),
+    # across the band's edge: noise wider than the seed's effect, than the tolerance, or
+    # neither
+    (0.098, RatioCI(15, 1.01, 0.70, 1.413), "inconclusive: noise ±35.3% > effect 9.8%"),
+    (0.35, RatioCI(5, 1.15, 0.98, 1.32), "inconclusive: noise ±14.8% > tolerance 5%"),
+    (0.098, RatioCI(5, 1.07, 1.04, 1.09), "inconclusive: +7.0% at the tolerance's edge"),
+    # a no-change seed: inside 1 ± 5%, wholly outside it, or too wide to say
+    (0.0, RatioCI(5, 1.01, 0.97, 1.05), "agrees within ±5%"),
+    (-0.006, RatioCI(15, 0.865, 0.627, 1.074), "inconclusive: noise ±25.8% > tolerance 5%"),
     (-0.001, RatioCI(5, 1.2, 1.1, 1.3), "disagrees: a difference here, none in the seed"),
     (0.098, None, "too few runs to judge"),
 ])
@@ -90,22 +98,26 @@ def test_shape_verdict(seed, ci, word):
     assert E.shape_verdict(seed, ci) == word
 
 
+def test_shape_verdict_tolerance_is_stated_and_used():
+    ci = RatioCI(5, 1.07, 1.04, 1.10)
+    assert E.shape_verdict(0.098, ci, tolerance=0.10) == "agrees within ±10%"
+    assert E.shape_verdict(0.098, ci, tolerance=0.02).startswith("inconclusive")
+
+
 def test_verdict_line():
-    line = E.verdict_line("km(4096)", "3 lists", 0.098, RatioCI(5, 1.07, 1.04, 1.10))
-    assert line == ("km(4096): seed: 3 lists +9.8%; here: +7.0% [+4.0%, +10.0%] (n=5) — "
-                    "agrees")
+    line = E.verdict_line("km(4096)", "3 lists", 0.098, RatioCI(5, 1.07, 1.05, 1.10))
+    assert line == ("km(4096): seed: 3 lists +9.8%; here: +7.0% [+5.0%, +10.0%] (n=5) — "
+                    "agrees within ±5%")
     assert E.verdict_line("x", "y", 0.1, None, E.MISSING_DESIGN).endswith(
         "cannot judge (missing: design not in this module)")
 
 
-def test_ratio_ci_matches_scipy_bootstrap():
+def test_ratio_ci_is_paired_ratio_ci():
     from slablab.analysis import paired_ratio_ci
     a = [100.0, 110.0, 95.0, 105.0, 98.0, 102.0]
     b = [110.0, 118.0, 104.0, 117.0, 105.0, 110.0]
     ours, ref = E.ratio_ci(a, b), paired_ratio_ci(a, b)
-    assert ours is not None and ref is not None
-    assert ours.ratio == pytest.approx(ref.ratio)
-    assert ours.lo == pytest.approx(ref.lo, rel=0.01) and ours.hi == pytest.approx(ref.hi, rel=0.01)
+    assert ours is not None and ours == ref
     assert E.ratio_ci(a[:2], b[:2]) is None
     assert E.ratio_ci(a, a) == (6, 1.0, 1.0, 1.0)
 
@@ -299,7 +311,7 @@ def test_table_replays_002_throughput_and_verdict():
     # medians (the second of three runs, each 1% above the one before)
     assert "1,060,500" in text and "1,010,000" in text
     assert "verdict: hackbench replay, after/before" in text
-    assert "+5.0% [+5.0%, +5.0%] (n=3) — agrees in direction, larger here" in text
+    assert "+5.0% [+5.0%, +5.0%] (n=3) — agrees within ±5%" in text
     assert "slob: missing: refused" in text
 
 
@@ -342,3 +354,89 @@ def test_trace_live_bytes_of_a_hand_made_trace(tmp_path):
     peak, avg = E.trace_live_bytes(str(path))
     # 100 for 10 ns, 300 for 10 ns, 200 for 10 ns; the free of object 0 changes nothing
     assert peak == 300 and avg == pytest.approx(200.0)
+
+
+class _Result(dict[str, object]):
+    """A storm's results as the bindings give them, every counter 0 unless set."""
+
+    def __missing__(self, key):
+        return 0
+
+
+class FakeLab:
+    """The client calls seed-004's runner makes: a storm's speed depends only on the
+    kmalloc page policy (slab 2x the page allocator's, the kernel's 1.5x), so the
+    table's order and verdict are known whatever order the storms ran in."""
+
+    NS = {"slab": 1_000_000, "page_alloc": 2_000_000, None: 1_500_000}
+
+    def __init__(self):
+        self.policy = "slab"
+        self.runs = []          # (target, policy) in the order they ran
+
+    def status(self):
+        return dict(kernel_release="6.1.0-fake", nr_online_cpus=2,
+                    kmalloc_page_policy=self.policy)
+
+    def cache_list(self):
+        return [dict(name="kmalloc-4096", owner="kmalloc", size=4096, order=3)]
+
+    def set_page_policy(self, policy):
+        self.policy = policy
+
+    def storm(self, target, pattern, progress=None, **kw):
+        policy = None if target.startswith("native") else self.policy
+        self.runs.append((target, policy))
+        ns = self.NS[policy]
+        res = _Result(threads=[dict(cpu=0, ops=kw["ops"], cycles=ns, ns=ns,
+                                    ops_per_sec=None)],
+                      features=None, cache_flags=None, stats=None, shrunk_pages=None,
+                      rcu_waiting_end=None, rcu_pages_peak=None, features_value=0,
+                      cache_flags_value=0, native_name="", allocs=kw["ops"],
+                      frees=kw["ops"])
+        return dict(id=len(self.runs), state="done", interrupted=False, page_size=4096,
+                    spec=None, progress=dict(ops_planned=kw["ops"], ops_done=kw["ops"],
+                                             elapsed_ns=ns),
+                    result=res, figures={})
+
+
+def _run_004(tmp_path, **kw):
+    client = FakeLab()
+    text = E.run_experiment("seed-004", str(tmp_path), repeat=4, client=client,
+                            do_plot=False, log=lambda _line: None, **kw)
+    raw = pd.read_csv(tmp_path / "seed-004" / "runs.csv")
+    return client, text, raw
+
+
+def test_experiment_repeats_run_in_random_orders_after_a_warmup(tmp_path):
+    """Each repeat runs its variants in an order of the lab's seeded generator (not the
+    table's), the warm-up repeat is written with warmup set and left out of the table,
+    and the same --order-seed gives the same orders."""
+    client, text, raw = _run_004(tmp_path / "a", warmup=1, order_seed=7)
+    assert len(client.runs) == 3 * (1 + 4)
+    warm = raw[raw["warmup"] == 1]
+    assert len(warm) == 3 and (warm["repeat"] < 0).all()
+    assert sorted(raw[raw["warmup"] == 0]["repeat"].unique()) == [0, 1, 2, 3]
+    orders = [tuple(raw[raw["repeat"] == r]["variant"]) for r in sorted(raw["repeat"].unique())]
+    assert len(set(orders)) > 1, f"every repeat ran in one order: {orders}"
+    # the table counts the measured runs and lists the variants in the seed's order
+    assert "totals over 4 runs" in text
+    table = ["slab: kmalloc-4096, order-3 slabs", "page allocator", E.KERNEL]
+    df = E.read_experiment(str(tmp_path / "a" / "seed-004" / "runs.csv"))
+    assert list(dict.fromkeys(df["variant"])) == table
+    assert (df["warmup"] == 0).all() and len(df) == 12
+    # each variant's speed is its own whatever order it ran in: slab 2x the page allocator
+    med = df.groupby("variant")["tput_ops_per_sec"].median()
+    assert med[table[0]] == pytest.approx(2 * med[table[1]])
+    again, _, raw2 = _run_004(tmp_path / "b", warmup=1, order_seed=7)
+    assert again.runs == client.runs
+    assert list(raw2["variant"]) == list(raw["variant"])
+    other, _, _ = _run_004(tmp_path / "c", warmup=0, order_seed=8)
+    assert len(other.runs) == 12 and other.runs != client.runs[3:]
+
+
+def test_experiment_rejects_a_negative_warmup(tmp_path):
+    with pytest.raises(ValueError, match="warmup"):
+        E.Lab(FakeLab(), "seed-004", str(tmp_path), "small", print, warmup=-1)
+    with pytest.raises(SystemExit):
+        E.main(["seed-004", "--warmup", "-1"])

@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cerrno>
+
 using namespace slabctl;
 using slabctl::test::sample_cache;
 
@@ -132,4 +134,30 @@ TEST(Json, StatusValidateHandle)
 
 	Handle h{7, 100};
 	EXPECT_EQ(to_json(h).dump(), R"({"handle":7,"count":100})");
+}
+
+// The error object of slabctl -j (tool/schemas/slablab.schema.json's ErrorInfo): errno
+// with its name, the sentence of the text mode, and null for what the failure lacks.
+TEST(Json, Errors)
+{
+	Json j = to_json(Error(EEXIST, "CACHE_NEW", "slablab: cache t64 already exists"));
+	EXPECT_EQ(j.dump(), R"({"errno":17,"name":"EEXIST","message":"CACHE_NEW: File exists: )"
+			    R"(slablab: cache t64 already exists","extack":"slablab: cache t64 )"
+			    R"(already exists","op":"CACHE_NEW"})");
+	j = to_json(ModuleNotLoaded());
+	EXPECT_EQ(j["errno"], ENOENT);
+	EXPECT_EQ(j["name"], "ENOENT");
+	EXPECT_EQ(j["op"], "GETFAMILY");
+	EXPECT_TRUE(j["extack"].is_null());
+	EXPECT_EQ(j["message"], ModuleNotLoaded::kMessage);
+	j = to_json(UsageError("bad"));
+	EXPECT_EQ(j["name"], "EINVAL");
+	EXPECT_TRUE(j["op"].is_null());
+	// no system error, or a number without a name
+	j = error_json(0, "the command exited with status 1");
+	EXPECT_EQ(j["errno"], 0);
+	EXPECT_TRUE(j["name"].is_null());
+	EXPECT_EQ(errno_name(EPERM), "EPERM");
+	EXPECT_EQ(errno_name(100000), "");
+	EXPECT_EQ(errno_name(-1), "");
 }

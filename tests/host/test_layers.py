@@ -3,8 +3,9 @@
 the file-level call graph of module/, derived from the built objects, has no cycle; the
 shared back end (backend.c) is at the bottom, calling no other file of the module but the
 trace events' definitions (trace.c: a leaf every file may fire events of, calling none);
-the designs (design_*.c) call only the back end (and trace.c); the cache API (slab.c)
-stands on both.
+the designs (design_*.c) call only the back end (and trace.c); the cache API (cache.c)
+stands on both; kmalloc (kmalloc.c) is between them: cache.c calls it, and it calls only
+the designs and the back end (and trace.c).
 
 An arrow A -> B means: A's object has an undefined symbol that B's object defines
 (`nm`). The objects are the ones module/Kbuild links into slablab.ko, so a new file is
@@ -22,7 +23,8 @@ import pytest
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 MODULE = os.path.join(REPO, "module")
 BOTTOM = "backend"  # the shared back end of the allocator
-CACHE_API = "slab"  # the cache API over the designs
+CACHE_API = "cache"  # the cache API over the designs
+KMALLOC = "kmalloc"  # slablab_kmalloc()/slablab_kfree(): under the cache API, over the designs
 TRACE = "trace"  # the tracepoints' definitions (CREATE_TRACE_POINTS): a leaf under all
 DESIGN_PREFIX = "design_"
 # Under CI the objects must be there (make test builds them): a skip would hide the tests.
@@ -151,7 +153,7 @@ def designs(graph):
 
 def test_designs_stand_on_the_back_end_only(graph):
     """A design calls the back end and nothing else: not the cache API, not another
-    design, not netlink or debugfs (what they need reaches them through slab.c)."""
+    design, not netlink or debugfs (what they need reaches them through cache.c)."""
     assert designs(graph), "no design_*.o in module/Kbuild"
     for d in designs(graph):
         above = {b: s for b, s in graph[d].items() if b not in (BOTTOM, TRACE)}
@@ -161,12 +163,27 @@ def test_designs_stand_on_the_back_end_only(graph):
 
 
 def test_cache_api_is_above_the_designs(graph):
-    """slab.c (the cache API) dispatches to every design and uses the back end; no
+    """cache.c (the cache API) dispatches to every design and uses the back end; no
     design or back end calls it."""
     assert CACHE_API in graph, f"no {CACHE_API}.o in module/Kbuild"
     for d in designs(graph) + [BOTTOM]:
         assert d in graph[CACHE_API], f"{CACHE_API}.c does not call {d}.c"
         assert CACHE_API not in graph[d], f"{d}.c calls up into {CACHE_API}.c"
+
+
+def test_kmalloc_is_between_the_cache_api_and_the_designs(graph):
+    """kmalloc.c (slablab_kmalloc(), slablab_kfree(), the size classes) calls the designs
+    and the back end only; cache.c, which makes the classes, changes their design and
+    frees their RCU-freed objects through slablab_kfree(), calls it; no design or back
+    end does."""
+    assert KMALLOC in graph, f"no {KMALLOC}.o in module/Kbuild"
+    below = designs(graph) + [BOTTOM, TRACE]
+    up = {b: s for b, s in graph[KMALLOC].items() if b not in below}
+    lines = [f"  {KMALLOC}.c -> {b}.c: {', '.join(s[:6])}" for b, s in up.items()]
+    assert not up, f"{KMALLOC}.c calls beyond the designs and the back end:\n" + "\n".join(lines)
+    assert KMALLOC in graph[CACHE_API], f"{CACHE_API}.c does not call {KMALLOC}.c"
+    for d in designs(graph) + [BOTTOM]:
+        assert KMALLOC not in graph[d], f"{d}.c calls up into {KMALLOC}.c"
 
 
 def test_every_file_is_reached_from_main(graph):
@@ -183,7 +200,7 @@ def test_every_file_is_reached_from_main(graph):
 def test_find_cycle_finds_and_prints_one():
     """The detector itself: a cycle is found and printed, a DAG passes."""
     g: Dict[str, Dict[str, List[str]]] = {
-        "slab": {}, "storm": {"slab": ["a"], "netlink": ["b"]},
+        "cache": {}, "storm": {"cache": ["a"], "netlink": ["b"]},
         "netlink": {"storm": ["c"]}, "main": {"netlink": ["d"]}}
     cycle = find_cycle(g)
     assert cycle in (["storm", "netlink", "storm"], ["netlink", "storm", "netlink"])

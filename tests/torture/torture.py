@@ -38,6 +38,8 @@ import threading
 import time
 from typing import Any, Counter, Deque, Dict, Tuple
 
+import slablab                          # the package: --plan needs no module loaded
+
 # seconds one kernel call may take before it is a hang (SLABLAB_TORTURE_DEADLINE: the
 # harness self-check in tests/host/test_torture.py shortens it)
 CALL_DEADLINE = float(os.environ.get("SLABLAB_TORTURE_DEADLINE", "60"))
@@ -48,8 +50,9 @@ HUNG_TASK_TIMEOUT = 20      # /proc/sys/kernel/hung_task_timeout_secs in the gue
 EXIT_MARK = "torture-exit "
 DEBUGFS = "/sys/kernel/debug/slablab"
 
-PATTERNS = ("pair", "batch", "remote", "churn", "bulk", "prefill", "rcu")
-TARGETS = ("slablab", "native", "kmalloc", "native-kmalloc")
+# the storm engine's patterns and targets, so that a new one is tortured too
+PATTERNS = slablab.STORM_PATTERNS
+TARGETS = slablab.STORM_TARGETS
 # Every pattern against every target, pattern by pattern (bulk needs a cache target,
 # prefill a slablab cache: the kernel's SLUB on 6.1 has no sheaves; rcu a slablab
 # target: its RCU frees are slablab's API).
@@ -261,7 +264,6 @@ class Failure(Exception):
 
 class Torture:
     def __init__(self, args):
-        import slablab                      # only in the VM: --plan needs no module
         self.slablab = slablab
         self.seed, self.seconds, self.module = args.seed, args.seconds, args.module
         self.verbose = bool(os.environ.get("SLABLAB_TORTURE_VERBOSE"))

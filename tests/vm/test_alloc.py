@@ -4,7 +4,7 @@ min_partial, shrink, validate under cross-cpu traffic, fast-path modes."""
 import pytest
 
 import slablab
-from conftest import FRONT_END_VARIANTS, consistent, dbg_write, slabctl
+from helpers import FRONT_END_VARIANTS, consistent, dbg_write, slabctl
 
 CPU_PARTIAL_STATS = ("cpu_partial_alloc", "cpu_partial_free", "cpu_partial_node",
                      "cpu_partial_drain")

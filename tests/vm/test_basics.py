@@ -3,7 +3,7 @@
 import os
 
 import slablab
-from conftest import DEBUGFS, slabctl
+from helpers import DEBUGFS, slabctl
 
 
 def test_version_python(client):

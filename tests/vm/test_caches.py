@@ -12,7 +12,7 @@ import pytest
 
 import slablab
 from slablab import protocol
-from conftest import DEBUGFS, DESIGNS, consistent, dbg, dbg_write, slabctl
+from helpers import DEBUGFS, DESIGNS, consistent, dbg, dbg_write, online_cpus, slabctl
 
 
 def test_lifecycle(client, make_cache):
@@ -533,10 +533,6 @@ def reassemble(msgs):
     return caches, more
 
 
-def online_cpus():
-    return sorted(os.sched_getaffinity(0))
-
-
 @pytest.mark.parametrize("bufsize", [4096, 16384, 32768])
 def test_percpu_dump_fits_any_reader(client, family, make_cache, bufsize):
     """Every cache with one per-cpu entry per online cpu, whatever the number of cpus
@@ -583,7 +579,7 @@ def test_percpu_dump_client_reassembles(client, make_cache):
 def interleaved_caches(client):
     """12 caches that stay and 12 that a churn will delete and re-create, alternating
     in the cache list, so a deletion moves every later cache down one place
-    (test_zz_reload.py uses it too, with the dump split by selftest_dump_percpu_max)."""
+    (test_reload.py uses it too, with the dump split by selftest_dump_percpu_max)."""
     stay, churn = [f"dump-stay{i}" for i in range(12)], [f"dump-churn{i}" for i in range(12)]
     try:
         for a, b in zip(stay, churn):
@@ -628,7 +624,7 @@ def test_dump_interrupted_by_change_is_flagged(client, family, interleaved):
 
 
 def check_dump_interrupted(family, interleaved):
-    """The body of test_dump_interrupted_by_change_is_flagged (test_zz_reload.py runs it
+    """The body of test_dump_interrupted_by_change_is_flagged (test_reload.py runs it
     with every cache split over several messages)."""
     stay, churn = interleaved
     stop = threading.Event()
@@ -662,7 +658,7 @@ def test_client_dump_retries_when_interrupted(client, interleaved):
 
 
 def check_client_retries(interleaved):
-    """The body of test_client_dump_retries_when_interrupted (test_zz_reload.py runs it
+    """The body of test_client_dump_retries_when_interrupted (test_reload.py runs it
     with every cache split over several messages)."""
     stay, churn = interleaved
     c = slablab.Client()

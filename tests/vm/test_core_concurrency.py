@@ -14,7 +14,7 @@ import time
 
 import pytest
 
-from conftest import CONCURRENCY_DESIGN_VARIANTS, CONCURRENCY_VARIANTS, DEBUGFS, consistent, dbg, dbg_write
+from helpers import CONCURRENCY_DESIGN_VARIANTS, CONCURRENCY_VARIANTS, DEBUGFS, consistent, dbg, dbg_write
 from test_storms import alloc_free, threads_for
 
 NCPUS = os.cpu_count() or 1
@@ -187,7 +187,7 @@ def test_cpu_view_during_remote_frees(client, make_cache):
     assert c["stats"]["order_fallback"] == 0
 
 
-# ------------------------------------ defect 5 (slab.c): per-cpu figures never wrap
+# ------------------------------------ defect 5 (cache.c): per-cpu figures never wrap
 
 def test_stats_reset_during_a_storm_never_wraps(client, make_cache):
     """Statistics reset (netlink and debugfs) while every cpu counts: a per-cpu figure

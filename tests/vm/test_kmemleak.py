@@ -10,9 +10,15 @@ Timeline, for one pytest session over tests/vm (scripts/test.sh passes this file
   reported, hence the scans;
 * test_no_slablab_leaks_after_suite: two scans (an object is reported once it has been
   unreferenced through two scans and is older than 5 s), then every report is read;
-* test_no_slablab_leaks_after_unload: load the module with work in flight, rmmod, two
-  scans, read again. Backtraces of an unloaded module are printed as raw addresses, so
-  reports are matched against the address range the module had (/proc/modules).
+* test_a_leaked_slablab_object_is_reported (after the verdict on the suite: its reload
+  makes kmemleak forget every slablab object): the module reloaded with selftests=1, a
+  cache of each design leaks objects on purpose (debugfs hook "leak"), and kmemleak
+  must report them, with their contents and slablab's allocation backtrace; "unleak"
+  frees them again;
+* test_no_slablab_leaks_after_unload: load the module with work in flight and objects
+  leaked on every design, rmmod, two scans, read again. Backtraces of an unloaded
+  module are printed as raw addresses, so reports are matched against the address
+  range the module had (/proc/modules).
 
 Leaks that do not involve slablab (other kernel code, 9p, ...) are printed, not failed.
 kmemleak's own "N new suspected memory leaks" console line would fail every VM run as
@@ -27,7 +33,7 @@ import time
 import pytest
 
 import slablab
-from conftest import MODULE
+from helpers import DEBUGFS, DESIGNS, MODULE, reload
 
 KMEMLEAK = "/sys/kernel/debug/kmemleak"
 pytestmark = pytest.mark.exclude_if(
@@ -109,8 +115,65 @@ def test_no_slablab_leaks_after_suite():
     verdict(scan(), when="after the suite")
 
 
+LEAKS = 8        # SLABLAB_SELFTEST_LEAKS (module/internal.h)
+
+
+def leaked_markers(found):
+    """{cache: markers} of the "leak" hook's objects in kmemleak's reports: the hook
+    writes "<cache>/<n>" at the start of each, which the report's hex dump shows."""
+    out: dict[str, set[int]] = {}
+    for r in found:
+        if not involves_slablab(r):
+            continue
+        dump = "".join(m.group(1) for m in re.finditer(r"(?m)^    (?:[0-9a-f]{2} ){1,16}"
+                                                       r"\s*(.{1,16})$", r))
+        m = re.match(r"(leak-[a-z]+)/(\d+)", dump)
+        if m:
+            out.setdefault(m.group(1), set()).add(int(m.group(2)))
+    return out
+
+
+def test_a_leaked_slablab_object_is_reported():
+    """kmemleak knows slablab's objects (module/backend.h, alloc_hook()/free_hook()): on
+    every design, objects nobody points to any more are reported as leaks, with the
+    allocation's backtrace through slablab. A pointer left in a dead stack frame is a
+    reference to kmemleak (its scan reads whole stacks), so up to two of each cache's
+    LEAKS objects may go unreported; registration that is missing reports none."""
+    c = reload("selftests=1")
+    names = [f"leak-{d}" for d in DESIGNS]
+    try:
+        for d, name in zip(DESIGNS, names):
+            c.cache_create(name, 64, design=d)
+            with open(f"{DEBUGFS}/caches/{name}/selftest", "w") as f:
+                f.write("leak")
+        found = leaked_markers(scan())
+        for name in names:
+            seen = found.get(name, set())
+            assert len(seen) >= LEAKS - 2, \
+                f"{name}: kmemleak reported {sorted(seen)} of the {LEAKS} leaked objects"
+    finally:
+        for name in names:
+            try:
+                with open(f"{DEBUGFS}/caches/{name}/selftest", "w") as f:
+                    f.write("unleak")
+                c.cache_destroy(name)
+            except (OSError, slablab.Error):
+                pass
+        reload()
+    # freed: kmemleak forgot them, nothing of them is reported any more
+    assert not leaked_markers(scan())
+
+
 def test_no_slablab_leaks_after_unload():
-    c = slablab.Client()
+    """Also with objects nobody can free any more (the "leak" hook's, on every design):
+    rmmod gives their slabs and heap pages back, and kmemleak must forget them first
+    (slablab_leak_forget_slabs(), slablab_slob_exit()), or it would report memory that
+    is no longer slablab's and stop itself when the next object lands there."""
+    c = reload("selftests=1")
+    for d in DESIGNS:
+        c.cache_create(f"gone-{d}", 64, design=d)
+        with open(f"{DEBUGFS}/caches/gone-{d}/selftest", "w") as f:
+            f.write("leak")
     c.cache_create("leak-plain", 96)
     c.cache_create("leak-debug", 200, debug=True)
     for cpu in range(os.cpu_count() or 1):

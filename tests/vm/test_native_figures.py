@@ -15,7 +15,7 @@ import subprocess
 import pytest
 
 import slablab
-from conftest import slabctl
+from helpers import slabctl
 from test_storms import wait_running
 
 pytestmark = pytest.mark.usefixtures("no_storm_left")   # conftest.py

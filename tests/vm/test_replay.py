@@ -19,7 +19,7 @@ from typing import Literal, Tuple
 import pytest
 
 import slablab
-from conftest import DESIGNS, REPO, slabctl
+from helpers import DESIGNS, REPO, slabctl
 from slablab import replay_plot
 
 RECORDED = {}

@@ -3,7 +3,7 @@
 lists, after mm/slab.c of 6.1): enable_cpucache()'s defaults, SLAB's rules for limit,
 batchcount and shared, the counters of an array's hits and misses, one list or three,
 reaping with time, and /proc/slabinfo 2.1 lines. The cache suite at large runs for slab
-(lists 3 and 1) through conftest.DESIGN_VARIANTS."""
+(lists 3 and 1) through helpers.DESIGN_VARIANTS."""
 import errno
 import os
 import re
@@ -14,7 +14,7 @@ from typing import Literal, Tuple
 import pytest
 import slablab
 
-from conftest import DEBUGFS, consistent, dbg, dbg_write, reload, slabctl
+from helpers import DEBUGFS, consistent, dbg, dbg_write, reload, slabctl
 
 pytestmark = pytest.mark.parametrize("design", ["slab"])
 

@@ -31,7 +31,7 @@ import subprocess
 
 import pytest
 
-from conftest import BUILD, DEBUGFS, REPO, SLABCTL, slabctl
+from helpers import BUILD, DEBUGFS, REPO, SLABCTL, slabctl
 
 # The running kernel's series: 7.x's slabinfo on 7.x, 6.1's before.
 SERIES = 7 if int(os.uname().release.split(".")[0]) >= 7 else 6

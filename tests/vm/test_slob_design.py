@@ -3,7 +3,7 @@
 within a page and next fit across pages seen through the scan counters, coalescing
 frees, the size-split lists (1, 2 or 3) on a size-mixed workload, and the kmalloc
 classes switched between designs. The cache suite at large runs for slob through
-conftest.DESIGNS."""
+helpers.DESIGNS."""
 import json
 import subprocess
 import threading
@@ -11,7 +11,7 @@ import threading
 import pytest
 
 import slablab
-from conftest import DEBUGFS, SLABCTL, consistent, slabctl
+from helpers import DEBUGFS, SLABCTL, consistent, slabctl
 
 SLOB = pytest.mark.parametrize("design", ["slob"])
 

@@ -26,13 +26,15 @@ from typing import Any, Dict, List
 import pytest
 
 import slablab
-from conftest import DEBUGFS, MODULE, consistent, dbg, dbg_write, slabctl
+from helpers import DEBUGFS, MODULE, consistent, dbg, dbg_write, online_cpus, reload, slabctl
 
 pytestmark = pytest.mark.usefixtures("no_storm_left")   # conftest.py
 
-# the module to load again after the unload tests (SLABLAB_MODULE: another build of it)
-MODULE = os.environ.get("SLABLAB_MODULE", MODULE)
-PATTERNS = ("pair", "batch", "remote", "churn", "bulk")
+# The patterns the tests below run against a slablab cache and the kernel's own (native):
+# every pattern of the engine but the two without a native target, prefill (the kernel's
+# SLUB on 6.1 has no sheaves; test_stress.py and test_sheaves_design.py run it) and rcu (RCU
+# frees are slablab's API; its own tests are below)
+PATTERNS = tuple(p for p in slablab.STORM_PATTERNS if p not in ("prefill", "rcu"))
 # the kernel lays kmalloc's classes out as the slub design does (the debug kernel's slots
 # carry KASAN's metadata), and 7.x's SLUB is the sheaves design's original
 PLAIN_SLOTS = (os.path.exists("/sys/kernel/slab/kmalloc-64/slab_size") and
@@ -53,10 +55,6 @@ SMALL = {
 STAT_CHECKED = ("alloc_fastpath", "alloc_slowpath", "free_fastpath", "free_slowpath",
                 "alloc_slab", "free_slab", "cpu_partial_free", "cpu_partial_alloc")
 HUGE_OPS = 10 ** 9          # a storm that would run into the 10-minute cap
-
-
-def online_cpus():
-    return sorted(os.sched_getaffinity(0))
 
 
 def threads_for(pattern, ncpus):
@@ -749,24 +747,33 @@ def test_churn_barrier_wait_is_no_hung_task(client, make_cache, design):
                          working_set=64)
     ns = check_result(probe)["threads"][0]["ns"]
     ops = max(20000, 5 * 10 ** 9 * 20000 // max(ns, 1))
+    # The detector looks every hung_task_timeout_secs (1 s here) for a task that has not
+    # run since its last look: a wait of 2 s or more is one it would have reported. When
+    # the host's scheduling shared the cpus otherwise than planned and the lone worker
+    # waited less, the storm runs again with twice the ops (at most three times).
     with open(HUNG_TASK) as f:
         old = f.read().strip()
     mark = subprocess.run(["dmesg"], capture_output=True, text=True).stdout.count("\n")
+    waits = []
     with open(HUNG_TASK, "w") as f:
         f.write("1")
     try:
-        r = client.storm("slablab", "churn", cache=name, threads=3, cpus=pair, ops=ops,
-                         working_set=64)
+        for _ in range(3):
+            r = client.storm("slablab", "churn", cache=name, threads=3, cpus=pair, ops=ops,
+                             working_set=64)
+            res = check_result(r)
+            lone = [t for t in res["threads"] if t["cpu"] == cpus[1]]
+            assert len(lone) == 1, res["threads"]
+            waits.append(r["progress"]["elapsed_ns"] - lone[0]["ns"])
+            if waits[-1] >= 2 * 10 ** 9:
+                break
+            ops *= 2
     finally:
         with open(HUNG_TASK, "w") as f:
             f.write(old)
     log = subprocess.run(["dmesg"], capture_output=True, text=True).stdout
     log = "\n".join(log.splitlines()[mark:])
-    res = check_result(r)
-    lone = [t for t in res["threads"] if t["cpu"] == cpus[1]]
-    assert len(lone) == 1, res["threads"]
-    waited = r["progress"]["elapsed_ns"] - lone[0]["ns"]
-    assert waited >= 2 * 10 ** 9, f"the lone worker waited {waited} ns: make it longer"
+    assert waits[-1] >= 2 * 10 ** 9, f"the lone worker waited {waits} ns: make it longer"
     assert "blocked for more than" not in log, log
 
 
@@ -1229,12 +1236,6 @@ def test_kernel_owned_cache_refuses_storms_and_handles():
     with EBUSY and the module unload anyway, leaving the cache's ctor pointing into
     freed text. A native storm may still copy it as its model. The test hook that makes
     such a cache needs selftests=1: reload with it, and without it after."""
-    def reload(*params):
-        subprocess.run(["rmmod", "slablab"], check=True, capture_output=True, timeout=120)
-        subprocess.run(["insmod", MODULE, *params], check=True, capture_output=True,
-                       timeout=120)
-        return slablab.Client()
-
     def hook(op):
         with open(f"{DEBUGFS}/selftest_kernel_cache", "w") as f:
             f.write(op)
@@ -1272,12 +1273,6 @@ def test_native_figures_that_cannot_be_read_refuse_the_storm():
     read the storm is refused, naming the file, instead of reporting 0 pages. The test
     hook that moves the directory away needs selftests=1: reload with it, and without
     it after."""
-    def reload(*params):
-        subprocess.run(["rmmod", "slablab"], check=True, capture_output=True, timeout=120)
-        subprocess.run(["insmod", MODULE, *params], check=True, capture_output=True,
-                       timeout=120)
-        return slablab.Client()
-
     def sysfs_root(path):
         with open(f"{DEBUGFS}/selftest_native_sysfs", "w") as f:
             f.write(path)

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 """The stress suite: storms over a grid of pattern x object size x threads x cpu_partial
-x fast-path mode x front end (every design of conftest.DESIGNS, and sheaves in front of
+x fast-path mode x front end (every design of helpers.DESIGNS, and sheaves in front of
 slub's cpu slabs), each on a fresh slablab cache (made and always destroyed by a
 fixture), with the allocator's invariants checked after every storm:
 
@@ -38,7 +38,7 @@ import warnings
 import pytest
 
 import slablab
-from conftest import FRONT_ENDS, consistent, dbg_write
+from helpers import FRONT_ENDS, consistent, dbg_write
 from test_storms import alloc_free, check_result, threads_for, untimed_allocs
 
 # `soak` is registered by scripts/soak.sh (-o markers=soak); plain runs must not warn.
@@ -51,7 +51,9 @@ soak_only = pytest.mark.exclude_if(not SOAK, reason="soak grid: set SLABLAB_SOAK
                                    "(scripts/soak.sh)")
 NCPUS = os.cpu_count() or 1
 
-PATTERNS = ("pair", "batch", "remote", "churn", "bulk", "prefill")
+# every pattern of the engine but rcu, whose frees wait for grace periods (test_storms.py
+# and test_rcu.py run it)
+PATTERNS = tuple(p for p in slablab.STORM_PATTERNS if p != "rcu")
 SIZES_QUICK = (64, 192, 1000, 4096)
 SIZES_FULL = (8, 64, 96, 192, 512, 1000, 2048, 4096, 16384)
 THREADS = (1, NCPUS, 2 * NCPUS)
@@ -67,7 +69,7 @@ OPS = {
     "bulk": dict(ops=4096, batch=32),
     "prefill": dict(ops=4096, batch=16),
 }
-# the front ends by index into conftest.FRONT_ENDS (a Point stays a tuple of plain values)
+# the front ends by index into helpers.FRONT_ENDS (a Point stays a tuple of plain values)
 FRONTS = tuple(range(len(FRONT_ENDS)))
 
 

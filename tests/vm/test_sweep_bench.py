@@ -16,7 +16,7 @@ import sys
 import pytest
 
 import slablab
-from conftest import REPO, SLABCTL, slabctl
+from helpers import REPO, SLABCTL, slabctl
 from slablab import grid as G
 from slablab import sweep
 

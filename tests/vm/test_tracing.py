@@ -13,7 +13,7 @@ import subprocess
 
 import pytest
 
-from conftest import SLABCTL
+from helpers import SLABCTL
 
 EVENTS = "/sys/kernel/tracing/events"
 SLABLAB_EVENTS = ("slablab_cache_alloc", "slablab_cache_free", "slablab_kmalloc",

@@ -77,7 +77,6 @@ struct CreateOptions {
 	uint64_t size = 0, align = 0;
 	const CLI::Option* align_opt = nullptr;
 	TunableOptions tunables;
-	bool json = false;
 };
 
 uint32_t to_u32(uint64_t v, std::string_view what)
@@ -99,7 +98,7 @@ int run_create(const CreateOptions& o)
 
 	Client client;
 	CacheInfo c = client.cache_create(spec);
-	if (o.json) {
+	if (json_output()) {
 		Json j = json_envelope("create");
 		j["cache"] = to_json(c);
 		print_json(j);
@@ -114,7 +113,6 @@ int run_create(const CreateOptions& o)
 struct SetOptions {
 	std::string name;
 	std::vector<std::string> assignments;
-	bool json = false;
 };
 
 int run_set(const SetOptions& o)
@@ -123,7 +121,7 @@ int run_set(const SetOptions& o)
 	Tunables t = parse_assignments(o.assignments);
 	Client client;
 	CacheInfo c = client.cache_set(o.name, t);
-	if (o.json) {
+	if (json_output()) {
 		Json j = json_envelope("set");
 		j["cache"] = to_json(c);
 		print_json(j);
@@ -133,10 +131,9 @@ int run_set(const SetOptions& o)
 	return kExitOk;
 }
 
-/// The options of the commands that take a cache name and an optional --json.
+/// The options of the commands that take a cache name (and --json, an alias of -j).
 struct NameOptions {
 	std::string name;
-	bool json = false;
 };
 
 std::shared_ptr<NameOptions> add_name_options(CLI::App& cmd, bool json)
@@ -144,8 +141,20 @@ std::shared_ptr<NameOptions> add_name_options(CLI::App& cmd, bool json)
 	auto o = std::make_shared<NameOptions>();
 	cmd.add_option("NAME", o->name, "Cache name")->required();
 	if (json)
-		cmd.add_flag("--json", o->json, "JSON output (schema slablab/1)");
+		add_json_flag(cmd);
 	return o;
+}
+
+/// destroy's and reset's document under -j: the cache the command acted on.
+void print_done(std::string_view command, const std::string& name, const std::string& text)
+{
+	if (json_output()) {
+		Json j = json_envelope(command);
+		j["cache"] = name;
+		print_json(j);
+	} else {
+		fmt::print("{}\n", text);
+	}
 }
 
 }  // namespace
@@ -164,7 +173,7 @@ Action setup_create(CLI::App& cmd)
 						  SLABLAB_MAX_ALIGN))
 			       ->transform(size_value());
 	add_tunable_options(cmd, o->tunables);
-	cmd.add_flag("--json", o->json, "Print the new cache as JSON (schema slablab/1)");
+	add_json_flag(cmd, "Print the new cache as JSON (schema slablab/1), as slabctl -j");
 	return [o] { return run_create(*o); };
 }
 
@@ -175,7 +184,7 @@ Action setup_destroy(CLI::App& cmd)
 		validate_cache_name(o->name);
 		Client client;
 		client.cache_destroy(o->name);
-		fmt::print("destroyed {}\n", o->name);
+		print_done("destroy", o->name, "destroyed " + o->name);
 		return kExitOk;
 	};
 }
@@ -189,7 +198,7 @@ Action setup_set(CLI::App& cmd)
 				   "flags=debug,random|none sets all flags",
 				   fmt::join(tunable_keys(), ", ")))
 		->required();
-	cmd.add_flag("--json", o->json, "Print the cache after the change as JSON");
+	add_json_flag(cmd, "Print the cache after the change as JSON, as slabctl -j");
 	return [o] { return run_set(*o); };
 }
 
@@ -200,7 +209,7 @@ Action setup_shrink(CLI::App& cmd)
 		validate_cache_name(o->name);
 		Client client;
 		ShrinkResult r = client.cache_shrink(o->name);
-		if (o->json) {
+		if (json_output()) {
 			Json j = json_envelope("shrink");
 			j["slabs_freed"] = r.slabs_freed;
 			j["cache"] = to_json(r.cache);
@@ -221,10 +230,12 @@ Action setup_validate(CLI::App& cmd)
 		validate_cache_name(o->name);
 		Client client;
 		ValidateReport v = client.cache_validate(o->name);
-		if (o->json) {
+		if (json_output()) {
 			Json j = json_envelope("validate");
 			j["validate"] = to_json(v);
 			print_json(j);
+			if (!v.ok())	// text mode: the line on stdout says it
+				report_failure("validate", render_validate(v), false);
 		} else {
 			fmt::print("{}\n", render_validate(v));
 		}
@@ -239,7 +250,7 @@ Action setup_reset(CLI::App& cmd)
 		validate_cache_name(o->name);
 		Client client;
 		client.cache_reset_stats(o->name);
-		fmt::print("reset the counters of {}\n", o->name);
+		print_done("reset", o->name, "reset the counters of " + o->name);
 		return kExitOk;
 	};
 }

@@ -25,7 +25,6 @@ struct AllocOptions {
 	std::string name;
 	uint32_t count = 0, cpu = 0;
 	const CLI::Option* cpu_opt = nullptr;
-	bool json = false;
 };
 
 int run_alloc(const AllocOptions& o)
@@ -34,7 +33,7 @@ int run_alloc(const AllocOptions& o)
 	validate_count(o.count);
 	Client client;
 	Handle h = client.obj_alloc(o.name, o.count, if_given(o.cpu_opt, o.cpu));
-	if (o.json) {
+	if (json_output()) {
 		Json j = json_envelope("alloc");
 		j["cache"] = o.name;
 		j["handle"] = h.id;
@@ -49,7 +48,6 @@ int run_alloc(const AllocOptions& o)
 struct FreeOptions {
 	uint32_t handle = 0, cpu = 0, count = 0;
 	const CLI::Option *cpu_opt = nullptr, *count_opt = nullptr;
-	bool json = false;
 };
 
 int run_free(const FreeOptions& o)
@@ -59,7 +57,7 @@ int run_free(const FreeOptions& o)
 		validate_count(*count);
 	Client client;
 	uint32_t left = client.obj_free(o.handle, if_given(o.cpu_opt, o.cpu), count);
-	if (o.json) {
+	if (json_output()) {
 		Json j = json_envelope("free");
 		j["handle"] = o.handle;
 		j["remaining"] = left;
@@ -83,7 +81,7 @@ Action setup_alloc(CLI::App& cmd)
 				   SLABLAB_MAX_HANDLE_OBJECTS))
 		->required();
 	o->cpu_opt = cmd.add_option("--cpu", o->cpu, "Allocate on this cpu (default: any)");
-	cmd.add_flag("--json", o->json, "JSON output: {\"handle\": …, \"count\": …}");
+	add_json_flag(cmd, "JSON output: {\"handle\": …, \"count\": …}, as slabctl -j");
 	return [o] { return run_alloc(*o); };
 }
 
@@ -93,7 +91,7 @@ Action setup_free(CLI::App& cmd)
 	cmd.add_option("HANDLE", o->handle, "Handle printed by 'slabctl alloc'")->required();
 	o->cpu_opt = cmd.add_option("--cpu", o->cpu, "Free on this cpu (default: any)");
 	o->count_opt = cmd.add_option("--count", o->count, "Free only this many objects (default: all)");
-	cmd.add_flag("--json", o->json, "JSON output: {\"handle\": …, \"remaining\": …}");
+	add_json_flag(cmd, "JSON output: {\"handle\": …, \"remaining\": …}, as slabctl -j");
 	return [o] { return run_free(*o); };
 }
 
@@ -110,7 +108,13 @@ Action setup_lab_page_policy(CLI::App& cmd)
 	return [policy] {
 		Client client;
 		client.lab_set_page_policy(wire(*policy));
-		fmt::print("kmalloc page policy: {}\n", page_policy_name(wire(*policy)));
+		if (json_output()) {
+			Json j = json_envelope("lab page-policy");
+			j["kmalloc_page_policy"] = page_policy_name(wire(*policy));
+			print_json(j);
+		} else {
+			fmt::print("kmalloc page policy: {}\n", page_policy_name(wire(*policy)));
+		}
 		return kExitOk;
 	};
 }
@@ -143,8 +147,15 @@ Action setup_set_kmalloc(CLI::App& cmd)
 		Client client;
 		client.lab_set_kmalloc(design, lists);
 		auto s = client.status();
-		fmt::print("kmalloc design: {} (lists {})\n", design_name(s.kmalloc_design),
-			   s.kmalloc_lists);
+		if (json_output()) {
+			Json j = json_envelope("set-kmalloc");
+			j["kmalloc_design"] = design_name(s.kmalloc_design);
+			j["kmalloc_lists"] = s.kmalloc_lists;
+			print_json(j);
+		} else {
+			fmt::print("kmalloc design: {} (lists {})\n", design_name(s.kmalloc_design),
+				   s.kmalloc_lists);
+		}
 		return kExitOk;
 	};
 }

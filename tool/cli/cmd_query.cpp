@@ -86,153 +86,209 @@ Json totals_json(const Totals& t, bool native)
 struct InfoOptions {
 	std::vector<std::string> patterns;
 	bool sort_size = false, sort_activity = false, activity = false, totals = false;
-	bool json = false, bytes = false, native = false, slabinfo = false;
+	bool bytes = false, native = false, slabinfo = false;
 	std::string report;
 };
 
+/// info -r NAME --native: the report on one kernel cache (no module needed).
+int run_native_report(const InfoOptions& o, const std::filesystem::path& root)
+{
+	validate_native_name(o.report);
+	NativeListing listing = list_native_caches(root);
+	const NativeEntry* e = find_native(listing, o.report);
+	if (!e)
+		throw Error(ENOENT, root.string(), {},
+			    fmt::format("no kernel cache '{}' in {}", o.report, root.string()));
+	NativeCache c = read_native_cache(root, *e, true);
+	note_unreadable({c}, root);
+	const uint32_t page_size = host_page_size();
+	if (json_output()) {
+		Json j = json_envelope("info");
+		j["page_size"] = page_size;
+		j["native_root"] = root.string();
+		j["cache"] = to_json(c, true);
+		print_json(j);
+	} else {
+		fmt::print("{}", render_native_report(c, page_size));
+	}
+	return kExitOk;
+}
+
+/// info -r NAME: the report on one slablab cache.
+int run_report(Client& client, const std::string& name, uint32_t page_size)
+{
+	CacheInfo c = client.cache_get(name, true);
+	if (json_output()) {
+		Json j = json_envelope("info");
+		j["page_size"] = page_size;
+		j["cache"] = to_json(c);
+		print_json(j);
+	} else {
+		fmt::print("{}", render_report(c, page_size));
+	}
+	return kExitOk;
+}
+
+/// The module's client; with --native none when the module is not loaded (said later,
+/// once the kernel's caches could be read).
+std::optional<Client> info_client(bool native)
+{
+	std::optional<Client> client;
+	if (!native) {
+		client.emplace();
+		return client;
+	}
+	try {
+		client.emplace();
+	} catch (const ModuleNotLoaded&) {
+	}
+	return client;
+}
+
+/// What the table, the totals and the JSON of info show.
+struct InfoView {
+	std::filesystem::path root;
+	uint32_t page_size = 0;
+	bool module_loaded = false;
+	std::vector<CacheInfo> caches;		///< slablab's, sorted unless native
+	std::vector<NativeCache> natives;	///< --native: the kernel's
+	std::vector<InfoRow> rows;		///< --native: both, sorted together
+};
+
+/// --native: the kernel's caches the patterns select.
+std::vector<NativeCache> read_selected_natives(const InfoOptions& o,
+					       const std::filesystem::path& root)
+{
+	return read_native_caches(root, [&](const NativeEntry& e) {
+		if (o.patterns.empty())
+			return true;
+		for (const auto& p : o.patterns)
+			if (native_matches(p, e))
+				return true;
+		return false;
+	});
+}
+
+/// Sort what the view shows: slablab's caches alone, or with --native every row.
+void sort_info_view(const InfoOptions& o, InfoView& v)
+{
+	const SortKey key = o.sort_size ? SortKey::size
+				      : (o.sort_activity ? SortKey::activity : SortKey::name);
+	if (!o.native) {
+		sort_caches(v.caches, key, v.page_size);
+		return;
+	}
+	v.rows.reserve(v.caches.size() + v.natives.size());
+	for (const auto& c : v.caches)
+		v.rows.emplace_back(c);
+	for (const auto& n : v.natives)
+		v.rows.emplace_back(n);
+	sort_rows(v.rows, key, v.page_size);
+}
+
+Json info_caches_json(const InfoOptions& o, const InfoView& v)
+{
+	Json list = Json::array();
+	if (!o.native) {
+		for (const auto& c : v.caches)
+			list.push_back(to_json(c));
+		return list;
+	}
+	for (const auto& r : v.rows) {
+		if (const auto* c = std::get_if<CacheInfo>(&r))
+			list.push_back(to_json(*c));
+		else
+			list.push_back(to_json(std::get<NativeCache>(r)));
+	}
+	return list;
+}
+
+void print_info_json(const InfoOptions& o, const InfoView& v)
+{
+	Json j = json_envelope("info");
+	j["page_size"] = v.page_size;
+	if (o.native) {
+		j["module_loaded"] = v.module_loaded;
+		j["native_root"] = v.root.string();
+	}
+	j["caches"] = info_caches_json(o, v);
+	if (o.totals) {
+		j["totals"] = v.module_loaded
+				      ? totals_json(compute_totals(v.caches, v.page_size), false)
+				      : Json(nullptr);
+		if (o.native)
+			j["native_totals"] =
+				totals_json(compute_native_totals(v.natives, v.page_size), true);
+	}
+	print_json(j);
+}
+
+/// -T: slablab's totals, and with --native the kernel's beside them.
+void print_info_totals(const InfoOptions& o, const InfoView& v)
+{
+	if (!o.native) {
+		fmt::print("{}", render_totals(v.caches, v.page_size, o.bytes));
+		return;
+	}
+	if (v.module_loaded)
+		fmt::print("{}\n", render_totals(v.caches, v.page_size, o.bytes,
+						 "Slabcache Totals: slablab"));
+	fmt::print("{}", render_native_totals(v.natives, v.page_size, o.bytes,
+					      fmt::format("Slabcache Totals: kernel SLUB ({})",
+							  v.root.string())));
+}
+
+void print_info_table(const InfoOptions& o, const InfoView& v)
+{
+	TableOptions table;
+	table.activity = o.activity;
+	table.bytes = o.bytes;
+	fmt::print("{}", o.native ? render_rows(v.rows, v.page_size, table)
+				  : render_table(v.caches, v.page_size, table));
+}
+
 int run_info(const InfoOptions& o)
 {
-	const std::filesystem::path root = default_native_root();
-	if (!o.report.empty() && o.native) {
-		validate_native_name(o.report);
-		NativeListing listing = list_native_caches(root);
-		const NativeEntry* e = find_native(listing, o.report);
-		if (!e)
-			throw Error(ENOENT, root.string(), {},
-				    fmt::format("no kernel cache '{}' in {}", o.report,
-						root.string()));
-		NativeCache c = read_native_cache(root, *e, true);
-		note_unreadable({c}, root);
-		const uint32_t page_size = host_page_size();
-		if (o.json) {
-			Json j = json_envelope("info");
-			j["page_size"] = page_size;
-			j["native_root"] = root.string();
-			j["cache"] = to_json(c, true);
-			print_json(j);
-		} else {
-			fmt::print("{}", render_native_report(c, page_size));
-		}
-		return kExitOk;
-	}
+	const bool json = json_output();
+	if (o.slabinfo && json)	// info's own --json is refused by CLI11 already
+		throw UsageError("--slabinfo prints /proc/slabinfo lines, not JSON: not with -j");
+	InfoView v;
+	v.root = default_native_root();
+	if (!o.report.empty() && o.native)
+		return run_native_report(o, v.root);
 	if (!o.report.empty())
 		validate_cache_name(o.report);
 
-	std::optional<Client> client;
-	if (o.native) {
-		try {
-			client.emplace();
-		} catch (const ModuleNotLoaded&) {
-			// said below, once the kernel's caches could be read
-		}
-	} else {
-		client.emplace();
-	}
-	std::optional<Status> st;
-	if (client)
-		st = client->status();
-	const uint32_t page_size = st ? st->page_size : host_page_size();
+	std::optional<Client> client = info_client(o.native);
+	v.module_loaded = client.has_value();
+	v.page_size = client ? client->status().page_size : host_page_size();
 	if (o.slabinfo) {
 		fmt::print("{}", render_slabinfo(select_caches(client->cache_list(false, true),
 							       o.patterns)));
 		return kExitOk;
 	}
+	if (!o.report.empty())
+		return run_report(*client, o.report, v.page_size);
 
-	if (!o.report.empty()) {
-		CacheInfo c = client->cache_get(o.report, true);
-		if (o.json) {
-			Json j = json_envelope("info");
-			j["page_size"] = page_size;
-			j["cache"] = to_json(c);
-			print_json(j);
-		} else {
-			fmt::print("{}", render_report(c, page_size));
-		}
-		return kExitOk;
-	}
-	std::vector<CacheInfo> caches;
 	if (client)
-		caches = select_caches(client->cache_list(false, o.json), o.patterns);
-	std::vector<NativeCache> natives;
+		v.caches = select_caches(client->cache_list(false, json), o.patterns);
 	if (o.native) {
-		natives = read_native_caches(root, [&](const NativeEntry& e) {
-			if (o.patterns.empty())
-				return true;
-			for (const auto& p : o.patterns)
-				if (native_matches(p, e))
-					return true;
-			return false;
-		});
+		v.natives = read_selected_natives(o, v.root);
 		if (!client)
 			fmt::print(stderr, "slabctl: info: the slablab module is not loaded: "
 					   "only the kernel's caches are shown\n");
-		note_unreadable(natives, root);
+		note_unreadable(v.natives, v.root);
 	}
-	if (!o.patterns.empty() && caches.empty() && natives.empty()) {
-		fmt::print(stderr, "slabctl: info: no cache matches {}\n",
-			   fmt::join(o.patterns, " "));
-		return kExitFailed;
-	}
-	const SortKey key = o.sort_size ? SortKey::size
-				      : (o.sort_activity ? SortKey::activity : SortKey::name);
-	if (!o.native)
-		sort_caches(caches, key, page_size);
-	std::vector<InfoRow> rows;
-	if (o.native) {
-		rows.reserve(caches.size() + natives.size());
-		for (const auto& c : caches)
-			rows.emplace_back(c);
-		for (const auto& n : natives)
-			rows.emplace_back(n);
-		sort_rows(rows, key, page_size);
-	}
-	if (o.json) {
-		Json j = json_envelope("info");
-		j["page_size"] = page_size;
-		if (o.native) {
-			j["module_loaded"] = client.has_value();
-			j["native_root"] = root.string();
-		}
-		Json list = Json::array();
-		if (o.native) {
-			for (const auto& r : rows) {
-				if (const auto* c = std::get_if<CacheInfo>(&r))
-					list.push_back(to_json(*c));
-				else
-					list.push_back(to_json(std::get<NativeCache>(r)));
-			}
-		} else {
-			for (const auto& c : caches)
-				list.push_back(to_json(c));
-		}
-		j["caches"] = std::move(list);
-		if (o.totals) {
-			j["totals"] = client ? totals_json(compute_totals(caches, page_size), false)
-					     : Json(nullptr);
-			if (o.native)
-				j["native_totals"] =
-					totals_json(compute_native_totals(natives, page_size), true);
-		}
-		print_json(j);
-	} else if (o.totals) {
-		if (!o.native) {
-			fmt::print("{}", render_totals(caches, page_size, o.bytes));
-		} else {
-			if (client)
-				fmt::print("{}\n", render_totals(caches, page_size, o.bytes,
-								  "Slabcache Totals: slablab"));
-			fmt::print("{}", render_native_totals(
-						 natives, page_size, o.bytes,
-						 fmt::format("Slabcache Totals: kernel SLUB ({})",
-							     root.string())));
-		}
-	} else {
-		TableOptions table;
-		table.activity = o.activity;
-		table.bytes = o.bytes;
-		fmt::print("{}", o.native ? render_rows(rows, page_size, table)
-					  : render_table(caches, page_size, table));
-	}
+	if (!o.patterns.empty() && v.caches.empty() && v.natives.empty())
+		throw Error(ENOENT, "", "",
+			    fmt::format("no cache matches {}", fmt::join(o.patterns, " ")));
+	sort_info_view(o, v);
+	if (json)
+		print_info_json(o, v);
+	else if (o.totals)
+		print_info_totals(o, v);
+	else
+		print_info_table(o, v);
 	return kExitOk;
 }
 
@@ -240,10 +296,9 @@ int run_info(const InfoOptions& o)
 
 Action setup_version(CLI::App& cmd)
 {
-	auto json = std::make_shared<bool>(false);
-	cmd.add_flag("--json", *json, "JSON output (schema slablab/1)");
-	return [json] {
-		if (*json) {
+	add_json_flag(cmd);
+	return [] {
+		if (json_output()) {
 			Json j = json_envelope("version");
 			j["slabctl"] = kVersion;
 			j["api_version"] = SLABLAB_GENL_VERSION;
@@ -272,12 +327,11 @@ Action setup_version(CLI::App& cmd)
 
 Action setup_status(CLI::App& cmd)
 {
-	auto json = std::make_shared<bool>(false);
-	cmd.add_flag("--json", *json, "JSON output (schema slablab/1)");
-	return [json] {
+	add_json_flag(cmd);
+	return [] {
 		Client client;
 		Status s = client.status();
-		if (*json) {
+		if (json_output()) {
 			Json j = json_envelope("status");
 			j["status"] = to_json(s);
 			print_json(j);
@@ -307,7 +361,7 @@ Action setup_info(CLI::App& cmd)
 		     "Also the kernel's own caches (SLUB, read from /sys/kernel/slab), named "
 		     "slub/NAME; '-' where a file could not be read. Works without the module. "
 		     "With -r: the report on a kernel cache");
-	cmd.add_flag("--json", o->json, "JSON output (schema slablab/1)");
+	add_json_flag(cmd);
 	auto* slabinfo = cmd.add_flag("--slabinfo", o->slabinfo,
 				      "/proc/slabinfo version 2.1 lines (SLAB's tunables and slabdata) "
 				      "for slablab caches");

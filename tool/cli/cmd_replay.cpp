@@ -3,10 +3,13 @@
 // slabctl record and replay (docs/replay.md). record runs a command while the kernel's
 // kmem tracepoints are traced (libslabctl's record_trace()) and writes a trace file whose
 // objects are ids, never addresses. replay streams a trace to the module, on one target
-// or on several in turn (--compare), and prints what each replay measured.
+// or on several in turn (--compare), and prints what each replay measured. import makes a
+// trace of other tools' kmem traces (tracefs text, perf script, trace-cmd .dat), which
+// replay also reads directly.
 #include "common.hpp"
 #include "slabctl/slabctl.hpp"
 #include "slabctl/trace.hpp"
+#include "slabctl/trace_import.hpp"
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -27,7 +30,6 @@ struct RecordOptions {
 	std::vector<std::string> events{"kmalloc", "cache"};
 	size_t buffer_kb = 16384;
 	std::vector<std::string> command;
-	bool json = false;
 };
 
 int record(const RecordOptions& o)
@@ -46,7 +48,7 @@ int record(const RecordOptions& o)
 	spec.buffer_kb = o.buffer_kb;
 	spec.command = o.command;
 	const RecordReport r = record_trace(spec);
-	if (o.json) {
+	if (json_output()) {
 		Json env = json_envelope("record");
 		env["record"] = to_json(r);
 		print_json(env);
@@ -62,9 +64,48 @@ int record(const RecordOptions& o)
 		   r.lost_events ? " (raise --buffer-kb)" : "", r.unmatched_frees, r.live_at_end,
 		   r.lost_frees, r.peak_live_bytes);
 	if (r.exit_status != 0)
-		fmt::print(stderr, "slabctl: record: the command exited with status {}\n",
-			   r.exit_status);
+		report_failure("record",
+			       fmt::format("the command exited with status {}", r.exit_status));
 	return r.exit_status == 0 ? kExitOk : kExitFailed;
+}
+
+struct ImportOptions {
+	std::string input;
+	std::string output;
+	std::string format = "auto";
+	bool json = false;
+};
+
+int import(const ImportOptions& o)
+{
+	const auto f = trace_format_from_name(o.format);
+	if (!f)
+		throw UsageError(fmt::format("--format: '{}' is not auto, native, text, perf or dat",
+					     o.format));
+	const ImportResult res =
+		o.output.empty() ? import_trace(o.input, *f) : import_trace_to(o.input, o.output, *f);
+	const Trace& t = res.trace;
+	const ImportReport& r = res.report;
+	if (o.json) {
+		Json env = json_envelope("import");
+		env["import"] = to_json(res, o.output);
+		print_json(env);
+	}
+	fmt::print(stderr,
+		   "slabctl: imported {} ({}): {} events ({} objects, {} caches, {} cpus) over "
+		   "{:.3f} s{}\n"
+		   "  lost events: {}\n"
+		   "  frees of objects from before the recording: {}\n"
+		   "  objects live at the end: {} ({} of them allocated at a live address: their "
+		   "free was not traced); peak live bytes: {}\n"
+		   "  skipped: {} ({} comment or blank lines, {} events of other tracepoints, {} "
+		   "null pointers)\n",
+		   r.input, trace_format_name(r.format), t.events.size(), t.nr_objects,
+		   t.caches.size(), t.nr_cpus, static_cast<double>(t.duration_ns) / 1e9,
+		   o.output.empty() ? "" : fmt::format(" to {}", o.output), t.lost_events,
+		   t.unmatched_frees, t.live_at_end, t.lost_frees, t.peak_live_bytes, r.skipped(),
+		   r.comment_lines, r.other_events, r.null_pointers);
+	return kExitOk;
 }
 
 struct ReplayOptions {
@@ -76,7 +117,6 @@ struct ReplayOptions {
 	double time_scale = 0;
 	double sample_ms = 0;
 	std::optional<uint32_t> cpu_partial;
-	bool json = false;
 };
 
 void print_one(const std::string& file, const ReplayResult& r)
@@ -113,19 +153,19 @@ int replay(const ReplayOptions& o)
 		throw UsageError("--sample-ms must not be negative", ERANGE);
 	base.sample_ns = static_cast<uint64_t>(o.sample_ms * 1e6);
 	base.cpu_partial = o.cpu_partial;
-	const Trace t = read_trace(o.file);
+	const Trace t = import_trace(o.file).trace;
 	Client client;
 	catch_interrupts();
 	const auto runs = run_replay_compare(
 		client, t, variants, base,
 		[&](size_t i, size_t n, const ReplayResult& r) {
-			if (n > 1 && !o.json)
+			if (n > 1 && !json_output())
 				fmt::print(stderr, "slabctl: replay {}/{} on {}: {:.3f} s\n", i + 1, n,
 					   r.label, static_cast<double>(r.elapsed_ns) / 1e9);
 		},
 		[] { return interrupted(); });
 	const bool stopped = !runs.empty() && runs.back().state == SLABLAB_REPLAY_STOPPED;
-	if (o.json) {
+	if (json_output()) {
 		Json env = json_envelope("replay");
 		if (o.compare.empty())
 			env["replay"] = to_json(runs.front());
@@ -162,14 +202,32 @@ Action setup_record(CLI::App& cmd)
 		->capture_default_str();
 	cmd.add_option("COMMAND", o->command, "The command to run while recording (after --)")
 		->required();
-	cmd.add_flag("--json", o->json, "Also print what was recorded as JSON (schema slablab/1)");
+	add_json_flag(cmd, "Also print what was recorded as JSON (schema slablab/1), as slabctl -j");
 	return [o] { return record(*o); };
+}
+
+Action setup_import(CLI::App& cmd)
+{
+	auto o = std::make_shared<ImportOptions>();
+	cmd.add_option("IN", o->input,
+		       "A trace of the kmem tracepoints: tracefs trace/trace_pipe text, perf "
+		       "script output, a trace-cmd .dat, or a slablab trace")
+		->required();
+	cmd.add_option("-o,--output", o->output,
+		       "Write it as a slablab trace (else only the summary is printed)");
+	cmd.add_option("--format", o->format, "auto (by its first bytes), native, text, perf, dat")
+		->capture_default_str();
+	cmd.add_flag("--json", o->json, "Also print what was imported as JSON (schema slablab/1)");
+	return [o] { return import(*o); };
 }
 
 Action setup_replay(CLI::App& cmd)
 {
 	auto o = std::make_shared<ReplayOptions>();
-	cmd.add_option("FILE", o->file, "A trace from slabctl record")->required();
+	cmd.add_option("FILE", o->file,
+		       "A trace from slabctl record or slabctl import, or one it imports "
+		       "(tracefs text, perf script output, trace-cmd .dat: detected)")
+		->required();
 	cmd.add_option("--target", o->target,
 		       "slablab (one slablab cache per recorded cache), native (the kernel's "
 		       "SLUB), kmalloc (slablab_kmalloc's classes for every event), "
@@ -194,7 +252,7 @@ Action setup_replay(CLI::App& cmd)
 		->check(CLI::Range(0, SLABLAB_MAX_CPU_PARTIAL));
 	cmd.add_option("--max-live-bytes", o->max_live_bytes,
 		       "Cap on the trace's peak live bytes (default: the module's, RAM / 4)");
-	cmd.add_flag("--json", o->json, "JSON output (schema slablab/1)");
+	add_json_flag(cmd);
 	return [o] { return replay(*o); };
 }
 

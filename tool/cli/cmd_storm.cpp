@@ -27,7 +27,7 @@ struct StormOptions {
 	const CLI::Option *size_opt = nullptr, *ops_opt = nullptr, *batch_opt = nullptr,
 			  *working_set_opt = nullptr, *ring_opt = nullptr, *max_live_opt = nullptr,
 			  *thin_opt = nullptr, *rate_opt = nullptr;
-	bool json = false, quiet = false;
+	bool quiet = false;
 };
 
 void add_storm_options(CLI::App& app, StormOptions& o, bool threads_list)
@@ -87,7 +87,7 @@ void add_storm_options(CLI::App& app, StormOptions& o, bool threads_list)
 					"Cap on live object bytes (K/M/G suffixes; default RAM / 4)")
 				 ->transform(size_value());
 	app.add_flag("-q,--quiet", o.quiet, "No progress display");
-	app.add_flag("--json", o.json, "JSON output (schema slablab/1)");
+	add_json_flag(app);
 }
 
 uint32_t to_u32(uint64_t v, std::string_view what)
@@ -223,7 +223,7 @@ int run_storm(const StormCommandOptions& o)
 	validate_storm_spec(spec);
 	Client client;
 	catch_interrupts();
-	ProgressOut out = ProgressOut::choose(o.json, o.quiet);
+	ProgressOut out = ProgressOut::choose(json_output(), o.quiet);
 	bool announced = false;
 	StormResult r = client.run_storm(
 		spec,
@@ -245,7 +245,7 @@ int run_storm(const StormCommandOptions& o)
 		},
 		[] { return interrupted(); });
 	out.clear();
-	if (o.json) {
+	if (json_output()) {
 		Json j = json_envelope("storm");
 		j["storm"] = to_json(r);
 		print_json(j);
@@ -254,7 +254,7 @@ int run_storm(const StormCommandOptions& o)
 	}
 	std::fflush(stdout);
 	if (r.interrupted) {
-		print_interrupted_note(o.json);
+		print_interrupted_note(json_output());
 		return static_cast<int>(kExitInterrupted);
 	}
 	return static_cast<int>(kExitOk);
@@ -263,7 +263,7 @@ int run_storm(const StormCommandOptions& o)
 struct StormStatusOptions {
 	uint32_t id = 0;
 	const CLI::Option* id_opt = nullptr;
-	bool stop = false, json = false;
+	bool stop = false;
 };
 
 int run_storm_status(const StormStatusOptions& o)
@@ -273,7 +273,7 @@ int run_storm_status(const StormStatusOptions& o)
 		id = o.id;
 	Client client;
 	StormResult r = o.stop ? client.storm_stop(id) : client.storm_get(id);
-	if (o.json) {
+	if (json_output()) {
 		Json j = json_envelope("storm-status");
 		j["storm"] = to_json(r);
 		print_json(j);
@@ -329,7 +329,7 @@ int run_compare(const CompareOptions& o)
 
 	Client client;
 	catch_interrupts();
-	ProgressOut out = ProgressOut::choose(o.storm.json, o.storm.quiet);
+	ProgressOut out = ProgressOut::choose(json_output(), o.storm.quiet);
 	// Lines for finished runs need the variants; keep a shadow for them.
 	CompareResult shadow;
 	shadow.spec = spec;
@@ -375,7 +375,7 @@ int run_compare(const CompareOptions& o)
 		*csv << compare_csv(res);
 		csv->close();
 	}
-	if (o.storm.json) {
+	if (json_output()) {
 		Json j = json_envelope("compare");
 		j.update(to_json(res));
 		print_json(j);
@@ -388,9 +388,9 @@ int run_compare(const CompareOptions& o)
 	}
 	std::fflush(stdout);
 	if (!res.restore_error.empty())
-		fmt::print(stderr, "slabctl: compare: {}\n", res.restore_error);
+		report_failure("compare", res.restore_error);
 	if (res.interrupted) {
-		print_interrupted_note(o.storm.json);
+		print_interrupted_note(json_output());
 		return static_cast<int>(kExitInterrupted);
 	}
 	return static_cast<int>(res.restore_error.empty() ? kExitOk : kExitFailed);
@@ -425,7 +425,7 @@ Action setup_storm_status(CLI::App& cmd)
 	auto o = std::make_shared<StormStatusOptions>();
 	o->id_opt = cmd.add_option("ID", o->id, "Storm id (default: the last storm)");
 	cmd.add_flag("--stop", o->stop, "Stop the storm (STORM_STOP) and show what it did");
-	cmd.add_flag("--json", o->json, "JSON output (schema slablab/1)");
+	add_json_flag(cmd);
 	return [o] { return run_storm_status(*o); };
 }
 
@@ -463,7 +463,8 @@ Action setup_compare(CLI::App& cmd)
 		       "The A/A floor (±2.5% or 0.025): a ratio whose CI lies inside it is "
 		       "reported as no difference");
 	cmd.add_option("--bootstrap-seed", o->bootstrap_seed,
-		       "Seed of the bootstrap resampling (the same seed, the same interval)");
+		       "Accepted and ignored: the interval is a Student-t interval, not a bootstrap "
+		       "(kept so that scripts keep working)");
 	cmd.add_option("--figure", o->figures,
 		       "Figure(s) to summarize instead of the pattern's main one: cycles_per_pair, "
 		       "cycles_per_alloc, cycles_per_free, ns_per_op, ops_per_sec, overhead_pct, …");

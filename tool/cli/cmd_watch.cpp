@@ -40,7 +40,7 @@ struct WatchOptions {
 	std::vector<std::string> patterns;
 	std::string interval = "1";
 	uint64_t count = 0;
-	bool by_activity = false, json = false;
+	bool by_activity = false;
 };
 
 int run_watch(const WatchOptions& o)
@@ -51,7 +51,8 @@ int run_watch(const WatchOptions& o)
 			throw UsageError("empty cache pattern");
 	Client client;
 	catch_interrupts();
-	const bool tty = !o.json && stdout_is_tty();
+	const bool json = json_output();
+	const bool tty = !json && stdout_is_tty();
 	std::map<std::string, CacheInfo> prev;
 	auto prev_time = std::chrono::steady_clock::now();
 	bool storms = true;	// the module answers STORM_GET
@@ -62,11 +63,9 @@ int run_watch(const WatchOptions& o)
 		const double dt =
 			std::chrono::duration<double>(now - prev_time).count();
 		prev_time = now;
-		if (sample == 0 && !o.patterns.empty() && caches.empty()) {
-			fmt::print(stderr, "slabctl: watch: no cache matches {}\n",
-				   fmt::join(o.patterns, " "));
-			return static_cast<int>(kExitFailed);
-		}
+		if (sample == 0 && !o.patterns.empty() && caches.empty())
+			throw Error(ENOENT, "", "",
+				    fmt::format("no cache matches {}", fmt::join(o.patterns, " ")));
 		std::optional<StormResult> storm;
 		if (storms) {
 			try {
@@ -92,7 +91,7 @@ int run_watch(const WatchOptions& o)
 		else
 			sort_caches(caches, SortKey::name, 0);
 
-		if (o.json) {
+		if (json) {
 			Json j = json_envelope("watch");
 			j["sample"] = sample;
 			j["time"] = static_cast<double>(std::time(nullptr));
@@ -136,7 +135,7 @@ int run_watch(const WatchOptions& o)
 			}
 			j["caches"] = std::move(list);
 			j["storm"] = storm ? to_json(*storm) : Json(nullptr);
-			fmt::print("{}\n", j.dump());
+			print_json(j);	// a line each without -p: JSON Lines
 		} else {
 			int w = 21;
 			for (const auto& c : caches)
@@ -185,8 +184,8 @@ Action setup_watch(CLI::App& cmd)
 		       "Refresh this many times, then exit (default: until Ctrl-C)");
 	cmd.add_flag("-A,--activity", o->by_activity,
 		     "Sort by allocations + frees per second, most active first");
-	cmd.add_flag("--json", o->json,
-		     "One JSON document per refresh, one per line (schema slablab/1)");
+	add_json_flag(cmd, "One JSON document per refresh, one per line (schema slablab/1), as "
+			   "slabctl -j");
 	return [o] { return run_watch(*o); };
 }
 

@@ -19,7 +19,7 @@ const char* const kFooter = R"(Exit status:
   3  the slablab kernel module is not loaded
   4  permission denied: the command needs root (CAP_SYS_ADMIN)
   130  interrupted (Ctrl-C): a storm was stopped in the kernel; what was done is printed
-Documentation: docs/slabctl.md (columns, JSON schema "slablab/1").)";
+Documentation: docs/slabctl.md (columns, JSON schema "slablab/1": tool/schemas/).)";
 
 namespace {
 
@@ -45,9 +45,38 @@ CLI::App* subcommand(CLI::App& parent, const std::string& name, const std::strin
 	return sub;
 }
 
-void print_json(const Json& j)
+OutputOptions& output() noexcept
 {
-	fmt::print("{}\n", j.dump(2));
+	static OutputOptions options;
+	return options;
+}
+
+CLI::Option* add_json_flag(CLI::App& cmd, const std::string& help)
+{
+	return cmd.add_flag("--json", output().command_json, help);
+}
+
+void print_json(const Json& j, std::FILE* f)
+{
+	fmt::print(f, "{}\n", j.dump(output().pretty ? 2 : -1));
+}
+
+void print_error_json(const std::optional<std::string>& command, const Json& error)
+{
+	Json j = json_envelope(command.value_or(""));
+	if (!command)
+		j["command"] = nullptr;
+	j["error"] = error;
+	std::fflush(stdout);	// after whatever the command printed there
+	print_json(j, stderr);
+}
+
+void report_failure(std::string_view command, const std::string& message, bool text)
+{
+	if (json_errors())
+		print_error_json(std::string(command), error_json(0, message));
+	else if (text)
+		fmt::print(stderr, "slabctl: {}: {}\n", command, message);
 }
 
 std::vector<CacheInfo> select_caches(std::vector<CacheInfo> all,

@@ -7,7 +7,9 @@
 
 #include <CLI/CLI.hpp>
 
+#include <cstdio>
 #include <functional>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -67,9 +69,50 @@ Action setup_compare(CLI::App& cmd);
 Action setup_watch(CLI::App& cmd);
 Action setup_record(CLI::App& cmd);
 Action setup_replay(CLI::App& cmd);
+Action setup_import(CLI::App& cmd);
 
 CLI::App* subcommand(CLI::App& parent, const std::string& name, const std::string& desc);
-void print_json(const Json& j);
+
+/**
+ * How output is printed, for every command: the global -j/--json and -p/--pretty (as
+ * iproute2's `ip -j -p`, bpftool's `-j -p`), and each command's own --json. Set while
+ * the command line is parsed, read when the command runs.
+ */
+struct OutputOptions {
+	bool json = false;	///< -j: JSON documents, failures as error documents
+	bool pretty = false;	///< -p: indented JSON (implies -j)
+	/// a command's own --json: JSON documents as with -j, but failures stay the text
+	/// lines they were before -j existed (scripts read them)
+	bool command_json = false;
+};
+OutputOptions& output() noexcept;
+/// Whether the command prints its documents as JSON (-j, -p or its --json).
+inline bool json_output() noexcept
+{
+	return output().json || output().pretty || output().command_json;
+}
+/// Whether failures are error documents (-j or -p).
+inline bool json_errors() noexcept
+{
+	return output().json || output().pretty;
+}
+/// The command's own --json: JSON output as slabctl -j, kept for the scripts that use it.
+CLI::Option* add_json_flag(CLI::App& cmd, const std::string& help = "JSON output (schema "
+								      "slablab/1), as slabctl -j");
+/// One JSON document on `f`: compact on one line, or indented with -p.
+void print_json(const Json& j, std::FILE* f = stdout);
+/**
+ * The error document of -j on standard error: {"schema", "command" (null: none could be
+ * parsed), "error": error_json()}. main() prints it for every exception; a command prints
+ * it itself for a failure it reports in its document and its exit status, not by
+ * throwing (validate finding errors), so that every exit status from 1 to 4 under -j ends
+ * with one on standard error.
+ */
+void print_error_json(const std::optional<std::string>& command, const Json& error);
+/// The failure a command reports without throwing: the text line "slabctl: COMMAND:
+/// MESSAGE" on standard error, or under -j the error document (errno 0: no system error);
+/// nothing where the text mode printed nothing either (`text` false: validate).
+void report_failure(std::string_view command, const std::string& message, bool text = true);
 
 /// Caches whose names match any of the shell patterns (all without patterns).
 std::vector<CacheInfo> select_caches(std::vector<CacheInfo> all,

@@ -14,7 +14,10 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstdio>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -79,28 +82,72 @@ constexpr Command kCommands[] = {
 	 "Replay a recorded trace in the kernel on slablab's caches or the kernel's SLUB and "
 	 "show ops/s, cycles per alloc/free, peak pages, per cache (needs root)",
 	 setup_replay},
+	{"", "import",
+	 "Make a slablab trace of another tool's trace of the kmem tracepoints (tracefs "
+	 "trace text, perf script output, trace-cmd .dat): slabctl import IN -o OUT.trace",
+	 setup_import},
 };
 
+/// A failure: the text line on standard error ("slabctl: create: CACHE_NEW: …"), or under
+/// -j the error document there (docs/slabctl.md, "Errors as JSON"); `command` is null in
+/// it when the command line named none that could be parsed.
+void report(const std::optional<std::string>& command, const std::string& context,
+	    const Json& error, const std::string& text)
+{
+	if (json_errors()) {
+		print_error_json(command, error);
+		return;
+	}
+	fmt::print(stderr, "slabctl: {}{}\n", context, text);
+}
+
 /// Runs `action`, mapping libslabctl's exceptions to exit statuses; `context` ("create: ")
-/// prefixes the messages.
-int run(const Action& action, const std::string& context)
+/// prefixes the text messages, `command` ("create", "lab page-policy") names the command
+/// in JSON ones.
+int run(const Action& action, const std::string& command, const std::string& context)
 {
 	try {
 		return action();
 	} catch (const ModuleNotLoaded& e) {
-		fmt::print(stderr, "slabctl: {}\n", e.what());
+		report(command, "", to_json(e), e.what());
 		return kExitNoModule;
 	} catch (const UsageError& e) {
-		fmt::print(stderr, "slabctl: {}{}\nRun with --help for more information.\n", context,
-			   e.what());
+		report(command, context, to_json(e),
+		       std::string(e.what()) + "\nRun with --help for more information.");
 		return kExitUsage;
 	} catch (const Error& e) {
-		fmt::print(stderr, "slabctl: {}{}\n", context, e.what());
+		report(command, context, to_json(e), e.what());
 		return e.permission_denied() ? kExitPermission : kExitFailed;
 	} catch (const std::exception& e) {
-		fmt::print(stderr, "slabctl: {}{}\n", context, e.what());
+		report(command, context, error_json(0, e.what()), e.what());
 		return kExitFailed;
 	}
+}
+
+/// "lab page-policy": the subcommands CLI11 parsed, outermost first; none when the
+/// command line named no command (or parsing stopped before one).
+std::optional<std::string> parsed_command(const CLI::App& app)
+{
+	std::string name;
+	for (const CLI::App* sub = &app; !sub->get_subcommands().empty();) {
+		sub = sub->get_subcommands().front();
+		if (!name.empty())
+			name += ' ';
+		name += sub->get_name();
+	}
+	if (name.empty())
+		return std::nullopt;
+	return name;
+}
+
+/// Whether -j or -p was on the command line (a command's own --json keeps text errors).
+/// Asked after a parse error, when CLI11 may have stopped before it set the flags.
+bool json_asked(const CLI::App& app)
+{
+	for (const CLI::Option* opt : app.get_options())
+		if (opt->count() && (opt->check_lname("json") || opt->check_lname("pretty")))
+			return true;
+	return false;
 }
 
 }  // namespace
@@ -125,6 +172,14 @@ int main(int argc, char** argv)
 	app.set_version_flag("--version", std::string("slabctl ") + kVersion,
 			     "Print slabctl's version and exit");
 	app.require_subcommand(0, 1);
+	// Global output options, read before the command name (`slabctl -jp info`), as
+	// iproute2's and bpftool's; a command's own --json prints the same documents (its
+	// failures stay text: docs/slabctl.md, "Global options").
+	app.add_flag("-j,--json", output().json,
+		     "JSON output for every command (schema slablab/1: docs/slabctl.md, "
+		     "tool/schemas/): one compact document per line; errors too, on standard "
+		     "error");
+	app.add_flag("-p,--pretty", output().pretty, "Indented JSON (implies -j)");
 
 	// Only the commands named on the command line (info when none is) declare their
 	// options: building CLI11's option tree of every command was half of slabctl's
@@ -152,6 +207,12 @@ int main(int argc, char** argv)
 	try {
 		app.parse(argc, argv);
 	} catch (const CLI::ParseError& e) {
+		// --help and --version (status 0) print text, whatever -j says
+		if (e.get_exit_code() != 0 && json_asked(app)) {
+			output().json = true;
+			report(parsed_command(app), "", error_json(EINVAL, e.what()), e.what());
+			return kExitUsage;
+		}
 		int rc = app.exit(e);	// prints help/version to stdout, errors to stderr
 		return rc == 0 ? kExitOk : kExitUsage;
 	}
@@ -165,5 +226,5 @@ int main(int argc, char** argv)
 		context += sub->get_name();
 		context += ": ";
 	}
-	return run(actions.at(chosen), context);
+	return run(actions.at(chosen), parsed_command(app).value_or("info"), context);
 }

@@ -574,77 +574,125 @@ void put_storm_spec(nl_msg* m, const StormSpec& spec, const std::string& op)
 		put_u32(m, SLABLAB_STORM_A_RATE, *spec.rate, op);
 }
 
-StormResult parse_storm(nlattr* nest, const std::string& op)
-{
-	nlattr* tb[SLABLAB_STORM_A_MAX + 1] = {};
-	if (nla_parse_nested(tb, SLABLAB_STORM_A_MAX, nest, nullptr) < 0)
-		protocol_error(op, "bad SLABLAB_A_STORM nest");
-	StormResult r;
-	auto u32 = [&](int type, uint32_t& field, std::string_view what) {
-		if (tb[type])
-			field = attr_u32(tb[type], op, what);
-	};
-	auto o32 = [&](int type, std::optional<uint32_t>& field, std::string_view what) {
-		if (tb[type])
-			field = attr_u32(tb[type], op, what);
-	};
-	auto o64 = [&](int type, std::optional<uint64_t>& field, std::string_view what) {
-		if (tb[type])
-			field = attr_uint(tb[type], op, what);
-	};
-	auto result = [&](int type, uint64_t& field, std::string_view what) {
-		if (tb[type]) {
-			field = attr_uint(tb[type], op, what);
-			r.has_results = true;
-		}
-	};
-	u32(SLABLAB_STORM_A_ID, r.id, "STORM_A_ID");
-	u32(SLABLAB_STORM_A_STATE, r.state, "STORM_A_STATE");
+/// The attributes of one parsed nest, read into fields when present.
+struct AttrReader {
+	nlattr** tb;
+	const std::string& op;
 
-	StormSpec& s = r.spec;
-	r.has_spec = tb[SLABLAB_STORM_A_TARGET] != nullptr;	// not before the first storm
-	u32(SLABLAB_STORM_A_TARGET, s.target, "STORM_A_TARGET");
-	u32(SLABLAB_STORM_A_PATTERN, s.pattern, "STORM_A_PATTERN");
-	if (tb[SLABLAB_STORM_A_CACHE])
-		s.cache = attr_string(tb[SLABLAB_STORM_A_CACHE]);
-	o32(SLABLAB_STORM_A_SIZE, s.size, "STORM_A_SIZE");
-	if (tb[SLABLAB_STORM_A_SIZES]) {
-		for_each_nested(tb[SLABLAB_STORM_A_SIZES], [&](nlattr* entry) {
-			if (nla_type(entry) != SLABLAB_STORM_SIZE_A_ENTRY)
-				return;
-			nlattr* st[SLABLAB_STORM_SIZE_A_MAX + 1] = {};
-			if (nla_parse_nested(st, SLABLAB_STORM_SIZE_A_MAX, entry, nullptr) < 0)
-				protocol_error(op, "bad STORM_SIZE_A_ENTRY nest");
-			StormSize e;
-			if (st[SLABLAB_STORM_SIZE_A_SIZE])
-				e.size = attr_u32(st[SLABLAB_STORM_SIZE_A_SIZE], op, "STORM_SIZE_A_SIZE");
-			if (st[SLABLAB_STORM_SIZE_A_WEIGHT])
-				e.weight = attr_u32(st[SLABLAB_STORM_SIZE_A_WEIGHT], op,
-						    "STORM_SIZE_A_WEIGHT");
-			s.sizes.push_back(e);
-		});
+	bool has(int type) const { return tb[type] != nullptr; }
+	void u32(int type, uint32_t& field, std::string_view what) const
+	{
+		if (tb[type])
+			field = attr_u32(tb[type], op, what);
 	}
-	o32(SLABLAB_STORM_A_THREADS, s.threads, "STORM_A_THREADS");
-	if (tb[SLABLAB_STORM_A_CPUS])
-		s.cpus = attr_string(tb[SLABLAB_STORM_A_CPUS]);
-	o64(SLABLAB_STORM_A_OPS, s.ops, "STORM_A_OPS");
-	o32(SLABLAB_STORM_A_DURATION_MS, s.duration_ms, "STORM_A_DURATION_MS");
-	o32(SLABLAB_STORM_A_BATCH, s.batch, "STORM_A_BATCH");
-	o32(SLABLAB_STORM_A_WORKING_SET, s.working_set, "STORM_A_WORKING_SET");
-	o32(SLABLAB_STORM_A_RING, s.ring, "STORM_A_RING");
-	o64(SLABLAB_STORM_A_SEED, s.seed, "STORM_A_SEED");
-	o64(SLABLAB_STORM_A_MAX_LIVE_BYTES, s.max_live_bytes, "STORM_A_MAX_LIVE_BYTES");
-	o32(SLABLAB_STORM_A_THIN, s.thin, "STORM_A_THIN");
-	o32(SLABLAB_STORM_A_RATE, s.rate, "STORM_A_RATE");
-
-	auto u64 = [&](int type, uint64_t& field, std::string_view what) {
+	void u64(int type, uint64_t& field, std::string_view what) const
+	{
 		if (tb[type])
 			field = attr_uint(tb[type], op, what);
-	};
-	u64(SLABLAB_STORM_A_OPS_PLANNED, r.ops_planned, "STORM_A_OPS_PLANNED");
-	u64(SLABLAB_STORM_A_OPS_DONE, r.ops_done, "STORM_A_OPS_DONE");
-	u64(SLABLAB_STORM_A_ELAPSED_NS, r.elapsed_ns, "STORM_A_ELAPSED_NS");
+	}
+	void o32(int type, std::optional<uint32_t>& field, std::string_view what) const
+	{
+		if (tb[type])
+			field = attr_u32(tb[type], op, what);
+	}
+	void o64(int type, std::optional<uint64_t>& field, std::string_view what) const
+	{
+		if (tb[type])
+			field = attr_uint(tb[type], op, what);
+	}
+	/// A u32 the kernel may send wider: its low 32 bits.
+	void low32(int type, uint32_t& field, std::string_view what) const
+	{
+		if (tb[type])
+			field = static_cast<uint32_t>(attr_uint(tb[type], op, what));
+	}
+	void string(int type, std::string& field) const
+	{
+		if (tb[type])
+			field = attr_string(tb[type]);
+	}
+};
 
+/// STORM_A_SIZES: the size distribution's entries.
+void parse_storm_sizes(nlattr* nest, std::vector<StormSize>& out, const std::string& op)
+{
+	for_each_nested(nest, [&](nlattr* entry) {
+		if (nla_type(entry) != SLABLAB_STORM_SIZE_A_ENTRY)
+			return;
+		nlattr* st[SLABLAB_STORM_SIZE_A_MAX + 1] = {};
+		if (nla_parse_nested(st, SLABLAB_STORM_SIZE_A_MAX, entry, nullptr) < 0)
+			protocol_error(op, "bad STORM_SIZE_A_ENTRY nest");
+		const AttrReader a{st, op};
+		StormSize e;
+		a.u32(SLABLAB_STORM_SIZE_A_SIZE, e.size, "STORM_SIZE_A_SIZE");
+		a.u32(SLABLAB_STORM_SIZE_A_WEIGHT, e.weight, "STORM_SIZE_A_WEIGHT");
+		out.push_back(e);
+	});
+}
+
+/// STORM_A_THREAD_LIST: what each storm thread did.
+void parse_storm_threads(nlattr* nest, std::vector<StormThread>& out, const std::string& op)
+{
+	for_each_nested(nest, [&](nlattr* entry) {
+		if (nla_type(entry) != SLABLAB_STORM_THREAD_A_ENTRY)
+			return;
+		nlattr* tt[SLABLAB_STORM_THREAD_A_MAX + 1] = {};
+		if (nla_parse_nested(tt, SLABLAB_STORM_THREAD_A_MAX, entry, nullptr) < 0)
+			protocol_error(op, "bad STORM_THREAD_A_ENTRY nest");
+		const AttrReader a{tt, op};
+		StormThread t;
+		a.u32(SLABLAB_STORM_THREAD_A_CPU, t.cpu, "STORM_THREAD_A_CPU");
+		a.u64(SLABLAB_STORM_THREAD_A_OPS, t.ops, "STORM_THREAD_A_OPS");
+		a.u64(SLABLAB_STORM_THREAD_A_CYCLES, t.cycles, "STORM_THREAD_A_CYCLES");
+		a.u64(SLABLAB_STORM_THREAD_A_NS, t.ns, "STORM_THREAD_A_NS");
+		out.push_back(t);
+	});
+}
+
+/// The storm's spec as the module echoes it (every field, zeros included).
+void parse_storm_spec(const AttrReader& a, StormSpec& s)
+{
+	a.u32(SLABLAB_STORM_A_TARGET, s.target, "STORM_A_TARGET");
+	a.u32(SLABLAB_STORM_A_PATTERN, s.pattern, "STORM_A_PATTERN");
+	a.string(SLABLAB_STORM_A_CACHE, s.cache);
+	a.o32(SLABLAB_STORM_A_SIZE, s.size, "STORM_A_SIZE");
+	if (a.has(SLABLAB_STORM_A_SIZES))
+		parse_storm_sizes(a.tb[SLABLAB_STORM_A_SIZES], s.sizes, a.op);
+	a.o32(SLABLAB_STORM_A_THREADS, s.threads, "STORM_A_THREADS");
+	a.string(SLABLAB_STORM_A_CPUS, s.cpus);
+	a.o64(SLABLAB_STORM_A_OPS, s.ops, "STORM_A_OPS");
+	a.o32(SLABLAB_STORM_A_DURATION_MS, s.duration_ms, "STORM_A_DURATION_MS");
+	a.o32(SLABLAB_STORM_A_BATCH, s.batch, "STORM_A_BATCH");
+	a.o32(SLABLAB_STORM_A_WORKING_SET, s.working_set, "STORM_A_WORKING_SET");
+	a.o32(SLABLAB_STORM_A_RING, s.ring, "STORM_A_RING");
+	a.o64(SLABLAB_STORM_A_SEED, s.seed, "STORM_A_SEED");
+	a.o64(SLABLAB_STORM_A_MAX_LIVE_BYTES, s.max_live_bytes, "STORM_A_MAX_LIVE_BYTES");
+	a.o32(SLABLAB_STORM_A_THIN, s.thin, "STORM_A_THIN");
+	a.o32(SLABLAB_STORM_A_RATE, s.rate, "STORM_A_RATE");
+}
+
+/// Keep the echoed spec to what applies.
+void trim_storm_spec(StormSpec& s)
+{
+	if (s.duration_ms && *s.duration_ms == 0)
+		s.duration_ms.reset();
+	if (s.duration_ms)
+		s.ops.reset();		// a duration storm has no op count
+	if (s.size && *s.size == 0)
+		s.size.reset();		// kmalloc with SIZES only
+	if (s.sizes.size() == 1 && s.size && s.sizes[0].size == *s.size && s.sizes[0].weight == 1)
+		s.sizes.clear();	// SIZE alone, echoed as a one-entry distribution
+}
+
+/// The results of a storm that ran: counts, cycles, pages; each one present sets
+/// has_results (as the thread list does).
+void parse_storm_results(const AttrReader& a, StormResult& r)
+{
+	auto result = [&](int type, uint64_t& field, std::string_view what) {
+		if (a.has(type))
+			r.has_results = true;
+		a.u64(type, field, what);
+	};
 	result(SLABLAB_STORM_A_ALLOCS, r.allocs, "STORM_A_ALLOCS");
 	result(SLABLAB_STORM_A_FREES, r.frees, "STORM_A_FREES");
 	result(SLABLAB_STORM_A_ALLOC_CYCLES, r.alloc_cycles, "STORM_A_ALLOC_CYCLES");
@@ -658,59 +706,52 @@ StormResult parse_storm(nlattr* nest, const std::string& op)
 	result(SLABLAB_STORM_A_STEADY_PAGES, r.steady_pages, "STORM_A_STEADY_PAGES");
 	result(SLABLAB_STORM_A_STEADY_LIVE_BYTES, r.steady_live_bytes,
 	       "STORM_A_STEADY_LIVE_BYTES");
-	if (tb[SLABLAB_STORM_A_STEADY_SAMPLES])
-		r.steady_samples = static_cast<uint32_t>(
-			attr_uint(tb[SLABLAB_STORM_A_STEADY_SAMPLES], op, "STORM_A_STEADY_SAMPLES"));
-	o64(SLABLAB_STORM_A_SHRUNK_PAGES, r.shrunk_pages, "STORM_A_SHRUNK_PAGES");
-	o64(SLABLAB_STORM_A_SHRUNK_LIVE_BYTES, r.shrunk_live_bytes, "STORM_A_SHRUNK_LIVE_BYTES");
-	o64(SLABLAB_STORM_A_RCU_WAITING_PEAK, r.rcu_waiting_peak, "STORM_A_RCU_WAITING_PEAK");
-	o64(SLABLAB_STORM_A_RCU_WAITING_MEAN, r.rcu_waiting_mean, "STORM_A_RCU_WAITING_MEAN");
-	o64(SLABLAB_STORM_A_RCU_WAITING_END, r.rcu_waiting_end, "STORM_A_RCU_WAITING_END");
-	o64(SLABLAB_STORM_A_RCU_PAGES_PEAK, r.rcu_pages_peak, "STORM_A_RCU_PAGES_PEAK");
-	if (tb[SLABLAB_STORM_A_RCU_SAMPLES])
-		r.rcu_samples = static_cast<uint32_t>(
-			attr_uint(tb[SLABLAB_STORM_A_RCU_SAMPLES], op, "STORM_A_RCU_SAMPLES"));
+	a.low32(SLABLAB_STORM_A_STEADY_SAMPLES, r.steady_samples, "STORM_A_STEADY_SAMPLES");
+}
+
+/// The rcu pattern's figures: objects waiting for a grace period and their pages.
+void parse_storm_rcu(const AttrReader& a, StormResult& r)
+{
+	a.o64(SLABLAB_STORM_A_RCU_WAITING_PEAK, r.rcu_waiting_peak, "STORM_A_RCU_WAITING_PEAK");
+	a.o64(SLABLAB_STORM_A_RCU_WAITING_MEAN, r.rcu_waiting_mean, "STORM_A_RCU_WAITING_MEAN");
+	a.o64(SLABLAB_STORM_A_RCU_WAITING_END, r.rcu_waiting_end, "STORM_A_RCU_WAITING_END");
+	a.o64(SLABLAB_STORM_A_RCU_PAGES_PEAK, r.rcu_pages_peak, "STORM_A_RCU_PAGES_PEAK");
+	a.low32(SLABLAB_STORM_A_RCU_SAMPLES, r.rcu_samples, "STORM_A_RCU_SAMPLES");
+}
+
+/// A SLABLAB_A_STORM nest: the storm's id and state, its spec, progress and results.
+StormResult parse_storm(nlattr* nest, const std::string& op)
+{
+	nlattr* tb[SLABLAB_STORM_A_MAX + 1] = {};
+	if (nla_parse_nested(tb, SLABLAB_STORM_A_MAX, nest, nullptr) < 0)
+		protocol_error(op, "bad SLABLAB_A_STORM nest");
+	const AttrReader a{tb, op};
+	StormResult r;
+	a.u32(SLABLAB_STORM_A_ID, r.id, "STORM_A_ID");
+	a.u32(SLABLAB_STORM_A_STATE, r.state, "STORM_A_STATE");
+	r.has_spec = a.has(SLABLAB_STORM_A_TARGET);	// not before the first storm
+	parse_storm_spec(a, r.spec);
+	a.u64(SLABLAB_STORM_A_OPS_PLANNED, r.ops_planned, "STORM_A_OPS_PLANNED");
+	a.u64(SLABLAB_STORM_A_OPS_DONE, r.ops_done, "STORM_A_OPS_DONE");
+	a.u64(SLABLAB_STORM_A_ELAPSED_NS, r.elapsed_ns, "STORM_A_ELAPSED_NS");
+	parse_storm_results(a, r);
+	a.o64(SLABLAB_STORM_A_SHRUNK_PAGES, r.shrunk_pages, "STORM_A_SHRUNK_PAGES");
+	a.o64(SLABLAB_STORM_A_SHRUNK_LIVE_BYTES, r.shrunk_live_bytes, "STORM_A_SHRUNK_LIVE_BYTES");
+	parse_storm_rcu(a, r);
 	// sent with every reply, running storms' too: not a result
-	u64(SLABLAB_STORM_A_CYCLES_PER_SEC, r.cycles_per_sec, "STORM_A_CYCLES_PER_SEC");
-	o32(SLABLAB_STORM_A_FEATURES, r.features, "STORM_A_FEATURES");
-	o32(SLABLAB_STORM_A_CACHE_FLAGS, r.cache_flags, "STORM_A_CACHE_FLAGS");
-	if (tb[SLABLAB_STORM_A_THREAD_LIST]) {
+	a.u64(SLABLAB_STORM_A_CYCLES_PER_SEC, r.cycles_per_sec, "STORM_A_CYCLES_PER_SEC");
+	a.o32(SLABLAB_STORM_A_FEATURES, r.features, "STORM_A_FEATURES");
+	a.o32(SLABLAB_STORM_A_CACHE_FLAGS, r.cache_flags, "STORM_A_CACHE_FLAGS");
+	if (a.has(SLABLAB_STORM_A_THREAD_LIST)) {
 		r.has_results = true;
-		for_each_nested(tb[SLABLAB_STORM_A_THREAD_LIST], [&](nlattr* entry) {
-			if (nla_type(entry) != SLABLAB_STORM_THREAD_A_ENTRY)
-				return;
-			nlattr* tt[SLABLAB_STORM_THREAD_A_MAX + 1] = {};
-			if (nla_parse_nested(tt, SLABLAB_STORM_THREAD_A_MAX, entry, nullptr) < 0)
-				protocol_error(op, "bad STORM_THREAD_A_ENTRY nest");
-			StormThread t;
-			if (tt[SLABLAB_STORM_THREAD_A_CPU])
-				t.cpu = attr_u32(tt[SLABLAB_STORM_THREAD_A_CPU], op, "STORM_THREAD_A_CPU");
-			if (tt[SLABLAB_STORM_THREAD_A_OPS])
-				t.ops = attr_uint(tt[SLABLAB_STORM_THREAD_A_OPS], op, "STORM_THREAD_A_OPS");
-			if (tt[SLABLAB_STORM_THREAD_A_CYCLES])
-				t.cycles = attr_uint(tt[SLABLAB_STORM_THREAD_A_CYCLES], op,
-						     "STORM_THREAD_A_CYCLES");
-			if (tt[SLABLAB_STORM_THREAD_A_NS])
-				t.ns = attr_uint(tt[SLABLAB_STORM_THREAD_A_NS], op, "STORM_THREAD_A_NS");
-			r.threads.push_back(t);
-		});
+		parse_storm_threads(tb[SLABLAB_STORM_A_THREAD_LIST], r.threads, op);
 	}
-	if (tb[SLABLAB_STORM_A_STATS]) {
+	if (a.has(SLABLAB_STORM_A_STATS)) {
 		r.has_stats = true;
 		parse_stats(tb[SLABLAB_STORM_A_STATS], r.stats, op);
 	}
-	if (tb[SLABLAB_STORM_A_NATIVE_NAME])
-		r.native_name = attr_string(tb[SLABLAB_STORM_A_NATIVE_NAME]);
-
-	// The module echoes every field, zeros included: keep the spec to what applies.
-	if (s.duration_ms && *s.duration_ms == 0)
-		s.duration_ms.reset();
-	if (s.duration_ms)
-		s.ops.reset();		// a duration storm has no op count
-	if (s.size && *s.size == 0)
-		s.size.reset();		// kmalloc with SIZES only
-	if (s.sizes.size() == 1 && s.size && s.sizes[0].size == *s.size && s.sizes[0].weight == 1)
-		s.sizes.clear();	// SIZE alone, echoed as a one-entry distribution
+	a.string(SLABLAB_STORM_A_NATIVE_NAME, r.native_name);
+	trim_storm_spec(r.spec);
 	return r;
 }
 
@@ -720,6 +761,8 @@ nlattr* require(nlattr** tb, int type, const std::string& op, std::string_view w
 		protocol_error(op, fmt::format("reply lacks {}", what));
 	return tb[type];
 }
+
+struct ReplayLoad;	// a trace made ready to send (Client::replay)
 
 }  // namespace
 
@@ -857,6 +900,12 @@ struct Client::Impl {
 		return r;
 	}
 
+	/// REPLAY_NEW, then the events in REPLAY_DATA chunks.
+	void replay_send(const ReplayLoad& load);
+	/// REPLAY_RUN, then REPLAY_GET until the replay is done or stopped (REPLAY_STOP).
+	void replay_wait(const Trace& trace, ReplayResult& res, const ShouldStop& should_stop,
+			 std::chrono::milliseconds poll);
+
 	/// Host-side checks (if enabled); their UsageError names the command.
 	void check(uint32_t cmd, const std::function<void()>& f) const
 	{
@@ -940,9 +989,9 @@ CacheInfo Client::cache_create(const CacheSpec& spec)
 				put_u32(m, SLABLAB_CACHE_A_SIZE, spec.size, op);
 				if (spec.align)
 					put_u32(m, SLABLAB_CACHE_A_ALIGN, *spec.align, op);
-				for (const auto& d : kTunables)
-					if (const auto& v = spec.*(d.in_spec))
-						put_u32(m, d.attr, *v, op);
+				for (const auto& desc : kTunables)
+					if (const auto& v = spec.*(desc.in_spec))
+						put_u32(m, desc.attr, *v, op);
 			});
 		},
 		[&](nlattr** tb) {
@@ -1059,9 +1108,9 @@ CacheInfo Client::cache_set(std::string_view name, const Tunables& t)
 		[&](nl_msg* m) {
 			put_nest(m, SLABLAB_A_CACHE, op, [&] {
 				put_string(m, SLABLAB_CACHE_A_NAME, name, op);
-				for (const auto& d : kTunables)
-					if (const auto& v = sent.*(d.in_tunables))
-						put_u32(m, d.attr, *v, op);
+				for (const auto& desc : kTunables)
+					if (const auto& v = sent.*(desc.in_tunables))
+						put_u32(m, desc.attr, *v, op);
 			});
 		},
 		[&](nlattr** tb) {
@@ -1399,12 +1448,23 @@ void parse_replay(nlattr** tb, const Trace* trace, ReplayResult& res)
 	}
 }
 
-}  // namespace
+/// A trace made ready for REPLAY_NEW and REPLAY_DATA, the spec checked.
+struct ReplayLoad {
+	uint32_t target = 0;		///< SLABLAB_REPLAY_TARGET_*
+	uint32_t time_scale = 0;	///< x1000; 0: as fast as possible
+	uint64_t sample_ns = 0;		///< 0: no samples
+	uint64_t nr_objects = 0;
+	uint32_t nr_cpus = 0;
+	uint64_t max_live_bytes = 0;	///< 0: the module's default
+	std::optional<uint32_t> design, cpu_partial;
+	std::vector<slablab_replay_event> events;
+	std::vector<uint64_t> times;	///< the events' times, when time-scaled
+	std::vector<slablab_replay_cache> caches;
+};
 
-ReplayResult Client::replay(const Trace& trace, const ReplaySpec& spec,
-			    const ShouldStop& should_stop, std::chrono::milliseconds poll)
+/// The spec's target, checked against its design.
+uint32_t replay_target(const ReplaySpec& spec)
 {
-	auto& d = impl();
 	const auto tg = replay_target_from_name(spec.target);
 	if (!tg)
 		throw UsageError(fmt::format("unknown replay target '{}' ({})", spec.target,
@@ -1412,16 +1472,26 @@ ReplayResult Client::replay(const Trace& trace, const ReplaySpec& spec,
 	if (spec.design && *tg != SLABLAB_REPLAY_TARGET_SLABLAB)
 		throw UsageError(fmt::format("a design is for the slablab target, not {}",
 					     spec.target));
+	return *tg;
+}
+
+/// The spec's time scale as the module takes it (x1000), checked.
+uint32_t replay_time_scale(const ReplaySpec& spec)
+{
 	if (spec.time_scale < 0 || spec.time_scale > 1000)
 		throw UsageError("time_scale must be in [0, 1000] (0: as fast as possible)",
 				 ERANGE);
 	const auto scale = static_cast<uint32_t>(std::llround(spec.time_scale * 1000));
 	if (spec.time_scale > 0 && !scale)
 		throw UsageError("time_scale under 0.001 (use 0 for as fast as possible)", ERANGE);
-	// frees of objects from before the recording are not replayed
-	std::vector<slablab_replay_event> ev;
-	std::vector<uint64_t> times;
-	ev.reserve(trace.events.size());
+	return scale;
+}
+
+/// The trace's events as the module takes them, and their times when `timed`. Frees of
+/// objects from before the recording are not replayed.
+void replay_events(const Trace& trace, bool timed, ReplayLoad& load)
+{
+	load.events.reserve(trace.events.size());
 	for (const TraceEvent& e : trace.events) {
 		if (!e.object)
 			continue;
@@ -1431,17 +1501,17 @@ ReplayResult Client::replay(const Trace& trace, const ReplaySpec& spec,
 		r.cpu = e.cpu;
 		r.cache = e.cache;
 		r.op = e.op == TraceOp::alloc ? SLABLAB_REPLAY_OP_ALLOC : SLABLAB_REPLAY_OP_FREE;
-		ev.push_back(r);
-		if (scale)
-			times.push_back(e.ts_ns);
+		load.events.push_back(r);
+		if (timed)
+			load.times.push_back(e.ts_ns);
 	}
-	if (ev.empty())
+	if (load.events.empty())
 		throw UsageError("the trace has no events to replay");
-	uint64_t sample_ns = spec.sample_ns;
-	if (!sample_ns && scale)	// about 500 samples over the scaled duration
-		sample_ns = std::max<uint64_t>(
-			1000000, static_cast<uint64_t>(static_cast<double>(trace.duration_ns) *
-						       spec.time_scale / 500));
+}
+
+/// The trace's caches as the module makes them for the slablab target.
+std::vector<slablab_replay_cache> replay_caches(const Trace& trace)
+{
 	std::vector<slablab_replay_cache> caches(trace.caches.size());
 	for (size_t i = 0; i < caches.size(); i++) {
 		const TraceCache& c = trace.caches[i];
@@ -1450,87 +1520,135 @@ ReplayResult Client::replay(const Trace& trace, const ReplaySpec& spec,
 		caches[i].size = std::max<uint32_t>(c.object_size, 1);
 		caches[i].align = c.align;
 	}
+	return caches;
+}
+
+ReplayLoad replay_load(const Trace& trace, const ReplaySpec& spec)
+{
+	ReplayLoad load;
+	load.target = replay_target(spec);
+	load.time_scale = replay_time_scale(spec);
+	replay_events(trace, load.time_scale != 0, load);
+	load.sample_ns = spec.sample_ns;
+	if (!load.sample_ns && load.time_scale)	// about 500 samples over the scaled duration
+		load.sample_ns = std::max<uint64_t>(
+			1000000, static_cast<uint64_t>(static_cast<double>(trace.duration_ns) *
+						       spec.time_scale / 500));
+	load.nr_objects = std::max<uint64_t>(trace.nr_objects, 1);
+	load.nr_cpus = std::max(trace.nr_cpus, 1U);
+	load.max_live_bytes = spec.max_live_bytes;
+	load.design = spec.design;
+	load.cpu_partial = spec.cpu_partial;
+	load.caches = replay_caches(trace);
+	return load;
+}
+
+/// REPLAY_NEW's nest: the replay's parameters and its caches.
+void put_replay_new(nl_msg* m, const ReplayLoad& load, const std::string& op)
+{
+	put_u32(m, SLABLAB_REPLAY_A_TARGET, load.target, op);
+	put_u64(m, SLABLAB_REPLAY_A_NR_EVENTS, load.events.size(), op);
+	put_u32(m, SLABLAB_REPLAY_A_NR_OBJECTS, static_cast<uint32_t>(load.nr_objects), op);
+	put_u32(m, SLABLAB_REPLAY_A_NR_CPUS, load.nr_cpus, op);
+	if (load.max_live_bytes)
+		put_u64(m, SLABLAB_REPLAY_A_MAX_LIVE_BYTES, load.max_live_bytes, op);
+	if (load.design)
+		put_u32(m, SLABLAB_REPLAY_A_DESIGN, *load.design, op);
+	if (load.time_scale)
+		put_u32(m, SLABLAB_REPLAY_A_TIME_SCALE, load.time_scale, op);
+	if (load.sample_ns)
+		put_u64(m, SLABLAB_REPLAY_A_SAMPLE_NS, load.sample_ns, op);
+	if (load.cpu_partial)
+		put_u32(m, SLABLAB_REPLAY_A_CPU_PARTIAL, *load.cpu_partial, op);
+	const auto& caches = load.caches;
+	if (!caches.empty() &&
+	    nla_put(m, SLABLAB_REPLAY_A_CACHES, static_cast<int>(caches.size() * sizeof caches[0]),
+		    caches.data()) < 0)
+		throw Error(EMSGSIZE, op, {}, "too many caches for one message");
+}
+
+/// REPLAY_DATA's nest: `n` events from `off` (and their times).
+void put_replay_data(nl_msg* m, const ReplayLoad& load, size_t off, size_t n,
+		     const std::string& op)
+{
+	put_u64(m, SLABLAB_REPLAY_A_OFFSET, off, op);
+	if (nla_put(m, SLABLAB_REPLAY_A_EVENTS, static_cast<int>(n * sizeof load.events[0]),
+		    &load.events[off]) < 0)
+		throw Error(EMSGSIZE, op, {}, "events chunk too big");
+	if (load.time_scale &&
+	    nla_put(m, SLABLAB_REPLAY_A_TIMES, static_cast<int>(n * sizeof load.times[0]),
+		    &load.times[off]) < 0)
+		throw Error(EMSGSIZE, op, {}, "times chunk too big");
+}
+
+}  // namespace
+
+void Client::Impl::replay_send(const ReplayLoad& load)
+{
+	auto none = [](nlattr**) {};	// the replies are checked, not read
+	const std::string op_new = command_name(SLABLAB_CMD_REPLAY_NEW);
+	transact(
+		SLABLAB_CMD_REPLAY_NEW, false,
+		[&](nl_msg* m) {
+			put_nest(m, SLABLAB_A_REPLAY, op_new,
+				 [&] { put_replay_new(m, load, op_new); });
+		},
+		none, false);
+	// 3.5 KiB of events (and their times): within nlmsg_alloc()'s page
+	const size_t chunk = load.time_scale ? 144 : 224;
+	const std::string op_data = command_name(SLABLAB_CMD_REPLAY_DATA);
+	for (size_t off = 0; off < load.events.size(); off += chunk) {
+		const size_t n = std::min(chunk, load.events.size() - off);
+		transact(
+			SLABLAB_CMD_REPLAY_DATA, false,
+			[&](nl_msg* m) {
+				put_nest(m, SLABLAB_A_REPLAY, op_data,
+					 [&] { put_replay_data(m, load, off, n, op_data); });
+			},
+			none, false);
+	}
+}
+
+void Client::Impl::replay_wait(const Trace& trace, ReplayResult& res,
+			       const ShouldStop& should_stop, std::chrono::milliseconds poll)
+{
+	auto none = [](nlattr**) {};
+	auto parse = [&](nlattr** tb) { parse_replay(tb, &trace, res); };
+	transact(SLABLAB_CMD_REPLAY_RUN, false, nullptr, parse, true);
+	try {
+		auto wait = std::chrono::milliseconds(1);
+		while (res.state == SLABLAB_REPLAY_RUNNING) {
+			if (should_stop && should_stop()) {
+				transact(SLABLAB_CMD_REPLAY_STOP, false, nullptr, parse, true);
+				break;
+			}
+			std::this_thread::sleep_for(wait);
+			wait = std::min(wait * 2, poll);
+			transact(SLABLAB_CMD_REPLAY_GET, false, nullptr, parse, true);
+		}
+	} catch (...) {
+		// a failing callback (Python's KeyboardInterrupt) must not leave it running
+		try {
+			transact(SLABLAB_CMD_REPLAY_STOP, false, nullptr, none, true);
+		} catch (...) {
+		}
+		throw;
+	}
+}
+
+ReplayResult Client::replay(const Trace& trace, const ReplaySpec& spec,
+			    const ShouldStop& should_stop, std::chrono::milliseconds poll)
+{
+	auto& d = impl();
+	const ReplayLoad load = replay_load(trace, spec);
 	ReplayResult res;
 	res.target = spec.target;
 	res.label = spec.target;
 	res.page_size = page_size();
 	res.recorded_cpus = trace.nr_cpus;
-	res.events = ev.size();
-	auto none = [](nlattr**) {};
-	d.transact(
-		SLABLAB_CMD_REPLAY_NEW, false,
-		[&](nl_msg* m) {
-			const std::string op = "REPLAY_NEW";
-			put_nest(m, SLABLAB_A_REPLAY, op, [&] {
-				put_u32(m, SLABLAB_REPLAY_A_TARGET, *tg, op);
-				put_u64(m, SLABLAB_REPLAY_A_NR_EVENTS, ev.size(), op);
-				put_u32(m, SLABLAB_REPLAY_A_NR_OBJECTS,
-					static_cast<uint32_t>(std::max<uint64_t>(trace.nr_objects, 1)),
-					op);
-				put_u32(m, SLABLAB_REPLAY_A_NR_CPUS, std::max(trace.nr_cpus, 1U), op);
-				if (spec.max_live_bytes)
-					put_u64(m, SLABLAB_REPLAY_A_MAX_LIVE_BYTES, spec.max_live_bytes,
-						op);
-				if (spec.design)
-					put_u32(m, SLABLAB_REPLAY_A_DESIGN, *spec.design, op);
-				if (scale)
-					put_u32(m, SLABLAB_REPLAY_A_TIME_SCALE, scale, op);
-				if (sample_ns)
-					put_u64(m, SLABLAB_REPLAY_A_SAMPLE_NS, sample_ns, op);
-				if (spec.cpu_partial)
-					put_u32(m, SLABLAB_REPLAY_A_CPU_PARTIAL, *spec.cpu_partial,
-						op);
-				if (!caches.empty() &&
-				    nla_put(m, SLABLAB_REPLAY_A_CACHES,
-					    static_cast<int>(caches.size() * sizeof caches[0]),
-					    caches.data()) < 0)
-					throw Error(EMSGSIZE, op, {}, "too many caches for one message");
-			});
-		},
-		none, false);
-	// 3.5 KiB of events (and their times): within nlmsg_alloc()'s page
-	const size_t chunk = scale ? 144 : 224;
-	for (size_t off = 0; off < ev.size(); off += chunk) {
-		const size_t n = std::min(chunk, ev.size() - off);
-		d.transact(
-			SLABLAB_CMD_REPLAY_DATA, false,
-			[&](nl_msg* m) {
-				const std::string op = "REPLAY_DATA";
-				put_nest(m, SLABLAB_A_REPLAY, op, [&] {
-					put_u64(m, SLABLAB_REPLAY_A_OFFSET, off, op);
-					if (nla_put(m, SLABLAB_REPLAY_A_EVENTS,
-						    static_cast<int>(n * sizeof ev[0]), &ev[off]) < 0)
-						throw Error(EMSGSIZE, op, {}, "events chunk too big");
-					if (scale &&
-					    nla_put(m, SLABLAB_REPLAY_A_TIMES,
-						    static_cast<int>(n * sizeof times[0]),
-						    &times[off]) < 0)
-						throw Error(EMSGSIZE, op, {}, "times chunk too big");
-				});
-			},
-			none, false);
-	}
-	auto parse = [&](nlattr** tb) { parse_replay(tb, &trace, res); };
-	d.transact(SLABLAB_CMD_REPLAY_RUN, false, [](nl_msg*) {}, parse, true);
-	try {
-		auto wait = std::chrono::milliseconds(1);
-		while (res.state == SLABLAB_REPLAY_RUNNING) {
-			if (should_stop && should_stop()) {
-				d.transact(SLABLAB_CMD_REPLAY_STOP, false, [](nl_msg*) {}, parse, true);
-				break;
-			}
-			std::this_thread::sleep_for(wait);
-			wait = std::min(wait * 2, poll);
-			d.transact(SLABLAB_CMD_REPLAY_GET, false, [](nl_msg*) {}, parse, true);
-		}
-	} catch (...) {
-		// a failing callback (Python's KeyboardInterrupt) must not leave it running
-		try {
-			d.transact(SLABLAB_CMD_REPLAY_STOP, false, [](nl_msg*) {}, none, true);
-		} catch (...) {
-		}
-		throw;
-	}
+	res.events = load.events.size();
+	d.replay_send(load);
+	d.replay_wait(trace, res, should_stop, poll);
 	return res;
 }
 

@@ -302,8 +302,7 @@ void summarize_compare(CompareResult& result)
 			for (std::size_t i : outlier_indices(values[v]))
 				row[v].outliers.push_back(static_cast<uint32_t>(i + 1));
 			if (v > 0) {
-				row[v].ci = bootstrap_ratio(values[0], values[v],
-							    result.spec.bootstrap_seed);
+				row[v].ci = ratio_interval(values[0], values[v]);
 				row[v].verdict = verdict(row[v].ci, result.spec.noise_floor);
 			}
 		}

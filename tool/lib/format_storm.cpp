@@ -459,8 +459,8 @@ std::string render_compare(const CompareResult& c)
 			       outl.empty() ? "none" : outl);
 	}
 	out += "\nratio: a variant's median / the first variant's median; paired ratio: the same "
-	       "per repeat (runs made back to back); 95% CI: bootstrap over the paired repeats "
-	       "(docs/benchmarks.md).\n";
+	       "per repeat (runs made back to back); 95% CI: Student-t on the paired repeats' log "
+	       "ratios (docs/benchmarks.md).\n";
 	if (c.spec.noise_floor > 0)
 		fmt::format_to(std::back_inserter(out),
 			       "no difference: the CI contains 1 or lies inside the A/A noise floor "

@@ -4,10 +4,10 @@
 #include "slabctl/names.hpp"
 #include "slabctl/tunables.hpp"
 
+#include <cstring>
 #include <system_error>
 
 namespace slabctl {
-
 
 Json json_envelope(std::string_view command)
 {
@@ -15,6 +15,30 @@ Json json_envelope(std::string_view command)
 	j["schema"] = std::string(kJsonSchema);
 	j["command"] = std::string(command);
 	return j;
+}
+
+std::string errno_name(int err)
+{
+	// glibc's (2.32+); nullptr for a number it has no name for
+	const char* name = err > 0 ? strerrorname_np(err) : nullptr;
+	return name ? std::string(name) : std::string();
+}
+
+Json error_json(int err, std::string_view message, std::string_view op, std::string_view extack)
+{
+	auto str_or_null = [](std::string_view s) { return s.empty() ? Json(nullptr) : Json(s); };
+	Json j = Json::object();
+	j["errno"] = err > 0 ? err : 0;
+	j["name"] = str_or_null(errno_name(err));
+	j["message"] = std::string(message);
+	j["extack"] = str_or_null(extack);
+	j["op"] = str_or_null(op);
+	return j;
+}
+
+Json to_json(const Error& e)
+{
+	return error_json(e.err, e.what(), e.op, e.extack);
 }
 
 Json to_json(const Status& s)

@@ -123,17 +123,18 @@ static int on_event(struct tep_event *event, struct tep_record *record, int cpu,
 	e.ptr = v;
 	e.cpu = (uint16_t)cpu;
 	e.kmalloc = !strncmp(name, "kmalloc", 7) || !strcmp(name, "kfree");
+	/* kmem_cache_free's cache name, and 7.x's kmem_cache_alloc's (as the importers) */
+	if (!e.kmalloc && tep_find_field(event, "name")) {
+		int len = 0;
+		const char *s = tep_get_field_raw(NULL, event, "name", record, &len, 0);
+
+		if (s && len > 0) {
+			e.cache = s;
+			e.cache_len = strnlen(s, (size_t)len);
+		}
+	}
 	if (!strcmp(name, "kfree") || !strcmp(name, "kmem_cache_free")) {
 		e.free = 1;
-		if (!strcmp(name, "kmem_cache_free")) {
-			int len = 0;
-			const char *s = tep_get_field_raw(NULL, event, "name", record, &len, 0);
-
-			if (s && len > 0) {
-				e.cache = s;
-				e.cache_len = strnlen(s, (size_t)len);
-			}
-		}
 	} else {
 		if (!tep_get_field_val(NULL, event, "bytes_req", record, &v, 0))
 			e.bytes_req = (uint32_t)v;

@@ -428,10 +428,10 @@ std::vector<const NativeFile*> NativeCache::unreadable() const
 	return v;
 }
 
-const NativeFile* NativeCache::file(std::string_view name) const noexcept
+const NativeFile* NativeCache::file(std::string_view file_name) const noexcept
 {
 	for (const auto& f : files)
-		if (f.name == name)
+		if (f.name == file_name)
 			return &f;
 	return nullptr;
 }

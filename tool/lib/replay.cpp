@@ -4,6 +4,7 @@
 // targets in turn, and the JSON and table forms of replays (docs/replay.md).
 #include "slabctl/replay.hpp"
 
+#include "kmem_event.hpp"
 #include "kmem_trace.h"
 #include "slabctl/error.hpp"
 #include "slabctl/names.hpp"
@@ -32,19 +33,7 @@ struct TraceCloser {
 
 void collect(const kmem_trace_event* k, void* arg)
 {
-	auto* events = static_cast<std::vector<RawEvent>*>(arg);
-	RawEvent e;
-	e.ts_ns = k->ts_ns;
-	e.ptr = k->ptr;
-	e.bytes_req = k->bytes_req;
-	e.bytes_alloc = k->bytes_alloc;
-	e.gfp = k->gfp;
-	e.cpu = k->cpu;
-	e.kmalloc = k->kmalloc != 0;
-	e.op = k->free ? TraceOp::free : TraceOp::alloc;
-	if (k->cache)
-		e.cache.assign(k->cache, k->cache_len);
-	events->push_back(std::move(e));
+	static_cast<std::vector<RawEvent>*>(arg)->push_back(raw_event(*k));
 }
 
 // A cache's object size and alignment as SLUB's sysfs says (best effort: 0 if absent).
@@ -151,6 +140,36 @@ Json to_json(const RecordReport& r)
 	j["live_at_end"] = r.live_at_end;
 	j["lost_frees"] = r.lost_frees;
 	j["peak_live_bytes"] = r.peak_live_bytes;
+	return j;
+}
+
+Json to_json(const ImportResult& res, const std::string& output)
+{
+	const Trace& t = res.trace;
+	const ImportReport& r = res.report;
+	Json j;
+	j["input"] = r.input;
+	j["output"] = output.empty() ? Json() : Json(output);
+	j["format"] = std::string(trace_format_name(r.format));
+	j["events"] = t.events.size();
+	j["objects"] = t.nr_objects;
+	j["caches"] = t.caches.size();
+	j["cpus"] = t.nr_cpus;
+	j["duration_ns"] = t.duration_ns;
+	j["lost_events"] = t.lost_events;
+	j["unmatched_frees"] = t.unmatched_frees;
+	j["live_at_end"] = t.live_at_end;
+	j["lost_frees"] = t.lost_frees;
+	j["peak_live_bytes"] = t.peak_live_bytes;
+	j["lines"] = r.lines;
+	j["skipped"] = r.skipped();
+	j["comment_lines"] = r.comment_lines;
+	j["other_events"] = r.other_events;
+	j["null_pointers"] = r.null_pointers;
+	Json by_name = Json::object();
+	for (const auto& [name, n] : r.other_by_name)
+		by_name[name] = n;
+	j["other_by_name"] = by_name;
 	return j;
 }
 

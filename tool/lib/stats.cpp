@@ -13,24 +13,57 @@
 namespace slabctl {
 namespace {
 
-/// splitmix64: tiny, fast, and the same sequence on every platform and standard library
-/// (std::uniform_int_distribution is not), so a seed names one interval.
-struct SplitMix64 {
-	uint64_t state;
-	uint64_t next() noexcept
-	{
-		uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
-		z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-		z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-		return z ^ (z >> 31);
+/// The continued fraction of the incomplete beta function (modified Lentz), converging
+/// for x < (a + 1) / (a + b + 2).
+double beta_cf(double a, double b, double x) noexcept
+{
+	constexpr double kTiny = 1e-300, kEps = 1e-16;
+	const double qab = a + b, qap = a + 1, qam = a - 1;
+	double c = 1, d = 1 - qab * x / qap;
+	if (std::fabs(d) < kTiny)
+		d = kTiny;
+	d = 1 / d;
+	double h = d;
+	for (int m = 1; m <= 500; m++) {
+		const double m2 = 2.0 * m;
+		double aa = m * (b - m) * x / ((qam + m2) * (a + m2));
+		d = 1 + aa * d;
+		c = 1 + aa / c;
+		d = 1 / (std::fabs(d) < kTiny ? kTiny : d);
+		c = std::fabs(c) < kTiny ? kTiny : c;
+		h *= d * c;
+		aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2));
+		d = 1 + aa * d;
+		c = 1 + aa / c;
+		d = 1 / (std::fabs(d) < kTiny ? kTiny : d);
+		c = std::fabs(c) < kTiny ? kTiny : c;
+		const double del = d * c;
+		h *= del;
+		if (std::fabs(del - 1) < kEps)
+			break;
 	}
-	/// Uniform in [0, n): Lemire's multiply-shift (bias below 2^-40 for our n).
-	std::size_t below(std::size_t n) noexcept
-	{
-		return static_cast<std::size_t>(
-			(static_cast<unsigned __int128>(next()) * n) >> 64);
-	}
-};
+	return h;
+}
+
+/// The regularized incomplete beta function I_x(a, b).
+double incomplete_beta(double a, double b, double x) noexcept
+{
+	if (x <= 0)
+		return 0;
+	if (x >= 1)
+		return 1;
+	const double front = std::exp(std::lgamma(a + b) - std::lgamma(a) - std::lgamma(b) +
+				      a * std::log(x) + b * std::log1p(-x));
+	if (x < (a + 1) / (a + b + 2))
+		return front * beta_cf(a, b, x) / a;
+	return 1 - front * beta_cf(b, a, 1 - x) / b;
+}
+
+/// P(T > t) for t >= 0, T Student's t with df degrees of freedom.
+double t_upper_tail(double t, double df) noexcept
+{
+	return 0.5 * incomplete_beta(df / 2, 0.5, df / (df + t * t));
+}
 
 /// The q-quantile of sorted values (linear interpolation between order statistics).
 double quantile(const std::vector<double>& sorted, double q)
@@ -47,44 +80,60 @@ double quantile(const std::vector<double>& sorted, double q)
 
 }  // namespace
 
-std::optional<RatioInterval> bootstrap_ratio(std::span<const double> a, std::span<const double> b,
-					     uint64_t seed, unsigned resamples, double level)
+double student_t_quantile(double p, double df) noexcept
 {
+	if (!(p > 0 && p < 1) || !(df > 0))
+		return NAN;
+	if (p < 0.5)
+		return -student_t_quantile(1 - p, df);
+	if (p == 0.5)
+		return 0;
+	const double tail = 1 - p;
+	// bracket the quantile, then bisect: the tail is monotone in t, and ~100 halvings
+	// reach double precision whatever df
+	double lo = 0, hi = 1;
+	while (t_upper_tail(hi, df) > tail && hi < 1e300)
+		hi *= 2;
+	for (int i = 0; i < 200 && hi - lo > 1e-14 * hi; i++) {
+		const double mid = (lo + hi) / 2;
+		(t_upper_tail(mid, df) > tail ? lo : hi) = mid;
+	}
+	return (lo + hi) / 2;
+}
+
+std::optional<RatioInterval> ratio_interval(std::span<const double> a, std::span<const double> b,
+					    double level, std::size_t min_pairs)
+{
+	if (!(level > 0 && level < 1))
+		throw UsageError(fmt::format("interval level {} is not between 0 and 1", level),
+				 EINVAL);
 	std::vector<double> logs;	// log(b_i / a_i) of the usable pairs
 	for (std::size_t i = 0; i < std::min(a.size(), b.size()); i++)
 		if (a[i] > 0 && b[i] > 0 && std::isfinite(a[i]) && std::isfinite(b[i]))
 			logs.push_back(std::log(b[i] / a[i]));
-	if (logs.size() < kMinPairsForInterval || resamples == 0)
+	if (logs.size() < std::max<std::size_t>(min_pairs, 2))
 		return std::nullopt;
 	const std::size_t n = logs.size();
-	auto mean = [](const std::vector<double>& v) {
-		double s = 0;
-		for (double x : v)
-			s += x;
-		return s / static_cast<double>(v.size());
-	};
 	RatioInterval ci;
 	ci.n = n;
-	const double m = mean(logs);
-	ci.ratio = std::exp(m);
-	// Identical pairs: every resample has the same mean; say [r, r] exactly, free of
+	// A constant ratio (identical samples among them) is known exactly: [r, r], free of
 	// rounding in the sums.
 	if (std::all_of(logs.begin(), logs.end(), [&](double x) { return x == logs[0]; })) {
 		ci.ratio = ci.lo = ci.hi = std::exp(logs[0]);
 		return ci;
 	}
-	SplitMix64 rng{seed};
-	std::vector<double> stats(resamples);
-	for (unsigned r = 0; r < resamples; r++) {
-		double s = 0;
-		for (std::size_t k = 0; k < n; k++)
-			s += logs[rng.below(n)];
-		stats[r] = s / static_cast<double>(n);
-	}
-	std::sort(stats.begin(), stats.end());
-	const double tail = (1.0 - level) / 2.0;
-	ci.lo = std::exp(quantile(stats, tail));
-	ci.hi = std::exp(quantile(stats, 1.0 - tail));
+	double sum = 0;
+	for (double x : logs)
+		sum += x;
+	const double mean = sum / static_cast<double>(n);
+	double ss = 0;
+	for (double x : logs)
+		ss += (x - mean) * (x - mean);
+	const double se = std::sqrt(ss / static_cast<double>(n - 1) / static_cast<double>(n));
+	const double half = student_t_quantile(0.5 + level / 2, static_cast<double>(n - 1)) * se;
+	ci.ratio = std::exp(mean);
+	ci.lo = std::exp(mean - half);
+	ci.hi = std::exp(mean + half);
 	return ci;
 }
 

@@ -108,7 +108,9 @@ Trace build_trace(std::vector<RawEvent> raw, uint64_t lost_events)
 				it->second = id;
 			}
 			ids[i] = id;
-			name_of.emplace_back();
+			// 7.x's kmem_cache_alloc names its cache; the free's name, when there is
+			// one, wins below
+			name_of.push_back(e.kmalloc ? std::string() : e.cache);
 			size_of.push_back(e.bytes_alloc);
 		} else if (auto it = live.find(e.ptr); it != live.end()) {
 			ids[i] = it->second;

@@ -50,7 +50,7 @@ struct CompareSpec {
 	/// Relative half width of the A/A interval (0.03: ±3%): a ratio whose interval lies
 	/// inside [1 - noise_floor, 1 + noise_floor] is "no difference" (0: not measured).
 	double noise_floor = 0;
-	uint64_t bootstrap_seed = kBootstrapSeed;	///< the intervals' generator
+	uint64_t bootstrap_seed = kBootstrapSeed;	///< unused (the interval is not random)
 	/// Figures to summarize (figure_table() keys); empty: main_figures(base.pattern).
 	std::vector<std::string> figures;
 	std::chrono::milliseconds poll{150};	///< STORM_GET interval while a storm runs
@@ -106,7 +106,7 @@ struct FigureSummary {
 	Summary values;			///< over the variant's counted runs
 	std::optional<double> ratio;	///< values.median / the first variant's median
 	Summary paired;			///< per repeat: value / the first variant's value that repeat
-	/// 95% bootstrap interval of the paired ratio (the first variant: none)
+	/// 95% Student-t interval of the paired ratio, ratio_interval() (the first variant: none)
 	std::optional<RatioInterval> ci;
 	Verdict verdict = Verdict::none;	///< of ci, against spec.noise_floor
 	/// Repeats whose value is an outlier among the variant's values (Tukey's fences):

@@ -4,12 +4,14 @@
 #pragma once
 
 #include "slabctl/compare.hpp"
+#include "slabctl/error.hpp"
 #include "slabctl/native.hpp"
 #include "slabctl/storm.hpp"
 #include "slabctl/types.hpp"
 
 #include <nlohmann/json.hpp>
 
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -24,6 +26,17 @@ using Json = nlohmann::ordered_json;
 
 /// {"schema": "slablab/1", "command": command}
 Json json_envelope(std::string_view command);
+
+/// The symbolic name of an errno ("ENOENT"), empty when the C library has none for it.
+std::string errno_name(int err);
+/**
+ * A failure as slabctl -j prints it (docs/slabctl.md, "Errors as JSON"): {"errno": N,
+ * "name": "ENOENT" or null, "message": the sentence the text mode prints, "extack": the
+ * kernel's extended ack or null, "op": the netlink operation ("CACHE_NEW") or null}.
+ */
+Json error_json(int err, std::string_view message, std::string_view op = {},
+		std::string_view extack = {});
+Json to_json(const Error& e);
 
 Json to_json(const Status& s);
 /// {"alloc_fastpath": n, …} with every stat item.

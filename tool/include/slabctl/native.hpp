@@ -137,7 +137,7 @@ struct NativeCache {
 	/// Files that exist but could not be read.
 	std::vector<const NativeFile*> unreadable() const;
 	/// The file record, or nullptr if it was not tried.
-	const NativeFile* file(std::string_view name) const noexcept;
+	const NativeFile* file(std::string_view file_name) const noexcept;
 };
 
 /// A cache directory as listed (before its files are read).

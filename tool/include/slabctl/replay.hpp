@@ -6,6 +6,7 @@
 #include "slabctl/client.hpp"
 #include "slabctl/json.hpp"
 #include "slabctl/trace.hpp"
+#include "slabctl/trace_import.hpp"
 
 #include <cstdint>
 #include <functional>
@@ -43,6 +44,10 @@ struct RecordReport {
 RecordReport record_trace(const RecordSpec& spec);
 
 Json to_json(const RecordReport& r);
+
+/// slabctl import --json and slablab.import_trace(): the trace's summary (as record's),
+/// the format read and what was skipped; `output` "" (not written) is null.
+Json to_json(const ImportResult& r, const std::string& output);
 
 /// One target of a replay comparison: its label as given and how to replay it.
 struct ReplayVariant {

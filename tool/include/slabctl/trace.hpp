@@ -57,7 +57,7 @@ struct RawEvent {
 	uint16_t cpu = 0;
 	bool kmalloc = false;	///< kmalloc/kfree rather than kmem_cache_*
 	TraceOp op = TraceOp::alloc;
-	std::string cache;	///< kmem_cache_free's cache name ("" when the event has none)
+	std::string cache;	///< the cache's name: kmem_cache_free's, 7.x kmem_cache_alloc's ("": none)
 };
 
 /**

@@ -5,18 +5,21 @@
  * run-time tunable. Here are the exported allocation functions, which dispatch on the
  * cache's design, the prefill API (sheaves lent to callers, on any design), cache
  * creation and destruction, the tunables' setters (a relayout, a design change and
- * sheaves_cpu_slabs among them), shrink and validate, the kmalloc size classes, cpu
- * hotplug, and module init and exit of the allocator.
+ * sheaves_cpu_slabs among them), shrink and validate, RCU frees, the kmalloc size
+ * classes' creation and design change (their kmalloc and kfree: kmalloc.c, a layer
+ * below, which calls nothing here), cpu hotplug, and module init and exit of the
+ * allocator.
  *
  * Dispatch
  *   s->ops is the design's ops table (struct slablab_design_ops, docs/design.md
  *   "Designs"). The per-object paths (alloc, free, kmalloc, kfree) do not call through
- *   it: a switch on s->design calls the design's fast path, inline from its header, so
- *   that an object costs what it did before designs existed — an indirect call per
- *   object is a retpoline or an IBRS-era indirect branch on many x86 kernels, several
- *   ns against a ~10 ns fast path, and would stop the inlining. A design without an
- *   inline fast path falls to the default case, which calls through the table. Bulk
- *   and slow operations call through the table (one call per request).
+ *   it: a switch on s->design (dispatch.h, shared with kmalloc.c) calls the design's
+ *   fast path, inline from its header, so that an object costs what it did before
+ *   designs existed — an indirect call per object is a retpoline or an IBRS-era
+ *   indirect branch on many x86 kernels, several ns against a ~10 ns fast path, and
+ *   would stop the inlining. A design without an inline fast path falls to the default
+ *   case, which calls through the table. Bulk and slow operations call through the
+ *   table (one call per request).
  *
  * Locks and their order: backend.c's top comment. This file takes cpus_read_lock and
  * slablab_mutex (in that order) around every cache and tunable change, and holds them
@@ -40,114 +43,21 @@
 #include <linux/llist.h>
 #include <linux/wait.h>
 #include "compat.h"
-#include "design_sheaves.h"
-#include "design_slub.h"
+#include "dispatch.h"
 #include "trace.h"
 
 /* The designs, by enum slablab_design; NULL: reserved, not built yet. */
 static const struct slablab_design_ops *const slablab_designs[__SLABLAB_DESIGN_MAX] = {
 	[SLABLAB_DESIGN_SLUB] = &slablab_slub_ops,
 	[SLABLAB_DESIGN_SHEAVES] = &slablab_sheaves_ops,
-	[SLABLAB_DESIGN_SLAB] = &slablab_slab_ops,
+	[SLABLAB_DESIGN_SLAB] = &slablab_slab_design_ops,
 	[SLABLAB_DESIGN_SLOB] = &slablab_slob_ops,
 };
 
 /*
- * The design the kmalloc size classes run on, and their lists tunable
- * (slablab_set_kmalloc(); slablab_mutex). slablab_kmalloc() reads the design under a
- * reference on slablab_kmalloc_users: it changes only while the classes are frozen.
- */
-unsigned int slablab_kmalloc_design = SLABLAB_DESIGN_SLUB;
-unsigned int slablab_kmalloc_lists = SLABLAB_DEFAULT_LISTS;
-
-/*
- * The kmalloc classes' users, frozen for a design switch as blk-mq freezes a queue.
- * slablab_kmalloc() and slablab_kfree() of a class object hold a reference
- * (kmalloc_users_get()) from before they read the design until the class is done with
- * the object (and has counted it); slablab_set_kmalloc() freezes the classes (new gets
- * fail), waits on slablab_kmalloc_drained until no reference is held, and only then
- * counts the classes' objects: with nobody in flight the count is exact, and with none
- * live no class object can exist for a kfree to bring in. While frozen,
- * slablab_kmalloc() takes its memory from the page allocator (it never fails for the
- * switch), and a kfree of a class object that cannot take a reference is queued on
- * slablab_kfree_deferred: its object counts as live, so the switch is refused, and
- * the switcher frees the queue once the classes are live again.
- *
- * The reference is percpu_rw_semaphore's read side without its lockdep map and
- * blocking (a reader that finds the classes frozen fails): a per-cpu count changed in
- * a preempt-disabled section that reads slablab_kmalloc_frozen. Since v5.0 such a
- * section is an RCU reader, so the synchronize_rcu() after setting the flag leaves
- * every get either failed or counted, and every later put on the ordered path
- * (smp_mb() before its decrement, then a wake-up). It was a percpu_ref, whose tryget
- * and put each call __rcu_read_lock() and __rcu_read_unlock() (PREEMPT_RCU): 81 to 89
- * instructions of a 64-byte kmalloc+kfree pair, the most of what it cost over a
- * cache's alloc+free; this costs 28 (docs/benchmarks.md "kmalloc's cost over a cache").
- * Callable from any context but NMI. Counts are per cpu and a reference may be
- * dropped on another cpu than took it: only their sum means anything.
- */
-static DEFINE_PER_CPU(unsigned int, slablab_kmalloc_users);
-static bool slablab_kmalloc_frozen;	/* written under slablab_mutex */
-static DECLARE_WAIT_QUEUE_HEAD(slablab_kmalloc_drained);
-static LLIST_HEAD(slablab_kfree_deferred);
-
-/* A reference on the classes, or false while they are frozen for a switch. */
-static __always_inline bool kmalloc_users_get(void)
-{
-	bool live;
-
-	RCU_LOCKDEP_WARN(!rcu_is_watching(), "slablab kmalloc reference outside RCU");
-	preempt_disable();
-	/* acquire: the design the switcher wrote before it cleared the flag (kmalloc_thaw()) */
-	live = !smp_load_acquire(&slablab_kmalloc_frozen);
-	if (likely(live))
-		this_cpu_inc(slablab_kmalloc_users);
-	preempt_enable();
-	return live;
-}
-
-static __always_inline void kmalloc_users_put(void)
-{
-	bool frozen;
-
-	preempt_disable();
-	frozen = READ_ONCE(slablab_kmalloc_frozen);
-	if (unlikely(frozen))
-		smp_mb();	/* the class's work before the count the switcher sums */
-	this_cpu_dec(slablab_kmalloc_users);
-	preempt_enable();
-	/*
-	 * Outside the preempt-disabled section: the waitqueue's lock sleeps on PREEMPT_RT.
-	 * The queue is static, so waking after the decrement is safe.
-	 */
-	if (unlikely(frozen))
-		wake_up(&slablab_kmalloc_drained);
-}
-
-/* Frozen classes: true once no reference is held (as readers_active_check()). */
-static bool kmalloc_users_drained(void)
-{
-	unsigned int sum = 0;
-	int cpu;
-
-	for_each_possible_cpu(cpu)
-		sum += data_race(per_cpu(slablab_kmalloc_users, cpu));	/* only decrements now */
-	if (sum)
-		return false;
-	/* The holders' work (their smp_mb() before the decrement) before the caller's. */
-	smp_mb();
-	return true;
-}
-
-/*
- * Pages slablab_kmalloc() handed out straight from the page allocator (large requests,
- * or the page policy): storms of the kmalloc target count them with the size classes.
- */
-static atomic_long_t slablab_kmalloc_pages_direct = ATOMIC_LONG_INIT(0);
-
-/*
  * Who is told of every cache made and freed: debugfs.c, a layer above, which gives each
- * cache its directory. Set before slablab_slab_init() and cleared after
- * slablab_slab_exit() (module init and exit), so it never changes while caches come
+ * cache its directory. Set before slablab_cache_api_init() and cleared after
+ * slablab_cache_api_exit() (module init and exit), so it never changes while caches come
  * and go.
  */
 static const struct slablab_cache_observer *slablab_observer;
@@ -199,34 +109,7 @@ static unsigned long flush_all(struct slablab_cache *s, bool every_cpu)
 	return s->ops->flush(s, SLABLAB_FLUSH_ALL, every_cpu);
 }
 
-/* ---- the per-object paths: a switch, not an indirect call (see the top comment) ---- */
-
-static __always_inline void *design_alloc(struct slablab_cache *s, gfp_t gfp, int node)
-{
-	switch (s->design) {
-	case SLABLAB_DESIGN_SLUB:
-		return slub_alloc(s, gfp, node);
-	case SLABLAB_DESIGN_SHEAVES:
-		return sheaves_alloc(s, gfp, node);
-	default:
-		return s->ops->alloc(s, gfp, node);
-	}
-}
-
-static __always_inline void design_free(struct slablab_cache *s, struct slablab_slab *slab,
-					void *obj)
-{
-	switch (s->design) {
-	case SLABLAB_DESIGN_SLUB:
-		slub_free(s, slab, obj, obj, 1);
-		break;
-	case SLABLAB_DESIGN_SHEAVES:
-		sheaves_free_one(s, slab, obj);
-		break;
-	default:
-		s->ops->free(s, slab, obj, obj, 1);
-	}
-}
+/* ---- the per-object paths: dispatch.h's switch, not an indirect call ---- */
 
 /**
  * slablab_cache_alloc - allocate an object from a slablab cache
@@ -264,15 +147,6 @@ void *slablab_cache_alloc_node(struct slablab_cache *s, gfp_t gfp, int node)
 	return obj;
 }
 EXPORT_SYMBOL_GPL(slablab_cache_alloc_node);
-
-/* Free @obj of @slab, a slab of @s: slablab_cache_free() once the slab is known. */
-static __always_inline void cache_free_slab(struct slablab_cache *s, struct slablab_slab *slab,
-					    void *obj)
-{
-	if (!free_hook(s, slab, obj))
-		return;
-	design_free(s, slab, obj);
-}
 
 /**
  * slablab_cache_free - free an object to the cache it came from
@@ -505,12 +379,59 @@ void __slablab_cache_free_rcu(struct slablab_cache *s, struct rcu_head *head, vo
 	/* a double RCU free would link @head twice: reported and leaked (debug only) */
 	if (unlikely(s->flags & SLABLAB_CACHE_F_DEBUG) && !slablab_debug_rcu_queue(s, obj, head))
 		return;
+	/*
+	 * As 6.1's kvfree_call_rcu(): the caller drops its references now, the free (and
+	 * kmemleak_free()) comes after a grace period: not a leak meanwhile, not scanned.
+	 */
+	kmemleak_ignore(obj);
 	stat(s, SLABLAB_FREE_RCU);
 	if (s->ops->free_rcu && rcu_free_local(virt_to_page(obj)) && s->ops->free_rcu(s, obj))
 		return;
 	rcu_batch_add(&s->cpu->rcu, head, obj);
 }
 EXPORT_SYMBOL_GPL(__slablab_cache_free_rcu);
+
+/**
+ * __slablab_kfree_rcu - slablab_kfree() after an RCU grace period
+ * @head: a struct rcu_head inside @ptr
+ * @ptr: memory from slablab_kmalloc()
+ *
+ * Use slablab_kfree_rcu(ptr, rhf). Any context, as __slablab_cache_free_rcu() (raw
+ * spinlocks held too; PREEMPT_RT skips the rcu_free sheaf). Memory of a size class
+ * waits with the class's objects (its batches, or its rcu_free sheaves on sheaves) and
+ * is freed by slablab_kfree(); memory of no class (a page or more) on the per-cpu
+ * batches of no cache.
+ */
+void __slablab_kfree_rcu(struct rcu_head *head, void *ptr)
+{
+	struct page *page;
+	struct slablab_cache *s = NULL;
+
+	if (unlikely(!ptr))
+		return;
+	page = virt_to_head_page(ptr);
+	if (page_private(page) & SLABLAB_PAGE_SLOB)
+		s = slablab_kmalloc_class(slablab_slob_ksize(ptr));
+	else if (page_private(page))
+		s = ((struct slablab_slab *)page_private(page))->cache;
+	if (!s) {
+		kmemleak_ignore(ptr);	/* as __slablab_cache_free_rcu() */
+		rcu_batch_add(&slablab_kfree_rcu_batch, head, ptr);
+		return;
+	}
+	/* as __slablab_cache_free_rcu() (slob, a heap block, has no debug mode) */
+	if (unlikely(s->flags & SLABLAB_CACHE_F_DEBUG) &&
+	    !(page_private(page) & SLABLAB_PAGE_SLOB) && !slablab_debug_rcu_queue(s, ptr, head))
+		return;
+	kmemleak_ignore(ptr);
+	stat(s, SLABLAB_FREE_RCU);
+	/* The rcu_free sheaf holds objects of its cache: a slob heap block is none. */
+	if (!(page_private(page) & SLABLAB_PAGE_SLOB) && s->ops->free_rcu &&
+	    rcu_free_local(page) && s->ops->free_rcu(s, ptr))
+		return;
+	rcu_batch_add(&s->cpu->rcu, head, ptr);
+}
+EXPORT_SYMBOL_GPL(__slablab_kfree_rcu);
 
 /* ---- prefilled sheaves ---- */
 
@@ -601,8 +522,9 @@ EXPORT_SYMBOL_GPL(slablab_cache_prefill_sheaf);
 /**
  * slablab_cache_alloc_from_sheaf - allocate an object from a prefilled sheaf
  * @s: the cache the sheaf was prefilled from
- * @gfp: allocation flags (for the alloc hook: __GFP_ZERO, init_on_alloc; nothing is
- *	allocated here)
+ * @gfp: allocation flags (for the alloc hook: __GFP_ZERO, init_on_alloc, and with
+ *	CONFIG_DEBUG_KMEMLEAK kmemleak's metadata for the object, so they must fit the
+ *	caller's context, as 7.3's)
  * @sheaf: the sheaf
  *
  * Never fails while the sheaf has objects: no lock, no slab, only a pop. Counts
@@ -619,6 +541,8 @@ void *slablab_cache_alloc_from_sheaf(struct slablab_cache *s, gfp_t gfp,
 	if (unlikely(!sheaf->size))
 		return NULL;
 	obj = sheaf->objects[--sheaf->size];
+	/* an oversize sheaf is scanned: its stale slot would hide a leak of @obj */
+	kmemleak_erase(&sheaf->objects[sheaf->size]);
 	if (sheaf->oversize) {
 		/*
 		 * Hooked when the bulk allocation filled the sheaf, with the prefill's gfp:
@@ -892,7 +816,7 @@ struct slablab_cache *slablab_cache_create_owner(const char *name, unsigned int 
 		s->sheaf_capacity = args->sheaf_capacity;
 	s->barn_max_full = SLABLAB_BARN_DEFAULT_MAX;
 	s->barn_max_empty = SLABLAB_BARN_DEFAULT_MAX;
-	slablab_slab_defaults(s);
+	slablab_slab_design_defaults(s);
 	s->lists = SLABLAB_DEFAULT_LISTS;
 
 	err = -ENOMEM;
@@ -1603,7 +1527,7 @@ int slablab_set_lists(struct slablab_cache *s, unsigned int lists,
 		return err;
 	/* slab re-sorts its node lists; slob's pages stay on the lists they joined */
 	if (s->design == SLABLAB_DESIGN_SLAB)
-		return slablab_slab_set_lists(s, lists, extack);
+		return slablab_slab_design_set_lists(s, lists, extack);
 	WRITE_ONCE(s->lists, lists);
 	return 0;
 }
@@ -1667,347 +1591,7 @@ void slablab_gauges(struct slablab_cache *s, struct slablab_gauges *g)
 	s->ops->gauges(s, g);
 }
 
-/* ---- kmalloc size classes ---- */
-
-/* The classes (internal.h: slablab_kmalloc_index() and the native targets use them too). */
-const unsigned int slablab_kmalloc_sizes[SLABLAB_KMALLOC_CLASSES] = {
-	8, 16, 32, 64, 96, 128, 192, 256, 512, 1024, 2048, 4096, 8192
-};
-
-static struct slablab_cache *slablab_kmalloc_caches[ARRAY_SIZE(slablab_kmalloc_sizes)];
-
-/*
- * The class of a request up to 192 bytes, by (size - 1) / 8, as the kernel's
- * kmalloc_size_index[]: a load instead of a search (18 instructions fewer per pair at
- * 64 bytes, docs/benchmarks.md). Above 192 bytes the classes are powers of two.
- * kmalloc_class_check() holds both against slablab_kmalloc_sizes[] at init.
- */
-const u8 slablab_kmalloc_size_index[24] = {
-	0,				/*   1..8   -> 8 */
-	1,				/*   9..16  -> 16 */
-	2, 2,				/*  17..32  -> 32 */
-	3, 3, 3, 3,			/*  33..64  -> 64 */
-	4, 4, 4, 4,			/*  65..96  -> 96 */
-	5, 5, 5, 5,			/*  97..128 -> 128 */
-	6, 6, 6, 6, 6, 6, 6, 6,		/* 129..192 -> 192 */
-};
-
-static __always_inline struct slablab_cache *kmalloc_class(size_t size)
-{
-	if (unlikely(size - 1 >= SLABLAB_KMALLOC_MAX))
-		return NULL;	/* above the largest class, or 0 (a bad size header) */
-	return slablab_kmalloc_caches[slablab_kmalloc_index(size)];
-}
-
-/* Every size gets the smallest class that holds it: the table and the sizes agree. */
-static int kmalloc_class_check(void)
-{
-	unsigned int i = 0;
-	size_t size;
-
-	BUILD_BUG_ON(slablab_kmalloc_sizes[ARRAY_SIZE(slablab_kmalloc_sizes) - 1] !=
-		     SLABLAB_KMALLOC_MAX);
-	for (size = 1; size <= SLABLAB_KMALLOC_MAX; size++) {
-		if (size > slablab_kmalloc_sizes[i])
-			i++;
-		if (WARN_ON_ONCE(slablab_kmalloc_index(size) != i))
-			return -EINVAL;
-	}
-	return 0;
-}
-
-/**
- * slablab_native_class_create - the kernel's kmalloc class of @size, made again
- * @name: the kmem_cache's name
- * @size: a class size (slablab_kmalloc_sizes[])
- *
- * For the native targets of storms and replays, which need the kernel's SLUB with
- * kmalloc's geometry in caches of their own: the kernel's classes hold the whole
- * system's objects, whose free slots take a workload's objects without a page. Made as
- * mm/slab_common.c makes a class (create_boot_cache(): the class's alignment, no flags,
- * the whole object a usercopy window), so SLUB gives it the same slot, order, objects
- * per slab, cpu_partial and min_partial (on 7.x the same sheaves); the window also keeps
- * it from being merged with another cache, as kmalloc's classes are not. Sleeps; takes
- * cpus_read_lock (kmem_cache_create()).
- *
- * Return: the cache, or NULL.
- */
-struct kmem_cache *slablab_native_class_create(const char *name, unsigned int size)
-{
-	return kmem_cache_create_usercopy(name, size, slablab_kmalloc_class_align(size), 0, 0,
-					  size, NULL);
-}
-
-/**
- * slablab_kernel_slab_pages - the kernel's slab pages now, whole-system
- *
- * NR_SLAB_UNRECLAIMABLE_B and NR_SLAB_RECLAIMABLE_B (with the large kmallocs' pages the
- * kernel counts with them; SLOB's heap pages), with each cpu's difference not yet
- * folded into the global count, as zone_page_state_snapshot() folds a zone's: the
- * global count alone trails each cpu by up to its stat threshold a counter (20 pages
- * in the 2 GiB test VM), as much as a small storm holds, and read a growing replay
- * dozens of pages short. Racy by what changes while it sums. For the native figures
- * that no cache of the kernel's has (SLOB's storms, the native replays).
- *
- * Return: the pages.
- */
-u64 slablab_kernel_slab_pages(void)
-{
-	static const enum node_stat_item items[] = {
-		NR_SLAB_UNRECLAIMABLE_B, NR_SLAB_RECLAIMABLE_B,
-	};
-	long pages = 0;
-	unsigned int i;
-	int nid, cpu;
-
-	for (i = 0; i < ARRAY_SIZE(items); i++) {
-		pages += atomic_long_read(&vm_node_stat[items[i]]);
-		for_each_online_node(nid) {
-			struct pglist_data *pgdat = NODE_DATA(nid);
-
-			/* byte items' differences are kept in pages (__mod_node_page_state()) */
-			for_each_online_cpu(cpu)
-				pages += READ_ONCE(per_cpu_ptr(pgdat->per_cpu_nodestats,
-							       cpu)->vm_node_stat_diff[items[i]]);
-		}
-	}
-	return pages > 0 ? pages : 0;
-}
-
-/* A request the size classes do not serve (or cannot now: frozen), from pages. */
-static void *kmalloc_pages(size_t size, gfp_t gfp)
-{
-	struct page *page = alloc_pages(gfp | __GFP_COMP, get_order(size));
-
-	if (!page)
-		return NULL;
-	atomic_long_add(1L << get_order(size), &slablab_kmalloc_pages_direct);
-	return page_address(page);
-}
-
-/* slablab_kmalloc() with a reference on slablab_kmalloc_users: the design is stable. */
-static void *kmalloc_classes(size_t size, gfp_t gfp)
-{
-	struct slablab_cache *s = kmalloc_class(size);
-
-	if (unlikely(READ_ONCE(slablab_kmalloc_design) == SLABLAB_DESIGN_SLOB)) {
-		/* SLOB's kmalloc: a size header in the heap, a page or more from pages. */
-		if (size < PAGE_SIZE - SLABLAB_SLOB_MINALIGN)
-			return slablab_slob_kmalloc(s, size, gfp);
-		s = NULL;
-	}
-	if (s && !(size > PAGE_SIZE / 2 &&
-		   READ_ONCE(slablab_page_policy) == SLABLAB_PAGE_POLICY_PAGE_ALLOC))
-		return design_alloc(s, gfp, NUMA_NO_NODE);
-	return kmalloc_pages(size, gfp);
-}
-
-/*
- * The kmalloc event of what slablab_kmalloc() gave @size bytes: the class and slot it
- * came from (kmem's bytes_alloc: a slab's slot, SLOB's block with its header, or the
- * pages of a large request). Only while the event is enabled.
- */
-static noinline void trace_kmalloc_event(unsigned long call_site, const void *p, size_t size,
-					 gfp_t gfp)
-{
-	struct slablab_cache *s = NULL;
-	size_t bytes = 0;
-	struct page *page;
-
-	if (p) {
-		page = virt_to_head_page(p);
-		if (page_private(page) & SLABLAB_PAGE_SLOB) {
-			s = kmalloc_class(size);
-			bytes = size + SLABLAB_SLOB_MINALIGN;
-		} else if (page_private(page)) {
-			s = ((struct slablab_slab *)page_private(page))->cache;
-			bytes = s->stride;
-		} else {
-			bytes = PAGE_SIZE << compound_order(page);
-		}
-	}
-	trace_slablab_kmalloc(call_site, p, s, size, bytes, gfp, NUMA_NO_NODE);
-}
-
-/**
- * slablab_kmalloc - allocate @size bytes from slablab's size classes
- * @size: bytes wanted
- * @gfp: allocation flags
- *
- * Requests above the largest class (8 KiB) go to the page allocator. Requests above
- * PAGE_SIZE / 2 do too when the page policy is SLABLAB_PAGE_POLICY_PAGE_ALLOC (what
- * SLUB did in 2008, seed 004); under SLABLAB_PAGE_POLICY_SLAB they are served by the
- * 4 KiB class, whose slabs are order 3. While slablab_set_kmalloc() switches the
- * classes' design every request goes to the page allocator. Callable from any context
- * @gfp allows, concurrently with a design switch.
- *
- * Return: the memory, or NULL (also for @size 0).
- */
-void *slablab_kmalloc(size_t size, gfp_t gfp)
-{
-	void *p;
-
-	if (unlikely(!size))
-		return NULL;
-	if (likely(kmalloc_users_get())) {
-		p = kmalloc_classes(size, gfp);
-		kmalloc_users_put();
-	} else {
-		p = kmalloc_pages(size, gfp);	/* frozen for a design switch */
-	}
-	if (trace_slablab_kmalloc_enabled())
-		trace_kmalloc_event(_RET_IP_, p, size, gfp);
-	return p;
-}
-EXPORT_SYMBOL_GPL(slablab_kmalloc);
-
-/**
- * slablab_kfree - free memory from slablab_kmalloc()
- * @p: the memory; NULL is ignored
- *
- * Only memory slablab_kmalloc() returned, or an object of a cache that is not on the
- * slob design: a slob cache's objects have no size header (as in SLOB, whose kfree()
- * could not free kmem_cache_alloc() objects either).
- */
-void slablab_kfree(const void *p)
-{
-	struct page *page;
-	struct slablab_slab *slab;
-	struct slablab_cache *s;
-
-	if (unlikely(!p))
-		return;
-	page = virt_to_head_page(p);
-	if (unlikely(page_private(page) & SLABLAB_PAGE_SLOB)) {
-		/*
-		 * kmalloc on slob: counted in the class its header's size chooses. The heap
-		 * outlives design switches and the class is only a counter here, so no
-		 * reference is needed: a switch away from slob that this free's count let
-		 * through leaves the heap to finish it.
-		 */
-		s = kmalloc_class(slablab_slob_ksize(p));
-		trace_slablab_kfree(_RET_IP_, p, s);
-		slablab_slob_kfree(s, p);
-		return;
-	}
-	slab = (struct slablab_slab *)page_private(page);
-	if (!slab) {
-		/* Straight from the page allocator (large, or the page policy). */
-		trace_slablab_kfree(_RET_IP_, p, NULL);
-		atomic_long_sub(1L << compound_order(page), &slablab_kmalloc_pages_direct);
-		__free_pages(page, compound_order(page));
-		return;
-	}
-	s = slab->cache;
-	if (s->owner != SLABLAB_OWNER_KMALLOC) {
-		trace_slablab_kfree(_RET_IP_, p, s);
-		cache_free_slab(s, slab, (void *)p);	/* (the event is kfree's) */
-		return;
-	}
-	if (unlikely(!kmalloc_users_get())) {
-		/*
-		 * Frozen for a switch, which this live object refuses: free it after (its
-		 * event fires then, from kmalloc_free_deferred()).
-		 */
-		llist_add((struct llist_node *)p, &slablab_kfree_deferred);
-		return;
-	}
-	trace_slablab_kfree(_RET_IP_, p, s);
-	/* The slab found above, inline: not slablab_cache_free()'s second lookup. */
-	cache_free_slab(s, slab, (void *)p);
-	kmalloc_users_put();
-}
-EXPORT_SYMBOL_GPL(slablab_kfree);
-
-/**
- * __slablab_kfree_rcu - slablab_kfree() after an RCU grace period
- * @head: a struct rcu_head inside @ptr
- * @ptr: memory from slablab_kmalloc()
- *
- * Use slablab_kfree_rcu(ptr, rhf). Any context, as __slablab_cache_free_rcu() (raw
- * spinlocks held too; PREEMPT_RT skips the rcu_free sheaf). Memory of a size class
- * waits with the class's objects (its batches, or its rcu_free sheaves on sheaves) and
- * is freed by slablab_kfree(); memory of no class (a page or more) on the per-cpu
- * batches of no cache.
- */
-void __slablab_kfree_rcu(struct rcu_head *head, void *ptr)
-{
-	struct page *page;
-	struct slablab_cache *s = NULL;
-
-	if (unlikely(!ptr))
-		return;
-	page = virt_to_head_page(ptr);
-	if (page_private(page) & SLABLAB_PAGE_SLOB)
-		s = kmalloc_class(slablab_slob_ksize(ptr));
-	else if (page_private(page))
-		s = ((struct slablab_slab *)page_private(page))->cache;
-	if (!s) {
-		rcu_batch_add(&slablab_kfree_rcu_batch, head, ptr);
-		return;
-	}
-	/* as __slablab_cache_free_rcu() (slob, a heap block, has no debug mode) */
-	if (unlikely(s->flags & SLABLAB_CACHE_F_DEBUG) &&
-	    !(page_private(page) & SLABLAB_PAGE_SLOB) && !slablab_debug_rcu_queue(s, ptr, head))
-		return;
-	stat(s, SLABLAB_FREE_RCU);
-	/* The rcu_free sheaf holds objects of its cache: a slob heap block is none. */
-	if (!(page_private(page) & SLABLAB_PAGE_SLOB) && s->ops->free_rcu &&
-	    rcu_free_local(page) && s->ops->free_rcu(s, ptr))
-		return;
-	rcu_batch_add(&s->cpu->rcu, head, ptr);
-}
-EXPORT_SYMBOL_GPL(__slablab_kfree_rcu);
-
-/*
- * Free what slablab_kfree() queued while the classes were frozen. A kfree that saw the
- * flag set may queue its object after a thaw took the queue (it was delayed between
- * the two): slablab_set_kmalloc() calls this first too, so such an object is freed,
- * and stops counting as live, before the next switch judges the classes.
- */
-static void kmalloc_free_deferred(void)
-{
-	struct llist_node *deferred, *n, *next;
-
-	deferred = llist_del_all(&slablab_kfree_deferred);
-	llist_for_each_safe(n, next, deferred)
-		slablab_kfree(n);
-}
-
-/* Make the classes live again, then free what slablab_kfree() queued meanwhile. */
-static void kmalloc_thaw(void)
-{
-	/* release: the design and the classes, before the flag (kmalloc_users_get()) */
-	smp_store_release(&slablab_kmalloc_frozen, false);
-	kmalloc_free_deferred();
-}
-
-/*
- * Freeze the classes (see slablab_kmalloc_users): nobody is in slablab_kmalloc() or
- * in a class's slablab_kfree() when this returns 0. -EINTR: a fatal signal came
- * while waiting; the classes are live again.
- */
-static int kmalloc_freeze(void)
-{
-	WRITE_ONCE(slablab_kmalloc_frozen, true);
-	/* Every get now fails or is counted; every put now takes the ordered path. */
-	synchronize_rcu();
-	if (wait_event_killable(slablab_kmalloc_drained, kmalloc_users_drained())) {
-		kmalloc_thaw();		/* and free what kfree deferred meanwhile */
-		return -EINTR;
-	}
-	return 0;
-}
-
-/**
- * slablab_kmalloc_direct_pages - pages slablab_kmalloc() took from the page allocator
- *
- * Return: the pages held now by slablab_kmalloc() allocations that no size class served.
- */
-unsigned long slablab_kmalloc_direct_pages(void)
-{
-	return atomic_long_read(&slablab_kmalloc_pages_direct);
-}
+/* ---- the kmalloc classes' design (their kmalloc and kfree: kmalloc.c) ---- */
 
 #define KMALLOC_RCU_ROUNDS	3	/* rcu_barrier()s kmalloc_rcu_settle() waits at most */
 
@@ -2120,11 +1704,11 @@ int slablab_set_kmalloc(const u32 *design, const u32 *lists, struct netlink_ext_
 	}
 	/* A storm's refusal needs no freeze; the count is judged again once frozen. */
 	kmalloc_rcu_settle();
-	kmalloc_free_deferred();
+	slablab_kmalloc_free_deferred();
 	err = kmalloc_classes_live(&live, extack);
 	if (err)
 		return err;
-	err = kmalloc_freeze();
+	err = slablab_kmalloc_freeze();
 	if (err) {
 		NL_SET_ERR_MSG_MOD(extack, "interrupted waiting for kmalloc callers in flight");
 		return err;
@@ -2147,7 +1731,7 @@ int slablab_set_kmalloc(const u32 *design, const u32 *lists, struct netlink_ext_
 thaw:
 	/* A refused switch may have deferred frees; a done one cannot (no object was live). */
 	WARN_ON_ONCE(!err && !llist_empty(&slablab_kfree_deferred));
-	kmalloc_thaw();
+	slablab_kmalloc_thaw();
 	return err;
 }
 
@@ -2166,14 +1750,14 @@ void slablab_heap_show(struct seq_file *m)
  * slablab_set_cache_observer - name who is told of every cache made and released
  * @obs: the observer, or NULL for none
  *
- * Context: module init before slablab_slab_init(), or exit after slablab_slab_exit().
+ * Context: module init before slablab_cache_api_init(), or exit after slablab_cache_api_exit().
  */
 void slablab_set_cache_observer(const struct slablab_cache_observer *obs)
 {
 	slablab_observer = obs;
 }
 
-int slablab_slab_init(void)
+int slablab_cache_api_init(void)
 {
 	static const struct slablab_cache_args kmalloc_args = {
 		.flags = SLABLAB_KERNEL_DEFAULTS,
@@ -2185,7 +1769,7 @@ int slablab_slab_init(void)
 	for_each_possible_cpu(cpu)
 		rcu_batch_init(per_cpu_ptr(&slablab_kfree_rcu_batch, cpu), NULL);
 
-	ret = kmalloc_class_check();
+	ret = slablab_kmalloc_class_check();
 	if (ret)
 		return ret;
 	ret = slablab_backend_init();
@@ -2223,7 +1807,7 @@ int slablab_slab_init(void)
 	return 0;
 
 err_caches:
-	slablab_slab_exit_caches();
+	slablab_cache_api_exit_caches();
 	cpuhp_remove_state_nocalls(slablab_cpuhp_online_state);
 err_dead:
 	cpuhp_remove_state_nocalls(slablab_cpuhp_state);
@@ -2233,7 +1817,7 @@ err_backend:
 }
 
 /* Destroy every cache left, in reverse creation order; objects still live are leaked. */
-void slablab_slab_exit_caches(void)
+void slablab_cache_api_exit_caches(void)
 {
 	struct slablab_cache *s, *tmp;
 	LIST_HEAD(dead);
@@ -2251,6 +1835,7 @@ void slablab_slab_exit_caches(void)
 			/* Live objects: nobody can free them any more; release the memory. */
 			list_del(&s->list);
 			s->dead = true;
+			slablab_leak_forget_slabs(s);
 			slablab_discard_all_slabs(s);
 			/* typesafe_by_rcu: those slabs' callbacks use @s, released below */
 			slablab_rcu_drain(s);
@@ -2266,9 +1851,9 @@ void slablab_slab_exit_caches(void)
 	slablab_slob_exit();
 }
 
-void slablab_slab_exit(void)
+void slablab_cache_api_exit(void)
 {
-	slablab_slab_exit_caches();
+	slablab_cache_api_exit_caches();
 	/* No grace-period callback of ours (their code is the module's) may be left. */
 	rcu_barrier();
 	cpuhp_remove_state_nocalls(slablab_cpuhp_online_state);

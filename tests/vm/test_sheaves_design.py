@@ -3,7 +3,7 @@
 the default capacities, where objects go, the barn's bounds, a capacity changed at run
 time, the prefill API (through the prefill storm pattern) and sheaves_cpu_slabs (6.18's
 sheaves in front of slub's per-cpu slabs). The cache suite at large runs for sheaves
-through conftest.DESIGNS."""
+through helpers.DESIGNS."""
 import errno
 import glob
 import os
@@ -13,7 +13,7 @@ import pytest
 
 
 import slablab
-from conftest import DEBUGFS, consistent, reload
+from helpers import DEBUGFS, consistent, reload, selftest
 
 pytestmark = pytest.mark.parametrize("design", ["sheaves"])
 
@@ -369,11 +369,6 @@ def hooked_cache(hooked, design):
         hooked.cache_destroy(name)
 
 
-def selftest(name, case):
-    with open(f"{DEBUGFS}/caches/{name}/selftest", "w") as f:
-        f.write(case)
-
-
 def fail_sheaf_allocs(n):
     with open(f"{DEBUGFS}/selftest_fail_sheaf_alloc", "w") as f:
         f.write(str(n))
@@ -451,7 +446,9 @@ def test_capacity_changes_under_frees_leave_no_sheaf_of_an_old_capacity(
     hooked.obj_free(h, cpu=0)
     selftest(name, "sheaf_capacity")
     ly = hooked.cache_get(name)["layers"]
-    assert 0 < ly["sheaf_main"] + ly["sheaf_spare"] <= 2 * caps[-1], ly
+    # the layers sum every cpu's main and spare: the storm's frees leave free objects in
+    # the other cpus' sheaves too (6 + 8 with a capacity of 4 was seen on 2 cpus)
+    assert 0 < ly["sheaf_main"] + ly["sheaf_spare"] <= 2 * caps[-1] * (os.cpu_count() or 1), ly
 
 
 PCS_HELD_BULK = 8       # design_sheaves.c's SELFTEST_BULK

@@ -1,29 +1,25 @@
 # SPDX-License-Identifier: GPL-2.0
-"""Runs last (file order): unload with live caches and handles, reload with the test
-hooks, and check the debug mode catches double free, write after free and overflow,
-that the cmpxchg fast path survives losing its cpu slab mid-allocation, and that a new
-slab replaces a cpu slab that appeared while it was made."""
+"""Runs after every other file but test_kmemleak.py (conftest.py's
+pytest_collection_modifyitems puts it there and says why): unload with live caches and
+handles, reload with the test hooks, and check the debug mode catches double free, write
+after free and overflow, that the cmpxchg fast path survives losing its cpu slab
+mid-allocation, and that a new slab replaces a cpu slab that appeared while it was
+made."""
 import errno
+import glob
 import os
+import re
 import subprocess
 import sys
 
 import pytest
 
 import slablab
-from conftest import DEBUGFS, MODULE, consistent, dbg, reload, slabctl
+from helpers import (DEBUGFS, MODULE, consistent, dbg, kmsg_mark, kmsg_since, online_cpus,
+                     reload, slabctl)
 from test_caches import (check_client_retries, check_dump_interrupted,
-                         interleaved_caches, online_cpus, raw_dump, reassemble)
+                         interleaved_caches, raw_dump, reassemble)
 from test_hostile import C_, Genl, parse_attrs
-
-
-def kmsg_mark():
-    return subprocess.run(["dmesg"], capture_output=True, text=True).stdout.count("\n")
-
-
-def kmsg_since(mark):
-    return "\n".join(subprocess.run(["dmesg"], capture_output=True,
-                                    text=True).stdout.splitlines()[mark:])
 
 
 def test_unload_with_live_caches_and_handles():
@@ -37,6 +33,57 @@ def test_unload_with_live_caches_and_handles():
     assert r.returncode == 3 and "not loaded" in r.stderr
     subprocess.run(["insmod", MODULE], check=True, capture_output=True)
     assert "left-behind" not in {x["name"] for x in slablab.Client().cache_list()}
+
+
+def free_pages():
+    """Free pages by the kernel's own counters: the buddy lists' (/proc/vmstat
+    nr_free_pages, with every cpu's pending deltas folded in first: stat_refresh) and
+    the per-cpu lists' (/proc/zoneinfo's pagesets, "count:" in pages), where a page
+    freed a moment ago may wait. Every kernel cache is shrunk first: on the debug
+    kernel KASAN's quarantine holds freed objects (kmemleak's metadata of slablab's
+    objects among them) and their slabs until then."""
+    for shrink in glob.glob("/sys/kernel/slab/*/shrink"):
+        try:
+            with open(shrink, "w") as f:
+                f.write("1")
+        except OSError:
+            pass                            # an alias or a cache that went away
+    with open("/proc/sys/vm/stat_refresh", "w") as f:
+        f.write("1")
+    with open("/proc/vmstat") as f:
+        free = next(int(line.split()[1]) for line in f if line.startswith("nr_free_pages "))
+    with open("/proc/zoneinfo") as f:
+        pcp = sum(int(m) for m in re.findall(r"(?m)^\s+count:\s+(\d+)$", f.read()))
+    return free + pcp
+
+
+def test_unload_gives_back_every_page():
+    """Every page slablab took is back after rmmod: the free pages before insmod and
+    after rmmod differ by far less than the pages slablab held, with a cache of every
+    design holding objects of a handle (freed at rmmod, then the empty caches destroyed)
+    and objects nobody can free any more (the "leak" hook's: their slabs and heap pages
+    are discarded at exit, slablab_cache_api_exit_caches()). What else the kernel allocates
+    meanwhile (the test's own syscalls, 9p) is the noise: a tenth of slablab's pages
+    bounds it."""
+    subprocess.run(["rmmod", "slablab"], check=True, capture_output=True)
+    before = free_pages()
+    subprocess.run(["insmod", MODULE, "selftests=1"], check=True, capture_output=True)
+    c = slablab.Client()
+    held = 0
+    for d in slablab.DESIGNS:
+        c.cache_create(f"pages-{d}", 512, design=d)
+        c.obj_alloc(f"pages-{d}", 8000, cpu=0)
+        with open(f"{DEBUGFS}/caches/pages-{d}/selftest", "w") as f:
+            f.write("leak")
+        held += c.cache_get(f"pages-{d}", False)["gauges"]["pages"]
+    assert held >= len(slablab.DESIGNS) * 8000 * 512 // 4096
+    del c
+    subprocess.run(["rmmod", "slablab"], check=True, capture_output=True)
+    after = free_pages()
+    subprocess.run(["insmod", MODULE], check=True, capture_output=True)
+    assert before - after < held // 10, \
+        f"{before - after} pages fewer free after rmmod than before insmod " \
+        f"(slablab held {held})"
 
 
 def test_selftest_hooks_are_off_by_default(client):
