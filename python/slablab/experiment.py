@@ -43,7 +43,8 @@ if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
 __all__ = ["EXPERIMENTS", "EXP_COLUMNS", "Column", "availability", "columns_for",
-           "describe", "pct", "NO_CHANGE", "TOLERANCE", "shape_verdict", "verdict_line",
+           "describe", "pct", "NO_CHANGE", "TOLERANCE", "AA", "aa_floor", "aa_line", "base_of",
+           "without_twins", "shape_verdict", "verdict_line",
            "paired_ci", "tables",
            "run_experiment", "main"]
 
@@ -172,6 +173,69 @@ NO_CHANGE = 0.01
 #: How far our ratio may be from the seed's and still agree: "agrees" needs the whole 95%
 #: interval inside the seed's change ± this (percentage points; ±this for a no-change row).
 TOLERANCE = 0.05
+
+#: The A/A twin: every experiment runs its table's first variant a second time in each
+#: repeat, under this suffix, in the same random order as the others. The twin's ratio to
+#: its original is the run's own noise floor (:func:`aa_floor`), printed under every
+#: table: a verdict's effect inside it is noise of this machine, not of the designs.
+AA = " (A/A twin)"
+#: The figure (and the rows) each experiment's A/A floor is measured on: its verdicts'.
+AA_FIGURE: Dict[str, Tuple[str, Dict[str, Any]]] = {
+    "seed-000": ("run_ms", {}), "seed-001": ("cycles_per_alloc", {"table_row": "cache"}),
+    "seed-002": ("tput_ops_per_sec", {}), "seed-003": ("used_kb", {}),
+    "seed-004": ("tput_ops_per_sec", {})}
+
+
+def base_of(variant: str) -> str:
+    """The variant an A/A twin repeats ('slub (A/A twin)' -> 'slub'); others as they are."""
+    return variant[:-len(AA)] if variant.endswith(AA) else variant
+
+
+def without_twins(df: "pd.DataFrame") -> "pd.DataFrame":
+    """The runs without the A/A twin's (the tables and plots show the seed's variants)."""
+    if df.empty or "variant" not in df.columns:
+        return df
+    return df[~df["variant"].astype(str).str.endswith(AA)]
+
+
+def aa_floor(name: str, df: "pd.DataFrame") -> Optional[RatioCI]:
+    """The twin's ratio to its original on the experiment's verdict figure, paired by
+    repeat and table point (row, x) and pooled over the points, with its 95% interval;
+    None without twin runs (or fewer than 3 pairs)."""
+    fig, where = AA_FIGURE[name]
+    d = df[df["experiment"] == name] if "experiment" in df.columns else df
+    for k, v in where.items():
+        d = d[d[k] == v]
+    if fig not in d.columns or d.empty:
+        return None
+    d = d[d[fig].notna()].assign(x=d["x"].fillna(-1), table_row=d["table_row"].fillna(""))
+    twins = d[d["variant"].astype(str).str.endswith(AA)]
+    if twins.empty:
+        return None
+    keys = ["repeat", "table_row", "x"]
+    a = d[d["variant"] == base_of(str(twins["variant"].iloc[0]))].groupby(keys)[fig].median()
+    b = twins.groupby(keys)[fig].median()
+    common = a.index.intersection(b.index)
+    return ratio_ci(list(a[common]), list(b[common]))
+
+
+def aa_line(name: str, df: "pd.DataFrame") -> str:
+    """The A/A floor's line under a table: how far the same variant run twice lies apart."""
+    fig = AA_FIGURE[name][0]
+    twins = [v for v in dict.fromkeys(df.get("variant", [])) if str(v).endswith(AA)]
+    ci = aa_floor(name, df)
+    if not twins:
+        return "  A/A floor: not measured (no twin runs in runs.csv)"
+    head = f"  A/A floor: {base_of(str(twins[0]))} against itself, {fig}: "
+    if ci is None:
+        return head + "too few runs to measure"
+    half = max(ci.hi - 1, 1 - ci.lo)
+    text = (head + f"{pct(ci.ratio)} [{pct(ci.lo)}, {pct(ci.hi)}] (n={ci.n}) — "
+            f"differences within ±{100 * half:.1f}% are this run's noise")
+    if ci.lo > 1 or ci.hi < 1:
+        text += ("; the twin differs from itself (1 run in 20 does by chance; more often, "
+                 "drift or the order biased this run): read its verdicts with care")
+    return text
 
 
 def shape_verdict(seed_change: float, ci: Optional[RatioCI],
@@ -554,17 +618,20 @@ def tables(name: str, df: "pd.DataFrame", missing: Mapping[str, str],
            avail: Optional[Avail] = None) -> str:
     """The printed table of an experiment from its runs (pure)."""
     avail = avail or availability()
+    seeds = without_twins(df)
     if name == "seed-000":
-        return table_000(df, missing)
-    if name == "seed-001":
-        return table_001(df, columns_for(name, avail), missing)
-    if name == "seed-002":
-        return table_002(df, missing)
-    if name == "seed-003":
-        return table_003(df, columns_for(name, avail), missing)
-    if name == "seed-004":
-        return table_004(df, missing)
-    raise ValueError(f"no experiment {name!r}: {', '.join(EXPERIMENTS)}")
+        text = table_000(seeds, missing)
+    elif name == "seed-001":
+        text = table_001(seeds, columns_for(name, avail), missing)
+    elif name == "seed-002":
+        text = table_002(seeds, missing)
+    elif name == "seed-003":
+        text = table_003(seeds, columns_for(name, avail), missing)
+    elif name == "seed-004":
+        text = table_004(seeds, missing)
+    else:
+        raise ValueError(f"no experiment {name!r}: {', '.join(EXPERIMENTS)}")
+    return text + "\n" + aa_line(name, df)
 
 
 # ---------------------------------------------------------------- running
@@ -665,11 +732,15 @@ class Lab:
         0 .. n-1."""
         return range(-self.warmup, n)
 
-    def interleaved(self, items: Iterable[Any], label: Callable[[Any], Any]) -> List[Any]:
+    def interleaved(self, items: Iterable[Any], label: Callable[[Any], Any],
+                    twin: Optional[Callable[[Any], Any]] = None) -> List[Any]:
         """``items`` (the variants of one point, in the seed's table order) in a random
         order from this lab's seeded generator; their table order is noted for the
-        ``slot`` column, by which :func:`read_experiment` puts the rows back."""
+        ``slot`` column, by which :func:`read_experiment` puts the rows back. ``twin``
+        makes the first item's A/A twin (its label + :data:`AA`), run among them."""
         out = list(items)
+        if twin is not None and out:
+            out.append(twin(out[0]))
         for it in out:
             self.slots.setdefault(str(label(it)), len(self.slots))
         self._order.shuffle(out)
@@ -754,6 +825,16 @@ def _repeat(rep: int) -> str:
     return "warm-up" if rep < 0 else f"#{rep}"
 
 
+def _twin_pair(v: Tuple[Any, ...]) -> Tuple[Any, ...]:
+    """The A/A twin of a (label, setting...) variant."""
+    return (v[0] + AA,) + tuple(v[1:])
+
+
+def _twin_column(c: Column) -> Column:
+    """The A/A twin of a column: the same design and tunables under the twin's label."""
+    return c._replace(label=c.label + AA)
+
+
 def _ilog2(n: int) -> int:
     return n.bit_length() - 1
 
@@ -768,7 +849,7 @@ def run_000(lab: Lab, p: Mapping[str, Any]) -> None:
                 ("min_partial=5", 5), ("ilog2(size) (2008 patch)", dyn2008),
                 ("default ilog2(size)/2 (6.1)", default), (KERNEL, None)]
             kw = dict(threads=None, ops=p["batch"] * p["rounds"], batch=p["batch"])
-            for label, mp in lab.interleaved(variants, lambda v: v[0]):
+            for label, mp in lab.interleaved(variants, lambda v: v[0], _twin_pair):
                 if mp is None:
                     lab.storm(variant=label, table_row="batch", x=size, repeat=rep,
                               target="native", pattern="batch", size=size, design="kernel",
@@ -795,8 +876,9 @@ def run_001(lab: Lab, p: Mapping[str, Any], avail: Avail) -> None:
             lab.missing[c.label + " kmalloc"] = MISSING_KMALLOC
     kw = dict(threads=1, cpus="0", batch=100, ops=100 * p["rounds"])
     for rep in lab.repeats(p["repeat"]):
-        for c in lab.interleaved(cols, lambda c: c.label):
-            if c.label in lab.missing:
+        for c in lab.interleaved(cols, lambda c: c.label, _twin_column):
+            base = base_of(c.label)
+            if base in lab.missing:
                 continue
             for size, ksize in ((8, 1), (4096, 4096)):
                 if c.design is None:
@@ -806,14 +888,14 @@ def run_001(lab: Lab, p: Mapping[str, Any], avail: Avail) -> None:
                               target="native-kmalloc", pattern="batch", size=ksize, **kw)
                     continue
                 lab.storm(variant=c.label, table_row="cache", x=ksize, repeat=rep,
-                          target="slablab", pattern="batch", cache=caches[(c.label, size)],
+                          target="slablab", pattern="batch", cache=caches[(base, size)],
                           **kw)
-                if c.label + " kmalloc" in lab.missing:
+                if base + " kmalloc" in lab.missing:
                     continue
                 try:
                     _kmalloc_as(lab, c)
                 except (NotImplementedError, Exception) as e:  # noqa: BLE001
-                    lab.missing[c.label + " kmalloc"] = str(e) if str(e).startswith(
+                    lab.missing[base + " kmalloc"] = str(e) if str(e).startswith(
                         "missing") else f"missing: {e}"
                     continue
                 try:
@@ -853,7 +935,7 @@ def run_002(lab: Lab, p: Mapping[str, Any]) -> None:
             for label, cp in lab.interleaved(
                     (("cpu_partial=0 (before)", 0),
                      (f"cpu_partial={default} (after)", default), (KERNEL, None)),
-                    lambda v: v[0]):
+                    lambda v: v[0], _twin_pair):
                 if cp is None:
                     lab.storm(variant=label, table_row="remote", x=t, repeat=rep,
                               target="native", pattern="remote", size=p["size"], threads=t,
@@ -869,8 +951,8 @@ def run_003(lab: Lab, p: Mapping[str, Any], avail: Avail) -> None:
     kw = dict(sizes=MIXED_SIZES, working_set=p["working_set"], duration_ms=p["duration_ms"])
     try:
         for rep in lab.repeats(p["repeat"]):
-            for c in lab.interleaved(cols, lambda c: c.label):
-                if c.label in lab.missing:
+            for c in lab.interleaved(cols, lambda c: c.label, _twin_column):
+                if base_of(c.label) in lab.missing:
                     continue
                 if c.design is None:
                     # the kernel's SLUB on kmalloc classes of the storm's own (the native
@@ -880,12 +962,12 @@ def run_003(lab: Lab, p: Mapping[str, Any], avail: Avail) -> None:
                         lab.storm(variant=c.label, table_row="churn", x=None, repeat=rep,
                                   target="native", pattern="churn", **kw)
                     except OSError as e:    # SLOB has none (one heap): say it in the table
-                        lab.missing[c.label] = f"missing: {e}"
+                        lab.missing[base_of(c.label)] = f"missing: {e}"
                     continue
                 try:
                     _kmalloc_as(lab, c)
                 except Exception as e:  # noqa: BLE001 — say it in the table
-                    lab.missing[c.label] = str(e) if str(e).startswith("missing") \
+                    lab.missing[base_of(c.label)] = str(e) if str(e).startswith("missing") \
                         else f"missing: {e}"
                     continue
                 lab.storm(variant=c.label, table_row="churn", x=None, repeat=rep,
@@ -916,7 +998,8 @@ def run_004(lab: Lab, p: Mapping[str, Any]) -> None:
         for rep in lab.repeats(p["repeat"]):
             for label, policy in lab.interleaved(
                     (("slab: kmalloc-4096, order-3 slabs", "slab"),
-                     ("page allocator", "page_alloc"), (KERNEL, None)), lambda v: v[0]):
+                     ("page allocator", "page_alloc"), (KERNEL, None)), lambda v: v[0],
+                    _twin_pair):
                 if policy is None:
                     lab.storm(variant=label, table_row="pair", x=4096, repeat=rep,
                               target="native-kmalloc", pattern="pair", order=native_order,
@@ -1297,7 +1380,7 @@ def plot(name: str, df: "pd.DataFrame", out_dir: str) -> List[str]:
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    d = df[df["experiment"] == name]
+    d = without_twins(df[df["experiment"] == name])
     if d.empty:
         return []
     variants = list(dict.fromkeys(d["variant"]))

@@ -9,6 +9,7 @@ import types
 import pytest
 
 pd = pytest.importorskip("pandas")
+np = pytest.importorskip("numpy")
 
 from slablab import experiment as E  # noqa: E402
 from slablab import seeds as S  # noqa: E402
@@ -413,9 +414,10 @@ def test_experiment_repeats_run_in_random_orders_after_a_warmup(tmp_path):
     table's), the warm-up repeat is written with warmup set and left out of the table,
     and the same --order-seed gives the same orders."""
     client, text, raw = _run_004(tmp_path / "a", warmup=1, order_seed=7)
-    assert len(client.runs) == 3 * (1 + 4)
+    # three variants and the first one's A/A twin, in a warm-up repeat and 4 measured
+    assert len(client.runs) == 4 * (1 + 4)
     warm = raw[raw["warmup"] == 1]
-    assert len(warm) == 3 and (warm["repeat"] < 0).all()
+    assert len(warm) == 4 and (warm["repeat"] < 0).all()
     assert sorted(raw[raw["warmup"] == 0]["repeat"].unique()) == [0, 1, 2, 3]
     orders = [tuple(raw[raw["repeat"] == r]["variant"]) for r in sorted(raw["repeat"].unique())]
     assert len(set(orders)) > 1, f"every repeat ran in one order: {orders}"
@@ -423,8 +425,8 @@ def test_experiment_repeats_run_in_random_orders_after_a_warmup(tmp_path):
     assert "totals over 4 runs" in text
     table = ["slab: kmalloc-4096, order-3 slabs", "page allocator", E.KERNEL]
     df = E.read_experiment(str(tmp_path / "a" / "seed-004" / "runs.csv"))
-    assert list(dict.fromkeys(df["variant"])) == table
-    assert (df["warmup"] == 0).all() and len(df) == 12
+    assert list(dict.fromkeys(df["variant"])) == table + [table[0] + E.AA]
+    assert (df["warmup"] == 0).all() and len(df) == 16
     # each variant's speed is its own whatever order it ran in: slab 2x the page allocator
     med = df.groupby("variant")["tput_ops_per_sec"].median()
     assert med[table[0]] == pytest.approx(2 * med[table[1]])
@@ -432,7 +434,7 @@ def test_experiment_repeats_run_in_random_orders_after_a_warmup(tmp_path):
     assert again.runs == client.runs
     assert list(raw2["variant"]) == list(raw["variant"])
     other, _, _ = _run_004(tmp_path / "c", warmup=0, order_seed=8)
-    assert len(other.runs) == 12 and other.runs != client.runs[3:]
+    assert len(other.runs) == 16 and other.runs != client.runs[4:]
 
 
 def test_experiment_rejects_a_negative_warmup(tmp_path):
@@ -440,3 +442,55 @@ def test_experiment_rejects_a_negative_warmup(tmp_path):
         E.Lab(FakeLab(), "seed-004", str(tmp_path), "small", print, warmup=-1)
     with pytest.raises(SystemExit):
         E.main(["seed-004", "--warmup", "-1"])
+
+
+class NoisyLab(FakeLab):
+    """FakeLab whose storms' times carry log-normal noise of a known spread (seeded)."""
+
+    def __init__(self, sd, seed=1):
+        super().__init__()
+        self.rng = np.random.default_rng(seed)
+        self.sd = sd
+        self.NS = dict(FakeLab.NS)
+
+    def storm(self, target, pattern, progress=None, **kw):
+        policy = None if target.startswith("native") else self.policy
+        base = FakeLab.NS[policy]
+        self.NS[policy] = int(base * math.exp(self.rng.normal(0, self.sd)))
+        try:
+            return super().storm(target, pattern, progress, **kw)
+        finally:
+            self.NS[policy] = base
+
+
+def test_every_table_prints_the_a_a_floor_of_its_run(tmp_path):
+    """The first variant runs twice in every repeat; its twin is left out of the table's
+    rows and plot, and the floor line gives the twin's ratio with an interval as wide as
+    the storms' noise: none without noise, a few percent with 3% noise."""
+    client, text, raw = _run_004(tmp_path / "quiet", warmup=0, order_seed=3)
+    twin = "slab: kmalloc-4096, order-3 slabs" + E.AA
+    assert (raw["variant"] == twin).sum() == 4
+    assert twin not in text.split("A/A floor")[0]
+    assert ("A/A floor: slab: kmalloc-4096, order-3 slabs against itself, tput_ops_per_sec: "
+            "+0.0% [+0.0%, +0.0%] (n=4)") in text
+    noisy = NoisyLab(0.03)
+    text = E.run_experiment("seed-004", str(tmp_path / "noisy"), repeat=10, client=noisy,
+                            do_plot=False, log=lambda _line: None, warmup=0, order_seed=3)
+    df = E.read_experiment(str(tmp_path / "noisy" / "seed-004" / "runs.csv"))
+    ci = E.aa_floor("seed-004", df)
+    assert ci is not None
+    assert ci.n == 10 and ci.lo < 1 < ci.hi
+    # the t interval's half width: about t(9) * sd * sqrt(2) / sqrt(10) = 3% here
+    assert 0.005 < (ci.hi - ci.lo) / 2 < 0.08
+    assert f"(n=10) — differences within ±{100 * max(ci.hi - 1, 1 - ci.lo):.1f}%" in text
+    assert E.without_twins(df)["variant"].nunique() == 3
+
+
+def test_a_floor_that_excludes_one_says_so():
+    df = pd.DataFrame(dict(experiment="seed-004", variant=["a", "a" + E.AA] * 4,
+                           repeat=[0, 0, 1, 1, 2, 2, 3, 3], table_row="pair", x=4096.0,
+                           tput_ops_per_sec=[100, 110, 100, 111, 100, 109, 100, 110]))
+    line = E.aa_line("seed-004", df)
+    assert "+10.0%" in line and "the twin differs from itself" in line
+    alone = E.aa_line("seed-004", df[df["variant"] == "a"])
+    assert alone.endswith("not measured (no twin runs in runs.csv)")

@@ -21,20 +21,25 @@ def test_seed_004_smallest(client, tmp_path, no_storm_left):
     # in the order they ran (random), each with its place in the table
     rows = sorted(ran, key=lambda r: int(r["slot"]))
     variants = ["slab: kmalloc-4096, order-3 slabs", "page allocator", experiment.KERNEL]
-    assert [r["variant"] for r in rows] == variants
-    assert [r["warmup"] for r in rows] == ["0"] * 3
+    # the first variant's A/A twin runs too, and sorts last
+    assert [r["variant"] for r in rows] == variants + [variants[0] + experiment.AA]
+    assert [r["warmup"] for r in rows] == ["0"] * 4
     assert all(r["state"] == "done" and int(r["ops_done"]) > 0 for r in rows)
-    assert [r["target"] for r in rows] == ["kmalloc", "kmalloc", "native-kmalloc"]
-    assert [r["page_policy"] for r in rows[:2]] == ["slab", "page_alloc"]
+    assert [r["target"] for r in rows] == ["kmalloc", "kmalloc", "native-kmalloc", "kmalloc"]
+    assert [rows[i]["page_policy"] for i in (0, 1, 3)] == ["slab", "page_alloc", "slab"]
     # the slab class serves 4 KiB from its slabs (counted); the page allocator does not
-    assert int(rows[0]["stat_alloc_fastpath"]) > 0
+    assert int(rows[0]["stat_alloc_fastpath"]) > 0 and int(rows[3]["stat_alloc_fastpath"]) > 0
     assert int(rows[1]["stat_alloc_fastpath"]) == 0
     assert rows[0]["cache_order"] == "3" and rows[1]["cache_order"] == "0"
+    assert rows[3]["cache_order"] == "3"
     assert rows[0]["kernel_release"] == os.uname().release
     for v in variants:
         assert f"\n    {v} " in text
     assert ":0004096" in text and "2245.56" in text
     assert "verdict: order-3 slabs vs page allocator" in text
+    # one repeat: a floor needs three
+    assert "A/A floor: slab: kmalloc-4096, order-3 slabs against itself, tput_ops_per_sec: " \
+        "too few runs to measure" in text
     assert (tmp_path / "seed-004" / "table.txt").read_text().strip() == text.strip()
     assert client.status()["kmalloc_page_policy"] == policy
 
