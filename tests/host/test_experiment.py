@@ -179,8 +179,8 @@ def test_table_001_marks_missing_designs_and_judges_when_present():
     rs = []
     for src, size in (("cache", 1), ("cache", 4096), ("kmalloc", 1), ("kmalloc", 4096)):
         rs += rows("seed-001", cols, [size], 3,
-                   {"cycles_per_alloc": 100.0, "cycles_per_free": 200.0, "loop_cycles": 25.0},
-                   table_row=src, scale={"slab lists=3": 1.1})
+                   {"cycles_per_alloc": 100.0, "cycles_per_free": 200.0},
+                   table_row=src, scale={"slab lists=3": 1.1}, loop_cycles=25.0)
     df = frame(rs)
     text = E.tables("seed-001", df, {"sheaves kmalloc": E.MISSING_KMALLOC}, avail)
     assert "0x7B=123" in text and "0x87=135" in text
@@ -188,7 +188,10 @@ def test_table_001_marks_missing_designs_and_judges_when_present():
     assert "111" in km and "missing" not in km
     kf = next(line for line in text.splitlines() if line.strip().startswith("kf(4096)"))
     assert "missing" in kf                      # sheaves: no kmalloc on a design
-    assert "verdict: km(4096): seed: 3 lists +9.8%; here: +10.0%" in text
+    # both sides net of their loops: the seed's 0x49 (its own "+24% without overhead!"),
+    # ours 25 cycles of the 100 (lists=1) and 110 (lists=3): 85 / 75 = +13.3%
+    assert "verdict: km(4096), net of the loop: seed: 3 lists +24.0%; here: +13.3%" in text
+    assert "verdict: kf(1), net of the loop: seed: 3 lists -1.0%" in text
     none = E.tables("seed-001", df[~df["variant"].str.startswith("slab")], {},
                     E.availability(fake_protocol(["slub", "sheaves"])))
     assert "slab lists=1: missing: design not in this module" in none
@@ -229,6 +232,36 @@ def test_table_003_rows_per_design():
     # the kernel's column: its SLUB on classes made for each run, no longer approximate
     assert "the kernel's: its SLUB on kmalloc classes made for each run" in text
     assert "approximate" not in text
+    # Mackall's side is judged on MemFree, by direction; slob is missing here
+    assert "Matt Mackall, MemFree (kB, average of 10 lguest runs): SLUB 24,217.2" in text
+    assert ("verdict: MemFree, slob lists=2 vs slub (Mackall's side): seed: SLOB 2 lists vs "
+            "SLUB +0.3%; here: - — cannot judge (missing: design not in this module)") in text
+
+
+def test_table_003_judges_mackalls_memfree_by_direction():
+    avail = E.availability(fake_protocol(["slub", "slob"], ("lists",), commands=("kmalloc-set",)))
+    cols = ["slob lists=1", "slob lists=2", "slob lists=3", "slub"]
+    df = frame(rows("seed-003", cols, [None], 5,
+                    {"used_kb": 1000.0, "live_kb": 800.0, "mem_free_kb": 1.5e6,
+                     "mem_total_kb": 2e6},
+                    scale={"slob lists=2": 1.002, "slob lists=3": 0.99, "slub": 1.0}))
+    text = E.tables("seed-003", df, {}, avail)
+    assert "slob lists=2 vs slub (Mackall's side): seed: SLOB 2 lists vs SLUB +0.3%; " \
+        "here: +0.2% [+0.2%, +0.2%] (n=5) — agrees in direction" in text
+    assert "slob lists=3 vs slub (Mackall's side): seed: SLOB 3 lists vs SLUB +0.5%; " \
+        "here: -1.0% [-1.0%, -1.0%] (n=5) — disagrees: the opposite direction" in text
+
+
+@pytest.mark.parametrize("seed, ci, word", [
+    (0.003, RatioCI(10, 1.002, 1.001, 1.003), "agrees in direction"),
+    (-0.05, RatioCI(10, 0.9, 0.85, 0.95), "agrees in direction"),
+    (0.003, RatioCI(10, 0.99, 0.98, 0.995), "disagrees: the opposite direction"),
+    (0.003, RatioCI(10, 1.0, 0.99, 1.01), "inconclusive: noise ±1.0% > effect 0.3%"),
+    (0.05, RatioCI(10, 1.0, 0.99, 1.01), "no difference here: does not confirm the seed"),
+    (0.05, None, "too few runs to judge"),
+])
+def test_direction_verdict(seed, ci, word):
+    assert E.direction_verdict(seed, ci) == word
 
 
 def test_table_000_and_004():
