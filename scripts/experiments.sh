@@ -10,6 +10,9 @@
 #   EXPERIMENTS_ORDER_SEED the seed of the variants' random order (default: a random one,
 #                     printed at the start of each experiment)
 #   EXPERIMENTS_OUT   output directory (default build/experiments)
+#   EXPERIMENTS_PUBLISH 1: write the run to a folder of its own under the output directory,
+#                     <UTC time>-<commit>/, with RESULTS.md (command, commit, kernel, VM
+#                     shape, every table); e.g. with EXPERIMENTS_FULL=1 for a full run
 set -euo pipefail
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${SLABLAB_BUILD:-$REPO/build}
@@ -22,6 +25,9 @@ read -r -a names <<<"${EXPERIMENTS:-all}"
 args=(--out "${EXPERIMENTS_OUT:-$REPO/build/experiments}")
 if [[ ${EXPERIMENTS_FULL:-0} == 1 ]]; then
 	args+=(--full)
+fi
+if [[ ${EXPERIMENTS_PUBLISH:-0} == 1 ]]; then
+	args+=(--publish)
 fi
 if [[ -n ${EXPERIMENTS_REPEAT:-} ]]; then
 	args+=(--repeat "$EXPERIMENTS_REPEAT")

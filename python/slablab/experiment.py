@@ -45,7 +45,8 @@ if TYPE_CHECKING:
 __all__ = ["EXPERIMENTS", "EXP_COLUMNS", "Column", "availability", "columns_for",
            "describe", "pct", "NO_CHANGE", "TOLERANCE", "AA", "aa_floor", "aa_line", "base_of",
            "without_twins", "shape_verdict", "direction_verdict", "verdict_line",
-           "paired_ci", "tables", "run_experiment", "main"]
+           "paired_ci", "tables", "run_experiment", "publication_dir", "write_publication",
+           "main"]
 
 Log = Callable[[str], Any]
 
@@ -1561,6 +1562,77 @@ def report(name: str, exp_dir: str, log: Log = print, do_plot: bool = True) -> s
     return text
 
 
+# ---------------------------------------------------------------- a publication
+
+def publication_dir(out: str, when: Optional[datetime.datetime] = None,
+                    commit: Optional[str] = None) -> str:
+    """Where ``--publish`` writes a run: ``out/<UTC date and time>-<slablab commit>``, a
+    folder of its own that no later run overwrites."""
+    from .analysis import BUILD_COMMIT
+    when = when or datetime.datetime.now(datetime.timezone.utc)
+    base = os.path.join(out, f"{when:%Y-%m-%dT%H%M%SZ}-{commit or BUILD_COMMIT or 'unknown'}")
+    path, n = base, 1
+    while os.path.exists(path):     # two runs in one second: a folder each
+        n += 1
+        path = f"{base}-{n}"
+    return path
+
+
+def _first_row(path: str) -> Dict[str, str]:
+    try:
+        with open(path, newline="") as f:
+            return next(csv.DictReader(f), {})
+    except OSError:
+        return {}
+
+
+def write_publication(pub_dir: str, done: Sequence[Tuple[str, str, float]],
+                      command: Sequence[str]) -> str:
+    """``pub_dir/RESULTS.md``: what was run (command, slablab commit, kernel, VM shape,
+    scale, warm-up, order seeds, each experiment's seconds) and each experiment's table,
+    with its raw files beside (``NAME/runs.csv``, ``table.txt``, plots, ``missing.json``).
+    ``done``: (name, table text, seconds) of each experiment run so far. Returns the
+    path; written again after every experiment, so a run stopped midway keeps its part."""
+    lines = ["# slablab experiments", ""]
+    meta: Dict[str, str] = {}
+    for name, _text, _secs in done:
+        meta = _first_row(os.path.join(pub_dir, name, "runs.csv"))
+        if meta:
+            break
+    icount = meta.get("vm_icount") or ""
+    lines += [
+        f"- written: {_now()}",
+        f"- command: `{' '.join(command)}`",
+        f"- slablab commit: {meta.get('slablab_commit') or '-'}",
+        f"- kernel: {meta.get('kernel_release') or '-'}",
+        f"- machine: {meta.get('vm_cpus') or '-'} cpus ({meta.get('cpu_model') or '-'}), "
+        f"{meta.get('vm_memory_mb') or '-'} MB; clocks: "
+        + (f"qemu -icount shift {icount} (instruction counts)" if icount else "real time"),
+        f"- scale: {meta.get('scale') or '-'}",
+        ""]
+    lines += ["| experiment | seconds | warm-up | order seed | files |",
+              "| --- | --- | --- | --- | --- |"]
+    for name, _text, secs in done:
+        info: Dict[str, Any] = {}
+        try:
+            with open(os.path.join(pub_dir, name, "missing.json")) as f:
+                info = json.load(f)
+        except (OSError, ValueError):
+            pass
+        files = ", ".join(f"[{fn}]({name}/{fn})" for fn in
+                          sorted(os.listdir(os.path.join(pub_dir, name)))
+                          if os.path.isfile(os.path.join(pub_dir, name, fn)))
+        lines.append(f"| {name}: {TITLES[name]} | {secs:.0f} | {info.get('warmup', '-')} | "
+                     f"{info.get('order_seed', '-')} | {files} |")
+    for name, text, _secs in done:
+        lines += ["", f"## {name}: {TITLES[name]}", "", "```", text.rstrip(), "```"]
+    path = os.path.join(pub_dir, "RESULTS.md")
+    with open(path + ".tmp", "w") as f:
+        f.write("\n".join(lines) + "\n")
+    os.replace(path + ".tmp", path)
+    return path
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
     ap = argparse.ArgumentParser(
         prog="python3 -m slablab experiment",
@@ -1578,6 +1650,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                          "random one, printed; give it to rerun the same orders)")
     ap.add_argument("--out", default=os.path.join("build", "experiments"),
                     help="output directory (NAME/runs.csv, table.txt, NAME.png/.svg)")
+    ap.add_argument("--publish", action="store_true",
+                    help="write the run to a folder of its own, OUT/<UTC time>-<commit>/, "
+                         "with RESULTS.md: the command, commit, kernel, VM shape and every "
+                         "table (docs/experiments.md 'Publishing a run')")
     ap.add_argument("--no-plot", action="store_true")
     ap.add_argument("--report", action="store_true",
                     help="no storms: print the table and draw the plots of a previous run")
@@ -1594,15 +1670,26 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         ap.error("--repeat must be at least 1 (a verdict needs 3)")
     if a.warmup < 0:
         ap.error("--warmup must be 0 or more")
+    if a.publish and a.report:
+        ap.error("--publish writes a new run; --report reads an old one: not both")
+    out = publication_dir(a.out) if a.publish else a.out
+    command = ["python3 -m slablab experiment"] + list(sys.argv[1:] if argv is None else argv)
     t0 = time.monotonic()
+    done: List[Tuple[str, str, float]] = []
     for n in names:
+        t1 = time.monotonic()
         if a.report:
-            report(n, os.path.join(a.out, n), do_plot=not a.no_plot)
+            report(n, os.path.join(out, n), do_plot=not a.no_plot)
         else:
-            run_experiment(n, a.out, full=a.full, repeat=a.repeat, do_plot=not a.no_plot,
-                           warmup=a.warmup, order_seed=a.order_seed)
+            text = run_experiment(n, out, full=a.full, repeat=a.repeat,
+                                  do_plot=not a.no_plot, warmup=a.warmup,
+                                  order_seed=a.order_seed)
+            if a.publish:
+                done.append((n, text, time.monotonic() - t1))
+                print(f"experiments: published so far -> "
+                      f"{write_publication(out, done, command)}")
         print()
-    print(f"experiments: {', '.join(names)} in {time.monotonic() - t0:.0f} s -> {a.out}")
+    print(f"experiments: {', '.join(names)} in {time.monotonic() - t0:.0f} s -> {out}")
     return 0
 
 

@@ -527,3 +527,39 @@ def test_a_floor_that_excludes_one_says_so():
     assert "+10.0%" in line and "the twin differs from itself" in line
     alone = E.aa_line("seed-004", df[df["variant"] == "a"])
     assert alone.endswith("not measured (no twin runs in runs.csv)")
+
+
+def test_publish_writes_a_dated_folder_with_every_table(tmp_path, monkeypatch, capsys):
+    """--publish: the run goes to OUT/<UTC time>-<commit>/ with RESULTS.md naming the
+    command, commit, kernel and VM shape, a row per experiment (seconds, warm-up, order
+    seed, its files) and the table; a second run gets a folder of its own."""
+    import slablab
+    monkeypatch.setattr(slablab, "Client", FakeLab)
+    argv = ["seed-004", "--publish", "--repeat", "3", "--warmup", "0", "--order-seed", "5",
+            "--no-plot", "--out", str(tmp_path)]
+    assert E.main(argv) == 0
+    assert E.main(argv) == 0
+    pubs = sorted(p for p in tmp_path.iterdir() if p.is_dir())
+    assert len(pubs) == 2
+    assert pubs[0].name.endswith(slablab.analysis.BUILD_COMMIT or "unknown") or \
+        pubs[1].name.endswith("-2")
+    text = (pubs[0] / "RESULTS.md").read_text()
+    table = (pubs[0] / "seed-004" / "table.txt").read_text().strip()
+    assert "- command: `python3 -m slablab experiment seed-004 --publish --repeat 3" in text
+    assert "- kernel: 6.1.0-fake" in text and "- machine: 2 cpus (" in text
+    assert "- scale: small" in text and "clocks: " in text
+    assert "| seed-004: 4k objects: order-3 slabs vs the page allocator | " in text
+    assert "| 0 | 5 | " in text and "[runs.csv](seed-004/runs.csv)" in text
+    assert "## seed-004: 4k objects" in text and table in text
+    assert "published so far -> " + str(pubs[0] / "RESULTS.md") in capsys.readouterr().out
+    with pytest.raises(SystemExit):
+        E.main(["seed-004", "--publish", "--report"])
+
+
+def test_publication_dir_is_dated_and_named_by_commit(tmp_path):
+    import datetime
+    when = datetime.datetime(2026, 12, 6, 12, 34, 56, tzinfo=datetime.timezone.utc)
+    assert E.publication_dir(str(tmp_path), when, "abc1234") == \
+        str(tmp_path / "2026-12-06T123456Z-abc1234")
+    (tmp_path / "2026-12-06T123456Z-abc1234").mkdir()
+    assert E.publication_dir(str(tmp_path), when, "abc1234").endswith("-abc1234-2")
