@@ -1962,7 +1962,8 @@ out:
  *
  * As an interrupt that lands in a pop or push of this cpu's sheaves would: with the
  * sheaves lock held (pcs_lock()), one allocation and its free, then a bulk allocation
- * of SELFTEST_BULK objects and its bulk free, all through the exported API. Each must
+ * of SELFTEST_BULK objects and its bulk free, by the design's paths the exported API
+ * dispatches to (not the API itself: the design layer calls no cache API). Each must
  * find the lock taken (pcs_trylock()) and go to the slabs (alloc_slowpath,
  * free_slowpath), leaving main and spare as they were. Only with local_trylock_t
  * (6.16+): without, the lock is local_lock_irqsave() and no interrupt gets in.
@@ -2002,13 +2003,18 @@ int slablab_selftest_pcs_held(struct slablab_cache *s)
 	spare = c->spare;
 	main_size = main ? main->size : 0;
 	spare_size = spare ? spare->size : 0;
-	obj = slablab_cache_alloc(s, GFP_ATOMIC);
-	if (obj)
-		slablab_cache_free(s, obj);
-	else
+	/* the paths slablab_cache_alloc()/_free() and their bulk forms dispatch to */
+	obj = sheaves_alloc(s, GFP_ATOMIC, NUMA_NO_NODE);
+	if (obj) {
+		struct slablab_slab *slab = obj_to_slab(obj);
+
+		if (free_hook(s, slab, obj))
+			sheaves_free_one(s, slab, obj);
+	} else {
 		err = -ENOMEM;
-	if (slablab_cache_alloc_bulk(s, GFP_ATOMIC, SELFTEST_BULK, bulk))
-		slablab_cache_free_bulk(s, SELFTEST_BULK, bulk);
+	}
+	if (sheaves_alloc_bulk(s, GFP_ATOMIC, SELFTEST_BULK, bulk))
+		sheaves_free_bulk(s, SELFTEST_BULK, bulk);
 	else
 		err = -ENOMEM;
 	if (c->main != main || c->spare != spare || (main && main->size != main_size) ||
