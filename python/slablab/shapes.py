@@ -15,7 +15,7 @@ __all__ = [
     "StormResults", "Figures", "Storm", "Summary", "PairedRatio", "FigureSummary",
     "CompareVariant", "CompareRun", "Compare", "RecordReport", "ImportReport", "TraceCache",
     "TraceInfo", "ReplayCache", "ReplaySamples", "Replay", "ReplayCompare", "Totals",
-    "NativeTotals", "WatchCache", "ErrorInfo", "Layers", "OccupancyBucket", "RatioInterval",
+    "NativeTotals", "SlabMeminfo", "WatchCache", "ErrorInfo", "Layers", "OccupancyBucket", "RatioInterval",
     "RunContext", "Design", "Fastpath",
     "PagePolicy", "Owner", "StormTarget", "StormPattern", "StormState", "ReplayTarget",
     "Verdict",
@@ -538,6 +538,18 @@ class NativeTotals(Totals):
     """``slabctl info --native -T -j``'s ``native_totals``: the kernel's caches, and how
     many could not be counted (a figure unknown)."""
     incomplete: int
+
+
+class SlabMeminfo(TypedDict):
+    """``slabctl info --native -T -j``'s ``meminfo``: /proc/meminfo's slab lines and memory
+    in use, in bytes (``None`` when /proc/meminfo could not be read). ``slab`` is the
+    kernel's own count of its slab pages; slablab's pages are plain pages, in
+    ``mem_total - mem_free`` and never in ``slab`` (docs/slabctl.md, *Totals*)."""
+    slab: int
+    sreclaimable: int
+    sunreclaim: int
+    mem_total: int
+    mem_free: int
 
 
 class WatchCache(TypedDict):

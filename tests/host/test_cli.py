@@ -601,9 +601,12 @@ def slab_tree(tmp_path):
     return root
 
 
-def native(root, *args):
+def native(root, *args, meminfo=None):
+    env = dict(os.environ, SLABCTL_SYSFS_SLAB=str(root))
+    if meminfo is not None:
+        env["SLABCTL_MEMINFO"] = str(meminfo)
     return subprocess.run([str(SLABCTL), *args], capture_output=True, text=True, timeout=60,
-                          check=False, env=dict(os.environ, SLABCTL_SYSFS_SLAB=str(root)))
+                          check=False, env=env)
 
 
 def slub_rows(text):
@@ -690,6 +693,49 @@ def test_native_totals(slab_tree):
     text = native(slab_tree, "info", "--native", "-T").stdout
     assert f"Slabcache Totals: kernel SLUB ({slab_tree})" in text
     assert "2 of 4 caches not counted" in text
+
+
+MEMINFO = """MemTotal:        4000000 kB
+MemFree:         3000000 kB
+MemAvailable:    3500000 kB
+Slab:               1600 kB
+SReclaimable:        600 kB
+SUnreclaim:         1000 kB
+"""
+
+
+def test_native_totals_beside_meminfo(slab_tree, tmp_path):
+    """-T --native ends with /proc/meminfo's Slab: beside the kernel caches' totals
+    (kmalloc-64's 20 slabs and t64's 200 of order 1: 1640 KiB) and slablab's, whose pages
+    are plain pages; a meminfo without its slab lines is said and leaves the rest."""
+    mi = tmp_path / "meminfo"
+    mi.write_text(MEMINFO)
+    r = native(slab_tree, "info", "--native", "-T", "--json", meminfo=mi)
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    assert doc["meminfo"] == dict(slab=1600 * 1024, sreclaimable=600 * 1024,
+                                  sunreclaim=1000 * 1024, mem_total=4000000 * 1024,
+                                  mem_free=3000000 * 1024)
+    page = os.sysconf("SC_PAGESIZE")
+    assert doc["native_totals"]["space"] == (20 + 200 * 2) * page
+    text = native(slab_tree, "info", "--native", "-T", "-B", meminfo=mi).stdout
+    block = text[text.index("Memory accounting (/proc/meminfo)"):]
+    assert f"Slab:         {1600 * 1024:>8}   SReclaimable {600 * 1024} + SUnreclaim " \
+        f"{1000 * 1024}: the kernel's slab pages" in block
+    pct = (20 + 400) * page * 100 // (1600 * 1024)
+    assert f"the kernel caches' totals above: {pct}% of Slab: (the rest: kmalloc()s over " \
+        "8 KiB, pages counted in Slab: without a cache) (2 caches not counted)" in block
+    assert ("slablab" in block and "not in Slab:" in block) or "not loaded" in block
+    for bad, why in (("MemTotal: 1 kB\nMemFree: 1 kB\n", "no 'Slab:' line"),
+                     (MEMINFO.replace("1600 kB", "many kB"),
+                      "cannot read 'Slab:               many kB'")):
+        mi.write_text(bad)
+        r = native(slab_tree, "info", "--native", "-T", "--json", meminfo=mi)
+        assert r.returncode == 0 and json.loads(r.stdout)["meminfo"] is None
+        assert why in r.stderr and "the memory accounting is left out" in r.stderr
+    r = native(slab_tree, "info", "--native", "-T", meminfo=tmp_path / "none")
+    assert r.returncode == 0 and "Memory accounting" not in r.stdout
+    assert f"cannot read {tmp_path / 'none'}: No such file or directory" in r.stderr
 
 
 def test_native_report(slab_tree):

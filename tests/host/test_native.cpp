@@ -556,3 +556,37 @@ TEST(NativeJson, Cache)
 	// slablab caches say which allocator they are too
 	EXPECT_EQ(to_json(test::sample_cache())["allocator"], "slablab");
 }
+
+TEST(NativeMeminfo, ParsesTheSlabLinesInBytes)
+{
+	const SlabMeminfo mi = parse_slab_meminfo("MemTotal:        4000000 kB\n"
+						  "MemFree:         3000000 kB\n"
+						  "Slab:               1600 kB\n"
+						  "SReclaimable:        600 kB\n"
+						  "SUnreclaim:         1000 kB\n"
+						  "SwapTotal:             0 kB");
+	EXPECT_EQ(mi, (SlabMeminfo{1600 * 1024, 600 * 1024, 1000 * 1024, 4000000ull * 1024,
+				  3000000ull * 1024}));
+}
+
+TEST(NativeMeminfo, RefusesAMissingOrMalformedLine)
+{
+	try {
+		parse_slab_meminfo("MemTotal: 1 kB\nMemFree: 1 kB\nSReclaimable: 1 kB\n");
+		FAIL() << "no Slab: line accepted";
+	} catch (const Error& e) {
+		EXPECT_EQ(e.err, EINVAL);
+		EXPECT_NE(std::string(e.what()).find("no 'Slab:' line"), std::string::npos);
+	}
+	for (const char* bad : {"Slab: 12 MB", "Slab: kB", "Slab: 99999999999999999999 kB"}) {
+		try {
+			parse_slab_meminfo(std::string(bad) +
+					   "\nSReclaimable: 1 kB\nSUnreclaim: 1 kB\n"
+					   "MemTotal: 1 kB\nMemFree: 1 kB\n");
+			FAIL() << bad << " accepted";
+		} catch (const Error& e) {
+			EXPECT_NE(std::string(e.what()).find("cannot read '"), std::string::npos)
+				<< e.what();
+		}
+	}
+}

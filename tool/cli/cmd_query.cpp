@@ -83,6 +83,30 @@ Json totals_json(const Totals& t, bool native)
 	return j;
 }
 
+/// /proc/meminfo's slab lines for info -T --native; nullopt (said on stderr) when they
+/// cannot be read: the totals stand without them.
+std::optional<SlabMeminfo> info_meminfo()
+{
+	try {
+		return read_slab_meminfo();
+	} catch (const Error& e) {
+		fmt::print(stderr, "slabctl: info: {}: the memory accounting is left out\n",
+			   e.what());
+		return std::nullopt;
+	}
+}
+
+Json meminfo_json(const std::optional<SlabMeminfo>& mi)
+{
+	if (!mi)
+		return nullptr;
+	return Json{{"slab", mi->slab},
+		    {"sreclaimable", mi->sreclaimable},
+		    {"sunreclaim", mi->sunreclaim},
+		    {"mem_total", mi->mem_total},
+		    {"mem_free", mi->mem_free}};
+}
+
 struct InfoOptions {
 	std::vector<std::string> patterns;
 	bool sort_size = false, sort_activity = false, activity = false, totals = false;
@@ -216,9 +240,11 @@ void print_info_json(const InfoOptions& o, const InfoView& v)
 		j["totals"] = v.module_loaded
 				      ? totals_json(compute_totals(v.caches, v.page_size), false)
 				      : Json(nullptr);
-		if (o.native)
+		if (o.native) {
 			j["native_totals"] =
 				totals_json(compute_native_totals(v.natives, v.page_size), true);
+			j["meminfo"] = meminfo_json(info_meminfo());
+		}
 	}
 	print_json(j);
 }
@@ -236,6 +262,13 @@ void print_info_totals(const InfoOptions& o, const InfoView& v)
 	fmt::print("{}", render_native_totals(v.natives, v.page_size, o.bytes,
 					      fmt::format("Slabcache Totals: kernel SLUB ({})",
 							  v.root.string())));
+	if (const auto mi = info_meminfo()) {
+		const Totals mine = compute_totals(v.caches, v.page_size);
+		fmt::print("\n{}", render_memory_accounting(v.module_loaded ? &mine : nullptr,
+							    compute_native_totals(v.natives,
+										  v.page_size),
+							    *mi, o.bytes));
+	}
 }
 
 void print_info_table(const InfoOptions& o, const InfoView& v)

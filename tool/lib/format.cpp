@@ -857,6 +857,34 @@ std::string render_native_totals(const std::vector<NativeCache>& caches, uint32_
 	return render_row_totals(rows_of(caches, page_size), bytes, title, true);
 }
 
+std::string render_memory_accounting(const Totals* slablab, const Totals& kernel,
+				     const SlabMeminfo& mi, bool bytes)
+{
+	auto sz = [bytes](uint64_t v) { return format_size(v, bytes); };
+	const std::string_view title = "Memory accounting (/proc/meminfo)";
+	std::string out = fmt::format("{}\n{}\n", title, std::string(title.size(), '-'));
+	auto line = [&out](std::string_view label, std::string_view value, std::string_view what) {
+		fmt::format_to(std::back_inserter(out), "{:<14}{:>8}   {}\n", label, value, what);
+	};
+	line("Slab:", sz(mi.slab),
+	     fmt::format("SReclaimable {} + SUnreclaim {}: the kernel's slab pages",
+			 sz(mi.sreclaimable), sz(mi.sunreclaim)));
+	line("kernel caches", sz(kernel.space),
+	     fmt::format("the kernel caches' totals above: {}% of Slab: (the rest: kmalloc()s "
+			 "over 8 KiB, pages counted in Slab: without a cache){}",
+			 percent(kernel.space, mi.slab),
+			 kernel.incomplete
+				 ? fmt::format(" ({} caches not counted)", kernel.incomplete)
+				 : std::string()));
+	if (slablab)
+		line("slablab", sz(slablab->space),
+		     fmt::format("plain pages, not in Slab:; in MemTotal - MemFree ({} of {})",
+				 sz(sub_sat(mi.mem_total, mi.mem_free)), sz(mi.mem_total)));
+	else
+		line("slablab", "-", "the module is not loaded");
+	return out;
+}
+
 std::string render_report(const CacheInfo& c, uint32_t page_size)
 {
 	std::string out;

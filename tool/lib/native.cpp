@@ -317,6 +317,55 @@ std::filesystem::path default_native_root()
 	return std::filesystem::path(kSysfsSlabRoot);
 }
 
+SlabMeminfo parse_slab_meminfo(std::string_view text)
+{
+	struct Want {
+		std::string_view key;
+		uint64_t SlabMeminfo::*field;
+		bool seen = false;
+	};
+	std::array<Want, 5> want{{{"Slab:", &SlabMeminfo::slab},
+				  {"SReclaimable:", &SlabMeminfo::sreclaimable},
+				  {"SUnreclaim:", &SlabMeminfo::sunreclaim},
+				  {"MemTotal:", &SlabMeminfo::mem_total},
+				  {"MemFree:", &SlabMeminfo::mem_free}}};
+	SlabMeminfo mi;
+	while (!text.empty()) {
+		const std::size_t nl = text.find('\n');
+		std::string_view line = text.substr(0, nl);
+		text.remove_prefix(nl == std::string_view::npos ? text.size() : nl + 1);
+		for (auto& w : want) {
+			if (!line.starts_with(w.key))
+				continue;
+			std::string_view rest = line.substr(w.key.size());
+			skip_spaces(rest);
+			const auto kb = take_number(rest);
+			skip_spaces(rest);
+			if (!kb || rest != "kB" || *kb > UINT64_MAX / 1024)
+				throw Error(EINVAL, std::string(kMeminfoPath), {},
+					    fmt::format("meminfo: cannot read '{}' (want '{} <n> kB')",
+							line, w.key));
+			mi.*w.field = *kb * 1024;
+			w.seen = true;
+		}
+	}
+	for (const auto& w : want)
+		if (!w.seen)
+			throw Error(EINVAL, std::string(kMeminfoPath), {},
+				    fmt::format("meminfo: no '{}' line", w.key));
+	return mi;
+}
+
+SlabMeminfo read_slab_meminfo()
+{
+	const char* env = std::getenv(std::string(kMeminfoEnv).c_str());
+	const std::string path = env && *env ? env : std::string(kMeminfoPath);
+	NativeFile f = read_file(AT_FDCWD, path);
+	if (f.err)
+		throw read_error(f.err, path);
+	return parse_slab_meminfo(f.text);
+}
+
 std::optional<NativeCount> parse_native_count(std::string_view text, char part_letter)
 {
 	std::string_view s = text;

@@ -169,6 +169,16 @@ Totals compute_native_totals(const std::vector<NativeCache>& caches, uint32_t pa
 std::string render_native_totals(const std::vector<NativeCache>& caches, uint32_t page_size,
 				 bool bytes = false,
 				 std::string_view title = "Slabcache Totals");
+/**
+ * `info -T --native`'s closing block: /proc/meminfo's Slab: (the kernel's own count of its
+ * slab pages) beside the kernel caches' totals above it and slablab's, whose pages are
+ * plain alloc_pages() pages: in MemTotal - MemFree, never in Slab:. `slablab` is null
+ * without the module. The caches' share of Slab: is below 100%: SLUB counts a kmalloc()
+ * too large for its classes (over 8 KiB, kmalloc_large()) in NR_SLAB_UNRECLAIMABLE_B, with
+ * no cache to show it in.
+ */
+std::string render_memory_accounting(const Totals* slablab, const Totals& kernel,
+				     const SlabMeminfo& mi, bool bytes = false);
 
 /// Everything about one cache (-r): geometry, tunables, gauges, the slabinfo-style
 /// performance counter summary, every counter, and the per-cpu breakdown.

@@ -180,6 +180,32 @@ std::vector<NativeCache> read_native_caches(
 	const std::filesystem::path& root = kSysfsSlabRoot,
 	const std::function<bool(const NativeEntry&)>& select = {});
 
+/// Where the kernel counts its memory, and the variable that points the reader elsewhere
+/// (for tests).
+inline constexpr std::string_view kMeminfoPath = "/proc/meminfo";
+inline constexpr std::string_view kMeminfoEnv = "SLABCTL_MEMINFO";
+
+/// /proc/meminfo's slab lines in bytes: the kernel's own count of the pages its slab
+/// allocator holds (NR_SLAB_RECLAIMABLE_B + NR_SLAB_UNRECLAIMABLE_B), and the memory in
+/// use, which slablab's pages are in (they are plain alloc_pages() pages, not slab pages).
+struct SlabMeminfo {
+	uint64_t slab = 0;		///< Slab:
+	uint64_t sreclaimable = 0;	///< SReclaimable:
+	uint64_t sunreclaim = 0;	///< SUnreclaim:
+	uint64_t mem_total = 0;		///< MemTotal:
+	uint64_t mem_free = 0;		///< MemFree:
+	bool operator==(const SlabMeminfo&) const = default;
+};
+
+/**
+ * Parse meminfo text ("Slab:  123 kB" lines). Throws Error(EINVAL) naming the line when
+ * Slab:, SReclaimable:, SUnreclaim:, MemTotal: or MemFree: is missing or not "<n> kB".
+ */
+SlabMeminfo parse_slab_meminfo(std::string_view text);
+/// Read and parse $SLABCTL_MEMINFO (when set and not empty) or /proc/meminfo; throws
+/// Error (errno and the path) when it cannot be read.
+SlabMeminfo read_slab_meminfo();
+
 /// Whether the shell pattern matches the cache's name, an alias, its directory name or
 /// "slub/<name>".
 bool native_matches(std::string_view pattern, const NativeEntry& e);
