@@ -171,6 +171,45 @@ def test_table_002_has_every_thread_count_and_a_verdict():
     assert "verdict: most threads (seed 160, here 8)" in text
     assert "+20.0% [+20.0%, +20.0%] (n=4) — agrees in direction, larger here" in text
     assert "qemu TCG" in text
+    # no counters in these rows: the mechanism cannot be judged, and says why
+    assert "verdict: list_lock operations per 1000 objects, 8 threads, after/before: seed: " \
+        "fewer (the patch's mechanism; not measured there); here: - — too few runs" in text
+
+
+def test_table_002_judges_the_mechanism_by_list_lock_counts():
+    """The node-list operations per 1000 objects (LIST_LOCK_STATS over ops_done): before
+    (cpu_partial=0) 40 per 1000, after 10: -75%, agrees in direction."""
+    v = ["cpu_partial=0 (before)", "cpu_partial=52 (after)", E.KERNEL]
+    rs = rows("seed-002", v, [2, 4], 4, {"tput_ops_per_sec": 1e6},
+              scale={v[0]: 1.0, v[1]: 1.0, v[2]: 1.0}, ops_done=20000)
+    for r in rs:
+        per = {v[0]: 40, v[1]: 10}.get(r["variant"])
+        for i, name in enumerate(("alloc_from_partial", "free_add_partial",
+                                  "free_remove_partial", "cpu_partial_node",
+                                  "cpu_partial_drain")):
+            # 20000 objects: 800 (before) or 200 (after) list operations, spread out
+            r[f"stat_{name}"] = (per * 20 // 5) if per is not None else math.nan
+    text = E.tables("seed-002", frame(rs), {})
+    line = next(ln for ln in text.splitlines() if "list_lock operations" in ln)
+    assert "4 threads, after/before" in line
+    assert "here: -75.0% [-75.0%, -75.0%] (n=4) — agrees in direction" in line
+    row = next(ln for ln in text.splitlines() if ln.startswith("    4 "))
+    assert row.split()[-2:] == ["40.0", "10.0"]
+    rs2 = [dict(r) for r in rs]
+    for r in rs2:
+        if r["variant"] == v[1]:
+            r["stat_alloc_from_partial"] += 800     # after: 1000 per 20000 = 50 per 1000
+    line = next(ln for ln in E.tables("seed-002", frame(rs2), {}).splitlines()
+                if "list_lock operations" in ln)
+    assert "+25.0%" in line and line.endswith("disagrees: more here")
+
+
+@pytest.mark.parametrize("ci, word", [
+    (RatioCI(10, 1.01, 0.98, 1.03), "no difference here: does not confirm the mechanism"),
+    (RatioCI(10, 1.0, 0.8, 1.2), "inconclusive: noise ±20.0% > tolerance 5%"),
+])
+def test_mechanism_line_without_a_direction(ci, word):
+    assert E.mechanism_line("x", ci).endswith(word)
 
 
 def test_table_001_marks_missing_designs_and_judges_when_present():
