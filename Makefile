@@ -205,14 +205,20 @@ sheaves-compare: all
 # EXPERIMENTS_WARMUP (default 1), EXPERIMENTS_ORDER_SEED, EXPERIMENTS_PUBLISH=1 (a dated
 # folder with RESULTS.md).
 EXPERIMENTS_TIMEOUT ?= $(if $(filter 1,$(EXPERIMENTS_FULL)),14400,2400)
+# seed-003's replay row replays a real boot (build/boot.trace, recorded first when missing:
+# make record-boot, about a minute).
+EXPERIMENTS_BOOT = $(if $(or $(if $(EXPERIMENTS),,all),$(filter all seed-003,$(EXPERIMENTS))),1)
 experiments: all
+	@if [ -n '$(EXPERIMENTS_BOOT)' ] && [ ! -s '$(BUILD)/boot.trace' ]; then \
+		$(MAKE) --no-print-directory record-boot; fi
 	@$(MEASURE_VM) VM_TIMEOUT='$(EXPERIMENTS_TIMEOUT)' $(if $(EXPERIMENTS),EXPERIMENTS='$(EXPERIMENTS)') \
+		$(if $(EXPERIMENTS_BOOT),SLABLAB_BOOT_TRACE='$(BUILD)/boot.trace') \
 		$(if $(EXPERIMENTS_FULL),EXPERIMENTS_FULL='$(EXPERIMENTS_FULL)') \
 		$(if $(EXPERIMENTS_REPEAT),EXPERIMENTS_REPEAT='$(EXPERIMENTS_REPEAT)') \
 		$(if $(EXPERIMENTS_WARMUP),EXPERIMENTS_WARMUP='$(EXPERIMENTS_WARMUP)') \
 		$(if $(EXPERIMENTS_ORDER_SEED),EXPERIMENTS_ORDER_SEED='$(EXPERIMENTS_ORDER_SEED)') \
 		$(if $(EXPERIMENTS_PUBLISH),EXPERIMENTS_PUBLISH='$(EXPERIMENTS_PUBLISH)') \
-		VM_ENV='EXPERIMENTS EXPERIMENTS_FULL EXPERIMENTS_REPEAT EXPERIMENTS_WARMUP EXPERIMENTS_ORDER_SEED EXPERIMENTS_PUBLISH' \
+		VM_ENV='EXPERIMENTS EXPERIMENTS_FULL EXPERIMENTS_REPEAT EXPERIMENTS_WARMUP EXPERIMENTS_ORDER_SEED EXPERIMENTS_PUBLISH SLABLAB_BOOT_TRACE' \
 		$(REPO)/scripts/vm.sh --module $(REPO)/module/slablab.ko -- $(REPO)/scripts/experiments.sh
 # Every design against the kernel allocator it models (docs/fidelity.md): boots each
 # kernel of FIDELITY_KERNELS (the SLUB_STATS, SLAB and SLOB ones built once from Debian's

@@ -4,6 +4,7 @@ the seeds' figures against the seed files, availability read from protocol table
 verdict on a shape, and every table drawn from a synthetic runs frame (no kernel)."""
 
 import math
+import os
 import types
 
 import pytest
@@ -403,6 +404,33 @@ def test_table_replays_003_pages_over_live_data():
     assert "slub against the kernel's SLUB (the same allocator), peak pages: +100.0% " \
            "[+100.0%, +100.0%] (n=3)" in text
     assert "approximate" not in text
+
+
+def test_seed_003_replays_a_real_boot_when_one_is_recorded(tmp_path, monkeypatch):
+    """SLABLAB_BOOT_TRACE naming a trace (make record-boot's) replaces the boot-like
+    recording: its header is the account, and the table names it a real boot; without
+    one (or for seed-002) the experiment records its own workload as before."""
+    import slablab
+    src = os.path.join(os.path.dirname(__file__), "data", "kmem-6.1-small.txt")
+    boot = tmp_path / "boot.trace"
+    rep = slablab.import_trace(src, output=str(boot))
+    monkeypatch.setenv(E.BOOT_TRACE_ENV, str(boot))
+    acct = E.record_workload("seed-003", str(tmp_path), "small",
+                             record=lambda *a, **k: pytest.fail("recorded a workload"))
+    assert acct["workload"] == "boot" and acct["trace"] == str(boot)
+    assert (acct["events"], acct["objects"]) == (rep["events"], rep["objects"])
+    assert acct["how"].startswith("a real boot, recorded from its first allocation")
+    assert f"{rep['events']:,} events" in acct["how"]
+    v = [x.label for x in E.replay_variants("seed-003", E.availability())]
+    df = replay_frame("seed-003", v, 3, {"peak_pages": 150, "avg_pages": 60}, {})
+    text = E.table_replays("seed-003", df, acct, {})
+    assert text.startswith("  boot replay (issue 16): a real boot, recorded")
+    assert "verdict: real boot replay, slob lists=2 vs lists=1" in text
+    # a boot trace that is not there: the boot-like workload, as without one
+    monkeypatch.setenv(E.BOOT_TRACE_ENV, str(tmp_path / "none.trace"))
+    monkeypatch.setattr(E, "recording_missing", lambda: "skipped: no tracefs here")
+    assert E.record_workload("seed-003", str(tmp_path), "small") == \
+        {"workload": "bootlike", "trace": None, "skipped": "skipped: no tracefs here"}
 
 
 def test_table_replays_skipped_says_why():
