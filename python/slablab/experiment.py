@@ -45,7 +45,8 @@ if TYPE_CHECKING:
 __all__ = ["EXPERIMENTS", "EXP_COLUMNS", "Column", "availability", "columns_for",
            "describe", "pct", "NO_CHANGE", "TOLERANCE", "AA", "aa_floor", "aa_line", "base_of",
            "without_twins", "shape_verdict", "direction_verdict", "verdict_line",
-           "list_ops_per_1000", "mechanism_line",
+           "list_ops_per_1000", "mechanism_line", "run_live_hackbench", "table_live",
+           "cpu_partial_files", "hackbench_seconds",
            "paired_ci", "tables", "run_experiment", "publication_dir", "write_publication",
            "main"]
 
@@ -1460,6 +1461,165 @@ def report_replays(name: str, exp_dir: str) -> Optional[str]:
     return table_replays(name, rdf, acct, missing)
 
 
+# ---------------------------------------------------------------- live workloads (issue 26)
+#
+# seed-002's knob on the kernel's own allocator: hackbench (Debian's rt-tests) with SLUB's
+# per-cpu partial lists as booted ("after" the 2011 patch) and turned down to 0 on every
+# cache through /sys/kernel/slab/*/cpu_partial ("before"), each repeat's variants in a
+# random order. Rows to live.csv; the table reads them (table_live).
+
+#: hackbench's sizes: groups (40 tasks each: 20 senders, 20 receivers), loops, repeats.
+LIVE_HACKBENCH: Dict[str, Dict[str, Any]] = {
+    "small": dict(groups=[1, 2, 4], loops=50, repeat=10),
+    "full": dict(groups=[1, 2, 4, 8, 16], loops=500, repeat=10)}
+LIVE_COLUMNS: Sequence[str] = ("experiment", "variant", "groups", "repeat", "warmup",
+                               "seconds", "caches_set", "date")
+LIVE_BEFORE, LIVE_AFTER = "cpu_partial=0 on every cache (before)", \
+    "cpu_partial as booted (after)"
+SYS_SLAB = "/sys/kernel/slab"
+
+
+def cpu_partial_files(root: str = SYS_SLAB) -> Dict[str, int]:
+    """Every kernel cache's cpu_partial, by directory (the aliases are links to these:
+    each cache once). Empty without SLUB's sysfs or the file (SLUB_CPU_PARTIAL=n)."""
+    out: Dict[str, int] = {}
+    try:
+        names = sorted(os.listdir(root))
+    except OSError:
+        return out
+    for n in names:
+        path = os.path.join(root, n)
+        if os.path.islink(path) or not os.path.isdir(path):
+            continue
+        try:
+            with open(os.path.join(path, "cpu_partial")) as f:
+                out[n] = int(f.read().split()[0])
+        except (OSError, ValueError, IndexError):
+            continue
+    return out
+
+
+def write_cpu_partial(values: Mapping[str, int], root: str = SYS_SLAB) -> int:
+    """Write each cache's cpu_partial; returns how many took it. A cache that went away
+    meanwhile is passed over; any other refusal raises OSError naming the file."""
+    done = 0
+    for n, v in values.items():
+        path = os.path.join(root, n, "cpu_partial")
+        try:
+            with open(path, "w") as f:
+                f.write(f"{v}\n")
+            done += 1
+        except FileNotFoundError:
+            continue
+        except OSError as e:
+            raise OSError(e.errno, f"{path}: {e.strerror}") from e
+    return done
+
+
+def hackbench_seconds(output: str) -> float:
+    """hackbench's "Time: 0.067" line, in seconds; ValueError quoting the output when
+    it has none."""
+    for line in output.splitlines():
+        if line.startswith("Time:"):
+            return float(line.split()[1])
+    raise ValueError(f"no 'Time:' line in hackbench's output: {output.strip()[-200:]!r}")
+
+
+def run_live_hackbench(lab: Lab, scale: str, root: str = SYS_SLAB,
+                       run: Optional[Callable[..., Any]] = None) -> None:
+    """seed-002 live: hackbench at each group count, cpu_partial as booted and 0 on every
+    kernel cache, interleaved; the kernel's cpu_partial values are put back whatever
+    happens. Rows to live.csv; why it could not run to lab.missing["live"]."""
+    import shutil
+    import subprocess
+    p = LIVE_HACKBENCH[scale]
+    rows: List[Dict[str, Any]] = []
+    booted = cpu_partial_files(root)
+    try:
+        if not shutil.which("hackbench") and run is None:
+            lab.missing["live"] = "skipped: no hackbench (Debian's rt-tests: scripts/deps.sh)"
+            return
+        if not booted:
+            lab.missing["live"] = (f"skipped: no cpu_partial files under {root} (SLUB's "
+                                   "sysfs with SLUB_CPU_PARTIAL)")
+            return
+        run = run or subprocess.run
+        for rep in lab.repeats(p["repeat"]):
+            for g in p["groups"]:
+                for label in lab.interleaved((LIVE_BEFORE, LIVE_AFTER), lambda v: v):
+                    n = write_cpu_partial({k: 0 for k in booted} if label == LIVE_BEFORE
+                                          else booted, root)
+                    r = run(["hackbench", "-g", str(g), "-l", str(p["loops"])],
+                            capture_output=True, text=True, timeout=600, check=False)
+                    if r.returncode != 0:
+                        raise RuntimeError(f"hackbench -g {g} exited {r.returncode}: "
+                                           f"{(r.stderr or r.stdout).strip()[-200:]}")
+                    secs = hackbench_seconds(r.stdout)
+                    rows.append(dict(experiment=lab.name, variant=label, groups=g,
+                                     repeat=rep, warmup=int(rep < 0), seconds=secs,
+                                     caches_set=n, date=_now()))
+                    lab.log(f"  {lab.name} live {label:38s} -g {g:<3} {_repeat(rep)} "
+                            f"({secs:.3f} s)")
+    except (OSError, RuntimeError, ValueError, subprocess.TimeoutExpired) as e:
+        lab.missing["live"] = f"missing: {e}"
+    finally:
+        if booted:
+            write_cpu_partial(booted, root)
+        with open(os.path.join(lab.out_dir, "live.csv"), "w", newline="") as f:
+            wr = csv.DictWriter(f, fieldnames=list(LIVE_COLUMNS))
+            wr.writeheader()
+            wr.writerows(rows)
+
+
+def table_live(ldf: Optional["pd.DataFrame"], missing: Mapping[str, str]) -> str:
+    """seed-002's live rows (pure): hackbench's seconds per group count, the throughput
+    ratio after/before paired by repeat with its t interval, and a verdict at the most
+    groups against the seed's +4.0%."""
+    why = missing.get("live")
+    head = ("  live (issue 26): hackbench on the kernel's own SLUB, cpu_partial as booted "
+            "(after) vs 0 on every cache (before), through /sys/kernel/slab")
+    if why:
+        return f"{head}: {why}"
+    if ldf is None or ldf.empty:
+        return f"{head}: no runs"
+    d = ldf[ldf["warmup"] == 0].assign(per_sec=lambda x: 1.0 / x["seconds"])
+    reps = d["repeat"].nunique()
+    out = [head + f"; seconds (median of {reps} runs), throughput after/before with 95% CI:"]
+    rows = []
+    for g in sorted(d["groups"].unique()):
+        ci = paired_ci(d, "per_sec", LIVE_BEFORE, LIVE_AFTER, groups=g)
+        rows.append([f"{int(g)} ({int(g) * 40} tasks)",
+                     _fmt(_med(d[(d["groups"] == g) & (d["variant"] == LIVE_BEFORE)],
+                               "seconds"), 3),
+                     _fmt(_med(d[(d["groups"] == g) & (d["variant"] == LIVE_AFTER)],
+                               "seconds"), 3),
+                     f"{pct(ci.ratio)} [{pct(ci.lo)}, {pct(ci.hi)}]" if ci else "-"])
+    out.append(table(["groups", "before", "after", "after/before"], rows, "    "))
+    most = max(d["groups"]) if len(d) else None
+    ci = paired_ci(d, "per_sec", LIVE_BEFORE, LIVE_AFTER, groups=most) \
+        if most is not None else None
+    t, b, a = S.SEED_002[-1]
+    out.append("  verdict: " + verdict_line(
+        f"live hackbench, {int(most) if most is not None else '?'} groups, after/before",
+        f"netperf after/before ({t} threads)", S.change(b, a), ci))
+    return "\n".join(out)
+
+
+def report_live(name: str, exp_dir: str) -> Optional[str]:
+    """The live rows' text from live.csv (seed-002); None where there are none."""
+    path = os.path.join(exp_dir, "live.csv")
+    if name != "seed-002" or not os.path.exists(path):
+        return None
+    import pandas as pd
+    missing: Dict[str, str] = {}
+    mpath = os.path.join(exp_dir, "missing.json")
+    if os.path.exists(mpath):
+        with open(mpath) as f:
+            missing = {k: v for k, v in json.load(f).items() if isinstance(v, str)}
+    ldf = pd.read_csv(path) if os.path.getsize(path) else None
+    return table_live(ldf, missing)
+
+
 # ---------------------------------------------------------------- plots
 
 def _bars(ax: "Axes", labels: Sequence[str], groups: Sequence[str],
@@ -1586,6 +1746,8 @@ def run_experiment(name: str, out_dir: str = os.path.join("build", "experiments"
             run_003(lab, params, avail)
         else:
             run_004(lab, params)
+        if name == "seed-002":
+            run_live_hackbench(lab, scale)
         if name in REPLAY_WORKLOADS:
             run_replays(lab, name, avail, scale)
     finally:
@@ -1625,6 +1787,9 @@ def report(name: str, exp_dir: str, log: Log = print, do_plot: bool = True) -> s
         with open(path) as f:
             missing = {k: v for k, v in json.load(f).items() if isinstance(v, str)}
     text = tables(name, df, missing)
+    live = report_live(name, exp_dir)
+    if live:
+        text += "\n" + live
     replays = report_replays(name, exp_dir)
     if replays:
         text += "\n" + replays

@@ -630,3 +630,69 @@ def test_publication_dir_is_dated_and_named_by_commit(tmp_path):
         str(tmp_path / "2026-12-06T123456Z-abc1234")
     (tmp_path / "2026-12-06T123456Z-abc1234").mkdir()
     assert E.publication_dir(str(tmp_path), when, "abc1234").endswith("-abc1234-2")
+
+
+def _slab_tree(root):
+    """A fake /sys/kernel/slab: two caches with cpu_partial, an alias link, one without."""
+    for name, cp in ((":0000064", 30), ("dentry", 120)):
+        (root / name).mkdir(parents=True)
+        (root / name / "cpu_partial").write_text(f"{cp}\n")
+    (root / "kmalloc-64").symlink_to(":0000064")
+    (root / "nocp").mkdir()
+    return {":0000064": 30, "dentry": 120}
+
+
+def test_live_hackbench_turns_cpu_partial_down_and_back(tmp_path):
+    """seed-002 live: every cache's cpu_partial is 0 for 'before' and as booted for
+    'after', put back at the end; hackbench's time (here: known, 10% shorter with the
+    lists) makes the table's ratio and verdict."""
+    root = tmp_path / "slab"
+    booted = _slab_tree(root)
+    seen = []
+
+    def fake_run(cmd, **kw):
+        now = E.cpu_partial_files(str(root))
+        seen.append((cmd, now))
+        secs = 1.0 if all(v == 0 for v in now.values()) else 0.9
+        return types.SimpleNamespace(returncode=0, stdout=f"Running...\nTime: {secs}\n",
+                                     stderr="")
+    lab = E.Lab(FakeLab(), "seed-002", str(tmp_path / "out"), "small", lambda _l: None,
+                warmup=1, order_seed=2)
+    try:
+        E.run_live_hackbench(lab, "small", root=str(root), run=fake_run)
+    finally:
+        lab.close()
+    assert E.cpu_partial_files(str(root)) == booted         # put back
+    p = E.LIVE_HACKBENCH["small"]
+    assert len(seen) == 2 * len(p["groups"]) * (p["repeat"] + 1)
+    assert seen[0][0][:3] == ["hackbench", "-g", str(p["groups"][0])]
+    assert {tuple(sorted(now.items())) for _cmd, now in seen} == \
+        {tuple(sorted(booted.items())), ((":0000064", 0), ("dentry", 0))}
+    ldf = pd.read_csv(tmp_path / "out" / "seed-002" / "live.csv")
+    assert (ldf["caches_set"] == 2).all() and (ldf[ldf["warmup"] == 1]["repeat"] < 0).all()
+    text = E.table_live(ldf, lab.missing)
+    # throughput after/before = 1.0 / 0.9: +11.1%, at every group count
+    assert "+11.1% [+11.1%, +11.1%]" in text
+    assert "verdict: live hackbench, 4 groups, after/before: seed: netperf after/before " \
+        "(160 threads) +4.0%; here: +11.1%" in text
+
+
+def test_live_hackbench_says_why_it_did_not_run(tmp_path):
+    root = tmp_path / "slab"
+    booted = _slab_tree(root)
+
+    def failing(cmd, **kw):
+        return types.SimpleNamespace(returncode=1, stdout="", stderr="hackbench: fork: EAGAIN")
+    lab = E.Lab(FakeLab(), "seed-002", str(tmp_path / "out"), "small", lambda _l: None)
+    try:
+        E.run_live_hackbench(lab, "small", root=str(root), run=failing)
+        assert lab.missing["live"].startswith("missing: hackbench -g 1 exited 1: ")
+        assert E.cpu_partial_files(str(root)) == booted     # put back after a failure
+        assert E.table_live(None, lab.missing).endswith(lab.missing["live"])
+        E.run_live_hackbench(lab, "small", root=str(tmp_path / "none"), run=failing)
+        assert "no cpu_partial files under" in lab.missing["live"]
+    finally:
+        lab.close()
+    with pytest.raises(ValueError, match="no 'Time:' line"):
+        E.hackbench_seconds("Running in process mode\n")
+    assert E.hackbench_seconds("Each sender...\nTime: 0.067\n") == 0.067

@@ -81,3 +81,32 @@ def test_seed_002_replay_rows(client, tmp_path):
     assert text is not None, "no replay rows in replay.json"
     assert "hackbench replay (issue 16): hackbench -g 2" in text
     assert "verdict: hackbench replay, after/before" in text
+
+
+def test_seed_002_live_hackbench(client, tmp_path, monkeypatch):
+    """seed-002 live on the kernel's own SLUB: hackbench with every cache's cpu_partial 0
+    (before) and as booted (after), the booted values put back (read from sysfs here);
+    each run's time is hackbench's own."""
+    import shutil
+
+    import pandas as pd
+    if not shutil.which("hackbench"):
+        pytest.skip("no hackbench (Debian's rt-tests: scripts/deps.sh installs it)")
+    booted = experiment.cpu_partial_files()
+    if not booted:
+        pytest.skip("no cpu_partial under /sys/kernel/slab (SLUB_CPU_PARTIAL)")
+    monkeypatch.setitem(experiment.LIVE_HACKBENCH, "small",
+                        dict(groups=[1, 2], loops=10, repeat=3))
+    lab = experiment.Lab(client, "seed-002", str(tmp_path), "small", lambda _line: None,
+                         warmup=0)
+    try:
+        experiment.run_live_hackbench(lab, "small")
+    finally:
+        lab.close()
+    assert "live" not in lab.missing, lab.missing
+    assert experiment.cpu_partial_files() == booted
+    df = pd.read_csv(tmp_path / "seed-002" / "live.csv")
+    assert len(df) == 2 * 2 * 3 and (df["seconds"] > 0).all()
+    assert (df["caches_set"] == len(booted)).all()
+    text = experiment.table_live(df, lab.missing)
+    assert "verdict: live hackbench, 2 groups, after/before" in text
