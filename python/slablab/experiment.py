@@ -72,6 +72,13 @@ EXP_COLUMNS: Sequence[str] = (
 
 MISSING_DESIGN = "missing: design not in this module"
 MISSING_KMALLOC = "missing: kmalloc on a design not in this module"
+#: seed-001's kmalloc rows on columns with array tunables: set-kmalloc gives the kmalloc
+#: classes a design and lists, not limit and batchcount.
+MISSING_KMALLOC_ARRAYS = ("missing: set-kmalloc sets the kmalloc classes' design and lists, "
+                          "not limit/batchcount")
+#: SLAB's per-cpu arrays shrunk to one object, the nearest to 2.4.9's UP kernel (no
+#: arrays: every call went to the slab lists), which seed-001 timed.
+ARRAYS_2_4_UP = {"limit": 1, "batchcount": 1, "shared": 0}
 KERNEL = "kernel SLUB"
 
 
@@ -129,6 +136,8 @@ def columns_for(experiment: str, avail: Avail) -> List[Column]:
     if experiment == "seed-001":
         return [column("slab lists=1", "slab", {"lists": 1}, avail),
                 column("slab lists=3", "slab", {"lists": 3}, avail),
+                column("2.4 UP lists=1", "slab", {"lists": 1, **ARRAYS_2_4_UP}, avail),
+                column("2.4 UP lists=3", "slab", {"lists": 3, **ARRAYS_2_4_UP}, avail),
                 column("slub", "slub", {}, avail),
                 column("sheaves", "sheaves", {}, avail),
                 column(KERNEL, None, {}, avail)]
@@ -489,9 +498,16 @@ def table_001(df: "pd.DataFrame", columns: Sequence[Column],
             out.append(f"    {c.label}: {why}")
         elif kwhy:
             out.append(f"    {c.label}, kf(N): {kwhy}")
-    one, three = "slab lists=1", "slab lists=3"
-    miss = next((missing.get(c.label) or c.missing for c in columns
-                 if c.label in (one, three) and (missing.get(c.label) or c.missing)), None)
+
+    def pair_missing(a: str, b: str) -> Optional[str]:
+        return next((missing.get(c.label) or c.missing for c in columns
+                     if c.label in (a, b) and (missing.get(c.label) or c.missing)), None)
+    # the seed timed a UP 2.4 kernel, which had no per-cpu arrays: its verdicts are the
+    # 2.4-like columns' (arrays of one object) where this module has them, else 6.1's
+    one, three, pair = "2.4 UP lists=1", "2.4 UP lists=3", "arrays of 1 (2.4 UP)"
+    if pair_missing(one, three) or not any(c.label == one for c in columns):
+        one, three, pair = "slab lists=1", "slab lists=3", "6.1's arrays"
+    miss = pair_missing(one, three)
     # the seed's ticks and our cycles both include their timed loop (0x49 there, the
     # storm's loop_cycles here): judge both net of it, as the seed's own "+24% without
     # overhead!" for km(4096) — the loop dilutes a change by its share of the figure
@@ -500,10 +516,13 @@ def table_001(df: "pd.DataFrame", columns: Sequence[Column],
                       for f in ("cycles_per_alloc", "cycles_per_free")})
     for name, a, b in S.SEED_001_ROWS:
         src, fig, size = _row_001(name)
-        ci = None if miss else paired_ci(net, fig + "_net", one, three, table_row=src, x=size)
+        kwhy = (missing.get(one + " kmalloc") or missing.get(three + " kmalloc")) \
+            if src == "kmalloc" else None
+        ci = None if miss or kwhy else \
+            paired_ci(net, fig + "_net", one, three, table_row=src, x=size)
         out.append("  verdict: " + verdict_line(
-            f"{name}, net of the loop", "3 lists",
-            S.change(S.ticks(a) - seed_loop, S.ticks(b) - seed_loop), ci, miss))
+            f"{name}, net of the loop, {pair}", "3 lists",
+            S.change(S.ticks(a) - seed_loop, S.ticks(b) - seed_loop), ci, miss or kwhy))
     out.append(_faithful(d, "the seed timed a UP 2.4 kernel on real hardware; 'km(1)' is a "
                             "cache of 8 bytes (slablab's smallest)"))
     return "\n".join(out)
@@ -958,6 +977,8 @@ def run_001(lab: Lab, p: Mapping[str, Any], avail: Avail) -> None:
     for c in cols:
         if c.design not in (None, "slub") and not avail.kmalloc_design:
             lab.missing[c.label + " kmalloc"] = MISSING_KMALLOC
+        elif set(c.tunables) - {"lists"}:
+            lab.missing[c.label + " kmalloc"] = MISSING_KMALLOC_ARRAYS
     kw = dict(threads=1, cpus="0", batch=100, ops=100 * p["rounds"])
     for rep in lab.repeats(p["repeat"]):
         for c in lab.interleaved(cols, lambda c: c.label, _twin_column):

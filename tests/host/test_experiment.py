@@ -62,7 +62,8 @@ def test_availability_and_missing_columns():
     assert c3["sheaves"] == E.MISSING_KMALLOC and c3["slub"] is None
     # once the designs and the lists tunable merge, the rows run by themselves
     later = E.availability(fake_protocol(["slub", "sheaves", "slab", "slob"],
-                                         ("cpu_partial", "lists"), commands=("kmalloc-set",)))
+                                         ("cpu_partial", "lists", "limit", "batchcount",
+                                          "shared"), commands=("kmalloc-set",)))
     assert later.kmalloc_design
     assert all(c.missing is None for c in E.columns_for("seed-003", later))
     assert all(c.missing is None for c in E.columns_for("seed-001", later))
@@ -225,17 +226,48 @@ def test_table_001_marks_missing_designs_and_judges_when_present():
     text = E.tables("seed-001", df, {"sheaves kmalloc": E.MISSING_KMALLOC}, avail)
     assert "0x7B=123" in text and "0x87=135" in text
     km = next(line for line in text.splitlines() if line.strip().startswith("km(4096)"))
-    assert "111" in km and "missing" not in km
+    # the 2.4-like columns need limit/batchcount/shared, not in this fake module
+    assert "111" in km and km.split().count("missing") == 2
+    assert "2.4 UP lists=1: missing: tunable limit,batchcount,shared not in this module" \
+        in text
     kf = next(line for line in text.splitlines() if line.strip().startswith("kf(4096)"))
     assert "missing" in kf                      # sheaves: no kmalloc on a design
     # both sides net of their loops: the seed's 0x49 (its own "+24% without overhead!"),
     # ours 25 cycles of the 100 (lists=1) and 110 (lists=3): 85 / 75 = +13.3%
-    assert "verdict: km(4096), net of the loop: seed: 3 lists +24.0%; here: +13.3%" in text
-    assert "verdict: kf(1), net of the loop: seed: 3 lists -1.0%" in text
+    assert "verdict: km(4096), net of the loop, 6.1's arrays: seed: 3 lists +24.0%; " \
+        "here: +13.3%" in text
+    assert "verdict: kf(1), net of the loop, 6.1's arrays: seed: 3 lists -1.0%" in text
     none = E.tables("seed-001", df[~df["variant"].str.startswith("slab")], {},
                     E.availability(fake_protocol(["slub", "sheaves"])))
     assert "slab lists=1: missing: design not in this module" in none
     assert "cannot judge (missing: design not in this module)" in none
+
+
+def test_table_001_judges_the_2_4_like_columns_where_there_are():
+    """With limit/batchcount/shared in the module, the verdicts are the 2.4-like columns'
+    (arrays of one object: 2.4.9's UP kernel had none); their kmalloc rows cannot be
+    given the arrays (set-kmalloc sets design and lists) and say so."""
+    avail = E.availability(fake_protocol(["slub", "sheaves", "slab"],
+                                         ("cpu_partial", "lists", "limit", "batchcount",
+                                          "shared"), commands=("kmalloc-set",)))
+    cols = [c.label for c in E.columns_for("seed-001", avail)]
+    assert cols[2:4] == ["2.4 UP lists=1", "2.4 UP lists=3"]
+    assert E.columns_for("seed-001", avail)[2].tunables == \
+        {"lists": 1, "limit": 1, "batchcount": 1, "shared": 0}
+    rs = []
+    for src, size in (("cache", 1), ("cache", 4096)):
+        rs += rows("seed-001", cols, [size], 3,
+                   {"cycles_per_alloc": 100.0, "cycles_per_free": 200.0},
+                   table_row=src, scale={"2.4 UP lists=1": 1.0, "2.4 UP lists=3": 1.2},
+                   loop_cycles=0.0)
+    missing = {"2.4 UP lists=1 kmalloc": E.MISSING_KMALLOC_ARRAYS,
+               "2.4 UP lists=3 kmalloc": E.MISSING_KMALLOC_ARRAYS}
+    text = E.tables("seed-001", frame(rs), missing, avail)
+    assert "verdict: km(4096), net of the loop, arrays of 1 (2.4 UP): seed: 3 lists " \
+        "+24.0%; here: +20.0% [+20.0%, +20.0%] (n=3)" in text
+    assert "verdict: kf(1), net of the loop, arrays of 1 (2.4 UP): seed: 3 lists -1.0%; " \
+        "here: - — cannot judge (missing: set-kmalloc sets the kmalloc classes' design" in text
+    assert "2.4 UP lists=1, kf(N): missing: set-kmalloc" in text
 
 
 def test_table_says_when_cycles_count_instructions():
