@@ -50,8 +50,9 @@
  *                                      c->sheaves_lock (local_trylock_t, preemption
  *                                      off), never nested with s->cpu->lock either
  *                                      way (nor held across a call into slub's
- *                                      layer under the sheaves); before, it is
- *                                      s->cpu->lock itself
+ *                                      layer under the sheaves) but in the pcs_held
+ *                                      selftest, which nests them as an interrupt
+ *                                      would; before, it is s->cpu->lock itself
  *   s->cpu->lock (local_lock)          a cpu's slow path against its fast path (the
  *                                      design's; see design_slub.c)
  *   barn->lock (spinlock, irqsave)     a node's barn of sheaves; under the sheaves

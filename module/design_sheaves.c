@@ -76,10 +76,13 @@
  *                                  local_lock() would let in on a half-done pop), and
  *                                  with sheaves_cpu_slabs slub's take and give share
  *                                  it. Either way it is never held across a call
- *                                  into the layer below.
+ *                                  into the layer below, except by the pcs_held
+ *                                  selftest (selftests=1), which nests the slow
+ *                                  paths' locks under it as an interrupt would.
  *   barn->lock (spinlock, irqsave) a barn's lists and counts; taken under the cpu's
  *                                  lock or alone; no slab lock is taken under it
- *   s->slabs_lock, n->list_lock    as in backend.c, never under the two above
+ *   s->slabs_lock, n->list_lock    as in backend.c, never under the two above (but
+ *                                  in the pcs_held selftest)
  */
 
 #include <linux/module.h>
@@ -1969,9 +1972,9 @@ out:
  * (6.16+): without, the lock is local_lock_irqsave() and no interrupt gets in.
  *
  * Context: process context; a test hook (selftests=1).
- * Return: 0; -EOPNOTSUPP without local_trylock_t, on another design or without
- * sheaves (sheaf_capacity 0); -ENOENT when the cache is being destroyed; -ENOMEM;
- * -EIO when main or the spare changed.
+ * Return: 0; -EPERM without selftests=1; -EOPNOTSUPP without local_trylock_t, on
+ * another design or without sheaves (sheaf_capacity 0); -ENOENT when the cache is
+ * being destroyed; -ENOMEM; -EIO when main or the spare changed.
  */
 int slablab_selftest_pcs_held(struct slablab_cache *s)
 {
@@ -2003,7 +2006,10 @@ int slablab_selftest_pcs_held(struct slablab_cache *s)
 	spare = c->spare;
 	main_size = main ? main->size : 0;
 	spare_size = spare ? spare->size : 0;
-	/* the paths slablab_cache_alloc()/_free() and their bulk forms dispatch to */
+	/*
+	 * the paths slablab_cache_alloc()/_free() and their bulk forms dispatch to; the
+	 * free is dispatch.h's cache_free_slab() for this design: keep them in step
+	 */
 	obj = sheaves_alloc(s, GFP_ATOMIC, NUMA_NO_NODE);
 	if (obj) {
 		struct slablab_slab *slab = obj_to_slab(obj);

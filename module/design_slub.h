@@ -23,9 +23,9 @@ static inline unsigned long next_tid(unsigned long tid)
 /*
  * The per-cpu freelist+tid cmpxchg. The kernel's this_cpu_cmpxchg_double() may call an
  * emulation helper that is not exported to modules, so issue cmpxchg16b on the %gs
- * per-cpu segment ourselves (x86-64 only; slablab_have_cmpxchg_double() in backend.c
- * checks CX16). No lock prefix: only this cpu (and its interrupts) may touch the word,
- * as in the kernel.
+ * per-cpu segment ourselves (x86-64 only; slablab_backend_init() refuses to load
+ * without CX16: slablab_have_cmpxchg_double(), backend.c). No lock prefix: only this
+ * cpu (and its interrupts) may touch the word, as in the kernel.
  * 6.8+'s this_cpu_try_cmpxchg128() is no way out: its ALTERNATIVE keeps a call to the
  * unexported this_cpu_cmpxchg16b_emu in the module's text. ZF comes out through the
  * "=@ccz" flag output where the compiler has flag outputs (gcc 6+, clang; 6.1 takes
