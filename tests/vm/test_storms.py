@@ -19,6 +19,7 @@ import errno
 import json
 import os
 import re
+import statistics
 import subprocess
 import time
 from typing import Any, Dict, List
@@ -396,21 +397,27 @@ def test_mixed_churn_holds_the_pages_of_the_kernels_slub(client, ncpus):
     design is SLUB 6.1 (7.x: the sheaves design its SLUB). Before, the kernel's column
     ran on the kernel's own classes (native-kmalloc), shrunk and counted above what
     they held, whose free slots took the storm's objects without a page: +0.1% over the
-    live data against slub's +20.9% (issue 24); here slub's +22-25% both."""
+    live data against slub's +20.9% (issue 24); here slub's +22-25% both. The threads'
+    interleaving varies from run to run (one pair read 264 and 281 pages, 6.05% apart,
+    on 2026-12-06), so each side runs five times, alternating, and their medians are
+    compared."""
     design = "sheaves" if SHEAVES_KERNEL else "slub"
     kw = dict(sizes=SEED_003_SIZES, threads=ncpus, working_set=2048, ops=20000, seed=3)
     was = client.status().get("kmalloc_design")
     client.set_kmalloc(design=design)
+    runs: Dict[str, List[Any]] = {"kmalloc": [], "native": []}
     try:
-        lab = check_result(client.storm("kmalloc", "churn", **kw))
-        native = check_result(client.storm("native", "churn", **kw))
+        for _ in range(5):
+            for target in runs:
+                runs[target].append(check_result(client.storm(target, "churn", **kw)))
     finally:
         client.set_kmalloc(design=was or "slub")
-    for res in (lab, native):
+    for res in runs["kmalloc"] + runs["native"]:
         assert res["steady_samples"] > 0 and res["steady_live_bytes"] > 0, res
         assert res["steady_pages"] * 4096 >= res["steady_live_bytes"], res
-    a, b = lab["steady_pages"], native["steady_pages"]
-    assert abs(a - b) <= 0.06 * max(a, b), (design, a, b)
+    a, b = (statistics.median(r["steady_pages"] for r in runs[t]) for t in runs)
+    assert abs(a - b) <= 0.06 * max(a, b), (design, a, b, {t: [r["steady_pages"] for r in
+                                                               runs[t]] for t in runs})
 
 
 # ------------------------------------------------------------------------- rcu
