@@ -1181,7 +1181,7 @@ def boot_account(path: str) -> Dict[str, Any]:
         workload="boot", trace=path, command="make record-boot", events=h["nr_events"],
         objects=h["nr_objects"], caches=len(h["caches"]), duration_ns=h["duration_ns"],
         lost_events=h["lost_events"], unmatched_frees=h["unmatched_frees"],
-        live_at_end=h["live_at_end"], peak_live_bytes=h["peak_live_bytes"], exit_status=0)
+        live_at_end=h["live_at_end"], exit_status=0)
     acct["peak_live_bytes"], acct["avg_live_bytes"] = trace_live_bytes(path)
     acct["how"] = (f"a real boot, recorded from its first allocation with the kmem "
                    f"tracepoints on the kernel's command line (trace_event=; make "
@@ -1459,6 +1459,16 @@ def table_replays(name: str, rdf: "pd.DataFrame", acct: Mapping[str, Any],
     return "\n".join(out)
 
 
+def read_missing(exp_dir: str) -> Dict[str, str]:
+    """An experiment directory's missing.json: what could not run and why (its text
+    values; the numbers beside them, seconds, warm-up and order seed, are left out)."""
+    path = os.path.join(exp_dir, "missing.json")
+    if not os.path.exists(path):
+        return {}
+    with open(path) as f:
+        return {k: v for k, v in json.load(f).items() if isinstance(v, str)}
+
+
 def report_replays(name: str, exp_dir: str) -> Optional[str]:
     """The replay rows' text from an experiment's replays.csv and replay.json; None
     where the experiment has no replay rows."""
@@ -1474,12 +1484,7 @@ def report_replays(name: str, exp_dir: str) -> Optional[str]:
     if os.path.exists(csv_path) and os.path.getsize(csv_path):
         import pandas as pd
         rdf = pd.read_csv(csv_path)
-    missing: Dict[str, str] = {}
-    mpath = os.path.join(exp_dir, "missing.json")
-    if os.path.exists(mpath):
-        with open(mpath) as f:
-            missing = {k: v for k, v in json.load(f).items() if isinstance(v, str)}
-    return table_replays(name, rdf, acct, missing)
+    return table_replays(name, rdf, acct, read_missing(exp_dir))
 
 
 # ---------------------------------------------------------------- live workloads (issue 26)
@@ -1626,17 +1631,13 @@ def table_live(ldf: Optional["pd.DataFrame"], missing: Mapping[str, str]) -> str
     return "\n".join(out)
 
 
-def report_live(name: str, exp_dir: str) -> Optional[str]:
-    """The live rows' text from live.csv (seed-002); None where there are none."""
+def report_live(name: str, exp_dir: str, missing: Mapping[str, str]) -> Optional[str]:
+    """The live rows' text from live.csv (seed-002) and the experiment's ``missing``
+    (:func:`read_missing`); None where there are none."""
     path = os.path.join(exp_dir, "live.csv")
     if name != "seed-002" or not os.path.exists(path):
         return None
     import pandas as pd
-    missing: Dict[str, str] = {}
-    mpath = os.path.join(exp_dir, "missing.json")
-    if os.path.exists(mpath):
-        with open(mpath) as f:
-            missing = {k: v for k, v in json.load(f).items() if isinstance(v, str)}
     ldf = pd.read_csv(path) if os.path.getsize(path) else None
     return table_live(ldf, missing)
 
@@ -1802,13 +1803,9 @@ def read_experiment(path: str) -> "pd.DataFrame":
 def report(name: str, exp_dir: str, log: Log = print, do_plot: bool = True) -> str:
     """The table (and plots) of an experiment's directory: runs.csv and missing.json."""
     df = read_experiment(os.path.join(exp_dir, "runs.csv"))
-    missing: Dict[str, str] = {}
-    path = os.path.join(exp_dir, "missing.json")
-    if os.path.exists(path):
-        with open(path) as f:
-            missing = {k: v for k, v in json.load(f).items() if isinstance(v, str)}
+    missing = read_missing(exp_dir)
     text = tables(name, df, missing)
-    live = report_live(name, exp_dir)
+    live = report_live(name, exp_dir, missing)
     if live:
         text += "\n" + live
     replays = report_replays(name, exp_dir)
