@@ -307,14 +307,18 @@ void parse_into(NativeCache& c)
 	}
 }
 
+/// $var when set and not empty (the tests' fake trees and files), else `fallback`.
+std::string path_from_env(std::string_view var, std::string_view fallback)
+{
+	const char* env = std::getenv(std::string(var).c_str());
+	return env && *env ? std::string(env) : std::string(fallback);
+}
+
 }  // namespace
 
 std::filesystem::path default_native_root()
 {
-	const char* env = std::getenv(std::string(kSysfsSlabEnv).c_str());
-	if (env && *env)
-		return env;
-	return std::filesystem::path(kSysfsSlabRoot);
+	return path_from_env(kSysfsSlabEnv, kSysfsSlabRoot);
 }
 
 SlabMeminfo parse_slab_meminfo(std::string_view text)
@@ -358,8 +362,7 @@ SlabMeminfo parse_slab_meminfo(std::string_view text)
 
 SlabMeminfo read_slab_meminfo()
 {
-	const char* env = std::getenv(std::string(kMeminfoEnv).c_str());
-	const std::string path = env && *env ? env : std::string(kMeminfoPath);
+	const std::string path = path_from_env(kMeminfoEnv, kMeminfoPath);
 	NativeFile f = read_file(AT_FDCWD, path);
 	if (f.err)
 		throw read_error(f.err, path);
