@@ -14,7 +14,7 @@ PKGS=(
 	python3-pip python3-venv python3-setuptools python3-wheel python3-pandas python3-numpy python3-scipy
 	python3-mypy flake8 shellcheck
 	rt-tests mmdebstrap
-	linux-perf trace-cmd bpftrace
+	linux-perf trace-cmd bpftrace python3-drgn
 )
 
 missing=()

@@ -20,6 +20,12 @@
 #                   the fidelity kernels: Debian's source with SLUB_STATS, SLAB or SLOB,
 #                   built by scripts/build-kernel.sh (docs/fidelity.md)
 #
+#   scripts/kernel.sh --debuginfo [KERNEL]
+#                   also fetch the kernel's vmlinux with debug information (Debian's
+#                   linux-image-ABI-dbg, only the vmlinux member: ~15 s for 6.1's 859 MB
+#                   package) into DIR/debuginfo/vmlinux and print that path instead: what
+#                   drgn needs (python/slablab/drgn_helpers.py, docs/debugging.md)
+#
 # Output: the cache directory on stdout; it holds
 #   root/      every package unpacked with dpkg -x
 #   env        shell assignments KREL, VMLINUZ, KDIR (headers ready for Kbuild), MODDIR,
@@ -31,10 +37,14 @@
 set -euo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)
+DEBUGINFO=0
+if [ "${1:-}" = --debuginfo ]; then DEBUGINFO=1; shift; fi
 KERNEL=${1:-${KERNEL:-6.1}}
 # The debug and fidelity kernels are built here from Debian's source, not downloaded.
 case "$KERNEL" in
-debug | 6.1-slub-stats | 6.1-slab | 6.1-slob | 7.3-slub-stats) exec "$HERE/build-kernel.sh" "$KERNEL" ;;
+debug | 6.1-slub-stats | 6.1-slab | 6.1-slob | 7.3-slub-stats)
+	[ "$DEBUGINFO" = 0 ] || { echo "kernel: error: $KERNEL is built here without debug information (CONFIG_DEBUG_INFO is off: it would double the build); --debuginfo takes a Debian kernel" >&2; exit 2; }
+	exec "$HERE/build-kernel.sh" "$KERNEL" ;;
 esac
 CACHE=${SLABLAB_CACHE:-$HOME/.cache/slablab}
 log() { echo "kernel: $*" >&2; }
@@ -84,8 +94,39 @@ if [ -n "$meta" ]; then
 fi
 abi=${abi%-unsigned}
 DIR=$CACHE/kernels/$abi
+
+# debuginfo: DIR/debuginfo/vmlinux from linux-image-ABI-dbg, printed instead of DIR.
+debuginfo() {
+	local out=$DIR/debuginfo/vmlinux tmp pkg=linux-image-$abi-dbg found
+	if [ -f "$out" ]; then echo "$out"; return 0; fi
+	tmp=$DIR/debuginfo.tmp
+	rm -rf "$tmp"
+	mkdir -p "$tmp"
+	log "fetching $pkg${suite:+ from $suite} (vmlinux with debug information)"
+	if [ -n "$suite" ]; then
+		(cd "$tmp" && { aptc apt-get -q download "$pkg/$suite" >&2 || aptc apt-get -q download "$pkg" >&2; }) ||
+			die "download of $pkg failed (is it on ${APT_SUITE_MIRROR:-the mirror}? apt-cache policy $pkg)"
+	else
+		(cd "$tmp" && aptc apt-get -q download "$pkg" >&2) ||
+			die "apt-get download $pkg failed (is it on the mirror? apt-cache policy $pkg)"
+	fi
+	log "extracting vmlinux from $pkg"
+	# Only the first vmlinux member (/usr/lib/debug/boot/vmlinux-KREL): the package's
+	# other 5 GB are the modules' debug information. tar stops at it; dpkg-deb then
+	# complains of the broken pipe, which says nothing about the member.
+	(cd "$tmp" && dpkg-deb --fsys-tarfile ./*.deb 2>/dev/null |
+		tar -x --wildcards --occurrence=1 '*/vmlinux*') || true
+	found=$(find "$tmp" -type f -name 'vmlinux*' ! -name '*.deb' | head -1)
+	[ -n "$found" ] || die "no vmlinux in $pkg"
+	mkdir -p "$DIR/debuginfo"
+	mv "$found" "$out.tmp" && mv "$out.tmp" "$out"
+	rm -rf "$tmp"
+	log "debug vmlinux ready: $out"
+	echo "$out"
+}
+
 if [ -f "$DIR/env" ]; then
-	echo "$DIR"
+	if [ "$DEBUGINFO" = 1 ]; then debuginfo; else echo "$DIR"; fi
 	exit 0
 fi
 
@@ -160,4 +201,4 @@ EOT
 [ -z "$BR" ] || echo "BUILDROOT=$BR" >>"$DIR.tmp/env"
 mv "$DIR.tmp" "$DIR"
 log "kernel $krel ready"
-echo "$DIR"
+if [ "$DEBUGINFO" = 1 ]; then debuginfo; else echo "$DIR"; fi

@@ -328,6 +328,15 @@ run_vm_on() {
 	mod=$(kept_module "$k")
 	dir=$("$REPO/scripts/kernel.sh" "$k") || { rc=1; return; }
 	extra=(SLABLAB_MODULE="$mod")
+	# drgn's view of the module (tests/vm/test_drgn.py) needs the kernel's DWARF:
+	# Debian's -dbg vmlinux (~15 s the first time). Only where bookworm's drgn 0.0.22
+	# finds modules (before Linux 6.4): 6.1; elsewhere the file skips itself.
+	if [ "$k" = 6.1 ]; then
+		local vmlinux
+		vmlinux=$($STAGE "debuginfo $k" "$REPO/scripts/kernel.sh" --debuginfo "$k") &&
+			extra+=(SLABLAB_VMLINUX="$vmlinux") ||
+			echo "test: no debug vmlinux for $k: test_drgn.py will skip (and fail under CI)" >&2
+	fi
 	# The cache suite runs once per design variant: more than vm.sh's default 900 s.
 	local own=${VM_TIMEOUT:-2400}
 	if [ "$k" = debug ]; then
