@@ -36,7 +36,8 @@ from typing import (TYPE_CHECKING, Any, Callable, Dict, Iterable, List, Mapping,
 
 from . import seeds as S
 from .analysis import (LIST_LOCK_STATS, RUN_COLUMNS, RatioCI, beyond, inconclusive,
-                       paired_ratio_ci, run_context, run_row, within)
+                       paired_ratio_ci, run_context, run_row, slowest_runs_test, spread_test,
+                       within)
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -437,6 +438,7 @@ def table_000(df: "pd.DataFrame", missing: Mapping[str, str]) -> str:
         out.append("  verdict: " + verdict_line(
             f"{dyn} vs min_partial=5, {int(big) if big else '?'} B run time",
             "dynamic sys time", seed_sys, ci))
+    out += tail_lines(d, fixed, big)
     out.append(f"  (seed's real time: {pct(1 + seed_real)}; our storms run in the kernel, so "
                "their time is the seed's sys time)")
     out.append(_faithful(d, "fio netio is replaced by a storm that builds and drains "
@@ -940,6 +942,60 @@ def _twin_column(c: Column) -> Column:
 
 def _ilog2(n: int) -> int:
     return n.bit_length() - 1
+
+
+#: A test's verdict threshold: one-sided p below it says the direction
+ALPHA = 0.05
+
+
+def test_verdict(p_seed_way: float, p_other_way: float, alpha: float = ALPHA) -> str:
+    """A direction judged by a test rather than an interval (spread, slowest runs):
+    ``agrees in direction`` when the seed's way is significant at ``alpha``, ``disagrees:
+    the opposite direction`` when the other way is, else ``inconclusive: p = X the seed's
+    way`` — a test without an effect size cannot say "no difference"."""
+    if p_seed_way < alpha:
+        return "agrees in direction"
+    if p_other_way < alpha:
+        return "disagrees: the opposite direction"
+    return f"inconclusive: p = {p_seed_way:.2f} the seed's way, {p_other_way:.2f} the other"
+
+
+def tail_lines(d: "pd.DataFrame", fixed: Optional[str], size: Optional[float]) -> List[str]:
+    """Seed 000's headline judged: its SLUB's sys-time sd fell 2.28 -> 0.29 s and its max
+    16.95 -> 8.64 s with the dynamic min_partial (the slow runs went away), while the
+    average moved 13%. Here, on the run times of the largest size: the spread of each
+    dynamic variant against min_partial=5 (:func:`slablab.analysis.spread_test`) and
+    which variant owns the slowest runs (:func:`slablab.analysis.slowest_runs_test`),
+    each a one-sided test at :data:`ALPHA` — directions, not sizes (see spread_test:
+    with a handful of runs no interval for a tail covers what it says)."""
+    if size is None or not fixed:
+        return []
+    sys_ = S.SEED_000["sys"]
+    sd0, sd1 = sys_["SLUB"][3], sys_["SLUB (dynamic)"][3]
+    mx0, mx1 = sys_["SLUB"][1], sys_["SLUB (dynamic)"][1]
+    g = d[(d["x"] == size) & d["run_ms"].notna()]
+    base = list(g[g["variant"] == fixed]["run_ms"])
+    out = []
+    for dyn in [v for v in dict.fromkeys(g["variant"]) if v.startswith("ilog2")
+                or v.startswith("default")]:
+        other = list(g[g["variant"] == dyn]["run_ms"])
+        head = f"  verdict: {dyn} vs min_partial=5, {int(size)} B "
+        st = spread_test(base, other)
+        if st is None:
+            out.append(head + "spread: - — too few runs to judge")
+            continue
+        sd_a, sd_b = describe(base), describe(other)
+        out.append(head + f"spread: seed: sys sd {sd0:.2f} -> {sd1:.2f} s "
+                   f"({pct(sd1 / sd0)}); here: mean |run - median| {st.mad_a:.2f} -> "
+                   f"{st.mad_b:.2f} ms, sd {_fmt(sd_a.sd if sd_a else None, 2)} -> "
+                   f"{_fmt(sd_b.sd if sd_b else None, 2)} ms (n={st.n_a}, {st.n_b}; "
+                   f"permutation test) — {test_verdict(st.p_a_wider, st.p_b_wider)}")
+        hits, k, p_fixed, p_dyn = slowest_runs_test(base, other)
+        out.append(head + f"slowest runs: seed: max {mx0:.2f} -> {mx1:.2f} s; here: max "
+                   f"{max(base):.2f} -> {max(other):.2f} ms, {hits} of the {k} slowest of "
+                   f"{len(base) + len(other)} runs min_partial=5's — "
+                   f"{test_verdict(p_fixed, p_dyn)}")
+    return out
 
 
 def run_000(lab: Lab, p: Mapping[str, Any]) -> None:

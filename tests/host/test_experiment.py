@@ -14,6 +14,7 @@ np = pytest.importorskip("numpy")
 
 from slablab import experiment as E  # noqa: E402
 from slablab import seeds as S  # noqa: E402
+from slablab import analysis as A  # noqa: E402
 from slablab.analysis import RatioCI  # noqa: E402
 
 
@@ -728,3 +729,61 @@ def test_live_hackbench_says_why_it_did_not_run(tmp_path):
     with pytest.raises(ValueError, match="no 'Time:' line"):
         E.hackbench_seconds("Running in process mode\n")
     assert E.hackbench_seconds("Each sender...\nTime: 0.067\n") == 0.067
+
+
+def _seed_000_tail(fixed, dyn):
+    """A seed-000 frame at 4096 B with the given run times of min_partial=5 and the
+    2008 patch's variant, repeat by repeat."""
+    v = ["min_partial=5", "ilog2(size) (2008 patch)"]
+    out = []
+    for rep, (a, b) in enumerate(zip(fixed, dyn)):
+        for var, ms in zip(v, (a, b)):
+            out.append(dict(experiment="seed-000", variant=var, x=4096, repeat=rep,
+                            table_row="batch", run_ms=ms, peak_pages=100.0,
+                            cache_min_partial=5.0, vm_cpus=2, kernel_release="6.1.0-test",
+                            cpu_model="QEMU"))
+    return frame(out)
+
+
+def test_seed_000_headline_judged_by_spread_and_slowest_runs():
+    """The seed's sd and max fell with the dynamic min_partial: here a fixed variant with
+    slow runs and a dynamic one without them agree in direction on both; swapped, both
+    disagree; the same runs on both sides are inconclusive (p printed)."""
+    quiet = [10.0 + 0.01 * i for i in range(12)]
+    slow = quiet[:8] + [20.0, 22.0, 25.0, 30.0]
+    text = E.tables("seed-000", _seed_000_tail(slow, quiet), {})
+    lines = [ln for ln in text.splitlines() if "4096 B spread" in ln or "slowest runs" in ln]
+    assert len(lines) == 2, text
+    assert "sd 2.28 -> 0.29 s (-87.3%)" in lines[0] and lines[0].endswith("agrees in direction")
+    assert "max 16.95 -> 8.64 s" in lines[1] and "4 of the 4 slowest of 24 runs" in lines[1]
+    assert lines[1].endswith("agrees in direction")
+    text = E.tables("seed-000", _seed_000_tail(quiet, slow), {})
+    assert text.count("disagrees: the opposite direction") >= 2, text
+    text = E.tables("seed-000", _seed_000_tail(quiet, quiet[::-1]), {})
+    assert "spread: seed" in text and "inconclusive: p = " in text
+
+
+def test_spread_and_slowest_runs_tests_hold_their_error_rate_and_can_see():
+    """Under no difference (both variants' runs from one distribution, exchangeable) each
+    one-sided test says "significant" at most ~5% of the time (1000 simulated pairs of
+    n = 10: at most 7%, 3 binomial sds over 5%); a clear difference — 40% of one side's
+    runs twice as slow, n = 30 — is seen most of the time (at least 80%). Seeded."""
+    rng = np.random.default_rng(2026)
+    false_spread = false_tail = seen_spread = seen_tail = 0
+    trials = 1000
+    for _ in range(trials):
+        a, b = rng.lognormal(0, 0.3, 10), rng.lognormal(0, 0.3, 10)
+        st = A.spread_test(a, b, permutations=500)
+        assert st is not None
+        false_spread += st.p_b_wider < 0.05
+        false_tail += A.slowest_runs_test(a, b)[3] < 0.05
+    for _ in range(200):
+        a = rng.normal(100, 3, 30)
+        b = rng.normal(100, 3, 30) * np.where(rng.random(30) < 0.4, 2, 1)
+        st = A.spread_test(a, b, permutations=500)
+        assert st is not None
+        seen_spread += st.p_b_wider < 0.05
+        seen_tail += A.slowest_runs_test(a, b)[3] < 0.05
+    assert false_spread / trials <= 0.07 and false_tail / trials <= 0.07, \
+        (false_spread, false_tail)
+    assert seen_spread / 200 >= 0.8 and seen_tail / 200 >= 0.8, (seen_spread, seen_tail)
