@@ -38,8 +38,12 @@ set -euo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)
 DEBUGINFO=0
-if [ "${1:-}" = --debuginfo ]; then DEBUGINFO=1; shift; fi
-KERNEL=${1:-${KERNEL:-6.1}}
+args=()
+for a in "$@"; do
+	if [ "$a" = --debuginfo ]; then DEBUGINFO=1; else args+=("$a"); fi
+done
+[ "${#args[@]}" -le 1 ] || { echo "kernel: error: one KERNEL at most (got: ${args[*]})" >&2; exit 2; }
+KERNEL=${args[0]:-${KERNEL:-6.1}}
 # The debug and fidelity kernels are built here from Debian's source, not downloaded.
 case "$KERNEL" in
 debug | 6.1-slub-stats | 6.1-slab | 6.1-slob | 7.3-slub-stats)
@@ -95,13 +99,17 @@ fi
 abi=${abi%-unsigned}
 DIR=$CACHE/kernels/$abi
 
-# debuginfo: DIR/debuginfo/vmlinux from linux-image-ABI-dbg, printed instead of DIR.
+# debuginfo: DIR/debuginfo/vmlinux from linux-image-ABI-dbg, printed instead of DIR. The
+# package's version is the image's as apt knows it now; a re-upload under the same ABI
+# would give DWARF of another build, which slablab.drgn_helpers refuses by build ID.
 debuginfo() {
-	local out=$DIR/debuginfo/vmlinux tmp pkg=linux-image-$abi-dbg found
+	local out=$DIR/debuginfo/vmlinux tmp pkg=linux-image-$abi-dbg found rc
 	if [ -f "$out" ]; then echo "$out"; return 0; fi
 	tmp=$DIR/debuginfo.tmp
 	rm -rf "$tmp"
 	mkdir -p "$tmp"
+	# ~1 GB of package: never left behind by a failure
+	trap 'rm -rf "$tmp"' EXIT
 	log "fetching $pkg${suite:+ from $suite} (vmlinux with debug information)"
 	if [ -n "$suite" ]; then
 		(cd "$tmp" && { aptc apt-get -q download "$pkg/$suite" >&2 || aptc apt-get -q download "$pkg" >&2; }) ||
@@ -111,16 +119,22 @@ debuginfo() {
 			die "apt-get download $pkg failed (is it on the mirror? apt-cache policy $pkg)"
 	fi
 	log "extracting vmlinux from $pkg"
-	# Only the first vmlinux member (/usr/lib/debug/boot/vmlinux-KREL): the package's
-	# other 5 GB are the modules' debug information. tar stops at it; dpkg-deb then
-	# complains of the broken pipe, which says nothing about the member.
-	(cd "$tmp" && dpkg-deb --fsys-tarfile ./*.deb 2>/dev/null |
-		tar -x --wildcards --occurrence=1 '*/vmlinux*') || true
+	# Only the vmlinux member (6.x: usr/lib/debug/boot/vmlinux-KREL): the package's other
+	# 5 GB are the modules' DWARF, and tar stops once it has it. Without pipefail the
+	# status is tar's: dpkg-deb's broken pipe after it says nothing.
+	rc=0
+	(cd "$tmp" && set +o pipefail && dpkg-deb --fsys-tarfile ./*.deb 2>/dev/null |
+		tar -x --wildcards --occurrence=1 '*/vmlinux*') || rc=$?
+	[ "$rc" = 0 ] || die "extracting vmlinux from $pkg failed (tar exit $rc: disk full, or a damaged download?)"
 	found=$(find "$tmp" -type f -name 'vmlinux*' ! -name '*.deb' | head -1)
 	[ -n "$found" ] || die "no vmlinux in $pkg"
+	# a whole ELF file with DWARF: its section headers are at the end
+	readelf -S "$found" 2>/dev/null | grep -q '\.debug_info' ||
+		die "the vmlinux of $pkg has no .debug_info, or is cut short"
 	mkdir -p "$DIR/debuginfo"
 	mv "$found" "$out.tmp" && mv "$out.tmp" "$out"
 	rm -rf "$tmp"
+	trap - EXIT
 	log "debug vmlinux ready: $out"
 	echo "$out"
 }

@@ -26,12 +26,13 @@ drgn 0.0.23 or later (their modules' memory layout changed).
 import argparse
 import os
 import platform
+import subprocess
 import sys
 from typing import Dict, Iterator, List, NamedTuple, Optional, Tuple
 
 import drgn
 from drgn import Object, Program
-from drgn.helpers.linux.cpumask import for_each_online_cpu
+from drgn.helpers.linux.cpumask import for_each_possible_cpu
 from drgn.helpers.linux.list import list_for_each_entry
 from drgn.helpers.linux.mm import compound_head, compound_order, page_to_virt, virt_to_page
 from drgn.helpers.linux.percpu import per_cpu_ptr
@@ -53,8 +54,6 @@ __all__ = (
 
 # page->private of a slob heap page: its metadata pointer with this bit set (internal.h)
 _SLOB_PAGE_BIT = 1
-# The SLAB_* flags bits of internal.h's struct slablab_slab base_flags word
-_SLAB_FLAG_BITS = 0xfff
 
 
 def for_each_slablab_cache(prog: Program) -> Iterator[Object]:
@@ -185,14 +184,44 @@ def _sheaf_objects(sheaf: Object) -> List[int]:
 
 
 def _array_objects(ac: Object) -> List[int]:
+    """An array cache's objects, ``entry[0..avail)``, as the module counts them (an
+    ``avail`` beyond any array's size says the array is corrupt or changing)."""
     if not ac.value_():
         return []
-    n = min(ac.avail.value_(), ac.limit.value_() if ac.limit.value_() else ac.avail.value_())
+    n = ac.avail.value_()
+    if n > 1 << 16:
+        raise ValueError(f"array {ac.value_():#x}: avail {n} (corrupt, or changing)")
     return [ac.entry[i].value_() for i in range(n)]
 
 
 def _nodes(prog: Program) -> range:
-    return range(prog["nr_node_ids"].value_())
+    try:
+        return range(prog["nr_node_ids"].value_())
+    except KeyError:    # a kernel without NUMA: one node
+        return range(1)
+
+
+def _cpus(prog: Program) -> Iterator[int]:
+    """Every possible cpu: the module empties a cpu's state only in its dead callback,
+    after the cpu has left the online mask, so a dump taken during a hot-unplug (or a
+    callback waiting for slablab_mutex) still has objects there."""
+    return for_each_possible_cpu(prog)
+
+
+def _cpu_partial_slabs(cache: Object, c: Object) -> List[Object]:
+    """A cpu's partial slabs (slab->next), at most its partial_slabs count plus one: the
+    link shares a union with the node list's, so a slab moved while read must not send
+    the walk round a list_head forever."""
+    out: List[Object] = []
+    slab = c.partial
+    bound = c.partial_slabs.value_() + 1
+    while slab.value_():
+        if len(out) >= bound:
+            raise ValueError(f"cache {cache.name.string_().decode()}: cpu partial list "
+                             f"longer than its {bound - 1} slabs (changing while read?)")
+        out.append(slab)
+        slab = slab.next
+    return out
 
 
 def _cached_objects(cache: Object) -> Iterator[Tuple[str, List[int]]]:
@@ -202,13 +231,13 @@ def _cached_objects(cache: Object) -> Iterator[Tuple[str, List[int]]]:
     design = slablab_design(cache)
     under_slub = design == "sheaves" and cache.under.value_()
     if design == "slub" or under_slub:
-        for cpu in for_each_online_cpu(prog):
+        for cpu in _cpus(prog):
             c = _cpu(cache, cpu)
             slab = c.slab
             bound = _counters(slab)[1] if slab.value_() else 0
             yield f"cpu {cpu} freelist", _chain(cache, c.ft.freelist.value_(), bound)[:bound]
     if design == "sheaves":
-        for cpu in for_each_online_cpu(prog):
+        for cpu in _cpus(prog):
             c = _cpu(cache, cpu)
             yield f"cpu {cpu} main sheaf", _sheaf_objects(c.main)
             yield f"cpu {cpu} spare sheaf", _sheaf_objects(c.spare)
@@ -222,7 +251,7 @@ def _cached_objects(cache: Object) -> Iterator[Tuple[str, List[int]]]:
                 objs += _sheaf_objects(sh)
             yield f"barn of node {nid}", objs
     if design == "slab":
-        for cpu in for_each_online_cpu(prog):
+        for cpu in _cpus(prog):
             yield f"cpu {cpu} array", _array_objects(_cpu(cache, cpu).ac)
         nodes = cache.slab_nodes
         for nid in _nodes(prog) if nodes.value_() else ():
@@ -238,22 +267,49 @@ def _cached_objects(cache: Object) -> Iterator[Tuple[str, List[int]]]:
                 yield f"alien cache of node {nid}", objs
 
 
+def _rcu_objects(cache: Object) -> Iterator[Tuple[str, List[int]]]:
+    """Objects freed with RCU whose grace period has not ended: each cpu's batches
+    (cache.c: rcu_heads linked through ->next, whose ->func holds the head's offset in
+    its object) and the sheaves' rcu_free sheaf. Allocated still, to the allocator: no
+    layer counts them, but a use-after-free hunt wants to know."""
+    prog = cache.prog_
+    for cpu in _cpus(prog):
+        c = _cpu(cache, cpu)
+        for which in ("pending", "waiting"):
+            objs: List[int] = []
+            head = getattr(c.rcu, which)
+            while head.value_() and len(objs) < 1 << 20:
+                objs.append(head.value_() - head.func.value_())
+                head = head.next
+            yield f"cpu {cpu} RCU {which}", objs
+        if slablab_design(cache) == "sheaves":
+            yield f"cpu {cpu} rcu_free sheaf", _sheaf_objects(c.rcu_free)
+
+
 def slablab_cpu_layers(cache: Object) -> Dict[str, int]:
-    """Free objects in each cached layer of the cache, by layer name: the same layers,
-    summed, as ``slabctl info``'s (slablab_cache_layers())."""
+    """Free objects in each cached layer of the cache, per cpu and node, by layer name
+    ("cpu 0 main sheaf", "barn of node 0", ...); slablab_cache_layers() sums them as
+    ``slabctl info`` names them."""
     return {layer: len(objs) for layer, objs in _cached_objects(cache)}
 
 
 def slablab_cache_layers(cache: Object) -> Dict[str, int]:
     """The cache's layers as the module's layers op names them (the spec's layers
-    set: cpu_slab, cpu_partial, sheaf_main, sheaf_spare, barn, array, shared, alien),
-    for the layers its design has: free objects in each, summed over cpus and nodes.
-    ``slabctl info NAME`` (or Client.cache_get()'s "layers") must say the same of a
-    quiet cache."""
+    set: slabs_free, cpu_slab, cpu_partial, sheaf_main, sheaf_spare, barn,
+    sheaf_prefilled, array, shared, alien), for the layers its design has: free objects
+    in each, summed over cpus and nodes. ``slabctl info NAME`` (or Client.cache_get()'s
+    "layers") must say the same of a quiet cache. (total and callers are netlink's.)"""
     prog = cache.prog_
     design = slablab_design(cache)
     out: Dict[str, int] = {}
     per = slablab_cpu_layers(cache)
+    if design != "slob":
+        # the back end's: free objects of unfrozen slabs (a frozen one's are its cpu's)
+        out["slabs_free"] = 0
+        for slab in for_each_slablab_slab(cache):
+            inuse, objects, frozen = _counters(slab)
+            if not frozen:
+                out["slabs_free"] += objects - inuse
 
     def add(key: str, suffix: str) -> None:
         out[key] = sum(n for layer, n in per.items() if layer.endswith(suffix))
@@ -262,20 +318,22 @@ def slablab_cache_layers(cache: Object) -> Dict[str, int]:
         # the cpu slab's free objects: its cpu freelist plus the remote frees on its own
         # freelist; a cpu partial slab's are on its freelist (design_slub.c)
         out["cpu_slab"] = out["cpu_partial"] = 0
-        for cpu in for_each_online_cpu(prog):
+        for cpu in _cpus(prog):
             c = _cpu(cache, cpu)
             if c.slab.value_():
                 inuse, objects, _ = _counters(c.slab)
                 out["cpu_slab"] += per[f"cpu {cpu} freelist"] + objects - inuse
-            slab = c.partial
-            while slab.value_():
+            for slab in _cpu_partial_slabs(cache, c):
                 inuse, objects, _ = _counters(slab)
                 out["cpu_partial"] += objects - inuse
-                slab = slab.next
     if design == "sheaves":
         add("sheaf_main", "main sheaf")
         add("sheaf_spare", "spare sheaf")
         out["barn"] = sum(n for layer, n in per.items() if layer.startswith("barn"))
+        # objects in prefilled sheaves out with callers: the per-cpu shares' sum (cache.c's
+        # prefilled()); the sheaves themselves are the callers', not reachable from here
+        out["sheaf_prefilled"] = max(0, sum(_cpu(cache, cpu).prefilled_objects.value_()
+                                            for cpu in _cpus(prog)))
     if design == "slab":
         out["array"] = sum(n for layer, n in per.items() if layer.startswith("cpu "))
         out["shared"] = sum(n for layer, n in per.items() if layer.startswith("shared"))
@@ -301,9 +359,14 @@ def _slob_object_info(prog: Program, sp: Object, addr: int) -> SlablabObjectInfo
         nxt = -first if first < 0 else _read_s16(prog, block + unit)
         if block <= addr < block + units * unit:
             return SlablabObjectInfo(None, sp, block, (block - base) // unit, "free block")
-        block = base + nxt * unit
-        if block >= base + page or nxt <= 0:
+        # free blocks are kept in address order, the last pointing at the page's end:
+        # anything else ends the walk (a torn read or corruption, never a loop)
+        following = base + nxt * unit
+        if following <= block or following >= base + page:
             break
+        block = following
+    # an allocated block's start is not recorded (SLOB keeps no object boundaries):
+    # address is the address asked about
     return SlablabObjectInfo(None, sp, addr, (addr - base) // unit, "allocated")
 
 
@@ -347,17 +410,39 @@ def slablab_object_info(prog: Program, addr: int) -> Optional[SlablabObjectInfo]
         return None     # the slab's leftover: its metadata, or nothing
     start = head + index * stride
     name = cache.name.string_().decode()
-    if start in slablab_slab_freelist(slab):
-        return SlablabObjectInfo(name, slab, start, index, "slab freelist")
+    if not any(sl.value_() == slab.value_() for sl in for_each_slablab_slab(cache)):
+        # off all_slabs with its metadata still there: a typesafe-by-rcu slab waiting for
+        # its grace period, or one on its way back to the page allocator
+        return SlablabObjectInfo(name, slab, start, index, "slab being discarded")
+    return SlablabObjectInfo(name, slab, start, index, _slot_state(cache, slab, start))
+
+
+def _slot_state(cache: Object, slab: Object, start: int,
+                where: Optional[Dict[int, str]] = None) -> str:
+    if where is None:
+        where = _free_where(cache, [slab])
+    return where.get(start, "allocated")
+
+
+def _free_where(cache: Object, slabs: List[Object]) -> Dict[int, str]:
+    """{object: where it waits} for the free objects of ``slabs`` and of the cache's
+    layers, and the objects waiting for an RCU grace period."""
+    where: Dict[int, str] = {}
+    for layer, objs in _rcu_objects(cache):
+        where.update((o, f"{layer} (freed, grace period not over)") for o in objs)
     for layer, objs in _cached_objects(cache):
-        if start in objs:
-            return SlablabObjectInfo(name, slab, start, index, layer)
-    return SlablabObjectInfo(name, slab, start, index, "allocated")
+        where.update((o, layer) for o in objs)
+    for slab in slabs:
+        where.update((o, "slab freelist") for o in slablab_slab_freelist(slab))
+    return where
 
 
 def slablab_cache_objects(cache: Object) -> Iterator[int]:
-    """Every allocated object of a slab-backed cache (slub, sheaves, slab): each
-    slot of each slab that is on no free list and in no cached layer."""
+    """Every allocated object of a slab-backed cache (slub, sheaves, slab): each slot of
+    each slab that is on no free list and in no cached layer. Objects waiting for an RCU
+    grace period are allocated still, as the module counts them; free objects in a
+    prefilled sheaf a caller holds are not reachable from the cache and come out here
+    too (slablab_cache_layers()'s sheaf_prefilled counts them)."""
     free = set()
     for _, objs in _cached_objects(cache):
         free.update(objs)
@@ -368,6 +453,37 @@ def slablab_cache_objects(cache: Object) -> Iterator[int]:
                 yield obj
 
 
+def _running_build_id() -> Optional[str]:
+    """The running kernel's GNU build ID, from /sys/kernel/notes (raw ELF notes)."""
+    try:
+        data = open("/sys/kernel/notes", "rb").read()
+    except OSError:
+        return None
+    at = 0
+    while at + 12 <= len(data):
+        namesz, descsz, kind = (int.from_bytes(data[at + i:at + i + 4], "little")
+                                for i in (0, 4, 8))
+        name_at = at + 12
+        desc_at = name_at + (namesz + 3) // 4 * 4
+        if kind == 3 and data[name_at:name_at + namesz].rstrip(b"\0") == b"GNU":
+            return data[desc_at:desc_at + descsz].hex()
+        at = desc_at + (descsz + 3) // 4 * 4
+    return None
+
+
+def _file_build_id(path: str) -> Optional[str]:
+    """A vmlinux's GNU build ID (readelf -n), or None when it cannot be read."""
+    try:
+        out = subprocess.run(["readelf", "-n", path], capture_output=True, text=True,
+                             timeout=60).stdout
+    except (OSError, subprocess.SubprocessError):
+        return None
+    for line in out.splitlines():
+        if "Build ID:" in line:
+            return line.split("Build ID:")[1].strip()
+    return None
+
+
 def open_program(vmlinux: Optional[str] = None, module: Optional[str] = None,
                  core: Optional[str] = None) -> Program:
     """A drgn Program for the running kernel (/proc/kcore, root) or a crash dump
@@ -375,6 +491,8 @@ def open_program(vmlinux: Optional[str] = None, module: Optional[str] = None,
     linux-image-*-dbg path for this kernel, /usr/lib/debug/boot/vmlinux-RELEASE, or
     $SLABLAB_VMLINUX) and of slablab.ko (``module``, default $SLABLAB_MODULE or
     module/slablab.ko of this tree)."""
+    if core and not vmlinux:
+        raise FileNotFoundError("a crash dump needs its kernel's vmlinux: pass --vmlinux")
     vmlinux = vmlinux or os.environ.get("SLABLAB_VMLINUX") or \
         f"/usr/lib/debug/boot/vmlinux-{platform.release()}"
     here = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -391,6 +509,14 @@ def open_program(vmlinux: Optional[str] = None, module: Optional[str] = None,
     if core:
         prog.set_core_dump(core)
     else:
+        # drgn 0.0.22 takes the file it is given without comparing build IDs: DWARF of
+        # another build (a re-upload under the same ABI) would read wrong addresses
+        running, given = _running_build_id(), _file_build_id(vmlinux)
+        if running and given and running != given:
+            raise LookupError(f"{vmlinux} is not the running kernel's build (build ID "
+                              f"{given}, running {running}): fetch the matching -dbg "
+                              "package (rm -r the cache's debuginfo/ and run "
+                              "scripts/kernel.sh --debuginfo again)")
         prog.set_kernel()
     try:
         prog.load_debug_info([vmlinux, module])
@@ -443,10 +569,14 @@ def main(argv: Optional[List[str]] = None, prog: Optional[Program] = None) -> in
     ly.add_argument("cache")
     args = p.parse_args(argv)
     try:
-        prog = prog or open_program(args.vmlinux, args.module, args.core)
-    except (OSError, LookupError, drgn.MissingDebugInfoError) as e:
+        return _run(args, prog or open_program(args.vmlinux, args.module, args.core))
+    except (OSError, LookupError, ValueError, drgn.FaultError,
+            drgn.MissingDebugInfoError) as e:
         print(f"slablab.drgn_helpers: {e}", file=sys.stderr)
         return 1
+
+
+def _run(args: argparse.Namespace, prog: Program) -> int:
     if args.cmd == "caches":
         _print_caches(prog)
         return 0
@@ -466,12 +596,13 @@ def main(argv: Optional[List[str]] = None, prog: Optional[Program] = None) -> in
         return 1
     print(info)
     if args.cmd == "slab" and info.cache is not None:
-        free = set(slablab_slab_freelist(info.slab))
+        cache = info.slab.cache
+        where = _free_where(cache, [info.slab])
         inuse, objects, frozen = _counters(info.slab)
-        print(f"slab {info.slab.value_():#x}: {objects} objects, {inuse} in use"
-              f"{' (frozen: its cpu freelist holds more free ones)' if frozen else ''}")
+        print(f"slab {info.slab.value_():#x} of {info.cache}: {objects} objects, {inuse} "
+              "not on its own freelist" + (" (frozen: owned by a cpu)" if frozen else ""))
         for i, obj in enumerate(slablab_slab_objects(info.slab)):
-            print(f"  [{i:>4}] {obj:#x} {'free' if obj in free else ''}")
+            print(f"  [{i:>4}] {obj:#x} {where.get(obj, 'allocated')}")
     return 0
 
 
