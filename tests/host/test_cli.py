@@ -240,6 +240,16 @@ def test_bad_usage_exits_2(args, needle):
     assert r.stdout == ""
 
 
+def test_record_output_directory_that_cannot_take_the_spool(tmp_path):
+    """The spool beside the output is made before anything is traced or run: a directory
+    that cannot take it fails at once (no tracefs needed), naming the path and the errno."""
+    out = tmp_path / "missing" / "x.trace"
+    r = slabctl("record", "-o", str(out), "--", "touch", str(tmp_path / "ran"))
+    assert r.returncode == 1, (r.returncode, r.stderr)
+    assert f"cannot create the spool {out}.spool.XXXXXX: No such file or directory" in r.stderr
+    assert not (tmp_path / "ran").exists() and os.listdir(tmp_path) == []
+
+
 # ------------------------------------------------ module not loaded: 3 ----
 
 

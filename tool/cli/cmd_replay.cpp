@@ -198,7 +198,8 @@ Action setup_record(CLI::App& cmd)
 		       "default both")
 		->delimiter(',');
 	cmd.add_option("--buffer-kb", o->buffer_kb,
-		       "Ring buffer per cpu in KiB (lost events: raise it)")
+		       "Ring buffer per cpu in KiB, read to disk as the command runs (lost "
+		       "events: the reader fell behind; raise it)")
 		->capture_default_str();
 	cmd.add_option("COMMAND", o->command, "The command to run while recording (after --)")
 		->required();

@@ -29,6 +29,8 @@ struct kmem_trace_event {
 };
 
 typedef void (*kmem_trace_fn)(const struct kmem_trace_event *e, void *arg);
+/* The same for the streaming reader: nonzero stops the reading (the sink keeps errno). */
+typedef int (*kmem_trace_sink)(const struct kmem_trace_event *e, void *arg);
 
 /*
  * A tracefs instance @name with @buffer_kb a cpu, clock mono, the kmalloc and/or
@@ -39,12 +41,30 @@ struct kmem_trace *kmem_trace_open(const char *name, size_t buffer_kb, int kmall
 				   int cache, const char **what);
 void kmem_trace_on(struct kmem_trace *t);
 void kmem_trace_off(struct kmem_trace *t);
-/* Every recorded event to @fn; returns events the readers saw missed, or -1 (errno). */
-long long kmem_trace_read(struct kmem_trace *t, kmem_trace_fn fn, void *arg);
-/* Events the ring buffers dropped (their overruns). */
+/* Events the ring buffers dropped: their overruns, commit overruns and dropped events. */
 uint64_t kmem_trace_overruns(struct kmem_trace *t);
 /* Removes the instance. */
 void kmem_trace_close(struct kmem_trace *t);
+
+struct kmem_trace_reader;
+
+/*
+ * Consuming readers of @t's per-cpu ring buffers (per_cpu/cpuN/trace_pipe_raw through
+ * libtracefs' tracefs_cpu) and the kmem formats to parse what they read: opened before
+ * tracing starts, so that what cannot be read fails before the command runs. NULL with
+ * *@what and errno set.
+ */
+struct kmem_trace_reader *kmem_trace_reader_open(struct kmem_trace *t, const char **what);
+/*
+ * Reads each cpu's ring buffer as it fills (poll(), woken by the instance's
+ * buffer_percent watermark) and hands every event to @sink as it is parsed, until
+ * @stop_fd is readable; then reads what is left (tracing must be off by then: the reader
+ * stops at what the buffers hold) and returns. Returns the events the sub-buffers said
+ * were lost, or -1 with errno and *@what set (@sink's failure: "the sink").
+ */
+long long kmem_trace_reader_run(struct kmem_trace_reader *r, int stop_fd,
+				kmem_trace_sink sink, void *arg, const char **what);
+void kmem_trace_reader_close(struct kmem_trace_reader *r);
 
 #ifdef __cplusplus
 }

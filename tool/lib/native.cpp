@@ -12,6 +12,7 @@
 #include "slabctl/error.hpp"
 #include "slabctl/names.hpp"
 #include "slabctl/parse.hpp"
+#include "unique_fd.hpp"
 
 #include <fmt/format.h>
 
@@ -31,37 +32,6 @@
 
 namespace slabctl {
 namespace {
-
-/// A file descriptor, closed when it goes out of scope.
-class Fd {
-public:
-	explicit Fd(int fd = -1) noexcept : fd_(fd) {}
-	~Fd() { reset(); }
-	Fd(Fd&& o) noexcept : fd_(std::exchange(o.fd_, -1)) {}
-	Fd& operator=(Fd&& o) noexcept
-	{
-		if (this != &o) {
-			reset();
-			fd_ = std::exchange(o.fd_, -1);
-		}
-		return *this;
-	}
-	Fd(const Fd&) = delete;
-	Fd& operator=(const Fd&) = delete;
-
-	int get() const noexcept { return fd_; }
-	explicit operator bool() const noexcept { return fd_ >= 0; }
-	int release() noexcept { return std::exchange(fd_, -1); }
-	void reset() noexcept
-	{
-		if (fd_ >= 0)
-			::close(fd_);
-		fd_ = -1;
-	}
-
-private:
-	int fd_;
-};
 
 struct DirCloser {
 	void operator()(DIR* d) const noexcept { ::closedir(d); }

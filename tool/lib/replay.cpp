@@ -4,15 +4,17 @@
 // targets in turn, and the JSON and table forms of replays (docs/replay.md).
 #include "slabctl/replay.hpp"
 
-#include "kmem_event.hpp"
+#include "event_spool.hpp"
 #include "kmem_trace.h"
 #include "slabctl/error.hpp"
 #include "slabctl/names.hpp"
+#include "unique_fd.hpp"
 
 #include <linux/slablab.h>
 
 #include <fmt/format.h>
 
+#include <sys/eventfd.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -22,6 +24,8 @@
 #include <fstream>
 #include <memory>
 #include <sstream>
+#include <thread>
+#include <utility>
 
 namespace slabctl {
 
@@ -31,10 +35,87 @@ struct TraceCloser {
 	void operator()(kmem_trace* t) const { kmem_trace_close(t); }
 };
 
-void collect(const kmem_trace_event* k, void* arg)
-{
-	static_cast<std::vector<RawEvent>*>(arg)->push_back(raw_event(*k));
-}
+struct ReaderCloser {
+	void operator()(kmem_trace_reader* r) const { kmem_trace_reader_close(r); }
+};
+
+/// The instance's tracing on for as long as it lives (the command's run), off after it
+/// whatever happens: the reader's last pass reads what the buffers hold, and no more.
+class TracingOn {
+public:
+	explicit TracingOn(kmem_trace* t) : t_(t) { kmem_trace_on(t_); }
+	~TracingOn() { off(); }
+	TracingOn(const TracingOn&) = delete;
+	TracingOn& operator=(const TracingOn&) = delete;
+	void off() noexcept
+	{
+		if (t_)
+			kmem_trace_off(std::exchange(t_, nullptr));
+	}
+
+private:
+	kmem_trace* t_;
+};
+
+/// The reader thread: drains the ring buffers into the spool while the command runs,
+/// woken by the watermark of each cpu's buffer (poll()) or by stop().
+class StreamReader {
+public:
+	StreamReader(kmem_trace_reader* r, EventSpool& spool) : spool_(spool)
+	{
+		wake_ = Fd(::eventfd(0, EFD_CLOEXEC));
+		if (!wake_)
+			throw Error(errno, "RECORD", {},
+				    fmt::format("eventfd: {}", std::strerror(errno)));
+		thread_ = std::thread([this, r] {
+			missed_ = kmem_trace_reader_run(r, wake_.get(), sink, &spool_, &what_);
+			if (missed_ < 0)
+				err_ = errno ? errno : EIO;
+		});
+	}
+	~StreamReader() { stop(); }
+	StreamReader(const StreamReader&) = delete;
+	StreamReader& operator=(const StreamReader&) = delete;
+
+	/// Wakes the reader for its last pass over the buffers and waits for it.
+	void stop() noexcept
+	{
+		if (!thread_.joinable())
+			return;
+		const uint64_t one = 1;
+		// cannot fail: the counter is far from its limit
+		[[maybe_unused]] const ssize_t n = ::write(wake_.get(), &one, sizeof one);
+		thread_.join();
+	}
+	/// After stop(): the events the sub-buffers said were lost; throws Error (errno) when
+	/// the reading failed, naming the spool when it was the spool's write.
+	uint64_t missed(int exit_status) const
+	{
+		if (missed_ >= 0)
+			return static_cast<uint64_t>(missed_);
+		const std::string status =
+			fmt::format("the command exited with status {}", exit_status);
+		if (spool_.error())
+			throw Error(spool_.error(), "RECORD", {},
+				    fmt::format("cannot write the spool {}: {} ({})", spool_.path(),
+						std::strerror(spool_.error()), status));
+		throw Error(err_, "RECORD", {},
+			    fmt::format("{}: {} ({})", what_, std::strerror(err_), status));
+	}
+
+private:
+	static int sink(const kmem_trace_event* e, void* arg)
+	{
+		return static_cast<EventSpool*>(arg)->append(*e) ? 0 : -1;
+	}
+
+	EventSpool& spool_;
+	Fd wake_;
+	long long missed_ = 0;
+	int err_ = 0;
+	const char* what_ = "";
+	std::thread thread_;	// last: it runs on the members above
+};
 
 // A cache's object size and alignment as SLUB's sysfs says (best effort: 0 if absent).
 void fill_cache_geometry(TraceCache& c)
@@ -88,6 +169,9 @@ RecordReport record_trace(const RecordSpec& spec)
 		throw UsageError("record: no command to run");
 	if (!spec.kmalloc && !spec.cache)
 		throw UsageError("record: no events (kmalloc, cache)");
+	// the spool first: an output directory that cannot take it fails before anything is
+	// traced or run
+	EventSpool spool(spec.output);
 	const std::string name = fmt::format("slablab-record-{}", getpid());
 	const char* what = "";
 	errno = 0;
@@ -95,16 +179,25 @@ RecordReport record_trace(const RecordSpec& spec)
 		kmem_trace_open(name.c_str(), spec.buffer_kb, spec.kmalloc, spec.cache, &what));
 	if (!t)
 		throw Error(errno ? errno : EIO, "RECORD", {}, what);
-	kmem_trace_on(t.get());
-	const int rc = run_command(spec.command);
-	kmem_trace_off(t.get());
-	std::vector<RawEvent> raw;
-	const long long missed = kmem_trace_read(t.get(), collect, &raw);
-	if (missed < 0)
-		throw Error(errno ? errno : EIO, "RECORD", {}, "cannot read the kmem event formats");
-	const uint64_t lost =
-		std::max<uint64_t>(kmem_trace_overruns(t.get()), static_cast<uint64_t>(missed));
+	errno = 0;
+	std::unique_ptr<kmem_trace_reader, ReaderCloser> reader(
+		kmem_trace_reader_open(t.get(), &what));
+	if (!reader)
+		throw Error(errno ? errno : EIO, "RECORD", {}, what);
+	int rc = 0;
+	uint64_t missed = 0;
+	{
+		StreamReader streamer(reader.get(), spool);
+		TracingOn on(t.get());
+		rc = run_command(spec.command);
+		on.off();
+		streamer.stop();
+		missed = streamer.missed(rc);
+	}
+	const uint64_t lost = std::max<uint64_t>(kmem_trace_overruns(t.get()), missed);
+	reader.reset();
 	t.reset();
+	std::vector<RawEvent> raw = spool.read_all();
 	Trace tr = build_trace(std::move(raw), lost);
 	for (TraceCache& c : tr.caches)
 		fill_cache_geometry(c);
