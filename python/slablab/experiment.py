@@ -47,6 +47,7 @@ __all__ = ["EXPERIMENTS", "EXP_COLUMNS", "Column", "availability", "columns_for"
            "describe", "pct", "NO_CHANGE", "TOLERANCE", "AA", "aa_floor", "aa_line", "base_of",
            "without_twins", "shape_verdict", "direction_verdict", "verdict_line",
            "list_ops_per_1000", "mechanism_line", "run_live_hackbench", "table_live",
+           "run_live_fio", "table_live_fio",
            "cpu_partial_files", "hackbench_seconds",
            "paired_ci", "tables", "run_experiment", "publication_dir", "write_publication",
            "main"]
@@ -1555,7 +1556,7 @@ LIVE_HACKBENCH: Dict[str, Dict[str, Any]] = {
     "small": dict(groups=[1, 2, 4], loops=50, repeat=10),
     "full": dict(groups=[1, 2, 4, 8, 16], loops=500, repeat=10)}
 LIVE_COLUMNS: Sequence[str] = ("experiment", "variant", "groups", "repeat", "warmup",
-                               "seconds", "caches_set", "date")
+                               "seconds", "real_s", "sys_s", "user_s", "caches_set", "date")
 LIVE_BEFORE, LIVE_AFTER = "cpu_partial=0 on every cache (before)", \
     "cpu_partial as booted (after)"
 SYS_SLAB = "/sys/kernel/slab"
@@ -1564,6 +1565,12 @@ SYS_SLAB = "/sys/kernel/slab"
 def cpu_partial_files(root: str = SYS_SLAB) -> Dict[str, int]:
     """Every kernel cache's cpu_partial, by directory (the aliases are links to these:
     each cache once). Empty without SLUB's sysfs or the file (SLUB_CPU_PARTIAL=n)."""
+    return slab_files("cpu_partial", root)
+
+
+def slab_files(attr: str, root: str = SYS_SLAB) -> Dict[str, int]:
+    """Every kernel cache's ``attr`` (a number file of /sys/kernel/slab/CACHE/), by
+    directory, each cache once (the aliases are links). Empty without SLUB's sysfs."""
     out: Dict[str, int] = {}
     try:
         names = sorted(os.listdir(root))
@@ -1574,7 +1581,7 @@ def cpu_partial_files(root: str = SYS_SLAB) -> Dict[str, int]:
         if os.path.islink(path) or not os.path.isdir(path):
             continue
         try:
-            with open(os.path.join(path, "cpu_partial")) as f:
+            with open(os.path.join(path, attr)) as f:
                 out[n] = int(f.read().split()[0])
         except (OSError, ValueError, IndexError):
             continue
@@ -1584,9 +1591,14 @@ def cpu_partial_files(root: str = SYS_SLAB) -> Dict[str, int]:
 def write_cpu_partial(values: Mapping[str, int], root: str = SYS_SLAB) -> int:
     """Write each cache's cpu_partial; returns how many took it. A cache that went away
     meanwhile is passed over; any other refusal raises OSError naming the file."""
+    return write_slab_files("cpu_partial", values, root)
+
+
+def write_slab_files(attr: str, values: Mapping[str, int], root: str = SYS_SLAB) -> int:
+    """Write each cache's ``attr`` file; returns how many took it (write_cpu_partial())."""
     done = 0
     for n, v in values.items():
-        path = os.path.join(root, n, "cpu_partial")
+        path = os.path.join(root, n, attr)
         try:
             with open(path, "w") as f:
                 f.write(f"{v}\n")
@@ -1687,15 +1699,182 @@ def table_live(ldf: Optional["pd.DataFrame"], missing: Mapping[str, str]) -> str
     return "\n".join(out)
 
 
+#: seed-000 live: fio's examples/netio.fio (the seed's "netio example script"): a
+#: receiver listening and a sender writing 4 KiB blocks to it over TCP on localhost,
+#: iodepth 128, the sender starting 1 s later; ``size`` per scale (the seed's took 23 s
+#: on its machine; the example now says 100g).
+LIVE_FIO: Dict[str, Dict[str, Any]] = {
+    "small": dict(size="64m", repeat=10), "full": dict(size="1g", repeat=50)}
+LIVE_FIXED, LIVE_DYNAMIC = "min_partial=5 on every cache (2008's MIN_PARTIAL)", \
+    "min_partial=ilog2(size) per cache (the 2008 patch)"
+
+
+def netio_job(port: int, size: str) -> str:
+    """fio's examples/netio.fio with ``port`` and ``size``."""
+    return ("[global]\nioengine=net\nport={port}\nprotocol=tcp\nbs=4k\nsize={size}\n"
+            "iodepth=128\n\n[receiver]\nlisten\nrw=read\n\n[sender]\n"
+            "hostname=localhost\nstartdelay=1\nrw=write\n").format(port=port, size=size)
+
+
+def patch_min_partial(slab_size: int) -> int:
+    """The 2008 patch's min_partial of a cache: ilog2(s->size), clamped to [5, 10]
+    (MIN_PARTIAL, MAX_PARTIAL); s->size is sysfs's slab_size."""
+    return min(max(_ilog2(max(slab_size, 1)), 5), 10)
+
+
+def loopback_up(run: Callable[..., Any]) -> Optional[str]:
+    """Bring the loopback interface up when it is down (slablab's VM boots with lo down:
+    its /init configures no network), as fio's netio job talks over it; the reason it
+    cannot be, or None."""
+    try:
+        with open("/sys/class/net/lo/operstate") as f:
+            state = f.read().strip()
+        with open("/sys/class/net/lo/flags") as f:
+            up = int(f.read(), 16) & 1
+    except (OSError, ValueError):
+        return "no loopback interface (/sys/class/net/lo)"
+    if up and state != "down":
+        return None
+    r = run(["ip", "link", "set", "lo", "up"], capture_output=True, text=True, timeout=60,
+            check=False)
+    if r.returncode != 0:
+        return f"loopback is down and 'ip link set lo up' failed: {(r.stderr or '').strip()}"
+    return None
+
+
+def _free_port() -> int:
+    import socket
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def run_live_fio(lab: Lab, scale: str, root: str = SYS_SLAB,
+                 run: Optional[Callable[..., Any]] = None) -> None:
+    """seed-000 live: fio's netio job on the kernel's own SLUB, every cache's min_partial
+    5 (before) against the patch's ilog2(size) (after), interleaved, with cpu_partial 0
+    on every cache for both (2008's SLUB had no per-cpu partial lists to hold the empty
+    slabs min_partial is about); real, sys and user seconds of fio and its jobs
+    (getrusage of the children). The booted min_partial and cpu_partial values are put
+    back whatever happens. Rows to live.csv; why it could not run to lab.missing["live"]."""
+    import resource
+    import shutil
+    import subprocess
+    import tempfile
+    p = LIVE_FIO[scale]
+    rows: List[Dict[str, Any]] = []
+    booted_min, booted_cpu = slab_files("min_partial", root), slab_files("cpu_partial", root)
+    sizes = slab_files("slab_size", root)
+    try:
+        if not shutil.which("fio") and run is None:
+            lab.missing["live"] = "skipped: no fio (Debian's fio: scripts/deps.sh)"
+            return
+        if not booted_min or not sizes:
+            lab.missing["live"] = (f"skipped: no min_partial/slab_size files under {root} "
+                                   "(SLUB's sysfs)")
+            return
+        run = run or subprocess.run
+        why = loopback_up(run)
+        if why:
+            lab.missing["live"] = f"skipped: {why}"
+            return
+        fixed = {k: 5 for k in booted_min}
+        dynamic = {k: patch_min_partial(sizes.get(k, 0)) for k in booted_min}
+        write_slab_files("cpu_partial", {k: 0 for k in booted_cpu}, root)
+        with tempfile.TemporaryDirectory(prefix="slablab-netio-") as tmp:
+            job = os.path.join(tmp, "netio.fio")
+            for rep in lab.repeats(p["repeat"]):
+                for label in lab.interleaved((LIVE_FIXED, LIVE_DYNAMIC), lambda v: v):
+                    n = write_slab_files("min_partial",
+                                         fixed if label == LIVE_FIXED else dynamic, root)
+                    with open(job, "w") as f:
+                        f.write(netio_job(_free_port(), p["size"]))
+                    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+                    t0 = time.monotonic()
+                    r = run(["fio", "--output-format=terse", job], capture_output=True,
+                            text=True, timeout=900, check=False)
+                    real = time.monotonic() - t0
+                    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+                    if r.returncode != 0:
+                        raise RuntimeError(f"fio exited {r.returncode}: "
+                                           f"{(r.stderr or r.stdout).strip()[-200:]}")
+                    rows.append(dict(experiment=lab.name, variant=label, repeat=rep,
+                                     warmup=int(rep < 0), seconds=real, real_s=real,
+                                     sys_s=after.ru_stime - before.ru_stime,
+                                     user_s=after.ru_utime - before.ru_utime,
+                                     caches_set=n, date=_now()))
+                    lab.log(f"  {lab.name} live {label:50s} {_repeat(rep)} "
+                            f"(real {real:.2f} s, sys {rows[-1]['sys_s']:.2f} s)")
+    except (OSError, RuntimeError, ValueError, subprocess.TimeoutExpired) as e:
+        lab.missing["live"] = f"missing: {e}"
+    finally:
+        if booted_min:
+            write_slab_files("min_partial", booted_min, root)
+        if booted_cpu:
+            write_slab_files("cpu_partial", booted_cpu, root)
+        with open(os.path.join(lab.out_dir, "live.csv"), "w", newline="") as f:
+            wr = csv.DictWriter(f, fieldnames=list(LIVE_COLUMNS))
+            wr.writeheader()
+            wr.writerows(rows)
+
+
+def table_live_fio(ldf: Optional["pd.DataFrame"], missing: Mapping[str, str]) -> str:
+    """seed-000's live rows (pure): real, sys and user seconds as the seed's table (min,
+    max, avg, sd) per variant, the sys-time ratio after/before paired by repeat with its
+    t interval against the seed's -13.0%, and the seed's headline — sd and max of sys
+    time — judged by the spread and slowest-runs tests (:func:`tail_lines`' words)."""
+    why = missing.get("live")
+    head = ("  live (issue 26): fio's netio job over loopback on the kernel's own SLUB, "
+            "min_partial 5 vs the 2008 patch's ilog2(size) on every cache (cpu_partial 0 "
+            "on every cache for both), through /sys/kernel/slab")
+    if why:
+        return f"{head}: {why}"
+    if ldf is None or ldf.empty:
+        return f"{head}: no runs"
+    d = ldf[ldf["warmup"] == 0]
+    out = [head + f"; seconds over {d['repeat'].nunique()} runs each:"]
+    rows = []
+    for part in ("real", "sys", "user"):
+        for v, short in ((LIVE_FIXED, "min_partial=5"), (LIVE_DYNAMIC, "ilog2(size)")):
+            t = describe(d[d["variant"] == v][f"{part}_s"])
+            cells = [f"{t.min:.2f}", f"{t.max:.2f}", f"{t.avg:.2f}", f"{t.sd:.2f}"] \
+                if t else ["-"] * 4
+            rows.append([f"{part} {short}"] + cells)
+    out.append(table(["", "min", "max", "avg", "sd"], rows, "    "))
+    sys_ = S.SEED_000["sys"]
+    ci = paired_ci(d, "sys_s", LIVE_FIXED, LIVE_DYNAMIC)
+    out.append("  verdict: " + verdict_line(
+        "live fio netio, sys time, ilog2(size) vs min_partial=5", "dynamic sys time",
+        S.change(sys_["SLUB"][2], sys_["SLUB (dynamic)"][2]), ci))
+    base = list(d[d["variant"] == LIVE_FIXED]["sys_s"])
+    other = list(d[d["variant"] == LIVE_DYNAMIC]["sys_s"])
+    st = spread_test(base, other)
+    sd0, sd1, mx0, mx1 = sys_["SLUB"][3], sys_["SLUB (dynamic)"][3], sys_["SLUB"][1], \
+        sys_["SLUB (dynamic)"][1]
+    if st is None:
+        out.append("  verdict: live fio netio, sys time spread: - — too few runs to judge")
+        return "\n".join(out)
+    out.append(f"  verdict: live fio netio, sys time spread: seed: sd {sd0:.2f} -> {sd1:.2f} "
+               f"s ({pct(sd1 / sd0)}); here: mean |run - median| {st.mad_a:.3f} -> "
+               f"{st.mad_b:.3f} s (n={st.n_a}, {st.n_b}; permutation test) — "
+               f"{test_verdict(st.p_a_wider, st.p_b_wider)}")
+    hits, k, p_fixed, p_dyn = slowest_runs_test(base, other)
+    out.append(f"  verdict: live fio netio, slowest sys times: seed: max {mx0:.2f} -> "
+               f"{mx1:.2f} s; here: max {max(base):.2f} -> {max(other):.2f} s, {hits} of the "
+               f"{k} slowest of {len(base) + len(other)} runs min_partial=5's — "
+               f"{test_verdict(p_fixed, p_dyn)}")
+    return "\n".join(out)
+
+
 def report_live(name: str, exp_dir: str, missing: Mapping[str, str]) -> Optional[str]:
-    """The live rows' text from live.csv (seed-002) and the experiment's ``missing``
-    (:func:`read_missing`); None where there are none."""
+    """The live rows' text from live.csv (seed-000: fio; seed-002: hackbench) and the
+    experiment's ``missing`` (:func:`read_missing`); None where there are none."""
     path = os.path.join(exp_dir, "live.csv")
-    if name != "seed-002" or not os.path.exists(path):
+    if name not in ("seed-000", "seed-002") or not os.path.exists(path):
         return None
     import pandas as pd
     ldf = pd.read_csv(path) if os.path.getsize(path) else None
-    return table_live(ldf, missing)
+    return table_live_fio(ldf, missing) if name == "seed-000" else table_live(ldf, missing)
 
 
 # ---------------------------------------------------------------- plots
@@ -1824,6 +2003,8 @@ def run_experiment(name: str, out_dir: str = os.path.join("build", "experiments"
             run_003(lab, params, avail)
         else:
             run_004(lab, params)
+        if name == "seed-000":
+            run_live_fio(lab, scale)
         if name == "seed-002":
             run_live_hackbench(lab, scale)
         if name in REPLAY_WORKLOADS:

@@ -787,3 +787,88 @@ def test_spread_and_slowest_runs_tests_hold_their_error_rate_and_can_see():
     assert false_spread / trials <= 0.07 and false_tail / trials <= 0.07, \
         (false_spread, false_tail)
     assert seen_spread / 200 >= 0.8 and seen_tail / 200 >= 0.8, (seen_spread, seen_tail)
+
+
+def _slab_tree_000(root):
+    """A fake /sys/kernel/slab for seed-000 live: min_partial, cpu_partial, slab_size."""
+    booted = {}
+    for name, size, mp, cp in ((":0000064", 64, 5, 30), ("kmalloc-4k", 4096, 6, 6),
+                               ("big", 1 << 20, 8, 0)):
+        (root / name).mkdir(parents=True)
+        (root / name / "slab_size").write_text(f"{size}\n")
+        (root / name / "min_partial").write_text(f"{mp}\n")
+        (root / name / "cpu_partial").write_text(f"{cp}\n")
+        booted[name] = (mp, cp)
+    (root / "kmalloc-64").symlink_to(":0000064")
+    return booted
+
+
+def test_live_fio_sets_min_partial_per_the_patch_and_puts_everything_back(tmp_path):
+    """seed-000 live: fio runs the netio job with every cache's min_partial 5 or the
+    patch's ilog2(slab_size) clamped to [5, 10], cpu_partial 0 on every cache for both;
+    the booted min_partial and cpu_partial values come back afterwards, and after a
+    failure."""
+    root = tmp_path / "slab"
+    booted = _slab_tree_000(root)
+    seen = []
+
+    def fake_run(cmd, **kw):
+        job = open(cmd[-1]).read()
+        seen.append((E.slab_files("min_partial", str(root)),
+                     E.slab_files("cpu_partial", str(root)), job))
+        return types.SimpleNamespace(returncode=0, stdout="", stderr="")
+    lab = E.Lab(FakeLab(), "seed-000", str(tmp_path / "out"), "small", lambda _l: None,
+                warmup=1, order_seed=3)
+    try:
+        E.run_live_fio(lab, "small", root=str(root), run=fake_run)
+    finally:
+        lab.close()
+    assert "live" not in lab.missing, lab.missing
+    assert len(seen) == 2 * (E.LIVE_FIO["small"]["repeat"] + 1)
+    fixed = {":0000064": 5, "kmalloc-4k": 5, "big": 5}
+    patch = {":0000064": 6, "kmalloc-4k": 10, "big": 10}
+    assert {tuple(sorted(mp.items())) for mp, _cp, _job in seen} == \
+        {tuple(sorted(fixed.items())), tuple(sorted(patch.items()))}
+    assert all(set(cp.values()) == {0} for _mp, cp, _job in seen)
+    job = seen[0][2]
+    for line in ("ioengine=net", "protocol=tcp", "bs=4k", "size=64m", "iodepth=128",
+                 "[receiver]\nlisten\nrw=read", "hostname=localhost\nstartdelay=1\nrw=write"):
+        assert line in job, job
+    assert E.slab_files("min_partial", str(root)) == {k: v[0] for k, v in booted.items()}
+    assert E.slab_files("cpu_partial", str(root)) == {k: v[1] for k, v in booted.items()}
+    ldf = pd.read_csv(tmp_path / "out" / "seed-000" / "live.csv")
+    assert len(ldf) == len(seen) and (ldf["real_s"] >= 0).all()
+
+    def failing(cmd, **kw):
+        return types.SimpleNamespace(returncode=1, stdout="", stderr="fio: connect refused")
+    lab = E.Lab(FakeLab(), "seed-000", str(tmp_path / "out2"), "small", lambda _l: None)
+    try:
+        E.run_live_fio(lab, "small", root=str(root), run=failing)
+    finally:
+        lab.close()
+    assert lab.missing["live"] == "missing: fio exited 1: fio: connect refused"
+    assert E.slab_files("min_partial", str(root)) == {k: v[0] for k, v in booted.items()}
+    assert E.table_live_fio(None, lab.missing).endswith(lab.missing["live"])
+
+
+def test_table_live_fio_has_the_seeds_columns_and_verdicts():
+    """The live table: real/sys/user min max avg sd per variant, the sys-time ratio
+    against the seed's -13.0%, and the sd/max verdicts — here a fixed variant whose
+    slow runs the patch removes, 10% faster otherwise."""
+    rows = []
+    for rep in range(12):
+        slow = 2.0 if rep >= 8 else 1.0
+        for v, sys_s in ((E.LIVE_FIXED, 8.0 * slow), (E.LIVE_DYNAMIC, 7.2)):
+            rows.append(dict(experiment="seed-000", variant=v, repeat=rep, warmup=0,
+                             seconds=20.0, real_s=20.0 + rep * 0.01, sys_s=sys_s + rep * 0.01,
+                             user_s=30.0, caches_set=3))
+    text = E.table_live_fio(pd.DataFrame(rows), {})
+    assert "sys min_partial=5" in text and "user ilog2(size)" in text
+    assert "verdict: live fio netio, sys time, ilog2(size) vs min_partial=5: seed: dynamic " \
+        "sys time -13.0%; here: " in text
+    spread = [ln for ln in text.splitlines() if "sys time spread" in ln][0]
+    slowest = [ln for ln in text.splitlines() if "slowest sys times" in ln][0]
+    assert spread.endswith("agrees in direction") and "sd 2.28 -> 0.29 s" in spread
+    assert slowest.endswith("agrees in direction") and "4 of the 4 slowest of 24" in slowest
+    assert E.patch_min_partial(64) == 6 and E.patch_min_partial(8) == 5 \
+        and E.patch_min_partial(1 << 20) == 10

@@ -83,6 +83,38 @@ def test_seed_002_replay_rows(client, tmp_path):
     assert "verdict: hackbench replay, after/before" in text
 
 
+def test_seed_000_live_fio_netio(client, tmp_path, monkeypatch):
+    """seed-000 live on the kernel's own SLUB: fio's netio job over loopback with every
+    cache's min_partial 5 and the 2008 patch's ilog2(slab_size), cpu_partial 0 for both;
+    the kernel's values are put back (read from sysfs here), and fio's jobs spent system
+    time (getrusage of the children: the TCP stack's copies)."""
+    import shutil
+
+    import pandas as pd
+    if not shutil.which("fio"):
+        pytest.skip("no fio (Debian's fio: scripts/deps.sh installs it)")
+    booted_min = experiment.slab_files("min_partial")
+    booted_cpu = experiment.slab_files("cpu_partial")
+    if not booted_min:
+        pytest.skip("no min_partial under /sys/kernel/slab (SLUB's sysfs)")
+    monkeypatch.setitem(experiment.LIVE_FIO, "small", dict(size="8m", repeat=3))
+    lab = experiment.Lab(client, "seed-000", str(tmp_path), "small", lambda _line: None,
+                         warmup=0)
+    try:
+        experiment.run_live_fio(lab, "small")
+    finally:
+        lab.close()
+    assert "live" not in lab.missing, lab.missing
+    assert experiment.slab_files("min_partial") == booted_min
+    assert experiment.slab_files("cpu_partial") == booted_cpu
+    df = pd.read_csv(tmp_path / "seed-000" / "live.csv")
+    assert len(df) == 2 * 3 and (df["caches_set"] == len(booted_min)).all()
+    # startdelay=1: the sender starts a second after the receiver
+    assert (df["real_s"] > 1.0).all() and (df["sys_s"] > 0).all(), df
+    text = experiment.table_live_fio(df, lab.missing)
+    assert "verdict: live fio netio, sys time, ilog2(size) vs min_partial=5" in text
+
+
 def test_seed_002_live_hackbench(client, tmp_path, monkeypatch):
     """seed-002 live on the kernel's own SLUB: hackbench with every cache's cpu_partial 0
     (before) and as booted (after), the booted values put back (read from sysfs here);

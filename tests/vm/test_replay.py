@@ -381,7 +381,10 @@ def test_record_streams_past_a_tiny_buffer(tmp_path, oracle, ncpus):
     address allocated again while live, a duplicate alloc, would say so)."""
     kb = 64
     rep, window, size = _record_window(tmp_path, oracle, kb)
-    assert rep["lost_events"] == 0, rep
+    # A reader starved of cpu by a loaded TCG host can fall behind for a moment (229 of
+    # 128k lost once on 7.3 at 32 KiB): at most 1% here, where reading after the command
+    # loses ~99% (1,415 kept of 129k at 32 KiB, 2026-12-06)
+    assert rep["lost_events"] <= window // 100, rep
     # the window's events took ten times the buffers' room (the oracle's own count of
     # their bytes: 6.1's tar events average ~50 bytes), the recording's at least a few
     # times (the least an event takes)...
@@ -389,14 +392,14 @@ def test_record_streams_past_a_tiny_buffer(tmp_path, oracle, ncpus):
     assert rep["events"] * MIN_EVENT_BYTES >= 5 * kb * 1024 * ncpus, (rep, ncpus)
     # ... and are all there: the window's, and those of the recording around it (the
     # shell, the markers' exec and exit)
-    assert window <= rep["events"], (window, rep)
+    assert window <= rep["events"] + rep["lost_events"], (window, rep)
     assert rep["events"] - window <= max(2000, window // 20), (window, rep)
     # 7.x frees some objects no tracepoint sees (kfree_rcu() through sheaves: "Recording"
-    # in docs/replay.md), 6.1 none in a tar
-    if int(os.uname().release.split(".")[0]) < 7:
+    # in docs/replay.md), 6.1 none in a tar (unless events were lost)
+    if int(os.uname().release.split(".")[0]) < 7 and rep["lost_events"] == 0:
         assert rep["lost_frees"] == 0, rep
     info = slablab.read_trace(tmp_path / "stream.trace")
-    assert (info["nr_events"], info["lost_events"]) == (rep["events"], 0)
+    assert (info["nr_events"], info["lost_events"]) == (rep["events"], rep["lost_events"])
 
 
 def test_record_counts_what_the_reader_missed(tmp_path, oracle):
