@@ -224,7 +224,11 @@ void kmem_trace_close(struct kmem_trace *t)
 	if (!t)
 		return;
 	if (t->inst) {
-		tracefs_instance_destroy(t->inst);
+		if (tracefs_instance_destroy(t->inst) < 0)
+			fprintf(stderr,
+				"slabctl: record: cannot remove the tracefs instance %s: %s "
+				"(rmdir it under /sys/kernel/tracing/instances/)\n",
+				tracefs_instance_get_name(t->inst), strerror(errno));
 		tracefs_instance_free(t->inst);
 	}
 	free(t);
@@ -305,7 +309,13 @@ struct kmem_trace_reader *kmem_trace_reader_open(struct kmem_trace *t, const cha
 		char file[64];
 
 		snprintf(file, sizeof(file), "per_cpu/cpu%ld/trace_pipe_raw", cpu);
-		c->fd = tracefs_instance_file_open(t->inst, file, O_RDONLY | O_NONBLOCK);
+		/*
+		 * Close-on-exec: the recorded command must not inherit them; an open fd holds
+		 * the instance, and a child that outlives the command would keep rmdir from
+		 * removing it (and could read the recorder's events)
+		 */
+		c->fd = tracefs_instance_file_open(t->inst, file,
+						   O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 		if (c->fd < 0) {
 			if (errno == ENOENT)	/* a cpu the ring buffer does not have */
 				continue;

@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 
 #include <sys/eventfd.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -23,6 +24,7 @@
 #include <cstring>
 #include <fstream>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <thread>
 #include <utility>
@@ -135,16 +137,46 @@ void fill_cache_geometry(TraceCache& c)
 		c.align = 0;
 }
 
+/// SIGINT and SIGQUIT ignored while it lives, as system(3) does around its child: a
+/// Ctrl-C stops the recorded command, and the recorder then turns tracing off, reads
+/// what is left and removes its instance, rather than dying with the tracepoints on.
+class IgnoreInterrupts {
+public:
+	IgnoreInterrupts()
+	{
+		struct sigaction ign {};
+		ign.sa_handler = SIG_IGN;
+		sigemptyset(&ign.sa_mask);
+		sigaction(SIGINT, &ign, &int_);
+		sigaction(SIGQUIT, &ign, &quit_);
+	}
+	IgnoreInterrupts(const IgnoreInterrupts&) = delete;
+	IgnoreInterrupts& operator=(const IgnoreInterrupts&) = delete;
+	~IgnoreInterrupts()
+	{
+		sigaction(SIGINT, &int_, nullptr);
+		sigaction(SIGQUIT, &quit_, nullptr);
+	}
+
+private:
+	struct sigaction int_ {};
+	struct sigaction quit_ {};
+};
+
 int run_command(const std::vector<std::string>& command)
 {
 	std::vector<char*> argv;
 	for (const auto& a : command)
 		argv.push_back(const_cast<char*>(a.c_str()));
 	argv.push_back(nullptr);
+	const IgnoreInterrupts ignore;
 	const pid_t pid = fork();
 	if (pid < 0)
 		throw Error(errno, "RECORD", {}, fmt::format("fork: {}", std::strerror(errno)));
 	if (pid == 0) {
+		// the command gets the signals' defaults back (ignored ones survive exec)
+		signal(SIGINT, SIG_DFL);
+		signal(SIGQUIT, SIG_DFL);
 		execvp(argv[0], argv.data());
 		fmt::print(stderr, "slabctl: record: cannot run {}: {}\n", command[0],
 			   std::strerror(errno));
@@ -170,8 +202,9 @@ RecordReport record_trace(const RecordSpec& spec)
 	if (!spec.kmalloc && !spec.cache)
 		throw UsageError("record: no events (kmalloc, cache)");
 	// the spool first: an output directory that cannot take it fails before anything is
-	// traced or run
-	EventSpool spool(spec.output);
+	// traced or run. Optional: closed (its blocks freed) once read back, before the
+	// output is written beside it
+	std::optional<EventSpool> spool(std::in_place, spec.output);
 	const std::string name = fmt::format("slablab-record-{}", getpid());
 	const char* what = "";
 	errno = 0;
@@ -187,7 +220,7 @@ RecordReport record_trace(const RecordSpec& spec)
 	int rc = 0;
 	uint64_t missed = 0;
 	{
-		StreamReader streamer(reader.get(), spool);
+		StreamReader streamer(reader.get(), *spool);
 		TracingOn on(t.get());
 		rc = run_command(spec.command);
 		on.off();
@@ -197,7 +230,14 @@ RecordReport record_trace(const RecordSpec& spec)
 	const uint64_t lost = std::max<uint64_t>(kmem_trace_overruns(t.get()), missed);
 	reader.reset();
 	t.reset();
-	std::vector<RawEvent> raw = spool.read_all();
+	std::vector<RawEvent> raw;
+	try {
+		raw = spool->read_all();
+	} catch (const Error& e) {
+		throw Error(e.err, "RECORD", {},
+			    fmt::format("{} (the command exited with status {})", e.what(), rc));
+	}
+	spool.reset();
 	Trace tr = build_trace(std::move(raw), lost);
 	for (TraceCache& c : tr.caches)
 		fill_cache_geometry(c);
