@@ -442,8 +442,8 @@ def table_000(df: "pd.DataFrame", missing: Mapping[str, str]) -> str:
     out += tail_lines(d, fixed, big)
     out.append(f"  (seed's real time: {pct(1 + seed_real)}; our storms run in the kernel, so "
                "their time is the seed's sys time)")
-    out.append(_faithful(d, "fio netio is replaced by a storm that builds and drains "
-                            "partial slabs"))
+    out.append(_faithful(d, "in these rows a storm that builds and drains partial slabs "
+                            "stands in for fio netio; the live rows below run netio itself"))
     return "\n".join(out)
 
 
@@ -1556,7 +1556,8 @@ LIVE_HACKBENCH: Dict[str, Dict[str, Any]] = {
     "small": dict(groups=[1, 2, 4], loops=50, repeat=10),
     "full": dict(groups=[1, 2, 4, 8, 16], loops=500, repeat=10)}
 LIVE_COLUMNS: Sequence[str] = ("experiment", "variant", "groups", "repeat", "warmup",
-                               "seconds", "real_s", "sys_s", "user_s", "caches_set", "date")
+                               "seconds", "real_s", "sys_s", "user_s", "caches_set",
+                               "retries", "date")
 LIVE_BEFORE, LIVE_AFTER = "cpu_partial=0 on every cache (before)", \
     "cpu_partial as booted (after)"
 SYS_SLAB = "/sys/kernel/slab"
@@ -1749,6 +1750,15 @@ def _free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+#: times a fio run that died of a signal is run again (run_live_fio())
+FIO_RETRIES = 2
+
+
+def _fio_died(r: Any) -> bool:
+    """A fio run that died of a signal (its own, or a job's: "got signal=")."""
+    return r.returncode < 0 or "got signal=" in (r.stderr or "") + (r.stdout or "")
+
+
 def run_live_fio(lab: Lab, scale: str, root: str = SYS_SLAB,
                  run: Optional[Callable[..., Any]] = None) -> None:
     """seed-000 live: fio's netio job on the kernel's own SLUB, every cache's min_partial
@@ -1787,22 +1797,29 @@ def run_live_fio(lab: Lab, scale: str, root: str = SYS_SLAB,
                 for label in lab.interleaved((LIVE_FIXED, LIVE_DYNAMIC), lambda v: v):
                     n = write_slab_files("min_partial",
                                          fixed if label == LIVE_FIXED else dynamic, root)
-                    with open(job, "w") as f:
-                        f.write(netio_job(_free_port(), p["size"]))
-                    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-                    t0 = time.monotonic()
-                    r = run(["fio", "--output-format=terse", job], capture_output=True,
-                            text=True, timeout=900, check=False)
-                    real = time.monotonic() - t0
-                    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+                    # fio 3.33's net engine now and then dies at a run's end (a job
+                    # killed by SIGPIPE, then fio by a double free): such a run is run
+                    # again, at most FIO_RETRIES times, and counted in the row
+                    for retry in range(FIO_RETRIES + 1):
+                        with open(job, "w") as f:
+                            f.write(netio_job(_free_port(), p["size"]))
+                        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+                        t0 = time.monotonic()
+                        r = run(["fio", "--output-format=terse", job], capture_output=True,
+                                text=True, timeout=900, check=False)
+                        real = time.monotonic() - t0
+                        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+                        if r.returncode == 0 or not _fio_died(r):
+                            break
                     if r.returncode != 0:
-                        raise RuntimeError(f"fio exited {r.returncode}: "
-                                           f"{(r.stderr or r.stdout).strip()[-200:]}")
+                        raise RuntimeError(f"fio exited {r.returncode}"
+                                           f"{' after ' + str(retry) + ' retries' if retry else ''}"
+                                           f": {(r.stderr or r.stdout).strip()[-200:]}")
                     rows.append(dict(experiment=lab.name, variant=label, repeat=rep,
                                      warmup=int(rep < 0), seconds=real, real_s=real,
                                      sys_s=after.ru_stime - before.ru_stime,
                                      user_s=after.ru_utime - before.ru_utime,
-                                     caches_set=n, date=_now()))
+                                     caches_set=n, retries=retry, date=_now()))
                     lab.log(f"  {lab.name} live {label:50s} {_repeat(rep)} "
                             f"(real {real:.2f} s, sys {rows[-1]['sys_s']:.2f} s)")
     except (OSError, RuntimeError, ValueError, subprocess.TimeoutExpired) as e:
@@ -1832,7 +1849,10 @@ def table_live_fio(ldf: Optional["pd.DataFrame"], missing: Mapping[str, str]) ->
     if ldf is None or ldf.empty:
         return f"{head}: no runs"
     d = ldf[ldf["warmup"] == 0]
-    out = [head + f"; seconds over {d['repeat'].nunique()} runs each:"]
+    retried = int(d["retries"].fillna(0).astype(bool).sum()) if "retries" in d else 0
+    out = [head + f"; seconds over {d['repeat'].nunique()} runs each"
+           + (f" ({retried} run(s) repeated: fio died of a signal)" if retried else "")
+           + ":"]
     rows = []
     for part in ("real", "sys", "user"):
         for v, short in ((LIVE_FIXED, "min_partial=5"), (LIVE_DYNAMIC, "ilog2(size)")):

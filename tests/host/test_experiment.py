@@ -872,3 +872,42 @@ def test_table_live_fio_has_the_seeds_columns_and_verdicts():
     assert slowest.endswith("agrees in direction") and "4 of the 4 slowest of 24" in slowest
     assert E.patch_min_partial(64) == 6 and E.patch_min_partial(8) == 5 \
         and E.patch_min_partial(1 << 20) == 10
+
+
+def test_live_fio_runs_a_run_that_died_of_a_signal_again(tmp_path):
+    """fio's net engine now and then dies at a run's end (SIGPIPE, then a double free):
+    such a run is repeated (at most FIO_RETRIES times) and counted in the row; one that
+    keeps dying makes the live rows missing, saying so."""
+    root = tmp_path / "slab"
+    _slab_tree_000(root)
+    calls = []
+
+    def flaky(cmd, **kw):
+        calls.append(cmd)
+        if len(calls) == 1:
+            return types.SimpleNamespace(returncode=-6, stdout="",
+                                         stderr="fio: pid=674, got signal=13\nfree(): "
+                                                "double free detected in tcache 2")
+        return types.SimpleNamespace(returncode=0, stdout="", stderr="")
+    lab = E.Lab(FakeLab(), "seed-000", str(tmp_path / "out"), "small", lambda _l: None,
+                warmup=0)
+    try:
+        E.run_live_fio(lab, "small", root=str(root), run=flaky)
+    finally:
+        lab.close()
+    assert "live" not in lab.missing, lab.missing
+    ldf = pd.read_csv(tmp_path / "out" / "seed-000" / "live.csv")
+    assert len(ldf) == 2 * E.LIVE_FIO["small"]["repeat"]
+    assert list(ldf["retries"]).count(1) == 1 and ldf["retries"].sum() == 1
+    assert len(calls) == len(ldf) + 1
+    assert "(1 run(s) repeated: fio died of a signal)" in E.table_live_fio(ldf, {})
+
+    def dying(cmd, **kw):
+        return types.SimpleNamespace(returncode=-6, stdout="", stderr="got signal=13")
+    lab = E.Lab(FakeLab(), "seed-000", str(tmp_path / "out2"), "small", lambda _l: None)
+    try:
+        E.run_live_fio(lab, "small", root=str(root), run=dying)
+    finally:
+        lab.close()
+    assert lab.missing["live"] == \
+        f"missing: fio exited -6 after {E.FIO_RETRIES} retries: got signal=13"
