@@ -65,8 +65,18 @@ def test_boot_crash_is_retried_once_then_fails(tmp_path):
 
 def test_crash_after_init_is_not_retried(tmp_path):
     """Once init runs, a crash is the run's own (here: the module's WARN is not a crash,
-    so a sysrq crash stands in): it fails at once, without a second boot."""
-    r, log = vm(tmp_path, "sh", "-c", "echo c > /proc/sysrq-trigger")
+    so a sysrq crash stands in): it fails at once, without a second boot. A first boot
+    that died before init (qemu's TCG segfaulted once in PCI enumeration at 1.6 s, CI of
+    2026-12-06) is retried by design and says nothing of this case: the run is made again,
+    once."""
+    for _attempt in range(2):
+        r, log = vm(tmp_path, "sh", "-c", "echo c > /proc/sysrq-trigger")
+        early = tmp_path / "serial.log.boot-crash"
+        if "booting once more" in r.stderr and early.exists() \
+                and "vm-init:" not in early.read_text(errors="replace"):
+            early.unlink()
+            continue
+        break
     assert "booting once more" not in r.stderr, r.stderr
     assert r.stderr.count("vm: booting ") == 1, r.stderr
     assert r.returncode in (122, 125), r.stderr
