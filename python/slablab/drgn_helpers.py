@@ -414,14 +414,8 @@ def slablab_object_info(prog: Program, addr: int) -> Optional[SlablabObjectInfo]
         # off all_slabs with its metadata still there: a typesafe-by-rcu slab waiting for
         # its grace period, or one on its way back to the page allocator
         return SlablabObjectInfo(name, slab, start, index, "slab being discarded")
-    return SlablabObjectInfo(name, slab, start, index, _slot_state(cache, slab, start))
-
-
-def _slot_state(cache: Object, slab: Object, start: int,
-                where: Optional[Dict[int, str]] = None) -> str:
-    if where is None:
-        where = _free_where(cache, [slab])
-    return where.get(start, "allocated")
+    state = _free_where(cache, [slab]).get(start, "allocated")
+    return SlablabObjectInfo(name, slab, start, index, state)
 
 
 def _free_where(cache: Object, slabs: List[Object]) -> Dict[int, str]:

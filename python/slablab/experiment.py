@@ -1611,6 +1611,14 @@ def write_slab_files(attr: str, values: Mapping[str, int], root: str = SYS_SLAB)
     return done
 
 
+def write_live_csv(lab: Lab, rows: Sequence[Mapping[str, Any]]) -> None:
+    """The live rows, seed-000's fio or seed-002's hackbench, to OUT/NAME/live.csv."""
+    with open(os.path.join(lab.out_dir, "live.csv"), "w", newline="") as f:
+        wr = csv.DictWriter(f, fieldnames=list(LIVE_COLUMNS))
+        wr.writeheader()
+        wr.writerows(rows)
+
+
 def hackbench_seconds(output: str) -> float:
     """hackbench's "Time: 0.067" line, in seconds; ValueError quoting the output when
     it has none."""
@@ -1660,10 +1668,7 @@ def run_live_hackbench(lab: Lab, scale: str, root: str = SYS_SLAB,
     finally:
         if booted:
             write_cpu_partial(booted, root)
-        with open(os.path.join(lab.out_dir, "live.csv"), "w", newline="") as f:
-            wr = csv.DictWriter(f, fieldnames=list(LIVE_COLUMNS))
-            wr.writeheader()
-            wr.writerows(rows)
+        write_live_csv(lab, rows)
 
 
 def table_live(ldf: Optional["pd.DataFrame"], missing: Mapping[str, str]) -> str:
@@ -1829,10 +1834,7 @@ def run_live_fio(lab: Lab, scale: str, root: str = SYS_SLAB,
             write_slab_files("min_partial", booted_min, root)
         if booted_cpu:
             write_slab_files("cpu_partial", booted_cpu, root)
-        with open(os.path.join(lab.out_dir, "live.csv"), "w", newline="") as f:
-            wr = csv.DictWriter(f, fieldnames=list(LIVE_COLUMNS))
-            wr.writeheader()
-            wr.writerows(rows)
+        write_live_csv(lab, rows)
 
 
 def table_live_fio(ldf: Optional["pd.DataFrame"], missing: Mapping[str, str]) -> str:
