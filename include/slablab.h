@@ -14,8 +14,22 @@
 #include <linux/types.h>
 #include <linux/gfp.h>
 
+#include "slablab/protocol.h"
+
 struct slablab_cache;
 struct slablab_sheaf;
+
+/*
+ * The cache tunables, in the order creation and cache-set apply them: SLABLAB_TUNABLE_
+ * and the spec's name (SLABLAB_TUNABLE_CPU_PARTIAL, ...), for slablab_cache_args.
+ */
+#define SLABLAB_TUNABLE_ID(attr, name, type, kind, enum, min, max) SLABLAB_TUNABLE_##attr,
+enum slablab_tunable_id {
+	SLABLAB_CACHE_TUNABLES(SLABLAB_TUNABLE_ID)
+	SLABLAB_NR_TUNABLES
+};
+
+#undef SLABLAB_TUNABLE_ID
 
 /* Flags for slablab_cache_create(); values match enum slablab_cache_flags in the uapi. */
 #define SLABLAB_DEBUG		BIT(0)
@@ -37,32 +51,28 @@ struct slablab_sheaf;
  * @ctor: constructor run on every object slot of a new slab, or NULL
  * @design: the per-cpu front end, a value of enum slablab_design (uapi/linux/slablab.h);
  *	0 is SLABLAB_DESIGN_SLUB, the default
- * @use_cpu_partial: take @cpu_partial instead of the default (0 is a valid value:
- *	no cpu partial lists, so a flag says it was given, as kmem_cache_args'
- *	use_freeptr_offset does)
- * @cpu_partial: objects a cpu partial list may hold (slub)
- * @use_min_partial: take @min_partial instead of the default
- * @min_partial: empty slabs each node partial list keeps
- * @use_sheaf_capacity: take @sheaf_capacity instead of the default
- * @sheaf_capacity: objects per sheaf (sheaves; 0: no sheaves)
  * @sheaves_cpu_slabs: sheaves in front of the slub design's per-cpu slab and cpu partial
  *	lists (6.18's double caching); false: sheaves straight over slabs (7.0)
+ * @tunables_set: the tunables given in @tunables, a mask of BIT(SLABLAB_TUNABLE_<NAME>)
+ *	(0 is a valid value of most, so a mask says which were given, as kmem_cache_args'
+ *	use_freeptr_offset does); flags, design and sheaves_cpu_slabs have their fields
+ * @tunables: values of the tunables @tunables_set names, by enum slablab_tunable
  *
- * A design's own tunables come after the common ones; a design that gains one adds a
- * use_<name>/<name> pair here, so that zero keeps meaning "the default".
+ * The tunables are those of cache-new (uapi/slablab.yaml's cache-tunables, generated
+ * into <slablab/protocol.h>); creation checks and applies them as cache-new does, so a
+ * bad value fails the creation. E.g. no cpu partial lists and three partial slabs:
+ *
+ *	.tunables_set = BIT(SLABLAB_TUNABLE_CPU_PARTIAL) | BIT(SLABLAB_TUNABLE_MIN_PARTIAL),
+ *	.tunables = { [SLABLAB_TUNABLE_CPU_PARTIAL] = 0, [SLABLAB_TUNABLE_MIN_PARTIAL] = 3 },
  */
 struct slablab_cache_args {
 	unsigned int align;
 	unsigned int flags;
 	void (*ctor)(void *obj);
 	unsigned int design;
-	bool use_cpu_partial;
-	unsigned int cpu_partial;
-	bool use_min_partial;
-	unsigned int min_partial;
-	bool use_sheaf_capacity;
-	unsigned int sheaf_capacity;
 	bool sheaves_cpu_slabs;
+	u32 tunables_set;
+	u32 tunables[SLABLAB_NR_TUNABLES];
 };
 
 struct slablab_cache *slablab_cache_create_args(const char *name, unsigned int size,

@@ -985,9 +985,19 @@ int slablab_choose_order(struct slablab_cache *s, unsigned int design,
 	if (design == SLABLAB_DESIGN_SLAB) {
 		oc = slab_geometry(s, &mgmt);
 	} else {
-		oc = slablab_calc_order(s->stride, nr_cpus, SLABLAB_DEFAULT_MAX_ORDER, PAGE_SIZE);
-		if (oc.reason == SLABLAB_ORDER_TOO_BIG)
-			oc = slablab_calc_order(s->stride, nr_cpus, SLABLAB_MAX_ORDER, PAGE_SIZE);
+		/* the cache's max_order stands for SLUB's slub_max_order */
+		oc = slablab_calc_order(s->stride, nr_cpus, s->max_order, PAGE_SIZE);
+		/*
+		 * calculate_order()'s last resort when one object does not fit a slab of
+		 * slub_max_order: the smallest order that holds one, up to MAX_ORDER.
+		 */
+		if (oc.reason == SLABLAB_ORDER_TOO_BIG &&
+		    slablab_size_order(s->stride, PAGE_SIZE) <= SLABLAB_MAX_ORDER) {
+			oc.order = slablab_size_order(s->stride, PAGE_SIZE);
+			oc.fraction = 0;
+			oc.min_objects = 1;
+			oc.reason = SLABLAB_ORDER_ONE_OBJECT;
+		}
 	}
 	if (oc.reason == SLABLAB_ORDER_TOO_BIG) {
 		NL_SET_ERR_MSG_FMT_MOD(extack, "object stride %u exceeds an order-%d slab",

@@ -706,6 +706,33 @@ static void free_cache_struct(struct slablab_cache *s)
 	kfree(s);
 }
 
+/*
+ * slablab_cache_args' tunables: known ones, and none of those its own fields give
+ * (flags, design, sheaves_cpu_slabs: the cache is built from them, and a kernel-owned
+ * cache could not change them after).
+ */
+static int check_args_tunables(const struct slablab_cache_args *args,
+			       struct netlink_ext_ack *extack)
+{
+	u32 unknown = args->tunables_set & ~(u32)GENMASK(SLABLAB_NR_TUNABLES - 1, 0);
+	unsigned int id;
+
+	if (unknown) {
+		NL_SET_ERR_MSG_FMT_MOD(extack, "unknown tunables %#x in the cache's args",
+				       unknown);
+		return -EINVAL;
+	}
+	for (id = 0; id < SLABLAB_NR_TUNABLES; id++) {
+		if ((args->tunables_set & BIT(id)) &&
+		    slablab_tunables[id].dflt == SLABLAB_DEFAULT_REQUEST) {
+			NL_SET_ERR_MSG_FMT_MOD(extack, "%s is a field of slablab_cache_args",
+					       slablab_tunables[id].name);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
 /**
  * slablab_cache_create_owner - create a cache (slablab_mutex and cpus_read_lock held)
  * @name: unique name, [A-Za-z0-9_.:-], shorter than SLABLAB_NAME_MAX
@@ -773,12 +800,9 @@ struct slablab_cache *slablab_cache_create_owner(const char *name, unsigned int 
 				       SLABLAB_SLOB_RCU_MAX);
 		return ERR_PTR(-EOPNOTSUPP);
 	}
-	if ((args->use_cpu_partial && args->cpu_partial > SLABLAB_MAX_CPU_PARTIAL) ||
-	    (args->use_min_partial && args->min_partial > SLABLAB_MAX_MIN_PARTIAL) ||
-	    (args->use_sheaf_capacity && args->sheaf_capacity > SLABLAB_MAX_SHEAF_CAPACITY)) {
-		NL_SET_ERR_MSG_MOD(extack, "cpu_partial/min_partial/sheaf_capacity out of range");
-		return ERR_PTR(-ERANGE);
-	}
+	err = check_args_tunables(args, extack);
+	if (err)
+		return ERR_PTR(err);
 	if (slablab_cache_find(name)) {
 		NL_SET_ERR_MSG_FMT_MOD(extack, "cache %s already exists", name);
 		return ERR_PTR(-EEXIST);
@@ -793,31 +817,18 @@ struct slablab_cache *slablab_cache_create_owner(const char *name, unsigned int 
 	s->flags = flags;
 	s->ctor = args->ctor;
 	s->owner = owner;
-	s->fastpath = SLABLAB_FASTPATH_CMPXCHG;
 	s->random = get_random_long();
 	spin_lock_init(&s->slabs_lock);
 	INIT_LIST_HEAD(&s->all_slabs);
 	atomic_long_set(&s->debug_errors, 0);
 	atomic_set(&s->users, 0);
 	slablab_compute_layout(s, args->design);
+	/* the order policy reads max_order: its default first, the others after the order */
+	s->max_order = slablab_tunables[SLABLAB_TUNABLE_MAX_ORDER].dflt_value;
 	err = slablab_choose_order(s, args->design, extack);
 	if (err)
 		goto err_free;
-	s->order = s->order_default;
-	s->min_partial = slablab_default_min_partial(size);
-	s->cpu_partial = slablab_default_cpu_partial(s->stride, PAGE_SIZE);
-	if (args->use_cpu_partial)
-		s->cpu_partial = args->cpu_partial;
-	if (args->use_min_partial)
-		s->min_partial = args->min_partial;
-	s->remote_node_defrag_ratio = 100;	/* SLUB's default (1000 in its units of 0.1%) */
-	s->sheaf_capacity = slablab_default_sheaf_capacity(s->stride, PAGE_SIZE);
-	if (args->use_sheaf_capacity)
-		s->sheaf_capacity = args->sheaf_capacity;
-	s->barn_max_full = SLABLAB_BARN_DEFAULT_MAX;
-	s->barn_max_empty = SLABLAB_BARN_DEFAULT_MAX;
-	slablab_slab_design_defaults(s);
-	s->lists = SLABLAB_DEFAULT_LISTS;
+	slablab_tunables_defaults(s);
 
 	err = -ENOMEM;
 	if (slablab_make_random_seq(s, &s->random_seq, &s->random_seq_len))
@@ -851,6 +862,17 @@ struct slablab_cache *slablab_cache_create_owner(const char *name, unsigned int 
 	err = set_front_end(s, args->design, args->sheaves_cpu_slabs);
 	if (err)
 		goto err_free;
+	/* The caller's tunables, as cache-new applies its request's (not yet listed). */
+	if (args->tunables_set) {
+		struct slablab_tunable_values tv = { .set = args->tunables_set };
+
+		memcpy(tv.v, args->tunables, sizeof(tv.v));
+		err = slablab_tunables_check(s, &tv, extack);
+		if (!err)
+			err = slablab_tunables_apply(s, &tv, extack);
+		if (err)
+			goto err_free;
+	}
 	list_add_tail(&s->list, &slablab_caches);
 	slablab_caches_gen++;
 	if (slablab_observer)
@@ -1001,8 +1023,6 @@ EXPORT_SYMBOL_GPL(slablab_cache_destroy);
 int slablab_set_min_partial(struct slablab_cache *s, unsigned int slabs,
 			    struct netlink_ext_ack *extack)
 {
-	if (slabs > SLABLAB_MAX_MIN_PARTIAL)
-		return -ERANGE;
 	WRITE_ONCE(s->min_partial, slabs);
 	return 0;
 }
@@ -1147,6 +1167,29 @@ int slablab_check_tunables(struct slablab_cache *s, const u32 *flags, const u32 
 	return 0;
 }
 
+/*
+ * SLUB's slub_max_order, per cache: the order policy chooses again under it, and new
+ * slabs take its choice unless an order was set (slablab_set_order()).
+ */
+int slablab_set_max_order(struct slablab_cache *s, unsigned int max_order,
+			  struct netlink_ext_ack *extack)
+{
+	unsigned int old = s->max_order;
+	int err;
+
+	WRITE_ONCE(s->max_order, max_order);
+	err = slablab_choose_order(s, s->design, extack);
+	if (err) {
+		WRITE_ONCE(s->max_order, old);
+		return err;
+	}
+	if (!s->order_set && s->order != s->order_default) {
+		WRITE_ONCE(s->order, s->order_default);	/* applies to new slabs */
+		s->ops->relayout(s);
+	}
+	return 0;
+}
+
 int slablab_set_order(struct slablab_cache *s, unsigned int order, struct netlink_ext_ack *extack)
 {
 	int err = slablab_check_tunables(s, NULL, &order, NULL, extack);
@@ -1174,8 +1217,6 @@ int slablab_set_fail_slab_every(struct slablab_cache *s, unsigned int n,
 int slablab_set_remote_node_defrag_ratio(struct slablab_cache *s, unsigned int percent,
 					 struct netlink_ext_ack *extack)
 {
-	if (percent > 100)
-		return -ERANGE;
 	WRITE_ONCE(s->remote_node_defrag_ratio, percent);
 	return 0;
 }
@@ -1589,6 +1630,196 @@ void slablab_gauges(struct slablab_cache *s, struct slablab_gauges *g)
 		g->rcu_waiting += data_race(READ_ONCE(b->nr_waiting));
 	}
 	s->ops->gauges(s, g);
+}
+
+/* ---- checking and applying the tunables of one request (the registry, tunables.c) ---- */
+
+/*
+ * A request's tunables are checked together before any is applied
+ * (slablab_tunables_check(): the design first, then flags and order against the layout
+ * they give, the lists against the design the cache will have, the slab design's limit,
+ * batchcount and shared as one), then applied in the registry's order, flags first.
+ * What the check passed can then fail only for lack of memory, and the setters that
+ * allocate (flags, design, the slab arrays) undo themselves when it runs out. cache-new,
+ * cache-set (netlink.c), slablab_cache_args (creation) and debugfs writes all come here,
+ * so a tunable is judged the same way wherever it is set.
+ */
+
+/* The setters by enum slablab_tunable_id: slablab_set_<name>() of each row of the spec. */
+typedef int (*slablab_tunable_setter)(struct slablab_cache *s, unsigned int v,
+				      struct netlink_ext_ack *extack);
+#define SLABLAB_SETTER(attr, name, type, kind, enum, min, max)				\
+	[SLABLAB_TUNABLE_##attr] = slablab_set_##name,
+static const slablab_tunable_setter slablab_tunable_setters[SLABLAB_NR_TUNABLES] = {
+	SLABLAB_CACHE_TUNABLES(SLABLAB_SETTER)
+};
+
+#undef SLABLAB_SETTER
+
+static bool given(const struct slablab_tunable_values *tv, unsigned int id)
+{
+	return tv->set & BIT(id);
+}
+
+/* @tv's value of @id, or NULL when it has none (slablab_check_tunables()' convention) */
+static const u32 *value_of(const struct slablab_tunable_values *tv, unsigned int id)
+{
+	return given(tv, id) ? &tv->v[id] : NULL;
+}
+
+/**
+ * slablab_tunables_check - judge a request's tunables together, applying nothing
+ * @s: the cache (slablab_mutex and cpus_read_lock held)
+ * @tv: the tunables given; @tv->bad is set to the one refused
+ * @extack: where to say why, or NULL
+ *
+ * The design first (a cache in use or not built), the lists against the design the
+ * cache will have, flags and order together (the order against the layout the new
+ * flags give), the slab design's limit, batchcount and shared as one, and a sheaves
+ * cache's cpu slab layer. The others were range-checked and cannot fail, so that
+ * slablab_tunables_apply() after this changes nothing unless it succeeds.
+ *
+ * Return: 0 or the refusal's error (-EINVAL, -ERANGE, -EBUSY, -EOPNOTSUPP, -E2BIG).
+ */
+int slablab_tunables_check(struct slablab_cache *s, struct slablab_tunable_values *tv,
+			   struct netlink_ext_ack *extack)
+{
+	const u32 *design = value_of(tv, SLABLAB_TUNABLE_DESIGN);
+	const u32 *flags = value_of(tv, SLABLAB_TUNABLE_FLAGS);
+	const u32 *order = value_of(tv, SLABLAB_TUNABLE_ORDER);
+	int err;
+
+	tv->bad = -1;
+	err = slablab_tunables_check_ranges(tv, extack);
+	if (err)
+		return err;
+	/* The design first: its refusal (-EBUSY, -EOPNOTSUPP) names its attribute. */
+	if (design) {
+		err = slablab_check_tunables(s, NULL, NULL, design, extack);
+		if (err) {
+			tv->bad = SLABLAB_TUNABLE_DESIGN;
+			return err;
+		}
+	}
+	/* lists against the design the cache will have (it is applied after it) */
+	if (given(tv, SLABLAB_TUNABLE_LISTS)) {
+		err = slablab_check_lists(design ? *design : s->design,
+					  tv->v[SLABLAB_TUNABLE_LISTS], extack);
+		if (err) {
+			tv->bad = SLABLAB_TUNABLE_LISTS;
+			return err;
+		}
+	}
+	/*
+	 * Flags and order against the design the cache will have: slob with debug is
+	 * refused here, not after the flags were applied (the torture run found a CACHE_SET
+	 * of design slob with debug that failed and left the flags and order changed).
+	 */
+	err = slablab_check_tunables(s, flags, order, design, extack);
+	if (err) {
+		tv->bad = err == -ERANGE ? SLABLAB_TUNABLE_ORDER : SLABLAB_TUNABLE_FLAGS;
+		return err;
+	}
+	/* The slab design's triple (lists was judged above, for every design). */
+	err = slablab_slab_design_check_tunables(s, value_of(tv, SLABLAB_TUNABLE_LIMIT),
+						 value_of(tv, SLABLAB_TUNABLE_BATCHCOUNT),
+						 value_of(tv, SLABLAB_TUNABLE_SHARED), extack);
+	if (err) {
+		tv->bad = given(tv, SLABLAB_TUNABLE_LIMIT) ? SLABLAB_TUNABLE_LIMIT :
+			  given(tv, SLABLAB_TUNABLE_BATCHCOUNT) ? SLABLAB_TUNABLE_BATCHCOUNT :
+			  SLABLAB_TUNABLE_SHARED;
+		return err;
+	}
+	/* A sheaves cache's cpu slab layer changes only while it is empty, as a design. */
+	if (given(tv, SLABLAB_TUNABLE_SHEAVES_CPU_SLABS)) {
+		err = slablab_check_sheaves_cpu_slabs(s, tv->v[SLABLAB_TUNABLE_SHEAVES_CPU_SLABS],
+						      extack);
+		if (err)
+			tv->bad = SLABLAB_TUNABLE_SHEAVES_CPU_SLABS;
+	}
+	return err;
+}
+
+/*
+ * limit, batchcount and shared are judged and set together, as SLAB's slabinfo write
+ * took them: one at a time, "limit=10 batchcount=5" from limit 120 and batchcount 60
+ * would break batchcount <= limit on the way.
+ */
+static bool is_cpucache(unsigned int id)
+{
+	return id == SLABLAB_TUNABLE_LIMIT || id == SLABLAB_TUNABLE_BATCHCOUNT ||
+	       id == SLABLAB_TUNABLE_SHARED;
+}
+
+static int apply_cpucache(struct slablab_cache *s, const struct slablab_tunable_values *tv,
+			  struct netlink_ext_ack *extack)
+{
+	return slablab_set_cpucache(s,
+				    given(tv, SLABLAB_TUNABLE_LIMIT) ?
+				    tv->v[SLABLAB_TUNABLE_LIMIT] : s->limit,
+				    given(tv, SLABLAB_TUNABLE_BATCHCOUNT) ?
+				    tv->v[SLABLAB_TUNABLE_BATCHCOUNT] : s->batchcount,
+				    given(tv, SLABLAB_TUNABLE_SHARED) ?
+				    tv->v[SLABLAB_TUNABLE_SHARED] : s->shared, extack);
+}
+
+/**
+ * slablab_tunables_apply - set the tunables slablab_tunables_check() passed
+ * @s: the cache (slablab_mutex and cpus_read_lock held)
+ * @tv: the tunables; @tv->bad is set to the one that failed
+ * @extack: where to say why, or NULL
+ *
+ * In the registry's order (flags first); limit, batchcount and shared as one.
+ *
+ * Return: 0, or -ENOMEM (the failing setter changed nothing; those before it stay).
+ */
+int slablab_tunables_apply(struct slablab_cache *s, struct slablab_tunable_values *tv,
+			   struct netlink_ext_ack *extack)
+{
+	bool cpucache_done = false;
+	unsigned int id;
+	int err;
+
+	tv->bad = -1;
+	for (id = 0; id < SLABLAB_NR_TUNABLES; id++) {
+		if (!given(tv, id))
+			continue;
+		if (is_cpucache(id)) {
+			if (cpucache_done)
+				continue;
+			cpucache_done = true;
+			err = apply_cpucache(s, tv, extack);
+		} else {
+			err = slablab_tunable_setters[id](s, tv->v[id], extack);
+		}
+		if (err) {
+			tv->bad = id;
+			return err;
+		}
+	}
+	return 0;
+}
+
+/**
+ * slablab_tunable_set - check and set one tunable (a debugfs write)
+ * @s: the cache (slablab_mutex and cpus_read_lock held)
+ * @id: which, enum slablab_tunable_id
+ * @v: its new value
+ * @extack: where to say why not, or NULL
+ *
+ * Return: 0 or the error of slablab_tunables_check() or slablab_tunables_apply().
+ */
+int slablab_tunable_set(struct slablab_cache *s, unsigned int id, u32 v,
+			struct netlink_ext_ack *extack)
+{
+	struct slablab_tunable_values tv = { .set = BIT(id) };
+	int err;
+
+	if (id >= SLABLAB_NR_TUNABLES)
+		return -EINVAL;
+	tv.v[id] = v;
+	err = slablab_tunables_check(s, &tv, extack);
+	return err ?: slablab_tunables_apply(s, &tv, extack);
 }
 
 /* ---- the kmalloc classes' design (their kmalloc and kfree: kmalloc.c) ---- */

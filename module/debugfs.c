@@ -57,18 +57,6 @@ static const char *const stat_names[] = {
 
 #undef SLABLAB_STAT_NAME
 
-static const char *const fastpath_names[__SLABLAB_FASTPATH_MAX] = {
-	[SLABLAB_FASTPATH_CMPXCHG] = "cmpxchg",
-	[SLABLAB_FASTPATH_IRQOFF] = "irqoff",
-};
-
-static const char *const design_names[__SLABLAB_DESIGN_MAX] = {
-	[SLABLAB_DESIGN_SLUB] = "slub",
-	[SLABLAB_DESIGN_SHEAVES] = "sheaves",
-	[SLABLAB_DESIGN_SLAB] = "slab",
-	[SLABLAB_DESIGN_SLOB] = "slob",
-};
-
 static const char *const page_policy_names[__SLABLAB_PAGE_POLICY_MAX] = {
 	[SLABLAB_PAGE_POLICY_SLAB] = "slab",
 	[SLABLAB_PAGE_POLICY_PAGE_ALLOC] = "page_alloc",
@@ -85,35 +73,12 @@ static const char *const order_reasons[] = {
 };
 
 /*
- * The tunables' files come from the spec's table (SLABLAB_CACHE_TUNABLES, generated into
- * include/slablab/protocol.h): one named as the tunable (SLUB's sysfs file where it has
- * one), read and written as a number or, for an enum, a value's name. Flags have none:
- * the read-only "flags" file shows them, SLUB's poison/red_zone/sanity_checks each one.
+ * The tunables' files come from the registry (slablab_tunables[], generated from the
+ * spec): one named as the tunable (SLUB's sysfs file where it has one), read and
+ * written as a number or, for an enum, a value's name; a write is checked and applied
+ * as a cache-set of that tunable is (slablab_tunable_set()). Flags have none: the
+ * read-only "flags" file shows them, SLUB's poison/red_zone/sanity_checks each one.
  */
-struct slablab_dbg_tunable {
-	const char *file;	/* NULL: none */
-	size_t offset;		/* of its unsigned int in struct slablab_cache */
-	const char *const *names;	/* an enum's value names, else NULL */
-	unsigned int nr_names;
-	int (*set)(struct slablab_cache *s, unsigned int v, struct netlink_ext_ack *extack);
-};
-
-#define DBG_FILE_NUM		1
-#define DBG_FILE_ENUM		1
-#define DBG_FILE_FLAGS		0
-#define DBG_NAMES_NUM(e)
-#define DBG_NAMES_ENUM(e)	.names = e##_names, .nr_names = ARRAY_SIZE(e##_names),
-#define DBG_NAMES_FLAGS(e)
-#define DBG_TUNABLE(attr, name, type, kind, enum, min, max)			\
-	{ .file = DBG_FILE_##kind ? #name : NULL,				\
-	  .offset = offsetof(struct slablab_cache, name),			\
-	  DBG_NAMES_##kind(enum)						\
-	  .set = slablab_set_##name },
-
-static const struct slablab_dbg_tunable dbg_tunables[] = {
-	SLABLAB_CACHE_TUNABLES(DBG_TUNABLE)
-};
-
 enum dbg_attr {
 	D_OBJECT_SIZE, D_SLAB_SIZE, D_OBJS_PER_SLAB, D_ORDER_DEFAULT, D_ORDER_REASON,
 	D_OBJECTS, D_TOTAL_OBJECTS, D_SLABS, D_PARTIAL, D_CPU_SLABS, D_SLABS_CPU_PARTIAL,
@@ -122,11 +87,11 @@ enum dbg_attr {
 	D_ALIASES, D_HWCACHE_ALIGN, D_RECLAIM_ACCOUNT, D_DESTROY_BY_RCU, D_STORE_USER,
 	D_TRACE, D_CACHE_DMA,
 	D_NR,
-	D_TUNABLE_FIRST = D_NR,	/* then one per row of dbg_tunables[] */
+	D_TUNABLE_FIRST = D_NR,	/* then one per tunable of the registry */
 };
 
 /* then one per enum slablab_stat_item */
-#define D_STAT_FIRST	(D_TUNABLE_FIRST + (int)ARRAY_SIZE(dbg_tunables))
+#define D_STAT_FIRST	(D_TUNABLE_FIRST + SLABLAB_NR_TUNABLES)
 
 /*
  * @flag: for the files that show one SLAB_* flag of slub_flags() as 0 or 1, as SLUB's
@@ -234,9 +199,9 @@ static int show_objects_partial(struct seq_file *m, struct slablab_cache *s)
 }
 
 static void show_tunable(struct seq_file *m, struct slablab_cache *s,
-			 const struct slablab_dbg_tunable *t)
+			 const struct slablab_tunable *t)
 {
-	unsigned int v = READ_ONCE(*(unsigned int *)((char *)s + t->offset));
+	unsigned int v = slablab_tunable_get(s, t);
 
 	if (t->names && v < t->nr_names && t->names[v])
 		seq_printf(m, "%s\n", t->names[v]);
@@ -275,7 +240,7 @@ static int slablab_dbg_show(struct seq_file *m, void *v)
 		return 0;
 	}
 	if (f->attr >= D_TUNABLE_FIRST) {
-		show_tunable(m, s, &dbg_tunables[f->attr - D_TUNABLE_FIRST]);
+		show_tunable(m, s, &slablab_tunables[f->attr - D_TUNABLE_FIRST]);
 		return 0;
 	}
 	if (dbg_files[f->attr].flag) {
@@ -415,14 +380,14 @@ static ssize_t slablab_dbg_write(struct file *file, const char __user *ubuf, siz
 {
 	struct seq_file *m = file->private_data;
 	struct slablab_dbg_file *f = m->private;
-	const struct slablab_dbg_tunable *t;
+	const struct slablab_tunable *t;
 	struct slablab_cache *s = f->s;
 	unsigned int val = 0;
 	int err = 0;
 
 	if (f->attr >= D_TUNABLE_FIRST && f->attr < D_STAT_FIRST &&
-	    dbg_tunables[f->attr - D_TUNABLE_FIRST].names) {
-		t = &dbg_tunables[f->attr - D_TUNABLE_FIRST];
+	    slablab_tunables[f->attr - D_TUNABLE_FIRST].names) {
+		t = &slablab_tunables[f->attr - D_TUNABLE_FIRST];
 		err = parse_name(ubuf, len, t->names, t->nr_names);
 		if (err < 0)
 			return err;
@@ -447,7 +412,7 @@ static ssize_t slablab_dbg_write(struct file *file, const char __user *ubuf, siz
 		goto out;
 	}
 	if (f->attr >= D_TUNABLE_FIRST) {
-		err = dbg_tunables[f->attr - D_TUNABLE_FIRST].set(s, val, NULL);
+		err = slablab_tunable_set(s, f->attr - D_TUNABLE_FIRST, val, NULL);
 		goto out;
 	}
 	switch (f->attr) {
@@ -996,9 +961,9 @@ static void slablab_debugfs_add_cache(struct slablab_cache *s)
 			debugfs_create_file(dbg_files[i].name, dbg_files[i].mode, dir, &files[i],
 					    &slablab_dbg_fops);
 		} else if (i < D_STAT_FIRST) {
-			if (dbg_tunables[i - D_TUNABLE_FIRST].file)
-				debugfs_create_file(dbg_tunables[i - D_TUNABLE_FIRST].file, 0644,
-						    dir, &files[i], &slablab_dbg_fops);
+			if (!slablab_tunables[i - D_TUNABLE_FIRST].is_flags)
+				debugfs_create_file(slablab_tunables[i - D_TUNABLE_FIRST].name,
+						    0644, dir, &files[i], &slablab_dbg_fops);
 		} else {
 			debugfs_create_file(stat_names[i - D_STAT_FIRST], 0644, dir, &files[i],
 					    &slablab_dbg_fops);
@@ -1043,20 +1008,49 @@ static struct slablab_cache *selftest_kernel_cache;
 static const struct slablab_cache_args selftest_kernel_args = {
 	.flags = SLABLAB_HWCACHE_ALIGN,
 	.design = SLABLAB_DESIGN_SLUB,
-	.use_cpu_partial = true,
-	.cpu_partial = 0,
-	.use_min_partial = true,
-	.min_partial = 3,
+	.tunables_set = BIT(SLABLAB_TUNABLE_CPU_PARTIAL) | BIT(SLABLAB_TUNABLE_MIN_PARTIAL),
+	.tunables = { [SLABLAB_TUNABLE_CPU_PARTIAL] = 0, [SLABLAB_TUNABLE_MIN_PARTIAL] = 3 },
 };
+
+/*
+ * slablab_cache_args whose tunables creation must refuse, making no cache: a value out
+ * of the registry's range, and a tunable that is a field of the args (design). -EPROTO
+ * when one was made, or when the caches list grew.
+ */
+static int selftest_kernel_bad_args(void)
+{
+	static const struct slablab_cache_args bad[] = {
+		{ .tunables_set = BIT(SLABLAB_TUNABLE_CPU_PARTIAL),
+		  .tunables = { [SLABLAB_TUNABLE_CPU_PARTIAL] = SLABLAB_MAX_CPU_PARTIAL + 1 } },
+		{ .tunables_set = BIT(SLABLAB_TUNABLE_MAX_ORDER),
+		  .tunables = { [SLABLAB_TUNABLE_MAX_ORDER] = SLABLAB_MAX_ORDER + 1 } },
+		{ .tunables_set = BIT(SLABLAB_TUNABLE_DESIGN),
+		  .tunables = { [SLABLAB_TUNABLE_DESIGN] = SLABLAB_DESIGN_SLAB } },
+		{ .tunables_set = BIT(SLABLAB_NR_TUNABLES) },
+	};
+	struct slablab_cache *s;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		s = slablab_cache_create_args("selftest-bad-args", 64, &bad[i]);
+		if (s) {
+			slablab_cache_destroy(s);
+			return -EPROTO;
+		}
+	}
+	return 0;
+}
 
 static ssize_t slablab_selftest_kernel_write(struct file *file, const char __user *ubuf,
 					     size_t len, loff_t *ppos)
 {
-	static const char *const ops[] = { "create", "destroy", "create-args" };
+	static const char *const ops[] = { "create", "destroy", "create-args", "create-bad-args" };
 	int op = parse_name(ubuf, len, ops, ARRAY_SIZE(ops)), err = 0;
 
 	if (op < 0)
 		return op;
+	if (op == 3)
+		return selftest_kernel_bad_args() ?: len;
 	mutex_lock(&selftest_kernel_lock);
 	if (op != 1 && !selftest_kernel_cache) {
 		if (op)
@@ -1171,7 +1165,7 @@ static const struct file_operations slablab_policy_fops = {
 /* The kmalloc classes' design and lists (read-only: lab-set changes them, with checks). */
 static int slablab_kmalloc_design_show(struct seq_file *m, void *v)
 {
-	seq_printf(m, "%s lists %u\n", design_names[READ_ONCE(slablab_kmalloc_design)],
+	seq_printf(m, "%s lists %u\n", slablab_design_names[READ_ONCE(slablab_kmalloc_design)],
 		   READ_ONCE(slablab_kmalloc_lists));
 	return 0;
 }

@@ -135,8 +135,6 @@
 
 #define BATCHREFILL_LIMIT	16	/* an untouched array refills at most this many */
 #define ALIEN_LIMIT		12	/* SLAB's alloc_alien_cache() limit */
-#define SLAB_REAP_CPU_MS	2000	/* SLAB's REAPTIMEOUT_AC */
-#define SLAB_REAP_NODE_MS	4000	/* SLAB's REAPTIMEOUT_NODE */
 /*
  * Objects of a bulk request per hold of the cpu's lock. 6.1 keeps interrupts off for
  * a whole batch, whatever its size; a storm's batch may be 65536 (storm-max-batch) and
@@ -1964,35 +1962,6 @@ int slablab_slab_design_set_lists(struct slablab_cache *s, unsigned int lists,
 	}
 	WRITE_ONCE(s->lists, lists);
 	return 0;
-}
-
-/**
- * slablab_slab_design_defaults - the slab design's tunables as SLAB's enable_cpucache()
- * @s: a cache being created (its layout known)
- *
- * limit by slot size: 120 up to 256 B, 54 up to 1 KiB, 24 up to a page, 8 up to
- * 128 KiB, else 1; batchcount (limit + 1) / 2; shared 8 for slots up to a page when
- * there is more than one cpu; three lists; reaps every 2 s (cpu) and 4 s (node).
- */
-void slablab_slab_design_defaults(struct slablab_cache *s)
-{
-	unsigned int size = s->stride;
-
-	if (size > 131072)
-		s->limit = 1;
-	else if (size > PAGE_SIZE)
-		s->limit = 8;
-	else if (size > 1024)
-		s->limit = 24;
-	else if (size > 256)
-		s->limit = 54;
-	else
-		s->limit = 120;
-	s->batchcount = (s->limit + 1) / 2;
-	s->shared = size <= PAGE_SIZE && num_possible_cpus() > 1 ? 8 : 0;
-	s->lists = 3;
-	s->reap_cpu_ms = SLAB_REAP_CPU_MS;
-	s->reap_node_ms = SLAB_REAP_NODE_MS;
 }
 
 const struct slablab_design_ops slablab_slab_design_ops = {

@@ -132,6 +132,10 @@ struct slablab_slab {
 /* Objects the "leak" selftest hook leaks on purpose (tests/vm/test_kmemleak.py) */
 #define SLABLAB_SELFTEST_LEAKS	8
 
+/* The slab design's reaps (SLAB's REAPTIMEOUT_AC and REAPTIMEOUT_NODE): tunables' defaults */
+#define SLABLAB_SLAB_REAP_CPU_MS	2000
+#define SLABLAB_SLAB_REAP_NODE_MS	4000
+
 /* The lists tunable's default: three lists (slab: full/partial/free; slob: by size). */
 #define SLABLAB_DEFAULT_LISTS	3
 /* kmalloc on slob: the size header in front of each block (SLOB's minalign) */
@@ -333,6 +337,8 @@ struct slablab_cpu {
  * @sheaves_cpu_slabs: the sheaves_cpu_slabs tunable: sheaves stand on the slub
  *	design's per-cpu slab and cpu partial lists (6.18's double caching) instead of
  *	straight on slabs
+ * @max_order: the max_order tunable: the largest order the order policy may choose
+ *	(SLUB's slub_max_order, per cache; slub and sheaves)
  * @under: the design whose per-cpu layer this cache's design stands on (slub, for a
  *	sheaves cache with @sheaves_cpu_slabs), or NULL: straight on the back end's slabs. Set
  *	with the design, only while the cache is empty (cache.c)
@@ -409,6 +415,7 @@ struct slablab_cache {
 	atomic_long_t slab_maxobjs;
 	atomic_long_t slab_maxfreeable;
 	unsigned int sheaves_cpu_slabs;
+	unsigned int max_order;
 	const struct slablab_design_ops *under;
 	unsigned long slob_pages;
 	unsigned long slob_heap_pages;
@@ -668,7 +675,6 @@ int slablab_selftest_pcs_held(struct slablab_cache *s);
 extern const struct slablab_design_ops slablab_slab_design_ops;
 /* on with selftests=1 (debugfs.c): the design counts its cpu lock's acquisitions */
 DECLARE_STATIC_KEY_FALSE(slablab_count_cpu_locks);
-void slablab_slab_design_defaults(struct slablab_cache *s);
 int slablab_slab_design_check_tunables(struct slablab_cache *s, const u32 *limit,
 				       const u32 *batchcount, const u32 *shared,
 				       struct netlink_ext_ack *extack);
@@ -731,10 +737,99 @@ struct slablab_cache *slablab_cache_create_owner(const char *name, unsigned int 
 int slablab_cache_destroy_locked(struct slablab_cache *s, struct netlink_ext_ack *extack);
 void slablab_rcu_drain(struct slablab_cache *s);
 void slablab_cache_release(struct slablab_cache *s);
-/* one setter per tunable of SLABLAB_CACHE_TUNABLES, all alike (netlink.c walks the table) */
+/*
+ * The tunable registry (tunables-gen.c, generated from uapi/slablab.yaml and
+ * uapi/tunables.yaml): one entry per enum slablab_tunable_id.
+ */
+enum slablab_default_rule {
+	SLABLAB_DEFAULT_REQUEST,	/* slablab_cache_args' own field (flags, design, ...) */
+	SLABLAB_DEFAULT_VALUE,		/* @dflt_value */
+	SLABLAB_DEFAULT_COMPUTED,	/* @dflt_fn(s), from the cache's layout */
+};
+
+/**
+ * struct slablab_tunable - one cache tunable, as every part of the module sees it
+ * @name: the struct slablab_cache field, debugfs file, slabctl key and JSON key
+ * @attr: its SLABLAB_CACHE_A_* attribute
+ * @offset: of its unsigned int in struct slablab_cache
+ * @designs: SLABLAB_TUNABLE_D_* bits of the designs whose code reads it
+ * @min: the least value it takes (the netlink policy's)
+ * @max: the largest (a flags tunable: the mask of its bits)
+ * @names: an enum tunable's value names, else NULL
+ * @nr_names: entries of @names
+ * @is_flags: a flags tunable (debugfs shows it in the read-only "flags" file)
+ * @dflt: how creation sets it
+ * @dflt_value: its default for SLABLAB_DEFAULT_VALUE
+ * @dflt_fn: its default for SLABLAB_DEFAULT_COMPUTED
+ *
+ * Its setter is slablab_set_<name>() (cache.c's table of them): not here, so that the
+ * registry is a leaf every layer may read, as trace.c is.
+ */
+struct slablab_tunable {
+	const char *name;
+	int attr;
+	size_t offset;
+	unsigned int designs;
+	u32 min;
+	u32 max;
+	const char *const *names;
+	unsigned int nr_names;
+	bool is_flags;
+	enum slablab_default_rule dflt;
+	u32 dflt_value;
+	unsigned int (*dflt_fn)(const struct slablab_cache *s);
+};
+
+extern const struct slablab_tunable slablab_tunables[SLABLAB_NR_TUNABLES];
+extern const char *const slablab_fastpath_names[__SLABLAB_FASTPATH_MAX];
+extern const char *const slablab_design_names[__SLABLAB_DESIGN_MAX];
+
+/* The value of tunable @t in @s. */
+static inline unsigned int slablab_tunable_get(const struct slablab_cache *s,
+					       const struct slablab_tunable *t)
+{
+	return READ_ONCE(*(const unsigned int *)((const char *)s + t->offset));
+}
+
+/**
+ * struct slablab_tunable_values - tunables to check and apply together
+ * @set: BIT(id) of each one given
+ * @v: the values, by enum slablab_tunable_id
+ * @bad: set by slablab_tunables_check() and _apply() to the id of the tunable that
+ *	failed, -1 when none did (cache-new and cache-set point the extack at its
+ *	attribute)
+ */
+struct slablab_tunable_values {
+	u32 set;
+	u32 v[SLABLAB_NR_TUNABLES];
+	int bad;
+};
+
+/* tunables.c, a leaf: the defaults creation gives and the registry's ranges */
+void slablab_tunables_defaults(struct slablab_cache *s);
+int slablab_tunables_check_ranges(struct slablab_tunable_values *tv,
+				  struct netlink_ext_ack *extack);
+/* cache.c: check and apply, for creation, cache-new, cache-set, the args and debugfs */
+int slablab_tunables_check(struct slablab_cache *s, struct slablab_tunable_values *tv,
+			   struct netlink_ext_ack *extack);
+int slablab_tunables_apply(struct slablab_cache *s, struct slablab_tunable_values *tv,
+			   struct netlink_ext_ack *extack);
+int slablab_tunable_set(struct slablab_cache *s, unsigned int id, u32 v,
+			struct netlink_ext_ack *extack);
+unsigned int slablab_order_default(const struct slablab_cache *s);
+unsigned int slablab_cpu_partial_default(const struct slablab_cache *s);
+unsigned int slablab_min_partial_default(const struct slablab_cache *s);
+unsigned int slablab_sheaf_capacity_default(const struct slablab_cache *s);
+unsigned int slablab_limit_default(const struct slablab_cache *s);
+unsigned int slablab_batchcount_default(const struct slablab_cache *s);
+unsigned int slablab_shared_default(const struct slablab_cache *s);
+
+/* one setter per tunable of SLABLAB_CACHE_TUNABLES, all alike (the registry's @set) */
 int slablab_set_min_partial(struct slablab_cache *s, unsigned int slabs,
 			    struct netlink_ext_ack *extack);
 int slablab_set_order(struct slablab_cache *s, unsigned int order, struct netlink_ext_ack *extack);
+int slablab_set_max_order(struct slablab_cache *s, unsigned int max_order,
+			  struct netlink_ext_ack *extack);
 int slablab_set_fastpath(struct slablab_cache *s, unsigned int mode,
 			 struct netlink_ext_ack *extack);
 int slablab_set_fail_slab_every(struct slablab_cache *s, unsigned int n,

@@ -145,6 +145,7 @@ const struct nla_policy slablab_cache_policy[SLABLAB_CACHE_A_MAX + 1] = {
 	[SLABLAB_CACHE_A_REAP_CPU_MS] = NLA_POLICY_FULL_RANGE(NLA_U32, &cache_reap_cpu_ms_range),
 	[SLABLAB_CACHE_A_REAP_NODE_MS] = NLA_POLICY_FULL_RANGE(NLA_U32, &cache_reap_node_ms_range),
 	[SLABLAB_CACHE_A_SHEAVES_CPU_SLABS] = NLA_POLICY_MAX(NLA_U32, 1),
+	[SLABLAB_CACHE_A_MAX_ORDER] = NLA_POLICY_MAX(NLA_U32, 4),
 };
 
 const struct nla_policy slablab_policy[SLABLAB_A_MAX + 1] = {

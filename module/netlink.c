@@ -46,35 +46,10 @@ unsigned int slablab_selftest_dump_percpu_max;
 
 /*
  * The policies (slablab_policy and the nests' tables) are generated from the spec:
- * netlink-gen.c. So are the tunables: SLABLAB_CACHE_TUNABLES (include/slablab/protocol.h)
- * gives each one's attribute and name; put_tunables() reports the struct slablab_cache
- * field of that name and apply_tunables() calls slablab_set_<name>(), in the table's
- * order. Tunables are u32 attributes and unsigned int fields (checked at build time).
+ * netlink-gen.c. So is the tunable registry (slablab_tunables[], tunables-gen.c): each
+ * tunable's attribute and field, which put_tunables() reports and tunables_from()
+ * gathers for tunables.c to check and apply.
  */
-struct slablab_tunable {
-	int attr;
-	size_t offset;
-	int (*set)(struct slablab_cache *s, unsigned int v, struct netlink_ext_ack *extack);
-};
-
-#define SLABLAB_TUNABLE(attr, name, type, kind, enum, min, max)			\
-	{ SLABLAB_CACHE_A_##attr, offsetof(struct slablab_cache, name), slablab_set_##name },
-
-static const struct slablab_tunable slablab_tunables[] = {
-	SLABLAB_CACHE_TUNABLES(SLABLAB_TUNABLE)
-};
-
-#undef SLABLAB_TUNABLE
-
-/* Fails to build unless every tunable's field is an unsigned int, as put_tunables() reads it. */
-#define SLABLAB_TUNABLE_SIZE(attr, name, type, kind, enum, min, max)			\
-	BUILD_BUG_ON_ZERO(sizeof_field(struct slablab_cache, name) != sizeof(unsigned int)),
-
-static const int slablab_tunable_sizes[] __maybe_unused = {
-	SLABLAB_CACHE_TUNABLES(SLABLAB_TUNABLE_SIZE)
-};
-
-#undef SLABLAB_TUNABLE_SIZE
 
 static void slablab_lock(void)
 {
@@ -255,13 +230,13 @@ static int put_gauges(struct sk_buff *skb, struct slablab_cache *s)
 	return 0;
 }
 
-/* The tunables of @s (SLABLAB_CACHE_TUNABLES), each from its field. */
+/* The tunables of @s (the registry), each from its field. */
 static int put_tunables(struct sk_buff *skb, struct slablab_cache *s)
 {
 	const struct slablab_tunable *t;
 
-	for (t = slablab_tunables; t < slablab_tunables + ARRAY_SIZE(slablab_tunables); t++) {
-		if (nla_put_u32(skb, t->attr, READ_ONCE(*(unsigned int *)((char *)s + t->offset))))
+	for (t = slablab_tunables; t < slablab_tunables + SLABLAB_NR_TUNABLES; t++) {
+		if (nla_put_u32(skb, t->attr, slablab_tunable_get(s, t)))
 			return -EMSGSIZE;
 	}
 	return 0;
@@ -505,120 +480,39 @@ err:
 	return -EMSGSIZE;
 }
 
-/*
- * Check every tunable in @tb against @s before anything is applied: the design (an
- * empty cache, a design built in), then flags and order together, the order against
- * the layout the new flags give. The other tunables were range-checked by the policy
- * and cannot fail, so apply_tunables() after this changes nothing unless it succeeds
- * (slablab_set_flags() and slablab_set_design() undo themselves when memory runs out).
- */
-static int check_tunables(struct slablab_cache *s, struct nlattr **tb,
-			  struct netlink_ext_ack *extack)
+/* The tunables @tb holds, for tunables.c (the policy has range-checked them). */
+static void tunables_from(struct nlattr **tb, struct slablab_tunable_values *tv)
 {
-	struct nlattr *fa = tb[SLABLAB_CACHE_A_FLAGS], *oa = tb[SLABLAB_CACHE_A_ORDER];
-	struct nlattr *da = tb[SLABLAB_CACHE_A_DESIGN];
-	struct nlattr *ca = tb[SLABLAB_CACHE_A_SHEAVES_CPU_SLABS];
-	u32 flags = fa ? nla_get_u32(fa) : 0, order = oa ? nla_get_u32(oa) : 0;
-	u32 design = da ? nla_get_u32(da) : 0;
-	struct nlattr *lim = tb[SLABLAB_CACHE_A_LIMIT];
-	struct nlattr *ba = tb[SLABLAB_CACHE_A_BATCHCOUNT], *sa = tb[SLABLAB_CACHE_A_SHARED];
-	u32 limit = lim ? nla_get_u32(lim) : 0;
-	u32 batch = ba ? nla_get_u32(ba) : 0, shared = sa ? nla_get_u32(sa) : 0;
+	unsigned int id;
+
+	tv->set = 0;
+	for (id = 0; id < SLABLAB_NR_TUNABLES; id++) {
+		struct nlattr *a = tb[slablab_tunables[id].attr];
+
+		if (a) {
+			tv->set |= BIT(id);
+			tv->v[id] = nla_get_u32(a);
+		}
+	}
+}
+
+/*
+ * Check every tunable in @tb against @s, then apply them (tunables.c): nothing is
+ * applied unless all pass the check. A refusal points at its attribute.
+ */
+static int set_tunables(struct slablab_cache *s, struct nlattr **tb,
+			struct netlink_ext_ack *extack)
+{
+	struct slablab_tunable_values tv;
 	int err;
 
-	/* The design first: its refusal (-EBUSY, -EOPNOTSUPP) names its attribute. */
-	if (da) {
-		err = slablab_check_tunables(s, NULL, NULL, &design, extack);
-		if (err) {
-			NL_SET_BAD_ATTR(extack, da);
-			return err;
-		}
-	}
-	/* lists against the design the cache will have (it is applied after it) */
-	if (tb[SLABLAB_CACHE_A_LISTS]) {
-		err = slablab_check_lists(da ? design : s->design,
-					  nla_get_u32(tb[SLABLAB_CACHE_A_LISTS]), extack);
-		if (err) {
-			NL_SET_BAD_ATTR(extack, tb[SLABLAB_CACHE_A_LISTS]);
-			return err;
-		}
-	}
-	/*
-	 * Flags and order against the design the cache will have: slob with debug is
-	 * refused here, not after the flags were applied (the torture run found a CACHE_SET
-	 * of design slob with debug that failed and left the flags and order changed).
-	 */
-	err = slablab_check_tunables(s, fa ? &flags : NULL, oa ? &order : NULL,
-				     da ? &design : NULL, extack);
-	if (err == -ERANGE)
-		NL_SET_BAD_ATTR(extack, oa);
-	else if (err)
-		NL_SET_BAD_ATTR(extack, fa);
-	if (err)
-		return err;
-	/* The slab design's triple (lists was judged above, for every design). */
-	err = slablab_slab_design_check_tunables(s, lim ? &limit : NULL, ba ? &batch : NULL,
-						 sa ? &shared : NULL, extack);
-	if (err) {
-		NL_SET_BAD_ATTR(extack, lim ? lim : ba ? ba : sa);
-		return err;
-	}
-	/* A sheaves cache's cpu slab layer changes only while it is empty, as a design. */
-	if (ca) {
-		err = slablab_check_sheaves_cpu_slabs(s, nla_get_u32(ca), extack);
-		if (err)
-			NL_SET_BAD_ATTR(extack, ca);
-	}
+	tunables_from(tb, &tv);
+	err = slablab_tunables_check(s, &tv, extack);
+	if (!err)
+		err = slablab_tunables_apply(s, &tv, extack);
+	if (err && tv.bad >= 0)
+		NL_SET_BAD_ATTR(extack, tb[slablab_tunables[tv.bad].attr]);
 	return err;
-}
-
-/*
- * limit, batchcount and shared are judged and set together, as SLAB's slabinfo write
- * took them: one at a time, "limit=10 batchcount=5" from limit 120 and batchcount 60
- * would break batchcount <= limit on the way.
- */
-static bool is_cpucache_attr(int attr)
-{
-	return attr == SLABLAB_CACHE_A_LIMIT || attr == SLABLAB_CACHE_A_BATCHCOUNT ||
-	       attr == SLABLAB_CACHE_A_SHARED;
-}
-
-static int apply_cpucache(struct slablab_cache *s, struct nlattr **tb,
-			  struct netlink_ext_ack *extack)
-{
-	struct nlattr *lim = tb[SLABLAB_CACHE_A_LIMIT], *ba = tb[SLABLAB_CACHE_A_BATCHCOUNT];
-	struct nlattr *sa = tb[SLABLAB_CACHE_A_SHARED];
-
-	if (!lim && !ba && !sa)
-		return 0;
-	return slablab_set_cpucache(s, lim ? nla_get_u32(lim) : s->limit,
-				    ba ? nla_get_u32(ba) : s->batchcount,
-				    sa ? nla_get_u32(sa) : s->shared, extack);
-}
-
-/* Apply the tunables @tb holds, in SLABLAB_CACHE_TUNABLES' order (flags first). */
-static int apply_tunables(struct slablab_cache *s, struct nlattr **tb,
-			  struct netlink_ext_ack *extack)
-{
-	const struct slablab_tunable *t;
-	int err;
-
-	for (t = slablab_tunables; t < slablab_tunables + ARRAY_SIZE(slablab_tunables); t++) {
-		if (!tb[t->attr])
-			continue;
-		if (is_cpucache_attr(t->attr)) {
-			if (t->attr != SLABLAB_CACHE_A_LIMIT && tb[SLABLAB_CACHE_A_LIMIT])
-				continue;	/* applied with limit */
-			if (t->attr == SLABLAB_CACHE_A_SHARED && tb[SLABLAB_CACHE_A_BATCHCOUNT])
-				continue;	/* applied with batchcount */
-			err = apply_cpucache(s, tb, extack);
-		} else {
-			err = t->set(s, nla_get_u32(tb[t->attr]), extack);
-		}
-		if (err)
-			return err;
-	}
-	return 0;
 }
 
 static int slablab_nl_cache_new(struct sk_buff *skb, struct genl_info *info)
@@ -655,9 +549,7 @@ static int slablab_nl_cache_new(struct sk_buff *skb, struct genl_info *info)
 		goto out_free;
 	}
 	tb[SLABLAB_CACHE_A_FLAGS] = NULL;	/* already applied */
-	err = check_tunables(s, tb, info->extack);
-	if (!err)
-		err = apply_tunables(s, tb, info->extack);
+	err = set_tunables(s, tb, info->extack);
 	if (err)
 		goto out_destroy;
 	cpu = 0;
@@ -848,9 +740,7 @@ static int slablab_nl_cache_set(struct sk_buff *skb, struct genl_info *info)
 		err = -EINVAL;
 		goto out_free;
 	}
-	err = check_tunables(s, tb, info->extack);
-	if (!err)
-		err = apply_tunables(s, tb, info->extack);
+	err = set_tunables(s, tb, info->extack);
 	if (err)
 		goto out_free;
 	err = reply_cache(info, msg, hdr, s, NULL, NULL, NULL);

@@ -553,8 +553,8 @@ static int replay_create_caches(struct slablab_replay *r, struct netlink_ext_ack
 			.align = r->caches[i].align,
 			.flags = SLABLAB_KERNEL_DEFAULTS,
 			.design = r->design,
-			.use_cpu_partial = r->use_cpu_partial,
-			.cpu_partial = r->cpu_partial,
+			.tunables_set = r->use_cpu_partial ? BIT(SLABLAB_TUNABLE_CPU_PARTIAL) : 0,
+			.tunables = { [SLABLAB_TUNABLE_CPU_PARTIAL] = r->cpu_partial },
 		};
 
 		snprintf(name, SLABLAB_NAME_MAX, "replay%u.%u", r->id, i);

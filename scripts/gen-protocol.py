@@ -9,8 +9,11 @@ spec plus the code that makes it do something (docs/design.md, docs/netlink.md):
   module/netlink-gen.h, .c        the module's nla_policy tables (the spec's checks as
                                   NLA_POLICY_RANGE/MIN/MAX/MASK, as ynl-gen-c's kernel
                                   mode writes them; only the attributes requests carry)
-  include/slablab/protocol.h      X-macro tables of the cache tunables and gauges and
-                                  of the stat items (module, slabctl, Python binding)
+  module/tunables-gen.c           the module's tunable registry (struct slablab_tunable),
+                                  joined with uapi/tunables.yaml (designs, defaults)
+  include/slablab/protocol.h      X-macro tables of the cache tunables (and the designs
+                                  that use each) and gauges and of the stat items
+                                  (module, slabctl, Python binding)
   tool/include/slabctl/protocol.hpp  attribute names by set (slabctl's error messages)
   python/slablab/protocol.py      the header's names and values, commands, tunables
   python/slablab/_core.pyi        the section between the "generated" markers
@@ -32,6 +35,7 @@ import yaml
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SPEC = os.path.join(REPO, "uapi", "slablab.yaml")
+TUNABLES = os.path.join(REPO, "uapi", "tunables.yaml")
 ORIGIN = "generated from uapi/slablab.yaml by scripts/gen-protocol.py — do not edit"
 STUB_BEGIN = "    # --- generated from uapi/slablab.yaml by scripts/gen-protocol.py: cache tunables ---"
 STUB_END = "    # --- end of generated ---"
@@ -584,6 +588,22 @@ def gen_tables(sp):
                "Python's keyword; type u32 or u64; kind NUM, ENUM or FLAGS (then enum is the "
                "spec's enum, else none); min..max what the kernel's policy accepts (a flags "
                "tunable: max is the mask of its bits).", rows)
+    reg = load_registry(sp)
+    L += comment_block("The designs whose code reads each tunable (uapi/tunables.yaml): "
+                       "SLABLAB_TUNABLE_DESIGNS_<attr>, a mask of SLABLAB_TUNABLE_D_* "
+                       "(bit n: enum slablab_design n; SHEAVES_CPU_SLABS: a sheaves cache "
+                       "standing on slub's cpu slabs), for an X of SLABLAB_CACHE_TUNABLES "
+                       "to paste. A client's report shows a cache the tunables of its "
+                       "design.")
+    L += [f"#define SLABLAB_TUNABLE_D_{c_upper(d)}\t{1 << i:#x}"
+          for i, d in enumerate(DESIGN_BITS)] + [""]
+    for r in reg:
+        bits = [f"SLABLAB_TUNABLE_D_{c_upper(d)}" for d in r["designs"]]
+        bits[0] = "(" + bits[0]
+        bits[-1] += ")"
+        L.append(f"#define SLABLAB_TUNABLE_DESIGNS_{c_upper(r['name'])} \\")
+        L += ["\t" + b + " | \\" for b in bits[:-1]] + ["\t" + bits[-1]]
+    L.append("")
     rows = [f"X({c_upper(an)}, {c_lower(an)}, {a['type']})"
             for an, c, v, a in sp.subset("cache-gauges")]
     L += table("SLABLAB_CACHE_GAUGES",
@@ -605,6 +625,120 @@ def gen_tables(sp):
                "X(item, name): item is the SLABLAB_ suffix, name the debugfs and sysfs file "
                "and the JSON key.", rows)
     L.append("#endif /* _SLABLAB_PROTOCOL_H */")
+    return "\n".join(L) + "\n"
+
+
+# ------------------------------------------------------------------ the tunable registry
+
+#: The designs column of uapi/tunables.yaml: a bit each (SLABLAB_TUNABLE_D_*), the enum
+#: slablab_design value's bit for a design, then a sheaves cache on slub's cpu slabs.
+DESIGN_BITS = ["slub", "sheaves", "slab", "slob", "sheaves-cpu-slabs"]
+
+
+def load_registry(sp, path=TUNABLES):
+    """uapi/tunables.yaml's rows, checked against the spec's cache-tunables: the same
+    names in the same order, known designs, a default of a known kind."""
+    with open(path) as f:
+        rows = yaml.load(f, Loader=UniqueKeyLoader)["tunables"]  # noqa: S506 (SafeLoader)
+    names = [an for an, _, _, _ in sp.subset("cache-tunables")]
+    got = [r["name"] for r in rows]
+    if got != names:
+        raise SystemExit(f"{path}: rows {got} are not the spec's cache-tunables {names} "
+                         "(one row each, in that order)")
+    designs = [e["name"] if isinstance(e, dict) else e
+               for e in sp.defs["design"]["entries"]]
+    if DESIGN_BITS[:len(designs)] != designs:
+        raise SystemExit(f"{path}: the designs column's bits {DESIGN_BITS} do not start "
+                         f"with the spec's designs {designs}")
+    for r in rows:
+        extra = set(r) - {"name", "designs", "default", "doc"}
+        if extra or not r.get("designs") or "default" not in r or not r.get("doc"):
+            raise SystemExit(f"{path}: {r['name']}: needs designs, default and doc "
+                             f"(and nothing else: {sorted(extra)})")
+        bad = [d for d in r["designs"] if d not in DESIGN_BITS]
+        if bad:
+            raise SystemExit(f"{path}: {r['name']}: unknown designs {bad} "
+                             f"(known: {DESIGN_BITS})")
+    return rows
+
+
+def designs_mask_c(designs):
+    return " | ".join(f"SLABLAB_TUNABLE_D_{c_upper(d)}" for d in designs)
+
+
+def default_c(sp, a, dflt):
+    """(rule, value C, function C) of a registry row's default."""
+    if dflt == "request":
+        return "SLABLAB_DEFAULT_REQUEST", "0", "NULL"
+    if dflt == "computed":
+        return "SLABLAB_DEFAULT_COMPUTED", "0", f"slablab_{c_lower(a['name'])}_default"
+    if isinstance(dflt, int):
+        return "SLABLAB_DEFAULT_VALUE", c_number(dflt), "NULL"
+    if "enum" in a:
+        for c, _, _ in sp.entries(sp.defs[a["enum"]]):
+            if c.endswith("_" + c_upper(dflt)):
+                return "SLABLAB_DEFAULT_VALUE", c, "NULL"
+    if dflt.replace("_", "").isalnum() and dflt.isupper():
+        return "SLABLAB_DEFAULT_VALUE", dflt, "NULL"
+    raise SystemExit(f"tunables.yaml: {a['name']}: default {dflt!r} is none of request, "
+                     "computed, a number, a constant or an enum value")
+
+
+def gen_registry(sp):
+    rows = load_registry(sp)
+    by_name = {r["name"]: r for r in rows}
+    L = ["// SPDX-License-Identifier: GPL-2.0",
+         "/* generated from uapi/slablab.yaml, uapi/tunables.yaml by scripts/gen-protocol.py */",
+         "/*",
+         " * The tunable registry (struct slablab_tunable, internal.h): every place a tunable",
+         " * appears in the module walks this table: creation's defaults and the range check",
+         " * (tunables.c), the check and apply steps cache-new, cache-set, slablab_cache_args",
+         " * and debugfs share (cache.c, whose slablab_set_<name>() are the setters), the",
+         " * replies (netlink.c) and the debugfs files. tunables.c includes it, after the",
+         " * computed defaults the table names: one object, no file-level cycle.",
+         " */", ""]
+    enums = []
+    for an, c, v, a in sp.subset("cache-tunables"):
+        if "enum" in a and sp.defs[a["enum"]]["type"] == "enum" and a["enum"] not in enums:
+            enums.append(a["enum"])
+    for e in enums:
+        d = sp.defs[e]
+        names = [x["name"] if isinstance(x, dict) else x for x in d["entries"]]
+        L.append(f"const char *const slablab_{c_lower(e)}_names[{len(names)}] = {{")
+        for (cn, _, _), n in zip(sp.entries(d), names):
+            L.append(f'\t[{cn}] = "{c_lower(n)}",')
+        L += ["};", ""]
+    L.append("const struct slablab_tunable slablab_tunables[SLABLAB_NR_TUNABLES] = {")
+    for an, c, v, a in sp.subset("cache-tunables"):
+        r = by_name[an]
+        name = c_lower(an)
+        lo, hi = sp.range_of(a)
+        ch = a.get("checks", {})
+        hi_c = sp.limit_c(ch["max"]) if "max" in ch else c_number(hi)
+        lo_c = sp.limit_c(ch["min"]) if "min" in ch else c_number(lo)
+        rule, val, fn = default_c(sp, a, r["default"])
+        L += [f"\t[SLABLAB_TUNABLE_{c_upper(an)}] = {{",
+              f'\t\t.name = "{name}",',
+              f"\t\t.attr = {c},",
+              f"\t\t.offset = offsetof(struct slablab_cache, {name}),",
+              "\t\t.designs = " + designs_mask_c(r["designs"]).replace(
+                  " | ", " |\n\t\t\t   ") + ",",
+              f"\t\t.min = {lo_c},",
+              f"\t\t.max = {hi_c},"]
+        if "enum" in a:
+            d = sp.defs[a["enum"]]
+            if d["type"] == "enum":
+                L += [f"\t\t.names = slablab_{c_lower(a['enum'])}_names,",
+                      f"\t\t.nr_names = ARRAY_SIZE(slablab_{c_lower(a['enum'])}_names),"]
+            else:
+                L.append("\t\t.is_flags = true,")
+        L += [f"\t\t.dflt = {rule},"]
+        if val != "0":
+            L.append(f"\t\t.dflt_value = {val},")
+        if fn != "NULL":
+            L.append(f"\t\t.dflt_fn = {fn},")
+        L += ["\t},"]
+    L += ["};", ""]
     return "\n".join(L) + "\n"
 
 
@@ -736,6 +870,7 @@ def outputs(sp):
         "uapi/linux/slablab.h": gen_header(sp),
         "module/netlink-gen.h": pol_h,
         "module/netlink-gen.c": pol_c,
+        "module/tunables-gen.c": gen_registry(sp),
         "include/slablab/protocol.h": gen_tables(sp),
         "tool/include/slabctl/protocol.hpp": gen_cpp_names(sp),
         "python/slablab/protocol.py": gen_python(sp),

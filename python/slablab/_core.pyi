@@ -97,6 +97,7 @@ class Client:
         reap_cpu_ms: Optional[int] = None,
         reap_node_ms: Optional[int] = None,
         sheaves_cpu_slabs: Optional[int] = None,
+        max_order: Optional[int] = None,
         # --- end of generated ---
         debug: Optional[bool] = None,
         hardened: Optional[bool] = None,
@@ -129,6 +130,7 @@ class Client:
         reap_cpu_ms: Optional[int] = None,
         reap_node_ms: Optional[int] = None,
         sheaves_cpu_slabs: Optional[int] = None,
+        max_order: Optional[int] = None,
         # --- end of generated ---
         debug: Optional[bool] = None,
         hardened: Optional[bool] = None,

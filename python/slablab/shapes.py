@@ -146,6 +146,7 @@ class _CacheInfo(TypedDict):
     reap_cpu_ms: int
     reap_node_ms: int
     sheaves_cpu_slabs: int
+    max_order: int
     order_default: int
     owner: Owner
     gauges: Gauges

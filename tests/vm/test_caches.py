@@ -247,6 +247,47 @@ def test_order_matches_kernel_slub(client, make_cache, size, slub):
     assert ours["order"] == slub_order
 
 
+@pytest.mark.parametrize("design", ["slub", "sheaves"])
+def test_max_order_bounds_the_order_policy(client, make_cache, design):
+    """max_order is SLUB's slub_max_order, per cache (the tunable added through the
+    registry, uapi/tunables.yaml). At its default, 3, a 4 KiB cache has the order the
+    running kernel's SLUB gave kmalloc-4k (the oracle, where its slot is 4 KiB too);
+    lowered, the policy chooses again under it and new slabs follow (objs_per_slab),
+    while objects already allocated stay in their slabs; an object larger than a slab of
+    max_order gets the smallest order that holds it (calculate_order()'s last resort);
+    an order set explicitly stays set; raising max_order back restores the default."""
+    name = make_cache(4096)
+    c = client.cache_get(name)
+    assert c["max_order"] == 3 and dbg(name, "max_order") == "3"
+    with open("/sys/kernel/slab/kmalloc-4k/slab_size") as f:
+        kernel_slot = int(f.read())
+    if kernel_slot == int(dbg(name, "slab_size")):
+        with open("/sys/kernel/slab/kmalloc-4k/order") as f:
+            assert c["order"] == int(f.read()) == c["order_default"]
+    default = c["order"]
+    assert default > 0
+    h = client.obj_alloc(name, 3)
+    before = client.cache_get(name)["gauges"]
+    c = client.cache_set(name, max_order=0)
+    assert (c["max_order"], c["order_default"], c["order"]) == (0, 0, 0)
+    assert dbg(name, "objs_per_slab") == "1"
+    assert client.cache_get(name)["gauges"]["pages"] == before["pages"]   # old slabs stay
+    h2 = client.obj_alloc(name, 2)
+    g = client.cache_get(name)["gauges"]
+    assert g["pages"] > before["pages"] and g["objects"] == 5
+    client.obj_free(h2)
+    client.obj_free(h)
+    for m in range(4, -1, -1):      # the choice never exceeds max_order, and grows with it
+        c = client.cache_set(name, max_order=m)
+        assert c["order_default"] <= m
+    client.cache_set(name, order=2)
+    c = client.cache_set(name, max_order=1)
+    assert (c["order"], c["order_default"]) == (2, 1)   # an order set stays set
+    big = client.cache_set(make_cache(8192), max_order=0)
+    assert big["order"] == big["order_default"] == 1    # one 8 KiB object: order 1
+    consistent(client, name)
+
+
 @pytest.mark.not_slob('slob has no debug mode (refused: test_slob_design)')
 def test_flags_change_only_when_empty(client, make_cache, design):
     name = make_cache(64, hardened=True)

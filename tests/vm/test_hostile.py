@@ -569,6 +569,9 @@ def build_cases():
         Case("SET-sheaves-cpu-slabs-range", "CACHE_SET",
              [cache(name(), u32(C_["SHEAVES_CPU_SLABS"], 2, mark=True))],
              err=errno.ERANGE, msg=RANGE, bad=True),
+        Case("SET-max-order-range", "CACHE_SET",
+             [cache(name(), u32(C_["MAX_ORDER"], U["SLABLAB_MAX_ORDER"] + 1, mark=True))],
+             err=errno.ERANGE, msg=RANGE, bad=True),
         # the slab and slob designs' tunables: the policy's ranges (SLAB's own rules,
         # batchcount <= limit and so on, are test_slab_design's)
         Case("SET-lists-zero", "CACHE_SET",

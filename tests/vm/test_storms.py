@@ -1270,6 +1270,12 @@ def test_kernel_owned_cache_refuses_storms_and_handles():
             ("kernel", "slub", 0, 3)
         assert "hwcache_align" in got["flags"]
         hook("destroy")
+        # args the registry refuses (a cpu_partial and a max_order out of range, design
+        # as a tunable, an unknown tunable bit) make no cache; the hook fails with
+        # EPROTO when one was made
+        before = {x["name"] for x in c.cache_list()}
+        hook("create-bad-args")
+        assert {x["name"] for x in c.cache_list()} == before
     finally:
         reload()
 

@@ -885,6 +885,19 @@ std::string render_memory_accounting(const Totals* slablab, const Totals& kernel
 	return out;
 }
 
+/// One tunable of the report: enums and flags by name, the others as numbers.
+static void report_tunable(std::string& out, std::string_view name, uint32_t v)
+{
+	if (name == "design")
+		kv(out, name, design_name(v));
+	else if (name == "flags")
+		kv(out, name, fmt::format("{} ({:#x})", v ? join(cache_flag_names(v)) : "none", v));
+	else if (name == "fastpath")
+		kv(out, name, fastpath_name(v));
+	else
+		kv(out, name, v);
+}
+
 std::string render_report(const CacheInfo& c, uint32_t page_size)
 {
 	std::string out;
@@ -915,21 +928,19 @@ std::string render_report(const CacheInfo& c, uint32_t page_size)
 	kv(out, "padding per slab", sub_sat(slab_bytes, uint64_t{c.objs_per_slab} * stride));
 
 	out += "\nTunables\n";
-	kv(out, "design", design_name(c.design));
-	kv(out, "flags", fmt::format("{} ({:#x})", c.flags ? join(cache_flag_names(c.flags)) : "none",
-				     c.flags));
-	kv(out, "fastpath", fastpath_name(c.fastpath));
-	kv(out, "cpu_partial", c.cpu_partial);
-	kv(out, "min_partial", c.min_partial);
-	kv(out, "order", c.order);
+	// The tunables the cache's design reads (the registry's designs column,
+	// uapi/tunables.yaml); the others are kept for a design change and shown by --json.
+	const uint32_t design_bit = (1U << c.design) |
+		(c.design == SLABLAB_DESIGN_SHEAVES && c.sheaves_cpu_slabs ?
+		 SLABLAB_TUNABLE_D_SHEAVES_CPU_SLABS : 0);
+#define SLABCTL_REPORT_TUNABLE(attr, name, type, kind, enum, min, max)                    \
+	if (SLABLAB_TUNABLE_DESIGNS_##attr & design_bit)                                     \
+		report_tunable(out, #name, c.name);
+	SLABLAB_CACHE_TUNABLES(SLABCTL_REPORT_TUNABLE)
+#undef SLABCTL_REPORT_TUNABLE
 	kv(out, "order_default", fmt::format("{} (largest allowed: {})", c.order_default,
-					     SLABLAB_MAX_ORDER));
-	if (c.design == SLABLAB_DESIGN_SHEAVES) {
-		kv(out, "sheaf_capacity", c.sheaf_capacity);
-		kv(out, "barn_max_full", c.barn_max_full);
-		kv(out, "barn_max_empty", c.barn_max_empty);
-		kv(out, "sheaves_cpu_slabs", c.sheaves_cpu_slabs);
-	}
+					     c.design == SLABLAB_DESIGN_SLAB ? SLABLAB_MAX_ORDER :
+					     c.max_order));
 
 	out += "\nGauges\n";
 	kv(out, "objects", c.objects);

@@ -34,9 +34,10 @@
  *   [ADMIN] Create a cache: cache { name (required), size (required), align, and any
  *   of the cache-tunables: flags, order, cpu-partial, min-partial, fastpath,
  *   remote-node-defrag-ratio, design, sheaf-capacity, barn-max-full, barn-max-empty,
- *   lists, limit, batchcount, shared, reap-cpu-ms, reap-node-ms, sheaves-cpu-slabs }
- *   (cache-request: the policy rejects the other attributes of cache as unknown). A
- *   tunable left out gets its default. The reply is the new cache as for cache-get.
+ *   lists, limit, batchcount, shared, reap-cpu-ms, reap-node-ms, sheaves-cpu-slabs,
+ *   max-order } (cache-request: the policy rejects the other attributes of cache as
+ *   unknown). A tunable left out gets its default (uapi/tunables.yaml). The reply is
+ *   the new cache as for cache-get.
  *
  * SLABLAB_CMD_CACHE_DEL [ADMIN]
  *   do: → cache
@@ -765,6 +766,11 @@ enum slablab_attr {
  *	that wait for a grace period before their pages go back (slob: blocks); not in slabs
  * @SLABLAB_CACHE_A_RCU_PAGES: (u64) pages of those slabs, not in pages (slob: 0, its
  *	heap pages stay in pages)
+ * @SLABLAB_CACHE_A_MAX_ORDER: (u32, 0..4) the largest order the order policy may choose
+ *	for this cache (slub, sheaves): SLUB's slub_max_order boot parameter, per cache (3 by
+ *	default, PAGE_ALLOC_COSTLY_ORDER). A change recomputes order-default and, unless
+ *	order was set, the order of new slabs; an object too big for a slab of max-order gets
+ *	the smallest order that holds it, as calculate_order() falls back
  * @__SLABLAB_CACHE_A_MAX: the number of attribute types
  */
 enum slablab_cache_attr {
@@ -815,6 +821,7 @@ enum slablab_cache_attr {
 	SLABLAB_CACHE_A_RCU_WAITING,
 	SLABLAB_CACHE_A_RCU_SLABS,
 	SLABLAB_CACHE_A_RCU_PAGES,
+	SLABLAB_CACHE_A_MAX_ORDER,
 	__SLABLAB_CACHE_A_MAX
 };
 

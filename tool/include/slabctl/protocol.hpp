@@ -94,6 +94,7 @@ inline constexpr AttrDesc kCacheAttrs[] = {
 	{SLABLAB_CACHE_A_RCU_WAITING, "rcu_waiting", -1, false},
 	{SLABLAB_CACHE_A_RCU_SLABS, "rcu_slabs", -1, false},
 	{SLABLAB_CACHE_A_RCU_PAGES, "rcu_pages", -1, false},
+	{SLABLAB_CACHE_A_MAX_ORDER, "max_order", -1, false},
 };
 
 inline constexpr AttrDesc kPercpuAttrs[] = {
