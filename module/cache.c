@@ -1016,7 +1016,8 @@ EXPORT_SYMBOL_GPL(slablab_cache_destroy);
 
 /*
  * The tunables' setters: one per row of SLABLAB_CACHE_TUNABLES (include/slablab/protocol.h),
- * all with this signature, so that netlink.c applies a CACHE_SET by walking that table.
+ * all with this signature, so that netlink-cache.c applies a CACHE_SET by walking that
+ * table.
  * The caller holds slablab_mutex and cpus_read_lock; values are within the policy's range.
  */
 

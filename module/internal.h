@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * slablab internals shared by the allocator (backend.c, the designs' design_*.c and the
- * cache API cache.c), netlink.c, debugfs.c, handles.c, storm.c and main.c. See
- * backend.c's top comment for slabs and the locking rules, design_slub.c's for the
- * per-cpu front end, and docs/design.md ("Designs") for the ops table's contract.
+ * cache API cache.c), the netlink family's netlink*.c, debugfs.c, handles.c, storm.c and
+ * main.c. See backend.c's top comment for slabs and the locking rules, design_slub.c's
+ * for the per-cpu front end, and docs/design.md ("Designs") for the ops table's contract.
  */
 #ifndef _SLABLAB_INTERNAL_H
 #define _SLABLAB_INTERNAL_H
@@ -24,7 +24,6 @@
 #include "../include/slablab.h"
 #include "../include/slablab/protocol.h"
 #include "../include/slablab/replay.h"
-#include "netlink-gen.h"
 #include "policy.h"
 
 #define SLABLAB_VERSION "0.1.0"
@@ -538,7 +537,7 @@ typedef bool (*slablab_cpu_pred)(struct slablab_cache *s, int cpu, int mode);
  * callers + the cached layers + @slabs_free = @total when the cache is quiet (no
  * allocation or free in flight). The fields are the spec's layers set, in its order
  * (SLABLAB_CACHE_LAYERS): a design with other layers adds an attribute there and a
- * field here; netlink.c puts the fields @present names.
+ * field here; netlink-cache.c puts the fields @present names.
  */
 struct slablab_layers {
 	u64 total;
@@ -824,7 +823,7 @@ unsigned int slablab_limit_default(const struct slablab_cache *s);
 unsigned int slablab_batchcount_default(const struct slablab_cache *s);
 unsigned int slablab_shared_default(const struct slablab_cache *s);
 
-/* one setter per tunable of SLABLAB_CACHE_TUNABLES, all alike (the registry's @set) */
+/* one setter per tunable of SLABLAB_CACHE_TUNABLES, all alike (cache.c's table of them) */
 int slablab_set_min_partial(struct slablab_cache *s, unsigned int slabs,
 			    struct netlink_ext_ack *extack);
 int slablab_set_order(struct slablab_cache *s, unsigned int order, struct netlink_ext_ack *extack);
@@ -911,16 +910,16 @@ void slablab_set_cache_observer(const struct slablab_cache_observer *obs);
 int slablab_debugfs_init(void);
 void slablab_debugfs_exit(void);
 
-/* netlink.c: the generic netlink family, its policies and its ops */
-extern unsigned int slablab_selftest_dump_percpu_max;
+/* netlink.c: the generic netlink family (netlink.h: what its files share) */
 int slablab_netlink_init(void);
 void slablab_netlink_exit(void);
-int slablab_put_stats(struct sk_buff *skb, int attr, const u64 *v);
+/* netlink-cache.c: selftests only, the cache dump's per-cpu entries per message */
+extern unsigned int slablab_selftest_dump_percpu_max;
 
 /* storm.c: the storm engine */
 
 /**
- * struct slablab_storm_spec - what a storm runs: parsed from STORM_START (netlink.c),
+ * struct slablab_storm_spec - what a storm runs: parsed from STORM_START (netlink-storm.c),
  * completed by slablab_storm_start() and reported back as the storm ran
  * @target: enum slablab_storm_target
  * @pattern: enum slablab_storm_pattern
@@ -1070,7 +1069,7 @@ void slablab_handles_release_all(void);
 /* replay.c: the replay engine (docs/replay.md) */
 
 /**
- * struct slablab_replay_setup - a replay-new request, parsed by netlink.c
+ * struct slablab_replay_setup - a replay-new request, parsed by netlink-replay.c
  * @target: enum slablab_replay_target
  * @nr_events: events the replay holds
  * @nr_objects: object ids 1..@nr_objects

@@ -3,7 +3,9 @@
 /*
  * The policies of the slablab family (kernel-policy: global): one table per
  * attribute set requests carry, holding only the attributes requests may carry, so
- * that strict validation rejects the reply-only ones as unknown.
+ * that strict validation rejects the reply-only ones as unknown. Then the ops table:
+ * one genl_ops per operation, with the handlers netlink-gen.h declares (netlink.c,
+ * netlink-cache.c, netlink-storm.c, netlink-replay.c define them).
  */
 #include "netlink-gen.h"
 
@@ -159,4 +161,115 @@ const struct nla_policy slablab_policy[SLABLAB_A_MAX + 1] = {
 	[SLABLAB_A_REPLAY] = NLA_POLICY_NESTED(slablab_replay_policy),
 	[SLABLAB_A_KMALLOC_DESIGN] = NLA_POLICY_MAX(NLA_U32, __SLABLAB_DESIGN_MAX - 1),
 	[SLABLAB_A_KMALLOC_LISTS] = NLA_POLICY_RANGE(NLA_U32, 1, 3),
+};
+
+/* Ops table for slablab: every operation of the spec, in its order */
+const struct genl_ops slablab_nl_ops[19] = {
+	{
+		.cmd	= SLABLAB_CMD_GET_STATUS,
+		.doit	= slablab_nl_get_status_doit,
+	},
+	{
+		.cmd		= SLABLAB_CMD_CACHE_NEW,
+		.doit		= slablab_nl_cache_new_doit,
+		.flags		= GENL_ADMIN_PERM,
+		.internal_flags	= SLABLAB_NL_SYS_ADMIN,
+	},
+	{
+		.cmd		= SLABLAB_CMD_CACHE_DEL,
+		.doit		= slablab_nl_cache_del_doit,
+		.flags		= GENL_ADMIN_PERM,
+		.internal_flags	= SLABLAB_NL_SYS_ADMIN,
+	},
+	{
+		.cmd	= SLABLAB_CMD_CACHE_GET,
+		.doit	= slablab_nl_cache_get_doit,
+		.dumpit	= slablab_nl_cache_get_dumpit,
+	},
+	{
+		.cmd		= SLABLAB_CMD_CACHE_SET,
+		.doit		= slablab_nl_cache_set_doit,
+		.flags		= GENL_ADMIN_PERM,
+		.internal_flags	= SLABLAB_NL_SYS_ADMIN,
+	},
+	{
+		.cmd		= SLABLAB_CMD_CACHE_SHRINK,
+		.doit		= slablab_nl_cache_shrink_doit,
+		.flags		= GENL_ADMIN_PERM,
+		.internal_flags	= SLABLAB_NL_SYS_ADMIN,
+	},
+	{
+		.cmd		= SLABLAB_CMD_CACHE_VALIDATE,
+		.doit		= slablab_nl_cache_validate_doit,
+		.flags		= GENL_ADMIN_PERM,
+		.internal_flags	= SLABLAB_NL_SYS_ADMIN,
+	},
+	{
+		.cmd		= SLABLAB_CMD_CACHE_RESET_STATS,
+		.doit		= slablab_nl_cache_reset_stats_doit,
+		.flags		= GENL_ADMIN_PERM,
+		.internal_flags	= SLABLAB_NL_SYS_ADMIN,
+	},
+	{
+		.cmd		= SLABLAB_CMD_OBJ_ALLOC,
+		.doit		= slablab_nl_obj_alloc_doit,
+		.flags		= GENL_ADMIN_PERM,
+		.internal_flags	= SLABLAB_NL_SYS_ADMIN,
+	},
+	{
+		.cmd		= SLABLAB_CMD_OBJ_FREE,
+		.doit		= slablab_nl_obj_free_doit,
+		.flags		= GENL_ADMIN_PERM,
+		.internal_flags	= SLABLAB_NL_SYS_ADMIN,
+	},
+	{
+		.cmd		= SLABLAB_CMD_LAB_SET,
+		.doit		= slablab_nl_lab_set_doit,
+		.flags		= GENL_ADMIN_PERM,
+		.internal_flags	= SLABLAB_NL_SYS_ADMIN,
+	},
+	{
+		.cmd		= SLABLAB_CMD_STORM_START,
+		.doit		= slablab_nl_storm_start_doit,
+		.flags		= GENL_ADMIN_PERM,
+		.internal_flags	= SLABLAB_NL_SYS_ADMIN,
+	},
+	{
+		.cmd	= SLABLAB_CMD_STORM_GET,
+		.doit	= slablab_nl_storm_get_doit,
+	},
+	{
+		.cmd		= SLABLAB_CMD_STORM_STOP,
+		.doit		= slablab_nl_storm_stop_doit,
+		.flags		= GENL_ADMIN_PERM,
+		.internal_flags	= SLABLAB_NL_SYS_ADMIN,
+	},
+	{
+		.cmd		= SLABLAB_CMD_REPLAY_NEW,
+		.doit		= slablab_nl_replay_new_doit,
+		.flags		= GENL_ADMIN_PERM,
+		.internal_flags	= SLABLAB_NL_SYS_ADMIN,
+	},
+	{
+		.cmd		= SLABLAB_CMD_REPLAY_DATA,
+		.doit		= slablab_nl_replay_data_doit,
+		.flags		= GENL_ADMIN_PERM,
+		.internal_flags	= SLABLAB_NL_SYS_ADMIN,
+	},
+	{
+		.cmd		= SLABLAB_CMD_REPLAY_RUN,
+		.doit		= slablab_nl_replay_run_doit,
+		.flags		= GENL_ADMIN_PERM,
+		.internal_flags	= SLABLAB_NL_SYS_ADMIN,
+	},
+	{
+		.cmd	= SLABLAB_CMD_REPLAY_GET,
+		.doit	= slablab_nl_replay_get_doit,
+	},
+	{
+		.cmd		= SLABLAB_CMD_REPLAY_STOP,
+		.doit		= slablab_nl_replay_stop_doit,
+		.flags		= GENL_ADMIN_PERM,
+		.internal_flags	= SLABLAB_NL_SYS_ADMIN,
+	},
 };

@@ -2,9 +2,9 @@
 /*
  * The replay engine: a recorded allocation trace (slabctl record, docs/replay.md) run
  * again in the kernel, event by event, on a slablab cache per recorded cache or on the
- * kernel's own SLUB. netlink.c hands it the set-up (slablab_replay_new()), the events
- * in chunks (slablab_replay_data()), starts it (slablab_replay_run()) and reads it back
- * (slablab_replay_get()). It calls only the allocator (cache.c) and the kernel's.
+ * kernel's own SLUB. netlink-replay.c hands it the set-up (slablab_replay_new()), the
+ * events in chunks (slablab_replay_data()), starts it (slablab_replay_run()) and reads it
+ * back (slablab_replay_get()). It calls only the allocator (cache.c) and the kernel's.
  *
  * One kthread per recorded cpu, bound to an online cpu; with fewer online cpus than
  * recorded ones the streams are folded (recorded cpu c runs on kthread c % threads,
@@ -1104,7 +1104,7 @@ static void replay_finish_workfn(struct work_struct *work)
 /**
  * slablab_replay_get - the replay's state and, once done, its results (replay-get)
  * @rep: filled in; @rep->res and @rep->samples point into the replay (valid while
- *	slablab_replay_lock() is held: netlink.c puts them into the reply under it)
+ *	slablab_replay_lock() is held: netlink-replay.c puts them into the reply under it)
  *
  * Changes nothing: a replay whose kthreads are done is running until
  * replay_finish_work has finished it.

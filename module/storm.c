@@ -3,7 +3,7 @@
  * The storm engine: workloads run in the kernel against a slablab cache and against the
  * kernel's own allocator, on the same kernel, measured per operation. Its interface is
  * plain C (internal.h): slablab_storm_start() takes a struct slablab_storm_spec that
- * netlink.c parsed from STORM_START, slablab_storm_report() fills a struct
+ * netlink-storm.c parsed from STORM_START, slablab_storm_report() fills a struct
  * slablab_storm_report for STORM_GET/STOP. It calls only the allocator (cache.c).
  *
  * Three layers:
@@ -2348,7 +2348,7 @@ static void storm_fill_report(struct slablab_storm *st, struct slablab_storm_rep
 
 /**
  * slablab_storm_start - start a storm
- * @spec: what to run (netlink.c parsed it; limits of the attribute policies hold)
+ * @spec: what to run (netlink-storm.c parsed it; limits of the attribute policies hold)
  * @cpus: the cpus to bind the workers to, or NULL for every online cpu
  * @nr_cpu_bits: bits of @cpus
  * @rep: the storm as it started (also on an undeliverable reply: stop it by its id)

@@ -8,7 +8,11 @@ spec plus the code that makes it do something (docs/design.md, docs/netlink.md):
                                   commands, with the spec's docs
   module/netlink-gen.h, .c        the module's nla_policy tables (the spec's checks as
                                   NLA_POLICY_RANGE/MIN/MAX/MASK, as ynl-gen-c's kernel
-                                  mode writes them; only the attributes requests carry)
+                                  mode writes them; only the attributes requests carry),
+                                  the ops table slablab_nl_ops[] and the prototypes of
+                                  its handlers, slablab_nl_<op>_doit/_dumpit (ynl-gen-c's
+                                  names), admin-perm ops flagged GENL_ADMIN_PERM and
+                                  SLABLAB_NL_SYS_ADMIN
   module/tunables-gen.c           the module's tunable registry (struct slablab_tunable),
                                   joined with uapi/tunables.yaml (designs, defaults)
   include/slablab/protocol.h      X-macro tables of the cache tunables (and the designs
@@ -176,6 +180,11 @@ class Spec:
 
     def cmd_prefix(self):
         return c_upper(self.y["operations"].get("name-prefix", f"{self.family}-cmd-"))
+
+    def handler(self, op, mode):
+        """The C name of @op's handler for @mode ("do" or "dump"), as ynl-gen-c names
+        it: <family>_nl_<op>_doit, <family>_nl_<op>_dumpit."""
+        return c_lower(f"{self.family}-nl-{op['name']}-{mode}it")
 
     # checks
     def limit(self, v):
@@ -517,15 +526,94 @@ def policy_entry(sp, set_name, c, a, ranges):
     return f"NLA_POLICY_FULL_RANGE({nla}, &{rname})"
 
 
+# The genl_ops.internal_flags bit of the spec's admin-perm operations: the family's
+# pre_doit (module/netlink.c) refuses them without CAP_SYS_ADMIN.
+SYS_ADMIN = "SLABLAB_NL_SYS_ADMIN"
+MODES = ("do", "dump")
+
+
+def struct_init(members):
+    """A designated initializer's lines, aligned as ynl-gen-c's write_struct_init()."""
+    longest = ((max(len(m) for m, _ in members) + 1 + 8) // 8) * 8
+    return [f".{m}" + "\t" * ((longest - len(m) - 1 + 7) // 8) + f"= {v},"
+            for m, v in members]
+
+
+def op_members(sp, op, c):
+    """The genl_ops initializer of @op (C name @c): cmd, doit/dumpit where the spec has
+    do/dump, and for admin-perm the genetlink flag and the module's own."""
+    members = [("cmd", c)]
+    members += [(f"{mode}it", sp.handler(op, mode)) for mode in MODES if mode in op]
+    flags = op.get("flags", [])
+    if flags:
+        members.append(("flags", " | ".join(c_upper(f"genl-{f}") for f in flags)))
+    if "admin-perm" in flags:
+        members.append(("internal_flags", SYS_ADMIN))
+    return members
+
+
+def handler_doc(sp, op, c, mode):
+    """The kernel-doc of @op's (C name @c) @mode handler; the command itself is documented
+    in the uapi header's top comment, from the op's doc."""
+    lines = wrap(f"{sp.handler(op, mode)} - the {mode} handler of {op['name']} ({c})",
+                 86, "", "\t")
+    if mode == "do":
+        lines += ["@skb: the request", "@info: its attributes, header, sender and extack"]
+    else:
+        lines += ["@skb: the message to fill", "@cb: the dump's state (its cursor in cb->args)"]
+    lines.append("")
+    if "admin-perm" in op.get("flags", []):
+        lines += ["admin-perm: the caller needs CAP_NET_ADMIN (GENL_ADMIN_PERM) and",
+                  f"CAP_SYS_ADMIN ({SYS_ADMIN}, the family's pre_doit)."]
+    lines.append("Return: " + ("0, or a negative errno (with an extack message)" if mode == "do"
+                               else "the length of @skb (0: the dump is done), or a negative "
+                               "errno"))
+    return ["/**"] + star(lines) + [" */"]
+
+
+def gen_ops(sp):
+    """The ops table and its handlers' prototypes: (header lines, source lines)."""
+    fam = c_lower(sp.family)
+    ops = sp.ops()
+    h = ["/*",
+         " * genl_ops.internal_flags of the spec's admin-perm operations: they change state, and",
+         " * the family's pre_doit (netlink.c) refuses them without CAP_SYS_ADMIN. They also",
+         " * carry GENL_ADMIN_PERM, genetlink's CAP_NET_ADMIN check.",
+         " */",
+         f"#define {SYS_ADMIN}\tBIT(0)", "",
+         f"/* Ops table for {fam}: genl_ops (kernel-policy: global; 6.1 has no split ops) */",
+         f"extern const struct genl_ops {fam}_nl_ops[{len(ops)}];", "",
+         "/*",
+         " * The handlers, <family>_nl_<op>_doit and _dumpit as ynl-gen-c names them: what each",
+         " * command takes and replies is in uapi/linux/slablab.h's top comment (the spec's doc).",
+         " */", ""]
+    for op, cn, _ in ops:
+        for mode in MODES:
+            if mode not in op:
+                continue
+            h += handler_doc(sp, op, cn, mode)
+            args = ("struct sk_buff *skb, struct genl_info *info" if mode == "do"
+                    else "struct sk_buff *skb, struct netlink_callback *cb")
+            h += [f"int {sp.handler(op, mode)}({args});", ""]
+    c = ["", f"/* Ops table for {fam}: every operation of the spec, in its order */",
+         f"const struct genl_ops {fam}_nl_ops[{len(ops)}] = {{"]
+    for op, cn, _ in ops:
+        c += ["\t{"] + ["\t\t" + x for x in struct_init(op_members(sp, op, cn))] + ["\t},"]
+    c.append("};")
+    return h, c
+
+
 def gen_policies(sp):
     sets = sp.policy_sets()
     h = ["/* SPDX-License-Identifier: GPL-2.0 */", f"/* {ORIGIN} */",
          "#ifndef _SLABLAB_NETLINK_GEN_H", "#define _SLABLAB_NETLINK_GEN_H", "",
-         "#include <net/netlink.h>", '#include "../uapi/linux/slablab.h"', ""]
+         "#include <net/genetlink.h>", '#include "../uapi/linux/slablab.h"', ""]
     c = ["// SPDX-License-Identifier: GPL-2.0", f"/* {ORIGIN} */", "/*",
          " * The policies of the slablab family (kernel-policy: global): one table per",
          " * attribute set requests carry, holding only the attributes requests may carry, so",
-         " * that strict validation rejects the reply-only ones as unknown.",
+         " * that strict validation rejects the reply-only ones as unknown. Then the ops table:",
+         " * one genl_ops per operation, with the handlers netlink-gen.h declares (netlink.c,",
+         " * netlink-cache.c, netlink-storm.c, netlink-replay.c define them).",
          " */", '#include "netlink-gen.h"', ""]
     ranges, tables = [], []
     for s in reversed(sets):
@@ -541,8 +629,9 @@ def gen_policies(sp):
             rows.append(row)
         tables += ["", f"const struct nla_policy {pname}[{sp.max_name(set_)} + 1] = {{"]
         tables += rows + ["};"]
-    h += ["", "#endif /* _SLABLAB_NETLINK_GEN_H */"]
-    c += ranges[:-1] + tables
+    ops_h, ops_c = gen_ops(sp)
+    h += [""] + ops_h + ["#endif /* _SLABLAB_NETLINK_GEN_H */"]
+    c += ranges[:-1] + tables + ops_c
     return "\n".join(h) + "\n", "\n".join(c) + "\n"
 
 

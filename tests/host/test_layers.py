@@ -5,11 +5,19 @@ shared back end (backend.c) is at the bottom, calling no other file of the modul
 trace events' definitions (trace.c: a leaf every file may fire events of, calling none);
 the designs (design_*.c) call only the back end (and trace.c); the cache API (cache.c)
 stands on both; kmalloc (kmalloc.c) is between them: cache.c calls it, and it calls only
-the designs and the back end (and trace.c).
+the designs and the back end (and trace.c). The generic netlink family is at the top, one
+unit as the kernel's YNL families are: its core (netlink.c: the family, pre_doit, the
+helpers every handler uses), the generated policies and ops table (netlink-gen.c) and one
+file per group of commands (netlink-cache.c, netlink-storm.c, netlink-replay.c), which
+call the core and the generated policies but not each other; the core calls none of them.
 
 An arrow A -> B means: A's object has an undefined symbol that B's object defines
 (`nm`). The objects are the ones module/Kbuild links into slablab.ko, so a new file is
-covered as soon as it is built. `make test` and `make test-host` build the module before
+covered as soon as it is built. One kind of arrow is left out of the layers' graph: the
+generated ops table's (netlink-gen.c -> the file of each handler it names,
+slablab_nl_<op>_doit/_dumpit), the dispatch of the family by its table, which every
+handler's file would otherwise close into a circle with the core it uses; every other
+symbol of netlink-gen.c is still an arrow. `make test` and `make test-host` build the module before
 the host tests; where it has not been built (or is older than its sources) the tests skip
 and say so, or, under CI (CI=true or SLABLAB_CI=1), fail with the same message."""
 import os
@@ -27,6 +35,11 @@ CACHE_API = "cache"  # the cache API over the designs
 KMALLOC = "kmalloc"  # slablab_kmalloc()/slablab_kfree(): under the cache API, over the designs
 TRACE = "trace"  # the tracepoints' definitions (CREATE_TRACE_POINTS): a leaf under all
 DESIGN_PREFIX = "design_"
+NL_CORE = "netlink"  # the family, pre_doit, get-status and the handlers' shared helpers
+NL_GEN = "netlink-gen"  # generated from the spec: the policies and the ops table
+NL_PREFIX = "netlink-"  # netlink-gen.c and the commands' files (netlink-cache.c ...)
+# the handlers the generated ops table names (ynl-gen-c's names)
+NL_HANDLER = re.compile(r"slablab_nl_\w+_(doit|dumpit)")
 # Under CI the objects must be there (make test builds them): a skip would hide the tests.
 CI = any(os.environ.get(v, "").lower() in ("1", "true", "yes") for v in ("CI", "SLABLAB_CI"))
 
@@ -73,6 +86,19 @@ def call_graph(names):
     return graph
 
 
+def without_ops_table(graph):
+    """@graph less the generated ops table's arrows: netlink-gen.c's uses of the handlers
+    (an arrow that is left with no symbol goes)."""
+    out = {a: dict(bs) for a, bs in graph.items()}
+    for b, used in graph.get(NL_GEN, {}).items():
+        rest = [s for s in used if not NL_HANDLER.fullmatch(s)]
+        if rest:
+            out[NL_GEN][b] = rest
+        else:
+            del out[NL_GEN][b]
+    return out
+
+
 def find_cycle(graph):
     """One cycle of @graph as a list of nodes [n0, n1, ..., n0], or None."""
     state = {}          # absent: unvisited, 1: on the stack, 2: done
@@ -107,7 +133,8 @@ def describe(graph, cycle):
 
 
 @pytest.fixture(scope="module")
-def graph():
+def full_graph():
+    """Every arrow, the ops table's included."""
     if not shutil.which("nm"):
         unavailable("nm (binutils) is missing")
     names = kbuild_objects()
@@ -126,6 +153,12 @@ def graph():
     if not os.path.exists(link) or os.path.getmtime(link) < newest:
         unavailable("module/slablab.o is older than the module's sources: run `make module`")
     return call_graph(names)
+
+
+@pytest.fixture(scope="module")
+def graph(full_graph):
+    """The layers' graph: every arrow but the generated ops table's."""
+    return without_ops_table(full_graph)
 
 
 def test_module_call_graph_has_no_cycle(graph):
@@ -186,15 +219,70 @@ def test_kmalloc_is_between_the_cache_api_and_the_designs(graph):
         assert KMALLOC not in graph[d], f"{d}.c calls up into {KMALLOC}.c"
 
 
-def test_every_file_is_reached_from_main(graph):
-    """The graph is real: main.c (init/exit) reaches every other file."""
+def test_every_file_is_reached_from_main(full_graph):
+    """The graph is real: main.c (init/exit) reaches every other file (the handlers'
+    files through the family's ops table)."""
     seen, todo = set(), ["main"]
     while todo:
         n = todo.pop()
         if n not in seen:
             seen.add(n)
-            todo += graph.get(n, {})
-    assert seen == set(graph), f"not reached from main.c: {sorted(set(graph) - seen)}"
+            todo += full_graph.get(n, {})
+    assert seen == set(full_graph), f"not reached from main.c: {sorted(set(full_graph) - seen)}"
+
+
+def command_files(graph):
+    """The netlink family's files of commands: netlink-*.c but the generated one."""
+    return sorted(n for n in graph if n.startswith(NL_PREFIX) and n != NL_GEN)
+
+
+def test_netlink_family_core_and_command_files(graph):
+    """netlink.c (the core) calls the generated file but no file of commands; each file of
+    commands calls the core and no other file of commands; nothing else calls into a file
+    of commands but debugfs.c (the cache dump's selftest knob)."""
+    files = command_files(graph)
+    assert {NL_CORE, NL_GEN} <= set(graph), f"no {NL_CORE}.o or {NL_GEN}.o in module/Kbuild"
+    assert files, "no netlink-*.o of commands in module/Kbuild"
+    assert NL_GEN in graph[NL_CORE], f"{NL_CORE}.c does not use the generated ops table"
+    down = {b: s for b, s in graph[NL_CORE].items() if b in files}
+    lines = [f"  {NL_CORE}.c -> {b}.c: {', '.join(s[:6])}" for b, s in down.items()]
+    assert not down, f"{NL_CORE}.c (the family's core) calls a file of commands:\n" + "\n".join(lines)
+    for f in files:
+        assert NL_CORE in graph[f], f"{f}.c does not use the family's core"
+        side = {b: s for b, s in graph[f].items() if b in files}
+        lines = [f"  {f}.c -> {b}.c: {', '.join(s[:6])}" for b, s in side.items()]
+        assert not side, f"{f}.c calls another file of commands:\n" + "\n".join(lines)
+    callers = {a: b for a, bs in graph.items() for b in bs
+               if b in files and a not in files + [NL_CORE, NL_GEN, "debugfs"]}
+    assert not callers, f"files outside the netlink family call its commands' files: {callers}"
+
+
+def test_ops_table_names_every_file_of_commands(full_graph):
+    """netlink-gen.c, generated, calls only the handlers (the ops table) and reaches
+    every file of commands and the core (get-status)."""
+    assert NL_GEN in full_graph, f"no {NL_GEN}.o in module/Kbuild"
+    other = {b: [s for s in used if not NL_HANDLER.fullmatch(s)]
+             for b, used in full_graph[NL_GEN].items()}
+    other = {b: s for b, s in other.items() if s}
+    assert not other, f"{NL_GEN}.c uses more than the handlers: {other}"
+    assert set(command_files(full_graph)) | {NL_CORE} <= set(full_graph[NL_GEN]), \
+        f"{NL_GEN}.c's ops table misses a file: {sorted(full_graph[NL_GEN])}"
+
+
+def test_without_ops_table_drops_only_the_handlers():
+    """The ops table's arrows go, the arrows of other symbols stay."""
+    g: Dict[str, Dict[str, List[str]]] = {
+        NL_CORE: {NL_GEN: ["slablab_nl_ops"]},
+        NL_GEN: {"netlink-cache": ["slablab_nl_cache_get_doit", "slablab_nl_cache_get_dumpit"],
+                 NL_CORE: ["slablab_nl_get_status_doit", "slablab_lock"]},
+        "netlink-cache": {NL_CORE: ["slablab_lock"]}}
+    assert find_cycle(g) is not None
+    h = without_ops_table(g)
+    assert h[NL_GEN] == {NL_CORE: ["slablab_lock"]}
+    assert g[NL_GEN]["netlink-cache"], "the input was changed"
+    assert find_cycle(h) is not None  # netlink <-> netlink-gen through slablab_lock
+    h[NL_GEN] = {}
+    assert find_cycle(h) is None
 
 
 def test_find_cycle_finds_and_prints_one():

@@ -109,7 +109,7 @@ class FakeClient:
                              # reads them on Debian's 6.1 (every tunable, every design)
                              "sheaf_capacity": 60, "barn_max_full": 10, "barn_max_empty": 10,
                              "lists": 3, "limit": 120, "batchcount": 60, "shared": 8,
-                             "reap_cpu_ms": 2000, "reap_node_ms": 4000,
+                             "reap_cpu_ms": 2000, "reap_node_ms": 4000, "max_order": 3,
                              "sheaves_cpu_slabs": 0}
         return self.caches[name].copy()
 
