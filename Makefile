@@ -208,11 +208,20 @@ EXPERIMENTS_TIMEOUT ?= $(if $(filter 1,$(EXPERIMENTS_FULL)),14400,2400)
 # seed-003's replay row replays a real boot (build/boot.trace, recorded first when missing:
 # make record-boot, about a minute).
 EXPERIMENTS_BOOT = $(if $(or $(if $(EXPERIMENTS),,all),$(filter all seed-003,$(EXPERIMENTS))),1)
+# seed-004's live row (tbench, kmalloc-4k at the kernel's order vs slub_max_order=0) spans
+# boots: the host boots the VM once per sample, in a random order, into
+# build/tbench-boots/, which seed-004's run in the VM then takes in (SLABLAB_TBENCH_BOOTS).
+EXPERIMENTS_TBENCH = $(if $(or $(if $(EXPERIMENTS),,all),$(filter all seed-004,$(EXPERIMENTS))),1)
 experiments: all
 	@if [ -n '$(EXPERIMENTS_BOOT)' ] && [ ! -s '$(BUILD)/boot.trace' ]; then \
 		$(MAKE) --no-print-directory record-boot; fi
+	@if [ -n '$(EXPERIMENTS_TBENCH)' ]; then $(MEASURE_VM) SLABLAB_REPO='$(REPO)' \
+		'$(SLABLAB_PYTHON)' -m slablab experiment seed-004 --boots --out '$(BUILD)/tbench-boots' \
+		$(if $(filter 1,$(EXPERIMENTS_FULL)),--full) \
+		$(if $(EXPERIMENTS_ORDER_SEED),--order-seed '$(EXPERIMENTS_ORDER_SEED)'); fi
 	@$(MEASURE_VM) VM_TIMEOUT='$(EXPERIMENTS_TIMEOUT)' $(if $(EXPERIMENTS),EXPERIMENTS='$(EXPERIMENTS)') \
 		$(if $(EXPERIMENTS_BOOT),SLABLAB_BOOT_TRACE='$(BUILD)/boot.trace') \
+		$(if $(EXPERIMENTS_TBENCH),SLABLAB_TBENCH_BOOTS='$(BUILD)/tbench-boots') \
 		$(if $(EXPERIMENTS_FULL),EXPERIMENTS_FULL='$(EXPERIMENTS_FULL)') \
 		$(if $(EXPERIMENTS_REPEAT),EXPERIMENTS_REPEAT='$(EXPERIMENTS_REPEAT)') \
 		$(if $(EXPERIMENTS_WARMUP),EXPERIMENTS_WARMUP='$(EXPERIMENTS_WARMUP)') \

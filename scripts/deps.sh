@@ -13,7 +13,7 @@ PKGS=(
 	python3-matplotlib python3-yaml python3-jsonschema
 	python3-pip python3-venv python3-setuptools python3-wheel python3-pandas python3-numpy python3-scipy
 	python3-mypy flake8 shellcheck
-	rt-tests mmdebstrap fio
+	rt-tests mmdebstrap fio dbench
 	linux-perf trace-cmd bpftrace python3-drgn
 )
 

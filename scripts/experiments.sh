@@ -13,6 +13,9 @@
 #   EXPERIMENTS_PUBLISH 1: write the run to a folder of its own under the output directory,
 #                     <UTC time>-<commit>/, with RESULTS.md (command, commit, kernel, VM
 #                     shape, every table); e.g. with EXPERIMENTS_FULL=1 for a full run
+#   SLABLAB_TBENCH_BOOTS the folder of seed-004's live tbench boots, which `make experiments`
+#                     runs first from the host (one boot per sample: python -m slablab
+#                     experiment seed-004 --boots); seed-004 takes them into its folder
 set -euo pipefail
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${SLABLAB_BUILD:-$REPO/build}

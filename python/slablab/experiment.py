@@ -47,7 +47,8 @@ __all__ = ["EXPERIMENTS", "EXP_COLUMNS", "Column", "availability", "columns_for"
            "describe", "pct", "NO_CHANGE", "TOLERANCE", "AA", "aa_floor", "aa_line", "base_of",
            "without_twins", "shape_verdict", "direction_verdict", "verdict_line",
            "list_ops_per_1000", "mechanism_line", "run_live_hackbench", "table_live",
-           "run_live_fio", "table_live_fio",
+           "run_live_fio", "table_live_fio", "boot_plan", "tbench_result",
+           "run_tbench_boot", "run_tbench_boots", "import_tbench_boots", "table_live_tbench",
            "cpu_partial_files", "hackbench_seconds",
            "paired_ci", "tables", "run_experiment", "publication_dir", "write_publication",
            "main"]
@@ -211,17 +212,21 @@ def without_twins(df: "pd.DataFrame") -> "pd.DataFrame":
     return df[~df["variant"].astype(str).str.endswith(AA)]
 
 
-def aa_floor(name: str, df: "pd.DataFrame") -> Optional[RatioCI]:
-    """The twin's ratio to its original on the experiment's verdict figure, paired by
-    repeat and table point (row, x) and pooled over the points, with its 95% interval;
-    None without twin runs (or fewer than 3 pairs)."""
-    fig, where = AA_FIGURE[name]
+def aa_floor(name: str, df: "pd.DataFrame", figure: Optional[str] = None
+             ) -> Optional[RatioCI]:
+    """The twin's ratio to its original on the experiment's verdict figure (``figure``:
+    another one, e.g. a live row's), paired by repeat and table point (row, x) and pooled
+    over the points, with its 95% interval; None without twin runs (or fewer than 3
+    pairs)."""
+    fig, where = (figure, {}) if figure else AA_FIGURE[name]
     d = df[df["experiment"] == name] if "experiment" in df.columns else df
     for k, v in where.items():
         d = d[d[k] == v]
     if fig not in d.columns or d.empty:
         return None
-    d = d[d[fig].notna()].assign(x=d["x"].fillna(-1), table_row=d["table_row"].fillna(""))
+    d = d[d[fig].notna()]
+    d = d.assign(x=d["x"].fillna(-1) if "x" in d.columns else -1,
+                 table_row=d["table_row"].fillna("") if "table_row" in d.columns else "")
     twins = d[d["variant"].astype(str).str.endswith(AA)]
     if twins.empty:
         return None
@@ -232,13 +237,15 @@ def aa_floor(name: str, df: "pd.DataFrame") -> Optional[RatioCI]:
     return ratio_ci(list(a[common]), list(b[common]))
 
 
-def aa_line(name: str, df: "pd.DataFrame") -> str:
-    """The A/A floor's line under a table: how far the same variant run twice lies apart."""
-    fig = AA_FIGURE[name][0]
+def aa_line(name: str, df: "pd.DataFrame", figure: Optional[str] = None,
+            source: str = "runs.csv") -> str:
+    """The A/A floor's line under a table: how far the same variant run twice lies apart
+    (``figure``, ``source``: a live row's figure and file)."""
+    fig = figure or AA_FIGURE[name][0]
     twins = [v for v in dict.fromkeys(df.get("variant", [])) if str(v).endswith(AA)]
-    ci = aa_floor(name, df)
+    ci = aa_floor(name, df, figure)
     if not twins:
-        return "  A/A floor: not measured (no twin runs in runs.csv)"
+        return f"  A/A floor: not measured (no twin runs in {source})"
     head = f"  A/A floor: {base_of(str(twins[0]))} against itself, {fig}: "
     if ci is None:
         return head + "too few runs to measure"
@@ -844,9 +851,7 @@ class Lab:
         order from this lab's seeded generator; their table order is noted for the
         ``slot`` column, by which :func:`read_experiment` puts the rows back. ``twin``
         makes the first item's A/A twin (its label + :data:`AA`), run among them."""
-        out = list(items)
-        if twin is not None and out:
-            out.append(twin(out[0]))
+        out = with_twin(items, twin)
         for it in out:
             self.slots.setdefault(str(label(it)), len(self.slots))
         self._order.shuffle(out)
@@ -924,6 +929,15 @@ class Lab:
         self.log(f"  {self.name} {variant:34s} {table_row:8s} x={x!s:>5} {_repeat(repeat)} "
                  f"({time.monotonic() - t0:.1f}s)")
         return r
+
+
+def with_twin(items: Iterable[Any], twin: Optional[Callable[[Any], Any]] = None
+              ) -> List[Any]:
+    """``items`` as a list, with the first one's A/A twin (``twin(first)``) at the end."""
+    out = list(items)
+    if twin is not None and out:
+        out.append(twin(out[0]))
+    return out
 
 
 def _repeat(rep: int) -> str:
@@ -1611,11 +1625,18 @@ def write_slab_files(attr: str, values: Mapping[str, int], root: str = SYS_SLAB)
     return done
 
 
-def write_live_csv(lab: Lab, rows: Sequence[Mapping[str, Any]]) -> None:
-    """The live rows, seed-000's fio or seed-002's hackbench, to OUT/NAME/live.csv."""
-    with open(os.path.join(lab.out_dir, "live.csv"), "w", newline="") as f:
-        wr = csv.DictWriter(f, fieldnames=list(LIVE_COLUMNS))
-        wr.writeheader()
+def write_live_csv(out_dir: str, rows: Sequence[Mapping[str, Any]],
+                   columns: Sequence[str] = LIVE_COLUMNS, append: bool = False) -> None:
+    """The live rows, seed-000's fio or seed-002's hackbench (LIVE_COLUMNS), or seed-004's
+    tbench of one boot (TBENCH_COLUMNS, ``append``: after the earlier boots' rows), to
+    OUT_DIR/live.csv; the header is written when the file is new or empty."""
+    path = os.path.join(out_dir, "live.csv")
+    mode = "a" if append else "w"
+    new = not append or not os.path.exists(path) or os.path.getsize(path) == 0
+    with open(path, mode, newline="") as f:
+        wr = csv.DictWriter(f, fieldnames=list(columns))
+        if new:
+            wr.writeheader()
         wr.writerows(rows)
 
 
@@ -1668,7 +1689,7 @@ def run_live_hackbench(lab: Lab, scale: str, root: str = SYS_SLAB,
     finally:
         if booted:
             write_cpu_partial(booted, root)
-        write_live_csv(lab, rows)
+        write_live_csv(lab.out_dir, rows)
 
 
 def table_live(ldf: Optional["pd.DataFrame"], missing: Mapping[str, str]) -> str:
@@ -1834,7 +1855,7 @@ def run_live_fio(lab: Lab, scale: str, root: str = SYS_SLAB,
             write_slab_files("min_partial", booted_min, root)
         if booted_cpu:
             write_slab_files("cpu_partial", booted_cpu, root)
-        write_live_csv(lab, rows)
+        write_live_csv(lab.out_dir, rows)
 
 
 def table_live_fio(ldf: Optional["pd.DataFrame"], missing: Mapping[str, str]) -> str:
@@ -1888,10 +1909,399 @@ def table_live_fio(ldf: Optional["pd.DataFrame"], missing: Mapping[str, str]) ->
     return "\n".join(out)
 
 
+# ---------------------------------------------------------------- seed-004 live: tbench
+#
+# Seed 004's own workload on the kernel's own SLUB: tbench (Debian's dbench: tbench_srv
+# and tbench's clients over loopback) with kmalloc-4k at the order the kernel chooses (3
+# on 6.1 with 2 vCPUs) against order 0. 6.1's /sys/kernel/slab/*/order is read-only, so
+# order 0 takes a boot with slub_max_order=0 — which caps every cache at order 0, where
+# the 2008 patch changed only the PAGE_SIZE caches (it made kmalloc-4096 a slab cache at
+# PAGE_ALLOC_COSTLY_ORDER, 3: before it, 4 KiB kmallocs went to the page allocator). The
+# boot is the unit: the host side (run_tbench_boots, `make experiments`) boots the VM
+# in rounds, each a default boot, a slub_max_order=0 boot and a default A/A twin boot in
+# a random order (seeded, the seed printed), and each boot (run_tbench_boot) runs tbench
+# ``runs`` times, the first a warm-up left out, appending its rows to live.csv; the
+# experiment's run in the VM copies the series in (TBENCH_BOOTS_ENV) and
+# table_live_tbench judges the MB/s.
+
+#: tbench's sizes: rounds of boots (each kind once a round), tbench runs per boot (the
+#: first a warm-up), seconds per run (tbench -t; it warms up for 1 s of them itself).
+LIVE_TBENCH: Dict[str, Dict[str, Any]] = {
+    "small": dict(rounds=3, runs=3, seconds=3),
+    "full": dict(rounds=10, runs=4, seconds=20)}
+TBENCH_COLUMNS: Sequence[str] = (
+    "experiment", "variant", "kind", "boot", "repeat", "run", "warmup", "mb_per_sec",
+    "max_latency_ms", "clients", "seconds", "order_4k", "slub_max_order",
+    "kernel_release", "vm_cpus", "cpu_model", "date")
+#: Where `make experiments` leaves the boots' series (live.csv, boots.json, slabinfo-*.txt)
+#: for seed-004's run in the VM to take into its folder.
+TBENCH_BOOTS_ENV = "SLABLAB_TBENCH_BOOTS"
+#: kmalloc-4096's directory under /sys/kernel/slab (6.1: kmalloc-4k; older: kmalloc-4096)
+KMALLOC_4K = ("kmalloc-4k", "kmalloc-4096")
+#: The caches of the seed's `slabinfo -AD` (its merged names as 6.1's slab_nomerge names
+#: them), the lines the table shows of the kernel's own slabinfo.
+SEED_004_CACHES = ("kmalloc-4k", "skbuff_fclone_cache", "kmalloc-192", "kmalloc-1k",
+                   "vm_area_struct", "dentry", "kmalloc-64")
+
+
+class BootKind(NamedTuple):
+    """A kind of boot of seed-004's live row: ``key`` names it on the command line,
+    ``label`` in live.csv and the table, ``append`` is its kernel command line."""
+    key: str
+    label: str
+    append: str
+
+
+TBENCH_DEFAULT = BootKind("default", "default boot (kmalloc-4k at the kernel's order)", "")
+TBENCH_ORDER0 = BootKind("order0", "slub_max_order=0 boot (every cache at order 0)",
+                         "slub_max_order=0")
+TBENCH_TWIN = BootKind("default-twin", TBENCH_DEFAULT.label + AA, "")
+BOOT_KINDS: Dict[str, BootKind] = {k.key: k for k in (TBENCH_DEFAULT, TBENCH_ORDER0,
+                                                      TBENCH_TWIN)}
+
+
+class Boot(NamedTuple):
+    """One boot of the series: its place, its round (the pairing of the kinds) and kind."""
+    number: int
+    round: int
+    kind: BootKind
+
+
+def boot_plan(rounds: int, seed: int) -> List[Boot]:
+    """The boots of seed-004's live row: ``rounds`` rounds, each a default, a
+    slub_max_order=0 and a default A/A twin boot in an order of ``seed``'s generator."""
+    rng = random.Random(seed)
+    plan: List[Boot] = []
+    for r in range(rounds):
+        kinds = with_twin((TBENCH_DEFAULT, TBENCH_ORDER0), lambda _k: TBENCH_TWIN)
+        rng.shuffle(kinds)
+        plan += [Boot(len(plan) + i, r, k) for i, k in enumerate(kinds)]
+    return plan
+
+
+class Tbench(NamedTuple):
+    mb_per_sec: float
+    clients: int
+    max_latency_ms: Optional[float]
+
+
+def tbench_result(output: str) -> Tbench:
+    """tbench's closing line, "Throughput 14.1769 MB/sec  2 clients  2 procs
+    max_latency=100.736 ms"; ValueError quoting the output when it has none."""
+    for line in reversed(output.splitlines()):
+        w = line.split()
+        if len(w) >= 4 and w[0] == "Throughput" and w[2] == "MB/sec":
+            lat = [x.split("=", 1)[1] for x in w if x.startswith("max_latency=")]
+            return Tbench(float(w[1]), int(w[3]), float(lat[0]) if lat else None)
+    raise ValueError(f"no 'Throughput ... MB/sec' line in tbench's output: "
+                     f"{output.strip()[-200:]!r}")
+
+
+def _read_first(paths: Iterable[str]) -> Optional[str]:
+    for p in paths:
+        try:
+            with open(p) as f:
+                return f.read().strip()
+        except OSError:
+            continue
+    return None
+
+
+TBENCH_PORT = 7003      # tbench_srv's, fixed in dbench 4.0
+
+
+def _tbench_file(fn: str) -> bool:
+    """A file of the boots' series (what run_tbench_boots writes, import_tbench_boots
+    takes)."""
+    return fn in ("live.csv", "boots.json", "tbench-output.txt") or \
+        (fn.startswith("slabinfo-") and fn.endswith(".txt"))
+
+
+def _tbench_server() -> Any:
+    """tbench_srv started, once it listens (10 s at most); the process."""
+    import socket
+    import subprocess
+    srv = subprocess.Popen(["tbench_srv"], stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL)
+    for _ in range(100):
+        with socket.socket() as sock:
+            if sock.connect_ex(("127.0.0.1", TBENCH_PORT)) == 0:
+                return srv
+        if srv.poll() is not None:
+            break
+        time.sleep(0.1)
+    srv.kill()
+    srv.wait()
+    raise RuntimeError(f"tbench_srv did not listen on port {TBENCH_PORT}")
+
+
+def _slabinfo_binary() -> Optional[str]:
+    """scripts/slabinfo.sh's build of the kernel's slabinfo (SLABLAB_SLABINFO, which the
+    host side sets)."""
+    path = os.environ.get("SLABLAB_SLABINFO")
+    return path if path and os.access(path, os.X_OK) else None
+
+
+def run_tbench_boot(out_dir: str, kind: BootKind, round_: int, index: int, scale: str,
+                    log: Log = print, root: str = SYS_SLAB,
+                    run: Optional[Callable[..., Any]] = None,
+                    server: Optional[Callable[[], Any]] = None) -> None:
+    """seed-004 live, one boot (in the VM): tbench ``runs`` times over loopback, the first
+    a warm-up, its rows appended to OUT_DIR/live.csv with kmalloc-4k's order as this
+    boot's kernel chose it (the oracle: /sys/kernel/slab/kmalloc-4k/order); then the
+    kernel's `slabinfo -AD` into OUT_DIR/slabinfo-INDEX-KIND.txt. Raises RuntimeError
+    saying why it could not run (the host side records it)."""
+    import shutil
+    import subprocess
+    p = LIVE_TBENCH[scale]
+    if run is None and not (shutil.which("tbench") and shutil.which("tbench_srv")):
+        raise RuntimeError("skipped: no tbench (Debian's dbench: scripts/deps.sh)")
+    run = run or subprocess.run
+    why = loopback_up(run)
+    if why:
+        raise RuntimeError(f"skipped: {why}")
+    os.makedirs(out_dir, exist_ok=True)
+    order = _read_first(os.path.join(root, n, "order") for n in KMALLOC_4K)
+    cmdline = _read_first(["/proc/cmdline"]) or ""
+    max_order = [w.split("=", 1)[1] for w in cmdline.split() if w.startswith("slub_max_order=")]
+    clients = os.cpu_count() or 1
+    ctx = dict(experiment="seed-004", variant=kind.label, kind=kind.key, boot=index,
+               repeat=round_, clients=clients, seconds=p["seconds"], order_4k=order or "",
+               slub_max_order=max_order[-1] if max_order else "",
+               kernel_release=os.uname().release, vm_cpus=clients, cpu_model=_cpu_model())
+    srv = (server or _tbench_server)()
+    rows: List[Dict[str, Any]] = []
+    try:
+        for i in range(p["runs"]):
+            r = run(["tbench", "-t", str(p["seconds"]), str(clients), "127.0.0.1"],
+                    capture_output=True, text=True, timeout=60 + 10 * p["seconds"],
+                    check=False)
+            if r.returncode != 0:
+                raise RuntimeError(f"tbench exited {r.returncode}: "
+                                   f"{(r.stderr or r.stdout).strip()[-200:]}")
+            if i == 0 and index == 0:
+                with open(os.path.join(out_dir, "tbench-output.txt"), "w") as f:
+                    f.write(r.stdout)
+            t = tbench_result(r.stdout)
+            rows.append(dict(ctx, run=i, warmup=int(i == 0), mb_per_sec=t.mb_per_sec,
+                             max_latency_ms=t.max_latency_ms, date=_now()))
+            log(f"  seed-004 live boot {index} ({kind.key}, round {round_}, kmalloc-4k "
+                f"order {order}) tbench run {i}{' (warm-up)' if i == 0 else ''}: "
+                f"{t.mb_per_sec:.2f} MB/s")
+    finally:
+        srv.terminate()
+        srv.wait()
+        write_live_csv(out_dir, rows, TBENCH_COLUMNS, append=True)
+    slabinfo = _slabinfo_binary()
+    if slabinfo:
+        r = run([slabinfo, "-AD"], capture_output=True, text=True, timeout=120, check=False)
+        with open(os.path.join(out_dir, f"slabinfo-{index}-{kind.key}.txt"), "w") as f:
+            f.write(r.stdout if r.returncode == 0 else
+                    f"slabinfo -AD exited {r.returncode}: {r.stderr.strip()[-200:]}\n")
+
+
+def _slabinfo_series() -> str:
+    """scripts/slabinfo.sh's series for the kernel `make experiments` boots (KERNEL)."""
+    major = os.environ.get("KERNEL", "6.1").split(".")[0]
+    return "7" if major.isdigit() and int(major) >= 7 else "6"
+
+
+def run_tbench_boots(out_dir: str, scale: str, order_seed: Optional[int] = None,
+                     log: Log = print, run: Optional[Callable[..., Any]] = None,
+                     which: Optional[Callable[[str], Optional[str]]] = None) -> Dict[str, Any]:
+    """seed-004 live, the host side: boots the VM (scripts/vm.sh) once per
+    :func:`boot_plan` entry, with slub_max_order=0 added to VM_APPEND for the order-0
+    kind, each boot running :func:`run_tbench_boot` into ``out_dir`` (emptied first);
+    builds the kernel's slabinfo first (scripts/slabinfo.sh). Writes and returns
+    OUT_DIR/boots.json: the plan, the order seed, seconds, and ``missing`` (why the
+    series could not run or stopped)."""
+    import shutil
+    import subprocess
+    run = run or subprocess.run
+    which = which or shutil.which
+    p = LIVE_TBENCH[scale]
+    seed = order_seed if order_seed is not None else random.SystemRandom().randrange(1 << 32)
+    plan = boot_plan(p["rounds"], seed)
+    os.makedirs(out_dir, exist_ok=True)
+    for fn in os.listdir(out_dir):
+        if _tbench_file(fn):
+            os.remove(os.path.join(out_dir, fn))
+    info: Dict[str, Any] = dict(scale=scale, order_seed=seed, rounds=p["rounds"],
+                                runs_per_boot=p["runs"], tbench_seconds=p["seconds"],
+                                missing=None,
+                                plan=[dict(boot=b.number, round=b.round, kind=b.kind.key)
+                                      for b in plan])
+    t0 = time.monotonic()
+    log(f"seed-004 live: tbench, {len(plan)} boots ({p['rounds']} rounds of "
+        f"{', '.join(k.key for k in BOOT_KINDS.values())}) in a random order, "
+        f"--order-seed {seed}: {' '.join(b.kind.key for b in plan)} -> {out_dir}")
+    vm = _script("vm.sh")
+    if not (which("tbench") and which("tbench_srv")):
+        info["missing"] = "skipped: no tbench (Debian's dbench: scripts/deps.sh)"
+    elif not vm:
+        info["missing"] = "skipped: no scripts/vm.sh (run from the repository)"
+    env = dict(os.environ)
+    slabinfo = _script("slabinfo.sh")
+    if not info["missing"] and slabinfo:
+        r = run([slabinfo, _slabinfo_series()], capture_output=True, text=True, check=False)
+        if r.returncode == 0 and r.stdout.strip():
+            env["SLABLAB_SLABINFO"] = r.stdout.strip().splitlines()[-1]
+        else:
+            log(f"seed-004 live: scripts/slabinfo.sh failed, no slabinfo -AD: "
+                f"{r.stderr.strip()[-200:]}")
+    for b in plan if not info["missing"] else []:
+        benv = dict(env, VM_APPEND=" ".join(a for a in (env.get("VM_APPEND", ""),
+                                                        b.kind.append) if a))
+        cmd = [str(vm), "--timeout", str(300 + 3 * p["runs"] * p["seconds"]), "--",
+               sys.executable, "-m", "slablab", "experiment", "seed-004",
+               "--in-boot", b.kind.key, "--boot", str(b.number), "--round", str(b.round),
+               "--out", out_dir] + (["--full"] if scale == "full" else [])
+        t1 = time.monotonic()
+        r = run(cmd, env=benv, capture_output=True, text=True, check=False)
+        for line in (r.stdout or "").splitlines():
+            log(line)
+        if r.returncode != 0:
+            tail = (r.stdout or "").strip().splitlines()[-1:] + \
+                (r.stderr or "").strip().splitlines()[-3:]
+            info["missing"] = (f"missing: boot {b.number} ({b.kind.key}) ended with vm.sh "
+                               f"exit status {r.returncode}: {' / '.join(tail)}")
+            if r.returncode == 3 and tail and tail[0].startswith("skipped:"):
+                info["missing"] = tail[0]       # the guest said why (no tbench, no lo)
+            log(f"seed-004 live: {info['missing']}")
+            break
+        log(f"seed-004 live: boot {b.number} ({b.kind.key}"
+            f"{', ' + b.kind.append if b.kind.append else ''}) "
+            f"done in {time.monotonic() - t1:.0f} s")
+    info["seconds"] = round(time.monotonic() - t0, 1)
+    with open(os.path.join(out_dir, "boots.json"), "w") as f:
+        json.dump(info, f, indent=1)
+    return info
+
+
+def import_tbench_boots(lab: Lab, src: Optional[str] = None) -> None:
+    """seed-004's run in the VM takes the boots' series (``src``, default the folder
+    :data:`TBENCH_BOOTS_ENV` names) into its own folder; without one, lab.missing["live"]
+    says how it is run."""
+    import shutil
+    src = src or os.environ.get(TBENCH_BOOTS_ENV)
+    same = bool(src) and os.path.abspath(str(src)) == os.path.abspath(lab.out_dir)
+    if not same:        # an earlier run's series is not this one's
+        for fn in os.listdir(lab.out_dir):
+            if _tbench_file(fn):
+                os.remove(os.path.join(lab.out_dir, fn))
+    if not src or not os.path.exists(os.path.join(src, "boots.json")):
+        lab.missing["live"] = ("skipped: tbench's live row spans boots (slub_max_order=0 is "
+                               "a kernel parameter): `make experiments EXPERIMENTS=seed-004` "
+                               "runs it")
+        return
+    for fn in os.listdir(src):
+        if _tbench_file(fn) and not same:
+            shutil.copy(os.path.join(src, fn), os.path.join(lab.out_dir, fn))
+    with open(os.path.join(src, "boots.json")) as f:
+        why = json.load(f).get("missing")
+    if why:
+        lab.missing["live"] = why
+
+
+def slabinfo_lines(text: str, names: Sequence[str] = SEED_004_CACHES) -> List[str]:
+    """`slabinfo -AD`'s header and the lines of ``names`` (in that order) from its output."""
+    lines = text.splitlines()
+    head = [ln for ln in lines if ln.startswith("Name")][:1]
+    by = {ln.split()[0]: ln for ln in lines if ln.strip() and not ln.startswith("Name")}
+    return head + [by[n] for n in names if n in by]
+
+
+def table_live_tbench(ldf: Optional["pd.DataFrame"], missing: Mapping[str, str],
+                      slabinfo: Optional[Mapping[str, Tuple[int, str]]] = None,
+                      order_seed: Optional[int] = None) -> str:
+    """seed-004's live rows (pure): tbench's MB/s per boot kind (each boot's median over
+    its measured runs), kmalloc-4k's order as each kind's boots had it, the ratio
+    default/slub_max_order=0 paired by round with its t interval judged against the
+    seed's SLUB+patch vs unmodified (+4.7%, :func:`shape_verdict`), the A/A floor of the
+    twin boots, and the kernel's `slabinfo -AD` after a boot of each kind (``slabinfo``:
+    kind key -> (boot, its output))."""
+    why = missing.get("live")
+    head = ("  live (issue 26): tbench (dbench 4.0) over loopback on the kernel's own SLUB, "
+            "a boot per sample: kmalloc-4k at the order the kernel chooses vs "
+            "slub_max_order=0 on the kernel command line (every cache at order 0; the 2008 "
+            "patch changed only the PAGE_SIZE caches, from the page allocator to order 3)")
+    if ldf is None or ldf.empty:
+        return f"{head}: {why or 'no runs'}"
+    d = ldf[ldf["warmup"] == 0]
+    if d.empty:
+        return f"{head}: {why or 'no measured runs (only warm-ups)'}"
+    per = d.groupby(["variant", "repeat"])["mb_per_sec"].median().reset_index()
+    rounds = d["repeat"].nunique()
+    runs = d.groupby("boot")["run"].count().max()
+    secs = int(d["seconds"].iloc[0])
+    out = [head + f"; {rounds} rounds of boots in a random order"
+           + (f" (--order-seed {order_seed})" if order_seed is not None else "")
+           + f", {runs} tbench run(s) of {secs} s with {int(d['clients'].iloc[0])} clients "
+           "per boot after a warm-up run; MB/s per boot (its median):"]
+    rows = [[f"seed {k}", "", "", f"{v:.2f}", "", ""] for k, v in S.SEED_004_TBENCH.items()]
+    for k in BOOT_KINDS.values():
+        g = per[per["variant"] == k.label]
+        if g.empty:
+            continue
+        orders = sorted({str(o) for o in ldf[ldf["variant"] == k.label]["order_4k"]})
+        t = describe(g["mb_per_sec"])
+        rows.append([k.label, str(len(g)), ",".join(orders),
+                     _fmt(float(g["mb_per_sec"].median()), 2),
+                     _fmt(t.min if t else None, 2), _fmt(t.max if t else None, 2)])
+    out.append(table(["boot", "boots", "kmalloc-4k order", "MB/s", "min", "max"], rows,
+                     "    "))
+    ci = paired_ci(d, "mb_per_sec", TBENCH_ORDER0.label, TBENCH_DEFAULT.label)
+    out.append("  verdict: " + verdict_line(
+        "live tbench MB/s, default vs slub_max_order=0 boots", "SLUB+patch vs unmodified",
+        S.change(S.SEED_004_TBENCH["SLUB unmodified"], S.SEED_004_TBENCH["SLUB+patch"]), ci))
+    out.append(aa_line("seed-004", d, "mb_per_sec", "live.csv"))
+    if why:
+        out.append(f"  note: {why}")
+    for k in (TBENCH_DEFAULT, TBENCH_ORDER0):
+        what = k.append or k.key
+        boot, text = (slabinfo or {}).get(k.key, (None, ""))
+        if not text:
+            out.append(f"  slabinfo -AD after a {what} boot: not run (scripts/slabinfo.sh "
+                       "builds it; SLABLAB_SLABINFO)")
+            continue
+        out.append(f"  the kernel's slabinfo -AD after the tbench runs of a {what} boot "
+                   f"(boot {boot}; the seed's caches, by their 6.1 names):")
+        out += ["    " + ln for ln in slabinfo_lines(text)]
+    out.append("    (the seed's line: :0004096 180 objects, 665259550 allocs, %Fast 99 99; "
+               "a kernel without SLUB_STATS, as Debian's, counts no Alloc, Free or %Fast)")
+    out.append(_faithful(d, "tbench_srv and its clients share the VM's cpus over loopback; "
+                            "the seed's baseline was the page allocator, ours order-0 slabs "
+                            "(one 4 KiB object a slab: every allocation takes a whole slab)"))
+    return "\n".join(out)
+
+
+def _boot_files(exp_dir: str) -> Dict[str, Tuple[int, str]]:
+    """The last slabinfo-INDEX-KIND.txt of each kind in an experiment folder."""
+    out: Dict[str, Tuple[int, str]] = {}
+    for fn in sorted(os.listdir(exp_dir)):
+        if fn.startswith("slabinfo-") and fn.endswith(".txt"):
+            idx, _, key = fn[len("slabinfo-"):-len(".txt")].partition("-")
+            if idx.isdigit() and (key not in out or int(idx) > out[key][0]):
+                with open(os.path.join(exp_dir, fn)) as f:
+                    out[key] = (int(idx), f.read())
+    return out
+
+
 def report_live(name: str, exp_dir: str, missing: Mapping[str, str]) -> Optional[str]:
-    """The live rows' text from live.csv (seed-000: fio; seed-002: hackbench) and the
-    experiment's ``missing`` (:func:`read_missing`); None where there are none."""
+    """The live rows' text from live.csv (seed-000: fio; seed-002: hackbench; seed-004:
+    tbench, with boots.json and the slabinfo files) and the experiment's ``missing``
+    (:func:`read_missing`); None where there are none."""
     path = os.path.join(exp_dir, "live.csv")
+    if name == "seed-004" and (missing.get("live") or os.path.exists(path)):
+        import pandas as pd
+        ldf = pd.read_csv(path) if os.path.exists(path) and os.path.getsize(path) else None
+        seed = None
+        try:
+            with open(os.path.join(exp_dir, "boots.json")) as f:
+                seed = json.load(f).get("order_seed")
+        except (OSError, ValueError):
+            pass
+        return table_live_tbench(ldf, missing, _boot_files(exp_dir), seed)
     if name not in ("seed-000", "seed-002") or not os.path.exists(path):
         return None
     import pandas as pd
@@ -2025,6 +2435,7 @@ def run_experiment(name: str, out_dir: str = os.path.join("build", "experiments"
             run_003(lab, params, avail)
         else:
             run_004(lab, params)
+            import_tbench_boots(lab)
         if name == "seed-000":
             run_live_fio(lab, scale)
         if name == "seed-002":
@@ -2171,6 +2582,15 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                     help="write the run to a folder of its own, OUT/<UTC time>-<commit>/, "
                          "with RESULTS.md: the command, commit, kernel, VM shape and every "
                          "table (docs/experiments.md 'Publishing a run')")
+    ap.add_argument("--boots", action="store_true",
+                    help="seed-004's live row, on the host: boot the VM for each of its "
+                         "boots (default, slub_max_order=0, the A/A twin; random order) "
+                         "and run tbench in each, into OUT (`make experiments` does)")
+    ap.add_argument("--in-boot", choices=sorted(BOOT_KINDS), default=None,
+                    help="seed-004's live row, in the VM: this boot's tbench runs, "
+                         "appended to OUT/live.csv (--boots runs it)")
+    ap.add_argument("--boot", type=int, default=0, help="with --in-boot: the boot's index")
+    ap.add_argument("--round", type=int, default=0, help="with --in-boot: the boot's round")
     ap.add_argument("--no-plot", action="store_true")
     ap.add_argument("--report", action="store_true",
                     help="no storms: print the table and draw the plots of a previous run")
@@ -2189,6 +2609,21 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         ap.error("--warmup must be 0 or more")
     if a.publish and a.report:
         ap.error("--publish writes a new run; --report reads an old one: not both")
+    if (a.boots or a.in_boot) and names != ["seed-004"]:
+        ap.error("--boots and --in-boot are seed-004's live row: name seed-004 alone")
+    if a.boots:
+        info = run_tbench_boots(a.out, "full" if a.full else "small", a.order_seed)
+        print(f"seed-004 live: {len(info['plan'])} boots planned, {info['seconds']:.0f} s"
+              + (f"; {info['missing']}" if info["missing"] else ""))
+        return 0
+    if a.in_boot:
+        try:
+            run_tbench_boot(a.out, BOOT_KINDS[a.in_boot], a.round, a.boot,
+                            "full" if a.full else "small")
+        except (OSError, RuntimeError, ValueError) as e:
+            print(e)
+            return 3 if str(e).startswith("skipped:") else 1
+        return 0
     out = publication_dir(a.out) if a.publish else a.out
     command = ["python3 -m slablab experiment"] + list(sys.argv[1:] if argv is None else argv)
     t0 = time.monotonic()

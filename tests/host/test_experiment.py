@@ -3,6 +3,7 @@
 the seeds' figures against the seed files, availability read from protocol tables, the
 verdict on a shape, and every table drawn from a synthetic runs frame (no kernel)."""
 
+import json
 import math
 import os
 import types
@@ -911,3 +912,231 @@ def test_live_fio_runs_a_run_that_died_of_a_signal_again(tmp_path):
         lab.close()
     assert lab.missing["live"] == \
         f"missing: fio exited -6 after {E.FIO_RETRIES} retries: got signal=13"
+
+
+# ---------------------------------------------------------------- seed-004 live: tbench
+
+TBENCH_SAMPLE = os.path.join(os.path.dirname(__file__), "data", "tbench-6.1-tcg.txt")
+
+
+def test_tbench_result_of_a_real_run_in_the_vm():
+    """tbench's output as the VM gave it (dbench 4.0, 6.1 under TCG, 2 clients over
+    loopback): the closing Throughput line, not the per-second progress lines."""
+    text = open(TBENCH_SAMPLE).read()
+    t = E.tbench_result(text)
+    assert t == E.Tbench(14.1769, 2, 100.736)
+    # the progress lines also say MB/sec: only the closing line counts
+    assert "23.48 MB/sec" in text and t.mb_per_sec != 23.48
+    with pytest.raises(ValueError, match="no 'Throughput"):
+        E.tbench_result(text.split("\nThroughput")[0])
+
+
+def test_boot_plan_is_random_per_round_and_seeded():
+    """Each round boots every kind once (default, slub_max_order=0, the default's A/A
+    twin), in an order of the seeded generator: the same seed gives the same plan."""
+    plan = E.boot_plan(8, seed=11)
+    assert [b.number for b in plan] == list(range(24))
+    assert [b.round for b in plan] == [r for r in range(8) for _ in range(3)]
+    kinds = {E.TBENCH_DEFAULT, E.TBENCH_ORDER0, E.TBENCH_TWIN}
+    orders = []
+    for r in range(8):
+        got = [b.kind for b in plan if b.round == r]
+        assert set(got) == kinds and len(got) == 3
+        orders.append(tuple(k.key for k in got))
+    assert len(set(orders)) > 1, orders
+    assert E.boot_plan(8, seed=11) == plan
+    assert E.boot_plan(8, seed=12) != plan
+    assert E.TBENCH_TWIN.label == E.TBENCH_DEFAULT.label + E.AA
+    assert E.TBENCH_TWIN.append == E.TBENCH_DEFAULT.append == ""
+    assert E.TBENCH_ORDER0.append == "slub_max_order=0"
+
+
+def tbench_frame(default, order0, twin, runs=2):
+    """live.csv rows of seed-004: per round the MB/s of each kind's boot (every measured
+    run of a boot the same), with a warm-up run per boot at a wild value."""
+    rows, boot = [], 0
+    for r, vals in enumerate(zip(default, order0, twin)):
+        for kind, mb in zip((E.TBENCH_DEFAULT, E.TBENCH_ORDER0, E.TBENCH_TWIN), vals):
+            for i in range(runs + 1):
+                rows.append(dict(experiment="seed-004", variant=kind.label, kind=kind.key,
+                                 boot=boot, repeat=r, run=i, warmup=int(i == 0),
+                                 mb_per_sec=1.0 if i == 0 else mb, max_latency_ms=10.0,
+                                 clients=2, seconds=3,
+                                 order_4k=0 if kind is E.TBENCH_ORDER0 else 3,
+                                 slub_max_order=0 if kind is E.TBENCH_ORDER0 else None,
+                                 kernel_release="6.1.0-57-amd64", vm_cpus=2,
+                                 cpu_model="QEMU TCG CPU version 2.5+", date=""))
+            boot += 1
+    return pd.DataFrame(rows, columns=list(E.TBENCH_COLUMNS))
+
+
+SLABINFO_AD = """Name                   Objects      Alloc       Free   %Fast Fallb O CmpX   UL
+Acpi-Namespace             510          0          0   0   0     0 0    0    0
+dentry                   13398          0          0   0   0     0 0    0    0
+kmalloc-4k                 208          0          0   0   0     0 3    0    0
+skbuff_fclone_cache         32          0          0   0   0     0 1    0    0
+"""
+
+
+@pytest.mark.parametrize("default, word", [
+    # +4.7% every round, as the seed: the interval is a point inside +4.7% ± 5%
+    ([104.72, 104.72, 104.72, 104.72], "agrees within ±5%"),
+    # 10% slower at order 3 every round: the other way
+    ([90.0, 90.0, 90.0, 90.0], "disagrees: the opposite direction"),
+    # ±20% from round to round: the interval is wider than the effect
+    ([130.0, 80.0, 120.0, 85.0], "inconclusive: noise ±"),
+])
+def test_table_live_tbench_verdicts(default, word):
+    order0 = [100.0] * len(default)
+    ldf = tbench_frame(default, order0, default)
+    text = E.table_live_tbench(ldf, {}, {"default": (4, SLABINFO_AD),
+                                         "order0": (2, SLABINFO_AD.replace(" 3 ", " 0 "))},
+                               order_seed=99)
+    verdict = [ln for ln in text.splitlines() if "verdict:" in ln]
+    assert len(verdict) == 1 and "seed: SLUB+patch vs unmodified +4.7%" in verdict[0]
+    assert word in verdict[0], text
+    if word.startswith("inconclusive"):
+        assert "> effect 4.7%" in verdict[0]
+    assert "(n=4)" in verdict[0]
+    # the warm-up runs (1 MB/s) are left out; the seed's figures and both kinds' orders
+    assert "    seed SLUB+patch" in text and "2245.56" in text
+    row = [ln for ln in text.splitlines() if ln.strip().startswith(E.TBENCH_ORDER0.label)]
+    assert row and row[0].split()[-4:] == ["0", "100.00", "100.00", "100.00"]
+    assert "--order-seed 99" in text and "4 rounds of boots" in text
+    # the twin boot is the A/A floor, with the same figures as the default: +0.0%
+    assert f"A/A floor: {E.TBENCH_DEFAULT.label} against itself, mb_per_sec: +0.0%" in text
+    # the kernel's slabinfo after each kind: its header and the seed's caches, in order
+    assert "slabinfo -AD after the tbench runs of a default boot (boot 4" in text
+    assert "of a slub_max_order=0 boot (boot 2" in text
+    lines = text.splitlines()
+    i = lines.index("    " + SLABINFO_AD.splitlines()[0])
+    assert lines[i + 1].split()[0] == "kmalloc-4k" and lines[i + 2].split()[0] == \
+        "skbuff_fclone_cache" and lines[i + 3].split()[0] == "dentry"
+    assert "Acpi-Namespace" not in text
+
+
+def test_table_live_tbench_says_why_and_what_stopped():
+    why = {"live": "skipped: no tbench (Debian's dbench: scripts/deps.sh)"}
+    assert E.table_live_tbench(None, why).endswith(why["live"])
+    ldf = tbench_frame([105.0] * 3, [100.0] * 3, [105.0] * 3)
+    stopped = {"live": "missing: boot 9 (order0) ended with vm.sh exit status 122"}
+    text = E.table_live_tbench(ldf, stopped)
+    assert "  note: " + stopped["live"] in text and "verdict:" in text
+    assert "slabinfo -AD after a default boot: not run" in text
+
+
+def test_run_tbench_boot_appends_its_runs_with_the_kernels_order(tmp_path, monkeypatch):
+    """One boot in the VM: tbench runs (the first a warm-up) appended to live.csv with
+    kmalloc-4k's order read from sysfs, tbench_srv stopped, then the kernel's slabinfo."""
+    root = tmp_path / "slab"
+    (root / "kmalloc-4k").mkdir(parents=True)
+    (root / "kmalloc-4k" / "order").write_text("3\n")
+    slabinfo = tmp_path / "slabinfo"
+    slabinfo.write_text("#!/bin/sh\n")
+    slabinfo.chmod(0o755)
+    monkeypatch.setenv("SLABLAB_SLABINFO", str(slabinfo))
+    sample = open(TBENCH_SAMPLE).read()
+    calls = []
+
+    def fake_run(cmd, **kw):
+        calls.append(cmd)
+        out = SLABINFO_AD if cmd[0] == str(slabinfo) else sample
+        return types.SimpleNamespace(returncode=0, stdout=out, stderr="")
+
+    class Server:
+        stopped = False
+
+        def terminate(self):
+            Server.stopped = True
+
+        def wait(self):
+            pass
+    out = tmp_path / "boots"
+    p = E.LIVE_TBENCH["small"]
+    for index, kind in ((0, E.TBENCH_DEFAULT), (1, E.TBENCH_TWIN)):
+        E.run_tbench_boot(str(out), kind, 0, index, "small", log=lambda _l: None,
+                          root=str(root), run=fake_run, server=Server)
+    assert Server.stopped
+    tb = [c for c in calls if c[0] == "tbench"]
+    assert len(tb) == 2 * p["runs"] and tb[0][:3] == ["tbench", "-t", str(p["seconds"])]
+    ldf = pd.read_csv(out / "live.csv")
+    assert list(ldf.columns) == list(E.TBENCH_COLUMNS) and len(ldf) == 2 * p["runs"]
+    assert list(ldf["warmup"]) == ([1] + [0] * (p["runs"] - 1)) * 2
+    assert (ldf["mb_per_sec"] == 14.1769).all() and (ldf["order_4k"] == 3).all()
+    assert list(ldf["boot"].unique()) == [0, 1]
+    assert (out / "slabinfo-0-default.txt").read_text() == SLABINFO_AD
+    assert (out / "tbench-output.txt").read_text() == sample
+
+    def failing(cmd, **kw):
+        return types.SimpleNamespace(returncode=1, stdout="", stderr="connect refused")
+    with pytest.raises(RuntimeError, match="tbench exited 1: connect refused"):
+        E.run_tbench_boot(str(out), E.TBENCH_ORDER0, 1, 2, "small", root=str(root),
+                          run=failing, server=Server)
+
+
+def test_run_tbench_boots_boots_the_plan_with_its_kernel_arguments(tmp_path, monkeypatch):
+    """The host side: one vm.sh per planned boot, in the plan's order, slub_max_order=0
+    appended to VM_APPEND for the order-0 kind only; boots.json holds the plan and seed;
+    without tbench nothing boots; a failed boot stops the series, saying which."""
+    monkeypatch.setenv("SLABLAB_REPO", os.path.join(os.path.dirname(__file__), "..", ".."))
+    monkeypatch.setenv("VM_APPEND", "quiet")
+    boots = []
+
+    def fake_run(cmd, **kw):
+        if cmd[0].endswith("slabinfo.sh"):
+            return types.SimpleNamespace(returncode=0, stdout="/b/slabinfo\n", stderr="")
+        assert cmd[0].endswith("vm.sh") and kw["env"]["SLABLAB_SLABINFO"] == "/b/slabinfo"
+        boots.append((cmd[cmd.index("--in-boot") + 1], int(cmd[cmd.index("--boot") + 1]),
+                      kw["env"]["VM_APPEND"]))
+        return types.SimpleNamespace(returncode=0, stdout="", stderr="")
+    out = tmp_path / "boots"
+    out.mkdir()
+    (out / "slabinfo-7-default.txt").write_text("an earlier series'\n")
+    info = E.run_tbench_boots(str(out), "small", order_seed=5, log=lambda _l: None,
+                              run=fake_run, which=lambda _n: "/usr/bin/x")
+    plan = E.boot_plan(E.LIVE_TBENCH["small"]["rounds"], 5)
+    assert [(k, i) for k, i, _a in boots] == [(b.kind.key, b.number) for b in plan]
+    assert {a for k, _i, a in boots if k == "order0"} == {"quiet slub_max_order=0"}
+    assert {a for k, _i, a in boots if k != "order0"} == {"quiet"}
+    assert info["missing"] is None and info["order_seed"] == 5
+    saved = json.load(open(out / "boots.json"))
+    assert [d["kind"] for d in saved["plan"]] == [b.kind.key for b in plan]
+    assert not (out / "slabinfo-7-default.txt").exists()
+
+    boots.clear()
+    info = E.run_tbench_boots(str(out), "small", order_seed=5, log=lambda _l: None,
+                              run=fake_run, which=lambda _n: None)
+    assert not boots and info["missing"].startswith("skipped: no tbench")
+
+    def dies(cmd, **kw):
+        if cmd[0].endswith("slabinfo.sh"):
+            return types.SimpleNamespace(returncode=1, stdout="", stderr="no source")
+        boots.append(cmd)
+        return types.SimpleNamespace(returncode=122, stdout="", stderr="vm: crashed?")
+    info = E.run_tbench_boots(str(out), "small", order_seed=5, log=lambda _l: None,
+                              run=dies, which=lambda _n: "/usr/bin/x")
+    assert len(boots) == 1
+    assert info["missing"] == (f"missing: boot 0 ({plan[0].kind.key}) ended with vm.sh "
+                               "exit status 122: vm: crashed?")
+
+
+def test_seed_004_takes_the_boots_series_in_or_says_how_to_run_it(tmp_path, monkeypatch):
+    monkeypatch.delenv(E.TBENCH_BOOTS_ENV, raising=False)
+    exp = tmp_path / "exp"
+    (exp / "seed-004").mkdir(parents=True)
+    (exp / "seed-004" / "live.csv").write_text("stale\n")
+    text = E.run_experiment("seed-004", str(exp), repeat=3, client=FakeLab(), do_plot=False,
+                            log=lambda _l: None, warmup=0, order_seed=1)
+    assert "live (issue 26): tbench" in text and "make experiments EXPERIMENTS=seed-004" in text
+    assert not (exp / "seed-004" / "live.csv").exists()
+    src = tmp_path / "boots"
+    src.mkdir()
+    tbench_frame([105.0] * 3, [100.0] * 3, [104.0] * 3).to_csv(src / "live.csv", index=False)
+    (src / "boots.json").write_text(json.dumps(dict(order_seed=42, missing=None)))
+    (src / "slabinfo-1-order0.txt").write_text(SLABINFO_AD)
+    monkeypatch.setenv(E.TBENCH_BOOTS_ENV, str(src))
+    text = E.run_experiment("seed-004", str(exp), repeat=3, client=FakeLab(), do_plot=False,
+                            log=lambda _l: None, warmup=0, order_seed=1)
+    assert (exp / "seed-004" / "slabinfo-1-order0.txt").exists()
+    assert "--order-seed 42" in text and "default vs slub_max_order=0 boots" in text
+    assert "+5.0% [+5.0%, +5.0%] (n=3)" in text
