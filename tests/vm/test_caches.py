@@ -272,9 +272,10 @@ def test_max_order_bounds_the_order_policy(client, make_cache, design):
     assert (c["max_order"], c["order_default"], c["order"]) == (0, 0, 0)
     assert dbg(name, "objs_per_slab") == "1"
     assert client.cache_get(name)["gauges"]["pages"] == before["pages"]   # old slabs stay
-    h2 = client.obj_alloc(name, 2)
+    h2 = client.obj_alloc(name, 10)     # more than the old slab's free slots
     g = client.cache_get(name)["gauges"]
-    assert g["pages"] > before["pages"] and g["objects"] == 5
+    assert g["objects"] == 13 and g["slabs"] > before["slabs"]
+    assert g["pages"] - before["pages"] == g["slabs"] - before["slabs"]   # a page each
     client.obj_free(h2)
     client.obj_free(h)
     for m in range(4, -1, -1):      # the choice never exceeds max_order, and grows with it
