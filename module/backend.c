@@ -985,8 +985,13 @@ int slablab_choose_order(struct slablab_cache *s, unsigned int design,
 	if (design == SLABLAB_DESIGN_SLAB) {
 		oc = slab_geometry(s, &mgmt);
 	} else {
-		/* the cache's max_order stands for SLUB's slub_max_order */
-		oc = slablab_calc_order(s->stride, nr_cpus, s->max_order, PAGE_SIZE);
+		/*
+		 * The cache's max_order stands for SLUB's slub_max_order; the rules are
+		 * those of the SLUB the design models (sheaves: 7.x's).
+		 */
+		oc = slablab_calc_order(s->stride, nr_cpus, s->max_order, PAGE_SIZE,
+					design == SLABLAB_DESIGN_SHEAVES ?
+					SLABLAB_ORDER_RULES_6_8 : SLABLAB_ORDER_RULES_6_1);
 		/*
 		 * calculate_order()'s last resort when one object does not fit a slab of
 		 * slub_max_order: the smallest order that holds one, up to MAX_ORDER.

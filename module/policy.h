@@ -116,24 +116,44 @@ static inline unsigned int slablab_min_objects(unsigned int nr_cpus)
 }
 
 /**
+ * enum slablab_order_rules - whose calculate_order() slablab_calc_order() follows
+ * @SLABLAB_ORDER_RULES_6_1: Linux 6.1's (the slub design's): for each min_objects, from
+ *	the most a slab should hold down to 2, the leftover relaxed from 1/16 of the slab
+ *	to 1/8 and 1/4; then one object per slab
+ * @SLABLAB_ORDER_RULES_6_8: 6.8's and later (7.x, the sheaves design's): min_objects
+ *	fixed, the leftover relaxed from 1/16 to 1/2; then one object per slab
+ *
+ * They differ where no order holds min_objects within 1/4 but one does within 1/2:
+ * on 4 KiB pages strides of 10928 to 12280 bytes get order 2 (one per slab, then
+ * fewer objects) under 6.1's rules and order 3 (two per slab) under 6.8's.
+ */
+enum slablab_order_rules {
+	SLABLAB_ORDER_RULES_6_1,
+	SLABLAB_ORDER_RULES_6_8,
+};
+
+/**
  * slablab_calc_order - the order policy
  * @stride: bytes per object in the slab
  * @nr_cpus: cpus the machine may have (nr_cpu_ids)
  * @max_order: largest order allowed
  * @page_size: PAGE_SIZE
+ * @rules: whose calculate_order() to follow
  *
  * The smallest order whose leftover is within 1/16 of the slab, relaxing to 1/8, 1/4
- * and 1/2, while the slab holds slablab_min_objects(@nr_cpus) objects (fewer when even
- * a max_order slab cannot hold that many, lowered one by one when nothing fits), capped
- * by @max_order. Page-sized objects come out at order 3 (8 per slab), as seed 004 asks.
+ * (and 1/2 under 6.8's rules), while the slab holds slablab_min_objects(@nr_cpus)
+ * objects (fewer when even a max_order slab cannot hold that many; under 6.1's rules
+ * lowered one by one when nothing fits), capped by @max_order. Page-sized objects come
+ * out at order 3 (8 per slab), as seed 004 asks.
  */
 static inline struct slablab_order_choice
 slablab_calc_order(unsigned int stride, unsigned int nr_cpus, unsigned int max_order,
-		   unsigned int page_size)
+		   unsigned int page_size, enum slablab_order_rules rules)
 {
 	struct slablab_order_choice c = { 0, 0, 0, SLABLAB_ORDER_TOO_BIG };
 	unsigned int want = slablab_min_objects(nr_cpus);
 	unsigned int max_objs = slablab_objs_per_slab(max_order, stride, page_size);
+	unsigned int last = rules == SLABLAB_ORDER_RULES_6_1 ? 4 : 2;
 	unsigned int min_objects, fraction;
 
 	if (!stride || max_objs == 0)
@@ -141,7 +161,7 @@ slablab_calc_order(unsigned int stride, unsigned int nr_cpus, unsigned int max_o
 	if (want > max_objs)
 		want = max_objs;
 	for (min_objects = want; min_objects > 1; min_objects--) {
-		for (fraction = 16; fraction >= 2; fraction /= 2) {
+		for (fraction = 16; fraction >= last; fraction /= 2) {
 			unsigned int order = slablab_fit_order(stride, min_objects, max_order,
 							       fraction, page_size);
 
@@ -154,6 +174,8 @@ slablab_calc_order(unsigned int stride, unsigned int nr_cpus, unsigned int max_o
 				return c;
 			}
 		}
+		if (rules == SLABLAB_ORDER_RULES_6_8)
+			break;	/* 6.8 lowers the leftover bar, never min_objects */
 	}
 	c.order = slablab_size_order(stride, page_size);
 	c.fraction = 0;

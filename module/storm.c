@@ -67,6 +67,7 @@
  * with its ctor pointing into freed module text.
  */
 #include <linux/module.h>
+#include <linux/version.h>
 #include <linux/kthread.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
@@ -1730,9 +1731,11 @@ static u64 storm_objs_bytes(struct slablab_storm *st, u32 size, u64 n)
 		/* SIZES: the class that takes it, whose slot is its size (no model's flags) */
 		if (st->tg.kind == STORM_NATIVE_CLASSES)
 			size = slablab_kmalloc_sizes[slablab_kmalloc_index(size)];
-		/* SLUB's order policy, as slablab's (policy.h) mirrors it */
+		/* the running kernel's SLUB order policy, as slablab's (policy.h) mirrors it */
 		stride = native_stride(size, st->cache_align, st->cache_flags);
-		oc = slablab_calc_order(stride, nr_cpus, SLABLAB_DEFAULT_MAX_ORDER, PAGE_SIZE);
+		oc = slablab_calc_order(stride, nr_cpus, SLABLAB_DEFAULT_MAX_ORDER, PAGE_SIZE,
+					LINUX_VERSION_CODE >= KERNEL_VERSION(6, 8, 0) ?
+					SLABLAB_ORDER_RULES_6_8 : SLABLAB_ORDER_RULES_6_1);
 		if (oc.reason == SLABLAB_ORDER_TOO_BIG)
 			return n * (PAGE_SIZE << get_order(stride));
 		return slab_bytes(n, stride, oc.order,

@@ -208,8 +208,10 @@ SMOKE_TESTS=(test_basics.py test_caches.py test_alloc.py test_hostile.py test_st
 # On 7.x, whose SLUB has sheaves, also the sheaves design against the kernel's own
 # (capacities, sysfs, the local_trylock paths), the RCU frees (the rcu_free sheaf under
 # 7.x's sheaves lock), the slabinfo oracle on the kernel's sysfs files as they are now,
-# and the sheaves design's geometry and a replay's pages against the kernel's (fidelity).
-SMOKE_TESTS_7=(test_sheaves_design.py test_rcu.py test_slabinfo_oracle.py test_fidelity.py)
+# the sheaves design's geometry and a replay's pages against the kernel's (fidelity), and
+# its order policy (6.8's calculate_order()) against the kernel's caches.
+SMOKE_TESTS_7=(test_sheaves_design.py test_rcu.py test_slabinfo_oracle.py test_fidelity.py
+	test_native_figures.py::test_order_policy_is_the_running_slubs)
 # 6.12 lies between 6.1 (the whole suite) and 7.3 (the smoke set): what its headers and
 # interfaces give the module is 6.1's or 7.3's, so it keeps the W=1 build and the
 # interfaces themselves — netlink, the native side, the kmem tracepoints the recorder

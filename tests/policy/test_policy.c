@@ -29,7 +29,7 @@ static unsigned long leftover(unsigned int order, unsigned int stride)
 	return ((unsigned long)PAGE << order) % stride;
 }
 
-static void test_order_properties(void)
+static void test_order_properties(enum slablab_order_rules rules)
 {
 	static const unsigned int cpus[] = { 1, 2, 3, 4, 8, 16, 64, 256, 4096 };
 	unsigned int ci, stride, max_order;
@@ -38,7 +38,8 @@ static void test_order_properties(void)
 		for (max_order = 0; max_order <= 4; max_order++) {
 			for (stride = 8; stride <= 65536; stride += 8) {
 				struct slablab_order_choice c =
-					slablab_calc_order(stride, cpus[ci], max_order, PAGE);
+					slablab_calc_order(stride, cpus[ci], max_order, PAGE,
+							   rules);
 				unsigned int objs;
 
 				if ((unsigned long)stride > ((unsigned long)PAGE << max_order)) {
@@ -73,19 +74,51 @@ static void test_order_properties(void)
 	}
 }
 
+#define R61 SLABLAB_ORDER_RULES_6_1
+#define R68 SLABLAB_ORDER_RULES_6_8
+
 static void test_known_slub_choices(void)
 {
 	/* SLUB 6.1 with 2 possible cpus (slub_max_order 3): /sys/kernel/slab/<c>/order */
-	CHECK(slablab_calc_order(8, 2, 3, PAGE).order == 0, "kmalloc-8");
-	CHECK(slablab_calc_order(64, 2, 3, PAGE).order == 0, "kmalloc-64");
-	CHECK(slablab_calc_order(192, 2, 3, PAGE).order == 0, "kmalloc-192");
-	CHECK(slablab_calc_order(1024, 2, 3, PAGE).order == 2, "kmalloc-1k order %u",
-	      slablab_calc_order(1024, 2, 3, PAGE).order);
-	CHECK(slablab_calc_order(2048, 2, 3, PAGE).order == 3, "kmalloc-2k");
+	CHECK(slablab_calc_order(8, 2, 3, PAGE, R61).order == 0, "kmalloc-8");
+	CHECK(slablab_calc_order(64, 2, 3, PAGE, R61).order == 0, "kmalloc-64");
+	CHECK(slablab_calc_order(192, 2, 3, PAGE, R61).order == 0, "kmalloc-192");
+	CHECK(slablab_calc_order(1024, 2, 3, PAGE, R61).order == 2, "kmalloc-1k order %u",
+	      slablab_calc_order(1024, 2, 3, PAGE, R61).order);
+	CHECK(slablab_calc_order(2048, 2, 3, PAGE, R61).order == 3, "kmalloc-2k");
 	/* Seed 004: page-sized objects from order-3 slabs, 8 per slab. */
-	CHECK(slablab_calc_order(4096, 2, 3, PAGE).order == 3, "kmalloc-4k");
+	CHECK(slablab_calc_order(4096, 2, 3, PAGE, R61).order == 3, "kmalloc-4k");
 	CHECK(slablab_objs_per_slab(3, 4096, PAGE) == 8, "8 per slab");
-	CHECK(slablab_calc_order(8192, 2, 3, PAGE).order == 3, "kmalloc-8k");
+	CHECK(slablab_calc_order(8192, 2, 3, PAGE, R61).order == 3, "kmalloc-8k");
+}
+
+/*
+ * Where 6.1's and 6.8's calculate_order() part: 6.1 stops relaxing the leftover at 1/4
+ * and lowers min_objects, 6.8 relaxes to 1/2 and keeps it. 11000-byte objects: two in
+ * an order-3 slab leave 10768 bytes (1/3, within 1/2), one in order 2 leaves 5384
+ * (1/3 of 16 KiB); 6.1 takes order 2 (min_objects 1 after 2 fails 1/4 at every order),
+ * 6.8 order 3. Elsewhere, e.g. the kmalloc classes, they agree.
+ */
+static void test_rules_6_1_and_6_8(void)
+{
+	unsigned int stride, differ = 0;
+
+	CHECK(slablab_calc_order(11000, 2, 3, PAGE, R61).order == 2, "6.1: 11000 B order %u",
+	      slablab_calc_order(11000, 2, 3, PAGE, R61).order);
+	CHECK(slablab_calc_order(11000, 2, 3, PAGE, R68).order == 3, "6.8: 11000 B order %u",
+	      slablab_calc_order(11000, 2, 3, PAGE, R68).order);
+	for (stride = 8; stride <= 65536; stride += 8) {
+		struct slablab_order_choice a = slablab_calc_order(stride, 2, 3, PAGE, R61);
+		struct slablab_order_choice b = slablab_calc_order(stride, 2, 3, PAGE, R68);
+
+		if (a.order != b.order) {
+			differ++;
+			CHECK(stride >= 10928 && stride <= 12280, "rules differ at %u", stride);
+		}
+		if (stride <= 8192 && !(stride & (stride - 1)))
+			CHECK(a.order == b.order, "kmalloc-%u differs", stride);
+	}
+	CHECK(differ == (12280 - 10928) / 8 + 1, "%u strides differ", differ);
 }
 
 static void test_min_partial(void)
@@ -273,8 +306,10 @@ static void test_slab_properties(void)
 
 int main(void)
 {
-	test_order_properties();
+	test_order_properties(SLABLAB_ORDER_RULES_6_1);
+	test_order_properties(SLABLAB_ORDER_RULES_6_8);
 	test_known_slub_choices();
+	test_rules_6_1_and_6_8();
 	test_known_slab_choices();
 	test_slab_properties();
 	test_min_partial();

@@ -212,3 +212,38 @@ def test_native_storm_pages_on_slob(client):
     assert "native storms on SLOB: pages are the kernel's slab pages, whole-system" in dmesg
     k = client.storm("native-kmalloc", "batch", size=4096, batch=256, ops=256, threads=1)
     assert k["state"] == "done" and k["result"]["peak_pages"] > 0, k["result"]
+
+
+# ---------------------------------------------------------------- the order policy
+
+@pytest.mark.skipif(allocator() != "slub", reason="needs SLUB: /sys/kernel/slab/<cache>/order "
+                    "is the oracle")
+@pytest.mark.parametrize("size", [4096, 10928, 11000, 12280, 12288])
+def test_order_policy_is_the_running_slubs(client, size):
+    """A kernel cache of the size (a native storm's, alive while it runs) has the order
+    slablab's order policy gives a design that models this kernel's SLUB: the slub
+    design 6.1's calculate_order(), the sheaves design 6.8's and later (7.x). Sizes 10928
+    to 12280 are where the two differ (order 2 under 6.1's rules, 3 under 6.8's:
+    tests/policy/test_policy.c), 4096 and 12288 where they agree."""
+    sheaves_kernel = os.path.exists(f"{SYS_SLAB}/kmalloc-64/sheaf_capacity")   # 7.x's SLUB
+    release = tuple(int(x) for x in re.findall(r"\d+", os.uname().release)[:2])
+    if not sheaves_kernel and release >= (6, 8):
+        pytest.skip(f"Linux {os.uname().release}: 6.8's calculate_order() without sheaves, "
+                    "which no design models (slub: 6.1's, sheaves: 7.x's)")
+    design = "sheaves" if sheaves_kernel else "slub"
+    s = client.storm_start("native", "pair", size=size, threads=1, cpus="0",
+                           duration_ms=600000)
+    s = wait_running(client, s["id"], tries=4000)
+    assert s["state"] == "running", s
+    name = f"slablab-native-{s['id']}"
+    try:
+        kernel_order = first_number(f"{SYS_SLAB}/{name}/order")
+        slot = first_number(f"{SYS_SLAB}/{name}/slab_size")
+    finally:
+        client.storm_stop(s["id"])
+    ours = client.cache_create(f"order-{size}", slot, design=design, hardened=False)
+    try:
+        assert int(ours["obj_stride"]) == slot, (ours, slot)
+        assert ours["order"] == kernel_order, (design, size, slot, ours["order"], kernel_order)
+    finally:
+        client.cache_destroy(f"order-{size}")
