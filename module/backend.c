@@ -1009,8 +1009,8 @@ int slablab_choose_order(struct slablab_cache *s, unsigned int design,
 				       s->stride, SLABLAB_MAX_ORDER);
 		return -E2BIG;
 	}
-	s->order_choice = oc;
-	s->order_default = oc.order;
+	s->order_choice = oc;	/* slablab_mutex held: debugfs reads it under it */
+	WRITE_ONCE(s->order_default, oc.order);
 	return 0;
 }
 

@@ -715,6 +715,7 @@ static int check_args_tunables(const struct slablab_cache_args *args,
 			       struct netlink_ext_ack *extack)
 {
 	u32 unknown = args->tunables_set & ~(u32)GENMASK(SLABLAB_NR_TUNABLES - 1, 0);
+	struct slablab_tunable_values tv = { .set = args->tunables_set };
 	unsigned int id;
 
 	if (unknown) {
@@ -723,14 +724,32 @@ static int check_args_tunables(const struct slablab_cache_args *args,
 		return -EINVAL;
 	}
 	for (id = 0; id < SLABLAB_NR_TUNABLES; id++) {
-		if ((args->tunables_set & BIT(id)) &&
-		    slablab_tunables[id].dflt == SLABLAB_DEFAULT_REQUEST) {
+		if (!(args->tunables_set & BIT(id)))
+			continue;
+		if (slablab_tunables[id].dflt == SLABLAB_DEFAULT_REQUEST) {
 			NL_SET_ERR_MSG_FMT_MOD(extack, "%s is a field of slablab_cache_args",
 					       slablab_tunables[id].name);
 			return -EINVAL;
 		}
+		tv.v[id] = args->tunables[id];
 	}
-	return 0;
+	/* out of range: refused before anything is allocated */
+	return slablab_tunables_check_ranges(&tv, extack);
+}
+
+/* The args' tunables, checked and applied to @s (made, not yet listed) as cache-new's. */
+static int apply_args_tunables(struct slablab_cache *s, const struct slablab_cache_args *args,
+			       struct netlink_ext_ack *extack)
+{
+	struct slablab_tunable_values tv = { .set = args->tunables_set };
+	unsigned int id;
+	int err;
+
+	for (id = 0; id < SLABLAB_NR_TUNABLES; id++)
+		if (tv.set & BIT(id))
+			tv.v[id] = args->tunables[id];
+	err = slablab_tunables_check(s, &tv, extack);
+	return err ?: slablab_tunables_apply(s, &tv, extack);
 }
 
 /**
@@ -864,12 +883,7 @@ struct slablab_cache *slablab_cache_create_owner(const char *name, unsigned int 
 		goto err_free;
 	/* The caller's tunables, as cache-new applies its request's (not yet listed). */
 	if (args->tunables_set) {
-		struct slablab_tunable_values tv = { .set = args->tunables_set };
-
-		memcpy(tv.v, args->tunables, sizeof(tv.v));
-		err = slablab_tunables_check(s, &tv, extack);
-		if (!err)
-			err = slablab_tunables_apply(s, &tv, extack);
+		err = apply_args_tunables(s, args, extack);
 		if (err)
 			goto err_free;
 	}

@@ -47,6 +47,16 @@
  * spinlock_t (design_sheaves.c's sheaves_free_rcu()). Without, no override: lockdep's
  * raw lock nesting check (PROVE_RAW_LOCK_NESTING) may report that nesting.
  */
+/*
+ * The rules of the running kernel's calculate_order() (policy.h): 6.8's from the
+ * release that renamed MAX_ORDER to MAX_PAGE_ORDER, 6.1's before.
+ */
+#ifdef SLABLAB_HAVE_MAX_PAGE_ORDER
+#define SLABLAB_KERNEL_ORDER_RULES	SLABLAB_ORDER_RULES_6_8
+#else
+#define SLABLAB_KERNEL_ORDER_RULES	SLABLAB_ORDER_RULES_6_1
+#endif
+
 #ifndef SLABLAB_HAVE_WAIT_OVERRIDE_MAP
 #define DEFINE_WAIT_OVERRIDE_MAP(_name, _wait_type) \
 	struct lockdep_map __maybe_unused _name = {}

@@ -259,13 +259,19 @@ static int slablab_dbg_show(struct seq_file *m, void *v)
 		seq_printf(m, "%u\n", slablab_cache_objs(s, READ_ONCE(s->order)));
 		break;
 	case D_ORDER_DEFAULT:
-		seq_printf(m, "%u\n", s->order_default);
+		seq_printf(m, "%u\n", READ_ONCE(s->order_default));
 		break;
-	case D_ORDER_REASON:
-		seq_printf(m, "%s min_objects=%u leftover<=1/%u\n",
-			   order_reasons[s->order_choice.reason], s->order_choice.min_objects,
-			   s->order_choice.fraction);
+	case D_ORDER_REASON: {
+		/* a max_order change chooses again on a cache in use: a whole choice */
+		struct slablab_order_choice oc;
+
+		mutex_lock(&slablab_mutex);
+		oc = s->order_choice;
+		mutex_unlock(&slablab_mutex);
+		seq_printf(m, "%s min_objects=%u leftover<=1/%u\n", order_reasons[oc.reason],
+			   oc.min_objects, oc.fraction);
 		break;
+	}
 	case D_OBJECTS:
 		seq_printf(m, "%llu\n", g.objects);
 		break;

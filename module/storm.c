@@ -67,7 +67,6 @@
  * with its ctor pointing into freed module text.
  */
 #include <linux/module.h>
-#include <linux/version.h>
 #include <linux/kthread.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
@@ -1734,8 +1733,7 @@ static u64 storm_objs_bytes(struct slablab_storm *st, u32 size, u64 n)
 		/* the running kernel's SLUB order policy, as slablab's (policy.h) mirrors it */
 		stride = native_stride(size, st->cache_align, st->cache_flags);
 		oc = slablab_calc_order(stride, nr_cpus, SLABLAB_DEFAULT_MAX_ORDER, PAGE_SIZE,
-					LINUX_VERSION_CODE >= KERNEL_VERSION(6, 8, 0) ?
-					SLABLAB_ORDER_RULES_6_8 : SLABLAB_ORDER_RULES_6_1);
+					SLABLAB_KERNEL_ORDER_RULES);
 		if (oc.reason == SLABLAB_ORDER_TOO_BIG)
 			return n * (PAGE_SIZE << get_order(stride));
 		return slab_bytes(n, stride, oc.order,

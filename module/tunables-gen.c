@@ -220,3 +220,11 @@ const struct slablab_tunable slablab_tunables[SLABLAB_NR_TUNABLES] = {
 	},
 };
 
+/* Each default given as a value (a constant's included) within its range. */
+static_assert(100 <= 100);	/* remote_node_defrag_ratio */
+static_assert(SLABLAB_BARN_DEFAULT_MAX <= 1024);	/* barn_max_full */
+static_assert(SLABLAB_BARN_DEFAULT_MAX <= 1024);	/* barn_max_empty */
+static_assert(SLABLAB_DEFAULT_LISTS <= 3 && SLABLAB_DEFAULT_LISTS >= 1);	/* lists */
+static_assert(SLABLAB_SLAB_REAP_CPU_MS <= 3600000);	/* reap_cpu_ms */
+static_assert(SLABLAB_SLAB_REAP_NODE_MS <= 3600000);	/* reap_node_ms */
+static_assert(SLABLAB_DEFAULT_MAX_ORDER <= 4);	/* max_order */

@@ -104,6 +104,9 @@ static const int slablab_tunable_sizes[] __maybe_unused = {
 
 #undef SLABLAB_TUNABLE_SIZE
 
+/* A set of tunables is a u32 mask of their ids (slablab_cache_args.tunables_set). */
+static_assert(SLABLAB_NR_TUNABLES <= 32);
+
 /**
  * slablab_tunables_check_ranges - each value within the registry's range
  * @tv: the tunables given; @tv->bad is set to the one out of range

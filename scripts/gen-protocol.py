@@ -548,6 +548,10 @@ def op_members(sp, op, c):
     if flags:
         members.append(("flags", " | ".join(c_upper(f"genl-{f}") for f in flags)))
     if "admin-perm" in flags:
+        if "dump" in op:
+            # pre_doit (the CAP_SYS_ADMIN check) never runs for a dump
+            raise SystemExit(f"{op['name']}: admin-perm with a dump: the family's "
+                             "CAP_SYS_ADMIN check (pre_doit) would not guard it")
         members.append(("internal_flags", SYS_ADMIN))
     return members
 
@@ -739,6 +743,10 @@ def load_registry(sp, path=TUNABLES):
     if DESIGN_BITS[:len(designs)] != designs:
         raise SystemExit(f"{path}: the designs column's bits {DESIGN_BITS} do not start "
                          f"with the spec's designs {designs}")
+    for an, _, _, a in sp.subset("cache-tunables"):
+        if a["type"] != "u32":
+            raise SystemExit(f"{an}: a cache tunable is a u32 (the module's fields are "
+                             f"unsigned int, its requests read u32), not {a['type']}")
     for r in rows:
         extra = set(r) - {"name", "designs", "default", "doc"}
         if extra or not r.get("designs") or "default" not in r or not r.get("doc"):
@@ -828,7 +836,19 @@ def gen_registry(sp):
             L.append(f"\t\t.dflt_fn = {fn},")
         L += ["\t},"]
     L += ["};", ""]
-    return "\n".join(L) + "\n"
+    # every default a value within the tunable's range, checked where C knows the value
+    L.append("/* Each default given as a value (a constant's included) within its range. */")
+    for an, c, v, a in sp.subset("cache-tunables"):
+        rule, val, fn = default_c(sp, a, by_name[an]["default"])
+        if rule != "SLABLAB_DEFAULT_VALUE" or "enum" in a:
+            continue
+        ch = a.get("checks", {})
+        hi_c = sp.limit_c(ch["max"]) if "max" in ch else c_number(sp.range_of(a)[1])
+        lo = sp.range_of(a)[0]
+        cond = f"{val} <= {hi_c}" + (f" && {val} >= {sp.limit_c(ch['min'])}" if lo else "")
+        L.append(f"static_assert({cond});\t/* {c_lower(an)} */")
+    L.append("")
+    return "\n".join(L[:-1]) + "\n"
 
 
 def gen_cpp_names(sp):
