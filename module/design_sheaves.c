@@ -26,6 +26,12 @@
  *   PCS_BATCH_MAX) objects per lock hold. Bulk frees and allocations take what the
  *   sheaves and the barn give without a new sheaf, the slabs the rest.
  *
+ * Per-cache state (struct slablab_sheaves_state, s->sheaves_state; internal.h)
+ *   The barns, one per node (s->sheaves_state.barn[nid]): made by init, freed by
+ *   destroy, touched by this file alone. The tunables (sheaf_capacity, barn_max_full,
+ *   barn_max_empty, sheaves_cpu_slabs) are fields of the cache: a design change keeps
+ *   them.
+ *
  * Below the sheaves: the slabs (take_from_node(), take_from_new_slab(),
  * slablab_return_to_slab()), or with sheaves_cpu_slabs the slub design's per-cpu slab
  * and cpu partial lists (6.18's double caching), reached through s->under's take and
@@ -362,7 +368,7 @@ static bool current_capacity(struct slablab_cache *s, struct slablab_sheaf *sh)
 
 static struct slablab_barn *local_barn(struct slablab_cache *s)
 {
-	return s->barn[numa_mem_id()];
+	return s->sheaves_state.barn[numa_mem_id()];
 }
 
 static struct slablab_sheaf *barn_get(struct slablab_barn *barn, bool full)
@@ -1130,7 +1136,7 @@ static void flush_barns(struct slablab_cache *s, bool all)
 	int nid;
 
 	for_each_node(nid) {
-		struct slablab_barn *barn = s->barn[nid];
+		struct slablab_barn *barn = s->sheaves_state.barn[nid];
 
 		spin_lock_irqsave(&barn->lock, flags);
 		while (barn->nr_full && (all || barn->nr_full > READ_ONCE(s->barn_max_full))) {
@@ -1261,7 +1267,7 @@ static void sheaves_layers(struct slablab_cache *s, struct slablab_layers *l)
 	l->sheaf_main = atomic64_read(&n.main);
 	l->sheaf_spare = atomic64_read(&n.spare);
 	for_each_node(nid) {
-		struct slablab_barn *barn = s->barn[nid];
+		struct slablab_barn *barn = s->sheaves_state.barn[nid];
 
 		spin_lock_irqsave(&barn->lock, flags);
 		list_for_each_entry(sh, &barn->full, barn_list)
@@ -1440,10 +1446,10 @@ static void sheaves_destroy(struct slablab_cache *s)
 		if (spare)
 			sheaf_free(s, spare);
 	}
-	if (!s->barn)
+	if (!s->sheaves_state.barn)
 		return;
 	for_each_node(nid) {
-		struct slablab_barn *barn = s->barn[nid];
+		struct slablab_barn *barn = s->sheaves_state.barn[nid];
 		struct slablab_sheaf *sh, *tmp;
 
 		if (!barn)
@@ -1453,8 +1459,8 @@ static void sheaves_destroy(struct slablab_cache *s)
 			sheaf_free(s, sh);
 		kfree(barn);
 	}
-	kfree(s->barn);
-	s->barn = NULL;
+	kfree(s->sheaves_state.barn);
+	s->sheaves_state.barn = NULL;
 }
 
 static int sheaves_init(struct slablab_cache *s)
@@ -1467,8 +1473,8 @@ static int sheaves_init(struct slablab_cache *s)
 		if (err)
 			return err;
 	}
-	s->barn = kcalloc(nr_node_ids, sizeof(*s->barn), GFP_KERNEL);
-	if (!s->barn)
+	s->sheaves_state.barn = kcalloc(nr_node_ids, sizeof(*s->sheaves_state.barn), GFP_KERNEL);
+	if (!s->sheaves_state.barn)
 		goto fail;
 	for_each_node(nid) {
 		struct slablab_barn *barn = kzalloc_node(sizeof(*barn), GFP_KERNEL, nid);
@@ -1478,7 +1484,7 @@ static int sheaves_init(struct slablab_cache *s)
 		spin_lock_init(&barn->lock);
 		INIT_LIST_HEAD(&barn->full);
 		INIT_LIST_HEAD(&barn->empty);
-		s->barn[nid] = barn;
+		s->sheaves_state.barn[nid] = barn;
 	}
 	for_each_possible_cpu(cpu) {
 		struct slablab_cpu *c = per_cpu_ptr(s->cpu, cpu);
@@ -1675,7 +1681,7 @@ static void rcu_free_sheaf(struct rcu_head *head)
 	struct slablab_sheaf *sh = container_of(head, struct slablab_sheaf, rcu);
 	struct slablab_cache *s = sh->cache;
 	struct slablab_rcu_batch *b = &per_cpu_ptr(s->cpu, sh->cpu)->rcu;
-	struct slablab_barn *barn = s->barn[cpu_to_node(sh->cpu)];
+	struct slablab_barn *barn = s->sheaves_state.barn[cpu_to_node(sh->cpu)];
 	unsigned int i = 0, n = sh->size;
 	unsigned long flags;
 
@@ -1935,7 +1941,7 @@ int slablab_selftest_sheaf_capacity(struct slablab_cache *s)
 	}
 	slablab_on_each_cpu(s, check_this_cpu, NULL, 0, &stale, true);
 	for_each_node(nid) {
-		struct slablab_barn *barn = s->barn[nid];
+		struct slablab_barn *barn = s->sheaves_state.barn[nid];
 
 		spin_lock_irqsave(&barn->lock, flags);
 		list_for_each_entry(sh, &barn->full, barn_list)

@@ -42,6 +42,13 @@
  *   hooks run after the batch, free hooks inside, as there; a failed allocation frees
  *   what the batch got and returns 0.
  *
+ * Per-cache state (struct slablab_slab_design_state, s->slab_design_state; internal.h)
+ *   The nodes below, the reapers, the count of objects out of the slab lists and its
+ *   high marks, touched by this file alone: init makes the nodes and the reapers and
+ *   zeroes the count, destroy cancels the reapers and frees the nodes; the high marks
+ *   go on across design changes, as the counters whose rises they count. The tunables
+ *   (lists, limit, batchcount, shared, reap_*) are fields of the cache.
+ *
  * Per-node state (struct slablab_slab_node)
  *   - lists=3 (since 2.4.9-ac): slabs on full, partial or free lists; allocation takes
  *     from the first partial slab, else the first free one;
@@ -257,7 +264,7 @@ static __always_inline void cpu_unlock(struct slablab_cache *s, unsigned long *f
 
 static struct slablab_slab_node *get_node(struct slablab_cache *s, int nid)
 {
-	return s->slab_nodes->node[nid];
+	return s->slab_design_state.nodes->node[nid];
 }
 
 static spinlock_t *node_lock(struct slablab_cache *s, int nid)
@@ -296,10 +303,10 @@ static void raise_mark(struct slablab_cache *s, atomic_long_t *mark, long v,
 
 static void count_out(struct slablab_cache *s, unsigned int nr)
 {
-	long active = atomic_long_add_return(nr, &s->slab_active);
+	long active = atomic_long_add_return(nr, &s->slab_design_state.active);
 
 	stat_add(s, SLABLAB_LISTALLOCS, nr);
-	raise_mark(s, &s->slab_maxobjs, active, SLABLAB_MAXOBJS);
+	raise_mark(s, &s->slab_design_state.maxobjs, active, SLABLAB_MAXOBJS);
 }
 
 /* ---- one slab's freelist, under its node's list_lock ---- */
@@ -555,7 +562,7 @@ static void free_block(struct slablab_cache *s, int nid, void **p, unsigned int 
 		list_link(s, sn, slab, true);
 	}
 	sn->free_objects += nr;
-	atomic_long_sub(nr, &s->slab_active);
+	atomic_long_sub(nr, &s->slab_design_state.active);
 	while (sn->free_objects > sn->free_limit) {
 		slab = last_free_slab(s, sn);
 		if (!slab)
@@ -1001,7 +1008,7 @@ static void flusharray(struct slablab_cache *s, struct slablab_array *ac,
 	} else {
 		array_give_back(s, nid, ac, batch, victims);
 	}
-	raise_mark(s, &s->slab_maxfreeable, sn->nr_free, SLABLAB_MAXFREEABLE);
+	raise_mark(s, &s->slab_design_state.maxfreeable, sn->nr_free, SLABLAB_MAXFREEABLE);
 	spin_unlock(node_lock(s, nid));
 }
 
@@ -1355,7 +1362,7 @@ static void reap_work(struct work_struct *w)
 /* Start (or restart, with the current period; or stop) the reap of @cpu. */
 static void reaper_start(struct slablab_cache *s, int cpu)
 {
-	struct slablab_reaper *r = per_cpu_ptr(s->slab_reaper, cpu);
+	struct slablab_reaper *r = per_cpu_ptr(s->slab_design_state.reaper, cpu);
 	unsigned long delay = reap_delay(s);
 
 	if (delay)
@@ -1386,7 +1393,7 @@ static void slab_cpu_online(struct slablab_cache *s, int cpu)
 
 static void slab_cpu_offline(struct slablab_cache *s, int cpu)
 {
-	cancel_delayed_work_sync(&per_cpu_ptr(s->slab_reaper, cpu)->work);
+	cancel_delayed_work_sync(&per_cpu_ptr(s->slab_design_state.reaper, cpu)->work);
 }
 
 /* ---- figures ---- */
@@ -1415,7 +1422,7 @@ static void slab_gauges(struct slablab_cache *s, struct slablab_gauges *g)
 	int nid;
 
 	rcu_read_lock();
-	nodes = READ_ONCE(s->slab_nodes);
+	nodes = READ_ONCE(s->slab_design_state.nodes);
 	for_each_node(nid) {
 		struct slablab_slab_node *sn = nodes ? nodes->node[nid] : NULL;
 
@@ -1578,14 +1585,15 @@ static void free_nodes(struct slablab_slab_nodes *nodes)
 /* After a flush of every cpu and node: only empty arrays are left. */
 static void slab_destroy(struct slablab_cache *s)
 {
+	struct slablab_slab_design_state *st = &s->slab_design_state;
 	struct slablab_slab_nodes *nodes;
 	int cpu;
 
-	if (s->slab_reaper) {
+	if (st->reaper) {
 		for_each_possible_cpu(cpu)
-			cancel_delayed_work_sync(&per_cpu_ptr(s->slab_reaper, cpu)->work);
-		free_percpu(s->slab_reaper);
-		s->slab_reaper = NULL;
+			cancel_delayed_work_sync(&per_cpu_ptr(st->reaper, cpu)->work);
+		free_percpu(st->reaper);
+		st->reaper = NULL;
 	}
 	for_each_possible_cpu(cpu) {
 		struct slablab_cpu *c = per_cpu_ptr(s->cpu, cpu);
@@ -1595,11 +1603,11 @@ static void slab_destroy(struct slablab_cache *s)
 		WRITE_ONCE(c->ac, NULL);
 		kfree_rcu(ac, rcu);
 	}
-	nodes = s->slab_nodes;
+	nodes = st->nodes;
 	if (!nodes)
 		return;
 	/* unpublished before it is freed: the gauges read the nodes under RCU */
-	WRITE_ONCE(s->slab_nodes, NULL);
+	WRITE_ONCE(st->nodes, NULL);
 	free_nodes(nodes);
 }
 
@@ -1656,19 +1664,19 @@ static int slab_init(struct slablab_cache *s)
 
 	if (s->lists != 1 && s->lists != 3)
 		s->lists = 3;	/* slob's 2 has no meaning here */
-	s->slab_reaper = alloc_percpu(struct slablab_reaper);
-	if (!s->slab_reaper)
+	s->slab_design_state.reaper = alloc_percpu(struct slablab_reaper);
+	if (!s->slab_design_state.reaper)
 		return -ENOMEM;
 	/* Every work item set up before anything can fail: slab_destroy() cancels them all. */
 	for_each_possible_cpu(cpu) {
-		struct slablab_reaper *r = per_cpu_ptr(s->slab_reaper, cpu);
+		struct slablab_reaper *r = per_cpu_ptr(s->slab_design_state.reaper, cpu);
 
 		r->s = s;
 		r->cpu = cpu;
 		r->alien_node = cpu_to_mem(cpu);
 		INIT_DELAYED_WORK(&r->work, reap_work);
 	}
-	atomic_long_set(&s->slab_active, 0);
+	atomic_long_set(&s->slab_design_state.active, 0);
 	nodes = kzalloc(struct_size(nodes, node, nr_node_ids), GFP_KERNEL);
 	if (!nodes)
 		goto fail;
@@ -1680,7 +1688,7 @@ static int slab_init(struct slablab_cache *s)
 		}
 	}
 	/* published whole: the gauges read it without a lock */
-	smp_store_release(&s->slab_nodes, nodes);
+	smp_store_release(&s->slab_design_state.nodes, nodes);
 	for_each_possible_cpu(cpu) {
 		c = per_cpu_ptr(s->cpu, cpu);
 		c->ac = array_new(cpu_to_mem(cpu), s->limit, s->batchcount);

@@ -43,7 +43,8 @@
  *
  * Locks
  *   slob_heap.lock (spinlock, irqsave): every heap page's blocks and metadata, the
- *   lists, the heap's figures, each slob cache's charged pages and scan maximum. It is
+ *   lists, the heap's figures, each slob cache's charged pages and scan maximum
+ *   (struct slablab_slob_state, s->slob_state: this file's alone, zeroed by init). It is
  *   taken alone: no other slablab lock is held under it, and it is taken under none
  *   but cpus_read_lock and slablab_mutex (a design change, destroy, validate, the
  *   occupancy histogram). The
@@ -266,9 +267,9 @@ static void *slob_page_alloc(struct slob_page *sp, size_t size, int align, int a
 static void slob_charge(struct slablab_cache *s, long pages, bool heap)
 {
 	lockdep_assert_held(&slob_heap.lock);
-	s->slob_pages += pages;
+	s->slob_state.pages += pages;
 	if (heap)
-		s->slob_heap_pages += pages;
+		s->slob_state.heap_pages += pages;
 }
 
 /* A page comes back to the page allocator (the heap lock dropped by then). */
@@ -311,8 +312,8 @@ static void *slob_alloc(struct slablab_cache *s, size_t size, gfp_t gfp, int ali
 			list_rotate_to_front(&sp->list, slob_list);
 		break;
 	}
-	if (scanned > s->slob_scan_max)
-		WRITE_ONCE(s->slob_scan_max, scanned);
+	if (scanned > s->slob_state.scan_max)
+		WRITE_ONCE(s->slob_state.scan_max, scanned);
 	spin_unlock_irqrestore(&slob_heap.lock, flags);
 	stat_add(s, SLABLAB_SLOB_SCAN, scanned);
 	if (b)
@@ -692,10 +693,10 @@ static void slob_gauges(struct slablab_cache *s, struct slablab_gauges *g)
 	unsigned long flags;
 
 	spin_lock_irqsave(&slob_heap.lock, flags);
-	g->pages += s->slob_pages;
-	g->meta_bytes += s->slob_heap_pages * kmalloc_size_roundup(sizeof(struct slob_page));
+	g->pages += s->slob_state.pages;
+	g->meta_bytes += s->slob_state.heap_pages * kmalloc_size_roundup(sizeof(struct slob_page));
 	spin_unlock_irqrestore(&slob_heap.lock, flags);
-	g->slob_scan_max = READ_ONCE(s->slob_scan_max);
+	g->slob_scan_max = READ_ONCE(s->slob_state.scan_max);
 	/* No slots: every object is a caller's, so total = in use (the counting identity). */
 	g->total_objects += g->objects;
 }
@@ -755,6 +756,12 @@ static bool slob_page_fits(struct slob_page *sp, size_t size, int align, int off
 	return false;
 }
 
+/* Pages of @s's objects of a page or more, each theirs alone (the heap's lock held). */
+static unsigned long slob_large_pages(struct slablab_cache *s)
+{
+	return s->slob_state.pages - s->slob_state.heap_pages;
+}
+
 /*
  * The page-occupancy histogram: the heap pages charged to @s by blocks in use on them.
  * A heap page is shared: its blocks are of any slob cache (or kmalloc class), so
@@ -788,7 +795,7 @@ static void slob_occupancy(struct slablab_cache *s, struct slablab_occupancy *h)
 		h->objs = 1;
 		h->nr = 2;
 		spin_lock_irqsave(&slob_heap.lock, flags);
-		h->slabs[1] = (s->slob_pages - s->slob_heap_pages) >> get_order(s->object_size);
+		h->slabs[1] = slob_large_pages(s) >> get_order(s->object_size);
 		spin_unlock_irqrestore(&slob_heap.lock, flags);
 		return;
 	}
@@ -819,8 +826,7 @@ static void slob_occupancy(struct slablab_cache *s, struct slablab_occupancy *h)
 	}
 	/* a kmalloc class's cache allocations of a page or more: full, as above */
 	if (s->object_size >= PAGE_SIZE)
-		h->slabs[h->nr - 1] += (s->slob_pages - s->slob_heap_pages) >>
-				       get_order(s->object_size);
+		h->slabs[h->nr - 1] += slob_large_pages(s) >> get_order(s->object_size);
 	spin_unlock_irqrestore(&slob_heap.lock, flags);
 }
 
@@ -859,9 +865,9 @@ static int slob_init(struct slablab_cache *s)
 	unsigned long flags;
 
 	spin_lock_irqsave(&slob_heap.lock, flags);
-	s->slob_pages = 0;
-	s->slob_heap_pages = 0;
-	s->slob_scan_max = 0;
+	s->slob_state.pages = 0;
+	s->slob_state.heap_pages = 0;
+	s->slob_state.scan_max = 0;
 	spin_unlock_irqrestore(&slob_heap.lock, flags);
 	return 0;
 }
@@ -890,8 +896,8 @@ static void slob_destroy(struct slablab_cache *s)
 		slob_charge(s, -1, true);
 		orphaned++;
 	}
-	s->slob_pages = 0;
-	s->slob_heap_pages = 0;
+	s->slob_state.pages = 0;
+	s->slob_state.heap_pages = 0;
 	spin_unlock_irqrestore(&slob_heap.lock, flags);
 	stat_add(s, SLABLAB_FREE_SLAB, orphaned);
 }

@@ -289,6 +289,62 @@ struct slablab_cpu {
 	unsigned long stat_base[__SLABLAB_STAT_MAX];	/* reset = new baseline */
 };
 
+/*
+ * The designs' own per-cache state. A design's fields that are not tunables live in its
+ * struct below, embedded in struct slablab_cache (@sheaves_state ...): its fast and slow
+ * paths reach them at a fixed offset from the cache, as they did fields of the cache,
+ * never through a pointer more. Only the design's file touches its struct: its init
+ * sets it up for an empty cache, its destroy releases what init made (and unpublishes
+ * what lockless readers find); everything outside the file that wants a figure of it
+ * asks through the design's ops (gauges, layers, occupancy, validate). The tunables
+ * stay fields of the cache, so that a design change keeps them. The structs are not a
+ * union: a cache changing design may still be read by the old design's lockless
+ * gauges (slab's nodes, under RCU) while the new design's init writes its own, and
+ * a design that stands on another (s->under) runs both designs' state at once.
+ * A field is zero from the cache's creation (kzalloc) until its design sets it.
+ */
+
+/**
+ * struct slablab_sheaves_state - the sheaves design's per-cache state (design_sheaves.c)
+ * @barn: per-node barns of full and empty sheaves, [nr_node_ids]; NULL while the
+ *	cache has another design (made by init, freed by destroy)
+ */
+struct slablab_sheaves_state {
+	struct slablab_barn **barn;
+};
+
+/**
+ * struct slablab_slab_design_state - the slab design's per-cache state (design_slab.c)
+ * @nodes: per-node slab lists, shared array and alien caches (NULL while the cache has
+ *	another design; unpublished by destroy and freed after a grace period, as the
+ *	gauges read them without slablab_mutex)
+ * @reaper: per-cpu delayed work of the periodic reap
+ * @active: objects out of the slab lists: in arrays or with callers (0 from init)
+ * @maxobjs: high mark of @active (SLAB's high_mark). The high marks are kept across
+ *	design changes, as the MAXOBJS and MAXFREEABLE counters whose rises they count
+ * @maxfreeable: high mark of a node's free slabs seen by an array flush
+ */
+struct slablab_slab_design_state {
+	struct slablab_slab_nodes *nodes;
+	struct slablab_reaper __percpu *reaper;
+	atomic_long_t active;
+	atomic_long_t maxobjs;
+	atomic_long_t maxfreeable;
+};
+
+/**
+ * struct slablab_slob_state - the slob design's per-cache state (design_slob.c)
+ * @pages: pages charged to the cache: heap pages its requests took and pages of its
+ *	page-sized objects (under the heap's lock; zeroed by init and destroy)
+ * @heap_pages: of those, heap pages (each with kmalloc'ed metadata)
+ * @scan_max: the most heap pages one allocation looked at (zeroed by init)
+ */
+struct slablab_slob_state {
+	unsigned long pages;
+	unsigned long heap_pages;
+	unsigned long scan_max;
+};
+
 /**
  * struct slablab_cache - one slablab cache
  * @cpu: per-cpu state (active slab, lockless freelist, cpu partial list, statistics)
@@ -319,7 +375,6 @@ struct slablab_cpu {
  * @sheaf_capacity: objects per sheaf (sheaves; 0: no sheaves, every object from slabs)
  * @barn_max_full: full sheaves a node's barn keeps at most (sheaves)
  * @barn_max_empty: empty sheaves a node's barn keeps at most (sheaves)
- * @barn: per-node barns of full and empty sheaves, [nr_node_ids] (sheaves)
  * @lists: slab lists: 3 (full, partial, free) or 1 (2.4.9's one list) for slab; 1..3 for
  *	slob (the tunable is theirs; other designs refuse it)
  * @limit: objects a cpu's array cache holds (slab)
@@ -327,12 +382,6 @@ struct slablab_cpu {
  * @shared: the shared array of each node holds @shared x @batchcount objects (slab)
  * @reap_cpu_ms: period of the per-cpu array reap, 0: off (slab)
  * @reap_node_ms: period of the node reap (shared array, free slabs), 0: off (slab)
- * @slab_nodes: per-node slab lists, shared array and alien caches (slab; NULL while
- *	the cache has another design; freed after a grace period, as gauges read them)
- * @slab_reaper: per-cpu delayed work of the periodic reap (slab)
- * @slab_active: objects out of the slab lists: in arrays or with callers (slab)
- * @slab_maxobjs: high mark of @slab_active (slab, SLAB's high_mark)
- * @slab_maxfreeable: high mark of a node's free slabs seen by an array flush (slab)
  * @sheaves_cpu_slabs: the sheaves_cpu_slabs tunable: sheaves stand on the slub
  *	design's per-cpu slab and cpu partial lists (6.18's double caching) instead of
  *	straight on slabs
@@ -340,11 +389,12 @@ struct slablab_cpu {
  *	(SLUB's slub_max_order, per cache; slub and sheaves)
  * @under: the design whose per-cpu layer this cache's design stands on (slub, for a
  *	sheaves cache with @sheaves_cpu_slabs), or NULL: straight on the back end's slabs. Set
- *	with the design, only while the cache is empty (cache.c)
- * @slob_pages: pages charged to the cache: heap pages its requests took and pages of
- *	its page-sized objects (slob; under the heap's lock)
- * @slob_heap_pages: of those, heap pages (each with kmalloc'ed metadata) (slob)
- * @slob_scan_max: the most heap pages one allocation looked at (slob)
+ *	with the design, only while the cache is empty (cache.c). Not a design's own
+ *	state but how cache.c composes two designs, as @ops is: only cache.c may name
+ *	another design's ops table (a design calls the back end alone, test_layers.py)
+ * @sheaves_state: the sheaves design's own state (design_sheaves.c alone)
+ * @slab_design_state: the slab design's own state (design_slab.c alone)
+ * @slob_state: the slob design's own state (design_slob.c alone)
  * @random: free pointer obfuscation key (SLAB_FREELIST_HARDENED's)
  * @random_seq: freelist randomization sequence, or NULL
  * @random_seq_len: entries of @random_seq
@@ -401,24 +451,18 @@ struct slablab_cache {
 	unsigned int sheaf_capacity;
 	unsigned int barn_max_full;
 	unsigned int barn_max_empty;
-	struct slablab_barn **barn;
 	unsigned int lists;
 	unsigned int limit;
 	unsigned int batchcount;
 	unsigned int shared;
 	unsigned int reap_cpu_ms;
 	unsigned int reap_node_ms;
-	struct slablab_slab_nodes *slab_nodes;
-	struct slablab_reaper __percpu *slab_reaper;
-	atomic_long_t slab_active;
-	atomic_long_t slab_maxobjs;
-	atomic_long_t slab_maxfreeable;
 	unsigned int sheaves_cpu_slabs;
 	unsigned int max_order;
 	const struct slablab_design_ops *under;
-	unsigned long slob_pages;
-	unsigned long slob_heap_pages;
-	unsigned long slob_scan_max;
+	struct slablab_sheaves_state sheaves_state;
+	struct slablab_slab_design_state slab_design_state;
+	struct slablab_slob_state slob_state;
 	unsigned long random;
 	unsigned int *random_seq;
 	unsigned int random_seq_len;

@@ -242,7 +242,7 @@ def _cached_objects(cache: Object) -> Iterator[Tuple[str, List[int]]]:
             yield f"cpu {cpu} main sheaf", _sheaf_objects(c.main)
             yield f"cpu {cpu} spare sheaf", _sheaf_objects(c.spare)
         for nid in _nodes(prog):
-            barn = cache.barn[nid]
+            barn = cache.sheaves_state.barn[nid]
             if not barn.value_():
                 continue
             objs: List[int] = []
@@ -253,7 +253,7 @@ def _cached_objects(cache: Object) -> Iterator[Tuple[str, List[int]]]:
     if design == "slab":
         for cpu in _cpus(prog):
             yield f"cpu {cpu} array", _array_objects(_cpu(cache, cpu).ac)
-        nodes = cache.slab_nodes
+        nodes = cache.slab_design_state.nodes
         for nid in _nodes(prog) if nodes.value_() else ():
             sn = nodes.node[nid]
             if not sn.value_():
