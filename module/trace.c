@@ -8,12 +8,14 @@
 #define CREATE_TRACE_POINTS
 #include "trace.h"
 
+/* The spec's design names (SLABLAB_DESIGNS), here and not the registry's: a leaf. */
+#define SLABLAB_DESIGN_NAME(design, name)						\
+	[SLABLAB_DESIGN_##design] = #name,
 static const char *const design_names[__SLABLAB_DESIGN_MAX] = {
-	[SLABLAB_DESIGN_SLUB] = "slub",
-	[SLABLAB_DESIGN_SHEAVES] = "sheaves",
-	[SLABLAB_DESIGN_SLAB] = "slab",
-	[SLABLAB_DESIGN_SLOB] = "slob",
+	SLABLAB_DESIGNS(SLABLAB_DESIGN_NAME)
 };
+
+#undef SLABLAB_DESIGN_NAME
 
 /* The name an event gives a design (the spec's design enum). */
 const char *slablab_design_name(unsigned int design)

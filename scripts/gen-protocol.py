@@ -710,6 +710,13 @@ def gen_tables(sp):
                "the module's struct slablab_layers field and the JSON key under \"layers\". "
                "A design reports the layers it has (struct slablab_layers' present mask).",
                rows)
+    d = sp.defs["design"]
+    prefix = c_upper(d.get("name-prefix", f"{sp.family}-design-"))
+    rows = [f"X({n[len(prefix):]}, {n[len(prefix):].lower()})" for n, _, _ in sp.entries(d)]
+    L += table("SLABLAB_DESIGNS",
+               "The designs (spec: design), in enum slablab_design order. X(design, name): "
+               "design is the SLABLAB_DESIGN_ suffix, name what every interface calls it "
+               "(the tracepoints, slabctl, debugfs, JSON).", rows)
     d = sp.defs["stat-item"]
     prefix = c_upper(d.get("name-prefix"))
     rows = [f"X({n[len(prefix):]}, {n[len(prefix):].lower()})" for n, _, _ in sp.entries(d)]

@@ -145,6 +145,17 @@
 	X(SHEAF_PREFILLED, sheaf_prefilled)
 
 /*
+ * The designs (spec: design), in enum slablab_design order. X(design, name): design is
+ * the SLABLAB_DESIGN_ suffix, name what every interface calls it (the tracepoints,
+ * slabctl, debugfs, JSON).
+ */
+#define SLABLAB_DESIGNS(X) \
+	X(SLUB, slub) \
+	X(SHEAVES, sheaves) \
+	X(SLAB, slab) \
+	X(SLOB, slob)
+
+/*
  * The event counters (spec: stat-item), in enum slablab_stat_item order. X(item, name):
  * item is the SLABLAB_ suffix, name the debugfs and sysfs file and the JSON key.
  */

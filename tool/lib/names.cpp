@@ -48,12 +48,12 @@ constexpr std::pair<uint32_t, std::string_view> kFastpaths[] = {
 };
 static_assert(std::size(kFastpaths) == __SLABLAB_FASTPATH_MAX);
 
+// the spec's designs (SLABLAB_DESIGNS, generated)
+#define SLABCTL_DESIGN(design, name) {SLABLAB_DESIGN_##design, #name},
 constexpr std::pair<uint32_t, std::string_view> kDesigns[] = {
-	{SLABLAB_DESIGN_SLUB, "slub"},
-	{SLABLAB_DESIGN_SHEAVES, "sheaves"},
-	{SLABLAB_DESIGN_SLAB, "slab"},
-	{SLABLAB_DESIGN_SLOB, "slob"},
+	SLABLAB_DESIGNS(SLABCTL_DESIGN)
 };
+#undef SLABCTL_DESIGN
 static_assert(std::size(kDesigns) == __SLABLAB_DESIGN_MAX);
 
 constexpr std::pair<uint32_t, std::string_view> kPagePolicies[] = {
