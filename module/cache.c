@@ -707,15 +707,15 @@ static void free_cache_struct(struct slablab_cache *s)
 }
 
 /*
- * slablab_cache_args' tunables: known ones, and none of those its own fields give
+ * slablab_cache_args' tunables into @tv: known ones, none of those its own fields give
  * (flags, design, sheaves_cpu_slabs: the cache is built from them, and a kernel-owned
- * cache could not change them after).
+ * cache could not change them after), each within its range — refused before anything
+ * is allocated; the checks against the cache come once it is made.
  */
-static int check_args_tunables(const struct slablab_cache_args *args,
-			       struct netlink_ext_ack *extack)
+static int args_tunables(const struct slablab_cache_args *args,
+			 struct slablab_tunable_values *tv, struct netlink_ext_ack *extack)
 {
 	u32 unknown = args->tunables_set & ~(u32)GENMASK(SLABLAB_NR_TUNABLES - 1, 0);
-	struct slablab_tunable_values tv = { .set = args->tunables_set };
 	unsigned int id;
 
 	if (unknown) {
@@ -723,33 +723,18 @@ static int check_args_tunables(const struct slablab_cache_args *args,
 				       unknown);
 		return -EINVAL;
 	}
+	tv->set = args->tunables_set;
 	for (id = 0; id < SLABLAB_NR_TUNABLES; id++) {
-		if (!(args->tunables_set & BIT(id)))
+		if (!(tv->set & BIT(id)))
 			continue;
 		if (slablab_tunables[id].dflt == SLABLAB_DEFAULT_REQUEST) {
 			NL_SET_ERR_MSG_FMT_MOD(extack, "%s is a field of slablab_cache_args",
 					       slablab_tunables[id].name);
 			return -EINVAL;
 		}
-		tv.v[id] = args->tunables[id];
+		tv->v[id] = args->tunables[id];
 	}
-	/* out of range: refused before anything is allocated */
-	return slablab_tunables_check_ranges(&tv, extack);
-}
-
-/* The args' tunables, checked and applied to @s (made, not yet listed) as cache-new's. */
-static int apply_args_tunables(struct slablab_cache *s, const struct slablab_cache_args *args,
-			       struct netlink_ext_ack *extack)
-{
-	struct slablab_tunable_values tv = { .set = args->tunables_set };
-	unsigned int id;
-	int err;
-
-	for (id = 0; id < SLABLAB_NR_TUNABLES; id++)
-		if (tv.set & BIT(id))
-			tv.v[id] = args->tunables[id];
-	err = slablab_tunables_check(s, &tv, extack);
-	return err ?: slablab_tunables_apply(s, &tv, extack);
+	return slablab_tunables_check_ranges(tv, extack);
 }
 
 /**
@@ -769,6 +754,7 @@ struct slablab_cache *slablab_cache_create_owner(const char *name, unsigned int 
 						 struct netlink_ext_ack *extack)
 {
 	static const struct slablab_cache_args defaults;
+	struct slablab_tunable_values tv;
 	unsigned int align, flags;
 	struct slablab_cache *s;
 	int cpu, nid, err;
@@ -819,7 +805,7 @@ struct slablab_cache *slablab_cache_create_owner(const char *name, unsigned int 
 				       SLABLAB_SLOB_RCU_MAX);
 		return ERR_PTR(-EOPNOTSUPP);
 	}
-	err = check_args_tunables(args, extack);
+	err = args_tunables(args, &tv, extack);
 	if (err)
 		return ERR_PTR(err);
 	if (slablab_cache_find(name)) {
@@ -882,8 +868,8 @@ struct slablab_cache *slablab_cache_create_owner(const char *name, unsigned int 
 	if (err)
 		goto err_free;
 	/* The caller's tunables, as cache-new applies its request's (not yet listed). */
-	if (args->tunables_set) {
-		err = apply_args_tunables(s, args, extack);
+	if (tv.set) {
+		err = slablab_tunables_set(s, &tv, extack);
 		if (err)
 			goto err_free;
 	}
@@ -1696,8 +1682,9 @@ static const u32 *value_of(const struct slablab_tunable_values *tv, unsigned int
  *
  * Return: 0 or the refusal's error (-EINVAL, -ERANGE, -EBUSY, -EOPNOTSUPP, -E2BIG).
  */
-int slablab_tunables_check(struct slablab_cache *s, struct slablab_tunable_values *tv,
-			   struct netlink_ext_ack *extack)
+static int slablab_tunables_check(struct slablab_cache *s,
+				  struct slablab_tunable_values *tv,
+				  struct netlink_ext_ack *extack)
 {
 	const u32 *design = value_of(tv, SLABLAB_TUNABLE_DESIGN);
 	const u32 *flags = value_of(tv, SLABLAB_TUNABLE_FLAGS);
@@ -1788,8 +1775,9 @@ static int apply_cpucache(struct slablab_cache *s, const struct slablab_tunable_
  *
  * Return: 0, or -ENOMEM (the failing setter changed nothing; those before it stay).
  */
-int slablab_tunables_apply(struct slablab_cache *s, struct slablab_tunable_values *tv,
-			   struct netlink_ext_ack *extack)
+static int slablab_tunables_apply(struct slablab_cache *s,
+				  struct slablab_tunable_values *tv,
+				  struct netlink_ext_ack *extack)
 {
 	bool cpucache_done = false;
 	unsigned int id;
@@ -1816,25 +1804,42 @@ int slablab_tunables_apply(struct slablab_cache *s, struct slablab_tunable_value
 }
 
 /**
+ * slablab_tunables_set - check a request's tunables together, then set them
+ * @s: the cache (slablab_mutex and cpus_read_lock held)
+ * @tv: the tunables given; @tv->bad is set to the one refused or failed, else -1
+ * @extack: where to say why not, or NULL
+ *
+ * What cache-new, cache-set, slablab_cache_args and a debugfs write all do: nothing is
+ * set unless every tunable passes slablab_tunables_check().
+ *
+ * Return: 0 or the error of slablab_tunables_check() or slablab_tunables_apply().
+ */
+int slablab_tunables_set(struct slablab_cache *s, struct slablab_tunable_values *tv,
+			 struct netlink_ext_ack *extack)
+{
+	int err = slablab_tunables_check(s, tv, extack);
+
+	return err ?: slablab_tunables_apply(s, tv, extack);
+}
+
+/**
  * slablab_tunable_set - check and set one tunable (a debugfs write)
  * @s: the cache (slablab_mutex and cpus_read_lock held)
  * @id: which, enum slablab_tunable_id
  * @v: its new value
  * @extack: where to say why not, or NULL
  *
- * Return: 0 or the error of slablab_tunables_check() or slablab_tunables_apply().
+ * Return: 0 or the error of slablab_tunables_set().
  */
 int slablab_tunable_set(struct slablab_cache *s, unsigned int id, u32 v,
 			struct netlink_ext_ack *extack)
 {
 	struct slablab_tunable_values tv = { .set = BIT(id) };
-	int err;
 
 	if (id >= SLABLAB_NR_TUNABLES)
 		return -EINVAL;
 	tv.v[id] = v;
-	err = slablab_tunables_check(s, &tv, extack);
-	return err ?: slablab_tunables_apply(s, &tv, extack);
+	return slablab_tunables_set(s, &tv, extack);
 }
 
 /* ---- the kmalloc classes' design (their kmalloc and kfree: kmalloc.c) ---- */

@@ -838,7 +838,7 @@ static inline unsigned int slablab_tunable_get(const struct slablab_cache *s,
  * struct slablab_tunable_values - tunables to check and apply together
  * @set: BIT(id) of each one given
  * @v: the values, by enum slablab_tunable_id
- * @bad: set by slablab_tunables_check() and _apply() to the id of the tunable that
+ * @bad: set by slablab_tunables_set() to the id of the tunable that
  *	failed, -1 when none did (cache-new and cache-set point the extack at its
  *	attribute)
  */
@@ -853,10 +853,8 @@ void slablab_tunables_defaults(struct slablab_cache *s);
 int slablab_tunables_check_ranges(struct slablab_tunable_values *tv,
 				  struct netlink_ext_ack *extack);
 /* cache.c: check and apply, for creation, cache-new, cache-set, the args and debugfs */
-int slablab_tunables_check(struct slablab_cache *s, struct slablab_tunable_values *tv,
-			   struct netlink_ext_ack *extack);
-int slablab_tunables_apply(struct slablab_cache *s, struct slablab_tunable_values *tv,
-			   struct netlink_ext_ack *extack);
+int slablab_tunables_set(struct slablab_cache *s, struct slablab_tunable_values *tv,
+			 struct netlink_ext_ack *extack);
 int slablab_tunable_set(struct slablab_cache *s, unsigned int id, u32 v,
 			struct netlink_ext_ack *extack);
 unsigned int slablab_order_default(const struct slablab_cache *s);

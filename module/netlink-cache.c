@@ -30,7 +30,7 @@ unsigned int slablab_selftest_dump_percpu_max;
  * The policies (slablab_policy and the nests' tables) are generated from the spec:
  * netlink-gen.c. So is the tunable registry (slablab_tunables[], tunables-gen.c): each
  * tunable's attribute and field, which put_tunables() reports and tunables_from()
- * gathers for cache.c to check and apply (slablab_tunables_check(), _apply()).
+ * gathers for cache.c to check and apply (slablab_tunables_set()).
  */
 
 /* The tunables of @s (the registry), each from its field. */
@@ -72,9 +72,7 @@ static int set_tunables(struct slablab_cache *s, struct nlattr **tb,
 	int err;
 
 	tunables_from(tb, &tv);
-	err = slablab_tunables_check(s, &tv, extack);
-	if (!err)
-		err = slablab_tunables_apply(s, &tv, extack);
+	err = slablab_tunables_set(s, &tv, extack);
 	if (err && tv.bad >= 0)
 		NL_SET_BAD_ATTR(extack, tb[slablab_tunables[tv.bad].attr]);
 	return err;

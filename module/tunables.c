@@ -123,10 +123,11 @@ int slablab_tunables_check_ranges(struct slablab_tunable_values *tv,
 
 	for (id = 0; id < SLABLAB_NR_TUNABLES; id++) {
 		const struct slablab_tunable *t = &slablab_tunables[id];
-		u32 v = tv->v[id];
+		u32 v;
 
 		if (!(tv->set & BIT(id)))
-			continue;
+			continue;	/* (its value was never written) */
+		v = tv->v[id];
 		if (t->is_flags ? (v & ~t->max) : (v < t->min || v > t->max)) {
 			tv->bad = id;
 			if (t->is_flags)

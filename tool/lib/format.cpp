@@ -2,6 +2,7 @@
 #include "slabctl/format.hpp"
 
 #include "slabctl/names.hpp"
+#include "slabctl/tunables.hpp"
 #include "slabctl/version.hpp"
 
 #include <fmt/format.h>
@@ -885,17 +886,20 @@ std::string render_memory_accounting(const Totals* slablab, const Totals& kernel
 	return out;
 }
 
-/// One tunable of the report: enums and flags by name, the others as numbers.
-static void report_tunable(std::string& out, std::string_view name, uint32_t v)
+/// One tunable of the report: numbers, an enum value's name, flag names (as --json).
+static void report_tunable(std::string& out, const TunableDesc& d, uint32_t v)
 {
-	if (name == "design")
-		kv(out, name, design_name(v));
-	else if (name == "flags")
-		kv(out, name, fmt::format("{} ({:#x})", v ? join(cache_flag_names(v)) : "none", v));
-	else if (name == "fastpath")
-		kv(out, name, fastpath_name(v));
-	else
-		kv(out, name, v);
+	switch (d.kind) {
+	case TunableKind::NUM:
+		kv(out, d.name, v);
+		break;
+	case TunableKind::ENUM:
+		kv(out, d.name, d.value_name(v));
+		break;
+	case TunableKind::FLAGS:
+		kv(out, d.name, fmt::format("{} ({:#x})", v ? join(cache_flag_names(v)) : "none", v));
+		break;
+	}
 }
 
 std::string render_report(const CacheInfo& c, uint32_t page_size)
@@ -933,11 +937,9 @@ std::string render_report(const CacheInfo& c, uint32_t page_size)
 	const uint32_t design_bit = (1U << c.design) |
 		(c.design == SLABLAB_DESIGN_SHEAVES && c.sheaves_cpu_slabs ?
 		 SLABLAB_TUNABLE_D_SHEAVES_CPU_SLABS : 0);
-#define SLABCTL_REPORT_TUNABLE(attr, name, type, kind, enum, min, max)                    \
-	if (SLABLAB_TUNABLE_DESIGNS_##attr & design_bit)                                     \
-		report_tunable(out, #name, c.name);
-	SLABLAB_CACHE_TUNABLES(SLABCTL_REPORT_TUNABLE)
-#undef SLABCTL_REPORT_TUNABLE
+	for (const auto& d : kTunables)
+		if (d.designs & design_bit)
+			report_tunable(out, d, c.*(d.in_info));
 	kv(out, "order_default", fmt::format("{} (largest allowed: {})", c.order_default,
 					     c.design == SLABLAB_DESIGN_SLAB ? SLABLAB_MAX_ORDER :
 					     c.max_order));

@@ -29,6 +29,8 @@ struct TunableDesc {
 	std::optional<uint32_t> Tunables::*in_tunables;
 	std::optional<uint32_t> CacheSpec::*in_spec;
 	uint32_t CacheInfo::*in_info;
+	/// SLABLAB_TUNABLE_D_* of the designs whose code reads it (uapi/tunables.yaml)
+	uint32_t designs;
 	/// ENUM: the names of the values (nullptr for NUM and FLAGS)
 	std::string (*value_name)(uint32_t);
 	std::optional<uint32_t> (*from_name)(std::string_view);
@@ -47,7 +49,7 @@ struct TunableDesc {
 #define SLABCTL_TUNABLE_DESC(attr, name, type, kind, enum, min, max)                        \
 	TunableDesc{SLABLAB_CACHE_A_##attr, #name, TunableKind::kind, min, max,             \
 		    &Tunables::name, &CacheSpec::name, &CacheInfo::name,                     \
-		    SLABCTL_ENUM_NAMES_##enum},
+		    SLABLAB_TUNABLE_DESIGNS_##attr, SLABCTL_ENUM_NAMES_##enum},
 #define SLABCTL_TUNABLE_U32(attr, name, type, ...) \
 	static_assert(SLABCTL_IS_##type, "tunable " #name " is not a u32");
 SLABLAB_CACHE_TUNABLES(SLABCTL_TUNABLE_U32)
