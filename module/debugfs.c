@@ -1100,7 +1100,7 @@ static ssize_t slablab_selftest_sysfs_write(struct file *file, const char __user
 	if (copy_from_user(root, ubuf, len))
 		return -EFAULT;
 	root[len] = 0;
-	err = slablab_storm_set_sysfs_root(strim(root));
+	err = slablab_target_set_sysfs_root(strim(root));
 	return err ? err : len;
 }
 

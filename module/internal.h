@@ -963,7 +963,7 @@ extern unsigned int slablab_selftest_dump_percpu_max;
 /**
  * struct slablab_storm_spec - what a storm runs: parsed from STORM_START (netlink-storm.c),
  * completed by slablab_storm_start() and reported back as the storm ran
- * @target: enum slablab_storm_target
+ * @target: enum slablab_target
  * @pattern: enum slablab_storm_pattern
  * @cache: the slablab cache (cache target) or the model (native), "" for none
  * @size: object size (0: the cache's); the engine sets the size it used
@@ -1098,7 +1098,7 @@ int slablab_storm_start(const struct slablab_storm_spec *spec, const unsigned lo
 int slablab_storm_report(u32 id, bool stop, struct slablab_storm_report *rep,
 			 struct netlink_ext_ack *extack);
 void slablab_storm_exit(void);
-int slablab_storm_set_sysfs_root(const char *root);
+int slablab_target_set_sysfs_root(const char *root);
 
 /* handles.c: scripted allocations (the handles, and the runs on a chosen cpu) */
 int slablab_handle_alloc(struct slablab_cache *s, u32 count, int cpu, u32 *id,
@@ -1112,7 +1112,7 @@ void slablab_handles_release_all(void);
 
 /**
  * struct slablab_replay_setup - a replay-new request, parsed by netlink-replay.c
- * @target: enum slablab_replay_target
+ * @target: enum slablab_target
  * @nr_events: events the replay holds
  * @nr_objects: object ids 1..@nr_objects
  * @nr_cpus: recorded cpus
@@ -1139,7 +1139,7 @@ struct slablab_replay_setup {
 /**
  * struct slablab_replay_report - a replay as replay-run/replay-get report it
  * @state: enum slablab_replay_state
- * @target: enum slablab_replay_target
+ * @target: enum slablab_target
  * @threads: kthreads
  * @folded: fewer kthreads than recorded cpus
  * @allocs: allocations that succeeded

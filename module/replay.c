@@ -22,8 +22,10 @@
  * waits until its recorded time * time_scale / 1000 after the start). Pages held are
  * sampled by the kthreads every REPLAY_SAMPLE_EVERY events and, with sample_ns, by a
  * sampler kthread every sample_ns into r->samples (pages over time); every sample goes
- * into the peak and the time-weighted mean. The slablab targets count their own caches'
- * pages; the native ones the kernel's slab pages (NR_SLAB_*), system-wide.
+ * into the peak and the time-weighted mean. What it allocates from and how its pages are
+ * counted is the target layer's (target.h), the storms' own: slablab targets count their
+ * caches' and the kmalloc classes' pages, native ones the kernel's own figures of the
+ * caches and classes the replay made (native-kmalloc: of the kernel's kmalloc classes).
  *
  * The last kthread to finish its events queues replay_finish_work, which finishes the
  * replay (frees what is still live, destroys its caches): replay-get only reads, so it
@@ -39,11 +41,15 @@
  *                    and to bind the kthreads to online cpus. kmem_cache_create() and
  *                    kmem_cache_destroy() (native) run with neither held: they take
  *                    cpus_read_lock themselves.
+ *   the target's     nf.lock (target.c: SLABINFO readings), taken by the kthreads and
+ *                    the sampler when they read the pages, before
  *   r->peak_lock     the pages samples' peak and time-weighted sum, taken by the
  *                    kthreads and the sampler.
- * The kthreads take no lock of this file but peak_lock; r->samples is the sampler's
- * alone until it is stopped. The replay's slablab caches
- * have ->users raised while it exists, so cache-del refuses them (-EBUSY).
+ * The kthreads take no lock of this file but peak_lock; a native target's reading
+ * sleeps in file reads (and on SLAB in slab_mutex, /proc/slabinfo's). r->samples is
+ * the sampler's alone until it is stopped. The replay's slablab caches and slablab's
+ * kmalloc classes have ->users raised from replay-run until the replay is finished,
+ * so cache-del refuses them (-EBUSY) and set-kmalloc leaves the classes alone.
  */
 #include <linux/module.h>
 #include <linux/kthread.h>
@@ -57,7 +63,6 @@
 #include <linux/timex.h>
 #include <linux/ktime.h>
 #include <linux/mm.h>
-#include <linux/vmstat.h>
 #include <linux/workqueue.h>
 #include <linux/hrtimer.h>
 /* 6.12 moved <asm/unaligned.h> to <linux/unaligned.h> */
@@ -66,12 +71,11 @@
 #else
 #include <asm/unaligned.h>
 #endif
-#include "internal.h"
+#include "target.h"
 
 #define REPLAY_SAMPLE_EVERY	4096	/* events between a kthread's pages samples */
 #define REPLAY_MIN_SAMPLE_NS	100000ULL	/* 100 us */
 #define REPLAY_SLACK_NS		(10 * NSEC_PER_USEC)	/* a time-scaled wait's timer slack */
-#define REPLAY_MAX_KMALLOC	32
 #define REPLAY_MAX_SIZE		(4U << 20)	/* largest kmalloc event */
 /* a failed allocation is an outcome the replay counts, not a kernel warning */
 #define REPLAY_GFP		(GFP_KERNEL | __GFP_NOWARN)
@@ -96,7 +100,6 @@ struct replay_thread {
 struct slablab_replay {
 	u32 id;
 	u32 state;			/* enum slablab_replay_state */
-	u32 target;			/* enum slablab_replay_target */
 	u32 design;			/* enum slablab_design (slablab target) */
 	u32 time_scale;			/* per mille; 0: as fast as possible */
 	bool use_cpu_partial;		/* the slablab target's caches get cpu_partial */
@@ -110,12 +113,8 @@ struct slablab_replay {
 	u64 *ts;				/* [nr_events], time-scaled mode only */
 	void **obj;				/* [nr_objects + 1] */
 	u16 *owner;				/* [nr_objects + 1]: allocating kthread */
-	struct slablab_cache **lab;		/* [nr_caches] */
-	struct kmem_cache **native;		/* [nr_caches] */
-	/* native: the kmalloc events' classes, by slablab_kmalloc_index() (those it needs) */
-	struct kmem_cache *classes[SLABLAB_KMALLOC_CLASSES];
-	struct slablab_cache *kmalloc_caches[REPLAY_MAX_KMALLOC];
-	unsigned int nr_kmalloc_caches;
+	/* a cache per recorded cache; native: the kmalloc events' classes it needs */
+	struct slablab_alloc_target tg;
 	struct slablab_replay_cache_result *res;	/* [nr_caches + 1], once done */
 	struct replay_thread *t;
 	struct task_struct *sampler;		/* with sample_ns */
@@ -144,12 +143,6 @@ static u32 replay_next_id = 1;
 static void replay_finish_workfn(struct work_struct *work);
 static DECLARE_WORK(replay_finish_work, replay_finish_workfn);
 
-static bool replay_on_slablab(const struct slablab_replay *r)
-{
-	return r->target == SLABLAB_REPLAY_TARGET_SLABLAB ||
-	       r->target == SLABLAB_REPLAY_TARGET_KMALLOC;
-}
-
 /* The bytes an allocation event holds, as replayed: a free's own size is not trusted. */
 static u64 replay_event_bytes(const struct slablab_replay *r, const struct slablab_replay_event *e)
 {
@@ -158,31 +151,12 @@ static u64 replay_event_bytes(const struct slablab_replay *r, const struct slabl
 
 /* ---- the kthreads ---- */
 
-/*
- * Pages the target holds. slablab: its caches, the kmalloc classes, direct pages.
- * native: the kernel's slab pages (slablab_kernel_slab_pages()), system-wide: the
- * replay's own caches and classes (native-kmalloc: the kernel's classes) and what the
- * rest of the kernel allocates meanwhile.
- */
+/* Pages the target holds (slablab_target_pages()). */
 static u64 replay_pages(struct slablab_replay *r)
 {
-	struct slablab_gauges g;
-	u64 pages = 0;
-	u32 i;
+	u64 meta;
 
-	if (!replay_on_slablab(r))
-		return slablab_kernel_slab_pages();
-	for (i = 0; r->lab && i < r->nr_caches; i++) {
-		if (!r->lab[i])
-			continue;
-		slablab_gauges(r->lab[i], &g);
-		pages += g.pages;
-	}
-	for (i = 0; i < r->nr_kmalloc_caches; i++) {
-		slablab_gauges(r->kmalloc_caches[i], &g);
-		pages += g.pages;
-	}
-	return pages + slablab_kmalloc_direct_pages();
+	return slablab_target_pages(&r->tg, &meta, "replay", r->id);
 }
 
 /* One pages sample into the peak and the time-weighted sum; returns it. */
@@ -231,52 +205,6 @@ static bool replay_wait_due(struct slablab_replay *r, u64 i)
 	return !stop;
 }
 
-static __always_inline void *replay_alloc(struct slablab_replay *r, const u32 target,
-					  const struct slablab_replay_event *e)
-{
-	switch (target) {
-	case SLABLAB_REPLAY_TARGET_SLABLAB:
-		return e->cache ? slablab_cache_alloc(r->lab[e->cache - 1], REPLAY_GFP) :
-				  slablab_kmalloc(e->size, REPLAY_GFP);
-	case SLABLAB_REPLAY_TARGET_NATIVE:
-		if (e->cache)
-			return kmem_cache_alloc(r->native[e->cache - 1], REPLAY_GFP);
-		/* the replay's own classes; above the largest (or 0) the kernel's kmalloc() */
-		if (!IS_ENABLED(CONFIG_SLOB) && likely(e->size - 1 < SLABLAB_KMALLOC_MAX))
-			return kmem_cache_alloc(r->classes[slablab_kmalloc_index(e->size)],
-						REPLAY_GFP);
-		return kmalloc(e->size, REPLAY_GFP);
-	case SLABLAB_REPLAY_TARGET_KMALLOC:
-		return slablab_kmalloc(replay_event_bytes(r, e), REPLAY_GFP);
-	default:
-		return kmalloc(replay_event_bytes(r, e), REPLAY_GFP);
-	}
-}
-
-static __always_inline void replay_free(struct slablab_replay *r, const u32 target,
-					u16 cache, void *p)
-{
-	switch (target) {
-	case SLABLAB_REPLAY_TARGET_SLABLAB:
-		if (cache)
-			slablab_cache_free(r->lab[cache - 1], p);
-		else
-			slablab_kfree(p);
-		break;
-	case SLABLAB_REPLAY_TARGET_NATIVE:
-		if (cache)
-			kmem_cache_free(r->native[cache - 1], p);
-		else
-			kfree(p);	/* finds the class, or the large kmalloc's pages */
-		break;
-	case SLABLAB_REPLAY_TARGET_KMALLOC:
-		slablab_kfree(p);
-		break;
-	default:
-		kfree(p);
-	}
-}
-
 /* Waits for another kthread's allocation of @id; NULL when asked to stop. */
 static void *replay_wait_alloc(struct slablab_replay *r, u32 id)
 {
@@ -307,8 +235,11 @@ static __always_inline void replay_events(struct replay_thread *t, const u32 tar
 		if (r->ts && !replay_wait_due(r, t->ev[i]))
 			break;
 		if (e->op == SLABLAB_REPLAY_OP_ALLOC) {
+			u32 bytes = replay_event_bytes(r, e);
+
 			c0 = get_cycles();
-			p = replay_alloc(r, target, e);
+			p = slablab_target_alloc(&r->tg, target, e->cache, bytes, REPLAY_GFP,
+						 true);
 			c1 = get_cycles();
 			t->alloc_cycles += c1 - c0;
 			if (p) {
@@ -329,7 +260,7 @@ static __always_inline void replay_events(struct replay_thread *t, const u32 tar
 			if (r->owner[e->object] != t->idx)
 				t->remote_frees++;
 			c0 = get_cycles();
-			replay_free(r, target, e->cache, p);
+			slablab_target_free(&r->tg, target, e->cache, p, true);
 			c1 = get_cycles();
 			t->free_cycles += c1 - c0;
 			t->frees++;
@@ -351,18 +282,18 @@ static int replay_thread_fn(void *arg)
 	while (!smp_load_acquire(&r->go) && !kthread_should_stop())
 		schedule_timeout_interruptible(1);
 	/* one copy of the loop per target: the allocator calls are direct */
-	switch (r->target) {
-	case SLABLAB_REPLAY_TARGET_SLABLAB:
-		replay_events(t, SLABLAB_REPLAY_TARGET_SLABLAB);
+	switch (r->tg.kind) {
+	case SLABLAB_TARGET_SLABLAB:
+		replay_events(t, SLABLAB_TARGET_SLABLAB);
 		break;
-	case SLABLAB_REPLAY_TARGET_NATIVE:
-		replay_events(t, SLABLAB_REPLAY_TARGET_NATIVE);
+	case SLABLAB_TARGET_NATIVE:
+		replay_events(t, SLABLAB_TARGET_NATIVE);
 		break;
-	case SLABLAB_REPLAY_TARGET_KMALLOC:
-		replay_events(t, SLABLAB_REPLAY_TARGET_KMALLOC);
+	case SLABLAB_TARGET_KMALLOC:
+		replay_events(t, SLABLAB_TARGET_KMALLOC);
 		break;
 	default:
-		replay_events(t, SLABLAB_REPLAY_TARGET_NATIVE_KMALLOC);
+		replay_events(t, SLABLAB_TARGET_NATIVE_KMALLOC);
 	}
 	replay_sample(r);
 	t->end_ns = ktime_get_ns();
@@ -432,36 +363,10 @@ static void replay_stop_threads(struct slablab_replay *r)
 
 /* ---- set-up and tear-down (replay_mutex held) ---- */
 
+/* The replay's caches (its own, destroyed) and classes. */
 static void replay_destroy_caches(struct slablab_replay *r)
 {
-	u32 i;
-
-	for (i = 0; i < r->nr_caches; i++) {
-		if (r->lab && r->lab[i]) {
-			struct slablab_cache *s = r->lab[i];
-			int err;
-
-			cpus_read_lock();
-			mutex_lock(&slablab_mutex);
-			atomic_dec(&s->users);
-			err = slablab_cache_destroy_locked(s, NULL);
-			mutex_unlock(&slablab_mutex);
-			cpus_read_unlock();
-			if (!err)
-				slablab_cache_release(s);
-			else
-				pr_warn("replay: cache %s still holds objects, kept\n", s->name);
-			r->lab[i] = NULL;
-		}
-		if (r->native && r->native[i]) {
-			kmem_cache_destroy(r->native[i]);
-			r->native[i] = NULL;
-		}
-	}
-	for (i = 0; i < SLABLAB_KMALLOC_CLASSES; i++) {
-		kmem_cache_destroy(r->classes[i]);
-		r->classes[i] = NULL;
-	}
+	slablab_target_release(&r->tg, true);
 }
 
 static void replay_free_all(struct slablab_replay *r)
@@ -481,8 +386,6 @@ static void replay_free_all(struct slablab_replay *r)
 	kvfree(r->samples);
 	kvfree(r->obj);
 	kvfree(r->owner);
-	kfree(r->lab);
-	kfree(r->native);
 	kfree(r);
 }
 
@@ -498,8 +401,6 @@ static void replay_free_all(struct slablab_replay *r)
  */
 static int replay_create_classes(struct slablab_replay *r, struct netlink_ext_ack *extack)
 {
-	char name[SLABLAB_NAME_MAX + 24];
-	unsigned int c;
 	u64 i;
 
 	if (IS_ENABLED(CONFIG_SLOB))
@@ -512,14 +413,9 @@ static int replay_create_classes(struct slablab_replay *r, struct netlink_ext_ac
 		if (e->op != SLABLAB_REPLAY_OP_ALLOC || e->cache ||
 		    e->size - 1 >= SLABLAB_KMALLOC_MAX)
 			continue;
-		c = slablab_kmalloc_index(e->size);
-		if (r->classes[c])
-			continue;
-		snprintf(name, sizeof(name), "slablab-replay-%u-kmalloc-%u", r->id,
-			 slablab_kmalloc_sizes[c]);
-		r->classes[c] = slablab_native_class_create(name, slablab_kmalloc_sizes[c]);
-		if (!r->classes[c]) {
-			NL_SET_ERR_MSG_FMT_MOD(extack, "cannot create kmem_cache %s", name);
+		if (!slablab_target_create_class(&r->tg, e->size)) {
+			NL_SET_ERR_MSG_FMT_MOD(extack, "cannot create the class of size %u",
+					       e->size);
 			return -ENOMEM;
 		}
 	}
@@ -532,14 +428,14 @@ static int replay_create_caches(struct slablab_replay *r, struct netlink_ext_ack
 	struct slablab_cache *s;
 	u32 i;
 
-	if (r->target == SLABLAB_REPLAY_TARGET_NATIVE_KMALLOC)
+	if (r->tg.kind == SLABLAB_TARGET_NATIVE_KMALLOC)
 		return 0;
-	if (r->target == SLABLAB_REPLAY_TARGET_NATIVE) {
+	if (r->tg.kind == SLABLAB_TARGET_NATIVE) {
 		for (i = 0; i < r->nr_caches; i++) {
-			snprintf(name, sizeof(name), "slablab-replay-%u-%u", r->id, i);
-			r->native[i] = kmem_cache_create(name, r->caches[i].size,
-							 r->caches[i].align, 0, NULL);
-			if (!r->native[i]) {
+			slablab_target_cache_name(&r->tg, i, name, sizeof(name));
+			r->tg.native[i] = kmem_cache_create(name, r->caches[i].size,
+							    r->caches[i].align, 0, NULL);
+			if (!r->tg.native[i]) {
 				NL_SET_ERR_MSG_FMT_MOD(extack, "cannot create kmem_cache %s", name);
 				return -ENOMEM;
 			}
@@ -548,7 +444,7 @@ static int replay_create_caches(struct slablab_replay *r, struct netlink_ext_ack
 	}
 	cpus_read_lock();
 	mutex_lock(&slablab_mutex);
-	for (i = 0; r->target == SLABLAB_REPLAY_TARGET_SLABLAB && i < r->nr_caches; i++) {
+	for (i = 0; r->tg.kind == SLABLAB_TARGET_SLABLAB && i < r->nr_caches; i++) {
 		struct slablab_cache_args args = {
 			.align = r->caches[i].align,
 			.flags = SLABLAB_KERNEL_DEFAULTS,
@@ -566,14 +462,11 @@ static int replay_create_caches(struct slablab_replay *r, struct netlink_ext_ack
 			cpus_read_unlock();
 			return PTR_ERR(s);
 		}
-		atomic_inc(&s->users);	/* cache-del refuses it while the replay exists */
-		r->lab[i] = s;
+		/* pinned as made: cache-del refuses it until the replay destroys it */
+		slablab_target_add_lab(&r->tg, i, s);
 	}
-	list_for_each_entry(s, &slablab_caches, list) {
-		if (s->owner == SLABLAB_OWNER_KMALLOC &&
-		    r->nr_kmalloc_caches < REPLAY_MAX_KMALLOC)
-			r->kmalloc_caches[r->nr_kmalloc_caches++] = s;
-	}
+	/* and set-kmalloc refuses to change the classes under it */
+	slablab_target_collect_kmalloc(&r->tg);
 	mutex_unlock(&slablab_mutex);
 	cpus_read_unlock();
 	return 0;
@@ -602,8 +495,8 @@ static void replay_finish(struct slablab_replay *r, bool stopped)
 	spin_unlock(&r->peak_lock);
 	r->avg_pages = r->end_ns > r->start_ns ?
 		       div64_u64(r->page_ns, r->end_ns - r->start_ns) : r->last_pages;
-	for (i = 0; i < r->nr_caches && r->target == SLABLAB_REPLAY_TARGET_SLABLAB; i++) {
-		slablab_gauges(r->lab[i], &g);
+	for (i = 0; i < r->nr_caches && r->tg.kind == SLABLAB_TARGET_SLABLAB; i++) {
+		slablab_gauges(r->tg.lab[i], &g);
 		res[i + 1].pages = g.pages;
 	}
 	for (i = 0; i < r->nr_events; i++) {
@@ -621,7 +514,7 @@ static void replay_finish(struct slablab_replay *r, bool stopped)
 			continue;
 		}
 		res[e->cache].live_at_end++;
-		replay_free(r, r->target, e->cache, p);
+		slablab_target_free(&r->tg, r->tg.kind, e->cache, p, true);
 		r->obj[e->object] = OBJ_FREED;
 		if (!(i & 4095))
 			cond_resched();
@@ -647,6 +540,7 @@ int slablab_replay_new(const struct slablab_replay_setup *setup,
 		       const struct slablab_replay_cache *caches, u32 nr_caches,
 		       struct netlink_ext_ack *extack)
 {
+	char name[SLABLAB_NAME_MAX + 16];
 	struct slablab_replay *r;
 	u64 meta, ram;
 	u32 i;
@@ -714,7 +608,8 @@ int slablab_replay_new(const struct slablab_replay_setup *setup,
 		goto out_unlock;
 	r->id = replay_next_id++;
 	r->state = SLABLAB_REPLAY_LOADING;
-	r->target = setup->target;
+	snprintf(name, sizeof(name), "slablab-replay-%u", r->id);
+	slablab_target_init(&r->tg, setup->target, name);
 	r->nr_events = setup->nr_events;
 	r->nr_objects = setup->nr_objects;
 	r->nr_cpus = setup->nr_cpus;
@@ -733,16 +628,14 @@ int slablab_replay_new(const struct slablab_replay_setup *setup,
 	r->ev = kvmalloc_array(r->nr_events, sizeof(*r->ev), GFP_KERNEL | __GFP_NOWARN);
 	r->obj = kvcalloc(r->nr_objects + 1, sizeof(*r->obj), GFP_KERNEL | __GFP_NOWARN);
 	r->owner = kvcalloc(r->nr_objects + 1, sizeof(*r->owner), GFP_KERNEL | __GFP_NOWARN);
-	r->lab = kcalloc(nr_caches + 1, sizeof(*r->lab), GFP_KERNEL);
-	r->native = kcalloc(nr_caches + 1, sizeof(*r->native), GFP_KERNEL);
 	r->res = kvcalloc(nr_caches + 1, sizeof(*r->res), GFP_KERNEL);
 	if (r->time_scale)
 		r->ts = kvmalloc_array(r->nr_events, sizeof(*r->ts), GFP_KERNEL | __GFP_NOWARN);
 	if (r->sample_ns)
 		r->samples = kvcalloc(SLABLAB_REPLAY_MAX_SAMPLES, sizeof(*r->samples),
 				      GFP_KERNEL);
-	if (!r->caches || !r->ev || !r->obj || !r->owner || !r->lab ||
-	    !r->native || !r->res || (r->time_scale && !r->ts) ||
+	if (!r->caches || !r->ev || !r->obj || !r->owner || !r->res ||
+	    slablab_target_alloc_caches(&r->tg, nr_caches) || (r->time_scale && !r->ts) ||
 	    (r->sample_ns && !r->samples)) {
 		replay_free_all(r);
 		goto out_unlock;
@@ -952,13 +845,12 @@ static int replay_make_threads(struct slablab_replay *r, struct netlink_ext_ack 
 		if (cpu >= nr_cpu_ids)
 			cpu = cpumask_first(cpu_online_mask);
 		r->t[k].cpu = cpu;
-		task = kthread_create(replay_thread_fn, &r->t[k], "slablab-replay/%u", k);
+		task = slablab_target_kthread(replay_thread_fn, &r->t[k], cpu, "replay", r->id, k);
 		if (IS_ERR(task)) {
 			NL_SET_ERR_MSG_MOD(extack, "cannot create the replay's kthreads");
 			err = PTR_ERR(task);
 			break;
 		}
-		kthread_bind(task, cpu);
 		r->t[k].task = task;
 		cpu = cpumask_next(cpu, cpu_online_mask);
 	}
@@ -986,7 +878,7 @@ static void replay_fill_report(struct slablab_replay *r, struct slablab_replay_r
 	if (!r)
 		return;
 	rep->state = r->state;
-	rep->target = r->target;
+	rep->target = r->tg.kind;
 	rep->threads = r->threads;
 	rep->folded = r->folded;
 	rep->peak_live_bytes = r->peak_live_bytes;
@@ -1048,6 +940,8 @@ int slablab_replay_run(struct slablab_replay_report *rep, struct netlink_ext_ack
 	if (!err)
 		err = replay_create_caches(r, extack);
 	if (!err)
+		err = slablab_target_figures_check(&r->tg, extack);
+	if (!err)
 		err = replay_make_threads(r, extack);
 	if (err) {
 		/* nothing ran: the caches go, the replay cannot be run again */
@@ -1061,16 +955,17 @@ int slablab_replay_run(struct slablab_replay_report *rep, struct netlink_ext_ack
 	 * take this one's objects without a page (slablab_cache_shrink() keeps min_partial
 	 * of them). Other users' objects stay, and their slabs' pages are in the base.
 	 */
-	for (k = 0; replay_on_slablab(r) && k < r->nr_kmalloc_caches; k++)
-		slablab_cache_empty(r->kmalloc_caches[k]);
+	slablab_target_empty(&r->tg);
 	/*
-	 * The native figure is the system's slab pages above the base: let what an earlier
-	 * replay or storm left to RCU be freed first (the debugfs and sysfs dentries and
-	 * inodes of the caches it destroyed, a few hundred per cache), or their slabs go
-	 * back to the page allocator in the middle of this replay: 8-12 pages of a 194-page
-	 * replay of the kernel's SLUB that followed one of the slub design's.
+	 * Where the native figure is shared with the system (the kernel's kmalloc classes,
+	 * SLOB's slab pages) it is what lies above the base: let what an earlier replay or
+	 * storm left to RCU be freed first (the debugfs and sysfs dentries and inodes of the
+	 * caches it destroyed, a few hundred per cache), or their slabs go back to the page
+	 * allocator in the middle of this replay: 8-12 pages of a 194-page replay of the
+	 * kernel's SLUB that followed one of the slub design's, when its figure was the
+	 * system's slab pages. The replay's own caches and classes start at 0.
 	 */
-	if (!replay_on_slablab(r))
+	if (slablab_target_shared_figure(&r->tg))
 		rcu_barrier();
 	r->base_pages = replay_pages(r);
 	atomic_set(&r->running, r->threads);

@@ -7,12 +7,11 @@
  * slablab_storm_report for STORM_GET/STOP. It calls only the allocator (cache.c).
  *
  * Three layers:
- *   target   struct storm_target and tg_alloc()/tg_free()/tg_alloc_bulk()/tg_free_bulk():
- *            what is allocated from (a slablab cache, a native kmem_cache or kmalloc
- *            classes of the storm's own, slablab's or the kernel's kmalloc). Dispatched
- *            with a switch on a constant inside __always_inline loops, so each
- *            allocator is called directly, never through a function pointer
- *            (retpolines would add the same cost to both sides and blur the ratio).
+ *   target   struct slablab_alloc_target (target.h, shared with replays): what is allocated
+ *            from (a slablab cache, a native kmem_cache or kmalloc classes of the
+ *            storm's own, slablab's or the kernel's kmalloc), dispatched inline on a
+ *            constant per loop (tg_alloc() and friends map the storm's variant to the
+ *            target's kind and cache), and the pages it holds.
  *   worker   struct storm_thread: one pattern run against one target, with its
  *            accounting (ops done, allocations, frees, failures, cycles), in a kthread
  *            bound to its cpu (storm_worker_create()).
@@ -45,6 +44,7 @@
  *                        against the online ones (cpus_read_lock again while binding
  *                        and waking its workers, so each cpu is still online)
  *   st->sample_lock      memory samples: controller and workers
+ *   tg.nf.lock           target.c's: a native target's SLABINFO reading
  *   the target's own locks, and on SLAB the kernel's slab_mutex, which a read of
  *                        /proc/slabinfo takes (a native target's pages).
  * Nobody waits for a storm's controller while holding cpus_read_lock or slablab_mutex,
@@ -79,45 +79,28 @@
 #include <linux/timex.h>
 #include <linux/ktime.h>
 #include <linux/mm.h>
-#include <linux/fs.h>
-#include <linux/namei.h>
-#include <linux/path.h>
 #include <linux/delay.h>
 #include <linux/math64.h>
 #include <linux/rcupdate.h>
-#include <linux/ctype.h>
-#include <linux/vmstat.h>
-#include <linux/seq_file.h>
-#include <linux/uio.h>
-#include "internal.h"
+#include "target.h"
 #include "compat.h"
 
 #define SAMPLE_MS	50
 #define CHUNK		256	/* ops between progress updates and stop checks */
 #define SIZE_SEQ_LEN	1024	/* precomputed kmalloc sizes per thread */
-#define MAX_KMALLOC_CLASSES	32
 #define RCU_PACE_MAX_US	10000	/* rcu with RATE: the longest sleep between stop checks */
 
 /*
- * tg.kind of the native target with SIZES: the kernel's SLUB on kmalloc classes of the
- * storm's own (storm_create_native()). Not a uapi value: spec.target stays NATIVE.
+ * The workers' loop constant (st->variant): the target's kind, or this for the native
+ * target with SIZES: the kernel's SLUB on kmalloc classes of the storm's own, allocated
+ * by size (storm_create_native()). Not a uapi value: spec.target stays NATIVE.
  */
 #define STORM_NATIVE_CLASSES	__SLABLAB_TARGET_MAX
-
-/* What the rcu pattern sees of an object: its rcu_head at offset 0 (size checked). */
-struct storm_rcu_obj {
-	struct rcu_head rcu;
-};
-
-/* What workers allocate from. */
-struct storm_target {
-	u32 kind;			/* enum slablab_storm_target, STORM_NATIVE_CLASSES */
-	struct slablab_cache *cache;	/* CACHE (storms pin it through ->users) */
-	struct kmem_cache *native;	/* NATIVE */
-	/* NATIVE with SIZES: by slablab_kmalloc_index(), the classes the sizes fall in */
-	struct kmem_cache *classes[SLABLAB_KMALLOC_CLASSES];
-	u32 obj_size;			/* fixed object size of cache targets */
-};
+/*
+ * native-kmalloc with a size past the kernel's largest kmalloc class: its page
+ * allocator pages are counted (target_kmalloc()), which costs a folio test per free.
+ */
+#define STORM_NATIVE_KMALLOC_LARGE	(__SLABLAB_TARGET_MAX + 1)
 
 struct storm_ring {
 	void **slot;
@@ -153,16 +136,13 @@ struct slablab_storm {
 	u32 id;
 	u32 state;			/* enum slablab_storm_state, release/acquire */
 	struct slablab_storm_spec spec;
-	struct storm_target tg;
+	/* one cache (tg.lab[0], tg.native[0]) or by size; slablab's pinned through ->users */
+	struct slablab_alloc_target tg;
+	u32 variant;			/* the loops' constant: tg.kind, STORM_NATIVE_CLASSES */
+	u32 obj_size;			/* fixed object size of cache targets */
 	int *cpu_of;			/* [threads] */
-	char native_name[SLABLAB_NAME_MAX + 16];
 	u32 cache_flags;
 	u32 cache_align;		/* of the model cache (native targets) */
-	bool pinned;			/* tg.cache->users raised for this storm */
-	bool pinned_kmalloc;		/* the kmalloc classes' ->users raised */
-	/* kmalloc targets: slablab's size classes (they live as long as the module) */
-	struct slablab_cache *kmalloc_caches[MAX_KMALLOC_CLASSES];
-	unsigned int nr_kmalloc_caches;
 	struct storm_thread *t;
 	struct storm_ring *rings;
 	struct task_struct *controller;
@@ -189,17 +169,7 @@ struct slablab_storm {
 	/* rcu: the target's objects freed by RCU and not yet freed, per sample */
 	u64 rcu_waiting_sum, rcu_waiting_peak, rcu_pages_peak, rcu_waiting_end;
 	u32 rcu_samples;
-	char sysfs_root[64];		/* storm_sysfs_root at start */
-	struct path sysfs_dir;		/* it, looked up by the caller (native targets) */
-	int sysfs_dir_err;		/* the lookup's error */
-	bool sysfs_warned;		/* a sample could not read a native figure */
-	/* native targets: where their figures come from (storm_native_source()) */
-	u32 native_src;			/* enum storm_native_src */
 	bool native_stats;		/* SLUB_STATS: the native cache's counters are stats */
-	struct path proc_dir;		/* SLABINFO: /proc, looked up by the caller */
-	int proc_dir_err;		/* the lookup's error */
-	/* SLABINFO: PAGE_SIZE; one reader: the start, the controller before go, sample_lock */
-	char *slabinfo_buf;
 	struct completion done;		/* the controller left module code */
 	bool reaped;			/* someone waited for done (storm_mutex) */
 };
@@ -211,333 +181,65 @@ static u32 slablab_storm_next_id = 1;
 
 /* ---- targets: direct calls, resolved at compile time per loop ---- */
 
-static __always_inline void *tg_alloc(const struct storm_target *tg, const u32 kind, u32 size)
-{
-	switch (kind) {
-	case SLABLAB_TARGET_CACHE:
-		return slablab_cache_alloc(tg->cache, GFP_KERNEL);
-	case SLABLAB_TARGET_NATIVE:
-		return kmem_cache_alloc(tg->native, GFP_KERNEL);
-	case SLABLAB_TARGET_KMALLOC:
-		return slablab_kmalloc(size, GFP_KERNEL);
-	case STORM_NATIVE_CLASSES:
-		return kmem_cache_alloc(tg->classes[slablab_kmalloc_index(size)], GFP_KERNEL);
-	default:
-		return kmalloc(size, GFP_KERNEL);
-	}
-}
-
-static __always_inline void tg_free(const struct storm_target *tg, const u32 kind, void *p)
-{
-	switch (kind) {
-	case SLABLAB_TARGET_CACHE:
-		slablab_cache_free(tg->cache, p);
-		break;
-	case SLABLAB_TARGET_NATIVE:
-		kmem_cache_free(tg->native, p);
-		break;
-	case SLABLAB_TARGET_KMALLOC:
-		slablab_kfree(p);
-		break;
-	default:
-		/* the kernel's kmalloc, or the native classes: kfree() finds the cache */
-		kfree(p);
-	}
-}
-
 /*
- * Free @p after a grace period through its rcu_head at offset 0 (the rcu pattern, whose
- * objects are at least that big): slablab targets only (storm_setup_target() checks).
+ * The target's kind and cache of variant @v (cache 1, the storm's one; 0, by size), and
+ * whether sizes past the kernel's largest kmalloc class may come.
  */
-static __always_inline void tg_free_rcu(const struct storm_target *tg, const u32 kind, void *p)
+static __always_inline u32 tg_kind(const u32 v)
 {
-	struct storm_rcu_obj *o = p;
+	if (v == STORM_NATIVE_CLASSES)
+		return SLABLAB_TARGET_NATIVE;
+	if (v == STORM_NATIVE_KMALLOC_LARGE)
+		return SLABLAB_TARGET_NATIVE_KMALLOC;
+	return v;
+}
 
-	if (kind == SLABLAB_TARGET_CACHE)
-		slablab_cache_free_rcu(tg->cache, o, rcu);
-	else
-		slablab_kfree_rcu(o, rcu);
+static __always_inline bool tg_large(const u32 v)
+{
+	return v == STORM_NATIVE_KMALLOC_LARGE;
+}
+
+static __always_inline u32 tg_cache(const u32 v)
+{
+	return v == SLABLAB_TARGET_SLABLAB || v == SLABLAB_TARGET_NATIVE;
+}
+
+static __always_inline void *tg_alloc(struct slablab_alloc_target *tg, const u32 v, u32 size)
+{
+	return slablab_target_alloc(tg, tg_kind(v), tg_cache(v), size, GFP_KERNEL, tg_large(v));
+}
+
+static __always_inline void tg_free(struct slablab_alloc_target *tg, const u32 v, void *p)
+{
+	slablab_target_free(tg, tg_kind(v), tg_cache(v), p, tg_large(v));
+}
+
+/* The rcu pattern's objects hold an rcu_head at offset 0 (storm_check_rcu_size()). */
+static __always_inline void tg_free_rcu(struct slablab_alloc_target *tg, const u32 v, void *p)
+{
+	slablab_target_free_rcu(tg, tg_kind(v), tg_cache(v), p);
 }
 
 /* All or nothing: @n, or 0 with nothing held. Cache targets only (storm_parse checks). */
-static __always_inline int tg_alloc_bulk(const struct storm_target *tg, const u32 kind,
+static __always_inline int tg_alloc_bulk(struct slablab_alloc_target *tg, const u32 v,
 					 u32 n, void **objs)
 {
-	if (kind == SLABLAB_TARGET_CACHE)
-		return slablab_cache_alloc_bulk(tg->cache, GFP_KERNEL, n, objs);
-	/* 6.x returns the count (@n or 0), 7.x true or false: both all or nothing */
-	return kmem_cache_alloc_bulk(tg->native, GFP_KERNEL, n, objs) ? n : 0;
+	return slablab_target_alloc_bulk(tg, tg_kind(v), 1, n, objs);
 }
 
 /* Frees @n objects (NULL entries skipped) and clears @objs. */
-static __always_inline void tg_free_bulk(const struct storm_target *tg, const u32 kind,
+static __always_inline void tg_free_bulk(struct slablab_alloc_target *tg, const u32 v,
 					 u32 n, void **objs)
 {
-	u32 i;
-
-	switch (kind) {
-	case SLABLAB_TARGET_CACHE:
-		slablab_cache_free_bulk(tg->cache, n, objs);
-		break;
-	case SLABLAB_TARGET_NATIVE:
-		kmem_cache_free_bulk(tg->native, n, objs);
-		break;
-	default:
-		for (i = 0; i < n; i++) {
-			if (objs[i])
-				tg_free(tg, kind, objs[i]);
-			objs[i] = NULL;
-		}
-	}
+	slablab_target_free_bulk(tg, tg_kind(v), tg_cache(v), n, objs);
 }
 
 static __always_inline u32 t_size(struct storm_thread *t, u64 i)
 {
-	return t->size_seq ? t->size_seq[i & (SIZE_SEQ_LEN - 1)] : t->st->tg.obj_size;
+	return t->size_seq ? t->size_seq[i & (SIZE_SEQ_LEN - 1)] : t->st->obj_size;
 }
 
 /* ---- memory samples ---- */
-
-/*
- * Where SLUB's figures of the native targets are read: /sys/kernel/slab, or what the
- * selftest hook slablab_storm_set_sysfs_root() put there (storm_mutex). A storm copies
- * it at start.
- */
-static char storm_sysfs_root[64] = "/sys/kernel/slab";
-
-/*
- * The first number in the sysfs file @name under the storm's sysfs_dir (the kernel's own
- * SLUB figures) into *@v. Relative to a directory the caller looked up: the storm's
- * kthreads read it too, and on 7.3 a kthread's own lookup of /sys/kernel/slab/... finds
- * nothing (-ENOENT; its root is not the caller's).
- */
-static int read_sysfs_u64(struct slablab_storm *st, const char *name, u64 *v)
-{
-	char buf[32] = "";
-	struct file *f;
-	loff_t pos = 0;
-	ssize_t len;
-	char *sp;
-	int err;
-
-	if (!st->sysfs_dir.dentry)
-		return st->sysfs_dir_err ?: -ENOENT;
-	f = file_open_root(&st->sysfs_dir, name, O_RDONLY, 0);
-	if (IS_ERR(f))
-		return PTR_ERR(f);
-	len = kernel_read(f, buf, sizeof(buf) - 1, &pos);
-	filp_close(f, NULL);
-	if (len < 0)
-		return len;
-	sp = strchr(buf, ' ');
-	if (sp)
-		*sp = 0;
-	err = kstrtou64(strim(buf), 10, v);
-	return err ? -EIO : 0;
-}
-
-/*
- * Pages the native kmem_cache @name holds: slabs << order, from its sysfs directory.
- * On an error, *@pages is 0 and @path names the file that could not be read.
- */
-static int native_slab_pages(struct slablab_storm *st, const char *name, u64 *pages,
-			     char *path, size_t path_len)
-{
-	const char *file = "slabs";
-	u64 slabs, order;
-	int err;
-
-	*pages = 0;
-	snprintf(path, path_len, "%s/slabs", name);
-	err = read_sysfs_u64(st, path, &slabs);
-	if (!err) {
-		file = "order";
-		snprintf(path, path_len, "%s/order", name);
-		err = read_sysfs_u64(st, path, &order);
-	}
-	if (err) {
-		/* messages name the file whole */
-		snprintf(path, path_len, "%s/%s/%s", st->sysfs_root, name, file);
-		return err;
-	}
-	*pages = slabs << order;
-	return 0;
-}
-
-/*
- * Where a native target's figures come from: what the kernel's allocator has
- * (storm_native_source(), at start):
- *   SYSFS     SLUB: /sys/kernel/slab/<cache>/{slabs,order}; with CONFIG_SLUB_STATS
- *             also the cache's counters, under slablab's names (native targets)
- *   SLABINFO  SLAB: no SLUB sysfs; the cache's /proc/slabinfo row (num_slabs *
- *             pagesperslab); the kmalloc-N rows for the kernel's kmalloc
- *   SYSTEM    SLOB: no sysfs, no slabinfo, and its caches share one heap, so no
- *             figure is any cache's own: the kernel's slab pages (NR_SLAB_*), whole-
- *             system, less what they were at the start (the storm says so once)
- */
-enum storm_native_src {
-	STORM_NATIVE_SYSFS,
-	STORM_NATIVE_SLABINFO,
-	STORM_NATIVE_SYSTEM,
-};
-
-/*
- * The kernel's allocator, from its config (CONFIG_SLOB is gone in 6.4, CONFIG_SLAB in
- * 6.8: later kernels have SLUB alone). Not a probe of /sys or /proc: a SLUB kernel whose
- * sysfs cannot be read refuses the storm (the selftest hook shows it).
- */
-static u32 storm_native_source(void)
-{
-	if (IS_ENABLED(CONFIG_SLAB))
-		return STORM_NATIVE_SLABINFO;
-	if (IS_ENABLED(CONFIG_SLOB))
-		return STORM_NATIVE_SYSTEM;
-	return STORM_NATIVE_SYSFS;
-}
-
-/*
- * One /proc/slabinfo row: "name active_objs num_objs objsize objperslab pagesperslab
- * : tunables limit batchcount sharedfactor : slabdata active_slabs num_slabs
- * sharedavail" (slab_common.c's cache_show()). Is it a cache storm @st counts (its
- * native cache, or a kmalloc-N class for native kmalloc)? Then *@pages is its
- * num_slabs * pagesperslab. The header lines match no cache.
- */
-static bool slabinfo_row_pages(struct slablab_storm *st, const char *line, u64 *pages)
-{
-	char name[SLABLAB_NAME_MAX + 16];
-	unsigned long long slabs;
-	unsigned int per_slab;
-
-	if (sscanf(line, "%39s %*u %*u %*u %*u %u : tunables %*u %*u %*u : slabdata %*u %llu",
-		   name, &per_slab, &slabs) != 3)
-		return false;
-	if (st->tg.kind == SLABLAB_TARGET_NATIVE) {
-		if (strcmp(name, st->native_name))
-			return false;
-	} else if (st->tg.kind == STORM_NATIVE_CLASSES) {
-		/* its classes, NATIVE-NAME-SIZE */
-		size_t n = strlen(st->native_name);
-
-		if (strncmp(name, st->native_name, n) || name[n] != '-' || !isdigit(name[n + 1]))
-			return false;
-	} else if (!str_has_prefix(name, "kmalloc-") || !isdigit(name[strlen("kmalloc-")])) {
-		/* kmalloc-cg-N, kmalloc-rcl-N, dma-kmalloc-N: not what kmalloc(GFP_KERNEL) uses */
-		return false;
-	}
-	*pages = slabs * per_slab;
-	return true;
-}
-
-/*
- * Read /proc/slabinfo at *@pos into @buf. Not kernel_read(): __kernel_read() wants a
- * read_iter, and 6.1's slabinfo has a .proc_read (seq_read()) but no .proc_read_iter.
- * It is a seq_file (slabinfo_open() is seq_open(); PROC_ENTRY_PERMANENT, so proc's read
- * wrapper adds nothing), and what seq_read() does for a user buffer seq_read_iter()
- * does for a kernel one through a kvec.
- */
-static ssize_t slabinfo_read(struct file *f, char *buf, size_t len, loff_t *pos)
-{
-	struct kvec kv = { .iov_base = buf, .iov_len = len };
-	struct iov_iter iter;
-	struct kiocb kiocb;
-	ssize_t n;
-
-	init_sync_kiocb(&kiocb, f);
-	kiocb.ki_pos = *pos;
-	iov_iter_kvec(&iter, ITER_DEST, &kv, 1, len);
-	n = seq_read_iter(&kiocb, &iter);
-	*pos = kiocb.ki_pos;
-	return n;
-}
-
-/*
- * SLAB: the pages of the native target, from /proc/slabinfo (looked up by the caller,
- * as sysfs is: the storm's kthreads read it too). Lines may come split across reads.
- * -ENOENT, @path naming the file, when the native cache has no row.
- */
-static int slabinfo_target_pages(struct slablab_storm *st, u64 *pages, char *path,
-				 size_t path_len)
-{
-	char *buf = st->slabinfo_buf, *line, *nl;
-	bool found = false;
-	size_t len = 0;
-	struct file *f;
-	loff_t pos = 0;
-	ssize_t n;
-	int err = 0;
-	u64 p;
-
-	*pages = 0;
-	snprintf(path, path_len, "/proc/slabinfo");
-	if (!st->proc_dir.dentry)
-		return st->proc_dir_err ?: -ENOENT;
-	f = file_open_root(&st->proc_dir, "slabinfo", O_RDONLY, 0);
-	if (IS_ERR(f))
-		return PTR_ERR(f);
-	do {
-		n = slabinfo_read(f, buf + len, PAGE_SIZE - 1 - len, &pos);
-		if (n < 0) {
-			err = n;
-			break;
-		}
-		len += n;
-		buf[len] = 0;
-		for (line = buf; (nl = strchr(line, '\n')) || (!n && *line); line = nl + 1) {
-			if (nl)
-				*nl = 0;
-			if (slabinfo_row_pages(st, line, &p)) {
-				*pages += p;
-				found = true;
-			}
-			if (!nl)
-				break;
-		}
-		/* what is left is the start of a line the next read completes */
-		len = strlen(line);
-		memmove(buf, line, len);
-		if (n && len == PAGE_SIZE - 1) {
-			err = -EIO;		/* no row is that long */
-			break;
-		}
-	} while (n);
-	filp_close(f, NULL);
-	if (!err && !found && st->spec.target == SLABLAB_TARGET_NATIVE)
-		err = -ENOENT;		/* its cache, or its classes */
-	if (err) {
-		*pages = 0;
-		if (err == -ENOENT)
-			snprintf(path, path_len, "/proc/slabinfo (no row %s)", st->native_name);
-	}
-	return err;
-}
-
-/*
- * At start, in the caller (a kthread's lookup may not see the caller's /proc, as it
- * does not see its /sys on 7.3): choose the native target's figures and look up what
- * reading them needs. Fails only on memory; an unreadable figure fails the check after.
- */
-static int storm_native_lookup(struct slablab_storm *st)
-{
-	st->native_src = storm_native_source();
-	switch (st->native_src) {
-	case STORM_NATIVE_SLABINFO:
-		st->slabinfo_buf = kmalloc(PAGE_SIZE, GFP_KERNEL);
-		if (!st->slabinfo_buf)
-			return -ENOMEM;
-		st->proc_dir_err = kern_path("/proc", LOOKUP_FOLLOW | LOOKUP_DIRECTORY,
-					     &st->proc_dir);
-		break;
-	case STORM_NATIVE_SYSTEM:
-		pr_info_once("native storms on SLOB: pages are the kernel's slab pages, whole-system, since the storm's start (no cache has figures of its own)\n");
-		break;
-	default:
-		/* a failed lookup leaves sysfs_dir empty: the first file read names the error */
-		st->sysfs_dir_err = kern_path(st->sysfs_root, LOOKUP_FOLLOW | LOOKUP_DIRECTORY,
-					      &st->sysfs_dir);
-		break;
-	}
-	return 0;
-}
 
 /*
  * The storm's counters' names, as slablab's (SLABLAB_STAT_ITEMS, which took SLUB's
@@ -565,8 +267,8 @@ static void native_snapshot_stats(struct slablab_storm *st, u64 *out)
 
 	BUILD_BUG_ON(ARRAY_SIZE(storm_stat_names) != __SLABLAB_STAT_MAX);
 	for (i = 0; i < __SLABLAB_STAT_MAX; i++) {
-		snprintf(path, sizeof(path), "%s/%s", st->native_name, storm_stat_names[i]);
-		if (read_sysfs_u64(st, path, &out[i]))
+		snprintf(path, sizeof(path), "%s/%s", st->tg.name, storm_stat_names[i]);
+		if (slablab_target_read_u64(&st->tg, path, &out[i]))
 			out[i] = 0;
 	}
 }
@@ -582,92 +284,22 @@ static void storm_check_native_stats(struct slablab_storm *st)
 	char path[SLABLAB_NAME_MAX + 64];
 	u64 v;
 
-	if (st->tg.kind != SLABLAB_TARGET_NATIVE || st->native_src != STORM_NATIVE_SYSFS)
+	if (st->variant != SLABLAB_TARGET_NATIVE || st->tg.nf.src != SLABLAB_NATIVE_SYSFS)
 		return;
-	snprintf(path, sizeof(path), "%s/alloc_fastpath", st->native_name);
-	st->native_stats = !read_sysfs_u64(st, path, &v);
-}
-
-/* The native target's class @i (with SIZES): "slablab-native-ID-SIZE". */
-static void storm_class_name(struct slablab_storm *st, unsigned int i, char *name,
-			     size_t len)
-{
-	snprintf(name, len, "%s-%u", st->native_name, slablab_kmalloc_sizes[i]);
-}
-
-static const char *const native_kmalloc_names[] = {
-	"kmalloc-8", "kmalloc-16", "kmalloc-32", "kmalloc-64", "kmalloc-96", "kmalloc-128",
-	"kmalloc-192", "kmalloc-256", "kmalloc-512", "kmalloc-1k", "kmalloc-2k", "kmalloc-4k",
-	"kmalloc-8k",
-};
-
-/*
- * Pages a native target holds now: its kmem_cache, or the kernel's kmalloc classes.
- * Stops at the first file that cannot be read, named in @path, and returns its error.
- */
-static int native_target_pages(struct slablab_storm *st, u64 *pages, char *path,
-			       size_t path_len)
-{
-	char name[sizeof(st->native_name) + 8];
-	unsigned int i;
-	u64 n;
-	int err;
-
-	switch (st->native_src) {
-	case STORM_NATIVE_SLABINFO:
-		return slabinfo_target_pages(st, pages, path, path_len);
-	case STORM_NATIVE_SYSTEM:
-		*pages = slablab_kernel_slab_pages();
-		return 0;
-	}
-	if (st->tg.kind == SLABLAB_TARGET_NATIVE)
-		return native_slab_pages(st, st->native_name, pages, path, path_len);
-	*pages = 0;
-	if (st->tg.kind == STORM_NATIVE_CLASSES) {
-		for (i = 0; i < SLABLAB_KMALLOC_CLASSES; i++) {
-			if (!st->tg.classes[i])
-				continue;
-			storm_class_name(st, i, name, sizeof(name));
-			err = native_slab_pages(st, name, &n, path, path_len);
-			if (err)
-				return err;
-			*pages += n;
-		}
-		return 0;
-	}
-	for (i = 0; i < ARRAY_SIZE(native_kmalloc_names); i++) {
-		err = native_slab_pages(st, native_kmalloc_names[i], &n, path, path_len);
-		if (err)
-			return err;
-		*pages += n;
-	}
-	return 0;
+	snprintf(path, sizeof(path), "%s/alloc_fastpath", st->tg.name);
+	st->native_stats = !slablab_target_read_u64(&st->tg, path, &v);
 }
 
 /*
- * A native target's figures are the kernel's own (storm_native_source()): refuse a
- * storm whose files cannot be read (no SLUB sysfs, a class this kernel lacks, no
- * slabinfo row) rather than report 0 pages.
+ * A native target's figures are the kernel's own (target.c): refuse a storm whose files
+ * cannot be read rather than report 0 pages; then see whether it has SLUB_STATS.
  */
 static int storm_check_native_figures(struct slablab_storm *st,
 				      struct netlink_ext_ack *extack)
 {
-	char path[128];
-	u64 pages;
-	int err;
+	int err = slablab_target_figures_check(&st->tg, extack);
 
-	if (st->spec.target != SLABLAB_TARGET_NATIVE &&
-	    st->spec.target != SLABLAB_TARGET_NATIVE_KMALLOC)
-		return 0;
-	err = storm_native_lookup(st);
-	if (err)
-		return err;
-	err = native_target_pages(st, &pages, path, sizeof(path));
-	if (err)
-		NL_SET_ERR_MSG_FMT_MOD(extack,
-				       "cannot read %s (error %d)",
-				       path, err);
-	else
+	if (!err)
 		storm_check_native_stats(st);
 	return err;
 }
@@ -675,65 +307,7 @@ static int storm_check_native_figures(struct slablab_storm *st,
 /* Pages the storm's target holds now (kmalloc targets: all size classes). */
 static u64 target_pages(struct slablab_storm *st, u64 *meta)
 {
-	struct slablab_gauges g;
-	char path[128];
-	u64 pages = 0;
-	unsigned int i;
-	int err;
-
-	*meta = 0;
-	switch (st->spec.target) {
-	case SLABLAB_TARGET_CACHE:
-		slablab_gauges(st->tg.cache, &g);
-		*meta = g.meta_bytes;
-		return g.pages;
-	case SLABLAB_TARGET_KMALLOC:
-		for (i = 0; i < st->nr_kmalloc_caches; i++) {
-			slablab_gauges(st->kmalloc_caches[i], &g);
-			pages += g.pages;
-			*meta += g.meta_bytes;
-		}
-		return pages + slablab_kmalloc_direct_pages();
-	default:
-		/* checked readable at start; should that change, say so once */
-		err = native_target_pages(st, &pages, path, sizeof(path));
-		if (err && !st->sysfs_warned) {
-			st->sysfs_warned = true;
-			pr_warn("storm %u: cannot read %s (%pe): its figures count 0 pages\n",
-				st->id, path, ERR_PTR(err));
-		}
-		return pages;
-	}
-}
-
-/*
- * rcu: the target's objects freed by RCU and not yet freed (rcu-pending + rcu-waiting),
- * and the pages of its typesafe-by-rcu slabs waiting for a grace period. kmalloc
- * targets: their size classes' (memory of no class waits uncounted, on batches of no
- * cache).
- */
-static u64 target_rcu_waiting(struct slablab_storm *st, u64 *rcu_pages)
-{
-	struct slablab_gauges g;
-	u64 n = 0;
-	unsigned int i;
-
-	*rcu_pages = 0;
-	switch (st->spec.target) {
-	case SLABLAB_TARGET_CACHE:
-		slablab_gauges(st->tg.cache, &g);
-		*rcu_pages = g.rcu_pages;
-		return g.rcu_pending + g.rcu_waiting;
-	case SLABLAB_TARGET_KMALLOC:
-		for (i = 0; i < st->nr_kmalloc_caches; i++) {
-			slablab_gauges(st->kmalloc_caches[i], &g);
-			n += g.rcu_pending + g.rcu_waiting;
-			*rcu_pages += g.rcu_pages;
-		}
-		return n;
-	default:
-		return 0;
-	}
+	return slablab_target_pages(&st->tg, meta, "storm", st->id);
 }
 
 /* Every worker of a churn storm holds its full working set (sample_lock held). */
@@ -790,7 +364,7 @@ static void storm_sample(struct slablab_storm *st, bool wait)
 		st->steady_samples++;
 	}
 	if (st->spec.pattern == SLABLAB_PATTERN_RCU) {
-		u64 rcu_pages, waiting = target_rcu_waiting(st, &rcu_pages);
+		u64 rcu_pages, waiting = slablab_target_rcu_waiting(&st->tg, &rcu_pages);
 
 		st->rcu_waiting_peak = max(st->rcu_waiting_peak, waiting);
 		st->rcu_pages_peak = max(st->rcu_pages_peak, rcu_pages);
@@ -819,24 +393,9 @@ static void storm_shrink_sample(struct slablab_storm *st)
 	mutex_lock(&st->sample_lock);
 	st->steady_over = true;
 	mutex_unlock(&st->sample_lock);
-	switch (st->spec.target) {
-	case SLABLAB_TARGET_CACHE:
-		slablab_cache_shrink(st->tg.cache);
-		break;
-	case SLABLAB_TARGET_NATIVE:
-		if (st->tg.native)
-			kmem_cache_shrink(st->tg.native);
-		for (i = 0; i < SLABLAB_KMALLOC_CLASSES; i++)
-			if (st->tg.classes[i])
-				kmem_cache_shrink(st->tg.classes[i]);
-		break;
-	case SLABLAB_TARGET_KMALLOC:
-		for (i = 0; i < st->nr_kmalloc_caches; i++)
-			slablab_cache_shrink(st->kmalloc_caches[i]);
-		break;
-	default:
+	if (st->spec.target == SLABLAB_TARGET_NATIVE_KMALLOC)
 		return;
-	}
+	slablab_target_shrink(&st->tg);
 	mutex_lock(&st->sample_lock);
 	for (i = 0; i < st->spec.threads; i++)
 		live += max_t(long, READ_ONCE(st->t[i].live_bytes), 0);
@@ -989,7 +548,7 @@ static __always_inline void run_bulk(struct storm_thread *t, const u32 target)
 			cond_resched();
 			continue;
 		}
-		WRITE_ONCE(t->live_bytes, (long)n * st->tg.obj_size);
+		WRITE_ONCE(t->live_bytes, (long)n * st->obj_size);
 		if (!sampled) {
 			storm_sample(st, false);	/* the first full batch */
 			sampled = true;
@@ -1018,7 +577,7 @@ static __always_inline void run_bulk(struct storm_thread *t, const u32 target)
  */
 static __always_inline void run_prefill(struct storm_thread *t)
 {
-	struct slablab_cache *s = t->st->tg.cache;
+	struct slablab_cache *s = t->st->tg.lab[0];
 	bool sampled = false;
 	u64 done = 0;
 
@@ -1038,7 +597,7 @@ static __always_inline void run_prefill(struct storm_thread *t)
 		c1 = get_cycles();
 		t->failures += n - got;
 		if (!sampled && got) {
-			WRITE_ONCE(t->live_bytes, (long)got * t->st->tg.obj_size);
+			WRITE_ONCE(t->live_bytes, (long)got * t->st->obj_size);
 			storm_sample(t->st, false);	/* the first full batch */
 			WRITE_ONCE(t->live_bytes, 0);
 			sampled = true;
@@ -1318,14 +877,14 @@ static __always_inline void run_pattern(struct storm_thread *t, const u32 target
 		run_batch(t, target);
 		break;
 	case SLABLAB_PATTERN_BULK:
-		if (target == SLABLAB_TARGET_CACHE || target == SLABLAB_TARGET_NATIVE)
+		if (target == SLABLAB_TARGET_SLABLAB || target == SLABLAB_TARGET_NATIVE)
 			run_bulk(t, target);
 		break;
 	case SLABLAB_PATTERN_CHURN:
 		run_churn(t, target);
 		break;
 	case SLABLAB_PATTERN_PREFILL:
-		if (target == SLABLAB_TARGET_CACHE)
+		if (target == SLABLAB_TARGET_SLABLAB)
 			run_prefill(t);
 		break;
 	case SLABLAB_PATTERN_REMOTE:
@@ -1335,7 +894,7 @@ static __always_inline void run_pattern(struct storm_thread *t, const u32 target
 			run_producer(t, target);
 		break;
 	case SLABLAB_PATTERN_RCU:
-		if (target == SLABLAB_TARGET_CACHE || target == SLABLAB_TARGET_KMALLOC)
+		if (target == SLABLAB_TARGET_SLABLAB || target == SLABLAB_TARGET_KMALLOC)
 			run_rcu(t, target);
 		break;
 	}
@@ -1346,15 +905,18 @@ static void storm_thread_run(struct storm_thread *t)
 {
 	u64 t0 = ktime_get_ns();
 
-	switch (t->st->tg.kind) {
-	case SLABLAB_TARGET_CACHE:
-		run_pattern(t, SLABLAB_TARGET_CACHE);
+	switch (t->st->variant) {
+	case SLABLAB_TARGET_SLABLAB:
+		run_pattern(t, SLABLAB_TARGET_SLABLAB);
 		break;
 	case SLABLAB_TARGET_NATIVE:
 		run_pattern(t, SLABLAB_TARGET_NATIVE);
 		break;
 	case STORM_NATIVE_CLASSES:
 		run_pattern(t, STORM_NATIVE_CLASSES);
+		break;
+	case STORM_NATIVE_KMALLOC_LARGE:
+		run_pattern(t, STORM_NATIVE_KMALLOC_LARGE);
 		break;
 	case SLABLAB_TARGET_KMALLOC:
 		run_pattern(t, SLABLAB_TARGET_KMALLOC);
@@ -1387,13 +949,7 @@ static int storm_thread_fn(void *arg)
 /* Worker @t's kthread, bound to t->cpu; it runs once woken. */
 static struct task_struct *storm_worker_create(struct storm_thread *t)
 {
-	struct task_struct *task;
-
-	task = kthread_create_on_node(storm_thread_fn, t, cpu_to_node(t->cpu),
-				      "slablab-storm/%u:%d", t->st->id, t->idx);
-	if (!IS_ERR(task))
-		kthread_bind(task, t->cpu);
-	return task;
+	return slablab_target_kthread(storm_thread_fn, t, t->cpu, "storm", t->st->id, t->idx);
 }
 
 static void storm_thread_init(struct slablab_storm *st, u32 i, int cpu)
@@ -1422,13 +978,13 @@ static void snapshot_stats(struct slablab_storm *st, u64 *out)
 	memset(out, 0, sizeof(u64) * __SLABLAB_STAT_MAX);
 	if (st->native_stats)
 		native_snapshot_stats(st, out);
-	if (st->spec.target == SLABLAB_TARGET_CACHE) {
+	if (st->spec.target == SLABLAB_TARGET_SLABLAB) {
 		for (i = 0; i < __SLABLAB_STAT_MAX; i++)
-			out[i] = slablab_stat_sum_raw(st->tg.cache, i);
+			out[i] = slablab_stat_sum_raw(st->tg.lab[0], i);
 	}
-	for (c = 0; c < st->nr_kmalloc_caches; c++)
+	for (c = 0; c < st->tg.nr_kmalloc_caches; c++)
 		for (i = 0; i < __SLABLAB_STAT_MAX; i++)
-			out[i] += slablab_stat_sum_raw(st->kmalloc_caches[c], i);
+			out[i] += slablab_stat_sum_raw(st->tg.kmalloc_caches[c], i);
 }
 
 /* Cycles per iteration (x1000) of an empty timed loop: what timing itself costs. */
@@ -1462,43 +1018,15 @@ static bool storm_stopped_early(struct slablab_storm *st)
 	return false;
 }
 
-/* Raise (@by 1) or drop (-1) the users of the kmalloc classes the storm collected. */
-static void storm_pin_kmalloc(struct slablab_storm *st, int by)
-{
-	unsigned int i;
-
-	for (i = 0; i < st->nr_kmalloc_caches; i++)
-		atomic_add(by, &st->kmalloc_caches[i]->users);
-}
-
 /*
- * Give the target back: destroy the native kmem_cache, unpin the slablab cache. The
+ * Give the target back: destroy the native kmem_caches, unpin the slablab caches. The
  * controller does it last; storm_free() does it for a storm that never had one.
  * kmem_cache_destroy() takes cpus_read_lock: never call this holding it or
  * slablab_mutex (see the top of the file).
  */
 static void storm_release_target(struct slablab_storm *st)
 {
-	unsigned int i;
-
-	lockdep_assert_not_held(&slablab_mutex);
-	kmem_cache_destroy(st->tg.native);
-	st->tg.native = NULL;
-	for (i = 0; i < SLABLAB_KMALLOC_CLASSES; i++) {
-		kmem_cache_destroy(st->tg.classes[i]);
-		st->tg.classes[i] = NULL;
-	}
-	if (st->pinned)
-		atomic_dec(&st->tg.cache->users);
-	st->pinned = false;
-	if (st->pinned_kmalloc)
-		storm_pin_kmalloc(st, -1);
-	st->pinned_kmalloc = false;
-	/* no sample reads sysfs any more: let the caller's mount go with the storm */
-	path_put(&st->sysfs_dir);
-	st->sysfs_dir = (struct path){};
-	path_put(&st->proc_dir);
-	st->proc_dir = (struct path){};
+	slablab_target_release(&st->tg, false);
 }
 
 /*
@@ -1514,21 +1042,7 @@ static void storm_release_target(struct slablab_storm *st)
  */
 static void storm_empty_target(struct slablab_storm *st)
 {
-	unsigned int i;
-
-	switch (st->spec.target) {
-	case SLABLAB_TARGET_KMALLOC:
-		for (i = 0; i < st->nr_kmalloc_caches; i++)
-			slablab_cache_empty(st->kmalloc_caches[i]);
-		break;
-	case SLABLAB_TARGET_NATIVE_KMALLOC:
-		for (i = 0; i <= KMALLOC_SHIFT_HIGH; i++)
-			if (slablab_native_kmalloc_cache(i))
-				kmem_cache_shrink(slablab_native_kmalloc_cache(i));
-		break;
-	default:
-		break;
-	}
+	slablab_target_empty(&st->tg);
 }
 
 /*
@@ -1540,19 +1054,7 @@ static void storm_empty_target(struct slablab_storm *st)
  */
 static void storm_rcu_drain(struct slablab_storm *st)
 {
-	unsigned int i;
-
-	cpus_read_lock();
-	mutex_lock(&slablab_mutex);
-	if (st->spec.target == SLABLAB_TARGET_CACHE) {
-		slablab_rcu_drain(st->tg.cache);
-	} else {
-		for (i = 0; i < st->nr_kmalloc_caches; i++)
-			slablab_rcu_drain(st->kmalloc_caches[i]);
-		slablab_rcu_drain(NULL);	/* memory of no class */
-	}
-	mutex_unlock(&slablab_mutex);
-	cpus_read_unlock();
+	slablab_target_rcu_drain(&st->tg);
 }
 
 static int storm_controller_fn(void *arg)
@@ -1575,8 +1077,7 @@ static int storm_controller_fn(void *arg)
 	 * The kernel's kmalloc classes hold the system's objects, and SLOB's figure is the
 	 * whole system's: count what the storm added.
 	 */
-	if (st->spec.target == SLABLAB_TARGET_NATIVE_KMALLOC ||
-	    (st->spec.target == SLABLAB_TARGET_NATIVE && st->native_src == STORM_NATIVE_SYSTEM))
+	if (slablab_target_shared_figure(&st->tg))
 		st->base_pages = target_pages(st, &meta);
 	st->start_ns = ktime_get_ns();
 	st->deadline_ns = st->start_ns + (u64)(st->spec.duration_ms ?:
@@ -1598,7 +1099,7 @@ static int storm_controller_fn(void *arg)
 	if (st->spec.pattern == SLABLAB_PATTERN_RCU) {
 		u64 rcu_pages;
 
-		st->rcu_waiting_end = target_rcu_waiting(st, &rcu_pages);
+		st->rcu_waiting_end = slablab_target_rcu_waiting(&st->tg, &rcu_pages);
 		storm_rcu_drain(st);
 	}
 
@@ -1653,9 +1154,6 @@ static void storm_free(struct slablab_storm *st)
 	kfree(st->rings);
 	kvfree(st->t);
 	kfree(st->cpu_of);
-	path_put(&st->sysfs_dir);	/* a no-op when released or never looked up */
-	path_put(&st->proc_dir);
-	kfree(st->slabinfo_buf);
 	kfree(st);
 }
 
@@ -1721,14 +1219,14 @@ static u64 storm_objs_bytes(struct slablab_storm *st, u32 size, u64 n)
 	u32 stride;
 
 	switch (st->spec.target) {
-	case SLABLAB_TARGET_CACHE:
-		s = st->tg.cache;
+	case SLABLAB_TARGET_SLABLAB:
+		s = st->tg.lab[0];
 		order = READ_ONCE(s->order);
 		return slab_bytes(n, s->stride + s->slot_index, order,
 				  slablab_cache_objs(s, order), true);
 	case SLABLAB_TARGET_NATIVE:
 		/* SIZES: the class that takes it, whose slot is its size (no model's flags) */
-		if (st->tg.kind == STORM_NATIVE_CLASSES)
+		if (st->variant == STORM_NATIVE_CLASSES)
 			size = slablab_kmalloc_sizes[slablab_kmalloc_index(size)];
 		/* the running kernel's SLUB order policy, as slablab's (policy.h) mirrors it */
 		stride = native_stride(size, st->cache_align, st->cache_flags);
@@ -1740,8 +1238,8 @@ static u64 storm_objs_bytes(struct slablab_storm *st, u32 size, u64 n)
 				  slablab_objs_per_slab(oc.order, stride, PAGE_SIZE), false);
 	case SLABLAB_TARGET_KMALLOC:
 		/* the smallest class that fits, else (or by page policy) the page allocator */
-		for (i = 0; i < st->nr_kmalloc_caches; i++) {
-			struct slablab_cache *k = st->kmalloc_caches[i];
+		for (i = 0; i < st->tg.nr_kmalloc_caches; i++) {
+			struct slablab_cache *k = st->tg.kmalloc_caches[i];
 
 			if (k->object_size >= size && (!s || k->object_size < s->object_size))
 				s = k;
@@ -1766,10 +1264,10 @@ static u64 storm_objs_bytes(struct slablab_storm *st, u32 size, u64 n)
  */
 static u64 storm_held_bytes(struct slablab_storm *st)
 {
-	struct slablab_cache *s = st->tg.cache;
+	struct slablab_cache *s = st->tg.lab[0];
 	u64 cpus, slabs;
 
-	if (st->spec.target != SLABLAB_TARGET_CACHE)
+	if (st->spec.target != SLABLAB_TARGET_SLABLAB)
 		return 0;
 	cpus = min_t(u64, st->spec.threads, num_online_cpus());
 	slabs = cpus * (max(READ_ONCE(s->cpu_partial_slabs), 1U) + 1) +
@@ -1807,7 +1305,7 @@ static u64 storm_live_estimate(struct slablab_storm *st)
 		objs = sp->threads;
 	}
 	if (!sp->nr_sizes)
-		bytes = storm_objs_bytes(st, st->tg.obj_size, objs);
+		bytes = storm_objs_bytes(st, st->obj_size, objs);
 	for (i = 0; i < sp->nr_sizes; i++)
 		bytes = max(bytes, storm_objs_bytes(st, sp->sizes[i], objs));
 
@@ -1820,19 +1318,6 @@ static u64 storm_live_estimate(struct slablab_storm *st)
 			pairs * (alloc_bytes(sp->ring * sizeof(void *)) +
 				 alloc_bytes(sp->ring * sizeof(u32)));
 	return bytes + book + storm_held_bytes(st);
-}
-
-/* kmalloc targets: slablab's size classes, collected once (slablab_mutex held). */
-static void storm_find_kmalloc_caches(struct slablab_storm *st)
-{
-	struct slablab_cache *s;
-
-	lockdep_assert_held(&slablab_mutex);
-	list_for_each_entry(s, &slablab_caches, list) {
-		if (s->owner == SLABLAB_OWNER_KMALLOC &&
-		    st->nr_kmalloc_caches < MAX_KMALLOC_CLASSES)
-			st->kmalloc_caches[st->nr_kmalloc_caches++] = s;
-	}
 }
 
 static int storm_prepare_threads(struct slablab_storm *st)
@@ -2006,8 +1491,8 @@ static int storm_setup_native_classes(struct slablab_storm *st, u32 *bad_attr,
 			return -EINVAL;
 		}
 	}
-	st->tg.kind = STORM_NATIVE_CLASSES;
-	st->tg.obj_size = sp->sizes[0];
+	st->variant = STORM_NATIVE_CLASSES;
+	st->obj_size = sp->sizes[0];
 	return 0;
 }
 
@@ -2020,9 +1505,11 @@ static int storm_setup_target(struct slablab_storm *st, u32 *bad_attr,
 {
 	struct slablab_storm_spec *sp = &st->spec;
 	u32 size_attr = SLABLAB_STORM_A_SIZES, i;
+	struct slablab_cache *model;
 	int err;
 
-	st->tg.kind = sp->target;
+	slablab_target_init(&st->tg, sp->target, "");
+	st->variant = sp->target;
 	if (sp->rate && sp->pattern != SLABLAB_PATTERN_RCU) {
 		NL_SET_ERR_MSG_MOD(extack, "RATE is for the rcu pattern");
 		*bad_attr = SLABLAB_STORM_A_RATE;
@@ -2039,54 +1526,56 @@ static int storm_setup_target(struct slablab_storm *st, u32 *bad_attr,
 	if (sp->target == SLABLAB_TARGET_NATIVE && sp->nr_sizes)
 		return storm_setup_native_classes(st, bad_attr, extack);
 	switch (sp->target) {
-	case SLABLAB_TARGET_CACHE:
+	case SLABLAB_TARGET_SLABLAB:
 	case SLABLAB_TARGET_NATIVE:
 		if (sp->nr_sizes) {
 			NL_SET_ERR_MSG_MOD(extack, "SIZES is for the kmalloc and native targets");
 			return -EINVAL;
 		}
 		if (sp->cache[0]) {
-			st->tg.cache = slablab_cache_find(sp->cache);
-			if (!st->tg.cache) {
+			model = slablab_cache_find(sp->cache);
+			if (!model) {
 				NL_SET_ERR_MSG_FMT_MOD(extack, "no cache named %s", sp->cache);
 				return -ENOENT;
 			}
 			/* its module may destroy it and unload (a native model is only copied) */
-			if (sp->target == SLABLAB_TARGET_CACHE &&
-			    st->tg.cache->owner == SLABLAB_OWNER_KERNEL) {
+			if (sp->target == SLABLAB_TARGET_SLABLAB &&
+			    model->owner == SLABLAB_OWNER_KERNEL) {
 				NL_SET_ERR_MSG_FMT_MOD(extack,
 						       "no storms on cache %s: another kernel module owns it",
 						       sp->cache);
 				*bad_attr = SLABLAB_STORM_A_CACHE;
 				return -EPERM;
 			}
-			st->tg.obj_size = st->tg.cache->object_size;
-			st->cache_flags = st->tg.cache->flags;
-			st->cache_align = st->tg.cache->align;
+			st->obj_size = model->object_size;
+			st->cache_flags = model->flags;
+			st->cache_align = model->align;
 		} else if (sp->target == SLABLAB_TARGET_NATIVE && sp->size) {
-			st->tg.obj_size = sp->size;
+			st->obj_size = sp->size;
 		} else {
-			if (sp->target == SLABLAB_TARGET_CACHE)
+			if (sp->target == SLABLAB_TARGET_SLABLAB)
 				NL_SET_ERR_MSG_MOD(extack, "the cache target needs CACHE");
 			else
 				NL_SET_ERR_MSG_MOD(extack,
 						   "the native target needs CACHE (a model) or SIZE");
 			return -EINVAL;
 		}
-		sp->size = st->tg.obj_size;
-		err = storm_check_rcu_size(st, st->tg.obj_size, SLABLAB_STORM_A_CACHE, bad_attr,
+		sp->size = st->obj_size;
+		err = storm_check_rcu_size(st, st->obj_size, SLABLAB_STORM_A_CACHE, bad_attr,
 					   extack);
 		if (err)
 			return err;
-		if (sp->pattern == SLABLAB_PATTERN_PREFILL && sp->target != SLABLAB_TARGET_CACHE) {
+		if (sp->pattern == SLABLAB_PATTERN_PREFILL &&
+		    sp->target != SLABLAB_TARGET_SLABLAB) {
 			NL_SET_ERR_MSG_MOD(extack,
 					   "prefill needs the cache target (the kernel's SLUB has no sheaves)");
 			*bad_attr = SLABLAB_STORM_A_PATTERN;
 			return -EINVAL;
 		}
-		/* A native target's model is copied, not used: it may go away. */
-		if (sp->target == SLABLAB_TARGET_NATIVE)
-			st->tg.cache = NULL;
+		/* the cache, pinned; a native target's model is copied, not used: it may go */
+		st->tg.nr_caches = 1;
+		if (sp->target == SLABLAB_TARGET_SLABLAB)
+			slablab_target_add_lab(&st->tg, 0, model);
 		return 0;
 	default:
 		if (sp->pattern == SLABLAB_PATTERN_BULK || sp->pattern == SLABLAB_PATTERN_PREFILL) {
@@ -2105,14 +1594,17 @@ static int storm_setup_target(struct slablab_storm *st, u32 *bad_attr,
 			sp->weights[0] = 1;
 			sp->nr_sizes = 1;
 		}
-		st->tg.obj_size = sp->sizes[0];
+		st->obj_size = sp->sizes[0];
 		for (err = 0, i = 0; !err && i < sp->nr_sizes; i++)
 			err = storm_check_rcu_size(st, sp->sizes[i], size_attr, bad_attr,
 						   extack);
 		if (err)
 			return err;
 		if (sp->target == SLABLAB_TARGET_KMALLOC)
-			storm_find_kmalloc_caches(st);
+			slablab_target_collect_kmalloc(&st->tg);
+		for (i = 0; sp->target == SLABLAB_TARGET_NATIVE_KMALLOC && i < sp->nr_sizes; i++)
+			if (sp->sizes[i] > KMALLOC_MAX_CACHE_SIZE)
+				st->variant = STORM_NATIVE_KMALLOC_LARGE;
 		return 0;
 	}
 }
@@ -2224,15 +1716,6 @@ static int storm_setup_locked(struct slablab_storm *st, const unsigned long *cpu
 		err = storm_setup_cpus(st, cpus, nr_cpu_bits, bad_attr, extack);
 	if (!err)
 		err = storm_check_live(st, extack);
-	if (!err && st->spec.target == SLABLAB_TARGET_CACHE) {
-		atomic_inc(&st->tg.cache->users);
-		st->pinned = true;
-	}
-	if (!err && st->spec.target == SLABLAB_TARGET_KMALLOC) {
-		/* the classes' design cannot change under the storm (slablab_set_kmalloc()) */
-		storm_pin_kmalloc(st, 1);
-		st->pinned_kmalloc = true;
-	}
 	mutex_unlock(&slablab_mutex);
 	cpus_read_unlock();
 	return err;
@@ -2249,29 +1732,22 @@ static int storm_setup_locked(struct slablab_storm *st, const unsigned long *cpu
 static int storm_create_native(struct slablab_storm *st, struct netlink_ext_ack *extack)
 {
 	slab_flags_t flags = slablab_slub_flags(st->cache_flags);
-	char name[sizeof(st->native_name) + 8];
-	unsigned int c;
 	u32 i;
 
-	snprintf(st->native_name, sizeof(st->native_name), "slablab-native-%u", st->id);
-	if (st->tg.kind == STORM_NATIVE_CLASSES) {
+	snprintf(st->tg.name, sizeof(st->tg.name), "slablab-native-%u", st->id);
+	if (st->variant == STORM_NATIVE_CLASSES) {
 		for (i = 0; i < st->spec.nr_sizes; i++) {
-			c = slablab_kmalloc_index(st->spec.sizes[i]);
-			if (st->tg.classes[c])
-				continue;
-			storm_class_name(st, c, name, sizeof(name));
-			st->tg.classes[c] = slablab_native_class_create(name,
-									slablab_kmalloc_sizes[c]);
-			if (!st->tg.classes[c]) {
-				NL_SET_ERR_MSG_FMT_MOD(extack, "cannot create kmem_cache %s", name);
+			if (!slablab_target_create_class(&st->tg, st->spec.sizes[i])) {
+				NL_SET_ERR_MSG_FMT_MOD(extack, "cannot create the class of size %u",
+						       st->spec.sizes[i]);
 				return -ENOMEM;
 			}
 		}
 		return 0;
 	}
-	st->tg.native = kmem_cache_create(st->native_name, st->tg.obj_size, st->cache_align,
-					  flags, NULL);
-	if (!st->tg.native) {
+	st->tg.native[0] = kmem_cache_create(st->tg.name, st->obj_size, st->cache_align,
+					     flags, NULL);
+	if (!st->tg.native[0]) {
 		NL_SET_ERR_MSG_MOD(extack, "cannot create the native kmem_cache");
 		return -ENOMEM;
 	}
@@ -2301,7 +1777,7 @@ static void storm_fill_report(struct slablab_storm *st, struct slablab_storm_rep
 	now = state == SLABLAB_STORM_RUNNING ? ktime_get_ns() : st->end_ns;
 	rep->elapsed_ns = st->start_ns && now > st->start_ns ? now - st->start_ns : 0;
 	rep->cache_flags = st->cache_flags;
-	strscpy(rep->native_name, st->native_name, sizeof(rep->native_name));
+	strscpy(rep->native_name, st->tg.name, sizeof(rep->native_name));
 	if (state != SLABLAB_STORM_DONE && state != SLABLAB_STORM_STOPPED)
 		return;
 	rep->finished = true;
@@ -2340,7 +1816,7 @@ static void storm_fill_report(struct slablab_storm *st, struct slablab_storm_rep
 	rep->rcu_waiting_peak = st->rcu_waiting_peak;
 	rep->rcu_waiting_end = st->rcu_waiting_end;
 	rep->rcu_pages_peak = st->rcu_pages_peak;
-	rep->has_stats = sp->target == SLABLAB_TARGET_CACHE ||
+	rep->has_stats = sp->target == SLABLAB_TARGET_SLABLAB ||
 			 sp->target == SLABLAB_TARGET_KMALLOC || st->native_stats;
 	memcpy(rep->stats, st->stats_delta, sizeof(rep->stats));
 }
@@ -2386,7 +1862,6 @@ int slablab_storm_start(const struct slablab_storm_spec *spec, const unsigned lo
 	init_completion(&st->churn_shrunk);
 	mutex_init(&st->sample_lock);
 	st->spec = *spec;
-	strscpy(st->sysfs_root, storm_sysfs_root, sizeof(st->sysfs_root));
 	err = storm_setup_locked(st, cpus, nr_cpu_bits, bad_attr, extack);
 	if (err)
 		goto err_free;
@@ -2463,28 +1938,6 @@ int slablab_storm_report(u32 id, bool stop, struct slablab_storm_report *rep,
 	}
 	storm_fill_report(st, rep);
 out:
-	mutex_unlock(&storm_mutex);
-	return err;
-}
-
-/**
- * slablab_storm_set_sysfs_root - read native targets' figures from elsewhere (selftests)
- * @root: the directory that stands for /sys/kernel/slab
- *
- * A test hook (debugfs, selftests=1): a root without the files shows how a storm
- * whose figures cannot be read is refused. Storms running keep the root they had.
- *
- * Return: 0, or -ENAMETOOLONG.
- */
-int slablab_storm_set_sysfs_root(const char *root)
-{
-	int err = 0;
-
-	mutex_lock(&storm_mutex);
-	if (strscpy(storm_sysfs_root, root, sizeof(storm_sysfs_root)) < 0) {
-		strscpy(storm_sysfs_root, "/sys/kernel/slab", sizeof(storm_sysfs_root));
-		err = -ENAMETOOLONG;
-	}
 	mutex_unlock(&storm_mutex);
 	return err;
 }

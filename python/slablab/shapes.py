@@ -17,7 +17,7 @@ __all__ = [
     "TraceInfo", "ReplayCache", "ReplaySamples", "Replay", "ReplayCompare", "Totals",
     "NativeTotals", "SlabMeminfo", "WatchCache", "ErrorInfo", "Layers", "OccupancyBucket", "RatioInterval",
     "RunContext", "Design", "Fastpath",
-    "PagePolicy", "Owner", "StormTarget", "StormPattern", "StormState", "ReplayTarget",
+    "PagePolicy", "Owner", "Target", "StormTarget", "StormPattern", "StormState", "ReplayTarget",
     "Verdict",
 ]
 
@@ -33,14 +33,16 @@ Fastpath = Literal["cmpxchg", "irqoff"]
 PagePolicy = Literal["slab", "page_alloc"]
 #: enum owner: who created a cache
 Owner = Literal["netlink", "kernel", "kmalloc"]
-#: storm targets (enum storm-target, "cache" named "slablab")
-StormTarget = Literal["slablab", "native", "kmalloc", "native-kmalloc"]
+#: enum target: what a storm or a replay allocates from
+Target = Literal["slablab", "native", "kmalloc", "native-kmalloc"]
+#: a storm's target (enum target)
+StormTarget = Target
 #: enum storm-pattern
 StormPattern = Literal["pair", "batch", "remote", "churn", "bulk", "prefill", "rcu"]
 #: enum storm-state
 StormState = Literal["none", "running", "done", "stopped"]
-#: enum replay-target
-ReplayTarget = Literal["slablab", "native", "kmalloc", "native-kmalloc"]
+#: a replay's target (enum target)
+ReplayTarget = Target
 #: a compared figure's verdict
 Verdict = Literal["none", "same", "higher", "lower"]
 

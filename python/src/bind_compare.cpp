@@ -50,7 +50,7 @@ std::vector<uint32_t> targets_arg(const py::object& targets)
 		throw py::type_error("targets is a list of target names");
 	for (const auto& t : targets)
 		out.push_back(storm_enum("target", py::reinterpret_borrow<py::object>(t),
-					 slabctl::storm_target_from_name));
+					 slabctl::target_from_name));
 	return out;
 }
 
@@ -88,7 +88,7 @@ slabctl::CompareSpec compare_spec(const CompareKw& kw, StormKw storm)
 {
 	slabctl::CompareSpec spec;
 	spec.threads = split_threads(storm);
-	spec.base = storm.spec(SLABLAB_TARGET_CACHE,
+	spec.base = storm.spec(SLABLAB_TARGET_SLABLAB,
 			       storm_enum("pattern", kw.pattern, slabctl::storm_pattern_from_name));
 	spec.targets = targets_arg(kw.targets);
 	spec.sets = sets_arg(kw.sets);

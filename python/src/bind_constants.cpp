@@ -82,9 +82,11 @@ void bind_constants(py::module_& m)
 	m.attr("FASTPATHS") = str_tuple(slabctl::fastpath_names());
 	m.attr("DESIGNS") = str_tuple(slabctl::design_names());	// the spec's design enum
 	m.attr("PAGE_POLICIES") = str_tuple(slabctl::page_policy_names());
-	m.attr("REPLAY_TARGETS") = str_tuple(slabctl::replay_target_names());
+	// storms' and replays': one enum (STORM_TARGETS and REPLAY_TARGETS name it too)
+	m.attr("TARGETS") = str_tuple(slabctl::target_names());
+	m.attr("REPLAY_TARGETS") = m.attr("TARGETS");
 	m.attr("LIMITS") = limits();
-	m.attr("STORM_TARGETS") = str_tuple(slabctl::storm_target_names());
+	m.attr("STORM_TARGETS") = m.attr("TARGETS");
 	m.attr("STORM_PATTERNS") = str_tuple(slabctl::storm_pattern_names());
 	m.attr("STORM_STATES") = storm_states();
 	m.attr("FIGURES") = str_tuple(slabctl::figure_table(), [](const auto& f) { return f.key; });

@@ -54,7 +54,7 @@ void bind_storm_requests(ClientClass& client)
 			[](slabctl::Client& c, const py::object& target, const py::object& pattern,
 			   STORM_KW_PARAMS) {
 				slabctl::StormSpec spec = STORM_KW_VALUE.spec(
-					storm_enum("target", target, slabctl::storm_target_from_name),
+					storm_enum("target", target, slabctl::target_from_name),
 					storm_enum("pattern", pattern, slabctl::storm_pattern_from_name));
 				slabctl::StormResult r;
 				{
@@ -112,7 +112,7 @@ void bind_storm_run(ClientClass& client)
 			[](slabctl::Client& c, const py::object& target, const py::object& pattern,
 			   STORM_KW_PARAMS, const py::object& progress, double poll_interval) {
 				slabctl::StormSpec spec = STORM_KW_VALUE.spec(
-					storm_enum("target", target, slabctl::storm_target_from_name),
+					storm_enum("target", target, slabctl::target_from_name),
 					storm_enum("pattern", pattern, slabctl::storm_pattern_from_name));
 				auto poll = poll_arg(poll_interval);
 				SignalWatch watch;

@@ -120,6 +120,10 @@ def test_shape_literals_are_the_spec_enums():
     assert typing.get_args(shapes.Design) == slablab.DESIGNS
     assert typing.get_args(shapes.Fastpath) == slablab.FASTPATHS
     assert typing.get_args(shapes.PagePolicy) == slablab.PAGE_POLICIES
+    # storms and replays share one target enum, named by both
+    targets = tuple(n[len("SLABLAB_TARGET_"):].lower().replace("_", "-")
+                    for n in protocol.ENUMS["slablab_target"] if not n.startswith("__"))
+    assert typing.get_args(shapes.Target) == slablab.TARGETS == targets
     assert typing.get_args(shapes.StormTarget) == slablab._core.STORM_TARGETS
     assert typing.get_args(shapes.StormPattern) == slablab._core.STORM_PATTERNS
     assert typing.get_args(shapes.StormState) == slablab._core.STORM_STATES

@@ -205,7 +205,7 @@ CompareRun pair_run(std::size_t variant, uint32_t repeat, double cycles, bool wa
 	run.warmup = warmup;
 	run.result.id = 1;
 	run.result.state = SLABLAB_STORM_DONE;
-	run.result.spec.target = variant ? SLABLAB_TARGET_NATIVE : SLABLAB_TARGET_CACHE;
+	run.result.spec.target = variant ? SLABLAB_TARGET_NATIVE : SLABLAB_TARGET_SLABLAB;
 	run.result.spec.pattern = SLABLAB_PATTERN_PAIR;
 	run.result.has_results = true;
 	run.result.ops_done = 1000;

@@ -45,7 +45,7 @@ StormResult pair_result()
 	StormResult r;
 	r.id = 7;
 	r.state = SLABLAB_STORM_DONE;
-	r.spec.target = SLABLAB_TARGET_CACHE;
+	r.spec.target = SLABLAB_TARGET_SLABLAB;
 	r.spec.pattern = SLABLAB_PATTERN_PAIR;
 	r.spec.cache = "t64";
 	r.spec.threads = 2;
@@ -81,14 +81,14 @@ StormResult pair_result()
 
 TEST(StormNames, TargetsPatternsStates)
 {
-	EXPECT_EQ(storm_target_name(SLABLAB_TARGET_CACHE), "slablab");
-	EXPECT_EQ(storm_target_name(SLABLAB_TARGET_NATIVE), "native");
-	EXPECT_EQ(storm_target_name(SLABLAB_TARGET_KMALLOC), "kmalloc");
-	EXPECT_EQ(storm_target_name(SLABLAB_TARGET_NATIVE_KMALLOC), "native-kmalloc");
-	EXPECT_EQ(storm_target_name(9), "unknown(9)");
-	EXPECT_EQ(storm_target_from_name("cache"), SLABLAB_TARGET_CACHE);
-	EXPECT_EQ(storm_target_from_name("native_kmalloc"), SLABLAB_TARGET_NATIVE_KMALLOC);
-	EXPECT_FALSE(storm_target_from_name("slub"));
+	EXPECT_EQ(target_name(SLABLAB_TARGET_SLABLAB), "slablab");
+	EXPECT_EQ(target_name(SLABLAB_TARGET_NATIVE), "native");
+	EXPECT_EQ(target_name(SLABLAB_TARGET_KMALLOC), "kmalloc");
+	EXPECT_EQ(target_name(SLABLAB_TARGET_NATIVE_KMALLOC), "native-kmalloc");
+	EXPECT_EQ(target_name(9), "unknown(9)");
+	EXPECT_EQ(target_from_name("cache"), SLABLAB_TARGET_SLABLAB);
+	EXPECT_EQ(target_from_name("native_kmalloc"), SLABLAB_TARGET_NATIVE_KMALLOC);
+	EXPECT_FALSE(target_from_name("slub"));
 	EXPECT_EQ(storm_pattern_names(),
 		  (std::vector<std::string_view>{"pair", "batch", "remote", "churn", "bulk",
 						 "prefill", "rcu"}));
@@ -385,12 +385,12 @@ TEST(Compare, Variants)
 	ASSERT_EQ(v.size(), 2u);	// default: slablab and native
 	EXPECT_EQ(v[0].label, "slablab");
 	EXPECT_EQ(v[1].label, "native");
-	EXPECT_EQ(v[0].spec.target, static_cast<uint32_t>(SLABLAB_TARGET_CACHE));
+	EXPECT_EQ(v[0].spec.target, static_cast<uint32_t>(SLABLAB_TARGET_SLABLAB));
 	EXPECT_EQ(v[1].spec.target, static_cast<uint32_t>(SLABLAB_TARGET_NATIVE));
 	EXPECT_FALSE(v[0].spec.size);
 	EXPECT_EQ(v[1].spec.cache, "t64");
 
-	c.targets = {SLABLAB_TARGET_NATIVE, SLABLAB_TARGET_CACHE};
+	c.targets = {SLABLAB_TARGET_NATIVE, SLABLAB_TARGET_SLABLAB};
 	c.sets = {"cpu_partial=0", "cpu_partial=120,min_partial=5"};
 	c.threads = {1, 2};
 	v = compare_variants(c);
@@ -487,7 +487,7 @@ CompareResult sample_compare(bool with_interrupted_run)
 			run.variant = v;
 			run.repeat = rep;
 			run.result = pair_result();
-			run.result.spec.target = v ? SLABLAB_TARGET_NATIVE : SLABLAB_TARGET_CACHE;
+			run.result.spec.target = v ? SLABLAB_TARGET_NATIVE : SLABLAB_TARGET_SLABLAB;
 			run.result.pair_cycles =
 				static_cast<uint64_t>((v ? b : a)[rep - 1] * 2000);
 			run.figures = storm_figures(run.result);

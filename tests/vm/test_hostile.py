@@ -752,11 +752,11 @@ def storm_cases():
              [spec(tgt, pat, size, u16(ST_["MAX_LIVE_BYTES"], 5, mark=True))], msg=BADLEN,
              bad=True),
         Case("STORM-cache-unknown", n,
-             [spec(u32(ST_["TARGET"], U["SLABLAB_TARGET_CACHE"]), pat,
+             [spec(u32(ST_["TARGET"], U["SLABLAB_TARGET_SLABLAB"]), pat,
                    s(ST_["CACHE"], "hostile-nosuch"))],
              err=errno.ENOENT, msg="hostile-nosuch"),
         Case("STORM-cache-name-32", n,
-             [spec(u32(ST_["TARGET"], U["SLABLAB_TARGET_CACHE"]), pat,
+             [spec(u32(ST_["TARGET"], U["SLABLAB_TARGET_SLABLAB"]), pat,
                    s(ST_["CACHE"], "c" * 32, mark=True))],
              msg=POLICY, bad=True),
         Case("STORM-cpus-too-long", n,
@@ -860,7 +860,7 @@ def replay_cases():
     def rcache(size=64, align=0):
         return struct.pack("=32sII", b"c", size, align)
 
-    tgt = u32(RP_["TARGET"], U["SLABLAB_REPLAY_TARGET_SLABLAB"])
+    tgt = u32(RP_["TARGET"], U["SLABLAB_TARGET_SLABLAB"])
     nev = u64(RP_["NR_EVENTS"], 2)
     nobj = u32(RP_["NR_OBJECTS"], 1)
     ncpu = u32(RP_["NR_CPUS"], 1)
@@ -874,7 +874,7 @@ def replay_cases():
         Case("REPLAY-no-cpus", n, [spec(tgt, nev, nobj)], miss=RP_["NR_CPUS"],
              miss_nested=True),
         Case("REPLAY-target-range", n,
-             [spec(u32(RP_["TARGET"], U["__SLABLAB_REPLAY_TARGET_MAX"], mark=True), nev,
+             [spec(u32(RP_["TARGET"], U["__SLABLAB_TARGET_MAX"], mark=True), nev,
                    nobj, ncpu)], err=errno.ERANGE, msg=RANGE, bad=True),
         Case("REPLAY-cpus-0", n, [spec(tgt, nev, nobj, u32(RP_["NR_CPUS"], 0, mark=True))],
              err=errno.ERANGE, msg=RANGE, bad=True),

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
-"""The native side of storms on every allocator the kernel may have (module/storm.c,
-storm_native_source()): SLUB's counters as a native storm's stats where SLUB_STATS
+"""The native side of storms on every allocator the kernel may have (module/target.c,
+slablab_native_source()): SLUB's counters as a native storm's stats where SLUB_STATS
 exports them, SLAB's /proc/slabinfo row as its pages, and on SLOB, which has no figure
 of any cache, the kernel's slab pages since the storm's start.
 
@@ -209,7 +209,7 @@ def test_native_storm_pages_on_slob(client):
     assert res["peak_pages"] * PAGE >= res["peak_live_bytes"] // 2, res
     assert res["stats"] is None
     dmesg = subprocess.run(["dmesg"], capture_output=True, text=True, check=True).stdout
-    assert "native storms on SLOB: pages are the kernel's slab pages, whole-system" in dmesg
+    assert "native targets on SLOB: pages are the kernel's slab pages, whole-system" in dmesg
     k = client.storm("native-kmalloc", "batch", size=4096, batch=256, ops=256, threads=1)
     assert k["state"] == "done" and k["result"]["peak_pages"] > 0, k["result"]
 

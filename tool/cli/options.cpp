@@ -90,7 +90,7 @@ CLI::Option* accept_page_policy(CLI::Option* opt)
 
 CLI::Option* accept_storm_target(CLI::Option* opt)
 {
-	return names_option(opt, storm_target_names(), storm_target_from_name);
+	return names_option(opt, target_names(), target_from_name);
 }
 
 CLI::Option* accept_storm_pattern(CLI::Option* opt)

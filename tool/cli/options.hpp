@@ -23,7 +23,7 @@ enum class PagePolicy : uint32_t {
 };
 
 enum class StormTarget : uint32_t {
-	slablab = SLABLAB_TARGET_CACHE,
+	slablab = SLABLAB_TARGET_SLABLAB,
 	native = SLABLAB_TARGET_NATIVE,
 	kmalloc = SLABLAB_TARGET_KMALLOC,
 	native_kmalloc = SLABLAB_TARGET_NATIVE_KMALLOC,

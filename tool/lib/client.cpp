@@ -1414,8 +1414,8 @@ void parse_replay(nlattr** tb, const Trace* trace, ReplayResult& res)
 	res.live_at_end = u64(SLABLAB_REPLAY_A_LIVE_AT_END);
 	const uint32_t target = u32(SLABLAB_REPLAY_A_TARGET);
 	if (res.target.empty())
-		res.target = replay_target_name(target);
-	if (target == SLABLAB_REPLAY_TARGET_SLABLAB && rt[SLABLAB_REPLAY_A_DESIGN])
+		res.target = target_name(target);
+	if (target == SLABLAB_TARGET_SLABLAB && rt[SLABLAB_REPLAY_A_DESIGN])
 		res.design = design_name(u32(SLABLAB_REPLAY_A_DESIGN));
 	res.time_scale = u32(SLABLAB_REPLAY_A_TIME_SCALE) / 1000.0;
 	if (rt[SLABLAB_REPLAY_A_CPU_PARTIAL])
@@ -1450,7 +1450,7 @@ void parse_replay(nlattr** tb, const Trace* trace, ReplayResult& res)
 
 /// A trace made ready for REPLAY_NEW and REPLAY_DATA, the spec checked.
 struct ReplayLoad {
-	uint32_t target = 0;		///< SLABLAB_REPLAY_TARGET_*
+	uint32_t target = 0;		///< SLABLAB_TARGET_*
 	uint32_t time_scale = 0;	///< x1000; 0: as fast as possible
 	uint64_t sample_ns = 0;		///< 0: no samples
 	uint64_t nr_objects = 0;
@@ -1465,11 +1465,11 @@ struct ReplayLoad {
 /// The spec's target, checked against its design.
 uint32_t replay_target(const ReplaySpec& spec)
 {
-	const auto tg = replay_target_from_name(spec.target);
+	const auto tg = target_from_name(spec.target);
 	if (!tg)
 		throw UsageError(fmt::format("unknown replay target '{}' ({})", spec.target,
-					     fmt::join(replay_target_names(), ", ")));
-	if (spec.design && *tg != SLABLAB_REPLAY_TARGET_SLABLAB)
+					     fmt::join(target_names(), ", ")));
+	if (spec.design && *tg != SLABLAB_TARGET_SLABLAB)
 		throw UsageError(fmt::format("a design is for the slablab target, not {}",
 					     spec.target));
 	return *tg;

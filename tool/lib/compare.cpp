@@ -22,7 +22,7 @@ namespace {
 
 bool uses_cache_settings(const StormSpec& s)
 {
-	return s.target == SLABLAB_TARGET_CACHE ||
+	return s.target == SLABLAB_TARGET_SLABLAB ||
 	       (s.target == SLABLAB_TARGET_NATIVE && !s.cache.empty());
 }
 
@@ -32,7 +32,7 @@ StormSpec spec_for_target(const StormSpec& base, uint32_t target)
 	StormSpec s = base;
 	s.target = target;
 	switch (target) {
-	case SLABLAB_TARGET_CACHE:
+	case SLABLAB_TARGET_SLABLAB:
 		s.size.reset();
 		s.sizes.clear();
 		break;
@@ -202,19 +202,19 @@ std::vector<CompareVariant> compare_variants(const CompareSpec& spec)
 		});
 		// rcu has no native target (the storm could not wait for kfree_rcu())
 		if ((sets.empty() || designs) && spec.base.pattern != SLABLAB_PATTERN_RCU)
-			targets = {SLABLAB_TARGET_CACHE, SLABLAB_TARGET_NATIVE};
+			targets = {SLABLAB_TARGET_SLABLAB, SLABLAB_TARGET_NATIVE};
 		else
-			targets = {SLABLAB_TARGET_CACHE};
+			targets = {SLABLAB_TARGET_SLABLAB};
 	}
 	for (std::size_t i = 0; i < targets.size(); i++)
 		for (std::size_t j = 0; j < i; j++)
 			if (targets[i] == targets[j])
 				throw UsageError(fmt::format("target {} is given twice",
-							     storm_target_name(targets[i])));
+							     target_name(targets[i])));
 	if (!sets.empty()) {
 		if (spec.base.cache.empty())
 			throw UsageError("--set changes a slablab cache: give it with --cache NAME");
-		if (std::find(targets.begin(), targets.end(), SLABLAB_TARGET_CACHE) == targets.end())
+		if (std::find(targets.begin(), targets.end(), SLABLAB_TARGET_SLABLAB) == targets.end())
 			throw UsageError("--set applies to target slablab (the cache), and no slablab "
 					 "target is compared");
 	}
@@ -233,7 +233,7 @@ std::vector<CompareVariant> compare_variants(const CompareSpec& spec)
 	for (uint32_t target : targets) {
 		StormSpec tspec = spec_for_target(spec.base, target);
 		std::vector<std::optional<std::pair<std::string, Tunables>>> set_axis;
-		if (target == SLABLAB_TARGET_CACHE && !sets.empty())
+		if (target == SLABLAB_TARGET_SLABLAB && !sets.empty())
 			set_axis.assign(sets.begin(), sets.end());
 		else
 			set_axis.push_back(std::nullopt);
@@ -242,7 +242,7 @@ std::vector<CompareVariant> compare_variants(const CompareSpec& spec)
 				CompareVariant v;
 				v.spec = tspec;
 				v.spec.threads = threads;
-				v.label = storm_target_name(target);
+				v.label = target_name(target);
 				if (set) {
 					v.set_text = set->first;
 					v.set = set->second;
@@ -403,7 +403,7 @@ CompareResult run_compare(Client& client, const CompareSpec& spec,
 
 	result.context = run_context(client);
 	for (const auto& v : result.variants) {
-		if (v.spec.target != SLABLAB_TARGET_CACHE)
+		if (v.spec.target != SLABLAB_TARGET_SLABLAB)
 			continue;
 		result.context.design = design_name(
 			original.design ? *original.design
@@ -434,7 +434,7 @@ CompareResult run_compare(Client& client, const CompareSpec& spec,
 					if (uses_cache_settings(v.spec)) {
 						CacheInfo c = client.cache_get(spec.base.cache, false);
 						tunables[vi] = format_tunables(c);
-						if (v.spec.target == SLABLAB_TARGET_CACHE)
+						if (v.spec.target == SLABLAB_TARGET_SLABLAB)
 							designs[vi] = design_name(c.design);
 					}
 				}

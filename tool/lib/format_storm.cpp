@@ -114,7 +114,7 @@ StormSettings storm_settings(const StormResult& r)
 	}
 	// CACHE_FLAGS are the named cache's (the model's, for native); slablab's kmalloc
 	// classes take hardened/random from the kernel like SLUB does, as native caches do.
-	if (r.spec.target == SLABLAB_TARGET_CACHE) {
+	if (r.spec.target == SLABLAB_TARGET_SLABLAB) {
 		if (r.cache_flags) {
 			s.hardened = (*r.cache_flags & SLABLAB_CACHE_F_HARDENED) != 0;
 			s.random = (*r.cache_flags & SLABLAB_CACHE_F_RANDOM) != 0;
@@ -136,9 +136,9 @@ std::string render_storm_settings(const StormSettings& s)
 
 std::string storm_title(const StormSpec& s)
 {
-	std::string t = fmt::format("{} {}", storm_target_name(s.target),
+	std::string t = fmt::format("{} {}", target_name(s.target),
 				    storm_pattern_name(s.pattern));
-	if (s.target == SLABLAB_TARGET_CACHE && !s.cache.empty())
+	if (s.target == SLABLAB_TARGET_SLABLAB && !s.cache.empty())
 		t += " on " + s.cache;
 	else if (s.target == SLABLAB_TARGET_NATIVE && !s.cache.empty())
 		t += " like " + s.cache;
@@ -540,7 +540,7 @@ std::string compare_csv(const CompareResult& c)
 		std::vector<std::string> f = {
 			"compare", v.label, threads_swept ? opt_csv(s.threads) : std::string(),
 			fmt::format("{}", run.repeat), fmt::format("{}", ri + 1), v.set_text,
-			storm_target_name(s.target), storm_pattern_name(s.pattern), s.cache,
+			target_name(s.target), storm_pattern_name(s.pattern), s.cache,
 			opt_csv(s.size), format_storm_sizes(s.sizes), opt_csv(s.threads), s.cpus,
 			opt_csv(s.ops), opt_csv(s.duration_ms), opt_csv(s.batch),
 			opt_csv(s.working_set), opt_csv(s.ring), opt_csv(s.seed),

@@ -298,7 +298,7 @@ Json opt_str(const std::string& v)
 Json to_json(const StormSpec& s)
 {
 	Json j = Json::object();
-	j["target"] = storm_target_name(s.target);
+	j["target"] = target_name(s.target);
 	j["pattern"] = storm_pattern_name(s.pattern);
 	j["cache"] = opt_str(s.cache);
 	j["size"] = opt(s.size);
@@ -451,7 +451,7 @@ Json to_json(const CompareResult& c)
 		const CompareVariant& v = c.variants[vi];
 		Json vj = Json::object();
 		vj["label"] = v.label;
-		vj["target"] = storm_target_name(v.spec.target);
+		vj["target"] = target_name(v.spec.target);
 		vj["set"] = v.set_text.empty() ? Json(nullptr) : Json(v.set_text);
 		vj["threads"] = v.spec.threads ? Json(*v.spec.threads) : Json(nullptr);
 		vj["spec"] = to_json(v.spec);

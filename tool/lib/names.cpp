@@ -68,21 +68,14 @@ constexpr std::pair<uint32_t, std::string_view> kOwners[] = {
 	{SLABLAB_OWNER_KMALLOC, "kmalloc"},
 };
 
-constexpr std::pair<uint32_t, std::string_view> kStormTargets[] = {
-	{SLABLAB_TARGET_CACHE, "slablab"},
+// storms' and replays' (one uapi enum, one target layer in the module: target.h)
+constexpr std::pair<uint32_t, std::string_view> kTargets[] = {
+	{SLABLAB_TARGET_SLABLAB, "slablab"},
 	{SLABLAB_TARGET_NATIVE, "native"},
 	{SLABLAB_TARGET_KMALLOC, "kmalloc"},
 	{SLABLAB_TARGET_NATIVE_KMALLOC, "native-kmalloc"},
 };
-static_assert(std::size(kStormTargets) == __SLABLAB_TARGET_MAX);
-
-constexpr std::pair<uint32_t, std::string_view> kReplayTargets[] = {
-	{SLABLAB_REPLAY_TARGET_SLABLAB, "slablab"},
-	{SLABLAB_REPLAY_TARGET_NATIVE, "native"},
-	{SLABLAB_REPLAY_TARGET_KMALLOC, "kmalloc"},
-	{SLABLAB_REPLAY_TARGET_NATIVE_KMALLOC, "native-kmalloc"},
-};
-static_assert(std::size(kReplayTargets) == __SLABLAB_REPLAY_TARGET_MAX);
+static_assert(std::size(kTargets) == __SLABLAB_TARGET_MAX);
 
 constexpr std::pair<uint32_t, std::string_view> kStormPatterns[] = {
 	{SLABLAB_PATTERN_PAIR, "pair"},
@@ -244,38 +237,23 @@ std::string owner_name(uint32_t owner)
 	return enum_name(kOwners, owner);
 }
 
-std::string storm_target_name(uint32_t target)
+std::string target_name(uint32_t target)
 {
-	return enum_name(kStormTargets, target);
+	return enum_name(kTargets, target);
 }
 
-std::optional<uint32_t> storm_target_from_name(std::string_view name) noexcept
+std::optional<uint32_t> target_from_name(std::string_view name) noexcept
 {
-	if (name == "cache")	// the enum's own word for a slablab cache
-		return SLABLAB_TARGET_CACHE;
+	if (name == "cache")	// the storm's word for a slablab cache before the enum was one
+		return SLABLAB_TARGET_SLABLAB;
 	if (name == "native_kmalloc")
 		return SLABLAB_TARGET_NATIVE_KMALLOC;
-	return enum_value(kStormTargets, name);
+	return enum_value(kTargets, name);
 }
 
-std::vector<std::string_view> storm_target_names()
+std::vector<std::string_view> target_names()
 {
-	return enum_names(kStormTargets);
-}
-
-std::string replay_target_name(uint32_t target)
-{
-	return enum_name(kReplayTargets, target);
-}
-
-std::optional<uint32_t> replay_target_from_name(std::string_view name) noexcept
-{
-	return enum_value(kReplayTargets, name);
-}
-
-std::vector<std::string_view> replay_target_names()
-{
-	return enum_names(kReplayTargets);
+	return enum_names(kTargets);
 }
 
 std::string storm_pattern_name(uint32_t pattern)

@@ -468,7 +468,7 @@ void validate_storm_spec(const StormSpec& spec)
 {
 	// Only how the fields go together is checked here: every value's range is the
 	// kernel's to judge (its policy, from uapi/slablab.yaml; the error names the range).
-	const std::string target = storm_target_name(spec.target);
+	const std::string target = target_name(spec.target);
 	if (!spec.cache.empty())
 		validate_cache_name(spec.cache);
 	const bool kmalloc = spec.target == SLABLAB_TARGET_KMALLOC ||
@@ -476,7 +476,7 @@ void validate_storm_spec(const StormSpec& spec)
 	if (spec.size && !spec.sizes.empty())
 		throw UsageError("give a size or a size distribution (sizes), not both");
 	switch (spec.target) {
-	case SLABLAB_TARGET_CACHE:
+	case SLABLAB_TARGET_SLABLAB:
 		if (spec.cache.empty())
 			throw UsageError("target slablab needs a cache (--cache NAME)");
 		if (spec.size || !spec.sizes.empty())
@@ -507,7 +507,7 @@ void validate_storm_spec(const StormSpec& spec)
 		throw UsageError(fmt::format("pattern bulk needs a cache target (slablab or native), "
 					     "not {}",
 					     target));
-	if (spec.pattern == SLABLAB_PATTERN_PREFILL && spec.target != SLABLAB_TARGET_CACHE)
+	if (spec.pattern == SLABLAB_PATTERN_PREFILL && spec.target != SLABLAB_TARGET_SLABLAB)
 		throw UsageError(fmt::format("pattern prefill needs the slablab target (the kernel's "
 					     "SLUB has no sheaves), not {}",
 					     target));

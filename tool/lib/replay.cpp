@@ -332,10 +332,10 @@ std::vector<ReplayVariant> parse_replay_targets(const std::string& list,
 			target = "slablab";	// a design alone: slablab with it
 			d = item;
 		}
-		if (!replay_target_from_name(target))
+		if (!target_from_name(target))
 			throw UsageError(fmt::format(
 				"unknown replay target '{}' ({}, slablab:DESIGN or a design: {})",
-				item, fmt::join(replay_target_names(), ", "),
+				item, fmt::join(target_names(), ", "),
 				fmt::join(design_names(), ", ")));
 		v.spec.target = target;
 		if (!d.empty()) {

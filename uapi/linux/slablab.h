@@ -478,21 +478,25 @@ enum slablab_stat_item {
 #define SLABLAB_STAT_MAX (__SLABLAB_STAT_MAX - 1)
 
 /**
- * enum slablab_storm_target - what a storm allocates from (storm.target)
- * @SLABLAB_TARGET_CACHE: the slablab cache named by storm.cache
- * @SLABLAB_TARGET_NATIVE: a kernel kmem_cache the module creates for the storm with the
- *	size, alignment and flags of the slablab cache named by storm.cache (or storm.size
- *	alone): the kernel's own SLUB, never merged under slab_nomerge; with storm.sizes, one
- *	made as the kernel makes its kmalloc class for each class the sizes fall in
- *	(native-name-SIZE): the kernel's SLUB with kmalloc's geometry on classes of the
- *	storm's own, its pages all the storm's
- * @SLABLAB_TARGET_KMALLOC: slablab_kmalloc()/slablab_kfree() with storm.size or the
- *	storm.sizes distribution
- * @SLABLAB_TARGET_NATIVE_KMALLOC: the kernel's kmalloc()/kfree(), same sizes
+ * enum slablab_target - what a storm or a replay allocates from
+ * @SLABLAB_TARGET_SLABLAB: slablab's caches. A storm: the cache named by storm.cache. A
+ *	replay: one slablab cache per recorded cache (same object size and alignment), its
+ *	kmalloc events on slablab_kmalloc()'s size classes
+ * @SLABLAB_TARGET_NATIVE: the kernel's own allocator on kmem_caches the module creates.
+ *	A storm: one with the size, alignment and flags of the slablab cache named by
+ *	storm.cache (or storm.size alone), never merged under slab_nomerge; with storm.sizes,
+ *	one made as the kernel makes its kmalloc class for each class the sizes fall in
+ *	(native-name-kmalloc-SIZE). A replay: one kmem_cache per recorded cache, its kmalloc
+ *	events on classes of its own made the same way (above the largest, the kernel's
+ *	kmalloc()). Their pages are all the storm's or the replay's
+ * @SLABLAB_TARGET_KMALLOC: slablab_kmalloc()/slablab_kfree(): a storm with storm.size or
+ *	the storm.sizes distribution; a replay's every event (a cache event by its size)
+ * @SLABLAB_TARGET_NATIVE_KMALLOC: the kernel's kmalloc()/kfree(), the same sizes as
+ *	kmalloc
  * @__SLABLAB_TARGET_MAX: the number of values
  */
-enum slablab_storm_target {
-	SLABLAB_TARGET_CACHE,
+enum slablab_target {
+	SLABLAB_TARGET_SLABLAB,
 	SLABLAB_TARGET_NATIVE,
 	SLABLAB_TARGET_KMALLOC,
 	SLABLAB_TARGET_NATIVE_KMALLOC,
@@ -571,27 +575,6 @@ enum slablab_design {
 	SLABLAB_DESIGN_SLAB,
 	SLABLAB_DESIGN_SLOB,
 	__SLABLAB_DESIGN_MAX
-};
-
-/**
- * enum slablab_replay_target - what a replay allocates from (replay.target)
- * @SLABLAB_REPLAY_TARGET_SLABLAB: one slablab cache per recorded cache (same object size
- *	and alignment); kmalloc events on slablab_kmalloc()'s size classes
- * @SLABLAB_REPLAY_TARGET_NATIVE: the kernel's own SLUB: one kmem_cache per recorded
- *	cache; kmalloc events on kmalloc classes of the replay's own, made as the kernel
- *	makes its classes (above the largest, the kernel's kmalloc())
- * @SLABLAB_REPLAY_TARGET_KMALLOC: every event on slablab_kmalloc()'s size classes (a
- *	cache event by its size)
- * @SLABLAB_REPLAY_TARGET_NATIVE_KMALLOC: every event on the kernel's kmalloc() (a cache
- *	event by its size)
- * @__SLABLAB_REPLAY_TARGET_MAX: the number of values
- */
-enum slablab_replay_target {
-	SLABLAB_REPLAY_TARGET_SLABLAB,
-	SLABLAB_REPLAY_TARGET_NATIVE,
-	SLABLAB_REPLAY_TARGET_KMALLOC,
-	SLABLAB_REPLAY_TARGET_NATIVE_KMALLOC,
-	__SLABLAB_REPLAY_TARGET_MAX
 };
 
 /**
@@ -1018,7 +1001,7 @@ enum slablab_stats_attr {
 /**
  * enum slablab_storm_attr - A storm: its specification
  * @SLABLAB_STORM_A_UNSPEC: not used
- * @SLABLAB_STORM_A_TARGET: (u32, enum slablab_storm_target)
+ * @SLABLAB_STORM_A_TARGET: (u32, enum slablab_target)
  * @SLABLAB_STORM_A_PATTERN: (u32, enum slablab_storm_pattern)
  * @SLABLAB_STORM_A_CACHE: (string, at most 31 characters) slablab cache (target cache;
  *	native's model); -ENOENT if none
@@ -1260,7 +1243,7 @@ enum slablab_layers_attr {
  * enum slablab_replay_attr - A replay of a recorded allocation trace
  * @SLABLAB_REPLAY_A_UNSPEC: not used
  * @SLABLAB_REPLAY_A_PAD: (pad) alignment padding of u64 attributes
- * @SLABLAB_REPLAY_A_TARGET: (u32, enum slablab_replay_target)
+ * @SLABLAB_REPLAY_A_TARGET: (u32, enum slablab_target)
  * @SLABLAB_REPLAY_A_NR_EVENTS: (u64, 1..18446744073709551615) events the replay will
  *	hold, 1..replay-max-events
  * @SLABLAB_REPLAY_A_NR_OBJECTS: (u32, 1..4294967295) object ids 1..nr-objects the events

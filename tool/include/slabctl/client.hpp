@@ -33,7 +33,7 @@ struct ReplaySample {
 
 /// How to replay a trace (docs/replay.md).
 struct ReplaySpec {
-	/// "slablab", "native", "kmalloc" or "native-kmalloc" (replay_target_from_name)
+	/// "slablab", "native", "kmalloc" or "native-kmalloc" (target_from_name)
 	std::string target = "slablab";
 	/// enum slablab_design of the slablab target's caches (default: the module's, slub)
 	std::optional<uint32_t> design;

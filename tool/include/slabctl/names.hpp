@@ -28,12 +28,6 @@ std::string design_name(uint32_t design);
 std::optional<uint32_t> design_from_name(std::string_view name) noexcept;
 std::vector<std::string_view> design_names();
 
-/// Replay targets (enum slablab_replay_target): "slablab", "native", "kmalloc",
-/// "native-kmalloc"; unknown values as "unknown(N)".
-std::string replay_target_name(uint32_t target);
-std::optional<uint32_t> replay_target_from_name(std::string_view name) noexcept;
-std::vector<std::string_view> replay_target_names();
-
 /// "slab", "page_alloc"; unknown values as "unknown(N)".
 std::string page_policy_name(uint32_t policy);
 std::optional<uint32_t> page_policy_from_name(std::string_view name) noexcept;
@@ -42,13 +36,13 @@ std::vector<std::string_view> page_policy_names();
 /// "netlink", "kernel", "kmalloc"; unknown values as "unknown(N)".
 std::string owner_name(uint32_t owner);
 
-/// Storm targets as slabctl spells them: "slablab" (a slablab cache), "native" (the
-/// kernel's SLUB, a kmem_cache made like it), "kmalloc" (slablab_kmalloc),
-/// "native-kmalloc" (the kernel's kmalloc); unknown values as "unknown(N)".
-/// storm_target_from_name() also takes "cache" and "native_kmalloc".
-std::string storm_target_name(uint32_t target);
-std::optional<uint32_t> storm_target_from_name(std::string_view name) noexcept;
-std::vector<std::string_view> storm_target_names();
+/// Storm and replay targets (enum slablab_target): "slablab" (slablab's caches),
+/// "native" (the kernel's SLUB, kmem_caches made like them), "kmalloc"
+/// (slablab_kmalloc), "native-kmalloc" (the kernel's kmalloc); unknown values as
+/// "unknown(N)". target_from_name() also takes "cache" and "native_kmalloc".
+std::string target_name(uint32_t target);
+std::optional<uint32_t> target_from_name(std::string_view name) noexcept;
+std::vector<std::string_view> target_names();
 
 /// "pair", "batch", "remote", "churn", "bulk", "prefill", "rcu"; unknown values as "unknown(N)".
 std::string storm_pattern_name(uint32_t pattern);

@@ -177,7 +177,7 @@ struct StormSize {
  * in). Unset optionals and empty strings/lists are not sent: the kernel picks defaults.
  */
 struct StormSpec {
-	uint32_t target = SLABLAB_TARGET_CACHE;		///< enum slablab_storm_target
+	uint32_t target = SLABLAB_TARGET_SLABLAB;		///< enum slablab_target
 	uint32_t pattern = SLABLAB_PATTERN_PAIR;	///< enum slablab_storm_pattern
 	std::string cache;				///< slablab cache (CACHE; NATIVE's model)
 	std::optional<uint32_t> size;			///< object size (NATIVE without CACHE, kmalloc)
