@@ -193,6 +193,8 @@ std::string render_native_report(const NativeCache& c, uint32_t page_size);
 
 /// `slabctl status`.
 std::string render_status(const Status& s);
+/// `slabctl lab show`: the module-wide settings, as `slabctl status` shows them.
+std::string render_lab(const Status& s);
 
 /**
  * /proc/slabinfo version 2.1 for slablab caches: the header lines and one line per cache,
