@@ -25,7 +25,7 @@ for size in 64 192 1024 4096; do
 done
 echo
 echo "== one storm: alloc+free pairs on demo-64, every cpu, 20000 per thread"
-plain "$SLABCTL" storm slablab pair --cache demo-64 --ops 20k
+plain "$SLABCTL" storm start slablab pair --cache demo-64 --ops 20k
 echo
 echo "== slablab vs the kernel's SLUB: alloc+free pairs, 64-byte objects (3 rounds, interleaved)"
 plain "$SLABCTL" compare pair --cache demo-64 --target slablab --target native \

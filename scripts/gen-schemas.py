@@ -133,6 +133,18 @@ def by_allocator(slablab: Dict[str, Any], slub: Dict[str, Any]) -> Dict[str, Any
 
 ANY_CACHE = by_allocator(ref("CacheInfo"), ref("NativeCache"))
 
+# The module-wide settings (lab show, lab set): Status's own properties.
+LAB = {k: {"$ref": f"{DEFS}#/$defs/Status/properties/{k}"}
+       for k in ("kmalloc_page_policy", "kmalloc_design", "kmalloc_lists")}
+LAB_KEYS = list(LAB)
+
+
+def deprecated(of: str) -> str:
+    """A deprecated spelling's document: the one it always printed, under its own
+    "command" (docs/slabctl.md, "Deprecated spellings")."""
+    return f" (the deprecated spelling of {of}; it goes in 1.0)"
+
+
 # command -> (description, properties beyond the envelope, required ones, extra keywords)
 COMMANDS: Dict[str, Any] = {
     "version": ("slabctl version -j: slabctl's version and the module's status (null "
@@ -173,18 +185,24 @@ COMMANDS: Dict[str, Any] = {
               ["cache", "handle", "count"], {}),
     "free": ("slabctl free -j: the objects still held (0: the handle is released)",
              {"handle": INT, "remaining": INT}, ["handle", "remaining"], {}),
-    "lab page-policy": ("slabctl lab page-policy -j",
-                        {"kmalloc_page_policy": {"$ref": f"{DEFS}#/$defs/Status/properties/"
-                                                         "kmalloc_page_policy"}},
+    "lab show": ("slabctl lab show -j: the module-wide settings", LAB, LAB_KEYS, {}),
+    "lab set": ("slabctl lab set -j: the module-wide settings after the change", LAB,
+                LAB_KEYS, {}),
+    "lab page-policy": ("slabctl lab page-policy -j" + deprecated("lab set"),
+                        {"kmalloc_page_policy": LAB["kmalloc_page_policy"]},
                         ["kmalloc_page_policy"], {}),
     "set-kmalloc": ("slabctl set-kmalloc -j: the kmalloc classes' design and lists after "
-                    "the change",
-                    {"kmalloc_design": {"$ref": f"{DEFS}#/$defs/Status/properties/"
-                                                "kmalloc_design"},
-                     "kmalloc_lists": INT},
+                    "the change" + deprecated("lab set"),
+                    {"kmalloc_design": LAB["kmalloc_design"], "kmalloc_lists": INT},
                     ["kmalloc_design", "kmalloc_lists"], {}),
-    "storm": ("slabctl storm -j", {"storm": ref("Storm")}, ["storm"], {}),
-    "storm-status": ("slabctl storm-status -j", {"storm": ref("Storm")}, ["storm"], {}),
+    "storm start": ("slabctl storm start -j", {"storm": ref("Storm")}, ["storm"], {}),
+    "storm show": ("slabctl storm show -j", {"storm": ref("Storm")}, ["storm"], {}),
+    "storm stop": ("slabctl storm stop -j: the storm stopped", {"storm": ref("Storm")},
+                   ["storm"], {}),
+    "storm": ("slabctl storm TARGET PATTERN -j" + deprecated("storm start"),
+              {"storm": ref("Storm")}, ["storm"], {}),
+    "storm-status": ("slabctl storm-status -j" + deprecated("storm show and storm stop"),
+                     {"storm": ref("Storm")}, ["storm"], {}),
     "compare": ("slabctl compare -j: the Compare shape's keys beside the envelope's",
                 "Compare", None, {}),
     "watch": ("slabctl watch -j: one document per sample (a line each without -p)",

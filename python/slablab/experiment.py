@@ -75,9 +75,9 @@ EXP_COLUMNS: Sequence[str] = (
 
 MISSING_DESIGN = "missing: design not in this module"
 MISSING_KMALLOC = "missing: kmalloc on a design not in this module"
-#: seed-001's kmalloc rows on columns with array tunables: set-kmalloc gives the kmalloc
+#: seed-001's kmalloc rows on columns with array tunables: `slabctl lab set` gives the kmalloc
 #: classes a design and lists, not limit and batchcount.
-MISSING_KMALLOC_ARRAYS = ("missing: set-kmalloc sets the kmalloc classes' design and lists, "
+MISSING_KMALLOC_ARRAYS = ("missing: lab set sets the kmalloc classes' design and lists, "
                           "not limit/batchcount")
 #: SLAB's per-cpu arrays shrunk to one object, the nearest to 2.4.9's UP kernel (no
 #: arrays: every call went to the slab lists), which seed-001 timed.

@@ -158,7 +158,7 @@ def run_sweep(grid: str = "small", out_dir: str = "build/sweep",
         client = Client()
     try:
         if client.storm_get()["state"] == "running":
-            raise SystemExit("sweep: a storm is already running (slabctl storm-status --stop)")
+            raise SystemExit("sweep: a storm is already running (slabctl storm stop)")
     except NotFound:
         pass
     sw = Runner(client, grid, out_dir, repeat=repeat, log=log)

@@ -79,7 +79,13 @@ SUBCOMMANDS = [
     ["free"],
     ["lab"],
     ["lab", "page-policy"],
+    ["lab", "show"],
+    ["lab", "set"],
     ["storm"],
+    ["storm", "start"],
+    ["storm", "show"],
+    ["storm", "stop"],
+    ["set-kmalloc"],
     ["storm-status"],
     ["compare"],
     ["watch"],
@@ -153,7 +159,7 @@ BAD_USAGE = [
     (["set", "x", "fail_slab_every=1"], "unknown key 'fail_slab_every'"),
     (["lab", "selftest-warn"], "A subcommand is required"),
     # storm: checked on the host, before the kernel is asked
-    (["storm"], "TARGET"),
+    (["storm"], "subcommand"),
     (["storm", "slablab"], "PATTERN"),
     (["storm", "slub", "pair"], "slub"),
     (["storm", "slablab", "zigzag"], "zigzag"),
@@ -209,6 +215,60 @@ BAD_USAGE = [
 ]
 
 
+# ------------------------------------------- object then verb; the old spellings ----
+# Commands are object then verb (`storm start`, `lab set`); the flat spellings they
+# replaced are deprecated aliases until 1.0 (docs/slabctl.md, "Deprecated spellings").
+# The storm command lines here are written `storm TARGET PATTERN`: each runs in both
+# spellings, `storm start TARGET PATTERN` and the alias.
+
+VERBS = {"lab": ("show", "set", "page-policy"), "storm": ("start", "show", "stop")}
+
+
+def storm_start(args):
+    """`storm TARGET …` as `storm start TARGET …`; any other command line as it is."""
+    if args[:1] == ["storm"] and len(args) > 1 and args[1] not in VERBS["storm"]:
+        return ["storm", "start", *args[1:]]
+    return list(args)
+
+
+def with_storm_start(command_lines):
+    """The command lines and, after them, the `storm start` spelling of each bare
+    `storm` one."""
+    return [*command_lines, *(storm_start(a) for a in command_lines if storm_start(a) != a)]
+
+
+def command_of(args):
+    """The "command" of the JSON documents of `slabctl ARGS`: the command and its verb
+    as typed ("storm start", "lab page-policy"; "storm" for the alias without one)."""
+    if not args or args[0].startswith("-") or args[0] == "bogus":
+        return None
+    if len(args) > 1 and args[1] in VERBS.get(args[0], ()):
+        return f"{args[0]} {args[1]}"
+    return args[0]
+
+
+BAD_USAGE += [(storm_start(args), needle) for args, needle in BAD_USAGE
+              if storm_start(args) != args]
+BAD_USAGE += [
+    (["storm", "start"], "TARGET"),
+    (["storm", "start", "native"], "PATTERN"),
+    (["storm", "show", "x"], "ID"),
+    (["storm", "stop", "x"], "ID"),
+    (["storm", "stop", "--stop"], "--stop"),
+    (["lab", "show", "x"], "x"),
+    (["lab", "set"], "KEY=VALUE"),
+    (["lab", "set", "colour=red"], "unknown key 'colour'"),
+    (["lab", "set", "kmalloc_design"], "not KEY=VALUE"),
+    (["lab", "set", "kmalloc_design="], "no value"),
+    (["lab", "set", "kmalloc_design=zigzag"], "'zigzag' is not one of slub, sheaves"),
+    (["lab", "set", "kmalloc_lists=x"], "'x' is not a number"),
+    (["lab", "set", "kmalloc_lists=1", "kmalloc-lists=2"], "more than once"),
+    (["lab", "set", "kmalloc_page_policy=turbo"], "'turbo' is not one of slab, page_alloc"),
+    (["set-kmalloc", "design=zigzag"], "unknown design 'zigzag'"),
+    (["set-kmalloc", "colour=red"], "unknown key 'colour'"),
+]
+
+
 # Values within their C type but outside the kernel's ranges are sent: the kernel's policy
 # is the only judge of ranges (uapi/slablab.yaml; tests/vm/test_slabctl.py shows the
 # policy it returns). On the host no module is loaded, so they get that far and no further.
@@ -226,7 +286,7 @@ OUT_OF_KERNEL_RANGE = [
 ]
 
 
-@pytest.mark.parametrize("args", OUT_OF_KERNEL_RANGE, ids=" ".join)
+@pytest.mark.parametrize("args", with_storm_start(OUT_OF_KERNEL_RANGE), ids=" ".join)
 def test_ranges_are_the_kernels(args):
     r = slabctl(*args)
     assert r.returncode == 3 and "not loaded" in r.stderr, (r.returncode, r.stderr)
@@ -273,7 +333,7 @@ def test_version_json_without_module():
     assert_module_not_loaded_message(r.stderr)
 
 
-NEEDS_MODULE = [
+NEEDS_MODULE = with_storm_start([
     [],
     ["info"],
     ["info", "-D", "t*"],
@@ -295,11 +355,19 @@ NEEDS_MODULE = [
     ["storm", "kmalloc", "churn", "--sizes", "64:3,192:1", "--duration", "500ms"],
     ["storm-status"],
     ["storm-status", "3", "--stop"],
+    ["storm", "show"],
+    ["storm", "show", "3", "--json"],
+    ["storm", "stop"],
+    ["lab", "show"],
+    ["lab", "show", "--json"],
+    ["lab", "set", "kmalloc_page_policy=page_alloc"],
+    ["lab", "set", "kmalloc-design=slob", "kmalloc-lists=2", "--json"],
+    ["set-kmalloc", "design=slob", "lists=2"],
     ["compare", "pair", "-c", "t64", "--repeat", "3"],
     ["compare", "pair", "-c", "t64", "--set", "cpu_partial=0", "--set", "cpu_partial=120"],
     ["compare", "batch", "--target", "kmalloc", "--target", "native-kmalloc", "--size", "64"],
     ["watch", "--count", "1"],
-]
+])
 
 
 @no_module
@@ -309,6 +377,81 @@ def test_commands_without_module_exit_3(args):
     assert r.returncode == 3, (r.returncode, r.stdout, r.stderr)
     assert_module_not_loaded_message(r.stderr)
     assert r.stdout == ""
+
+
+# ----------------------------------------------- the deprecated spellings ----
+
+# (command line, what the notice calls it, what it says to use instead)
+ALIASES = [
+    (["storm", "native", "pair", "--size", "64"], "storm …", "storm start …"),
+    (["storm-status"], "storm-status", "storm show"),
+    (["storm-status", "3", "--stop"], "storm-status --stop", "storm stop"),
+    (["lab", "page-policy", "page_alloc"], "lab page-policy",
+     "lab set kmalloc_page_policy=page_alloc"),
+    (["set-kmalloc", "design=slob", "lists=2"], "set-kmalloc",
+     "lab set kmalloc_design=slob kmalloc_lists=2"),
+]
+
+
+def deprecation_notice(old, instead):
+    return f"slabctl: '{old}' is deprecated, use '{instead}'; the old spelling goes in 1.0"
+
+
+def test_help_lists_object_then_verb():
+    """--help: the groups and their verbs; the old spellings say they are deprecated and
+    what to use instead."""
+    top = slabctl("--help").stdout
+    line = {m.group(1): m.group(2) for m in re.finditer(r"^  (\S+) +(.*)$", top, re.M)}
+    assert line["storm-status"].startswith("Deprecated, use 'storm show' (goes in 1.0)")
+    assert line["set-kmalloc"].startswith("Deprecated, use 'lab set kmalloc_design=")
+    assert "'storm TARGET PATTERN' is 'storm start' (deprecated" in line["storm"]
+    for group, verbs in VERBS.items():
+        out = slabctl(group, "--help").stdout
+        listed = re.findall(r"^  ([a-z-]+) +(.*)$", out.split("Subcommands:")[1], re.M)
+        assert [v for v, _ in listed] == list(verbs), out
+        for verb, text in listed:
+            assert text.startswith("Deprecated") == (verb == "page-policy"), text
+
+
+@no_module
+@pytest.mark.parametrize("args,old,instead", ALIASES, ids=lambda v: " ".join(v)
+                         if isinstance(v, list) else None)
+def test_old_spellings_still_work(args, old, instead):
+    """An alias runs as it always did (here: as far as a host without the module lets it),
+    after one notice on standard error in text mode; under -j, -p or the command's
+    --json nothing more is printed, and the error document names the old command."""
+    r = slabctl(*args)
+    assert r.returncode == 3 and r.stdout == "", (r.returncode, r.stderr)
+    lines = r.stderr.splitlines()
+    assert lines[0] == deprecation_notice(old, instead)
+    assert sum("deprecated" in s for s in lines) == 1, r.stderr
+    assert_module_not_loaded_message(r.stderr)
+    for flags in (["-j"], ["-p"]):
+        r = slabctl(*flags, *args)
+        assert r.returncode == 3 and r.stdout == "" and "deprecated" not in r.stderr
+        assert json.loads(r.stderr)["command"] == command_of(args)
+    if args[0] == "storm-status":
+        assert "deprecated" not in slabctl(*args, "--json").stderr
+
+
+@pytest.mark.parametrize("args", [storm_start(ALIASES[0][0]), ["storm", "show"],
+                                  ["storm", "stop"], ["lab", "show"],
+                                  ["lab", "set", "kmalloc_lists=1"]], ids=" ".join)
+def test_new_spellings_print_no_notice(args):
+    r = slabctl(*args)
+    assert r.returncode in (0, 3, 4) and "deprecated" not in r.stderr, r.stderr
+
+
+def test_storm_without_a_verb_or_target():
+    """`storm` alone asks for a verb; `storm --help` is the group's; `storm TARGET` is the
+    alias, whose own messages keep the "storm: " prefix."""
+    r = slabctl("storm")
+    assert r.returncode == 2 and "A subcommand is required" in r.stderr
+    assert "start" in slabctl("storm", "--help").stdout
+    r = slabctl("storm", "kmalloc", "pair", "-c", "t64")
+    assert r.returncode == 2 and "slabctl: storm: target kmalloc" in r.stderr, r.stderr
+    r = slabctl("storm", "start", "kmalloc", "pair", "-c", "t64")
+    assert r.returncode == 2 and "slabctl: storm: start: target kmalloc" in r.stderr
 
 
 # ------------------------------------------------------------- Python ----
@@ -537,7 +680,7 @@ def test_main_figures(slablab):
 
 
 def test_storm_help_names_every_option():
-    out = slabctl("storm", "--help").stdout
+    out = slabctl("storm", "start", "--help").stdout
     for opt in ("--cache", "--size", "--sizes", "--threads", "--cpus", "--ops", "--duration",
                 "--batch", "--working-set", "--ring", "--seed", "--max-live", "--json",
                 "--quiet", "slablab", "native", "kmalloc", "native-kmalloc", "pair", "batch",

@@ -248,7 +248,7 @@ def test_table_001_marks_missing_designs_and_judges_when_present():
 def test_table_001_judges_the_2_4_like_columns_where_there_are():
     """With limit/batchcount/shared in the module, the verdicts are the 2.4-like columns'
     (arrays of one object: 2.4.9's UP kernel had none); their kmalloc rows cannot be
-    given the arrays (set-kmalloc sets design and lists) and say so."""
+    given the arrays (lab set sets design and lists) and say so."""
     avail = E.availability(fake_protocol(["slub", "sheaves", "slab"],
                                          ("cpu_partial", "lists", "limit", "batchcount",
                                           "shared"), commands=("kmalloc-set",)))
@@ -268,8 +268,8 @@ def test_table_001_judges_the_2_4_like_columns_where_there_are():
     assert "verdict: km(4096), net of the loop, arrays of 1 (2.4 UP): seed: 3 lists " \
         "+24.0%; here: +20.0% [+20.0%, +20.0%] (n=3)" in text
     assert "verdict: kf(1), net of the loop, arrays of 1 (2.4 UP): seed: 3 lists -1.0%; " \
-        "here: - — cannot judge (missing: set-kmalloc sets the kmalloc classes' design" in text
-    assert "2.4 UP lists=1, kf(N): missing: set-kmalloc" in text
+        "here: - — cannot judge (missing: lab set sets the kmalloc classes' design" in text
+    assert "2.4 UP lists=1, kf(N): missing: lab set" in text
 
 
 def test_table_says_when_cycles_count_instructions():

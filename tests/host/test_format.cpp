@@ -294,6 +294,12 @@ TEST(Format, StatusAndVersion)
 	EXPECT_NE(st.find("page_alloc"), std::string::npos);
 	EXPECT_NE(st.find("init_on_alloc, cmpxchg_double (0x11)"), std::string::npos) << st;
 	EXPECT_NE(st.find("6.1.0-57-amd64"), std::string::npos);
+	// lab show: the settings as status shows them
+	s.kmalloc_design = SLABLAB_DESIGN_SLOB;
+	s.kmalloc_lists = 2;
+	EXPECT_EQ(render_lab(s), "kmalloc page policy page_alloc\n"
+				 "kmalloc design      slob (lists 2)\n");
+	EXPECT_NE(render_status(s).find(render_lab(s)), std::string::npos);
 }
 
 TEST(Format, CacheSummaryAndValidate)

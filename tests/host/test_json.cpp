@@ -120,6 +120,12 @@ TEST(Json, StatusValidateHandle)
 		       "nr_caches"})
 		EXPECT_TRUE(j[k].is_number_unsigned()) << k;
 	EXPECT_EQ(j["kernel_release"], "");
+	// lab show -j: status's three keys of the module-wide settings
+	Json lab = lab_to_json(s);
+	EXPECT_EQ(lab.dump(),
+		  R"({"kmalloc_page_policy":"slab","kmalloc_design":"slub","kmalloc_lists":0})");
+	for (const auto& [key, value] : lab.items())
+		EXPECT_EQ(j[key], value) << key;
 
 	ValidateReport v;
 	v.cache = "t64";

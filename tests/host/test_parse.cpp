@@ -151,6 +151,44 @@ TEST(Parse, AssignmentErrors)
 	EXPECT_EQ(parse_assignments({"fastpath=7"}).fastpath, 7u);
 }
 
+TEST(Parse, LabAssignments)
+{
+	LabSettings s = parse_lab_assignments(
+		{"kmalloc_design=sheaves", "kmalloc-lists=2", "KMALLOC_PAGE_POLICY=page_alloc"});
+	EXPECT_EQ(s.kmalloc_design, SLABLAB_DESIGN_SHEAVES);
+	EXPECT_EQ(s.kmalloc_lists, 2u);
+	EXPECT_EQ(s.kmalloc_page_policy, SLABLAB_PAGE_POLICY_PAGE_ALLOC);
+	LabSettings one = parse_lab_assignments({"kmalloc_design=SLOB"});
+	EXPECT_EQ(one.kmalloc_design, SLABLAB_DESIGN_SLOB);
+	EXPECT_FALSE(one.kmalloc_lists || one.kmalloc_page_policy);	// not sent
+	// the range of lists is the client's check (and the kernel's), not the parser's
+	EXPECT_EQ(parse_lab_assignments({"kmalloc_lists=9"}).kmalloc_lists, 9u);
+}
+
+TEST(Parse, LabAssignmentErrors)
+{
+	auto fails = [](std::vector<std::string> a, const char* needle) {
+		try {
+			parse_lab_assignments(a);
+			ADD_FAILURE() << "no error; expected one with: " << needle;
+		} catch (const UsageError& e) {
+			EXPECT_NE(std::string(e.what()).find(needle), std::string::npos)
+				<< e.what() << " lacks " << needle;
+		}
+	};
+	fails({}, "nothing to set");
+	fails({"kmalloc_design"}, "KEY=VALUE");
+	fails({"=slob"}, "KEY=VALUE");
+	fails({"kmalloc_design="}, "no value");
+	fails({"design=slob"}, "unknown key 'design' (keys: kmalloc_design, kmalloc_lists, "
+			       "kmalloc_page_policy)");
+	fails({"kmalloc_design=zigzag"}, "'zigzag' is not one of slub, sheaves, slab, slob");
+	fails({"kmalloc_page_policy=turbo"}, "'turbo' is not one of slab, page_alloc");
+	fails({"kmalloc_lists=two"}, "'two' is not a number");
+	fails({"kmalloc_lists=1", "kmalloc-lists=2"}, "kmalloc_lists is given more than once");
+	EXPECT_EQ(lab_keys().size(), 3u);
+}
+
 TEST(Parse, NameMatches)
 {
 	EXPECT_TRUE(name_matches("t64", "t64"));

@@ -17,8 +17,8 @@ import jsonschema  # type: ignore[import]  # python3-jsonschema: no stubs
 import pytest
 
 import json_schemas
-from test_cli import (BAD_USAGE, MODULE_LOADED, NEEDS_MODULE, REPO, VERSION, native,
-                      slab_tree, slabctl)
+from test_cli import (BAD_USAGE, MODULE_LOADED, NEEDS_MODULE, REPO, VERBS, VERSION,
+                      command_of, native, slab_tree, slabctl)
 
 FIXTURES = [slab_tree]     # test_cli's, used here by name
 
@@ -58,8 +58,10 @@ def test_every_command_has_a_schema():
     text = slabctl("--help").stdout
     commands = re.findall(r"^  ([a-z][a-z-]+) ", text.split("Subcommands:")[1], re.M)
     assert "storm" in commands and "watch" in commands
-    # lab has no output of its own: its page-policy has
-    commands = [c for c in commands if c != "lab"] + ["lab page-policy"]
+    # lab has no output of its own, its verbs have; so has storm's, and storm without
+    # one (storm start's deprecated spelling)
+    commands = [c for c in commands if c != "lab"]
+    commands += [f"{group} {verb}" for group, verbs in VERBS.items() for verb in verbs]
     missing = [c for c in commands if not json_schemas.schema_path(c).is_file()]
     assert not missing, f"no tool/schemas/ file for: {missing} (scripts/gen-schemas.py)"
 
@@ -185,10 +187,7 @@ def test_usage_errors_as_json(args, needle):
     """Every bad command line of test_cli.py under -j: exit 2, nothing on stdout, one
     error document on stderr naming the command (null when none was parsed)."""
     r = slabctl("-j", *args)
-    command = None if args[0].startswith("-") or args[0] == "bogus" else args[0]
-    if args[:2] == ["lab", "page-policy"]:
-        command = "lab page-policy"
-    e = error_doc(r, 2, command)
+    e = error_doc(r, 2, command_of(args))
     assert r.stdout == ""
     assert needle in e["message"], e
     assert e["errno"] in (22, 34) and e["name"] in ("EINVAL", "ERANGE")
@@ -223,8 +222,7 @@ def test_help_and_version_stay_text():
 @pytest.mark.parametrize("args", NEEDS_MODULE, ids=lambda a: " ".join(a) or "(none)")
 def test_module_not_loaded_as_json(args):
     r = slabctl("-j", *args)
-    command = "lab page-policy" if args[:1] == ["lab"] else (args[0] if args else "info")
-    e = error_doc(r, 3, command)
+    e = error_doc(r, 3, command_of(args) or "info")
     assert r.stdout == ""
     assert (e["errno"], e["name"], e["op"], e["extack"]) == (2, "ENOENT", "GETFAMILY", None)
     assert "insmod module/slablab.ko" in e["message"]
@@ -256,7 +254,8 @@ def test_commands_without_json_output_get_one():
     fail (no module here) with the error document like every command."""
     for args, command in ((["destroy", "t64"], "destroy"), (["reset", "t64"], "reset"),
                           (["lab", "page-policy", "slab"], "lab page-policy"),
-                          (["set-kmalloc", "design=slab"], "set-kmalloc")):
+                          (["set-kmalloc", "design=slab"], "set-kmalloc"),
+                          (["lab", "set", "kmalloc_lists=1"], "lab set")):
         error_doc(slabctl("-j", *args), 3, command)
 
 

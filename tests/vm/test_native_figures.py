@@ -153,7 +153,7 @@ def test_native_storm_stats_exact_for_an_ops_storm(client, ncpus):
     st = r["result"]["stats"]
     assert st["alloc_fastpath"] + st["alloc_slowpath"] == 5000 * ncpus
     assert st["free_fastpath"] + st["free_slowpath"] == 5000 * ncpus
-    out = slabctl("storm", "native", "pair", "--size", "64", "--ops", "1000").stdout
+    out = slabctl("storm", "start", "native", "pair", "--size", "64", "--ops", "1000").stdout
     assert re.search(r"fast path\s+alloc [\d.]+%, free [\d.]+%", out), out
 
 

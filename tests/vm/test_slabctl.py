@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 """slabctl end to end, in the VM: every command with its text and --json output checked
 against the module's own figures (Python's Client, debugfs), the errors and their exit
-statuses (bad usage 2, unknown cache 1, non-root 4), and the storm commands: storm (all
-targets and patterns, progress lines, Ctrl-C), storm-status, compare (interleaving,
+statuses (bad usage 2, unknown cache 1, non-root 4), and the storm commands: storm start
+(all targets and patterns, progress lines, Ctrl-C), storm show and stop, compare (interleaving,
 statistics, CSV, settings restored) and watch; then the Python storm API (storm(),
 storm_start/get/stop, KeyboardInterrupt, compare()). Every JSON document is validated
 against its schema (tool/schemas/, tests/json_schemas.py), and
@@ -195,13 +195,48 @@ def test_alloc_free_json(client, cache):
 
 
 @cli_surface
-def test_lab_page_policy(client):
+def test_lab_set_and_show(client):
     try:
-        assert "page_alloc" in slabctl("lab", "page-policy", "page_alloc").stdout
+        out = slabctl("lab", "set", "kmalloc_page_policy=page_alloc").stdout
+        assert "kmalloc page policy page_alloc" in out
         assert client.status()["kmalloc_page_policy"] == "page_alloc"
+        assert out == slabctl("lab", "show").stdout
     finally:
-        slabctl("lab", "page-policy", "slab")
+        slabctl("lab", "set", "kmalloc-page-policy=slab")
     assert client.status()["kmalloc_page_policy"] == "slab"
+
+
+@cli_surface
+def test_old_spellings_are_aliases(client):
+    """lab page-policy, storm-status and storm without a verb (deprecated, until 1.0) do
+    what they did: the same output and documents, under their own "command", after a
+    notice on standard error in text mode only."""
+    st = client.status()
+    r = slabctl("lab", "page-policy", st["kmalloc_page_policy"])
+    assert r.stdout == f"kmalloc page policy: {st['kmalloc_page_policy']}\n"
+    assert r.stderr.startswith("slabctl: 'lab page-policy' is deprecated, use 'lab set ")
+    [doc] = j_run("lab", "page-policy", st["kmalloc_page_policy"])
+    assert doc["kmalloc_page_policy"] == st["kmalloc_page_policy"]
+    # the classes' design as it is: EBUSY while they hold objects, else a no-op
+    r = run("-j", "set-kmalloc", f"design={st['kmalloc_design']}",
+            f"lists={st['kmalloc_lists']}")
+    if r.returncode == 0:
+        [d] = json_schemas.check_output(r.stdout, "set-kmalloc")
+        assert d["kmalloc_design"] == st["kmalloc_design"]
+    else:
+        assert r.returncode == 1 and "EBUSY" in r.stderr, r.stderr
+    r = run("-j", "storm-status")
+    assert r.returncode == 0 and r.stderr == "", r
+    doc = json_schemas.check(json.loads(r.stdout))
+    assert doc["command"] == "storm-status"
+    assert {**doc, "command": "storm show"} == js("storm", "show")
+    r = run("storm", "native", "pair", "--size", "64", "--ops", "100", "--json")
+    assert r.returncode == 0 and "deprecated" not in r.stderr, r
+    assert json_schemas.check(json.loads(r.stdout))["command"] == "storm"
+    r = run("storm", "native", "pair", "--size", "64", "--ops", "100", "-q")
+    assert r.returncode == 0 and "cycles per pair" in r.stdout
+    assert r.stderr == "slabctl: 'storm …' is deprecated, use 'storm start …'; the old " \
+                       "spelling goes in 1.0\n"
 
 
 # ---------------------------------------------------------------------- errors
@@ -210,7 +245,7 @@ def test_lab_page_policy(client):
 # where the module is loaded, to see that nothing reaches it.)
 @cli_surface
 @pytest.mark.parametrize("args", [
-    ["storm", "slablab", "pair"],
+    ["storm", "start", "slablab", "pair"],
     ["compare", "pair", "-c", "x", "--repeat", "0"], ["watch", "--interval", "0"],
 ], ids=" ".join)
 def test_bad_usage_exits_2_before_the_kernel(client, args):
@@ -224,7 +259,7 @@ def test_bad_usage_exits_2_before_the_kernel(client, args):
 @cli_surface
 @pytest.mark.parametrize("args", [
     ["set", "nosuch", "order=1"], ["info", "-r", "nosuch"], ["watch", "nosuch*", "--count", "1"],
-    ["storm", "slablab", "pair", "-c", "nosuch"],
+    ["storm", "start", "slablab", "pair", "-c", "nosuch"],
     ["compare", "pair", "-c", "nosuch", "--repeat", "1"],
 ], ids=" ".join)
 def test_unknown_cache_exits_1(args):
@@ -237,7 +272,7 @@ def test_unknown_cache_exits_1(args):
 def test_unknown_handle_and_storm():
     r = run("free", "999999")
     assert r.returncode == 1 and "OBJ_FREE" in r.stderr
-    r = run("storm-status", "999999")
+    r = run("storm", "show", "999999")
     assert r.returncode == 1 and "STORM_GET" in r.stderr
 
 
@@ -254,7 +289,7 @@ def test_kernel_policy_range_is_printed(client, cache):
         (["set", cache, "fastpath=7"], "fastpath: must be in [0, 1]"),
         (["create", "pol", "--size", "64", "--cpu-partial", "70000"],
          f"cpu_partial: must be in [0, {tunables['cpu_partial'][5]}]"),
-        (["storm", "slablab", "pair", "-c", cache, "--threads", "0"],
+        (["storm", "start", "slablab", "pair", "-c", cache, "--threads", "0"],
          f"threads: must be in [1, {protocol.VALUES['SLABLAB_STORM_MAX_THREADS']}]"),
     ]
     for args, want in cases:
@@ -272,20 +307,20 @@ def test_kernel_policy_range_is_printed(client, cache):
 
 @cli_surface
 def test_kernel_refusals_exit_1(client, cache):
-    r = run("storm", "slablab", "pair", "-c", cache, "--cpus", "0-63")
+    r = run("storm", "start", "slablab", "pair", "-c", cache, "--cpus", "0-63")
     offline = min(set(range(64)) - os.sched_getaffinity(0))   # also beyond nr_cpu_ids
     assert r.returncode == 1 and f"cpu {offline} is not online" in r.stderr, r.stderr
-    r = run("storm", "slablab", "remote", "-c", cache, "--threads", "3")
+    r = run("storm", "start", "slablab", "remote", "-c", cache, "--threads", "3")
     assert r.returncode == 1 and "even number" in r.stderr
-    r = run("storm", "slablab", "churn", "-c", cache, "--working-set", "4M", "--threads", "256",
-            "--max-live", "1M")
+    r = run("storm", "start", "slablab", "churn", "-c", cache, "--working-set", "4M",
+            "--threads", "256", "--max-live", "1M")
     assert r.returncode == 1 and "cap" in r.stderr
 
 
 @cli_surface
 @pytest.mark.parametrize("args", [
-    ["alloc", "CACHE", "1"], ["storm", "slablab", "pair", "-c", "CACHE"],
-    ["compare", "pair", "-c", "CACHE", "--repeat", "1"], ["storm-status", "--stop"],
+    ["alloc", "CACHE", "1"], ["storm", "start", "slablab", "pair", "-c", "CACHE"],
+    ["compare", "pair", "-c", "CACHE", "--repeat", "1"], ["storm", "stop"],
 ], ids=" ".join)
 def test_non_root_is_refused_with_4(cache, args):
     args = [cache if a == "CACHE" else a for a in args]
@@ -489,8 +524,8 @@ def test_info_native_non_root(cache):
 # ---------------------------------------------------------------------- storms
 
 def storm_json(*args):
-    doc = js("storm", *args)
-    assert doc["command"] == "storm"
+    doc = js("storm", "start", *args)
+    assert doc["command"] == "storm start"
     return doc["storm"]
 
 
@@ -523,12 +558,13 @@ def test_storm_slablab_pair(client, cache):
     assert fig["cycles_per_alloc"] is None
     assert set(res["cache_flags"]) == set(client.cache_get(cache)["flags"])
     assert client.cache_get(cache)["gauges"]["objects"] == 0
-    assert s == js("storm-status")["storm"]      # the last storm stays readable
+    assert s == js("storm", "show")["storm"]      # the last storm stays readable
 
 
 @cli_surface
 def test_storm_text_output(cache):
-    r = slabctl("storm", "slablab", "batch", "-c", cache, "--ops", "1000", "--batch", "8")
+    r = slabctl("storm", "start", "slablab", "batch", "-c", cache, "--ops", "1000", "--batch",
+                "8")
     out = r.stdout
     assert "started: slablab batch on " + cache in out     # plain lines, not a bar
     assert "\r" not in out and "\033" not in out
@@ -536,7 +572,7 @@ def test_storm_text_output(cache):
                 "ops/s", "loop overhead", "fast path", "slow path", "cpu partial",
                 "memory", "overhead", "failures", "settings", "init_on_alloc="):
         assert row in out, row
-    q = slabctl("storm", "slablab", "pair", "-c", cache, "--ops", "100", "-q").stdout
+    q = slabctl("storm", "start", "slablab", "pair", "-c", cache, "--ops", "100", "-q").stdout
     assert "started" not in q and "cycles per pair" in q
 
 
@@ -641,7 +677,7 @@ def interrupt(client, cache, *args, while_running=None):
 
 
 def test_storm_ctrl_c_stops_it_in_the_kernel(client, cache):
-    p, out, err = interrupt(client, cache, "storm", "slablab", "pair", "-c", cache,
+    p, out, err = interrupt(client, cache, "storm", "start", "slablab", "pair", "-c", cache,
                             "--duration", "120s", "--threads", "1", "--cpus", "1")
     assert "stopped (interrupted: stopped in the kernel)" in out
     assert "cycles per pair" in out and "interrupted" in err
@@ -651,22 +687,22 @@ def test_storm_ctrl_c_stops_it_in_the_kernel(client, cache):
     assert client.cache_get(cache)["gauges"]["objects"] == 0
 
 
-def test_one_storm_at_a_time_and_storm_status(client, cache):
+def test_one_storm_at_a_time_and_storm_show_stop(client, cache):
     s = client.storm_start("slablab", "pair", cache=cache, duration_ms=120000,
                            threads=1, cpus="1")
     try:
-        r = run("storm", "native", "pair", "-c", cache, "--ops", "10")
+        r = run("storm", "start", "native", "pair", "-c", cache, "--ops", "10")
         assert r.returncode == 1 and "still running" in r.stderr
-        text = slabctl("storm-status").stdout
+        text = slabctl("storm", "show").stdout
         assert f"storm {s['id']} running" in text
-        doc = js("storm-status", str(s["id"]))
+        doc = js("storm", "show", str(s["id"]))
         assert doc["storm"]["state"] == "running" and doc["storm"]["result"] is None
         assert run("destroy", cache).returncode == 1          # busy under a storm
-        doc = js("storm-status", "--stop")
+        doc = js("storm", "stop")
         assert doc["storm"]["state"] == "stopped" and doc["storm"]["result"] is not None
     finally:
         client.storm_stop()
-    assert "stopped" in slabctl("storm-status", str(s["id"])).stdout
+    assert "stopped" in slabctl("storm", "show", str(s["id"])).stdout
 
 
 # --------------------------------------------------------------------- compare
@@ -961,9 +997,9 @@ def j_run(*args, status=0, user=None):
 @cli_surface
 def test_every_command_json_matches_its_schema(client, tmp_path):
     """The global -j, and the documents the other tests do not validate (js() checks
-    version, status, create, info, set, shrink, validate, alloc, free, storm,
-    storm-status, compare and watch, storm_json() and native_doc() too): info -r, destroy,
-    reset, lab page-policy, set-kmalloc, record and replay, each valid under its schema
+    version, status, create, info, set, shrink, validate, alloc, free, storm start, show
+    and stop, compare and watch, storm_json() and native_doc() too): info -r, destroy,
+    reset, lab show and set, record and replay, each valid under its schema
     (tool/schemas/<command>.schema.json), and the kernel's refusals as error documents
     with errno, name, op and extack. Every schema is used by this file."""
     name = f"sc{next(_names)}"
@@ -996,13 +1032,15 @@ def test_every_command_json_matches_its_schema(client, tmp_path):
         raise
     assert ok("destroy", name)["cache"] == name
     assert name not in {c["name"] for c in client.cache_list()}
-    assert ok("lab", "page-policy", st["kmalloc_page_policy"])["kmalloc_page_policy"] == \
-        st["kmalloc_page_policy"]
+    lab = {k: st[k] for k in ("kmalloc_page_policy", "kmalloc_design", "kmalloc_lists")}
+    assert {k: v for k, v in ok("lab", "show").items() if k in lab} == lab
+    assert ok("lab", "set", f"kmalloc_page_policy={st['kmalloc_page_policy']}")[
+        "kmalloc_page_policy"] == st["kmalloc_page_policy"]
     # the classes' design as it is: EBUSY while they hold objects, else a no-op
-    r = run("-j", "set-kmalloc", f"design={st['kmalloc_design']}",
-            f"lists={st['kmalloc_lists']}")
+    r = run("-j", "lab", "set", f"kmalloc_design={st['kmalloc_design']}",
+            f"kmalloc_lists={st['kmalloc_lists']}")
     if r.returncode == 0:
-        [d] = json_schemas.check_output(r.stdout, "set-kmalloc")
+        [d] = json_schemas.check_output(r.stdout, "lab set")
         assert d["kmalloc_design"] == st["kmalloc_design"]
     else:
         err = json_schemas.check(json.loads(r.stderr.splitlines()[-1]), "error")
@@ -1015,5 +1053,5 @@ def test_every_command_json_matches_its_schema(client, tmp_path):
     assert rec["record"]["exit_status"] == 0
     assert ok("replay", str(trace), "--target", "slablab")["replay"]["failures"] == 0
     assert len(ok("replay", str(trace), "--compare", "slablab,native")["compare"]["replays"]) == 2
-    assert seen == {"version", "info", "reset", "destroy", "lab page-policy", "record",
+    assert seen == {"version", "info", "reset", "destroy", "lab show", "lab set", "record",
                     "replay"}

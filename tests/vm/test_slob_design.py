@@ -270,7 +270,7 @@ def test_kmalloc_design_switch_busy(client, kmalloc_back):
         assert client.status()["kmalloc_design"] == "slub"
     finally:
         client.obj_free(h, cpu=0)
-    r = slabctl("set-kmalloc", "design=slob", "lists=2")
+    r = slabctl("lab", "set", "kmalloc_design=slob", "kmalloc_lists=2")
     assert "slob (lists 2)" in r.stdout, r.stdout
     s = client.status()
     assert s["kmalloc_design"] == "slob" and s["kmalloc_lists"] == 2, s
@@ -306,7 +306,7 @@ def test_kmalloc_mixed_churn_per_design(client, ncpus, kmalloc_back, kdesign):
 
 def test_kmalloc_design_switch_races_unpinned_callers(client, kmalloc_back, tmp_path):
     """Replays on the kmalloc target do not pin the classes: they call
-    slablab_kmalloc()/slablab_kfree() while set-kmalloc switches the design. The switch
+    slablab_kmalloc()/slablab_kfree() while lab set switches the design. The switch
     freezes the classes (callers in flight drain, new ones take pages meanwhile), so
     each switch is either refused (objects live) or done with none in flight: no crash,
     no object freed to a design that did not allocate it, every replay's identities

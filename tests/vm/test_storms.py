@@ -1337,9 +1337,9 @@ def check_no_storm_has_run(c):
         with pytest.raises(slablab.NotFound) as e:
             call(1)
         assert e.value.errno == errno.ENOENT and "no storm has run yet" in str(e.value)
-    r = slabctl("storm-status")
+    r = slabctl("storm", "show")
     assert r.stdout == "no storm has run\n", r.stdout
-    doc = json.loads(slabctl("storm-status", "--json").stdout)
+    doc = json.loads(slabctl("storm", "show", "--json").stdout)
     assert doc["storm"]["state"] == "none" and doc["storm"]["spec"] is None, doc
 
 

@@ -47,7 +47,7 @@ def tool(*cmd, timeout=300):
 
 
 def storm_cmd(cache, pattern, ops, target="slablab"):
-    return [SLABCTL, "storm", target, pattern, "-c", cache, "--ops", str(ops),
+    return [SLABCTL, "storm", "start", target, pattern, "-c", cache, "--ops", str(ops),
             "--threads", "1", "--cpus", "0"]
 
 
@@ -129,7 +129,7 @@ def test_kmalloc_events_name_the_class_and_its_slot(client, design, tmp_path):
     dat = str(tmp_path / "kmalloc.dat")
     tool("trace-cmd", "record", "-q", "-b", BUFFER_KB, "-e", "slablab:slablab_kmalloc",
          "-e", "slablab:slablab_kfree", "-o", dat, "--",
-         SLABCTL, "storm", "kmalloc", "pair", "--size", "100", "--ops", "500",
+         SLABCTL, "storm", "start", "kmalloc", "pair", "--size", "100", "--ops", "500",
          "--threads", "1")
     report = tool("trace-cmd", "report", "-i", dat).stdout.splitlines()
     allocs = [ln for ln in report if " slablab_kmalloc: " in ln]

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
-// slabctl alloc and free (objects held by the kernel under a handle) and lab (module-wide
-// settings).
+// slabctl alloc and free (objects held by the kernel under a handle) and lab show|set
+// (module-wide settings); and lab page-policy and set-kmalloc, lab set's deprecated
+// spellings.
 #include "common.hpp"
 #include "options.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <memory>
 #include <optional>
@@ -70,6 +72,18 @@ int run_free(const FreeOptions& o)
 	return kExitOk;
 }
 
+/// lab show's and lab set's output: the settings as the module reports them.
+void print_lab(const std::string& command, const Status& s)
+{
+	if (json_output()) {
+		Json j = json_envelope(command);
+		j.update(lab_to_json(s));
+		print_json(j);
+	} else {
+		fmt::print("{}", render_lab(s));
+	}
+}
+
 }  // namespace
 
 Action setup_alloc(CLI::App& cmd)
@@ -101,11 +115,43 @@ Action setup_lab(CLI::App& cmd)
 	return nullptr;	// only its subcommands run
 }
 
+
+Action setup_lab_show(CLI::App& cmd)
+{
+	add_json_flag(cmd);
+	return [command = command_path(cmd)] {
+		Client client;
+		print_lab(command, client.status());
+		return kExitOk;
+	};
+}
+
+Action setup_lab_set(CLI::App& cmd)
+{
+	auto assignments = std::make_shared<std::vector<std::string>>();
+	cmd.add_option("KEY=VALUE", *assignments,
+		       fmt::format("kmalloc_design={} (only while the kmalloc classes hold no "
+				   "objects), kmalloc_lists=1|2|3 (slab, slob), "
+				   "kmalloc_page_policy={}",
+				   fmt::join(design_names(), "|"), fmt::join(page_policy_names(), "|")))
+		->required();
+	add_json_flag(cmd, "Print the settings after the change as JSON, as slabctl -j");
+	return [assignments, command = command_path(cmd)] {
+		LabSettings settings = parse_lab_assignments(*assignments);
+		Client client;
+		client.lab_set(settings);
+		print_lab(command, client.status());
+		return kExitOk;
+	};
+}
+
 Action setup_lab_page_policy(CLI::App& cmd)
 {
 	auto policy = std::make_shared<PagePolicy>(PagePolicy::slab);
 	accept_page_policy(cmd.add_option("POLICY", *policy, "slab | page_alloc")->required());
 	return [policy] {
+		deprecation_notice("lab page-policy",
+				   "lab set kmalloc_page_policy=" + page_policy_name(wire(*policy)));
 		Client client;
 		client.lab_set_page_policy(wire(*policy));
 		if (json_output()) {
@@ -144,6 +190,10 @@ Action setup_set_kmalloc(CLI::App& cmd)
 				throw UsageError(fmt::format("unknown key '{}' (design, lists)", key));
 			}
 		}
+		std::string instead = "lab set";
+		for (const auto& a : *assignments)
+			instead += " kmalloc_" + a;	// design=slob → kmalloc_design=slob
+		deprecation_notice("set-kmalloc", instead);
 		Client client;
 		client.lab_set_kmalloc(design, lists);
 		auto s = client.status();

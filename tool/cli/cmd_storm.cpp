@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
-// slabctl storm and slabctl compare: allocation storms in the kernel, one at a time or
-// interleaved against each other.
+// slabctl storm start|show|stop and slabctl compare: allocation storms in the kernel, one
+// at a time or interleaved against each other; and storm-status, storm show's deprecated
+// spelling.
 #include "common.hpp"
 #include "options.hpp"
 
@@ -215,6 +216,7 @@ void print_interrupted_note(bool json)
 struct StormCommandOptions : StormOptions {
 	StormTarget target = StormTarget::slablab;
 	StormPattern pattern = StormPattern::pair;
+	std::string command;	///< "storm start", or "storm" (the deprecated spelling)
 };
 
 int run_storm(const StormCommandOptions& o)
@@ -246,7 +248,7 @@ int run_storm(const StormCommandOptions& o)
 		[] { return interrupted(); });
 	out.clear();
 	if (json_output()) {
-		Json j = json_envelope("storm");
+		Json j = json_envelope(o.command);
 		j["storm"] = to_json(r);
 		print_json(j);
 	} else {
@@ -264,7 +266,18 @@ struct StormStatusOptions {
 	uint32_t id = 0;
 	const CLI::Option* id_opt = nullptr;
 	bool stop = false;
+	std::string command;	///< "storm show", "storm stop" or "storm-status"
 };
+
+/// storm show's, stop's and storm-status's options: the storm's id, --json.
+std::shared_ptr<StormStatusOptions> add_storm_id_options(CLI::App& cmd)
+{
+	auto o = std::make_shared<StormStatusOptions>();
+	o->id_opt = cmd.add_option("ID", o->id, "Storm id (default: the last storm)");
+	add_json_flag(cmd);
+	o->command = command_path(cmd);
+	return o;
+}
 
 int run_storm_status(const StormStatusOptions& o)
 {
@@ -274,7 +287,7 @@ int run_storm_status(const StormStatusOptions& o)
 	Client client;
 	StormResult r = o.stop ? client.storm_stop(id) : client.storm_get(id);
 	if (json_output()) {
-		Json j = json_envelope("storm-status");
+		Json j = json_envelope(o.command);
 		j["storm"] = to_json(r);
 		print_json(j);
 	} else if (r.state == SLABLAB_STORM_NONE) {
@@ -400,7 +413,14 @@ int run_compare(const CompareOptions& o)
 
 Action setup_storm(CLI::App& cmd)
 {
+	cmd.require_subcommand(1);
+	return nullptr;	// only its verbs run (main() runs `storm start` without one)
+}
+
+Action setup_storm_start(CLI::App& cmd)
+{
 	auto o = std::make_shared<StormCommandOptions>();
+	o->command = command_path(cmd);
 	accept_storm_target(
 		cmd.add_option("TARGET", o->target,
 			       "slablab (a slablab cache), native (the kernel's SLUB: a kmem_cache "
@@ -420,13 +440,28 @@ Action setup_storm(CLI::App& cmd)
 	return [o] { return run_storm(*o); };
 }
 
+Action setup_storm_show(CLI::App& cmd)
+{
+	auto o = add_storm_id_options(cmd);
+	return [o] { return run_storm_status(*o); };
+}
+
+Action setup_storm_stop(CLI::App& cmd)
+{
+	auto o = add_storm_id_options(cmd);
+	o->stop = true;
+	return [o] { return run_storm_status(*o); };
+}
+
 Action setup_storm_status(CLI::App& cmd)
 {
-	auto o = std::make_shared<StormStatusOptions>();
-	o->id_opt = cmd.add_option("ID", o->id, "Storm id (default: the last storm)");
+	auto o = add_storm_id_options(cmd);
 	cmd.add_flag("--stop", o->stop, "Stop the storm (STORM_STOP) and show what it did");
-	add_json_flag(cmd);
-	return [o] { return run_storm_status(*o); };
+	return [o] {
+		deprecation_notice(o->stop ? "storm-status --stop" : "storm-status",
+				   o->stop ? "storm stop" : "storm show");
+		return run_storm_status(*o);
+	};
 }
 
 Action setup_compare(CLI::App& cmd)

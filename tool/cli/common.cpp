@@ -45,6 +45,22 @@ CLI::App* subcommand(CLI::App& parent, const std::string& name, const std::strin
 	return sub;
 }
 
+std::string command_path(const CLI::App& cmd)
+{
+	std::string path = cmd.get_name();
+	for (const CLI::App* up = cmd.get_parent(); up && up->get_parent(); up = up->get_parent())
+		path = up->get_name() + ' ' + path;
+	return path;
+}
+
+void deprecation_notice(std::string_view old_spelling, std::string_view instead)
+{
+	if (json_output())
+		return;
+	fmt::print(stderr, "slabctl: '{}' is deprecated, use '{}'; the old spelling goes in 1.0\n",
+		   old_spelling, instead);
+}
+
 OutputOptions& output() noexcept
 {
 	static OutputOptions options;

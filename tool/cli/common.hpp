@@ -10,7 +10,6 @@
 #include <cstdio>
 #include <functional>
 #include <optional>
-#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -35,16 +34,22 @@ using Action = std::function<int()>;
  * One slabctl command (as iproute2's cmds[] or batctl's COMMAND_NAMED): where it sits in
  * the command tree, its one-line help, and the function that declares its options into an
  * options struct of its own and returns the Action that runs it with them.
+ *
+ * Commands are object then verb (`storm start`, `lab set`). The flat spellings they
+ * replaced stay for one release as deprecated aliases (docs/slabctl.md, "Deprecated
+ * spellings"): `instead` names the new one, and a group with a `bare_verb` runs that verb
+ * when none is given (`storm TARGET PATTERN`).
  */
 struct Command {
 	std::string_view parent;	///< "" for a top-level command, else its parent ("lab")
 	std::string_view name;
 	std::string_view description;
 	Action (*setup)(CLI::App& cmd);
+	/// a deprecated alias: what to type instead ("storm show"); it goes in 1.0
+	std::string_view instead = {};
+	/// a group that, without a verb, is the deprecated spelling of this verb of its own
+	std::string_view bare_verb = {};
 };
-
-/// Every command, parents before their subcommands, in the order --help lists them.
-std::span<const Command> commands();
 
 // The commands' setup functions: cmd_query.cpp (read-only views), cmd_cache.cpp (cache
 // lifecycle and tunables), cmd_objects.cpp (objects and module settings), cmd_storm.cpp,
@@ -61,9 +66,14 @@ Action setup_reset(CLI::App& cmd);
 Action setup_alloc(CLI::App& cmd);
 Action setup_free(CLI::App& cmd);
 Action setup_lab(CLI::App& cmd);
+Action setup_lab_show(CLI::App& cmd);
+Action setup_lab_set(CLI::App& cmd);
 Action setup_lab_page_policy(CLI::App& cmd);
 Action setup_set_kmalloc(CLI::App& cmd);
 Action setup_storm(CLI::App& cmd);
+Action setup_storm_start(CLI::App& cmd);
+Action setup_storm_show(CLI::App& cmd);
+Action setup_storm_stop(CLI::App& cmd);
 Action setup_storm_status(CLI::App& cmd);
 Action setup_compare(CLI::App& cmd);
 Action setup_watch(CLI::App& cmd);
@@ -72,6 +82,9 @@ Action setup_replay(CLI::App& cmd);
 Action setup_import(CLI::App& cmd);
 
 CLI::App* subcommand(CLI::App& parent, const std::string& name, const std::string& desc);
+/// "storm start": the names of `cmd` and the commands above it (not slabctl itself), as
+/// the JSON documents' "command" says which command printed them.
+std::string command_path(const CLI::App& cmd);
 
 /**
  * How output is printed, for every command: the global -j/--json and -p/--pretty (as
@@ -113,6 +126,14 @@ void print_error_json(const std::optional<std::string>& command, const Json& err
 /// MESSAGE" on standard error, or under -j the error document (errno 0: no system error);
 /// nothing where the text mode printed nothing either (`text` false: validate).
 void report_failure(std::string_view command, const std::string& message, bool text = true);
+
+/**
+ * The one line a deprecated spelling prints on standard error before it runs: "slabctl:
+ * 'storm-status' is deprecated, use 'storm show'; the old spelling goes in 1.0". Text
+ * output only: under -j, -p or a command's --json, standard error is for error documents
+ * and scripts, and the alias's output is the same as it always was.
+ */
+void deprecation_notice(std::string_view old_spelling, std::string_view instead);
 
 /// Caches whose names match any of the shell patterns (all without patterns).
 std::vector<CacheInfo> select_caches(std::vector<CacheInfo> all,

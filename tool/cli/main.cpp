@@ -18,6 +18,7 @@
 #include <cstdio>
 #include <map>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -26,6 +27,7 @@ namespace slabctl::cli {
 
 namespace {
 
+/// Every command, parents before their verbs, in the order --help lists them.
 constexpr Command kCommands[] = {
 	{"", "version", "Print the versions of slabctl and of the loaded slablab module",
 	 setup_version},
@@ -50,22 +52,39 @@ constexpr Command kCommands[] = {
 	{"", "free",
 	 "Free the objects of a handle (newest first; all by default, which releases it)",
 	 setup_free},
-	{"", "lab", "Module-wide settings (needs root)", setup_lab},
+	{"", "lab", "Module-wide settings: show, set", setup_lab},
+	{"lab", "show",
+	 "Show the module-wide settings: the kmalloc classes' design and lists, and how "
+	 "slablab_kmalloc serves PAGE_SIZE requests",
+	 setup_lab_show},
+	{"lab", "set",
+	 "Change module-wide settings (LAB_SET; needs root): kmalloc_design=slub|sheaves|slab|"
+	 "slob and kmalloc_lists=N (only while the kmalloc classes hold no objects), "
+	 "kmalloc_page_policy=slab|page_alloc",
+	 setup_lab_set},
 	{"lab", "page-policy",
 	 "How slablab_kmalloc serves PAGE_SIZE requests: 'slab' (a size class) or "
 	 "'page_alloc' (the page allocator)",
-	 setup_lab_page_policy},
+	 setup_lab_page_policy, "lab set kmalloc_page_policy=POLICY"},
 	{"", "set-kmalloc",
 	 "Run the kmalloc size classes on a design: design=slub|sheaves|slab|slob, lists=N "
 	 "(only while they hold no objects; needs root)",
-	 setup_set_kmalloc},
+	 setup_set_kmalloc, "lab set kmalloc_design=… kmalloc_lists=…"},
 	{"", "storm",
+	 "Allocation storms in the kernel: start, show, stop (needs root). Without a verb, "
+	 "'storm TARGET PATTERN' is 'storm start' (deprecated, goes in 1.0)",
+	 setup_storm, {}, "start"},
+	{"storm", "start",
 	 "Run an allocation storm in the kernel (needs root) and show its results: ops/s, "
 	 "cycles per alloc/free/pair, fast-path %, memory overhead. Ctrl-C stops it",
-	 setup_storm},
+	 setup_storm_start},
+	{"storm", "show", "Show the running or last storm (STORM_GET)", setup_storm_show},
+	{"storm", "stop", "Stop the running storm (STORM_STOP) and show what it did (needs root)",
+	 setup_storm_stop},
 	{"", "storm-status",
-	 "Show the running or last storm (STORM_GET); --stop stops it (needs root)",
-	 setup_storm_status},
+	 "Show the running or last storm (STORM_GET); --stop stops it (needs root; now "
+	 "'storm stop')",
+	 setup_storm_status, "storm show"},
 	{"", "compare",
 	 "Run the same storm against several targets or settings, interleaved (A B A B …), "
 	 "and summarize each: min/median/avg/max/sd and ratios (needs root)",
@@ -124,6 +143,104 @@ int run(const Action& action, const std::string& command, const std::string& con
 	}
 }
 
+/// --help's line of `c`: a deprecated alias's says so first, and what to use instead.
+std::string help_text(const Command& c)
+{
+	if (c.instead.empty())
+		return std::string(c.description);
+	return fmt::format("Deprecated, use '{}' (goes in 1.0). {}", c.instead, c.description);
+}
+
+const Command& find_command(std::string_view parent, std::string_view name)
+{
+	auto it = std::find_if(kCommands, std::end(kCommands), [&](const Command& c) {
+		return c.parent == parent && c.name == name;
+	});
+	if (it == std::end(kCommands))
+		throw std::logic_error(fmt::format("no command '{} {}'", parent, name));
+	return *it;
+}
+
+/**
+ * The command tree: every command, for --help, and the options and Action of those the
+ * command line names (info when it names none). Building CLI11's option tree of every
+ * command was half of slabctl's start-up (docs/slabctl.md, "Start-up"), so the others
+ * declare none.
+ */
+class CommandTree {
+public:
+	CommandTree(CLI::App& app, std::vector<std::string_view> args) : args_(std::move(args))
+	{
+		any_named_ = std::any_of(std::begin(kCommands), std::end(kCommands),
+					 [&](const Command& c) { return c.parent.empty() && named(c.name); });
+		for (const Command& c : kCommands)
+			add(app, c);
+	}
+
+	CLI::App* top(std::string_view name) const { return by_name_.at(name); }
+	const Action& action(const CLI::App* cmd) const { return actions_.at(cmd); }
+
+private:
+	std::vector<std::string_view> args_;
+	bool any_named_ = false;
+	std::map<std::string_view, CLI::App*> by_name_;	// top-level ones, for their verbs
+	std::map<const CLI::App*, Action> actions_;
+
+	bool named(std::string_view name) const
+	{
+		return std::find(args_.begin(), args_.end(), name) != args_.end();
+	}
+
+	bool wanted(const Command& c) const
+	{
+		if (!any_named_)
+			return c.parent.empty() && c.name == "info";
+		return named(c.name) && (c.parent.empty() || named(c.parent));
+	}
+
+	/// Whether group `c` is used without a verb: the first word after its name that is no
+	/// option is none of its verbs ("storm slablab pair"; "storm --help" has a verb to
+	/// come, and so has plain "storm", which then asks for one).
+	bool bare(const Command& c) const
+	{
+		if (c.bare_verb.empty())
+			return false;
+		auto it = std::find(args_.begin(), args_.end(), c.name);
+		if (it == args_.end())
+			return false;
+		it = std::find_if(it + 1, args_.end(),
+				  [](std::string_view a) { return !a.starts_with('-'); });
+		return it != args_.end() &&
+		       std::none_of(std::begin(kCommands), std::end(kCommands), [&](const Command& v) {
+			       return v.parent == c.name && v.name == *it;
+		       });
+	}
+
+	/// Group `c` without a verb: its bare verb's options on the group itself, so that the
+	/// document's "command" and the messages' prefix stay the group's ("storm").
+	Action bare_alias(const Command& c, CLI::App& cmd) const
+	{
+		Action verb = find_command(c.name, c.bare_verb).setup(cmd);
+		return [verb, old_spelling = fmt::format("{} …", c.name),
+			instead = fmt::format("{} {} …", c.name, c.bare_verb)] {
+			deprecation_notice(old_spelling, instead);
+			return verb();
+		};
+	}
+
+	void add(CLI::App& app, const Command& c)
+	{
+		CLI::App& parent = c.parent.empty() ? app : *by_name_.at(c.parent);
+		CLI::App* cmd = subcommand(parent, std::string(c.name), help_text(c));
+		if (c.parent.empty())
+			by_name_.emplace(c.name, cmd);
+		if (!wanted(c))
+			return;
+		actions_.emplace(cmd, bare(c) ? bare_alias(c, *cmd) : c.setup(*cmd));
+		decimal_integers(*cmd);	// "010" is ten, not CLI11's octal 8
+	}
+};
+
 /// "lab page-policy": the subcommands CLI11 parsed, outermost first; none when the
 /// command line named no command (or parsing stopped before one).
 std::optional<std::string> parsed_command(const CLI::App& app)
@@ -152,11 +269,6 @@ bool json_asked(const CLI::App& app)
 
 }  // namespace
 
-std::span<const Command> commands()
-{
-	return kCommands;
-}
-
 }  // namespace slabctl::cli
 
 int main(int argc, char** argv)
@@ -181,28 +293,8 @@ int main(int argc, char** argv)
 		     "error");
 	app.add_flag("-p,--pretty", output().pretty, "Indented JSON (implies -j)");
 
-	// Only the commands named on the command line (info when none is) declare their
-	// options: building CLI11's option tree of every command was half of slabctl's
-	// start-up (docs/slabctl.md, "Start-up"). The others are listed by --help all the same.
-	const std::vector<std::string_view> args(argv + 1, argv + argc);
-	auto named = [&](std::string_view name) {
-		return std::find(args.begin(), args.end(), name) != args.end();
-	};
-	const bool any_named = std::any_of(commands().begin(), commands().end(), [&](const Command& c) {
-		return c.parent.empty() && named(c.name);
-	});
-	std::map<std::string_view, CLI::App*> by_name;	// parents, for their subcommands
-	std::map<const CLI::App*, Action> actions;
-	for (const Command& c : commands()) {
-		CLI::App& parent = c.parent.empty() ? app : *by_name.at(c.parent);
-		CLI::App* cmd = subcommand(parent, std::string(c.name), std::string(c.description));
-		if (c.parent.empty())
-			by_name.emplace(c.name, cmd);
-		if (named(c.name) || (!any_named && c.name == "info")) {
-			actions.emplace(cmd, c.setup(*cmd));
-			decimal_integers(*cmd);	// "010" is ten, not CLI11's octal 8
-		}
-	}
+	// Only the commands named on the command line declare their options (start-up time).
+	const CommandTree tree(app, std::vector<std::string_view>(argv + 1, argv + argc));
 
 	try {
 		app.parse(argc, argv);
@@ -218,7 +310,7 @@ int main(int argc, char** argv)
 	}
 
 	// The innermost command given; none: the slabinfo table.
-	const CLI::App* chosen = by_name.at("info");
+	const CLI::App* chosen = tree.top("info");
 	std::string context;
 	for (const CLI::App* sub = &app; !sub->get_subcommands().empty();) {
 		sub = sub->get_subcommands().front();
@@ -226,5 +318,5 @@ int main(int argc, char** argv)
 		context += sub->get_name();
 		context += ": ";
 	}
-	return run(actions.at(chosen), parsed_command(app).value_or("info"), context);
+	return run(tree.action(chosen), parsed_command(app).value_or("info"), context);
 }

@@ -14,6 +14,7 @@
 #include <slablab/replay.h>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <netlink/attr.h>
 #include <netlink/errno.h>
@@ -1240,38 +1241,48 @@ uint32_t Client::obj_free(uint32_t handle, std::optional<uint32_t> cpu,
 	return remaining;
 }
 
-void Client::lab_set_kmalloc(std::optional<uint32_t> design, std::optional<uint32_t> lists)
+void Client::lab_set(const LabSettings& s)
 {
 	auto& d = impl();
 	const std::string op = command_name(SLABLAB_CMD_LAB_SET);
 	d.check(SLABLAB_CMD_LAB_SET, [&] {
-		if (!design && !lists)
-			throw UsageError("set-kmalloc needs design or lists");
-		if (design && !design_from_name(design_name(*design)))
-			throw UsageError(fmt::format("unknown design {}", *design));
-		if (lists && (*lists < 1 || *lists > 3))
-			throw UsageError(fmt::format("lists {} out of range 1..3", *lists), ERANGE);
+		if (!s.kmalloc_design && !s.kmalloc_lists && !s.kmalloc_page_policy)
+			throw UsageError(fmt::format("lab set needs one of {}",
+						     fmt::join(lab_keys(), ", ")));
+		if (s.kmalloc_design && !design_from_name(design_name(*s.kmalloc_design)))
+			throw UsageError(fmt::format("unknown design {}", *s.kmalloc_design));
+		if (s.kmalloc_lists && (*s.kmalloc_lists < 1 || *s.kmalloc_lists > 3))
+			throw UsageError(fmt::format("lists {} out of range 1..3", *s.kmalloc_lists),
+					 ERANGE);
+		if (s.kmalloc_page_policy)
+			validate_page_policy(*s.kmalloc_page_policy);
 	});
+	auto put = [&](nl_msg* m, int attr, const std::optional<uint32_t>& v) {
+		if (v)
+			put_u32(m, attr, *v, op);
+	};
 	d.transact(
 		SLABLAB_CMD_LAB_SET, false,
 		[&](nl_msg* m) {
-			if (design)
-				put_u32(m, SLABLAB_A_KMALLOC_DESIGN, *design, op);
-			if (lists)
-				put_u32(m, SLABLAB_A_KMALLOC_LISTS, *lists, op);
+			put(m, SLABLAB_A_KMALLOC_DESIGN, s.kmalloc_design);
+			put(m, SLABLAB_A_KMALLOC_LISTS, s.kmalloc_lists);
+			put(m, SLABLAB_A_KMALLOC_PAGE_POLICY, s.kmalloc_page_policy);
 		},
 		nullptr, false);
 }
 
+void Client::lab_set_kmalloc(std::optional<uint32_t> design, std::optional<uint32_t> lists)
+{
+	impl().check(SLABLAB_CMD_LAB_SET, [&] {
+		if (!design && !lists)
+			throw UsageError("set-kmalloc needs design or lists");
+	});
+	lab_set({.kmalloc_design = design, .kmalloc_lists = lists, .kmalloc_page_policy = {}});
+}
+
 void Client::lab_set_page_policy(uint32_t policy)
 {
-	auto& d = impl();
-	d.check(SLABLAB_CMD_LAB_SET, [&] { validate_page_policy(policy); });
-	const std::string op = command_name(SLABLAB_CMD_LAB_SET);
-	d.transact(
-		SLABLAB_CMD_LAB_SET, false,
-		[&](nl_msg* m) { put_u32(m, SLABLAB_A_KMALLOC_PAGE_POLICY, policy, op); }, nullptr,
-		false);
+	lab_set({.kmalloc_design = {}, .kmalloc_lists = {}, .kmalloc_page_policy = policy});
 }
 
 uint32_t Client::page_size()

@@ -1030,12 +1030,17 @@ std::string render_status(const Status& s)
 	row("numa nodes", fmt::format("{}", s.nr_nodes));
 	row("page size", fmt::format("{}", s.page_size));
 	row("caches", fmt::format("{}", s.nr_caches));
-	row("kmalloc page policy", page_policy_name(s.kmalloc_page_policy));
-	row("kmalloc design", fmt::format("{} (lists {})", design_name(s.kmalloc_design),
-					  s.kmalloc_lists));
+	out += render_lab(s);
 	auto f = feature_names(s.features);
 	row("features", fmt::format("{} ({:#x})", f.empty() ? "none" : join(f, ", "), s.features));
 	return out;
+}
+
+std::string render_lab(const Status& s)
+{
+	return fmt::format("{:<20}{}\n{:<20}{} (lists {})\n", "kmalloc page policy",
+			   page_policy_name(s.kmalloc_page_policy), "kmalloc design",
+			   design_name(s.kmalloc_design), s.kmalloc_lists);
 }
 
 std::string render_cache_summary(const CacheInfo& c)

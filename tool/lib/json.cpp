@@ -54,6 +54,13 @@ Json to_json(const Status& s)
 	j["nr_caches"] = s.nr_caches;
 	j["features"] = feature_names(s.features);
 	j["features_value"] = s.features;
+	j.update(lab_to_json(s));
+	return j;
+}
+
+Json lab_to_json(const Status& s)
+{
+	Json j = Json::object();
 	j["kmalloc_page_policy"] = page_policy_name(s.kmalloc_page_policy);
 	j["kmalloc_design"] = design_name(s.kmalloc_design);
 	j["kmalloc_lists"] = s.kmalloc_lists;

@@ -279,6 +279,65 @@ Tunables parse_assignments(const std::vector<std::string>& assignments)
 	return t;
 }
 
+const std::vector<std::string_view>& lab_keys()
+{
+	static const std::vector<std::string_view> keys = {"kmalloc_design", "kmalloc_lists",
+							   "kmalloc_page_policy"};
+	return keys;
+}
+
+namespace {
+
+/// One of `names` (case-insensitive), by `from_name`; the message lists them.
+template <typename FromName>
+uint32_t named_value(std::string_view key, std::string_view value,
+		     const std::vector<std::string_view>& names, FromName from_name)
+{
+	if (auto v = from_name(lower(value)))
+		return *v;
+	throw UsageError(fmt::format("{}: '{}' is not one of {}", key, value, joined(names)));
+}
+
+void apply_lab_assignment(LabSettings& s, std::string_view assignment)
+{
+	std::size_t eq = assignment.find('=');
+	if (eq == std::string_view::npos || eq == 0)
+		throw UsageError(fmt::format("'{}' is not KEY=VALUE (keys: {})", assignment,
+					     joined(lab_keys())));
+	std::string key = lower(assignment.substr(0, eq));
+	std::replace(key.begin(), key.end(), '-', '_');
+	std::string_view value = assignment.substr(eq + 1);
+	if (value.empty())
+		throw UsageError(fmt::format("{}: no value given", key));
+	auto set_once = [&](std::optional<uint32_t>& field, uint32_t v) {
+		if (field)
+			throw UsageError(fmt::format("{} is given more than once", key));
+		field = v;
+	};
+	if (key == "kmalloc_design")
+		set_once(s.kmalloc_design, named_value(key, value, design_names(), design_from_name));
+	else if (key == "kmalloc_lists")
+		set_once(s.kmalloc_lists, parse_u32(key, value));
+	else if (key == "kmalloc_page_policy")
+		set_once(s.kmalloc_page_policy,
+			 named_value(key, value, page_policy_names(), page_policy_from_name));
+	else
+		throw UsageError(fmt::format("unknown key '{}' (keys: {})", key, joined(lab_keys())));
+}
+
+}  // namespace
+
+LabSettings parse_lab_assignments(const std::vector<std::string>& assignments)
+{
+	if (assignments.empty())
+		throw UsageError(fmt::format("nothing to set: give KEY=VALUE (keys: {})",
+					     joined(lab_keys())));
+	LabSettings s;
+	for (const auto& a : assignments)
+		apply_lab_assignment(s, a);
+	return s;
+}
+
 namespace {
 
 /// The kernel's struct rcu_head (two pointers): the rcu pattern frees objects through one.

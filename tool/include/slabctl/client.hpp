@@ -137,6 +137,10 @@ public:
 	/// releases the handle). Returns the objects still held.
 	uint32_t obj_free(uint32_t handle, std::optional<uint32_t> cpu = std::nullopt,
 			  std::optional<uint32_t> count = std::nullopt);
+	/// LAB_SET: the settings given, in one request (the kernel applies the design and
+	/// lists first, and the page policy only if they were taken). -EBUSY while the
+	/// kmalloc classes hold objects and the design or lists change.
+	void lab_set(const LabSettings& settings);
 	/// LAB_SET: the kmalloc page policy (enum slablab_page_policy).
 	void lab_set_page_policy(uint32_t policy);
 	/// LAB_SET: the design (enum slablab_design) and the lists tunable of the kmalloc

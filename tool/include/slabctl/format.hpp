@@ -193,6 +193,8 @@ std::string render_native_report(const NativeCache& c, uint32_t page_size);
 
 /// `slabctl status`.
 std::string render_status(const Status& s);
+/// `slabctl lab show`: the module-wide settings, as `slabctl status` shows them.
+std::string render_lab(const Status& s);
 
 /**
  * /proc/slabinfo version 2.1 for slablab caches: the header lines and one line per cache,
@@ -240,7 +242,7 @@ std::optional<double> storm_fraction(const StormResult& r);
 std::string render_storm_bar(const StormResult& r, int width = 30);
 /// A plain progress line: "storm 3: 50% 100000/200000 ops 120.0 ms".
 std::string render_storm_line(const StormResult& r);
-/// The result table `slabctl storm` prints at the end.
+/// The result table `slabctl storm start` prints at the end.
 std::string render_storm_result(const StormResult& r);
 /// One line about a storm for `watch`: "storm 3 running: slablab pair on t64 45% …".
 std::string render_storm_status(const StormResult& r);

@@ -39,6 +39,9 @@ Json error_json(int err, std::string_view message, std::string_view op = {},
 Json to_json(const Error& e);
 
 Json to_json(const Status& s);
+/// The module-wide settings of a status (`slabctl lab show -j`, `lab set -j`):
+/// {"kmalloc_page_policy", "kmalloc_design", "kmalloc_lists"}, as to_json(Status) has them.
+Json lab_to_json(const Status& s);
 /// {"alloc_fastpath": n, …} with every stat item.
 Json stats_to_json(const StatArray& stats);
 Json to_json(const PerCpuInfo& p);

@@ -47,6 +47,15 @@ uint32_t parse_tunable_value(const TunableDesc& d, std::string_view value);
 /// All of them, then validate_tunables(). At least one is needed.
 Tunables parse_assignments(const std::vector<std::string>& assignments);
 
+/// The keys of `slabctl lab set`, as `slabctl lab show -j` names them.
+const std::vector<std::string_view>& lab_keys();
+/**
+ * `slabctl lab set`'s KEY=VALUE…: kmalloc_design=slub|sheaves|slab|slob, kmalloc_lists=1..3,
+ * kmalloc_page_policy=slab|page_alloc ('-' for '_' in a key, as in `slabctl set`). At least
+ * one; a key given twice, an unknown key or a bad value throws UsageError.
+ */
+LabSettings parse_lab_assignments(const std::vector<std::string>& assignments);
+
 /// "debug,random" / "none" / "0x5" → SLABLAB_CACHE_F_* bits.
 uint32_t parse_cache_flags(std::string_view text);
 

@@ -48,6 +48,14 @@ struct Status {
 	bool preempt_rt() const noexcept { return has(SLABLAB_FEAT_PREEMPT_RT); }
 };
 
+/// SLABLAB_CMD_LAB_SET request: the module-wide settings Status reports, each sent only
+/// when set (slabctl lab set KEY=VALUE…).
+struct LabSettings {
+	std::optional<uint32_t> kmalloc_design;		///< enum slablab_design
+	std::optional<uint32_t> kmalloc_lists;		///< 1..3
+	std::optional<uint32_t> kmalloc_page_policy;	///< enum slablab_page_policy
+};
+
 /// SLABLAB_CMD_CACHE_NEW request. Unset optionals are not sent: the kernel picks defaults.
 struct CacheSpec {
 	std::string name;			///< [A-Za-z0-9_.:-]{1,31}
