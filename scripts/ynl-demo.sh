@@ -32,7 +32,7 @@ ynl --do cache-set --json '{"cache": {"name": "ynl-demo", "min-partial": 2, "fas
 	--output-json
 ynl --dump cache-get --output-json
 ynl --do storm-start --json \
-	'{"storm": {"target": "cache", "pattern": "churn", "cache": "ynl-demo", "ops": 20000}}'
+	'{"storm": {"target": "slablab", "pattern": "churn", "cache": "ynl-demo", "ops": 20000}}'
 while ! /usr/bin/python3 "$YNL_CLI" --spec "$SPEC" --no-schema --do storm-get --output-json |
 	grep -qv '"state": "running"'; do
 	sleep 1
