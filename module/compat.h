@@ -27,6 +27,19 @@
 #endif
 
 /*
+ * The same change named the system workqueues after it: system_percpu_wq and
+ * system_dfl_wq (unbound); 7.3 says "enqueued on deprecated workqueue" in the kernel
+ * log for work queued on system_wq or system_unbound_wq, the names before.
+ */
+#ifdef SLABLAB_HAVE_SYSTEM_DFL_WQ
+#define slablab_percpu_wq system_percpu_wq
+#define slablab_unbound_wq system_dfl_wq
+#else
+#define slablab_percpu_wq system_wq
+#define slablab_unbound_wq system_unbound_wq
+#endif
+
+/*
  * 6.16 has local_trylock_t: a local lock that can be tried, so that an interrupt finding
  * its cpu's lock held backs off (local_trylock() fails) instead of every holder keeping
  * interrupts off. 7.x's sheaves take one (cpu_sheaves->lock); so do slablab's where

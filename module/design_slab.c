@@ -139,6 +139,7 @@
 #include <linux/timer.h>
 #include <linux/kmemleak.h>
 #include "backend.h"
+#include "compat.h"
 
 #define BATCHREFILL_LIMIT	16	/* an untouched array refills at most this many */
 #define ALIEN_LIMIT		12	/* SLAB's alloc_alien_cache() limit */
@@ -1337,7 +1338,7 @@ static void reap_work(struct work_struct *w)
 	if (raw_smp_processor_id() != r->cpu)
 		return;
 	if (!mutex_trylock(&slablab_mutex)) {
-		queue_delayed_work_on(r->cpu, system_wq, &r->work, HZ / 10);
+		queue_delayed_work_on(r->cpu, slablab_percpu_wq, &r->work, HZ / 10);
 		return;
 	}
 	if (!s->dead && s->ops == &slablab_slab_design_ops) {
@@ -1354,7 +1355,7 @@ static void reap_work(struct work_struct *w)
 		 */
 		delay = reap_delay(s);
 		if (delay)
-			queue_delayed_work_on(r->cpu, system_wq, &r->work, delay);
+			queue_delayed_work_on(r->cpu, slablab_percpu_wq, &r->work, delay);
 	}
 	mutex_unlock(&slablab_mutex);
 }
@@ -1366,7 +1367,7 @@ static void reaper_start(struct slablab_cache *s, int cpu)
 	unsigned long delay = reap_delay(s);
 
 	if (delay)
-		mod_delayed_work_on(cpu, system_wq, &r->work, delay);
+		mod_delayed_work_on(cpu, slablab_percpu_wq, &r->work, delay);
 	else
 		cancel_delayed_work(&r->work);	/* both periods off */
 }

@@ -72,6 +72,7 @@
 #include <asm/unaligned.h>
 #endif
 #include "target.h"
+#include "compat.h"
 
 #define REPLAY_SAMPLE_EVERY	4096	/* events between a kthread's pages samples */
 #define REPLAY_MIN_SAMPLE_NS	100000ULL	/* 100 us */
@@ -302,7 +303,7 @@ static int replay_thread_fn(void *arg)
 		if (r->sampler)
 			wake_up_process(r->sampler);
 		/* finished by a work item: replay-get only reads (and needs no privilege) */
-		queue_work(system_unbound_wq, &replay_finish_work);
+		queue_work(slablab_unbound_wq, &replay_finish_work);
 	}
 	/* stay until kthread_stop(): the task must not be gone when it is called */
 	set_current_state(TASK_INTERRUPTIBLE);
