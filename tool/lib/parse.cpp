@@ -15,6 +15,7 @@
 #include <cmath>
 #include <set>
 #include <string>
+#include <utility>
 
 namespace slabctl {
 namespace {
@@ -203,17 +204,30 @@ uint32_t parse_cache_flags(std::string_view text)
 	return flags;
 }
 
-void apply_assignment(Tunables& t, std::string_view assignment)
+namespace {
+
+/// KEY=VALUE: the key lower case with '-' as '_' (the same keys either way), the value
+/// not empty; `keys` are what the message lists when there is no '='.
+std::pair<std::string, std::string_view> split_assignment(
+	std::string_view assignment, const std::vector<std::string_view>& keys)
 {
 	std::size_t eq = assignment.find('=');
 	if (eq == std::string_view::npos || eq == 0)
 		throw UsageError(fmt::format("'{}' is not KEY=VALUE (keys: {})", assignment,
-					     joined(tunable_keys())));
+					     joined(keys)));
 	std::string key = lower(assignment.substr(0, eq));
 	std::replace(key.begin(), key.end(), '-', '_');
 	std::string_view value = assignment.substr(eq + 1);
 	if (value.empty())
 		throw UsageError(fmt::format("{}: no value given", key));
+	return {std::move(key), value};
+}
+
+}  // namespace
+
+void apply_assignment(Tunables& t, std::string_view assignment)
+{
+	const auto [key, value] = split_assignment(assignment, tunable_keys());
 
 	auto once = [&](bool already) {
 		if (already)
@@ -300,15 +314,7 @@ uint32_t named_value(std::string_view key, std::string_view value,
 
 void apply_lab_assignment(LabSettings& s, std::string_view assignment)
 {
-	std::size_t eq = assignment.find('=');
-	if (eq == std::string_view::npos || eq == 0)
-		throw UsageError(fmt::format("'{}' is not KEY=VALUE (keys: {})", assignment,
-					     joined(lab_keys())));
-	std::string key = lower(assignment.substr(0, eq));
-	std::replace(key.begin(), key.end(), '-', '_');
-	std::string_view value = assignment.substr(eq + 1);
-	if (value.empty())
-		throw UsageError(fmt::format("{}: no value given", key));
+	const auto [key, value] = split_assignment(assignment, lab_keys());
 	auto set_once = [&](std::optional<uint32_t>& field, uint32_t v) {
 		if (field)
 			throw UsageError(fmt::format("{} is given more than once", key));
