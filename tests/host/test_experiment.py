@@ -3,6 +3,7 @@
 the seeds' figures against the seed files, availability read from protocol tables, the
 verdict on a shape, and every table drawn from a synthetic runs frame (no kernel)."""
 
+import errno
 import json
 import math
 import os
@@ -901,7 +902,8 @@ def test_live_fio_runs_a_run_that_died_of_a_signal_again(tmp_path):
     assert len(ldf) == 2 * E.LIVE_FIO["small"]["repeat"]
     assert list(ldf["retries"]).count(1) == 1 and ldf["retries"].sum() == 1
     assert len(calls) == len(ldf) + 1
-    assert "(1 run(s) repeated: fio died of a signal)" in E.table_live_fio(ldf, {})
+    assert "(1 run(s) repeated: fio died of a signal or its connection was reset)" in \
+        E.table_live_fio(ldf, {})
 
     def dying(cmd, **kw):
         return types.SimpleNamespace(returncode=-6, stdout="", stderr="got signal=13")
@@ -912,6 +914,57 @@ def test_live_fio_runs_a_run_that_died_of_a_signal_again(tmp_path):
         lab.close()
     assert lab.missing["live"] == \
         f"missing: fio exited -6 after {E.FIO_RETRIES} retries: got signal=13"
+
+
+#: fio 3.33's terse lines of a 1 GiB netio run whose sender's last write was reset (as
+#: seen under TCG), cut after the error field
+FIO_RESET = ("3;fio-3.33;receiver;0;0;1048130;107520;26250;9750\n"
+             "3;fio-3.33;sender;0;104;0;0;0;0\n")
+
+
+def test_live_fio_runs_a_run_whose_connection_was_reset_again(tmp_path):
+    """fio's net engine's other end-of-run failure: the receiver closes with a few KiB
+    unread and the sender's write is reset (exit 1, the sender's error field 104). Such
+    a run is repeated and counted; a job failing otherwise (connection refused) is not
+    repeated, and the missing row names the job and its errno."""
+    assert E.fio_job_errors(FIO_RESET) == [("sender", errno.ECONNRESET)]
+    assert E.fio_job_errors("note: both iodepth >= 1\n3;fio-3.33;a;0;0;1\n") == []
+    root = tmp_path / "slab"
+    _slab_tree_000(root)
+    calls = []
+
+    def reset_once(cmd, **kw):
+        calls.append(cmd)
+        if len(calls) == 3:
+            return types.SimpleNamespace(returncode=1, stdout=FIO_RESET, stderr="")
+        return types.SimpleNamespace(returncode=0, stdout="", stderr="")
+    lab = E.Lab(FakeLab(), "seed-000", str(tmp_path / "out"), "small", lambda _l: None,
+                warmup=0)
+    try:
+        E.run_live_fio(lab, "small", root=str(root), run=reset_once)
+    finally:
+        lab.close()
+    assert "live" not in lab.missing, lab.missing
+    ldf = pd.read_csv(tmp_path / "out" / "seed-000" / "live.csv")
+    assert len(ldf) == 2 * E.LIVE_FIO["small"]["repeat"] and ldf["retries"].sum() == 1
+    assert len(calls) == len(ldf) + 1
+    assert "(1 run(s) repeated: fio died of a signal or its connection was reset)" in \
+        E.table_live_fio(ldf, {})
+
+    refused = FIO_RESET.replace(";104;", f";{errno.ECONNREFUSED};")
+    calls.clear()
+
+    def refusing(cmd, **kw):
+        calls.append(cmd)
+        return types.SimpleNamespace(returncode=1, stdout=refused, stderr="")
+    lab = E.Lab(FakeLab(), "seed-000", str(tmp_path / "out2"), "small", lambda _l: None)
+    try:
+        E.run_live_fio(lab, "small", root=str(root), run=refusing)
+    finally:
+        lab.close()
+    assert len(calls) == 1
+    assert lab.missing["live"] == (f"missing: fio exited 1: job sender: errno "
+                                   f"{errno.ECONNREFUSED} ({os.strerror(errno.ECONNREFUSED)})")
 
 
 # ---------------------------------------------------------------- seed-004 live: tbench
