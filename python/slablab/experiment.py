@@ -76,10 +76,6 @@ EXP_COLUMNS: Sequence[str] = (
 
 MISSING_DESIGN = "missing: design not in this module"
 MISSING_KMALLOC = "missing: kmalloc on a design not in this module"
-#: seed-001's kmalloc rows on columns with array tunables: `slabctl lab set` gives the kmalloc
-#: classes a design and lists, not limit and batchcount.
-MISSING_KMALLOC_ARRAYS = ("missing: lab set sets the kmalloc classes' design and lists, "
-                          "not limit/batchcount")
 #: SLAB's per-cpu arrays shrunk to one object, the nearest to 2.4.9's UP kernel (no
 #: arrays: every call went to the slab lists), which seed-001 timed.
 ARRAYS_2_4_UP = {"limit": 1, "batchcount": 1, "shared": 0}
@@ -840,6 +836,9 @@ class Lab:
         self.caches: List[str] = []
         self.cpu_model = _cpu_model()
         self.kmalloc_design = "slub"
+        #: the kmalloc classes' tunables as they were before _kmalloc_as() set a
+        #: column's arrays on them, by class name
+        self.kmalloc_arrays: Dict[str, Dict[str, int]] = {}
 
     def repeats(self, n: int) -> range:
         """The repeats to run: the warm-up ones first (negative: -warmup .. -1), then
@@ -1049,8 +1048,6 @@ def run_001(lab: Lab, p: Mapping[str, Any], avail: Avail) -> None:
     for c in cols:
         if c.design not in (None, "slub") and not avail.kmalloc_design:
             lab.missing[c.label + " kmalloc"] = MISSING_KMALLOC
-        elif set(c.tunables) - {"lists"}:
-            lab.missing[c.label + " kmalloc"] = MISSING_KMALLOC_ARRAYS
     kw = dict(threads=1, cpus="0", batch=100, ops=100 * p["rounds"])
     for rep in lab.repeats(p["repeat"]):
         for c in lab.interleaved(cols, lambda c: c.label, _twin_column):
@@ -1083,15 +1080,40 @@ def run_001(lab: Lab, p: Mapping[str, Any], avail: Avail) -> None:
 
 
 def _kmalloc_as(lab: Lab, c: Optional[Column]) -> None:
-    """slablab's kmalloc classes as column ``c``'s design (None: back to slub)."""
-    design = c.design if c is not None else "slub"
+    """slablab's kmalloc classes as column ``c``'s design (None: back to slub): the design
+    and its lists through lab set, then the column's other tunables (the 2.4-like
+    columns' limit, batchcount, shared) written to every class as to any cache
+    (cache set), each class's own values put back before the next switch."""
+    design = (c.design if c is not None else None) or "slub"
     tun = dict(c.tunables) if c is not None else {}
-    if design == lab.kmalloc_design and not tun:
+    lists = {k: v for k, v in tun.items() if k == "lists"}
+    arrays = {k: v for k, v in tun.items() if k != "lists"}
+    _kmalloc_arrays_back(lab)
+    if design != lab.kmalloc_design or lists:
+        if not (design == "slub" and lab.kmalloc_design == "slub"):
+            set_kmalloc_design(lab.client, design, lists)
+            lab.kmalloc_design = design
+    if not arrays:
         return
-    if design == "slub" and lab.kmalloc_design == "slub":
-        return
-    set_kmalloc_design(lab.client, design or "slub", tun)
-    lab.kmalloc_design = design or "slub"
+    for k in _kmalloc_classes(lab.client):
+        # saved before it is written: a refusal halfway leaves what to put back
+        lab.kmalloc_arrays[k["name"]] = {t: k[t] for t in arrays if t in k}
+        lab.client.cache_set(k["name"], **arrays)
+
+
+def _kmalloc_arrays_back(lab: Lab) -> None:
+    """Put back the kmalloc classes' tunables that :func:`_kmalloc_as` changed: every
+    class it can, then the first refusal is raised."""
+    saved, lab.kmalloc_arrays = lab.kmalloc_arrays, {}
+    first: Optional[Exception] = None
+    for name, tun in saved.items():
+        try:
+            if tun:
+                lab.client.cache_set(name, **tun)
+        except Exception as e:  # noqa: BLE001 — the others are put back all the same
+            first = first or e
+    if first is not None:
+        raise first
 
 
 def run_002(lab: Lab, p: Mapping[str, Any]) -> None:

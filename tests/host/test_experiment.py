@@ -248,8 +248,8 @@ def test_table_001_marks_missing_designs_and_judges_when_present():
 
 def test_table_001_judges_the_2_4_like_columns_where_there_are():
     """With limit/batchcount/shared in the module, the verdicts are the 2.4-like columns'
-    (arrays of one object: 2.4.9's UP kernel had none); their kmalloc rows cannot be
-    given the arrays (lab set sets design and lists) and say so."""
+    (arrays of one object: 2.4.9's UP kernel had none), kf(N) too: the kmalloc classes
+    get the arrays as well (_kmalloc_as())."""
     avail = E.availability(fake_protocol(["slub", "sheaves", "slab"],
                                          ("cpu_partial", "lists", "limit", "batchcount",
                                           "shared"), commands=("kmalloc-set",)))
@@ -258,19 +258,77 @@ def test_table_001_judges_the_2_4_like_columns_where_there_are():
     assert E.columns_for("seed-001", avail)[2].tunables == \
         {"lists": 1, "limit": 1, "batchcount": 1, "shared": 0}
     rs = []
-    for src, size in (("cache", 1), ("cache", 4096)):
+    for src, size in (("cache", 1), ("cache", 4096), ("kmalloc", 1), ("kmalloc", 4096)):
         rs += rows("seed-001", cols, [size], 3,
                    {"cycles_per_alloc": 100.0, "cycles_per_free": 200.0},
                    table_row=src, scale={"2.4 UP lists=1": 1.0, "2.4 UP lists=3": 1.2},
                    loop_cycles=0.0)
-    missing = {"2.4 UP lists=1 kmalloc": E.MISSING_KMALLOC_ARRAYS,
-               "2.4 UP lists=3 kmalloc": E.MISSING_KMALLOC_ARRAYS}
-    text = E.tables("seed-001", frame(rs), missing, avail)
+    text = E.tables("seed-001", frame(rs), {}, avail)
     assert "verdict: km(4096), net of the loop, arrays of 1 (2.4 UP): seed: 3 lists " \
         "+24.0%; here: +20.0% [+20.0%, +20.0%] (n=3)" in text
     assert "verdict: kf(1), net of the loop, arrays of 1 (2.4 UP): seed: 3 lists -1.0%; " \
-        "here: - — cannot judge (missing: lab set sets the kmalloc classes' design" in text
-    assert "2.4 UP lists=1, kf(N): missing: lab set" in text
+        "here: +20.0% [+20.0%, +20.0%] (n=3)" in text
+    assert "missing" not in text
+
+
+class KmallocClient:
+    """A module's kmalloc classes for _kmalloc_as(): lab set's design and lists, cache
+    set's tunables, each call recorded; ``refuse`` names a class that refuses limit 1."""
+
+    def __init__(self, refuse=None):
+        self.design, self.lists, self.calls, self.refuse = "slub", 1, [], refuse
+        self.classes = {f"kmalloc-{n}": dict(limit=120, batchcount=60, shared=8)
+                        for n in (8, 4096)}
+
+    def status(self):
+        return dict(kernel_release="6.1.0-fake", nr_online_cpus=2)
+
+    def cache_list(self):
+        return [dict(name=n, owner="kmalloc", **t) for n, t in self.classes.items()] + \
+            [dict(name="x1", owner="netlink", limit=5, batchcount=5, shared=0)]
+
+    def set_kmalloc(self, design=None, lists=None):
+        self.calls.append(("lab set", design, lists))
+        self.design, self.lists = design or self.design, lists or self.lists
+
+    def cache_set(self, name, **tun):
+        self.calls.append(("cache set", name, tun))
+        if name == self.refuse and tun.get("limit") == 1:
+            raise OSError(22, f"cache {name} refused")
+        self.classes[name].update(tun)
+
+
+def test_kmalloc_as_gives_the_classes_a_columns_arrays_and_puts_them_back(tmp_path):
+    """seed-001's 2.4-like columns on kmalloc: the classes switch design and lists (lab
+    set), then take the arrays (cache set on each class, not on other caches); going
+    back to slub puts every class's own values back first, while still on that design;
+    a column of lists alone writes no class."""
+    client = KmallocClient()
+    lab = E.Lab(client, "seed-001", str(tmp_path / "a"), "small", lambda _l: None)
+    up = E.Column("2.4 UP lists=3", "slab",
+                  {"lists": 3, "limit": 1, "batchcount": 1, "shared": 0}, None)
+    booted = {n: dict(t) for n, t in client.classes.items()}
+    E._kmalloc_as(lab, up)
+    assert client.calls[0] == ("lab set", "slab", 3)
+    assert {c[1] for c in client.calls[1:]} == set(booted)
+    assert all(t == dict(limit=1, batchcount=1, shared=0) for t in client.classes.values())
+    client.calls.clear()
+    E._kmalloc_as(lab, None)
+    assert [c[0] for c in client.calls] == ["cache set"] * len(booted) + ["lab set"]
+    assert client.classes == booted and client.design == "slub" and not lab.kmalloc_arrays
+    client.calls.clear()
+    E._kmalloc_as(lab, E.Column("slab lists=1", "slab", {"lists": 1}, None))
+    assert client.calls == [("lab set", "slab", 1)]
+    E._kmalloc_as(lab, None)
+
+    refusing = KmallocClient(refuse="kmalloc-4096")
+    lab.close()
+    lab = E.Lab(refusing, "seed-001", str(tmp_path / "b"), "small", lambda _l: None)
+    with pytest.raises(OSError, match="refused"):
+        E._kmalloc_as(lab, up)
+    E._kmalloc_as(lab, None)
+    lab.close()
+    assert refusing.classes["kmalloc-8"] == booted["kmalloc-8"]
 
 
 def test_table_says_when_cycles_count_instructions():

@@ -44,6 +44,44 @@ def test_seed_004_smallest(client, tmp_path, no_storm_left):
     assert client.status()["kmalloc_page_policy"] == policy
 
 
+def test_seed_001_kmalloc_classes_take_the_2_4_arrays(client, tmp_path, no_storm_left):
+    """seed-001's 2.4-like columns on kmalloc (kf(N)): the module's kmalloc classes switch
+    to slab with the column's lists, take limit 1, batchcount 1, shared 0 (read back from
+    the module's cache list), serve a batch storm of kmalloc(1) and kmalloc(4096) at
+    that, and get their own values back and slub again after."""
+    cols = {c.label: c for c in experiment.columns_for("seed-001", experiment.availability())}
+    up = cols.get("2.4 UP lists=3")
+    if up is None or up.missing:
+        pytest.skip(f"no 2.4-like column in this module: {up and up.missing}")
+
+    def classes():
+        return {c["name"]: c for c in client.cache_list() if c.get("owner") == "kmalloc"}
+    booted = classes()
+    lab = experiment.Lab(client, "seed-001", str(tmp_path), "small", lambda _l: None, warmup=0)
+    try:
+        experiment._kmalloc_as(lab, up)
+        now = classes()
+        assert client.status()["kmalloc_design"] == "slab"
+        assert {(c["limit"], c["batchcount"], c["shared"], c["lists"]) for c in now.values()} \
+            == {(1, 1, 0, 3)}
+        for size in (1, 4096):
+            lab.storm(variant=up.label, table_row="kmalloc", x=size, repeat=0, threads=1,
+                      cpus="0", batch=100, ops=200, target="kmalloc", pattern="batch",
+                      size=size)
+    finally:
+        experiment._kmalloc_as(lab, None)
+        lab.close()
+    assert client.status()["kmalloc_design"] == "slub"
+    after = classes()
+    for name, c in booted.items():
+        assert {t: after[name][t] for t in ("limit", "batchcount", "shared")} == \
+            {t: c[t] for t in ("limit", "batchcount", "shared")}, name
+    with open(tmp_path / "seed-001" / "runs.csv", newline="") as f:
+        ran = list(csv.DictReader(f))
+    assert [r["state"] for r in ran] == ["done", "done"]
+    assert all(r["kmalloc_design"] == "slab" and int(r["ops_done"]) == 200 for r in ran)
+
+
 def test_seed_002_replay_rows(client, tmp_path):
     """seed-002's hackbench replay row: recorded at the start, replayed on every column
     (slub cpu_partial=0 and its default, the other designs, the kernel's SLUB) with the
