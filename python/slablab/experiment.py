@@ -261,12 +261,15 @@ def shape_verdict(seed_change: float, ci: Optional[RatioCI],
 
     - ``agrees within ±T%``: the interval lies inside the seed's change ± ``tolerance``
       (a no-change seed, under :data:`NO_CHANGE`: inside 1 ± ``tolerance``);
-    - ``disagrees: the opposite direction``: it lies wholly on the other side of 1;
+    - ``no difference here: does not confirm the seed``: it lies inside 1 ± ``tolerance``
+      (a difference the tolerance calls none), or it holds 1 and lies wholly short of the
+      seed's band;
+    - ``disagrees: the opposite direction``: it lies wholly on the other side of 1, not
+      inside 1 ± ``tolerance``;
       ``disagrees: a difference here, none in the seed``: a no-change seed, and it lies
       wholly outside 1 ± ``tolerance``;
     - wholly outside the seed's band on the seed's side: ``agrees in direction, smaller
-      here`` / ``larger here``; holding 1 and wholly short of the band: ``no difference
-      here: does not confirm the seed``;
+      here`` / ``larger here``;
     - otherwise ``inconclusive: noise ±X% > effect Y%`` (X the interval's half width, Y the
       seed's change; or ``> tolerance T%`` / ``at the tolerance's edge``:
       :func:`slablab.analysis.inconclusive`, fidelity's words)."""
@@ -282,6 +285,10 @@ def shape_verdict(seed_change: float, ci: Optional[RatioCI],
     target = 1.0 + seed_change
     if within(ci, target - tolerance, target + tolerance):
         return f"agrees within ±{tol}"
+    # a difference inside the tolerance is none, whichever side of 1 it lies (a
+    # deterministic -icount run's -0.03% is not "the opposite direction")
+    if within(ci, 1 - tolerance, 1 + tolerance):
+        return "no difference here: does not confirm the seed"
     if (ci.hi < 1.0) if seed_change > 0 else (ci.lo > 1.0):
         return "disagrees: the opposite direction"
     if beyond(ci, target - tolerance, target + tolerance):

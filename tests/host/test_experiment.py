@@ -89,6 +89,11 @@ def test_the_installed_protocol_is_read():
     (0.35, RatioCI(4, 1.227, 1.218, 1.232), "agrees in direction, smaller here"),
     (0.098, RatioCI(5, 0.90, 0.85, 0.95), "disagrees: the opposite direction"),
     (0.098, RatioCI(5, 1.00, 0.98, 1.02), "no difference here: does not confirm the seed"),
+    # inside the tolerance on the other side of 1 is no difference, not the opposite
+    # direction: -icount's deterministic -0.03% against the seed's +24%, or -4%
+    (0.24, RatioCI(20, 0.9997, 0.9996, 0.9998), "no difference here: does not confirm the seed"),
+    (0.098, RatioCI(5, 0.96, 0.955, 0.965), "no difference here: does not confirm the seed"),
+    (0.098, RatioCI(5, 0.94, 0.93, 0.96), "disagrees: the opposite direction"),
     # across the band's edge: noise wider than the seed's effect, than the tolerance, or
     # neither
     (0.098, RatioCI(15, 1.01, 0.70, 1.413), "inconclusive: noise ±35.3% > effect 9.8%"),
@@ -714,6 +719,44 @@ def test_publish_writes_a_dated_folder_with_every_table(tmp_path, monkeypatch, c
     assert "published so far -> " + str(pubs[0] / "RESULTS.md") in capsys.readouterr().out
     with pytest.raises(SystemExit):
         E.main(["seed-004", "--publish", "--report"])
+
+
+def test_archive_results_keeps_a_published_run_with_its_links(tmp_path, monkeypatch):
+    """scripts/archive-results.sh: a published run into docs/results/-like DEST with its
+    CSVs as .csv.xz (the same rows), the SVGs left out, and every link of RESULTS.md
+    naming a file that is there; a folder without RESULTS.md, or a DEST already there,
+    is refused, saying why, and changes nothing."""
+    import lzma
+    import re
+    import subprocess
+    import slablab
+    monkeypatch.setattr(slablab, "Client", FakeLab)
+    assert E.main(["seed-004", "--publish", "--repeat", "3", "--warmup", "0", "--no-plot",
+                   "--out", str(tmp_path / "pub")]) == 0
+    (run,) = (tmp_path / "pub").iterdir()
+    (run / "seed-004" / "seed-004.svg").write_text("<svg/>")
+    (run / "seed-004" / "seed-004.png").write_bytes(b"\x89PNG")
+    assert E.write_publication(str(run), [("seed-004", "the table", 1.0)], ["x"])
+    script = os.path.join(os.path.dirname(__file__), "..", "..", "scripts",
+                          "archive-results.sh")
+    dest = tmp_path / "results"
+    r = subprocess.run([script, str(run), str(dest)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    kept = dest / run.name
+    text = (kept / "RESULTS.md").read_text()
+    links = re.findall(r"\]\(([^)]+)\)", text)
+    assert "seed-004/runs.csv.xz" in links and "seed-004/seed-004.png" in links
+    assert not [ln for ln in links if ln.endswith((".svg", ".csv"))], links
+    assert all((kept / ln).is_file() for ln in links), links
+    assert lzma.decompress((kept / "seed-004" / "runs.csv.xz").read_bytes()) == \
+        (run / "seed-004" / "runs.csv").read_bytes()
+    assert not list(kept.rglob("*.svg")) and not list(kept.rglob("*.csv"))
+    again = subprocess.run([script, str(run), str(dest)], capture_output=True, text=True)
+    assert again.returncode == 1 and "exists" in again.stderr
+    bare = subprocess.run([script, str(tmp_path / "pub"), str(dest)], capture_output=True,
+                          text=True)
+    assert bare.returncode == 1 and "not a published run" in bare.stderr
+    assert sorted(p.name for p in dest.iterdir()) == [run.name]
 
 
 def test_publication_dir_is_dated_and_named_by_commit(tmp_path):
