@@ -1096,10 +1096,10 @@ def _kmalloc_as(lab: Lab, c: Optional[Column]) -> None:
     lists = {k: v for k, v in tun.items() if k == "lists"}
     arrays = {k: v for k, v in tun.items() if k != "lists"}
     _kmalloc_arrays_back(lab)
-    if design != lab.kmalloc_design or lists:
-        if not (design == "slub" and lab.kmalloc_design == "slub"):
-            set_kmalloc_design(lab.client, design, lists)
-            lab.kmalloc_design = design
+    # classes on slub already: a slub column has nothing to set (its lists unused)
+    if design != lab.kmalloc_design or (lists and design != "slub"):
+        set_kmalloc_design(lab.client, design, lists)
+        lab.kmalloc_design = design
     if not arrays:
         return
     for k in _kmalloc_classes(lab.client):

@@ -906,6 +906,17 @@ def _slab_tree_000(root):
     return booted
 
 
+def _live_fio(out, root, run, **lab_kw):
+    """run_live_fio() at the small scale on a fake module with ``run`` for fio, its
+    rows to ``out``/seed-000/live.csv; the (closed) Lab, whose ``missing`` says why not."""
+    lab = E.Lab(FakeLab(), "seed-000", str(out), "small", lambda _l: None, **lab_kw)
+    try:
+        E.run_live_fio(lab, "small", root=str(root), run=run)
+    finally:
+        lab.close()
+    return lab
+
+
 def test_live_fio_sets_min_partial_per_the_patch_and_puts_everything_back(tmp_path):
     """seed-000 live: fio runs the netio job with every cache's min_partial 5 or the
     patch's ilog2(slab_size) clamped to [5, 10], cpu_partial 0 on every cache for both;
@@ -920,12 +931,7 @@ def test_live_fio_sets_min_partial_per_the_patch_and_puts_everything_back(tmp_pa
         seen.append((E.slab_files("min_partial", str(root)),
                      E.slab_files("cpu_partial", str(root)), job))
         return types.SimpleNamespace(returncode=0, stdout="", stderr="")
-    lab = E.Lab(FakeLab(), "seed-000", str(tmp_path / "out"), "small", lambda _l: None,
-                warmup=1, order_seed=3)
-    try:
-        E.run_live_fio(lab, "small", root=str(root), run=fake_run)
-    finally:
-        lab.close()
+    lab = _live_fio(tmp_path / "out", root, fake_run, warmup=1, order_seed=3)
     assert "live" not in lab.missing, lab.missing
     assert len(seen) == 2 * (E.LIVE_FIO["small"]["repeat"] + 1)
     fixed = {":0000064": 5, "kmalloc-4k": 5, "big": 5}
@@ -944,11 +950,7 @@ def test_live_fio_sets_min_partial_per_the_patch_and_puts_everything_back(tmp_pa
 
     def failing(cmd, **kw):
         return types.SimpleNamespace(returncode=1, stdout="", stderr="fio: connect refused")
-    lab = E.Lab(FakeLab(), "seed-000", str(tmp_path / "out2"), "small", lambda _l: None)
-    try:
-        E.run_live_fio(lab, "small", root=str(root), run=failing)
-    finally:
-        lab.close()
+    lab = _live_fio(tmp_path / "out2", root, failing)
     assert lab.missing["live"] == "missing: fio exited 1: fio: connect refused"
     assert E.slab_files("min_partial", str(root)) == {k: v[0] for k, v in booted.items()}
     assert E.table_live_fio(None, lab.missing).endswith(lab.missing["live"])
@@ -992,12 +994,7 @@ def test_live_fio_runs_a_run_that_died_of_a_signal_again(tmp_path):
                                          stderr="fio: pid=674, got signal=13\nfree(): "
                                                 "double free detected in tcache 2")
         return types.SimpleNamespace(returncode=0, stdout="", stderr="")
-    lab = E.Lab(FakeLab(), "seed-000", str(tmp_path / "out"), "small", lambda _l: None,
-                warmup=0)
-    try:
-        E.run_live_fio(lab, "small", root=str(root), run=flaky)
-    finally:
-        lab.close()
+    lab = _live_fio(tmp_path / "out", root, flaky, warmup=0)
     assert "live" not in lab.missing, lab.missing
     ldf = pd.read_csv(tmp_path / "out" / "seed-000" / "live.csv")
     assert len(ldf) == 2 * E.LIVE_FIO["small"]["repeat"]
@@ -1008,11 +1005,7 @@ def test_live_fio_runs_a_run_that_died_of_a_signal_again(tmp_path):
 
     def dying(cmd, **kw):
         return types.SimpleNamespace(returncode=-6, stdout="", stderr="got signal=13")
-    lab = E.Lab(FakeLab(), "seed-000", str(tmp_path / "out2"), "small", lambda _l: None)
-    try:
-        E.run_live_fio(lab, "small", root=str(root), run=dying)
-    finally:
-        lab.close()
+    lab = _live_fio(tmp_path / "out2", root, dying)
     assert lab.missing["live"] == \
         f"missing: fio exited -6 after {E.FIO_RETRIES} retries: got signal=13"
 
@@ -1039,12 +1032,7 @@ def test_live_fio_runs_a_run_whose_connection_was_reset_again(tmp_path):
         if len(calls) == 3:
             return types.SimpleNamespace(returncode=1, stdout=FIO_RESET, stderr="")
         return types.SimpleNamespace(returncode=0, stdout="", stderr="")
-    lab = E.Lab(FakeLab(), "seed-000", str(tmp_path / "out"), "small", lambda _l: None,
-                warmup=0)
-    try:
-        E.run_live_fio(lab, "small", root=str(root), run=reset_once)
-    finally:
-        lab.close()
+    lab = _live_fio(tmp_path / "out", root, reset_once, warmup=0)
     assert "live" not in lab.missing, lab.missing
     ldf = pd.read_csv(tmp_path / "out" / "seed-000" / "live.csv")
     assert len(ldf) == 2 * E.LIVE_FIO["small"]["repeat"] and ldf["retries"].sum() == 1
@@ -1058,11 +1046,7 @@ def test_live_fio_runs_a_run_whose_connection_was_reset_again(tmp_path):
     def refusing(cmd, **kw):
         calls.append(cmd)
         return types.SimpleNamespace(returncode=1, stdout=refused, stderr="")
-    lab = E.Lab(FakeLab(), "seed-000", str(tmp_path / "out2"), "small", lambda _l: None)
-    try:
-        E.run_live_fio(lab, "small", root=str(root), run=refusing)
-    finally:
-        lab.close()
+    lab = _live_fio(tmp_path / "out2", root, refusing)
     assert len(calls) == 1
     assert lab.missing["live"] == (f"missing: fio exited 1: job sender: errno "
                                    f"{errno.ECONNREFUSED} ({os.strerror(errno.ECONNREFUSED)})")
