@@ -3,8 +3,10 @@
 # Keep a published experiments run (make experiments EXPERIMENTS_PUBLISH=1: a folder
 # <UTC time>-<commit>/ under build/experiments/) in the tree, under docs/results/, where
 # docs/experiments.md's tables point: RESULTS.md, every table, live row, plot (PNG) and
-# JSON as written, the CSVs compressed with xz (a full run's runs.csv is megabytes;
-# pandas.read_csv reads runs.csv.xz as it is) and RESULTS.md's links to them renamed.
+# JSON as written, the CSVs and the recorded traces (seed-002's hackbench.trace, 11 MB
+# raw, ~1 MB as xz) compressed with xz and RESULTS.md's links to them renamed: a full
+# run's runs.csv is megabytes; pandas.read_csv reads runs.csv.xz as it is, and
+# `xz -dk hackbench.trace.xz` gives back the trace that slabctl replay reads.
 # The SVG plots are left out (the PNGs show the same).
 #   scripts/archive-results.sh build/experiments/2026-12-07T015005Z-143da6f [DEST]
 # DEST defaults to docs/results/; an existing folder of the same name is not overwritten.
@@ -31,10 +33,12 @@ tmp=$(mktemp -d "$dest_root/.archive.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 cp -r "$src/." "$tmp/"
 find "$tmp" -name '*.svg' -delete
-find "$tmp" -name '*.csv' -exec xz -9 {} +
-# links: (seed-000/runs.csv) -> (seed-000/runs.csv.xz); the SVGs' links go with them
-sed -i -E -e 's/\(([^()]*)\.csv\)/(\1.csv.xz)/g' -e 's/\[[^]]*\.svg\]\([^)]*\.svg\)(, )?//g' \
-	-e 's/\[([^]]*)\.csv\]/[\1.csv.xz]/g' -e 's/, \|/ |/g' "$tmp/RESULTS.md"
+find "$tmp" \( -name '*.csv' -o -name '*.trace' \) -exec xz -9 {} +
+# links: (seed-000/runs.csv) -> (seed-000/runs.csv.xz), the same for .trace; the SVGs'
+# links go with them
+sed -i -E -e 's/\(([^()]*)\.(csv|trace)\)/(\1.\2.xz)/g' \
+	-e 's/\[[^]]*\.svg\]\([^)]*\.svg\)(, )?//g' \
+	-e 's/\[([^]]*)\.(csv|trace)\]/[\1.\2.xz]/g' -e 's/, \|/ |/g' "$tmp/RESULTS.md"
 mv "$tmp" "$dest"
 trap - EXIT
 echo "archived $src -> $dest ($(du -sh "$dest" | cut -f1))"

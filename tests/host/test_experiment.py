@@ -37,6 +37,21 @@ def test_seed_quotes_are_in_the_seed_files():
         assert not S.missing_quotes(name, text), name
 
 
+def test_seed_002_thread_axis_is_the_seeds_on_a_big_machine():
+    """--full's storm threads: every even count on a small VM, at most ten evenly spaced
+    counts ending at 4 × the vCPUs on a big one (the seed's 16, 32, … 160 on 40 vCPUs);
+    the small run's powers of two."""
+    assert E.seed_002_threads(2, True) == [2, 4, 6, 8]
+    assert E.seed_002_threads(40, True) == list(range(16, 161, 16))
+    assert E.seed_002_threads(2, False) == [2, 4, 8]
+    assert E.seed_002_threads(1, True) == [2, 4]
+    for cpus in range(1, 200):
+        t = E.seed_002_threads(cpus, True)
+        assert t[-1] == 4 * cpus and len(t) <= E.SEED_002_MAX_POINTS, (cpus, t)
+        assert all(x % 2 == 0 and x >= 2 for x in t), (cpus, t)
+        assert len({b - a for a, b in zip(t, t[1:])}) <= 1, (cpus, t)
+
+
 def test_seed_002_changes_match_the_seed():
     # the seed prints the change per row: ours recomputed from its numbers must agree
     printed = {16: -0.1, 32: -0.5, 64: 0.8, 128: 3.2, 160: 4.0}
@@ -723,7 +738,7 @@ def test_publish_writes_a_dated_folder_with_every_table(tmp_path, monkeypatch, c
 
 def test_archive_results_keeps_a_published_run_with_its_links(tmp_path, monkeypatch):
     """scripts/archive-results.sh: a published run into docs/results/-like DEST with its
-    CSVs as .csv.xz (the same rows), the SVGs left out, and every link of RESULTS.md
+    CSVs and traces as .xz (the same bytes), the SVGs left out, and every link of RESULTS.md
     naming a file that is there; a folder without RESULTS.md, or a DEST already there,
     is refused, saying why, and changes nothing."""
     import lzma
@@ -736,6 +751,7 @@ def test_archive_results_keeps_a_published_run_with_its_links(tmp_path, monkeypa
     (run,) = (tmp_path / "pub").iterdir()
     (run / "seed-004" / "seed-004.svg").write_text("<svg/>")
     (run / "seed-004" / "seed-004.png").write_bytes(b"\x89PNG")
+    (run / "seed-004" / "hackbench.trace").write_bytes(b"SLABTRC\0" + bytes(range(256)))
     assert E.write_publication(str(run), [("seed-004", "the table", 1.0)], ["x"])
     script = os.path.join(os.path.dirname(__file__), "..", "..", "scripts",
                           "archive-results.sh")
@@ -745,12 +761,15 @@ def test_archive_results_keeps_a_published_run_with_its_links(tmp_path, monkeypa
     kept = dest / run.name
     text = (kept / "RESULTS.md").read_text()
     links = re.findall(r"\]\(([^)]+)\)", text)
-    assert "seed-004/runs.csv.xz" in links and "seed-004/seed-004.png" in links
-    assert not [ln for ln in links if ln.endswith((".svg", ".csv"))], links
+    assert {"seed-004/runs.csv.xz", "seed-004/hackbench.trace.xz",
+            "seed-004/seed-004.png"} <= set(links), links
+    assert not [ln for ln in links if ln.endswith((".svg", ".csv", ".trace"))], links
     assert all((kept / ln).is_file() for ln in links), links
     assert lzma.decompress((kept / "seed-004" / "runs.csv.xz").read_bytes()) == \
         (run / "seed-004" / "runs.csv").read_bytes()
-    assert not list(kept.rglob("*.svg")) and not list(kept.rglob("*.csv"))
+    assert lzma.decompress((kept / "seed-004" / "hackbench.trace.xz").read_bytes()) == \
+        (run / "seed-004" / "hackbench.trace").read_bytes()
+    assert not [p for p in kept.rglob("*") if p.suffix in (".svg", ".csv", ".trace")]
     again = subprocess.run([script, str(run), str(dest)], capture_output=True, text=True)
     assert again.returncode == 1 and "exists" in again.stderr
     bare = subprocess.run([script, str(tmp_path / "pub"), str(dest)], capture_output=True,
