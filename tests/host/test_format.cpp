@@ -318,3 +318,37 @@ TEST(Format, CacheSummaryAndValidate)
 	EXPECT_EQ(render_validate(v), "t64: 2 errors (3 slabs, 192 object slots, 150 free); first: "
 				      "slab 0x1000: freelist pointer out of range");
 }
+
+TEST(Format, SetNotesSayWhatTookNoEffect)
+{
+	CacheInfo c = sample_cache();	// slub, order 0 = order_default
+	c.max_order = 1;
+	Tunables t;
+	t.max_order = 1;
+	t.cpu_partial = 30;
+	EXPECT_TRUE(set_notes(t, c).empty());	// slub reads both; the order is the default's
+
+	c.design = SLABLAB_DESIGN_SLAB;		// SLAB's geometry: slab_max_order, not max_order
+	c.cpu_partial = 30;
+	EXPECT_EQ(set_notes(t, c),
+		  (std::vector<std::string>{
+			  "the slab design does not read cpu_partial: it is kept for a design "
+			  "change (read by slub, sheaves with sheaves_cpu_slabs=1)",
+			  "the slab design does not read max_order: it is kept for a design "
+			  "change (read by slub, sheaves)"}));
+
+	c.design = SLABLAB_DESIGN_SHEAVES;	// on slub's cpu slabs it reads cpu_partial
+	c.sheaves_cpu_slabs = 1;
+	EXPECT_TRUE(set_notes(t, c).empty());
+
+	c.design = SLABLAB_DESIGN_SLUB;		// an order set before: max_order moves the default
+	c.order = 2;
+	c.order_default = 1;
+	t.cpu_partial.reset();
+	EXPECT_EQ(set_notes(t, c),
+		  (std::vector<std::string>{
+			  "order 2 was set and stays: under max_order 1 the order policy chose 1 "
+			  "(order_default), which new slabs take after `slabctl set t64 order=1`"}));
+	t.order = 2;				// set in the same command: what was asked
+	EXPECT_TRUE(set_notes(t, c).empty());
+}

@@ -172,6 +172,27 @@ def test_set_shrink_validate_reset(client, cache):
 
 
 @cli_surface
+def test_set_notes_what_takes_no_effect(client, cache):
+    """set says on stderr, and the set stands, when what it set is not read now: a
+    tunable the cache's design does not read (uapi/tunables.yaml's designs column), and
+    a max_order under an order set before (the order stays, order_default moves)."""
+    r = slabctl("set", cache, "cpu_partial=9", "--json")
+    assert r.stderr == "" and json.loads(r.stdout)["cache"]["cpu_partial"] == 9
+    slabctl("set", cache, "design=slab")
+    r = slabctl("set", cache, "max_order=2", "--json")
+    assert json.loads(r.stdout)["cache"]["max_order"] == 2 == client.cache_get(cache)["max_order"]
+    assert f"slabctl: set {cache}: note: the slab design does not read max_order" in r.stderr
+    slabctl("set", cache, "design=slub")
+    slabctl("set", cache, "order=2")
+    r = slabctl("set", cache, "max_order=1")
+    c = client.cache_get(cache)
+    assert (c["order"], c["max_order"]) == (2, 1) and c["order_default"] <= 1
+    assert (f"order 2 was set and stays: under max_order 1 the order policy chose "
+            f"{c['order_default']} (order_default)") in r.stderr, r.stderr
+    assert slabctl("set", cache, "order=2", "max_order=1").stderr == ""
+
+
+@cli_surface
 def test_fail_slab_every(client, cache):
     """Fault injection is debugfs's (fail_slab_every); slabctl reports the failure."""
     slabctl("set", cache, "min_partial=0")

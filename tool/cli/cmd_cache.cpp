@@ -121,6 +121,8 @@ int run_set(const SetOptions& o)
 	Tunables t = parse_assignments(o.assignments);
 	Client client;
 	CacheInfo c = client.cache_set(o.name, t);
+	for (const auto& note : set_notes(t, c))
+		fmt::print(stderr, "slabctl: set {}: note: {}\n", o.name, note);
 	if (json_output()) {
 		Json j = json_envelope("set");
 		j["cache"] = to_json(c);

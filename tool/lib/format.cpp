@@ -934,9 +934,7 @@ std::string render_report(const CacheInfo& c, uint32_t page_size)
 	out += "\nTunables\n";
 	// The tunables the cache's design reads (the registry's designs column,
 	// uapi/tunables.yaml); the others are kept for a design change and shown by --json.
-	const uint32_t design_bit = (1U << c.design) |
-		(c.design == SLABLAB_DESIGN_SHEAVES && c.sheaves_cpu_slabs ?
-		 SLABLAB_TUNABLE_D_SHEAVES_CPU_SLABS : 0);
+	const uint32_t design_bit = design_reads_mask(c);
 	for (const auto& d : kTunables)
 		if (d.designs & design_bit)
 			report_tunable(out, d, c.*(d.in_info));
@@ -1051,6 +1049,41 @@ std::string render_cache_summary(const CacheInfo& c)
 		c.name, c.size, c.align, c.obj_stride, c.objs_per_slab, c.order, c.order_default,
 		c.cpu_partial, c.min_partial, fastpath_name(c.fastpath),
 		c.flags ? join(cache_flag_names(c.flags)) : "none");
+}
+
+uint32_t design_reads_mask(const CacheInfo& c)
+{
+	return (1U << c.design) | (c.design == SLABLAB_DESIGN_SHEAVES && c.sheaves_cpu_slabs ?
+				   SLABLAB_TUNABLE_D_SHEAVES_CPU_SLABS : 0);
+}
+
+std::vector<std::string> set_notes(const Tunables& asked, const CacheInfo& after)
+{
+	std::vector<std::string> notes;
+	const uint32_t reads = design_reads_mask(after);
+	const std::string design = design_name(after.design);
+	for (const auto& d : kTunables) {
+		if (!(asked.*(d.in_tunables)) || (d.designs & reads))
+			continue;
+		std::vector<std::string> readers;
+		for (uint32_t i = 0; i < design_names().size(); i++)
+			if (d.designs & (1U << i))
+				readers.push_back(design_name(i));
+		if (d.designs & SLABLAB_TUNABLE_D_SHEAVES_CPU_SLABS)
+			readers.push_back("sheaves with sheaves_cpu_slabs=1");
+		notes.push_back(fmt::format("the {} design does not read {}: it is kept for a "
+					    "design change (read by {})",
+					    design, d.name, join(readers, ", ")));
+	}
+	// slablab_set_max_order(): a set order stays, order_default moves.
+	if (asked.max_order && !asked.order && (reads & SLABLAB_TUNABLE_DESIGNS_MAX_ORDER) &&
+	    after.order != after.order_default)
+		notes.push_back(fmt::format("order {} was set and stays: under max_order {} the "
+					    "order policy chose {} (order_default), which new "
+					    "slabs take after `slabctl set {} order={}`",
+					    after.order, after.max_order, after.order_default,
+					    after.name, after.order_default));
+	return notes;
 }
 
 std::string render_validate(const ValidateReport& v)

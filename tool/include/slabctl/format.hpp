@@ -208,6 +208,16 @@ std::string render_slabinfo(const std::vector<CacheInfo>& caches);
 std::string module_version_line(const Status& s);
 /// One line for create/set: "t64: size 64, align 8, stride 64, 64 objects/slab, order 0, …"
 std::string render_cache_summary(const CacheInfo& c);
+/// The SLABLAB_TUNABLE_D_* bits of what the code of the cache's design reads: its design,
+/// and for a sheaves cache on slub's cpu slabs the tunables of those.
+uint32_t design_reads_mask(const CacheInfo& c);
+/**
+ * `slabctl set`'s notes on what took no effect now (said on stderr; the set stands): a
+ * tunable @p asked set that the code of @p after's design does not read (kept for a
+ * design change, as uapi/tunables.yaml's designs column says), and a max_order that
+ * moved order_default but not an order set before (docs/design.md, "Policy").
+ */
+std::vector<std::string> set_notes(const Tunables& asked, const CacheInfo& after);
 /// `slabctl validate`: "t64: OK: 3 slabs, 192 objects, 150 free" or the errors.
 std::string render_validate(const ValidateReport& v);
 
