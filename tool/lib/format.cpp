@@ -1061,19 +1061,18 @@ std::vector<std::string> set_notes(const Tunables& asked, const CacheInfo& after
 {
 	std::vector<std::string> notes;
 	const uint32_t reads = design_reads_mask(after);
-	const std::string design = design_name(after.design);
 	for (const auto& d : kTunables) {
 		if (!(asked.*(d.in_tunables)) || (d.designs & reads))
 			continue;
 		std::vector<std::string> readers;
-		for (uint32_t i = 0; i < design_names().size(); i++)
+		for (uint32_t i = 0; i < __SLABLAB_DESIGN_MAX; i++)
 			if (d.designs & (1U << i))
 				readers.push_back(design_name(i));
 		if (d.designs & SLABLAB_TUNABLE_D_SHEAVES_CPU_SLABS)
 			readers.push_back("sheaves with sheaves_cpu_slabs=1");
 		notes.push_back(fmt::format("the {} design does not read {}: it is kept for a "
 					    "design change (read by {})",
-					    design, d.name, join(readers, ", ")));
+					    design_name(after.design), d.name, join(readers, ", ")));
 	}
 	// slablab_set_max_order(): a set order stays, order_default moves.
 	if (asked.max_order && !asked.order && (reads & SLABLAB_TUNABLE_DESIGNS_MAX_ORDER) &&
