@@ -39,6 +39,10 @@ echo "== slablab with and without per-cpu partial lists, same remote pattern"
 plain "$SLABCTL" compare remote --cache demo-192 --set cpu_partial=0 --set cpu_partial=52 \
 	--threads 2 --ops 5k --repeat 3
 echo
+echo "== another design on an empty cache: SLAB's array caches (max_order is SLUB's: set says it is kept, not read)"
+"$SLABCTL" create demo-slab --size 128
+"$SLABCTL" set demo-slab design=slab limit=60 max_order=2
+echo
 echo "== slabctl info -D (activity: the storms' allocations and frees, fast-path %)"
 "$SLABCTL" info -D 'demo-*'
 echo
