@@ -112,6 +112,16 @@ MODULE_PARM_DESC(selftests,
 atomic_t slablab_fail_random_seq = ATOMIC_INIT(0);
 
 /*
+ * Test hooks (selftests=1 only: debugfs selftest_fail_random_seq_nth and
+ * selftest_fail_sheaf_alloc_nth): N > 0 fails the Nth freelist sequence (sheaf)
+ * allocation from now, once, and those before it succeed (slablab_fail_nth()), so that
+ * a kmalloc design switch fails at the class a test names: the next-N hooks fail
+ * kmalloc-8's.
+ */
+atomic_t slablab_fail_random_seq_nth = ATOMIC_INIT(0);
+atomic_t slablab_fail_sheaf_alloc_nth = ATOMIC_INIT(0);
+
+/*
  * Test hook (selftests=1 only: debugfs selftest_fail_sheaf_alloc): the next N sheaf
  * allocations of the sheaves design fail, so that tests reach what a free does when no
  * empty sheaf can be had (design_sheaves.c).
@@ -945,6 +955,8 @@ int slablab_make_random_seq(const struct slablab_cache *s, unsigned int **seq,
 		return 0;
 	/* only a positive count fails: a negative one written to debugfs fails none */
 	if (atomic_dec_if_positive(&slablab_fail_random_seq) >= 0)
+		return -ENOMEM;
+	if (slablab_fail_nth(&slablab_fail_random_seq_nth))
 		return -ENOMEM;
 	q = kvmalloc_array(n, sizeof(*q), GFP_KERNEL);
 	if (!q)

@@ -9,7 +9,8 @@
  * (fault injection on any kernel), fail_new_slab/ (the kernel's fault_attr, where it
  * has CONFIG_FAULT_INJECTION_DEBUG_FS) and, with selftests=1 only, selftest_warn,
  * selftest_kernel_cache, selftest_native_sysfs, selftest_fail_random_seq,
- * selftest_fail_sheaf_alloc, selftest_fail_atomic_slabs, selftest_walk_irqoff_ns and _slabs,
+ * selftest_fail_sheaf_alloc (both also as _nth: the Nth fails), selftest_fail_atomic_slabs,
+ * selftest_walk_irqoff_ns and _slabs,
  * selftest_dump_percpu_max and caches/<name>/selftest, selftest_cpu_locks and
  * selftest_new_slab_gfp.
  *
@@ -1216,6 +1217,11 @@ int slablab_debugfs_init(void)
 		/* the next N sheaf allocations fail (design_sheaves.c) */
 		debugfs_create_atomic_t("selftest_fail_sheaf_alloc", 0600, slablab_debugfs_root,
 					&slablab_fail_sheaf_alloc);
+		/* the Nth freelist sequence, or sheaf, from now fails, once (backend.c) */
+		debugfs_create_atomic_t("selftest_fail_random_seq_nth", 0600,
+					slablab_debugfs_root, &slablab_fail_random_seq_nth);
+		debugfs_create_atomic_t("selftest_fail_sheaf_alloc_nth", 0600,
+					slablab_debugfs_root, &slablab_fail_sheaf_alloc_nth);
 		/* the next N new slabs that may not reclaim fail (backend.c) */
 		debugfs_create_atomic_t("selftest_fail_atomic_slabs", 0600, slablab_debugfs_root,
 					&slablab_fail_atomic_slabs);

@@ -126,8 +126,9 @@ static struct slablab_sheaf *sheaf_new(struct slablab_cache *s, unsigned int cap
 {
 	struct slablab_sheaf *sh;
 
-	/* the test hook (debugfs selftest_fail_sheaf_alloc) */
-	if (unlikely(atomic_dec_if_positive(&slablab_fail_sheaf_alloc) >= 0))
+	/* the test hooks (debugfs selftest_fail_sheaf_alloc and _nth) */
+	if (unlikely(atomic_dec_if_positive(&slablab_fail_sheaf_alloc) >= 0 ||
+		     slablab_fail_nth(&slablab_fail_sheaf_alloc_nth)))
 		return NULL;
 	sh = kmalloc(struct_size(sh, objects, capacity),
 		     ((gfp & SLABLAB_RECLAIM_GFP) & ~__GFP_NOFAIL) | __GFP_NOWARN);

@@ -748,6 +748,15 @@ void slablab_slob_exit(void);
 /* backend.c: the shared back end, the bottom layer */
 extern bool slablab_selftests;
 extern atomic_t slablab_fail_random_seq;
+extern atomic_t slablab_fail_random_seq_nth;
+extern atomic_t slablab_fail_sheaf_alloc_nth;
+
+/* A selftest_*_nth hook's count: 1 is the Nth, which fails and leaves 0; 0 fails none. */
+static inline bool slablab_fail_nth(atomic_t *nth)
+{
+	return !atomic_dec_if_positive(nth);
+}
+
 extern atomic_t slablab_fail_sheaf_alloc;
 extern atomic_t slablab_fail_atomic_slabs;
 extern u64 slablab_walk_irqoff_max_ns;
