@@ -649,6 +649,43 @@ out_unlock:
 	return err;
 }
 
+/*
+ * Event @i as replay-data gives it: an op, a recorded cpu, a declared cache and an
+ * object id within what replay-new set up, reserved bytes zero, and a kmalloc event's
+ * size within 1..REPLAY_MAX_SIZE. A size of 0 is no allocation: the kernel's kmalloc()
+ * answers ZERO_SIZE_PTR, which the native targets would count live and then free as an
+ * object (storms refuse it too, storm_size_range). A free's size and a cache event's
+ * are not read (replay_event_bytes()), but are held to the same bound.
+ */
+static int replay_event_check(const struct slablab_replay *r,
+			      const struct slablab_replay_event *e, u64 i,
+			      struct netlink_ext_ack *extack)
+{
+	if (e->op != SLABLAB_REPLAY_OP_ALLOC && e->op != SLABLAB_REPLAY_OP_FREE)
+		NL_SET_ERR_MSG_FMT_MOD(extack, "event %llu: op %u, not alloc (%u) or free (%u)",
+				       i, e->op, SLABLAB_REPLAY_OP_ALLOC, SLABLAB_REPLAY_OP_FREE);
+	else if (e->cpu >= r->nr_cpus)
+		NL_SET_ERR_MSG_FMT_MOD(extack, "event %llu: cpu %u, not below nr-cpus %u",
+				       i, e->cpu, r->nr_cpus);
+	else if (e->cache > r->nr_caches)
+		NL_SET_ERR_MSG_FMT_MOD(extack, "event %llu: cache %u, but %u caches given",
+				       i, e->cache, r->nr_caches);
+	else if (!e->object || e->object > r->nr_objects)
+		NL_SET_ERR_MSG_FMT_MOD(extack, "event %llu: object %u, not in 1..%u (nr-objects)",
+				       i, e->object, r->nr_objects);
+	else if (e->reserved[0] || e->reserved[1] || e->reserved[2])
+		NL_SET_ERR_MSG_FMT_MOD(extack, "event %llu: reserved bytes not zero", i);
+	else if (e->size > REPLAY_MAX_SIZE)
+		NL_SET_ERR_MSG_FMT_MOD(extack, "event %llu: size %u over %u", i, e->size,
+				       REPLAY_MAX_SIZE);
+	else if (e->op == SLABLAB_REPLAY_OP_ALLOC && !e->cache && !e->size)
+		NL_SET_ERR_MSG_FMT_MOD(extack, "event %llu: kmalloc of 0 bytes (sizes are 1..%u)",
+				       i, REPLAY_MAX_SIZE);
+	else
+		return 0;
+	return -EINVAL;
+}
+
 /**
  * slablab_replay_data - events of the loading replay (replay-data)
  * @offset: index of the first, the number given so far (events come in order)
@@ -657,9 +694,9 @@ out_unlock:
  * @nr: how many
  * @extack: where to say what was wrong
  *
- * Return: 0, -ENOENT (no replay loading), -EINVAL (a bad event or offset, times
- * missing, unasked for or going back), -ERANGE (a time whose scaled value would not
- * fit in u64).
+ * Return: 0, -ENOENT (no replay loading), -EINVAL (a bad event, replay_event_check();
+ * a bad offset; times missing, unasked for or going back), -ERANGE (a time whose
+ * scaled value would not fit in u64).
  */
 int slablab_replay_data(u64 offset, const struct slablab_replay_event *ev,
 			const u64 *times, u32 nr, struct netlink_ext_ack *extack)
@@ -714,15 +751,8 @@ int slablab_replay_data(u64 offset, const struct slablab_replay_event *ev,
 		}
 	}
 	for (i = 0; i < nr; i++) {
-		const struct slablab_replay_event *e = &ev[i];
-
-		if ((e->op != SLABLAB_REPLAY_OP_ALLOC && e->op != SLABLAB_REPLAY_OP_FREE) ||
-		    e->cpu >= r->nr_cpus || e->cache > r->nr_caches || !e->object ||
-		    e->object > r->nr_objects || e->reserved[0] || e->reserved[1] ||
-		    e->reserved[2] || e->size > REPLAY_MAX_SIZE) {
-			NL_SET_ERR_MSG_FMT_MOD(extack, "event %llu is malformed", offset + i);
+		if (replay_event_check(r, &ev[i], offset + i, extack))
 			goto out;
-		}
 	}
 	memcpy(&r->ev[offset], ev, array_size(nr, sizeof(*ev)));
 	if (times)

@@ -129,7 +129,8 @@ static __always_inline void target_kfree(struct slablab_alloc_target *tg, void *
 {
 	struct folio *folio;
 
-	if (large && !IS_ENABLED(CONFIG_SLOB)) {
+	/* kmalloc(0)'s ZERO_SIZE_PTR has no folio: kfree() ignores it, so must this */
+	if (large && !IS_ENABLED(CONFIG_SLOB) && likely(!ZERO_OR_NULL_PTR(p))) {
 		folio = virt_to_folio(p);
 		if (unlikely(!folio_test_slab(folio)))
 			atomic_long_sub(folio_nr_pages(folio), &tg->large_pages);

@@ -272,7 +272,7 @@ has_icount_budget() {
 # every malformed request, the kernel's fault injection, FAILSLAB on the metadata cache),
 # every design's allocation, free, layer and tunable paths once (test_alloc and the
 # designs' own files), RCU frees and sheaves (their lifetimes are what KASAN sees), the
-# replay engine with its malformed traces, unload and reload with live objects, and
+# replay engine with its malformed traces and hostile streams on every target, unload and reload with live objects, and
 # kmemleak's own tests; the torture run in the 4-vCPU boot then drives storms, cache
 # changes and unloads at random under the same checks. Left to the stock stage (and to
 # make test-full here): the files that repeat those paths in volume or measure, which
@@ -284,7 +284,7 @@ has_icount_budget() {
 # design-switch races (the stock stage runs them), the hackbench, time-scaled and
 # boot-like replays (user-space tracing and timing).
 DEBUG_TESTS=(test_basics.py test_alloc.py test_hostile.py test_rcu.py test_sheaves_design.py
-	test_slab_design.py test_slob_design.py test_replay.py test_reload.py)
+	test_slab_design.py test_slob_design.py test_replay.py test_replay_fuzz.py test_reload.py)
 DEBUG_DESELECT="not (test_hackbench_record_and_replay or test_time_scaled_pages_over_time"
 DEBUG_DESELECT+=" or test_bootlike_record_and_replay_every_design"
 DEBUG_DESELECT+=" or test_node_refill_takes_half_the_bound_and_one or test_fastpath_switch_while_in_use"

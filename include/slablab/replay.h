@@ -30,7 +30,8 @@ struct slablab_replay_cache {
 /**
  * struct slablab_replay_event - one event of replay.events, in trace order
  * @object: object id, 1..nr-objects (each id allocated once, freed at most once after)
- * @size: bytes requested (kmalloc events; cache events use the cache's size)
+ * @size: bytes requested, at most 4 MiB; a kmalloc allocation's 1 or more (cache events
+ *	use the cache's size)
  * @cpu: the recorded cpu, below nr-cpus
  * @cache: 0: kmalloc/kfree, else 1 + index into replay.caches
  * @op: SLABLAB_REPLAY_OP_*

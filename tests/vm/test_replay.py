@@ -177,15 +177,17 @@ def test_inconsistent_trace_is_refused_at_run(nl, client, case, target):
     assert {c["name"] for c in client.cache_list()} == before
 
 
+# the event, and what the extack says of it (every target: test_replay_fuzz.py)
 BAD_DATA = {
-    "object-0": ev(ALLOC, 0),
-    "object-over": ev(ALLOC, 3),
-    "cache-undeclared": ev(ALLOC, 1, cache=3),
-    "cpu-over": ev(ALLOC, 1, cpu=2),
-    "op-0": ev(0, 1),
-    "op-3": ev(3, 1),
-    "reserved": ev(ALLOC, 1, reserved=b"\0\1\0"),
-    "size-huge": ev(ALLOC, 1, size=0xFFFFFFFF),
+    "object-0": (ev(ALLOC, 0), "object 0, not in 1..2 (nr-objects)"),
+    "object-over": (ev(ALLOC, 3), "object 3, not in 1..2 (nr-objects)"),
+    "cache-undeclared": (ev(ALLOC, 1, cache=3), "cache 3, but 2 caches given"),
+    "cpu-over": (ev(ALLOC, 1, cpu=2), "cpu 2, not below nr-cpus 2"),
+    "op-0": (ev(0, 1), "op 0, not alloc (1) or free (2)"),
+    "op-3": (ev(3, 1), "op 3, not alloc (1) or free (2)"),
+    "reserved": (ev(ALLOC, 1, reserved=b"\0\1\0"), "reserved bytes not zero"),
+    "size-huge": (ev(ALLOC, 1, size=0xFFFFFFFF), "size 4294967295 over 4194304"),
+    "size-0": (ev(ALLOC, 1, size=0), "kmalloc of 0 bytes (sizes are 1..4194304)"),
 }
 
 
@@ -193,8 +195,9 @@ BAD_DATA = {
 def test_malformed_event_is_refused(nl, case):
     r = replay_new(nl, 2, 2, rcache(64) + rcache(128), cpus=2)
     assert r.error == 0, r
-    r = replay_data(nl, [ev(ALLOC, 1), BAD_DATA[case]])
-    assert r.error == errno.EINVAL and "event 1 is malformed" in r.msg, r
+    event, msg = BAD_DATA[case]
+    r = replay_data(nl, [ev(ALLOC, 1), event])
+    assert r.error == errno.EINVAL and f"event 1: {msg}" in r.msg, r
     # nothing of the chunk was taken: it can be sent again, corrected, at offset 0
     assert replay_data(nl, [ev(ALLOC, 1), ev(FREE, 1)]).error == 0
 
