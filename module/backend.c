@@ -935,6 +935,7 @@ void slablab_compute_layout(struct slablab_cache *s, unsigned int design)
 /**
  * slablab_make_random_seq - a freelist sequence for the cache's current layout
  * @s: the cache; its flags and stride say whether it needs one, and how long
+ * @design: the design the layout is for: slob lays out no slabs of slots, so needs none
  * @seq: set to the sequence, or NULL when the cache needs none
  * @len: set to its entries
  *
@@ -943,15 +944,15 @@ void slablab_compute_layout(struct slablab_cache *s, unsigned int design)
  *
  * Return: 0, or -ENOMEM (@seq NULL).
  */
-int slablab_make_random_seq(const struct slablab_cache *s, unsigned int **seq,
-			    unsigned int *len)
+int slablab_make_random_seq(const struct slablab_cache *s, unsigned int design,
+			    unsigned int **seq, unsigned int *len)
 {
 	unsigned int n = slablab_cache_objs(s, SLABLAB_MAX_ORDER);
 	unsigned int i, *q;
 
 	*seq = NULL;
 	*len = 0;
-	if (!(s->flags & SLABLAB_CACHE_F_RANDOM) || n < 2)
+	if (design == SLABLAB_DESIGN_SLOB || !(s->flags & SLABLAB_CACHE_F_RANDOM) || n < 2)
 		return 0;
 	/* only a positive count fails: a negative one written to debugfs fails none */
 	if (atomic_dec_if_positive(&slablab_fail_random_seq) >= 0)

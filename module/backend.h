@@ -185,8 +185,8 @@ unsigned long slablab_on_each_cpu(struct slablab_cache *s, slablab_cpu_fn fn,
 unsigned int slablab_layout_stride(const struct slablab_cache *s, unsigned int flags,
 				   unsigned int design, unsigned int *fp_offset);
 void slablab_compute_layout(struct slablab_cache *s, unsigned int design);
-int slablab_make_random_seq(const struct slablab_cache *s, unsigned int **seq,
-			    unsigned int *len);
+int slablab_make_random_seq(const struct slablab_cache *s, unsigned int design,
+			    unsigned int **seq, unsigned int *len);
 void slablab_set_random_seq(struct slablab_cache *s, unsigned int *seq, unsigned int len);
 int slablab_choose_order(struct slablab_cache *s, unsigned int design,
 			 struct netlink_ext_ack *extack);

@@ -836,7 +836,7 @@ struct slablab_cache *slablab_cache_create_owner(const char *name, unsigned int 
 	slablab_tunables_defaults(s);
 
 	err = -ENOMEM;
-	if (slablab_make_random_seq(s, &s->random_seq, &s->random_seq_len))
+	if (slablab_make_random_seq(s, args->design, &s->random_seq, &s->random_seq_len))
 		goto err_free;
 	s->cpu = alloc_percpu_gfp(struct slablab_cpu, GFP_KERNEL | __GFP_ZERO);
 	if (!s->cpu)
@@ -1291,7 +1291,7 @@ static int relayout(struct slablab_cache *s, unsigned int flags, unsigned int de
 	slablab_compute_layout(s, design);
 	err = slablab_choose_order(s, design, extack);
 	if (!err) {
-		err = slablab_make_random_seq(s, &seq, &seq_len);
+		err = slablab_make_random_seq(s, design, &seq, &seq_len);
 		if (err)
 			NL_SET_ERR_MSG_MOD(extack,
 					   "no memory for the new layout's freelist sequence");
@@ -1341,6 +1341,26 @@ int slablab_set_flags(struct slablab_cache *s, unsigned int flags, struct netlin
 }
 
 /*
+ * Set the front end of @design up again on an empty cache whose new one failed (and is
+ * torn down) and whose layout is @design's again; when not even that works, slub's,
+ * whose init cannot fail, on slub's layout when it can be had, else on the one it has,
+ * which slub can run too. Return: 0, or -ENOMEM when the cache is slub now.
+ */
+static int front_end_restore(struct slablab_cache *s, unsigned int design, bool cpu_slabs)
+{
+	struct layout_state slub;
+	int err;
+
+	err = set_front_end(s, design, cpu_slabs);
+	if (!err)
+		return 0;
+	if (!relayout(s, s->flags, SLABLAB_DESIGN_SLUB, &slub, NULL))
+		relayout_done(&slub);
+	WARN_ON_ONCE(set_front_end(s, SLABLAB_DESIGN_SLUB, cpu_slabs));
+	return err;
+}
+
+/*
  * Replace the per-cpu front end of an empty cache (a design or a sheaves_cpu_slabs change):
  * every cpu's state is given back and every slab freed, then the new front end is set
  * up. Nobody allocates meanwhile: the cache is netlink's, no storm holds it, no sheaf
@@ -1354,7 +1374,7 @@ static int switch_front_end(struct slablab_cache *s, unsigned int design, bool c
 {
 	unsigned int old_design = s->design;
 	bool old_sheaves_cpu_slabs = s->sheaves_cpu_slabs, new_layout = design != old_design;
-	struct layout_state old, slub;
+	struct layout_state old;
 	int err;
 
 	/* slob's typesafe_by_rcu blocks free through the design they were freed on */
@@ -1377,16 +1397,12 @@ static int switch_front_end(struct slablab_cache *s, unsigned int design, bool c
 	}
 	if (new_layout)
 		layout_restore(s, &old);
-	if (!set_front_end(s, old_design, old_sheaves_cpu_slabs)) {
+	if (!front_end_restore(s, old_design, old_sheaves_cpu_slabs)) {
 		NL_SET_ERR_MSG_FMT_MOD(extack,
 				       "per-cpu setup failed for %s: the cache stays %s",
 				       slablab_designs[design]->name, s->ops->name);
 		return err;
 	}
-	/* slub's layout when it can be had; else the old one, which slub can run too */
-	if (!relayout(s, s->flags, SLABLAB_DESIGN_SLUB, &slub, NULL))
-		relayout_done(&slub);
-	WARN_ON_ONCE(set_front_end(s, SLABLAB_DESIGN_SLUB, old_sheaves_cpu_slabs));
 	NL_SET_ERR_MSG_FMT_MOD(extack,
 			       "per-cpu setup failed for %s and %s: the cache is slub now",
 			       slablab_designs[design]->name, slablab_designs[old_design]->name);
@@ -1438,13 +1454,6 @@ int slablab_set_sheaves_cpu_slabs(struct slablab_cache *s, unsigned int on,
 		return 0;
 	}
 	return switch_front_end(s, s->design, on, extack);
-}
-
-/* The design change itself, for slablab_set_design() and slablab_set_kmalloc(). */
-static int switch_design(struct slablab_cache *s, unsigned int design,
-			 struct netlink_ext_ack *extack)
-{
-	return switch_front_end(s, design, s->sheaves_cpu_slabs, extack);
 }
 
 /**
@@ -1892,6 +1901,141 @@ static int kmalloc_classes_live(u64 *live, struct netlink_ext_ack *extack)
 	return 0;
 }
 
+/*
+ * What a class had before a switch of the kmalloc design, and how far the switch took
+ * it, to put it back when another class fails (kmalloc_switch_classes(); slablab_mutex).
+ */
+static struct kmalloc_undo {
+	struct layout_state layout;	/* the old layout (and sequence), once laid_out */
+	unsigned int design, lists;
+	bool laid_out;			/* on @design's layout (relayout()) */
+	bool torn;			/* the old front end destroyed */
+	bool switched;			/* the new front end set up */
+} kmalloc_undo[SLABLAB_KMALLOC_CLASSES];
+
+/*
+ * Put class @i back as it was: its layout and sequence without allocating, its old
+ * front end set up again if it was destroyed. Return: 0, or -ENOMEM when that front
+ * end could not be set up (sheaves, slab: their init allocates) and the class is slub.
+ */
+static int kmalloc_class_undo(unsigned int i)
+{
+	struct slablab_cache *s = slablab_kmalloc_caches[i];
+	struct kmalloc_undo *u = &kmalloc_undo[i];
+
+	if (u->switched) {
+		/* frozen and empty since it switched: only the front end's own state goes */
+		flush_all(s, true);
+		slablab_discard_all_slabs(s);
+		if (s->ops->destroy)
+			s->ops->destroy(s);
+	}
+	if (u->laid_out)
+		layout_restore(s, &u->layout);
+	/* before the old front end is set up: the slab design's init reads it */
+	WRITE_ONCE(s->lists, u->lists);
+	if (u->torn)
+		return front_end_restore(s, u->design, s->sheaves_cpu_slabs);
+	return 0;
+}
+
+/*
+ * Every class onto @design with @lists, all or nothing (slablab_set_kmalloc(): the
+ * classes frozen and empty). Each class is laid out for @design first, its old layout
+ * kept (relayout(): the freelist sequence, the step that fails for memory; slob needs
+ * none), and only when every class is, do the front ends change (set_front_end(): fails
+ * for memory on sheaves and slab). A failure puts every class back (kmalloc_class_undo()),
+ * which allocates nothing but the old front ends of designs whose init allocates:
+ * should one of those fail too, that class is slub, and the extack says so. kmalloc
+ * dispatches on each class's own design (kmalloc.c), so even then no class hands out
+ * an object that its kfree would take for another design's.
+ *
+ * Return: 0, or -ENOMEM (or relayout()'s -E2BIG) with every class put back.
+ */
+static int kmalloc_switch_classes(unsigned int design, unsigned int lists,
+				  struct netlink_ext_ack *extack)
+{
+	const unsigned int n = ARRAY_SIZE(slablab_kmalloc_caches);
+	struct slablab_cache *s;
+	struct kmalloc_undo *u;
+	const char *failed = NULL;
+	unsigned int i, back;
+	int err = 0;
+
+	for (i = 0; i < n; i++) {
+		s = slablab_kmalloc_caches[i];
+		kmalloc_undo[i] = (struct kmalloc_undo) {
+			.design = s->design, .lists = s->lists,
+		};
+	}
+	for (i = 0; i < n; i++) {
+		s = slablab_kmalloc_caches[i];
+		u = &kmalloc_undo[i];
+		WRITE_ONCE(s->lists, lists);
+		if (s->design == design)
+			continue;
+		/* slob's typesafe_by_rcu blocks free through the design they were freed on */
+		slablab_rcu_drain(s);
+		flush_all(s, true);
+		slablab_discard_all_slabs(s);
+		err = relayout(s, s->flags, design, &u->layout, NULL);
+		if (err) {
+			NL_SET_ERR_MSG_FMT_MOD(extack, "%s: no memory for %s; every class stays %s",
+					       s->name, slablab_designs[design]->name,
+					       slablab_designs[u->design]->name);
+			break;
+		}
+		u->laid_out = true;
+	}
+	for (i = 0; !err && i < n; i++) {
+		s = slablab_kmalloc_caches[i];
+		u = &kmalloc_undo[i];
+		if (!u->laid_out)
+			continue;
+		if (s->ops->destroy)
+			s->ops->destroy(s);
+		u->torn = true;
+		err = set_front_end(s, design, s->sheaves_cpu_slabs);
+		if (err) {
+			NL_SET_ERR_MSG_FMT_MOD(extack,
+					       "%s: %s per-cpu setup failed; every class stays %s",
+					       s->name, slablab_designs[design]->name,
+					       slablab_designs[u->design]->name);
+			break;
+		}
+		u->switched = true;
+	}
+	if (!err) {
+		for (i = 0; i < n; i++) {
+			if (kmalloc_undo[i].laid_out)
+				relayout_done(&kmalloc_undo[i].layout);
+		}
+		return 0;
+	}
+	for (i = 0, back = 0; i < n; i++) {
+		if (kmalloc_class_undo(i))
+			failed = slablab_kmalloc_caches[i]->name;
+		else
+			back++;
+	}
+	if (failed)
+		NL_SET_ERR_MSG_FMT_MOD(extack, "%s switch failed; %u classes back, %s is slub",
+				       slablab_designs[design]->name, back, failed);
+	return err;
+}
+
+/* Whether every class is on @design (a failed switch's undo may leave one on slub). */
+static bool kmalloc_classes_on(unsigned int design)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(slablab_kmalloc_caches); i++) {
+		if (slablab_kmalloc_caches[i]->design != design)
+			return false;
+	}
+	return true;
+}
+
 /**
  * slablab_set_kmalloc - the design and the lists tunable of the kmalloc size classes
  * @design: the new design (enum slablab_design), or NULL to keep it
@@ -1907,12 +2051,13 @@ static int kmalloc_classes_live(u64 *live, struct netlink_ext_ack *extack)
  * being allocated or freed. On slob, slablab_kmalloc() serves requests below a page
  * from the heap behind a size header and the rest from the page allocator (mm/slob.c's
  * __do_kmalloc_node()); on the other designs every class cache switches design.
- * Checks everything before changing anything.
+ * Checks everything before changing anything, and switches every class or none
+ * (kmalloc_switch_classes()).
  *
  * Return: 0, -EOPNOTSUPP (a design not built), -EINVAL (lists the design does not
  * take), -EBUSY (objects held, or in use), -EINTR (a fatal signal while waiting for
- * callers in flight), or -ENOMEM (then some classes may have switched: the extack
- * says so).
+ * callers in flight), or -ENOMEM (every class is back on its design; should a class's
+ * old sheaves or slab front end fail as well, that class is slub: the extack says so).
  */
 int slablab_set_kmalloc(const u32 *design, const u32 *lists, struct netlink_ext_ack *extack)
 {
@@ -1935,7 +2080,7 @@ int slablab_set_kmalloc(const u32 *design, const u32 *lists, struct netlink_ext_
 		if (err)
 			return err;
 	}
-	if (new_design == slablab_kmalloc_design) {
+	if (new_design == slablab_kmalloc_design && kmalloc_classes_on(new_design)) {
 		/*
 		 * lists alone may change live: slob reads it per request, slab re-links its
 		 * node lists (slablab_set_lists()); the other designs keep it for later.
@@ -1967,16 +2112,9 @@ int slablab_set_kmalloc(const u32 *design, const u32 *lists, struct netlink_ext_
 	err = kmalloc_classes_live(&live, extack);
 	if (err)
 		goto thaw;
-	for (i = 0; i < ARRAY_SIZE(slablab_kmalloc_caches); i++) {
-		struct slablab_cache *s = slablab_kmalloc_caches[i];
-
-		WRITE_ONCE(s->lists, new_lists);
-		if (new_design == s->design)
-			continue;
-		err = switch_design(s, new_design, extack);
-		if (err)
-			goto thaw;
-	}
+	err = kmalloc_switch_classes(new_design, new_lists, extack);
+	if (err)
+		goto thaw;
 	WRITE_ONCE(slablab_kmalloc_lists, new_lists);
 	WRITE_ONCE(slablab_kmalloc_design, new_design);
 thaw:

@@ -35,8 +35,9 @@
 
 /*
  * The design the kmalloc size classes run on, and their lists tunable
- * (slablab_set_kmalloc(); slablab_mutex). slablab_kmalloc() reads the design under a
- * reference on slablab_kmalloc_users: it changes only while the classes are frozen.
+ * (slablab_set_kmalloc(); slablab_mutex): what is reported. slablab_kmalloc() reads
+ * each class's own design (s->design) under a reference on slablab_kmalloc_users: it
+ * changes only while the classes are frozen.
  */
 unsigned int slablab_kmalloc_design = SLABLAB_DESIGN_SLUB;
 unsigned int slablab_kmalloc_lists = SLABLAB_DEFAULT_LISTS;
@@ -239,12 +240,16 @@ static void *kmalloc_pages(size_t size, gfp_t gfp)
 	return page_address(page);
 }
 
-/* slablab_kmalloc() with a reference on slablab_kmalloc_users: the design is stable. */
+/*
+ * slablab_kmalloc() with a reference on slablab_kmalloc_users: the design is stable. On
+ * the class's own design, not slablab_kmalloc_design: a slob class's objects need the
+ * size header slablab_kfree() reads on a slob page, whatever the other classes run.
+ */
 static void *kmalloc_classes(size_t size, gfp_t gfp)
 {
 	struct slablab_cache *s = slablab_kmalloc_class(size);
 
-	if (unlikely(READ_ONCE(slablab_kmalloc_design) == SLABLAB_DESIGN_SLOB)) {
+	if (s && unlikely(READ_ONCE(s->design) == SLABLAB_DESIGN_SLOB)) {
 		/* SLOB's kmalloc: a size header in the heap, a page or more from pages. */
 		if (size < PAGE_SIZE - SLABLAB_SLOB_MINALIGN)
 			return slablab_slob_kmalloc(s, size, gfp);
