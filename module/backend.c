@@ -482,19 +482,61 @@ static struct page *new_slab_pages(struct slablab_cache *s, int node, gfp_t gfp,
 }
 
 /*
+ * The pages of a new slab, as SLUB's allocate_slab() (@fallback) or SLAB's
+ * kmem_getpages() takes them; @pgfp is the caller's gfp as both pass it on (the
+ * reclaim and constraint bits, __GFP_COMP: 6.1's s->allocflags / cachep->allocflags).
+ */
+static struct page *new_slab_alloc_pages(struct slablab_cache *s, gfp_t pgfp, int node,
+					 unsigned int *order, bool fallback)
+{
+	unsigned int min_order = slablab_min_order(s);
+	struct page *page;
+	gfp_t alloc_gfp;
+
+	if (!fallback)
+		/*
+		 * SLAB 6.1's kmem_getpages() (mm/slab.c:1363, from cache_grow_begin(),
+		 * :2570): one attempt at the cache's gfporder with the caller's gfp, and no
+		 * smaller order when it fails.
+		 */
+		return new_slab_pages(s, node, pgfp, *order);
+	/*
+	 * SLUB's allocate_slab() (6.1 mm/slub.c:1946-1962, 7.3.4 mm/slub.c:3458-3474):
+	 * the first attempt, at the cache's order, may fail quietly and never dips into
+	 * the reserves for it; above the minimum order it neither reclaims nor wakes
+	 * kswapd when the caller could, so that fragmentation sends it to the minimum
+	 * order rather than into compaction. The second, at the minimum order (the same
+	 * order when the cache has no other), asks with the caller's gfp as it is and
+	 * counts ORDER_FALLBACK.
+	 */
+	alloc_gfp = (pgfp | __GFP_NOWARN | __GFP_NORETRY) & ~__GFP_NOFAIL;
+	if ((alloc_gfp & __GFP_DIRECT_RECLAIM) && *order > min_order)
+		alloc_gfp = (alloc_gfp | __GFP_NOMEMALLOC) & ~__GFP_RECLAIM;
+	page = new_slab_pages(s, node, alloc_gfp, *order);
+	if (page)
+		return page;
+	*order = min_order;
+	page = new_slab_pages(s, node, pgfp, *order);
+	if (page)
+		stat(s, SLABLAB_ORDER_FALLBACK);
+	return page;
+}
+
+/*
  * A new slab for the calling cpu. It is published on s->all_slabs already frozen, with
  * every object counted in use and its freelist handed to the caller in @freelist, so
  * that nobody (validate) ever sees it unfrozen with a freelist the cpu is consuming.
+ * Its pages as SLUB takes them (@fallback) or SLAB (new_slab_alloc_pages()).
  */
-struct slablab_slab *slablab_new_slab(struct slablab_cache *s, gfp_t gfp, int node,
-				      void **freelist)
+static struct slablab_slab *new_slab(struct slablab_cache *s, gfp_t gfp, int node,
+				     void **freelist, bool fallback)
 {
 	unsigned int order = READ_ONCE(s->order), min_order = slablab_min_order(s);
-	/* a node constraint binds the pages (SLAB's cache_grow_begin(), SLUB's allocate_slab()) */
+	/* a node constraint binds the pages (SLAB's cache_grow_begin(), SLUB's new_slab()) */
 	gfp_t pgfp = (gfp & (SLABLAB_RECLAIM_GFP | SLABLAB_CONSTRAINT_GFP)) | __GFP_COMP;
 	struct slablab_counters cnt = { .word = 0 };
 	struct slablab_slab *slab;
-	struct page *page = NULL;
+	struct page *page;
 	unsigned int nr, meta_off;
 	unsigned long flags;
 
@@ -502,18 +544,7 @@ struct slablab_slab *slablab_new_slab(struct slablab_cache *s, gfp_t gfp, int no
 		order = min_order;
 	if (slablab_inject_new_slab_failure(s, gfp, order))
 		return NULL;	/* injected failure: as if the page allocator said no */
-	if (order > min_order)
-		/* Don't work hard for a high order: fall back to the smallest that fits. */
-		page = new_slab_pages(s, node, (pgfp | __GFP_NOWARN | __GFP_NORETRY) &
-				      ~__GFP_NOFAIL, order);
-	if (!page && order > min_order) {
-		order = min_order;
-		page = new_slab_pages(s, node, pgfp, order);
-		if (page)
-			stat(s, SLABLAB_ORDER_FALLBACK);
-	} else if (!page) {
-		page = new_slab_pages(s, node, pgfp, order);
-	}
+	page = new_slab_alloc_pages(s, pgfp, node, &order, fallback);
 	if (!page)
 		return NULL;
 	nr = slablab_cache_objs(s, order);
@@ -552,6 +583,42 @@ struct slablab_slab *slablab_new_slab(struct slablab_cache *s, gfp_t gfp, int no
 	spin_unlock_irqrestore(&s->slabs_lock, flags);
 	trace_slablab_slab_new(s, page_to_nid(page), order, nr);
 	return slab;
+}
+
+/**
+ * slablab_new_slab - a new slab, its pages taken as SLUB's allocate_slab() takes them
+ * @s: the cache
+ * @gfp: the allocation's flags
+ * @node: the node of the pages, or NUMA_NO_NODE
+ * @freelist: where its objects' freelist is handed over
+ *
+ * The slub and sheaves designs' new slab: the cache's order tried without reclaim
+ * (when above the minimum), then the minimum order with @gfp (new_slab_alloc_pages()).
+ * The slab is frozen, every object counted in use.
+ *
+ * Return: the slab, or NULL when no pages could be had.
+ */
+struct slablab_slab *slablab_new_slab(struct slablab_cache *s, gfp_t gfp, int node,
+				      void **freelist)
+{
+	return new_slab(s, gfp, node, freelist, true);
+}
+
+/**
+ * slablab_new_slab_one_order - a new slab, its pages taken as SLAB's kmem_getpages()
+ * @s: the cache
+ * @gfp: the allocation's flags
+ * @node: the node of the pages, or NUMA_NO_NODE
+ * @freelist: where its objects' freelist is handed over
+ *
+ * The slab design's grow: one attempt at the cache's order with @gfp, no fallback.
+ *
+ * Return: as slablab_new_slab().
+ */
+struct slablab_slab *slablab_new_slab_one_order(struct slablab_cache *s, gfp_t gfp, int node,
+						void **freelist)
+{
+	return new_slab(s, gfp, node, freelist, false);
 }
 
 /* The pages and metadata of a discarded slab go back (now, or after a grace period). */

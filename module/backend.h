@@ -175,6 +175,8 @@ unsigned int slablab_min_order(const struct slablab_cache *s);
 bool slablab_inject_new_slab_failure(struct slablab_cache *s, gfp_t gfp, unsigned int order);
 struct slablab_slab *slablab_new_slab(struct slablab_cache *s, gfp_t gfp, int node,
 				      void **freelist);
+struct slablab_slab *slablab_new_slab_one_order(struct slablab_cache *s, gfp_t gfp, int node,
+						void **freelist);
 void slablab_discard_slab(struct slablab_cache *s, struct slablab_slab *slab);
 bool slablab_free_to_slab(struct slablab_cache *s, struct slablab_slab *slab, void *head,
 			  void *tail, unsigned int cnt, bool may_freeze);

@@ -488,14 +488,16 @@ static struct slablab_sheaf *prefill_oversize(struct slablab_cache *s, gfp_t gfp
  * gets such a sheaf too.
  *
  * Every sheaf goes back with slablab_cache_return_sheaf(); the cache can be destroyed,
- * or change its design, only when none is out.
+ * or change its design, only when none is out. A @size of 0 gets no sheaf: NULL, as
+ * 7.3.4's (mm/slub.c:5117), counting nothing.
  *
  * Context: process context, as 7.3's (the sheaves lock it takes, local_lock() on 7.x,
  * keeps out neither an interrupt nor what that interrupt would corrupt: a pop or push
  * of the task it landed in); from any other it warns once and returns NULL. May sleep
  * if @gfp allows.
  *
- * Return: the sheaf, or NULL when the objects could not be had (nothing is held then).
+ * Return: the sheaf, or NULL when @size is 0 or the objects could not be had (nothing
+ * is held then).
  */
 struct slablab_sheaf *slablab_cache_prefill_sheaf(struct slablab_cache *s, gfp_t gfp,
 						  unsigned int size)
@@ -505,6 +507,8 @@ struct slablab_sheaf *slablab_cache_prefill_sheaf(struct slablab_cache *s, gfp_t
 
 	might_alloc(gfp);
 	if (WARN_ON_ONCE(!in_task()))
+		return NULL;
+	if (unlikely(!size))
 		return NULL;
 	if (s->ops->prefill_sheaf && cap && size <= cap)
 		sh = s->ops->prefill_sheaf(s, gfp, size);

@@ -11,8 +11,8 @@
  * selftest_kernel_cache, selftest_native_sysfs, selftest_fail_random_seq,
  * selftest_fail_sheaf_alloc (both also as _nth: the Nth fails), selftest_fail_atomic_slabs,
  * selftest_walk_irqoff_ns and _slabs,
- * selftest_dump_percpu_max and caches/<name>/selftest, selftest_cpu_locks and
- * selftest_new_slab_gfp.
+ * selftest_dump_percpu_max and caches/<name>/selftest, selftest_cpu_locks,
+ * selftest_new_slab_gfp and selftest_partial.
  *
  * Every file the kernel's tools/vm/slabinfo.c (tools/mm/ in 7.x) reads in
  * read_slab_dir() that SLUB's sysfs has is here, so slabinfo run with this directory
@@ -834,6 +834,20 @@ out:
 	return err;
 }
 
+/*
+ * A prefilled sheaf of 0 objects: 7.3.4's kmem_cache_prefill_sheaf() lends none
+ * (NULL). -EEXIST when one was lent (it goes back at once).
+ */
+static int selftest_prefill_zero(struct slablab_cache *s)
+{
+	struct slablab_sheaf *sh = slablab_cache_prefill_sheaf(s, GFP_KERNEL, 0);
+
+	if (!sh)
+		return 0;
+	slablab_cache_return_sheaf(s, GFP_KERNEL, sh);
+	return -EEXIST;
+}
+
 /* How a case runs (slablab_selftest_case.needs). */
 #define SELFTEST_LOCKED	BIT(0)	/* under slablab_mutex, on a live cache: it allocates */
 #define SELFTEST_DEBUG	BIT(1)	/* only on a debug cache without ctor: it corrupts */
@@ -883,6 +897,7 @@ static const struct slablab_selftest_case selftest_cases[] = {
 	 */
 	{ "sheaf_capacity", slablab_selftest_sheaf_capacity, 0 },
 	{ "pcs_held", slablab_selftest_pcs_held, 0 },
+	{ "prefill_zero", selftest_prefill_zero, SELFTEST_LOCKED },
 };
 
 static int slablab_selftest_run(struct slablab_cache *s, const struct slablab_selftest_case *c)
@@ -940,6 +955,45 @@ static int slablab_selftest_gfp_show(struct seq_file *m, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(slablab_selftest_gfp);
 
+/* Partial slabs a selftest_partial read lists per node, at most (interrupts are off). */
+#define SELFTEST_PARTIAL_MAX	64
+
+/*
+ * The node partial lists in their order, head first: "<nid>:" and each slab's free
+ * objects, one line per node that has partial slabs (the first SELFTEST_PARTIAL_MAX).
+ */
+static int slablab_selftest_partial_show(struct seq_file *m, void *unused)
+{
+	struct slablab_cache *s = m->private;
+	unsigned int free[SELFTEST_PARTIAL_MAX];
+	struct slablab_slab *slab;
+	unsigned long flags;
+	int nid, i, nr;
+
+	for_each_node(nid) {
+		struct slablab_node *n = s->node[nid];
+
+		nr = 0;
+		spin_lock_irqsave(&n->list_lock, flags);
+		list_for_each_entry(slab, &n->partial, node_list) {
+			struct slablab_counters c = { .word = READ_ONCE(slab->fc.word) };
+
+			if (nr == SELFTEST_PARTIAL_MAX)
+				break;
+			free[nr++] = c.objects - c.inuse;
+		}
+		spin_unlock_irqrestore(&n->list_lock, flags);
+		if (!nr)
+			continue;
+		seq_printf(m, "%d:", nid);
+		for (i = 0; i < nr; i++)
+			seq_printf(m, " %u", free[i]);
+		seq_putc(m, '\n');
+	}
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(slablab_selftest_partial);
+
 static const struct file_operations slablab_dbg_fops = {
 	.owner = THIS_MODULE,
 	.open = slablab_dbg_open,
@@ -982,6 +1036,8 @@ static void slablab_debugfs_add_cache(struct slablab_cache *s)
 		debugfs_create_atomic_t("selftest_cpu_locks", 0600, dir, &s->selftest_cpu_locks);
 		debugfs_create_file("selftest_new_slab_gfp", 0400, dir, s,
 				    &slablab_selftest_gfp_fops);
+		debugfs_create_file("selftest_partial", 0400, dir, s,
+				    &slablab_selftest_partial_fops);
 	}
 	s->debugfs = dir;
 	s->debugfs_priv = files;

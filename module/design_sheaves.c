@@ -4,7 +4,8 @@
  * shared back end (backend.c). A sheaf is an array of object pointers; each cpu has a
  * main sheaf and a spare, each node a barn of full and empty sheaves. Slabs are never
  * frozen here (except a new slab for the moment it is split between a sheaf and its
- * node list): every free object is either in a sheaf or on its slab's freelist.
+ * node list, and a partial slab a refill has taken off its list until it takes its
+ * freelist): every free object is either in a sheaf or on its slab's freelist.
  *
  * Per-cpu state (struct slablab_cpu)
  *   - main:  the sheaf allocations pop from and frees push to; never NULL while the
@@ -32,10 +33,18 @@
  *   barn_max_empty, sheaves_cpu_slabs) are fields of the cache: a design change keeps
  *   them.
  *
- * Below the sheaves: the slabs (take_from_node(), take_from_new_slab(),
- * slablab_return_to_slab()), or with sheaves_cpu_slabs the slub design's per-cpu slab
- * and cpu partial lists (6.18's double caching), reached through s->under's take and
- * give ops, which cache.c set up; objects_take() and give_back() choose.
+ * Below the sheaves: the slabs, or with sheaves_cpu_slabs the slub design's per-cpu
+ * slab and cpu partial lists (6.18's double caching), reached through s->under's take
+ * and give ops, which cache.c set up; objects_take(), object_take() and give_back()
+ * choose. From the slabs, as 7.3.4's mm/slub.c: a refill or a bulk allocation
+ * (refill_objects()) takes whole slabs off the head of the node's partial list under
+ * list_lock, their freelists outside it, and gives the last one's surplus back, that
+ * slab going to the tail of the list, so that the next refill starts at the slab after
+ * it (refill_from_node()); then new slabs, the rest of each going to the head
+ * (take_from_new_slab()); one object the sheaves cannot serve comes off the first
+ * partial slab, which stays at the head (take_one_from_node(), 7.3's
+ * get_from_partial_node()), or from a new slab. Objects go back through
+ * slablab_return_to_slab().
  *
  * Prefilled sheaves (cache.c's slablab_cache_prefill_sheaf() API): the prefill_sheaf,
  * refill_sheaf and return_sheaf ops lend a caller a sheaf of free objects (the cpu's
@@ -49,7 +58,9 @@
  * tracking and no kmalloc_nolock() (7.3's allow_spin); a partly filled rcu_free sheaf
  * that a flush hands to RCU goes to the barn after the grace period (7.3's
  * rcu_free_sheaf_nobarn() sends it to the slabs); remote-node partial slabs are not
- * taken on a refill (remote_node_defrag_ratio is the slub design's); a debug cache
+ * taken on a refill (remote_node_defrag_ratio is the slub design's); a partial slab a
+ * refill takes off its list is frozen until its freelist is taken (refill_from_node():
+ * validate walks the freelists of unfrozen slabs only); a debug cache
  * keeps its sheaves
  * (7.3: none), so that the debug checks see them; sheaf_capacity may change at run
  * time; barn_max_full and barn_max_empty are tunables (7.3's MAX_FULL_SHEAVES and
@@ -158,50 +169,187 @@ static void sheaf_free(struct slablab_cache *s, struct slablab_sheaf *sh)
 /* ---- the slabs under the sheaves ---- */
 
 /*
- * Take up to @want objects from a node's partial slabs. Only allocations take objects
- * off an unfrozen slab, and only under its node's list_lock: so the freelist below the
- * head read here stays as it is while we walk it; frees push onto the head, which the
- * cmpxchg checks. A slab left without free objects leaves the list in the same
- * critical section (a free that finds it full takes list_lock to put it back).
+ * One object off a node's partial slabs (7.3.4's get_from_partial_node(),
+ * mm/slub.c:3885, for ___slab_alloc()): off the first slab, which stays at the head
+ * unless it is full now. Only allocations take objects off a partial slab, and only
+ * under its node's list_lock: its freelist head is read here with nothing taken below
+ * it; frees push onto the head, which the cmpxchg checks.
  */
-static unsigned int take_from_node(struct slablab_cache *s, struct slablab_node *n,
-				   void **p, unsigned int want)
+static void *take_one_from_node(struct slablab_cache *s, struct slablab_node *n)
 {
-	struct slablab_slab *slab, *tmp;
-	unsigned int got = 0;
+	struct slablab_slab *slab;
+	union slablab_pair old, new;
+	struct slablab_counters c;
 	unsigned long flags;
+	void *obj = NULL;
 
 	if (!n || !READ_ONCE(n->nr_partial))
-		return 0;
+		return NULL;
 	spin_lock_irqsave(&n->list_lock, flags);
-	list_for_each_entry_safe(slab, tmp, &n->partial, node_list) {
-		union slablab_pair old, new;
-		struct slablab_counters c;
-		unsigned int k;
-
+	slab = list_first_entry_or_null(&n->partial, struct slablab_slab, node_list);
+	if (slab) {
 		for (;;) {
-			void *obj;
-
 			old = read_pair(&slab->fc);
 			c.word = old.word;
-			k = 0;
-			for (obj = old.freelist; obj && got + k < want && k < c.objects;
-			     obj = get_fp(s, obj))
-				p[got + k++] = obj;
-			c.inuse += k;
-			new.freelist = obj;
+			c.inuse++;
+			new.freelist = get_fp(s, old.freelist);
 			new.word = c.word;
 			if (pair_cmpxchg(&slab->fc, old, new))
 				break;
 			stat(s, SLABLAB_CMPXCHG_DOUBLE_FAIL);
 		}
-		got += k;
+		obj = old.freelist;
 		if (!new.freelist)
 			remove_partial(n, slab);
-		if (got == want)
+	}
+	spin_unlock_irqrestore(&n->list_lock, flags);
+	return obj;
+}
+
+/*
+ * A slab isolated by refill_from_node() is frozen while it is off the list with its
+ * freelist still on it; take that freelist whole and unfreeze it: it is full now, on
+ * no list (7.3.4's get_freelist_nofreeze(), mm/slub.c:4442, on a slab 7.3 does not
+ * freeze). Returns the freelist, its length in *@count.
+ */
+static void *take_isolated_freelist(struct slablab_cache *s, struct slablab_slab *slab,
+				    unsigned int *count)
+{
+	union slablab_pair old, new;
+	struct slablab_counters c;
+
+	for (;;) {
+		old = read_pair(&slab->fc);
+		c.word = old.word;
+		*count = c.objects - c.inuse;
+		c.inuse = c.objects;
+		c.frozen = 0;
+		new.freelist = NULL;
+		new.word = c.word;
+		if (pair_cmpxchg(&slab->fc, old, new))
+			return old.freelist;
+		stat(s, SLABLAB_CMPXCHG_DOUBLE_FAIL);
+	}
+}
+
+/*
+ * Give the @cnt objects from @head back to the slab whose freelist a refill just took,
+ * if it is still full, and put it at the tail of its node's list (7.3.4's
+ * __slab_try_return_freelist(), mm/slub.c:5683). False when a free came in meanwhile:
+ * the caller frees them as any free does then.
+ */
+static bool return_isolated_freelist(struct slablab_cache *s, struct slablab_node *n,
+				     struct slablab_slab *slab, void *head, unsigned int cnt)
+{
+	union slablab_pair old, new;
+	struct slablab_counters c;
+	unsigned long flags;
+
+	old = read_pair(&slab->fc);
+	if (old.freelist)
+		return false;
+	c.word = old.word;
+	c.inuse -= cnt;
+	new.freelist = head;
+	new.word = c.word;
+	spin_lock_irqsave(&n->list_lock, flags);
+	if (!pair_cmpxchg(&slab->fc, old, new)) {
+		spin_unlock_irqrestore(&n->list_lock, flags);
+		return false;
+	}
+	add_partial(n, slab, true);
+	spin_unlock_irqrestore(&n->list_lock, flags);
+	return true;
+}
+
+/*
+ * Up to @want objects off a node's partial slabs for a sheaf or a bulk allocation, as
+ * 7.3.4's __refill_objects_node() (mm/slub.c:7265) with min == max == @want (all its
+ * callers here: refill_sheaf(), __kmem_cache_alloc_bulk()):
+ *   - under list_lock, get_partial_node_bulk() (mm/slub.c:3814) takes whole slabs off
+ *     the head of the list until their free objects reach @want;
+ *   - outside it, each slab's freelist is taken whole (get_freelist_nofreeze(): the
+ *     slab is full then, on no list), its objects into @p until there are @want;
+ *   - the surplus of the last slab goes back to it, and the slab to the tail of the
+ *     list (__slab_try_return_freelist()), or, when a free came in meanwhile, is freed
+ *     as any free (__slab_free(), which puts a full slab at the tail too);
+ *   - slabs taken off but not reached (a count read before a free came in is low) go
+ *     back to the tail, in their order.
+ * So a partly used slab ends at the tail and the next refill starts at the slab after
+ * it. One difference: an isolated slab is frozen (a cmpxchg under list_lock where 7.3
+ * reads the counters racily) until its freelist is taken, so that validate, which
+ * walks unfrozen slabs' freelists under list_lock, leaves it alone as a cpu's; a free
+ * into it meanwhile counts free_frozen (7.3: no event).
+ */
+static unsigned int refill_from_node(struct slablab_cache *s, struct slablab_node *n,
+				     void **p, unsigned int want)
+{
+	struct slablab_slab *slab, *tmp;
+	unsigned int got = 0, total = 0, count;
+	union slablab_pair old, new;
+	struct slablab_counters c;
+	unsigned long flags;
+	LIST_HEAD(isolated);
+	void *obj, *tail;
+
+	if (!n || !READ_ONCE(n->nr_partial))
+		return 0;
+	spin_lock_irqsave(&n->list_lock, flags);
+	list_for_each_entry_safe(slab, tmp, &n->partial, node_list) {
+		for (;;) {
+			old = read_pair(&slab->fc);
+			c.word = old.word;
+			c.frozen = 1;
+			new.freelist = old.freelist;
+			new.word = c.word;
+			if (pair_cmpxchg(&slab->fc, old, new))
+				break;
+			stat(s, SLABLAB_CMPXCHG_DOUBLE_FAIL);
+		}
+		remove_partial(n, slab);
+		list_add_tail(&slab->node_list, &isolated);
+		total += c.objects - c.inuse;
+		if (total >= want)
 			break;
 	}
 	spin_unlock_irqrestore(&n->list_lock, flags);
+
+	list_for_each_entry_safe(slab, tmp, &isolated, node_list) {
+		list_del(&slab->node_list);
+		obj = take_isolated_freelist(s, slab, &count);
+		while (count && got < want) {
+			p[got++] = obj;
+			obj = get_fp(s, obj);
+			count--;
+		}
+		if (unlikely(count)) {
+			if (return_isolated_freelist(s, n, slab, obj, count))
+				break;
+			for (tail = obj; get_fp(s, tail); tail = get_fp(s, tail))
+				;
+			slablab_return_to_slab(s, slab, obj, tail, count, false);
+		}
+		if (got >= want)
+			break;
+	}
+	if (unlikely(!list_empty(&isolated))) {
+		spin_lock_irqsave(&n->list_lock, flags);
+		list_for_each_entry_safe(slab, tmp, &isolated, node_list) {
+			for (;;) {
+				old = read_pair(&slab->fc);
+				c.word = old.word;
+				c.frozen = 0;
+				new.freelist = old.freelist;
+				new.word = c.word;
+				if (pair_cmpxchg(&slab->fc, old, new))
+					break;
+				stat(s, SLABLAB_CMPXCHG_DOUBLE_FAIL);
+			}
+			list_del(&slab->node_list);
+			add_partial(n, slab, true);
+		}
+		spin_unlock_irqrestore(&n->list_lock, flags);
+	}
 	return got;
 }
 
@@ -253,21 +401,29 @@ static unsigned int take_from_new_slab(struct slablab_cache *s, gfp_t gfp, int n
 	return got;
 }
 
+/* The node whose partial slabs serve a request for @node (updated in *@node too). */
+static int slabs_node(int *node)
+{
+	/* A node without normal memory never has slabs of its own (see design_slub.c). */
+	if (*node != NUMA_NO_NODE && !node_state(*node, N_NORMAL_MEMORY))
+		*node = NUMA_NO_NODE;
+	return *node == NUMA_NO_NODE ? numa_mem_id() : *node;
+}
+
 /*
- * Up to @want objects from slabs: the node's partial slabs first, then new slabs.
- * Returns how many (0: none could be had). No lock of this design held.
+ * Up to @want objects from slabs for a sheaf or a bulk allocation (7.3.4's
+ * refill_objects(), mm/slub.c:7398, min == max): the node's partial slabs first
+ * (refill_from_node()), then new slabs, the rest of each going to the head of the
+ * list (alloc_from_new_slab()). Returns how many (0: none could be had). No lock of
+ * this design held.
  */
 static unsigned int slabs_take(struct slablab_cache *s, gfp_t gfp, int node, void **p,
 			       unsigned int want)
 {
+	int local = slabs_node(&node);
 	unsigned int got, more;
-	int local;
 
-	/* A node without normal memory never has slabs of its own (see design_slub.c). */
-	if (node != NUMA_NO_NODE && !node_state(node, N_NORMAL_MEMORY))
-		node = NUMA_NO_NODE;
-	local = node == NUMA_NO_NODE ? numa_mem_id() : node;
-	got = take_from_node(s, s->node[local], p, want);
+	got = refill_from_node(s, s->node[local], p, want);
 	while (got < want) {
 		more = take_from_new_slab(s, gfp, node, p + got, want - got);
 		if (!more)
@@ -278,10 +434,25 @@ static unsigned int slabs_take(struct slablab_cache *s, gfp_t gfp, int node, voi
 }
 
 /*
- * Up to @want free objects for a sheaf (or an allocation the sheaves cannot serve):
- * from the slabs, or with cpu_slabs through the per-cpu slab layer under the sheaves
- * (s->under: slub's cpu slab and cpu partial list, 6.18's double caching). Not counted
- * as allocations. No lock of this design held.
+ * One object from slabs for an allocation the sheaves cannot serve (7.3.4's
+ * ___slab_alloc(), mm/slub.c:4533): off the node's first partial slab, else a new
+ * slab, the rest of which goes to the head of the list.
+ */
+static void *slabs_take_one(struct slablab_cache *s, gfp_t gfp, int node)
+{
+	int local = slabs_node(&node);
+	void *obj = take_one_from_node(s, s->node[local]);
+
+	if (!obj && !take_from_new_slab(s, gfp, node, &obj, 1))
+		return NULL;
+	return obj;
+}
+
+/*
+ * Up to @want free objects for a sheaf or a bulk allocation: from the slabs, or with
+ * cpu_slabs through the per-cpu slab layer under the sheaves (s->under: slub's cpu
+ * slab and cpu partial list, 6.18's double caching). Not counted as allocations. No
+ * lock of this design held.
  */
 static unsigned int objects_take(struct slablab_cache *s, gfp_t gfp, int node, void **p,
 				 unsigned int want)
@@ -289,6 +460,16 @@ static unsigned int objects_take(struct slablab_cache *s, gfp_t gfp, int node, v
 	if (s->under)
 		return s->under->take(s, gfp, node, p, want);
 	return slabs_take(s, gfp, node, p, want);
+}
+
+/* One free object for an allocation the sheaves cannot serve, as objects_take(). */
+static void *object_take(struct slablab_cache *s, gfp_t gfp, int node)
+{
+	void *obj;
+
+	if (s->under)
+		return s->under->take(s, gfp, node, &obj, 1) ? obj : NULL;
+	return slabs_take_one(s, gfp, node);
 }
 
 /* A detached list of objects of @slab, counted as freed already, back below the sheaves. */
@@ -701,7 +882,8 @@ static void *sheaves_alloc_slow(struct slablab_cache *s, gfp_t gfp, int node)
 unlock:
 	pcs_unlock(s, &flags);
 slabs:
-	if (!objects_take(s, gfp, node, &obj, 1))
+	obj = object_take(s, gfp, node);
+	if (!obj)
 		return NULL;
 	stat(s, SLABLAB_ALLOC_SLOWPATH);
 	return alloc_hook(s, obj, gfp);
@@ -1371,8 +1553,10 @@ static int sheaves_refill_sheaf(struct slablab_cache *s, gfp_t gfp, struct slabl
 }
 
 /*
- * The return_sheaf op (7.3's kmem_cache_return_sheaf()): the sheaf becomes the cpu's
- * spare when it has none (sheaf_return_fast), whatever its fill; else
+ * The return_sheaf op (7.3.4's kmem_cache_return_sheaf(), mm/slub.c:5194): the sheaf
+ * becomes the cpu's spare when it has none (sheaf_return_fast), whatever its fill and
+ * whether or not the cpu has a main (a cpu left without one by a capacity change that
+ * could not allocate it keeps the spare for a prefill or a flush); else
  * (sheaf_return_slow) it is refilled and put into the barn, unless the barn holds
  * barn_max_full full sheaves already or the refill fails: then it is flushed and
  * freed. A sheaf of a capacity the cache no longer has is flushed and freed.
@@ -1392,7 +1576,7 @@ static void sheaves_return_sheaf(struct slablab_cache *s, gfp_t gfp, struct slab
 		pcs_unlock(s, &flags);
 		goto flush;
 	}
-	if (!c->spare && c->main) {
+	if (!c->spare) {
 		c->spare = sh;
 		sh = NULL;
 	}
@@ -1734,10 +1918,14 @@ static void rcu_free_submit(struct slablab_cache *s, struct slablab_cpu *c, int 
 }
 
 /*
- * An RCU free into the cpu's rcu_free sheaf (__kfree_rcu_sheaf()): the sheaf comes from
- * an empty spare, the barn's empty sheaves or a new one (GFP_NOWAIT); a full one is
- * handed to RCU before the lock is dropped. False (cache.c's batch takes the object)
- * without sheaves or an empty sheaf to be had: FREE_RCU_SHEAF_FAIL.
+ * An RCU free into the cpu's rcu_free sheaf (7.3.4's __kfree_rcu_sheaf(),
+ * mm/slub.c:6112): the sheaf comes from an empty spare, the barn's empty sheaves or a
+ * new one (__GFP_NOWARN alone: no kswapd, which 7.3 must not wake under the pi_lock an
+ * RCU free may come with); a full one is handed to RCU before the lock is dropped. A
+ * new sheaf that lost a race (the lock could not be had again, or another rcu_free
+ * sheaf arrived meanwhile) is freed, as 7.3.4 frees it (6.18 to 7.0 put it into the
+ * barn). False (cache.c's batch takes the object) without sheaves or an empty sheaf to
+ * be had: FREE_RCU_SHEAF_FAIL.
  */
 static bool free_rcu_sheaf(struct slablab_cache *s, void *obj)
 {
@@ -1770,7 +1958,7 @@ static bool free_rcu_sheaf(struct slablab_cache *s, void *obj)
 	}
 	if (!c->rcu_free) {
 		pcs_unlock(s, &flags);
-		empty = sheaf_new(s, cap, GFP_NOWAIT);
+		empty = sheaf_new(s, cap, __GFP_NOWARN);
 		if (!empty)
 			goto fail;
 		if (!pcs_trylock(s, &flags)) {

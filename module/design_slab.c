@@ -609,12 +609,14 @@ static gfp_t gfp_exact_node(gfp_t gfp)
 /*
  * SLAB's cache_grow_begin(): a new slab of node @node (NUMA_NO_NODE: the local one),
  * frozen, its objects on the private *@freelist, or NULL. Nobody else takes from it
- * until grow_end(): the caller may take objects off *@freelist first.
+ * until grow_end(): the caller may take objects off *@freelist first. Its pages come
+ * as kmem_getpages() takes them: at the cache's order with @gfp, once; SLAB has no
+ * order fallback (6.1 mm/slab.c:1363).
  */
 static struct slablab_slab *grow_begin(struct slablab_cache *s, gfp_t gfp, int node,
 				       void **freelist)
 {
-	struct slablab_slab *slab = slablab_new_slab(s, gfp, node, freelist);
+	struct slablab_slab *slab = slablab_new_slab_one_order(s, gfp, node, freelist);
 
 	if (slab)
 		stat(s, SLABLAB_ALLOC_SLAB);

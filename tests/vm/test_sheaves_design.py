@@ -13,7 +13,7 @@ import pytest
 
 
 import slablab
-from helpers import DEBUGFS, consistent, reload, selftest
+from helpers import DEBUGFS, consistent, dbg, reload, selftest
 
 pytestmark = pytest.mark.parametrize("design", ["sheaves"])
 
@@ -476,3 +476,102 @@ def test_sheaves_lock_held_sends_allocations_and_frees_to_the_slabs(hooked, hook
     assert d["alloc_fastpath"] == d["free_fastpath"] == 0, d
     for k in ("sheaf_main", "sheaf_spare", "barn"):
         assert after["layers"][k] == before["layers"][k], (before["layers"], after["layers"])
+
+
+# ------------------------------------ the slabs under the sheaves, as 7.3.4 takes them
+
+def partial_lists(name):
+    """{node: [free objects of each node partial slab, head first]} (selftest_partial)."""
+    lists = {}
+    for line in dbg(name, "selftest_partial").splitlines():
+        nid, _, rest = line.partition(":")
+        lists[int(nid)] = [int(x) for x in rest.split()]
+    return lists
+
+
+def test_a_refill_puts_the_slab_it_used_part_of_at_the_tail(hooked, hooked_cache):
+    """7.3.4's __refill_objects_node(): a refill takes whole slabs off the head of the
+    node's partial list, their freelists, and gives the last one's surplus back, that
+    slab going to the tail, so that the next refill starts at the slab after it. Two
+    partial slabs, half free each (A at the head, B after it), sheaves of a quarter
+    slab: the first refill leaves [B, A less a sheaf], the second [A, B] both less a
+    sheaf. (Taking a sheaf's worth off the head slab and leaving it there gave
+    [A less a sheaf, B], then [A less two sheaves, B].)"""
+    name = hooked_cache(256, sheaf_capacity=0)      # no sheaves: straight to the slabs
+    n = hooked.cache_get(name)["objs_per_slab"]
+    half, cap = n // 2, n // 4
+    assert cap >= 1 and half > cap, n
+    ha = hooked.obj_alloc(name, n, cpu=0)           # slab A, full
+    hb = hooked.obj_alloc(name, n, cpu=0)           # slab B, full
+    assert partial_lists(name) == {}
+    hooked.obj_free(ha, cpu=0, count=half)          # A partial: onto the list
+    hooked.obj_free(hb, cpu=0, count=half)          # B after it
+    (nid, lst), = partial_lists(name).items()
+    assert lst == [half, half], lst
+    hooked.cache_set(name, sheaf_capacity=cap)      # every cpu: an empty main, no spare
+    before = hooked.cache_get(name)["stats"]
+    h1 = hooked.obj_alloc(name, 1, cpu=0)           # a refill: all of A's, A to the tail
+    assert partial_lists(name) == {nid: [half, half - cap]}, partial_lists(name)
+    h2 = hooked.obj_alloc(name, cap, cpu=0)         # main's rest, then B's refill
+    assert partial_lists(name) == {nid: [half - cap, half - cap]}, partial_lists(name)
+    st = hooked.cache_get(name)["stats"]
+    assert st["sheaf_refill"] - before["sheaf_refill"] == 2 * cap, st
+    assert st["alloc_slab"] == before["alloc_slab"], st
+    for h in (h2, h1, hb, ha):
+        hooked.obj_free(h, cpu=0)
+
+
+def test_a_refill_beyond_the_partial_slabs_takes_them_all_then_a_new_slab(
+        hooked, hooked_cache):
+    """refill_objects(): when the partial slabs hold fewer free objects than the sheaf
+    needs, every one is taken whole (off the list, full) and a new slab gives the rest,
+    its leftover going to the head of the list (alloc_from_new_slab())."""
+    name = hooked_cache(256, sheaf_capacity=0)
+    n = hooked.cache_get(name)["objs_per_slab"]
+    ha = hooked.obj_alloc(name, n, cpu=0)
+    hooked.obj_free(ha, cpu=0, count=2)             # A: 2 free objects
+    hooked.cache_set(name, sheaf_capacity=n // 2)
+    before = hooked.cache_get(name)["stats"]
+    h = hooked.obj_alloc(name, 1, cpu=0)
+    (nid, lst), = partial_lists(name).items()
+    assert lst == [n - (n // 2 - 2)], lst            # the new slab's leftover; A is full
+    st = hooked.cache_get(name)["stats"]
+    assert st["alloc_slab"] - before["alloc_slab"] == 1, st
+    hooked.obj_free(h, cpu=0)
+    hooked.obj_free(ha, cpu=0)
+
+
+def test_a_returned_sheaf_is_the_spare_of_a_cpu_without_main(hooked, hooked_cache):
+    """7.3.4's kmem_cache_return_sheaf() makes the sheaf the cpu's spare whenever the
+    cpu has none. A capacity change that could allocate no sheaf leaves the cpus
+    without main; a prefilled sheaf given back on one becomes its spare
+    (sheaf_return_fast), and the next prefill takes it (sheaf_prefill_fast)."""
+    name = hooked_cache(64)
+    cap = hooked.cache_get(name)["sheaf_capacity"] // 2
+    fail_sheaf_allocs(1 << 20)
+    try:
+        with pytest.raises(slablab.OperationFailed) as e:
+            hooked.cache_set(name, sheaf_capacity=cap)
+    finally:
+        fail_sheaf_allocs(0)
+    assert e.value.errno == errno.ENOMEM and "got no sheaf" in e.value.extack, e.value
+    before = hooked.cache_get(name)["stats"]
+    r = hooked.storm("slablab", "prefill", cache=name, threads=1, cpus="0", ops=2 * 16,
+                     batch=16)
+    assert r["result"]["failures"] == 0, r
+    st = hooked.cache_get(name)["stats"]
+    d = {k: st[k] - before[k] for k in st}
+    assert (d["sheaf_prefill_slow"], d["sheaf_prefill_fast"]) == (1, 1), d
+    assert (d["sheaf_return_fast"], d["sheaf_return_slow"]) == (2, 0), d
+
+
+def test_a_prefill_of_no_objects_lends_no_sheaf(hooked, hooked_cache):
+    """7.3.4's kmem_cache_prefill_sheaf() returns NULL for a size of 0, counting
+    nothing (the selftest case prefill_zero fails with EEXIST when a sheaf is lent)."""
+    name = hooked_cache(64)
+    before = hooked.cache_get(name)["stats"]
+    selftest(name, "prefill_zero")
+    st = hooked.cache_get(name)["stats"]
+    for k in ("sheaf_prefill_fast", "sheaf_prefill_slow", "sheaf_prefill_oversize",
+              "sheaf_alloc", "sheaf_refill", "sheaf_return_fast", "sheaf_return_slow"):
+        assert st[k] == before[k], (k, before, st)
