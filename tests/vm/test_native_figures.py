@@ -124,7 +124,9 @@ def test_native_storm_stats_are_the_caches_own_counters(client, ncpus, pattern):
     assert st is not None, "SLUB_STATS: a native storm reports its cache's counters"
     fill = spec_fill(r)
     assert st["alloc_fastpath"] + st["alloc_slowpath"] == res["allocs"] + fill, (st, res)
-    assert st["free_fastpath"] + st["free_slowpath"] == res["frees"] + fill, (st, res)
+    # everything allocated was freed by the end; FREES counts no free of the fill's objects
+    assert st["free_fastpath"] + st["free_slowpath"] == res["allocs"] + fill, (st, res)
+    assert res["frees"] <= res["allocs"], res
     for item, v in during.items():
         assert st[item] >= v - first[item], (item, st[item], v, first[item])
     assert during["alloc_fastpath"] > first["alloc_fastpath"], (first, during)
