@@ -1758,8 +1758,8 @@ static int storm_create_native(struct slablab_storm *st, struct netlink_ext_ack 
 		}
 		return 0;
 	}
-	st->tg.native[0] = kmem_cache_create(st->tg.name, st->obj_size, st->cache_align,
-					     flags, NULL);
+	st->tg.native[0] = slablab_target_native_create(st->tg.name, st->obj_size,
+							st->cache_align, flags);
 	if (!st->tg.native[0]) {
 		NL_SET_ERR_MSG_MOD(extack, "cannot create the native kmem_cache");
 		return -ENOMEM;

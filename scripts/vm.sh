@@ -48,6 +48,7 @@ environment: KERNEL KERNEL_DIR VM_CPUS (2) VM_MEM (2G) VM_TIMEOUT (900) VM_LOG
   VM_ACCEL (auto|kvm|tcg) VM_APPEND (extra kernel args) VM_ENV (names of variables to
   pass into the guest, besides SLABLAB_*, PYTEST_ADDOPTS, PYTHONDONTWRITEBYTECODE)
   VM_SPLAT_IGNORE (ERE: kernel lines not to count as splats)
+  VM_SLAB_NOMERGE (1): 0 boots without slab_nomerge, as Debian boots (SLUB merges caches)
   VM_WATCHDOG_LEAD (30): seconds before the timeout at which the guest dumps its blocked
   tasks (sysrq w) and the test named in the file SLABLAB_CURRENT_TEST into the serial log
   VM_PIN (0|auto|1; default 0): pin each vCPU thread to its own host cpu, from those
@@ -121,6 +122,8 @@ if [ -n "$icount" ]; then
 	accel=tcg
 fi
 case $pin in 0 | auto | 1) ;; *) die "VM_PIN '$pin' is not 0, auto or 1" ;; esac
+nomerge=${VM_SLAB_NOMERGE:-1}
+case $nomerge in 0 | 1) ;; *) die "VM_SLAB_NOMERGE '$nomerge' is not 0 or 1" ;; esac
 cache_root=${VM_CACHE_ROOT:-loose}
 cache_repo=${VM_CACHE_REPO:-mmap}
 # scripts/vm-pin.py decides (its plan() is the policy) and, once qemu runs, pins through
@@ -317,7 +320,8 @@ fi
 cat "$initramfs" "$run/cfg.cpio" >"$run/initrd"
 
 # ---------------------------------------------------------------- qemu
-# slab_nomerge: every cache keeps its own slabs, so bugs are not masked by merging.
+# slab_nomerge: every cache keeps its own slabs, so bugs are not masked by merging
+#   (VM_SLAB_NOMERGE=0: without it, as Debian boots; make test runs a stage so).
 # ignore_loglevel: the serial log gets every printk, KERN_DEBUG included.
 # oops=panic panic=-1: an Oops resets the VM at once (qemu -no-reboot then exits)
 #   instead of leaving a wedged guest to run into the timeout. No panic_on_warn: a
@@ -326,7 +330,8 @@ cat "$initramfs" "$run/cfg.cpio" >"$run/initrd"
 #   says 1 under -smp 2), and slablab's per-cpu behaviour is the point of the tests.
 #   -no-reboot turns a guest reset (panic) into qemu's exit.
 append="console=ttyS0 loglevel=8 ignore_loglevel printk.time=1 printk.devkmsg=on"
-append+=" slab_nomerge oops=panic panic=-1 ${KERNEL_CMDLINE:+$KERNEL_CMDLINE }${VM_APPEND:-}"
+[ "$nomerge" = 0 ] || append+=" slab_nomerge"
+append+=" oops=panic panic=-1 ${KERNEL_CMDLINE:+$KERNEL_CMDLINE }${VM_APPEND:-}"
 
 mkfifo "$run/ttyS0.in" "$run/ttyS0.out" "$run/ttyS1.in" "$run/ttyS1.out" "$run/out"
 out_chardev="stdio,id=out,signal=off"
@@ -377,6 +382,7 @@ readers+=($!)
 
 mode=$accel
 [ -z "$icount" ] || mode+=" icount shift=$icount"
+[ "$nomerge" = 1 ] || mode+=" slab merging"
 echo "vm: booting $KREL ($mode, $cpus cpus, $mem) for: ${*:-an interactive shell}" >&2
 echo "vm: kernel log: $log" >&2
 # Pins the vCPU threads once qemu's QMP socket is up (the guest is booting by then) and
