@@ -238,14 +238,16 @@ def kmalloc_512():
             first_number(f"{SYS_SLAB}/kmalloc-512/order"))
 
 
+# KASAN's slots (the debug kernel) carry its metadata, and its quarantine holds freed
+# objects back from reuse
+PLAIN_SLOTS = allocator() == "slub" and first_number(f"{SYS_SLAB}/kmalloc-64/slab_size") == 64
 TWIN_N = 100
 TWIN_PER, TWIN_ORDER = kmalloc_512()
 # counted by hand on 6.x SLUB with plain slots: 7.x's sheaves take objects a sheaf at a
 # time, and KASAN's metadata (the debug kernel) makes the slots others than kmalloc's
 TWIN_BY_HAND = (allocator() == "slub" and TWIN_PER and TWIN_N % TWIN_PER and
                 -(-2 * TWIN_N // TWIN_PER) < 2 * -(-TWIN_N // TWIN_PER) and
-                not os.path.exists(f"{SYS_SLAB}/kmalloc-512/sheaf_capacity") and
-                first_number(f"{SYS_SLAB}/kmalloc-64/slab_size") == 64)
+                not os.path.exists(f"{SYS_SLAB}/kmalloc-512/sheaf_capacity") and PLAIN_SLOTS)
 
 
 @needs_sysfs
@@ -258,7 +260,8 @@ def test_native_storm_cache_is_its_own(client, size):
     figures. Its entry is a directory of its own, nothing is merged into it (aliases 0),
     and it holds what the storm allocated: one thread's churn of WS objects on one cpu,
     whose fill takes ceil(WS / objs_per_slab) slabs and whose replacements need a new
-    slab only when every slab is full (7.x's sheaves hold up to 12 sheaves more)."""
+    slab only when every slab is full (7.x's sheaves hold up to 12 sheaves more; KASAN's
+    quarantine holds freed objects back, so there the slabs only grow)."""
     ws = 2048
     s = client.storm_start("native", "churn", size=size, threads=1, cpus="0",
                            working_set=ws, duration_ms=600000)
@@ -281,8 +284,10 @@ def test_native_storm_cache_is_its_own(client, size):
     assert r["result"]["failures"] == 0, r["result"]
     least, most = -(-(ws - 1) // per), -(-(ws + 12 * cap) // per) + 1
     assert ws - 1 <= objects <= slabs * per, (objects, slabs, per)
-    assert least <= slabs <= most, (slabs, least, most)
-    assert least << order <= r["result"]["peak_pages"] <= most << order, r["result"]
+    assert least <= slabs and least << order <= r["result"]["peak_pages"], (slabs, r["result"])
+    if PLAIN_SLOTS:     # KASAN (the debug kernel) quarantines the frees: slabs grow
+        assert slabs <= most, (slabs, least, most)
+        assert r["result"]["peak_pages"] <= most << order, r["result"]
     assert not os.path.exists(d)
 
 
