@@ -77,6 +77,19 @@
 #endif
 
 /*
+ * 6.5 has SLAB_NO_MERGE: a cache never merged with another, nor another into it, whatever
+ * slab_nomerge says (a flag of slab.h, so the name is its own probe). Before it, what
+ * keeps a cache apart is a usercopy window (kmem_cache_create_usercopy() aliases only
+ * caches without one), which a kernel without HARDENED_USERCOPY drops: there a native
+ * target's cache may still be merged, and target.c refuses it.
+ */
+#ifdef SLAB_NO_MERGE
+#define SLABLAB_NO_MERGE	SLAB_NO_MERGE
+#else
+#define SLABLAB_NO_MERGE	0
+#endif
+
+/*
  * The kernel's kmalloc cache of index @i (kmalloc_index()), for GFP_KERNEL. SLOB (a
  * choice of 6.1's config, gone in 6.4) has none: its kmalloc() takes blocks of the one
  * heap its caches share, or pages, and its slab.h has no kmalloc_caches[] nor enum

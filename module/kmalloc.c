@@ -179,16 +179,17 @@ int slablab_kmalloc_class_check(void)
  * system's objects, whose free slots take a workload's objects without a page. Made as
  * mm/slab_common.c makes a class (create_boot_cache(): the class's alignment, no flags,
  * the whole object a usercopy window), so SLUB gives it the same slot, order, objects
- * per slab, cpu_partial and min_partial (on 7.x the same sheaves); the window also keeps
- * it from being merged with another cache, as kmalloc's classes are not. Sleeps; takes
+ * per slab, cpu_partial and min_partial (on 7.x the same sheaves); the window (and
+ * SLABLAB_NO_MERGE where the kernel has it: compat.h) also keeps it from being merged
+ * with another cache, as kmalloc's classes are not. Sleeps; takes
  * cpus_read_lock (kmem_cache_create()).
  *
  * Return: the cache, or NULL.
  */
 struct kmem_cache *slablab_native_class_create(const char *name, unsigned int size)
 {
-	return kmem_cache_create_usercopy(name, size, slablab_kmalloc_class_align(size), 0, 0,
-					  size, NULL);
+	return kmem_cache_create_usercopy(name, size, slablab_kmalloc_class_align(size),
+					  SLABLAB_NO_MERGE, 0, size, NULL);
 }
 
 /**

@@ -434,8 +434,8 @@ static int replay_create_caches(struct slablab_replay *r, struct netlink_ext_ack
 	if (r->tg.kind == SLABLAB_TARGET_NATIVE) {
 		for (i = 0; i < r->nr_caches; i++) {
 			slablab_target_cache_name(&r->tg, i, name, sizeof(name));
-			r->tg.native[i] = kmem_cache_create(name, r->caches[i].size,
-							    r->caches[i].align, 0, NULL);
+			r->tg.native[i] = slablab_target_native_create(name, r->caches[i].size,
+								       r->caches[i].align, 0);
 			if (!r->tg.native[i]) {
 				NL_SET_ERR_MSG_FMT_MOD(extack, "cannot create kmem_cache %s", name);
 				return -ENOMEM;

@@ -618,6 +618,15 @@ static __always_inline void run_prefill(struct storm_thread *t)
 	}
 }
 
+/*
+ * churn's slot_size[]: the object's size, and whether the untimed fill allocated it.
+ * ALLOCS and FREES count neither the fill nor what frees its objects: a timed free of a
+ * fill object is not counted (nor its cycles), so FREES <= ALLOCS, and ALLOCS - FREES
+ * is what the timed loop allocated and left to the untimed drain at the end.
+ */
+#define CHURN_FILLED	BIT(31)		/* sizes are at most 32768 (storm_size_range) */
+#define CHURN_SIZE	(CHURN_FILLED - 1)
+
 static __always_inline void run_churn(struct storm_thread *t, const u32 target)
 {
 	struct slablab_storm *st = t->st;
@@ -625,12 +634,14 @@ static __always_inline void run_churn(struct storm_thread *t, const u32 target)
 	long live = 0;
 	u64 done = 0;
 
-	/* Fill the working set (not timed). */
+	/* Fill the working set (not timed, not counted but for its failures). */
 	for (i = 0; i < w; i++) {
-		t->slot_size[i] = t_size(t, i);
-		t->slots[i] = tg_alloc(&st->tg, target, t->slot_size[i]);
+		u32 size = t_size(t, i);
+
+		t->slot_size[i] = size | CHURN_FILLED;
+		t->slots[i] = tg_alloc(&st->tg, target, size);
 		if (t->slots[i])
-			live += t->slot_size[i];
+			live += size;
 		else
 			t->failures++;
 		if (!(i & 1023))
@@ -642,7 +653,7 @@ static __always_inline void run_churn(struct storm_thread *t, const u32 target)
 			continue;
 		tg_free(&st->tg, target, t->slots[i]);
 		t->slots[i] = NULL;
-		live -= t->slot_size[i];
+		live -= t->slot_size[i] & CHURN_SIZE;
 		if (!(i & 1023))
 			cond_resched();
 	}
@@ -667,9 +678,11 @@ static __always_inline void run_churn(struct storm_thread *t, const u32 target)
 			p = tg_alloc(&st->tg, target, size);
 			c2 = get_cycles();
 			if (t->slots[idx]) {
-				live -= t->slot_size[idx];
-				t->frees++;
-				t->free_cycles += c1 - c0;
+				live -= t->slot_size[idx] & CHURN_SIZE;
+				if (!(t->slot_size[idx] & CHURN_FILLED)) {
+					t->frees++;
+					t->free_cycles += c1 - c0;
+				}
 			}
 			t->slots[idx] = p;
 			t->slot_size[idx] = size;
@@ -1745,8 +1758,8 @@ static int storm_create_native(struct slablab_storm *st, struct netlink_ext_ack 
 		}
 		return 0;
 	}
-	st->tg.native[0] = kmem_cache_create(st->tg.name, st->obj_size, st->cache_align,
-					     flags, NULL);
+	st->tg.native[0] = slablab_target_native_create(st->tg.name, st->obj_size,
+							st->cache_align, flags);
 	if (!st->tg.native[0]) {
 		NL_SET_ERR_MSG_MOD(extack, "cannot create the native kmem_cache");
 		return -ENOMEM;

@@ -8,6 +8,8 @@
  * The native figures are read from files: a native cache's pages are the kernel's own
  * SLUB figures in /sys/kernel/slab/<cache>/ (or its SLAB /proc/slabinfo row), so a
  * storm's or a replay's pages are its caches' alone, never the rest of the system's.
+ * So the caches are made unmergeable (slablab_target_native_create()), and a target
+ * whose cache's sysfs entry is a link all the same (a merged cache's alias) is refused.
  * The directories are looked up by the engine's starting caller
  * (slablab_target_figures_check()) and the files opened relative to them: the engines'
  * kthreads read them too, and on 7.3 a kthread's own lookup of /sys/kernel/slab/...
@@ -153,6 +155,29 @@ static void target_class_name(const struct slablab_alloc_target *tg, unsigned in
 			      size_t len)
 {
 	snprintf(buf, len, "%s-kmalloc-%u", tg->name, slablab_kmalloc_sizes[c]);
+}
+
+/**
+ * slablab_target_native_create - a native target's kmem_cache, never merged
+ * @name: its name (slablab_target_cache_name())
+ * @size: the object size
+ * @align: the alignment asked for (0: the minimum)
+ * @flags: SLAB_* flags
+ *
+ * A cache SLUB merged with others (kmem_cache_create() without slab_nomerge, Debian's
+ * default) would be an alias of a shared one: its sysfs entry a link to a directory
+ * whose figures and counters are everyone's. SLABLAB_NO_MERGE keeps it apart where the
+ * kernel has the flag, a usercopy window over the whole object (as the kmalloc-class
+ * copies have) before; the layout is the same either way. Takes cpus_read_lock
+ * (kmem_cache_create()): call it holding neither that nor slablab_mutex.
+ *
+ * Return: the cache, or NULL.
+ */
+struct kmem_cache *slablab_target_native_create(const char *name, unsigned int size,
+						unsigned int align, slab_flags_t flags)
+{
+	return kmem_cache_create_usercopy(name, size, align, flags | SLABLAB_NO_MERGE, 0, size,
+					  NULL);
 }
 
 /**
@@ -379,20 +404,6 @@ static bool target_fig_name(const struct slablab_alloc_target *tg, u32 i, char *
 	return tg->classes[i];
 }
 
-/*
- * Is native cache @i one an earlier one merged into (kmem_cache_create() returned the
- * same cache: slab_nomerge is off and they are alike)? Its figure is that one's.
- */
-static bool target_fig_merged(const struct slablab_alloc_target *tg, u32 i)
-{
-	u32 j;
-
-	for (j = 0; i < tg->nr_caches && j < i; j++)
-		if (tg->native[j] == tg->native[i])
-			return true;
-	return false;
-}
-
 /* The first number in @f, read from its start: a sysfs attribute is made on each read. */
 static int read_file_u64(struct file *f, u64 *v)
 {
@@ -434,6 +445,25 @@ int slablab_target_read_u64(struct slablab_alloc_target *tg, const char *name, u
 }
 
 /*
+ * SYSFS: is cache @name's entry a directory of its own (0)? A merged cache's is a link
+ * to the directory of the cache it was merged into (SLUB's sysfs_slab_alias(); a
+ * mergeable cache's first name is one too), whose figures count every cache merged
+ * there: -ELOOP, as an open with O_NOFOLLOW says of a link.
+ */
+static int sysfs_entry_own(struct slablab_native_figures *nf, const char *name)
+{
+	struct file *f;
+	bool link;
+
+	f = file_open_root(&nf->sysfs_dir, name, O_PATH | O_NOFOLLOW, 0);
+	if (IS_ERR(f))
+		return PTR_ERR(f);
+	link = d_is_symlink(f->f_path.dentry);
+	fput(f);
+	return link ? -ELOOP : 0;
+}
+
+/*
  * SYSFS: open each cache's slabs file and read its order, once. A reading is then one
  * read per cache, no path walk: what a replay of ~70 caches can afford every few
  * thousand events (two opens a cache cost ~40 ms a sample under TCG). The order is
@@ -456,7 +486,7 @@ static int sysfs_figures_open(struct slablab_alloc_target *tg, char *path, size_
 	if (!nf->figs)
 		return -ENOMEM;
 	for (i = 0; i < nf->nr_figs; i++) {
-		if (!target_fig_name(tg, i, name, sizeof(name)) || target_fig_merged(tg, i))
+		if (!target_fig_name(tg, i, name, sizeof(name)))
 			continue;
 		file = "slabs";
 		snprintf(path, path_len, "%s/slabs", name);
@@ -467,12 +497,17 @@ static int sysfs_figures_open(struct slablab_alloc_target *tg, char *path, size_
 			file = "order";
 			snprintf(path, path_len, "%s/order", name);
 			err = slablab_target_read_u64(tg, path, &order);
+			if (!err) {
+				file = "";	/* its entry: a link is refused */
+				err = sysfs_entry_own(nf, name);
+			}
 			if (err)
 				fput(f);
 		}
 		if (err) {
 			/* messages name the file whole (scnprintf(): the root is a test's) */
-			scnprintf(path, path_len, "%s/%s/%s", nf->sysfs_root, name, file);
+			scnprintf(path, path_len, "%s/%s%s%s", nf->sysfs_root, name,
+				  *file ? "/" : "", file);
 			return err;
 		}
 		nf->figs[i].slabs = f;
@@ -560,7 +595,9 @@ int slablab_target_figures_check(struct slablab_alloc_target *tg, struct netlink
 	err = target_figures_start(tg, path, sizeof(path));
 	if (!err)
 		err = slablab_target_native_pages(tg, &pages, path, sizeof(path));
-	if (err)	/* the error is the reply's: the path alone fits 80 bytes */
+	if (err == -ELOOP)	/* a merged cache's alias (sysfs_entry_own()) */
+		NL_SET_ERR_MSG_FMT_MOD(extack, "%s is a merged cache's alias", path);
+	else if (err)	/* the error is the reply's: the path alone fits 80 bytes */
 		NL_SET_ERR_MSG_FMT_MOD(extack, "cannot read %s", path);
 	return err;
 }

@@ -278,6 +278,8 @@ void slablab_target_collect_kmalloc(struct slablab_alloc_target *tg);
 void slablab_target_add_lab(struct slablab_alloc_target *tg, u32 i, struct slablab_cache *s);
 void slablab_target_cache_name(const struct slablab_alloc_target *tg, u32 i, char *buf,
 			       size_t len);
+struct kmem_cache *slablab_target_native_create(const char *name, unsigned int size,
+						unsigned int align, slab_flags_t flags);
 struct kmem_cache *slablab_target_create_class(struct slablab_alloc_target *tg, u32 size);
 void slablab_target_release(struct slablab_alloc_target *tg, bool owned);
 void slablab_target_empty(struct slablab_alloc_target *tg);

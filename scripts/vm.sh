@@ -14,7 +14,8 @@
 #   122  the guest never reported an exit status (crash, panic, qemu error)
 #   124  timeout (VM_TIMEOUT / --timeout)
 #   125  the kernel log holds a splat (Oops, BUG, WARNING, lockdep, ...), whatever
-#        COMMAND returned
+#        COMMAND returned (but the one splat of qemu's TCG text-patching race, which
+#        runs the command once more: docs/vm.md)
 #   129, 130, 143  vm.sh got SIGHUP, SIGINT (^C), SIGTERM and killed the guest
 set -euo pipefail
 
@@ -48,6 +49,8 @@ environment: KERNEL KERNEL_DIR VM_CPUS (2) VM_MEM (2G) VM_TIMEOUT (900) VM_LOG
   VM_ACCEL (auto|kvm|tcg) VM_APPEND (extra kernel args) VM_ENV (names of variables to
   pass into the guest, besides SLABLAB_*, PYTEST_ADDOPTS, PYTHONDONTWRITEBYTECODE)
   VM_SPLAT_IGNORE (ERE: kernel lines not to count as splats)
+  VM_SLAB_NOMERGE (1): 0 boots without slab_nomerge, as Debian boots (SLUB merges caches)
+  VM_DEADLINE (epoch seconds): the rerun after TCG's int3 race ends by then, or is not made
   VM_WATCHDOG_LEAD (30): seconds before the timeout at which the guest dumps its blocked
   tasks (sysrq w) and the test named in the file SLABLAB_CURRENT_TEST into the serial log
   VM_PIN (0|auto|1; default 0): pin each vCPU thread to its own host cpu, from those
@@ -105,6 +108,13 @@ done
 # Interactive sessions are for humans: no timeout unless one is asked for.
 [ -n "$timeout" ] || { [ $interactive = 1 ] && timeout=0 || timeout=900; }
 is_uint "$timeout" || die "timeout '$timeout' is not a number of seconds"
+if [ -n "${VM_DEADLINE:-}" ]; then
+	is_uint "$VM_DEADLINE" || die "VM_DEADLINE '$VM_DEADLINE' is not a time in seconds since the epoch"
+	# the run ends by the deadline (make test's, for a run made again: the verdict below)
+	left=$((VM_DEADLINE - $(date +%s)))
+	[ "$left" -gt 0 ] || die "VM_DEADLINE is past"
+	{ [ "$timeout" != 0 ] && [ "$timeout" -le "$left" ]; } || timeout=$left
+fi
 { is_uint "$cpus" && [ "$cpus" -ge 1 ]; } || die "VM_CPUS '$cpus' is not a positive number"
 [[ $mem =~ ^[0-9]+[MGmg]?$ ]] || die "VM_MEM '$mem' is not a size like 2G or 512M"
 case $accel in auto | kvm | tcg) ;; *) die "VM_ACCEL '$accel' is not auto, kvm or tcg" ;; esac
@@ -121,6 +131,8 @@ if [ -n "$icount" ]; then
 	accel=tcg
 fi
 case $pin in 0 | auto | 1) ;; *) die "VM_PIN '$pin' is not 0, auto or 1" ;; esac
+nomerge=${VM_SLAB_NOMERGE:-1}
+case $nomerge in 0 | 1) ;; *) die "VM_SLAB_NOMERGE '$nomerge' is not 0 or 1" ;; esac
 cache_root=${VM_CACHE_ROOT:-loose}
 cache_repo=${VM_CACHE_REPO:-mmap}
 # scripts/vm-pin.py decides (its plan() is the policy) and, once qemu runs, pins through
@@ -317,7 +329,8 @@ fi
 cat "$initramfs" "$run/cfg.cpio" >"$run/initrd"
 
 # ---------------------------------------------------------------- qemu
-# slab_nomerge: every cache keeps its own slabs, so bugs are not masked by merging.
+# slab_nomerge: every cache keeps its own slabs, so bugs are not masked by merging
+#   (VM_SLAB_NOMERGE=0: without it, as Debian boots; make test runs a stage so).
 # ignore_loglevel: the serial log gets every printk, KERN_DEBUG included.
 # oops=panic panic=-1: an Oops resets the VM at once (qemu -no-reboot then exits)
 #   instead of leaving a wedged guest to run into the timeout. No panic_on_warn: a
@@ -326,7 +339,8 @@ cat "$initramfs" "$run/cfg.cpio" >"$run/initrd"
 #   says 1 under -smp 2), and slablab's per-cpu behaviour is the point of the tests.
 #   -no-reboot turns a guest reset (panic) into qemu's exit.
 append="console=ttyS0 loglevel=8 ignore_loglevel printk.time=1 printk.devkmsg=on"
-append+=" slab_nomerge oops=panic panic=-1 ${KERNEL_CMDLINE:+$KERNEL_CMDLINE }${VM_APPEND:-}"
+[ "$nomerge" = 0 ] || append+=" slab_nomerge"
+append+=" oops=panic panic=-1 ${KERNEL_CMDLINE:+$KERNEL_CMDLINE }${VM_APPEND:-}"
 
 mkfifo "$run/ttyS0.in" "$run/ttyS0.out" "$run/ttyS1.in" "$run/ttyS1.out" "$run/out"
 out_chardev="stdio,id=out,signal=off"
@@ -377,6 +391,7 @@ readers+=($!)
 
 mode=$accel
 [ -z "$icount" ] || mode+=" icount shift=$icount"
+[ "$nomerge" = 1 ] || mode+=" slab merging"
 echo "vm: booting $KREL ($mode, $cpus cpus, $mem) for: ${*:-an interactive shell}" >&2
 echo "vm: kernel log: $log" >&2
 # Pins the vCPU threads once qemu's QMP socket is up (the guest is booting by then) and
@@ -470,8 +485,9 @@ SPLAT_RE+='|unreferenced object 0x|general protection fault|Kernel panic'
 SPLAT_RE+='|kmemleak: (Cannot insert|Found object by alias|.*unknown object|Cannot allocate a kmemleak_object|Kernel memory leak detector disabled)'
 SPLAT_RE+='|self-detected stall|detected stalls? on CPU|soft lockup|hard LOCKUP'
 SPLAT_RE+='|blocked for more than [0-9]+ seconds|hung_task'
-# Every x86 die() header ("divide error: 0000 [#1] PREEMPT SMP", "invalid opcode: ...")
-SPLAT_RE+='|: [0-9a-f]{4} \[#[0-9]+\]'
+# Every x86 die() header ("divide error: 0000 [#1] PREEMPT SMP", "invalid opcode: ...").
+# No {4}: Debian 12's mawk (1.3.4 20200120) reads an interval as the characters.
+SPLAT_RE+='|: [0-9a-f][0-9a-f][0-9a-f][0-9a-f] \[#[0-9]+\]'
 splats() {
 	SPLAT_RE=$SPLAT_RE IGNORE=${VM_SPLAT_IGNORE:-} awk '
 	/^\[ *[0-9]+\.[0-9]+\]/ {
@@ -491,6 +507,57 @@ splats() {
 			print "  | " k[i]; last = i; printed++
 		}
 	}' "$log"
+}
+
+# qemu's TCG and the kernel's text patching (docs/vm.md): a vCPU running a jump-label
+# site while another vCPU patches it can trap on the int3 that text_poke_bp() put there
+# after the patching is over, and the kernel dies of an "Oops: int3". Measured at boot
+# (retried above, before init) and after init while tracepoints were switched on
+# (issue 40: a 7.3 smoke stage, a torture run). int3_race prints what it found and
+# succeeds when the log holds exactly that: one oops, an int3 (die() header "int3:",
+# "Oops: int3:" from 6.9) whose RIP is in core text (no [module]) and whose Code: line
+# shows a jump-label instruction at the trap (the byte before <..>: a jmp e9 or eb, the
+# 5-byte NOP 0f 1f 44 00 00, the 2-byte NOP 66 90, or the int3 cc itself), and no
+# other splat line but the panic it makes (oops=panic). Anything else fails the run.
+int3_race() {
+	SPLAT_RE=$SPLAT_RE IGNORE=${VM_SPLAT_IGNORE:-} awk '
+	function no(why) { print why; bad = 1; exit 1 }
+	/^\[ *[0-9]+\.[0-9]+\]/ {
+		if ($0 ~ ENVIRON["SPLAT_RE"] && (ENVIRON["IGNORE"] == "" || $0 !~ ENVIRON["IGNORE"])) {
+			if (!hdr && $0 ~ /\] (Oops: )?int3: [0-9a-f]+ \[#1\]/) { hdr = 1; next }
+			if (hdr && $0 ~ /Kernel panic - not syncing: Fatal exception/) next
+			no("another splat: " $0)
+		}
+		if (!hdr) next
+		if (rip == "" && match($0, /RIP: [0-9a-f]+:[^ ]+/)) {
+			rip = substr($0, RSTART + 5, RLENGTH - 5)
+			sub(/^[0-9a-f]+:/, "", rip)
+			if ($0 ~ /RIP: [0-9a-f]+:[^ ]+ +\[/) no("int3 in a module: " $0)
+		}
+		if (code == "" && match($0, /Code: .*/)) {
+			code = substr($0, RSTART + 6)
+			n = split(code, b, " ")
+			for (i = 2; i <= n && substr(b[i], 1, 1) != "<"; i++)
+				;
+			if (i > n) no("no trapping byte in: " $0)
+			at = b[i - 1]; cur = b[i]; gsub(/[<>]/, "", cur)
+			if (at == "cc" || at == "e9" || at == "eb")
+				site = at
+			else if (at == "0f" && cur == "1f" && b[i + 1] == "44" && b[i + 2] == "00" && b[i + 3] == "00")
+				site = "0f 1f 44 00 00"
+			else if (at == "66" && cur == "90")
+				site = "66 90"
+			else
+				no("not a jump-label instruction at the trap (" at " <" cur ">): " $0)
+		}
+	}
+	END {
+		if (bad) exit 1
+		if (!hdr) { print "no int3 oops"; exit 1 }
+		if (rip == "") { print "no RIP line after the int3 oops"; exit 1 }
+		if (site == "") { print "no Code: line after the int3 oops"; exit 1 }
+		printf "int3 at %s, %s there\n", rip, site
+	}' "$1"
 }
 
 splat_report=$(splats || true)
@@ -528,6 +595,30 @@ else
 	rc=$exit_line
 fi
 cmd_rc=${exit_line:--}
+if [ -n "$splat_report" ] && [ "$rc" != 124 ] && [ $interactive = 0 ] &&
+	race=$(int3_race "$log"); then
+	left=
+	[ -z "${VM_DEADLINE:-}" ] || left=$((VM_DEADLINE - $(date +%s)))
+	if [ -n "${VM_INT3_RETRIED:-}" ]; then
+		echo "vm: TCG's int3 race again ($race), in the run made again for it: failing" >&2
+	elif [ -n "$left" ] && [ "$left" -lt 120 ]; then
+		echo "vm: TCG's int3 race ($race), but $left s are left before VM_DEADLINE: failing" >&2
+	else
+		printf '%s\n' "$splat_report" >&2
+		{
+			echo "vm: ======================================================================"
+			echo "vm: RUNNING THE COMMAND AGAIN: the kernel died of qemu's TCG text-patching"
+			echo "vm: race ($race; docs/vm.md), the only splat in the log;"
+			echo "vm: this run's log is kept as $log.int3-race. A second one fails the run."
+			echo "vm: ======================================================================"
+		} >&2
+		cp "$log" "$log.int3-race"
+		cleanup
+		trap - EXIT
+		exec {logfd}>&- # the log's lock: the next run takes it again
+		VM_INT3_RETRIED=1 exec "$REPO/scripts/vm.sh" "${orig_args[@]}"
+	fi
+fi
 if [ -n "$splat_report" ]; then
 	printf '%s\n' "$splat_report" >&2
 	if [ "$rc" != 124 ]; then

@@ -56,6 +56,9 @@ EXPECTED_SKIPS = [
      r"test_storms\.py::test_native_(figures_that_cannot_be_read_refuse_the_storm|"
      r"twin_of_a_debug_cache_has_its_checks)",
      r"needs SLUB's sysfs", "SLAB and SLOB have no /sys/kernel/slab"),
+    (("6.1-slab", "6.1-slob"),
+     r"test_native_figures\.py::test_native_(storm_cache_is_its|replay_caches_are_their)_own",
+     r"needs SLUB's sysfs", "SLAB and SLOB have no /sys/kernel/slab"),
     (("6.1-slab", "6.1-slob"), r"test_slabctl\.py::test_info_native_",
      r"needs SLUB's sysfs", "SLAB and SLOB have no /sys/kernel/slab for info --native"),
     # drgn (tests/vm/test_drgn.py): the kernels built here have no DWARF, and bookworm's

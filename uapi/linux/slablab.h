@@ -1035,7 +1035,8 @@ enum slablab_stats_attr {
  * @SLABLAB_STORM_A_OPS_DONE: (u64) all threads
  * @SLABLAB_STORM_A_ELAPSED_NS: (u64) start barrier to last thread done
  * @SLABLAB_STORM_A_ALLOCS: (u64) objects allocated in timed loops
- * @SLABLAB_STORM_A_FREES: (u64) objects freed in timed loops
+ * @SLABLAB_STORM_A_FREES: (u64) frees in timed loops of objects allocated in them (not
+ *	churn's fill's)
  * @SLABLAB_STORM_A_ALLOC_CYCLES: (u64) cycles in timed alloc loops (batch, bulk, remote
  *	producers, churn)
  * @SLABLAB_STORM_A_FREE_CYCLES: (u64) cycles in timed free loops

@@ -233,7 +233,7 @@ struct StormResult {
 	// results (once finished)
 	bool has_results = false;	///< any result attribute was present
 	uint64_t allocs = 0;		///< objects allocated in timed loops
-	uint64_t frees = 0;		///< objects freed in timed loops
+	uint64_t frees = 0;		///< frees in timed loops of objects allocated in them
 	uint64_t alloc_cycles = 0;	///< cycles in timed alloc loops
 	uint64_t free_cycles = 0;	///< cycles in timed free loops
 	uint64_t pair_cycles = 0;	///< cycles in pair loops (alloc + free)
