@@ -179,7 +179,8 @@ test-vm: all tool-tests
 # The measuring targets (bench, experiments, replay-*, sweep) pin qemu's vCPU threads to
 # host cpus when there is one for each (VM_PIN=auto; VM_PIN=0: let them float) and pass
 # VM_ICOUNT (a shift: deterministic TCG, cycles count instructions; one vCPU unless
-# VM_CPUS says otherwise, which vm.sh refuses; docs/experiments.md "Deterministic mode").
+# VM_CPUS says otherwise: then the guest boots one and brings the others online;
+# docs/experiments.md "Deterministic mode").
 MEASURE_VM = VM_PIN='$(or $(VM_PIN),auto)' \
 	$(if $(VM_ICOUNT),VM_ICOUNT='$(VM_ICOUNT)' VM_CPUS='$(or $(VM_CPUS),1)')
 
