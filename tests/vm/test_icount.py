@@ -5,7 +5,8 @@ brings the others online before the command runs. Here: every vCPU qemu was give
 online and runs code, and a remote storm allocates on one and frees on another.
 
 These cases exist only in a VM under -icount (SLABLAB_VM_ICOUNT, which vm.sh sets in the
-guest): elsewhere they are deselected, not skipped. By hand:
+guest): elsewhere they are deselected, not skipped. `make icount-aa` runs them before its
+measurement; by hand:
 
     VM_ICOUNT=1 VM_CPUS=2 scripts/vm.sh --module module/slablab.ko -- \\
         build/venv/bin/python -m pytest -q tests/vm/test_icount.py
