@@ -5,15 +5,15 @@
 # "Deterministic mode"): ICOUNT_AA_BOOTS (5) separate boots under VM_ICOUNT=1 with
 # ICOUNT_AA_CPUS (2) vCPUs, each running the same remote storm ICOUNT_AA_STORMS (3)
 # times (tests/perf/icount_aa.py guest) after tests/vm/test_icount.py (its cpus online),
-# then the spread of its figures over the boots
-# (cycles/alloc, cycles/free, the list_lock operation counts) with its 95% interval.
+# then the spread of its figures over the boots (cycles/alloc, cycles/free, the list_lock
+# operation counts), storm by storm and of each boot's median, with its 95% interval.
 #
 #   scripts/icount-aa.sh                 boot, measure and summarize
 #   scripts/icount-aa.sh --summary       summarize the boots kept in build/icount-aa/
 #
 # ICOUNT_AA_OPS (500000 objects a producer), ICOUNT_AA_SIZE (64), KERNEL (6.1), the
 # module: SLABLAB_MODULE (default module/slablab.ko). Each boot's storms are kept in
-# build/icount-aa/boot-N.json, its serial log beside it. Exit status: 0, 2 usage, else
+# ICOUNT_AA_OUT (build/icount-aa)/boot-N.json, its serial log beside it. Exit status: 0, 2 usage, else
 # the failing boot's (vm.sh's).
 set -euo pipefail
 REPO=$(cd "$(dirname "$0")/.." && pwd -P)

@@ -71,3 +71,18 @@ def test_summary_refuses_one_boot_and_mixed_settings(tmp_path, capsys):
     mixed = [boot(330.0, 287.0, 5868), boot(330.0, 287.0, 5868, cpus=4)]
     assert aa.summary(write(tmp_path, mixed)) == 2
     assert "the boots differ in cpus: 2 and 4" in capsys.readouterr().err
+
+
+def test_summary_takes_each_boots_median_over_its_storms(tmp_path, capsys):
+    # boot 1's storms read 330, 336 (a storm with kernel work in it) and 331: median 331;
+    # boot 2's 330, 330, 332: median 330
+    docs = []
+    for allocs in ((330.0, 336.0, 331.0), (330.0, 330.0, 332.0)):
+        d = boot(allocs[0], 287.0, 5868)
+        d["storms"] = [boot(a, 287.0, 5868)["storms"][0] for a in allocs]
+        docs.append(d)
+    assert aa.summary(write(tmp_path, docs)) == 0
+    out = capsys.readouterr().out
+    median = out[out.index("the median of each boot's 3 storms"):]
+    alloc = next(x for x in median.splitlines() if x.startswith("  cycles/alloc "))
+    assert alloc.rstrip().endswith("331.00 330.00")

@@ -17,18 +17,18 @@ has them), and each such arrival moves the guest's clock. The storms' results go
 FILE in one write at the end.
 
 The summary reads one FILE per boot and prints, for each figure of the first storm of
-every boot (and of the later storms of a boot, which ran after the first in the same
-kernel), the boots' values, their median, the largest deviation from the median, the
-per-boot sd and the 95% interval of a single boot's value about the mean (t with n-1
-degrees of freedom, x sd x sqrt(1 + 1/n)): the A/A."""
+every boot (then of the later storms of a boot, which ran after the first in the same
+kernel, and of the median of each boot's storms), the boots' values, their median, the
+largest deviation from the median, the per-boot sd and the 95% interval of a single
+boot's value about the mean (t with n-1 degrees of freedom, x sd x sqrt(1 + 1/n)): the
+A/A."""
 import argparse
 import json
 import math
 import os
 import statistics
 import sys
-import time
-from typing import Any, Dict, List
+from typing import Any, Dict, List, Optional, Tuple
 
 # cycles per operation, then the node-list (list_lock) operations the slub design counts
 # (slablab.analysis.LIST_LOCK_STATS, repeated here: the summary runs without the package)
@@ -59,7 +59,7 @@ def online_cpus() -> List[int]:
     return cpus
 
 
-def guest(out: str, storms: int, ops: int, size: int, settle: float) -> int:
+def guest(out: str, storms: int, ops: int, size: int) -> int:
     import slablab  # the venv's package: imported before anything is measured
     from slablab.analysis import LIST_LOCK_STATS as stats_of_record
     assert tuple(stats_of_record) == LIST_LOCK_STATS, stats_of_record
@@ -77,8 +77,6 @@ def guest(out: str, storms: int, ops: int, size: int, settle: float) -> int:
     for i in range(storms):
         name = f"icount-aa-{i}"
         client.cache_create(name, size, design="slub")
-        if settle:
-            time.sleep(settle)
         try:
             r: Dict[str, Any] = dict(client.storm("slablab", "remote", cache=name,
                                                   threads=len(cpus), cpus=cpus, ops=ops))
@@ -111,17 +109,29 @@ def spread(values: List[float]) -> Dict[str, float]:
             "pi95_pct": pi}
 
 
-def rows(docs: List[Dict[str, Any]], storm: int) -> List[Dict[str, Any]]:
+def storm_values(storm: Dict[str, Any]) -> Dict[str, float]:
+    """One storm's figures by the names the summary prints."""
+    v = {f.replace("_", " ").replace("cycles per ", "cycles/"): float(storm["figures"][f])
+         for f in FIGURES}
+    v["list_lock ops"] = float(sum(storm["stats"][s] for s in LIST_LOCK_STATS))
+    v.update({s: float(storm["stats"][s]) for s in LIST_LOCK_STATS + OTHER_STATS})
+    return v
+
+
+def rows(docs: List[Dict[str, Any]], storm: Optional[int]) -> List[Dict[str, Any]]:
+    """Each figure's values over the boots, and their spread: of one storm of each boot
+    (`storm`, from 0), or (None) of the median of each boot's storms."""
+    per_boot = []
+    for d in docs:
+        if storm is not None:
+            per_boot.append(storm_values(d["storms"][storm]))
+        else:
+            each = [storm_values(x) for x in d["storms"]]
+            per_boot.append({k: statistics.median(e[k] for e in each) for k in each[0]})
     out: List[Dict[str, Any]] = []
-    for f in FIGURES:
-        out.append({"figure": f.replace("_", " ").replace("cycles per ", "cycles/"),
-                    "values": [d["storms"][storm]["figures"][f] for d in docs]})
-    lock = [sum(d["storms"][storm]["stats"][s] for s in LIST_LOCK_STATS) for d in docs]
-    out.append({"figure": "list_lock ops", "values": lock})
-    for s in LIST_LOCK_STATS + OTHER_STATS:
-        out.append({"figure": s, "values": [d["storms"][storm]["stats"][s] for d in docs]})
-    for r in out:
-        r.update(spread([float(v) for v in r["values"]]))
+    for name in per_boot[0]:
+        values = [b[name] for b in per_boot]
+        out.append({"figure": name, "values": values, **spread(values)})
     return out
 
 
@@ -143,13 +153,19 @@ def summary(paths: List[str]) -> int:
     print(f"icount-aa: {len(docs)} boots of {d0['kernel']}, icount shift {d0['icount']}, "
           f"{d0['cpus']} cpus: remote storm, {d0['cpus']} threads, {d0['ops']} objects of "
           f"{d0['size']} B a producer, a new slub-design cache each storm")
-    for storm in range(storms):
-        print(f"storm {storm + 1} of each boot"
-              + (" (the first: what a one-storm comparison sees)" if storm == 0 else ""))
+    heads: List[Tuple[Optional[int], str]] = [
+        (i, f"storm {i + 1} of each boot"
+         + (" (the first: what a one-storm comparison sees)" if i == 0 else ""))
+        for i in range(storms)]
+    if storms > 1:
+        heads.append((None, f"the median of each boot's {storms} storms"))
+    for storm, head in heads:
+        print(head)
         print(f"  {'figure':<22} {'median':>10} {'max dev':>8} {'sd':>7} {'95% one boot':>13}"
               "  values (boot order)")
         for r in rows(docs, storm):
-            vals = " ".join(f"{v:g}" if isinstance(v, int) else f"{v:.2f}" for v in r["values"])
+            vals = " ".join(f"{v:.0f}" if v == int(v) and "cycles" not in r["figure"]
+                            else f"{v:.2f}" for v in r["values"])
             print(f"  {r['figure']:<22} {r['median']:>10.2f} {r['max_dev_pct']:>7.2f}% "
                   f"{r['sd_pct']:>6.2f}% {'±':>4}{r['pi95_pct']:>7.2f}%  {vals}")
     return 0
@@ -164,12 +180,11 @@ def main(argv=None) -> int:
     g.add_argument("--storms", type=int, default=3)
     g.add_argument("--ops", type=int, default=500000)
     g.add_argument("--size", type=int, default=64)
-    g.add_argument("--settle", type=float, default=0.0)
     s = sub.add_parser("summary", help="the A/A over boots (on the host)")
     s.add_argument("files", nargs="+")
     a = ap.parse_args(argv)
     if a.cmd == "guest":
-        return guest(a.out, a.storms, a.ops, a.size, a.settle)
+        return guest(a.out, a.storms, a.ops, a.size)
     return summary(a.files)
 
 
