@@ -31,6 +31,11 @@
 #                   each design's pair and batch and kmalloc's 64-byte pair, and fails when one
 #                   grew more than 3% over tests/perf/icount-budget.json (scripts/icount-gate.sh;
 #                   --update there; docs/testing.md). Not in make test yet.
+#   make icount-aa  the A/A of the deterministic mode on several vCPUs: ICOUNT_AA_BOOTS (5)
+#                   boots under VM_ICOUNT=1 with ICOUNT_AA_CPUS (2) vCPUs, each the guest's
+#                   cpu check (tests/vm/test_icount.py) and the same remote storm 3 times; the
+#                   spread of cycles/alloc, cycles/free and the list_lock counts over the
+#                   boots (~5 min; scripts/icount-aa.sh; docs/experiments.md). Not in make test.
 #   make demo       boot the VM and show slablab at work
 #   make ynl-demo   the kernel's ynl cli driving slablab with uapi/slablab.yaml in the VM
 #   make vm         an interactive shell in the test VM
@@ -93,7 +98,8 @@ endif
 
 .PHONY: all deps generate kernel module tool tool-tests python lint test test-quick test-full test-host test-vm demo vm check clean sheaves-compare \
 	distclean bench sweep soak torture ynl-demo experiments fidelity record-hackbench \
-	replay-hackbench replay-bootlike record-bootlike record-boot replay-boot icount-gate
+	replay-hackbench replay-bootlike record-bootlike record-boot replay-boot icount-gate \
+	icount-aa
 
 GRID ?= small
 SOAK_SECONDS ?= 600
@@ -179,7 +185,8 @@ test-vm: all tool-tests
 # The measuring targets (bench, experiments, replay-*, sweep) pin qemu's vCPU threads to
 # host cpus when there is one for each (VM_PIN=auto; VM_PIN=0: let them float) and pass
 # VM_ICOUNT (a shift: deterministic TCG, cycles count instructions; one vCPU unless
-# VM_CPUS says otherwise, which vm.sh refuses; docs/experiments.md "Deterministic mode").
+# VM_CPUS says otherwise: then the guest boots one and brings the others online;
+# docs/experiments.md "Deterministic mode").
 MEASURE_VM = VM_PIN='$(or $(VM_PIN),auto)' \
 	$(if $(VM_ICOUNT),VM_ICOUNT='$(VM_ICOUNT)' VM_CPUS='$(or $(VM_CPUS),1)')
 
@@ -283,6 +290,11 @@ soak: all
 # against tests/perf/icount-budget.json. Raising a budget: scripts/icount-gate.sh --update.
 icount-gate: module tool
 	@SLABLAB_BUILD='$(BUILD)' $(REPO)/scripts/stage.sh "icount gate" $(REPO)/scripts/icount-gate.sh
+
+# The A/A of -icount on several vCPUs (docs/experiments.md, "Deterministic mode"): the
+# boots, vCPUs and storm size from ICOUNT_AA_BOOTS, ICOUNT_AA_CPUS, ICOUNT_AA_OPS.
+icount-aa: all
+	@$(REPO)/scripts/icount-aa.sh
 
 # The torture run (docs/testing.md): TORTURE_SECONDS, TORTURE_SEED (printed by every run;
 # the same seed makes the same decisions), KERNEL, VM_CPUS (default 4, at least 3).

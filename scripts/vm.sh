@@ -55,8 +55,9 @@ environment: KERNEL KERNEL_DIR VM_CPUS (2) VM_MEM (2G) VM_TIMEOUT (900) VM_LOG
   tasks (sysrq w) and the test named in the file SLABLAB_CURRENT_TEST into the serial log
   VM_PIN (0|auto|1; default 0): pin each vCPU thread to its own host cpu, from those
   vm.sh may run on (its affinity mask); auto: when there are enough, 1: or fail
-  VM_ICOUNT (a shift, 1 to 7; VM_CPUS=1 only): deterministic TCG, the guest's clocks
-  advance 2^shift ns per instruction, so its cycle counts count instructions
+  VM_ICOUNT (a shift, 1 to 7): deterministic TCG, the guest's clocks advance 2^shift ns
+  per instruction, so its cycle counts count instructions; with VM_CPUS over 1 the kernel
+  boots with maxcpus=1 and the guest's init brings the other cpus online before anything
   VM_KERNEL_CMDLINE (replaces the kernel's own CMDLINE from its env file, e.g. the
   debug kernel's acpi=ht)
   VM_CACHE_ROOT (loose) VM_CACHE_REPO (mmap): 9p cache modes; VM_PVH=0: boot the
@@ -124,9 +125,10 @@ if [ -n "$icount" ]; then
 	# soft-lockup watchdog fires during boot. shift=auto is not deterministic.
 	{ is_uint "$icount" && [ "$icount" -ge 1 ] && [ "$icount" -le 7 ]; } ||
 		die "VM_ICOUNT '$icount' is not a shift from 1 to 7"
-	# With 2 vCPUs, fixed shifts 1, 3, 4 and 6 hung at "Booting SMP configuration" for
-	# 90-300 s (single-threaded TCG runs the vCPUs round-robin); one boots in 4-12 s.
-	[ "$cpus" = 1 ] || die "VM_ICOUNT needs VM_CPUS=1 (with more the guest hangs bringing up its second cpu)"
+	# With 2 vCPUs booted as usual, fixed shifts 1, 3, 4 and 6 hung at "Booting SMP
+	# configuration" for 90-300 s (single-threaded TCG runs the vCPUs round-robin). Booted
+	# with maxcpus=1 and the others brought online by scripts/vm/init (sysfs cpu hotplug),
+	# 2 and 4 vCPUs come up in seconds (the append line below).
 	[ "$accel" != kvm ] || die "VM_ICOUNT needs TCG (VM_ACCEL=kvm was asked for)"
 	accel=tcg
 fi
@@ -275,6 +277,10 @@ is_uint "$lead" || die "VM_WATCHDOG_LEAD '$lead' is not a number of seconds"
 if [ $interactive = 0 ] && [ "$timeout" -gt $((2 * lead)) ]; then
 	watchdog_at=$(($(date +%s) + timeout - lead))
 fi
+# Under -icount with more than one vCPU the kernel boots one cpu (maxcpus=1, below) and
+# /init brings the rest online through sysfs before it runs anything (0: nothing to do).
+online_cpus=0
+[ -z "$icount" ] || [ "$cpus" = 1 ] || online_cpus=$cpus
 rows=24 cols=80
 if [ $interactive = 1 ] && [ -t 0 ]; then
 	read -r rows cols < <(stty size 2>/dev/null || echo 24 80)
@@ -290,6 +296,7 @@ VM_CACHE_ROOT=$(sq "$cache_root")
 VM_CACHE_REPO=$(sq "$cache_repo")
 VM_WATCHDOG_AT=$watchdog_at
 VM_CURRENT_TEST=$(sq "${SLABLAB_CURRENT_TEST:-}")
+VM_ONLINE_CPUS=$online_cpus
 EOF
 printf '%s\n' ${mod_paths[@]+"${mod_paths[@]}"} >"$run/cfg/vm/modules"
 
@@ -311,6 +318,7 @@ fi
 	if [ -n "$icount" ]; then echo "export SLABLAB_VM_ICOUNT=$icount"
 	else echo "unset SLABLAB_VM_ICOUNT"
 	fi
+	echo "export SLABLAB_VM_CPUS=$cpus"
 	# shellcheck disable=SC2016 # expanded in the guest
 	echo 'mkdir -p "$HOME"'
 	echo "cd -- $(printf %q "$cwd") || exit 126"
@@ -341,6 +349,13 @@ cat "$initramfs" "$run/cfg.cpio" >"$run/initrd"
 append="console=ttyS0 loglevel=8 ignore_loglevel printk.time=1 printk.devkmsg=on"
 [ "$nomerge" = 0 ] || append+=" slab_nomerge"
 append+=" oops=panic panic=-1 ${KERNEL_CMDLINE:+$KERNEL_CMDLINE }${VM_APPEND:-}"
+if [ "$online_cpus" != 0 ]; then
+	# A cpu limit of the caller's would fight the one cpu booted here.
+	case " ${KERNEL_CMDLINE:-} ${VM_APPEND:-} " in *" maxcpus="* | *" nr_cpus="* | *" nosmp "*)
+		die "VM_ICOUNT with VM_CPUS=$cpus boots with maxcpus=1 and onlines the rest: leave maxcpus=, nr_cpus= and nosmp out of the kernel arguments" ;;
+	esac
+	append+=" maxcpus=1"
+fi
 
 mkfifo "$run/ttyS0.in" "$run/ttyS0.out" "$run/ttyS1.in" "$run/ttyS1.out" "$run/out"
 out_chardev="stdio,id=out,signal=off"

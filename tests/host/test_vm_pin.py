@@ -80,7 +80,6 @@ FIRST_CPU = min(os.sched_getaffinity(0))
     ({"VM_PIN": "yes"}, "VM_PIN 'yes' is not 0, auto or 1"),
     ({"VM_PIN": "1", "VM_CPUS": "2"},
      f"VM_PIN=1: cannot pin: 2 vCPU threads but only 1 usable host cpu ({FIRST_CPU})"),
-    ({"VM_PIN": "1", "VM_CPUS": "2", "VM_ICOUNT": "1"}, "VM_ICOUNT needs VM_CPUS=1"),
     ({"VM_ICOUNT": "0", "VM_CPUS": "1"}, "VM_ICOUNT '0' is not a shift from 1 to 7"),
     ({"VM_ICOUNT": "auto", "VM_CPUS": "1"}, "VM_ICOUNT 'auto' is not a shift from 1 to 7"),
 ])
