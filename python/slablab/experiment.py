@@ -30,15 +30,16 @@ import json
 import math
 import os
 import random
+import re
 import sys
 import time
 from typing import (TYPE_CHECKING, Any, Callable, Dict, Iterable, List, Mapping, NamedTuple,
                     Optional, Sequence, Tuple)
 
 from . import seeds as S
-from .analysis import (LIST_LOCK_STATS, RUN_COLUMNS, RatioCI, beyond, inconclusive,
-                       paired_ratio_ci, run_context, run_row, slowest_runs_test, spread_test,
-                       within)
+from .analysis import (LIST_LOCK_STATS, RUN_COLUMNS, RatioCI, beyond, decision_needs, holm,
+                       inconclusive, paired_ratio_ci, run_context, run_row, slowest_runs_test,
+                       spread_test, within)
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -47,6 +48,7 @@ if TYPE_CHECKING:
 __all__ = ["EXPERIMENTS", "EXP_COLUMNS", "Column", "availability", "columns_for",
            "describe", "pct", "NO_CHANGE", "TOLERANCE", "AA", "aa_floor", "aa_line", "base_of",
            "without_twins", "shape_verdict", "direction_verdict", "verdict_line",
+           "PRIMARY", "rank_verdicts",
            "list_ops_per_1000", "mechanism_line", "run_live_hackbench", "table_live",
            "run_live_fio", "table_live_fio", "boot_plan", "tbench_result",
            "run_tbench_boot", "run_tbench_boots", "import_tbench_boots", "table_live_tbench",
@@ -179,10 +181,14 @@ def pct(ratio: float) -> str:
     return f"{(ratio - 1) * 100:+.1f}%"
 
 
-#: A seed's change smaller than this is "no change" (its row says the variants are alike).
+#: A seed's change smaller than this is "no change" (its row says the variants are alike),
+#: where the seed states no uncertainty of its own; where it does, a change within it is
+#: one the seed cannot tell from none (:func:`shape_verdict`).
 NO_CHANGE = 0.01
-#: How far our ratio may be from the seed's and still agree: "agrees" needs the whole 95%
-#: interval inside the seed's change ± this (percentage points; ±this for a no-change row).
+#: How far a difference may be from none and still be "no difference" (percentage points
+#: of the ratio), and from the seed's change and still agree with it — at most: for a seed
+#: whose change is under twice this, half the seed's change is the margin on both sides
+#: (:func:`shape_verdict`, docs/experiments.md).
 TOLERANCE = 0.05
 
 #: The A/A twin: every experiment runs its table's first variant a second time in each
@@ -255,81 +261,205 @@ def aa_line(name: str, df: "pd.DataFrame", figure: Optional[str] = None,
     return text
 
 
-def shape_verdict(seed_change: float, ci: Optional[RatioCI],
-                  tolerance: float = TOLERANCE) -> str:
-    """Does our ratio have the seed's shape? An equivalence test, not an overlap:
+def _pp(x: float) -> str:
+    """A band's half width in points: 0.05 -> '5%', 0.0235 -> '2.4%'."""
+    v = 100 * abs(x)
+    return f"{v:.0f}%" if abs(v - round(v)) < 0.05 else f"{v:.1f}%"
 
-    - ``agrees within ±T%``: the interval lies inside the seed's change ± ``tolerance``
-      (a no-change seed, under :data:`NO_CHANGE`: inside 1 ± ``tolerance``);
-    - ``no difference here: does not confirm the seed``: it lies inside 1 ± ``tolerance``
-      (a difference the tolerance calls none), or it holds 1 and lies wholly short of the
-      seed's band;
-    - ``disagrees: the opposite direction``: it lies wholly on the other side of 1, not
-      inside 1 ± ``tolerance``;
-      ``disagrees: a difference here, none in the seed``: a no-change seed, and it lies
-      wholly outside 1 ± ``tolerance``;
-    - wholly outside the seed's band on the seed's side: ``agrees in direction, smaller
-      here`` / ``larger here``;
-    - otherwise ``inconclusive: noise ±X% > effect Y%`` (X the interval's half width, Y the
-      seed's change; or ``> tolerance T%`` / ``at the tolerance's edge``:
-      :func:`slablab.analysis.inconclusive`, fidelity's words)."""
+
+def _edge_margin(ratio: float, edges: Tuple[float, float], margin: float) -> float:
+    """The size a decision across a band's edge needs: the estimate's distance from the
+    nearer edge (on which side it lies is the question), at least half the ``margin`` (an
+    estimate on the edge itself is decided by no number of repeats)."""
+    return max(min(abs(ratio - e) for e in edges), margin / 2)
+
+
+def shape_verdict(seed_change: float, ci: Optional[RatioCI],
+                  tolerance: float = TOLERANCE, seed_error: float = 0.0,
+                  per_repeat_s: Optional[float] = None) -> str:
+    """Does our ratio have the seed's shape? Equivalence tests, not overlaps, and a rule
+    that cannot agree with nothing. S is the seed's change, u its own 95% uncertainty
+    (``seed_error``, points: the seed's sds, ranges or resolution; 0 where it states
+    none), T the ``tolerance``. Our 95% interval is judged:
+
+    **A seed that cannot tell its change from none** (``|S| <= u``; or ``|S| <``
+    :data:`NO_CHANGE` where it states no u) claims no difference within its own range
+    R = S ± u (± T where u is 0):
+
+    - ``agrees within ±X%`` (of none): the interval lies inside R;
+    - ``disagrees: a difference here ...``: it lies wholly outside R;
+    - else ``inconclusive`` with what a decision needs (margin: R's half width).
+
+    Such a verdict names the seed's own uncertainty ("the seed cannot tell its -1.0%
+    from none (±1.0%)"): it is never "the opposite direction".
+
+    **A seed with a change** (|S| > u): the margin is h = min(T, |S|/2) — a change under
+    2T is judged at half its size, so that "agrees" and "no difference" exclude each other.
+    The agreement band is A = S ± (h + u), cut where it comes within |S|/2 of none; the
+    no-difference band is N = 1 ± h:
+
+    - ``agrees within ±X%``: the interval lies inside A (so it excludes none: "agrees" is
+      never said of a null, [+0.0%, +0.0%], against a +4% seed);
+    - ``disagrees: no difference here (within ±h%)``: inside N — equivalence;
+    - ``disagrees: the opposite direction``: wholly on the other side of 1 (outside N);
+    - ``agrees in direction, larger here`` / ``smaller here``: wholly beyond A, or
+      between 1 and A, on the seed's side, excluding 1;
+    - ``smaller than the seed's; up to X% not excluded``: it holds 1 but stops short of
+      A (the seed's effect is excluded, none is not);
+    - otherwise ``cannot tell the seed's effect from none at this precision`` (the
+      interval reaches both 1 and A) or ``inconclusive: at the edge of the seed's band``,
+      each with the per-pair sd, the minimum detectable effect at 80% power and the
+      repeats (and, with ``per_repeat_s``, the machine time) whose MDE is h
+      (:func:`slablab.analysis.decision_needs`)."""
     if ci is None:
         return "too few runs to judge"
-    tol = f"{100 * tolerance:.0f}%"
-    if abs(seed_change) < NO_CHANGE:
-        if within(ci, 1 - tolerance, 1 + tolerance):
-            return f"agrees within ±{tol}"
-        if beyond(ci, 1 - tolerance, 1 + tolerance):
-            return "disagrees: a difference here, none in the seed"
-        return inconclusive(ci, tolerance)
-    target = 1.0 + seed_change
-    if within(ci, target - tolerance, target + tolerance):
-        return f"agrees within ±{tol}"
-    # a difference inside the tolerance is none, whichever side of 1 it lies (a
-    # deterministic -icount run's -0.03% is not "the opposite direction")
-    if within(ci, 1 - tolerance, 1 + tolerance):
-        return "no difference here: does not confirm the seed"
-    if (ci.hi < 1.0) if seed_change > 0 else (ci.lo > 1.0):
+    S, u, T = seed_change, abs(seed_error), tolerance
+    if abs(S) <= u or (u == 0 and abs(S) < NO_CHANGE):
+        if u == 0:
+            lo, hi, why = 1 - T, 1 + T, ""
+        else:
+            lo, hi = 1 + S - u, 1 + S + u
+            why = f" (the seed cannot tell its {pct(1 + S)} from none: ±{_pp(u)})"
+        if within(ci, lo, hi):
+            return f"agrees within ±{_pp((hi - lo) / 2)}{why}: no difference here either"
+        if beyond(ci, lo, hi):
+            return "disagrees: a difference here, none in the seed" + why
+        return (f"inconclusive: the interval reaches past the seed's range{why}; "
+                + decision_needs(ci, _edge_margin(ci.ratio, (lo, hi), (hi - lo) / 2),
+                                 per_repeat_s))
+    sign = 1.0 if S > 0 else -1.0
+    # the interval as effects toward the seed's side: 0 is none, |S| the seed's
+    a = sign * ((ci.lo if sign > 0 else ci.hi) - 1)
+    b = sign * ((ci.hi if sign > 0 else ci.lo) - 1)
+    half, h = abs(S) / 2, min(T, abs(S) / 2)
+    a_lo, a_hi = max(abs(S) - h - u, half), abs(S) + h + u
+    if a >= a_lo and b <= a_hi:
+        clear = f", clear of ±{_pp(half)}" if abs(S) - h - u < half else ""
+        return f"agrees within ±{_pp(h + u)}{clear}"
+    if a >= -h and b <= h:
+        return f"disagrees: no difference here (within ±{_pp(h)})"
+    if b < 0:
         return "disagrees: the opposite direction"
-    if beyond(ci, target - tolerance, target + tolerance):
-        if ci.lo <= 1.0 <= ci.hi:
-            return "no difference here: does not confirm the seed"
-        return "agrees in direction, " + ("smaller here" if abs(ci.ratio - 1) < abs(seed_change)
-                                          else "larger here")
-    return inconclusive(ci, tolerance, seed_change)
+    if a > a_hi:
+        return "agrees in direction, larger here"
+    if a > 0 and b < a_lo:
+        return "agrees in direction, smaller here"
+    if b < a_lo:
+        return f"smaller than the seed's; up to {100 * sign * b:+.1f}% not excluded"
+    if a <= 0:
+        return ("cannot tell the seed's effect from none at this precision: "
+                + decision_needs(ci, h, per_repeat_s))
+    return ("inconclusive: at the edge of the seed's band; "
+            + decision_needs(ci, _edge_margin(ci.ratio, (1 + sign * a_lo, 1 + sign * a_hi), h),
+                             per_repeat_s))
 
 
-def direction_verdict(seed_change: float, ci: Optional[RatioCI]) -> str:
+def direction_verdict(seed_change: float, ci: Optional[RatioCI], tolerance: float = TOLERANCE,
+                      seed_error: float = 0.0, per_repeat_s: Optional[float] = None) -> str:
     """Does our ratio go the seed's way? For a seed whose figure cannot carry over in size
     (MemFree of a 24 MB lguest guest against a VM's), only the direction is judged:
     ``agrees in direction`` when the interval lies wholly on the seed's side of 1,
-    ``disagrees: the opposite direction`` when wholly on the other, else ``no difference
-    here: does not confirm the seed`` (an interval narrower than the seed's effect that
-    holds 1) or ``inconclusive: noise ±X% > effect Y%``."""
+    ``disagrees: the opposite direction`` when wholly on the other, else ``inconclusive:
+    no direction at this precision`` with the sd, the MDE and the repeats that would
+    detect the seed's change — never "no difference": without a size to carry over
+    there is no margin to call a difference none (``tolerance``, ``seed_error``: unused,
+    the signature of :func:`shape_verdict`)."""
     if ci is None:
         return "too few runs to judge"
     if (ci.lo > 1.0) if seed_change > 0 else (ci.hi < 1.0):
         return "agrees in direction"
     if (ci.hi < 1.0) if seed_change > 0 else (ci.lo > 1.0):
         return "disagrees: the opposite direction"
-    noise = 100 * ci.half_width()
-    if noise > 100 * abs(seed_change):
-        return f"inconclusive: noise ±{noise:.1f}% > effect {100 * abs(seed_change):.1f}%"
-    return "no difference here: does not confirm the seed"
+    return ("inconclusive: no direction at this precision; "
+            + decision_needs(ci, abs(seed_change), per_repeat_s))
+
+
+def _p(ci: RatioCI) -> str:
+    """A verdict's p-value: 'p=0.012', '3.1e-07', '0' (a constant ratio under -icount)."""
+    p = ci.p_value()
+    return "0" if p == 0 else f"{p:.2g}" if p >= 1e-4 else f"{p:.1e}"
 
 
 def verdict_line(subject: str, seed_what: str, seed_change: float,
                  ci: Optional[RatioCI], missing: Optional[str] = None,
-                 judge: Callable[[float, Optional[RatioCI]], str] = shape_verdict) -> str:
-    """'km(4096): seed: 3 lists +9.8%; here: +7.0% [+4.0%, +10.0%] (n=5) — agrees within
-    ±5%'."""
-    head = f"{subject}: seed: {seed_what} {pct(1 + seed_change)}; here: "
+                 judge: Callable[..., str] = shape_verdict, seed_error: float = 0.0,
+                 per_repeat_s: Optional[float] = None) -> str:
+    """'km(4096): seed: 3 lists +24.0%; here: +20.0% [+17.0%, +23.0%] (n=5, p=0.0001) —
+    agrees within ±5%' (``seed_error``: the seed's own uncertainty, printed as ± after
+    its change; ``per_repeat_s``: one repeat's machine time, for the repeats an
+    inconclusive verdict needs)."""
+    err = f" ± {_pp(seed_error)}" if seed_error else ""
+    head = f"{subject}: seed: {seed_what} {pct(1 + seed_change)}{err}; here: "
     if missing:
         return head + f"- — cannot judge ({missing})"
     if ci is None:
         return head + "- — too few runs to judge"
-    return (head + f"{pct(ci.ratio)} [{pct(ci.lo)}, {pct(ci.hi)}] (n={ci.n}) — "
-            + judge(seed_change, ci))
+    return (head + f"{pct(ci.ratio)} [{pct(ci.lo)}, {pct(ci.hi)}] (n={ci.n}, p={_p(ci)}) — "
+            + judge(seed_change, ci, seed_error=seed_error, per_repeat_s=per_repeat_s))
+
+
+#: The primary verdict of each seed, named before the run (a prefix of its subject): the
+#: one the seed's own claim rests on, on the seed's own quantity where slablab measures
+#: it. Every other verdict of the seed is secondary, its p-value Holm-adjusted over the
+#: seed's secondaries (:func:`rank_verdicts`; docs/experiments.md says why each).
+PRIMARY: Dict[str, str] = {
+    # the seed's question on its own workload and figure: fio netio's sys time
+    "seed-000": "live fio netio, sys time, ilog2(size) vs min_partial=5",
+    # the seed's headline row ("+24% without overhead!")
+    "seed-001": "km(4096), net of the loop",
+    # the patch's mechanism: 2 vCPUs cannot show a 160-thread throughput
+    "seed-002": "list_lock operations per 1000 objects",
+    # SLOB's lists on a real boot's allocations, as the seed measured after boot
+    "seed-003": "real boot replay, slob lists=2 vs lists=1",
+    # the seed's workload and figure on the kernel's own SLUB: tbench MB/s
+    "seed-004": "live tbench MB/s",
+}
+
+_VERDICT = "  verdict: "
+_P = re.compile(r"\bp=([0-9.]+(?:e[-+]?[0-9]+)?)")
+#: Verdict words that claim a difference from none (a significance a Holm-adjusted p can
+#: take back); "no difference" (equivalence) and the inconclusive ones do not.
+_CLAIMS = ("agrees within", "agrees in direction", "disagrees: the opposite",
+           "disagrees: more here", "disagrees: a difference here")
+
+
+def rank_verdicts(name: str, text: str, alpha: float = 0.05) -> str:
+    """An experiment's whole text (tables, live rows, replays) with its verdict lines
+    ranked: the one whose subject starts with :data:`PRIMARY`'s entry as ``primary:``,
+    every other as ``secondary (Holm):``, its p-value followed by the Holm-adjusted one
+    over the seed's secondaries that have a p (m of them); a secondary whose verdict
+    claims a difference from none that the adjusted p no longer carries (>= ``alpha``)
+    says so. Without the primary in the text, a line says it was not judged."""
+    key = PRIMARY.get(name)
+    lines = text.split("\n")
+    idx = [i for i, ln in enumerate(lines) if ln.startswith(_VERDICT)]
+    primary = next((i for i in idx if key and ln_subject(lines[i]).startswith(key)), None)
+    second = [i for i in idx if i != primary]
+    ps = {i: float(m.group(1)) for i in second if (m := _P.search(lines[i]))}
+    adj = dict(zip(ps, holm(list(ps.values()))))
+    for i in idx:
+        body = lines[i][len(_VERDICT):]
+        if i == primary:
+            lines[i] = "  primary: " + body
+            continue
+        if i in adj:
+            m = _P.search(body)
+            assert m is not None
+            body = body[:m.end()] + f", Holm p={adj[i]:.2g}" + body[m.end():]
+            words = body.rsplit(" — ", 1)[-1]
+            if adj[i] >= alpha and words.startswith(_CLAIMS) and "no difference" not in words:
+                body += " (not significant after Holm: read it as inconclusive)"
+        lines[i] = "  secondary (Holm): " + body
+    if key and primary is None:
+        lines.insert(idx[0] if idx else len(lines),
+                     f"  primary: {key}: not judged in this run")
+    return "\n".join(lines)
+
+
+def ln_subject(line: str) -> str:
+    """The subject of a verdict line (what it judges, before ': seed:' or ': -')."""
+    body = line.split(": ", 1)[1] if line.startswith(_VERDICT) else line
+    return body.split(": seed:", 1)[0]
 
 
 def paired_ci(df: "pd.DataFrame", figure: str, base: str, other: str,
@@ -382,6 +512,21 @@ def _med(d: "pd.DataFrame", figure: str) -> Optional[float]:
         return None
     s = d[figure].dropna()
     return float(s.median()) if len(s) else None
+
+
+def _per_repeat_s(d: "pd.DataFrame", column: str = "elapsed_ns", scale: float = 1e-9,
+                  *more: str) -> Optional[float]:
+    """The machine time of one repeat of a table (every variant's runs of it, in seconds):
+    ``column`` (or the first of ``more``, seconds, that has values) summed over the runs
+    (storms' elapsed_ns; a live row's seconds) over the repeats; None where there is none."""
+    if "repeat" not in d.columns or d.empty:
+        return None
+    for col, sc in [(column, scale)] + [(m, 1.0) for m in more]:
+        if col in d.columns:
+            total = float(d[col].fillna(0).sum()) * sc
+            if total > 0:
+                return total / int(d["repeat"].nunique())
+    return None
 
 
 def _faithful(df: "pd.DataFrame", extra: str = "") -> str:
@@ -449,7 +594,8 @@ def table_000(df: "pd.DataFrame", missing: Mapping[str, str]) -> str:
         ci = paired_ci(d, "run_ms", fixed, dyn, x=big) if big is not None and fixed else None
         out.append("  verdict: " + verdict_line(
             f"{dyn} vs min_partial=5, {int(big) if big else '?'} B run time",
-            "dynamic sys time", seed_sys, ci))
+            "dynamic sys time", seed_sys, ci, seed_error=S.error_000_sys(),
+            per_repeat_s=_per_repeat_s(d)))
     out += tail_lines(d, fixed, big)
     out.append(f"  (seed's real time: {pct(1 + seed_real)}; our storms run in the kernel, so "
                "their time is the seed's sys time)")
@@ -536,7 +682,8 @@ def table_001(df: "pd.DataFrame", columns: Sequence[Column],
             paired_ci(net, fig + "_net", one, three, table_row=src, x=size)
         out.append("  verdict: " + verdict_line(
             f"{name}, net of the loop, {pair}", "3 lists",
-            S.change(S.ticks(a) - seed_loop, S.ticks(b) - seed_loop), ci, miss or kwhy))
+            S.change(S.ticks(a) - seed_loop, S.ticks(b) - seed_loop), ci, miss or kwhy,
+            seed_error=S.error_001(a), per_repeat_s=_per_repeat_s(d)))
     out.append(_faithful(d, "the seed timed a UP 2.4 kernel on real hardware; 'km(1)' is a "
                             "cache of 8 bytes (slablab's smallest)"))
     return "\n".join(out)
@@ -574,7 +721,7 @@ def table_002(df: "pd.DataFrame", missing: Mapping[str, str]) -> str:
     ci = paired_ci(d, "tput_ops_per_sec", before, after, x=xs[-1]) if xs else None
     out.append("  verdict: " + verdict_line(
         f"most threads (seed {t}, here {int(xs[-1]) if xs else '?'})", "after/before",
-        S.change(b, a), ci))
+        S.change(b, a), ci, per_repeat_s=_per_repeat_s(d)))
     # two host cores cannot show a 160-thread throughput effect; the mechanism the patch
     # claims — fewer trips to the node's list_lock — shows at any scale, in counts that
     # TCG's timing does not distort
@@ -582,7 +729,7 @@ def table_002(df: "pd.DataFrame", missing: Mapping[str, str]) -> str:
         else None
     out.append("  verdict: " + mechanism_line(
         f"list_lock operations per 1000 objects, {int(xs[-1]) if xs else '?'} threads, "
-        "after/before", ci))
+        "after/before", ci, per_repeat_s=_per_repeat_s(d)))
     out.append(_faithful(d, "the seed's gain appears from 64 threads on a large SMP "
                             "machine; a few vCPUs show the mechanism (list_lock traffic), "
                             "not the scale"))
@@ -601,22 +748,24 @@ def list_ops_per_1000(d: "pd.DataFrame") -> "pd.Series":
 
 
 def mechanism_line(subject: str, ci: Optional[RatioCI],
-                   tolerance: float = TOLERANCE) -> str:
+                   tolerance: float = TOLERANCE, per_repeat_s: Optional[float] = None) -> str:
     """A verdict on the seed's mechanism, which the seed names but does not measure
-    (fewer list_lock operations): only its direction can agree: ``agrees in direction``
-    (the interval wholly below 1), ``disagrees: more here``, ``no difference here`` (an
-    interval inside 1 ± ``tolerance``), else ``inconclusive``."""
+    (fewer list_lock operations): only its direction can agree: ``no difference here``
+    (equivalence: an interval inside 1 ± ``tolerance``, whatever its side), ``agrees in
+    direction`` (the interval wholly below 1), ``disagrees: more here``, else
+    ``inconclusive`` with the sd, MDE and repeats a decision needs."""
     head = f"{subject}: seed: fewer (the patch's mechanism; not measured there); here: "
     if ci is None:
         return head + "- — too few runs to judge (no counters: SLUB_STATS or the design's)"
-    head += f"{pct(ci.ratio)} [{pct(ci.lo)}, {pct(ci.hi)}] (n={ci.n}) — "
+    head += f"{pct(ci.ratio)} [{pct(ci.lo)}, {pct(ci.hi)}] (n={ci.n}, p={_p(ci)}) — "
+    if within(ci, 1 - tolerance, 1 + tolerance):
+        return head + f"no difference here (within ±{_pp(tolerance)}): does not confirm the " \
+            "mechanism"
     if ci.hi < 1.0:
         return head + "agrees in direction"
     if ci.lo > 1.0:
         return head + "disagrees: more here"
-    if within(ci, 1 - tolerance, 1 + tolerance):
-        return head + "no difference here: does not confirm the mechanism"
-    return head + inconclusive(ci, tolerance)
+    return head + inconclusive(ci, tolerance, seconds_per_repeat=per_repeat_s)
 
 
 def table_003(df: "pd.DataFrame", columns: Sequence[Column],
@@ -663,13 +812,16 @@ def table_003(df: "pd.DataFrame", columns: Sequence[Column],
     s1, s2, s3 = (S.SEED_003["SLOB (vanilla)"][2][2], S.SEED_003["SLOB (patched)"][2][2],
                   S.SEED_003["SLUB (no debug)"][2][2])
     pairs = [("slob lists=2 vs lists=1, used", "SLOB patched vs vanilla", S.change(s1, s2),
-              "slob lists=1", "slob lists=2"),
+              "slob lists=1", "slob lists=2",
+              S.error_003_used("SLOB (vanilla)", "SLOB (patched)")),
              ("slob lists=2 vs slub, used", "SLOB patched vs SLUB", S.change(s3, s2),
-              "slub", "slob lists=2")]
-    for subject, what, ch, base, other in pairs:
+              "slub", "slob lists=2", S.error_003_used("SLUB (no debug)", "SLOB (patched)"))]
+    per = _per_repeat_s(d)
+    for subject, what, ch, base, other, err in pairs:
         miss = avail.get(base) or avail.get(other)
         ci = None if miss else paired_ci(d, "used_kb", base, other)
-        out.append("  verdict: " + verdict_line(subject, what, ch, ci, miss))
+        out.append("  verdict: " + verdict_line(subject, what, ch, ci, miss, seed_error=err,
+                                                per_repeat_s=per))
     # Matt Mackall's side: SLOB left more MemFree than SLUB in his lguest runs (+77 kB
     # and +127 kB of 24 MB): a size that cannot carry over to this VM, so the direction
     slub_free = S.SEED_003_MEMFREE["SLUB"]
@@ -680,13 +832,13 @@ def table_003(df: "pd.DataFrame", columns: Sequence[Column],
         out.append("  verdict: " + verdict_line(
             f"MemFree, slob lists={n} vs slub (Mackall's side)", f"SLOB {n} lists vs SLUB",
             S.change(slub_free, S.SEED_003_MEMFREE[f"SLOB {n} lists"]), ci, miss,
-            direction_verdict))
+            direction_verdict, per_repeat_s=per))
     for label, subject in (("slub", "slub pages over live data"),
                            (KERNEL, "kernel SLUB pages over live data")):
         k = d[d["variant"] == label]
         ci = ratio_ci(list(k["live_kb"]), list(k["used_kb"])) if len(k) else None
         out.append("  verdict: " + verdict_line(subject, "SLUB (Matt)", 0.35, ci,
-                                                avail.get(label)))
+                                                avail.get(label), per_repeat_s=per))
     out.append(_faithful(d, "the seed measured a whole booted system (MemFree); here one "
                             "workload's pages, and MemFree of a VM with other things in it"))
     return "\n".join(out)
@@ -725,7 +877,8 @@ def table_004(df: "pd.DataFrame", missing: Mapping[str, str]) -> str:
     ci = paired_ci(d, "tput_ops_per_sec", page, slab) if slab and page else None
     out.append("  verdict: " + verdict_line(
         "order-3 slabs vs page allocator, throughput", "SLUB+patch vs unmodified",
-        S.change(S.SEED_004_TBENCH["SLUB unmodified"], S.SEED_004_TBENCH["SLUB+patch"]), ci))
+        S.change(S.SEED_004_TBENCH["SLUB unmodified"], S.SEED_004_TBENCH["SLUB+patch"]), ci,
+        per_repeat_s=_per_repeat_s(d)))
     out.append(_faithful(d, "tbench's network stack is replaced by kmalloc(4096)/kfree "
                             "pairs; init_on_alloc zeroes every 4 KiB on both sides"))
     return "\n".join(out)
@@ -970,6 +1123,12 @@ def _ilog2(n: int) -> int:
 ALPHA = 0.05
 
 
+def two_sided(p_seed_way: float, p_other_way: float) -> str:
+    """'p=0.64': the two-sided p of a pair of one-sided ones (twice the smaller, at most
+    1), for a verdict line's Holm adjustment (:func:`rank_verdicts`)."""
+    return f"p={min(1.0, 2 * min(p_seed_way, p_other_way)):.2g}"
+
+
 def test_verdict(p_seed_way: float, p_other_way: float, alpha: float = ALPHA) -> str:
     """A direction judged by a test rather than an interval (spread, slowest runs):
     ``agrees in direction`` when the seed's way is significant at ``alpha``, ``disagrees:
@@ -1011,12 +1170,13 @@ def tail_lines(d: "pd.DataFrame", fixed: Optional[str], size: Optional[float]) -
                    f"({pct(sd1 / sd0)}); here: mean |run - median| {st.mad_a:.2f} -> "
                    f"{st.mad_b:.2f} ms, sd {_fmt(sd_a.sd if sd_a else None, 2)} -> "
                    f"{_fmt(sd_b.sd if sd_b else None, 2)} ms (n={st.n_a}, {st.n_b}; "
-                   f"permutation test) — {test_verdict(st.p_a_wider, st.p_b_wider)}")
+                   f"permutation test, {two_sided(st.p_a_wider, st.p_b_wider)}) — "
+                   f"{test_verdict(st.p_a_wider, st.p_b_wider)}")
         hits, k, p_fixed, p_dyn = slowest_runs_test(base, other)
         out.append(head + f"slowest runs: seed: max {mx0:.2f} -> {mx1:.2f} s; here: max "
                    f"{max(base):.2f} -> {max(other):.2f} ms, {hits} of the {k} slowest of "
-                   f"{len(base) + len(other)} runs min_partial=5's — "
-                   f"{test_verdict(p_fixed, p_dyn)}")
+                   f"{len(base) + len(other)} runs min_partial=5's "
+                   f"({two_sided(p_fixed, p_dyn)}) — {test_verdict(p_fixed, p_dyn)}")
     return out
 
 
@@ -1531,7 +1691,8 @@ def table_replays(name: str, rdf: "pd.DataFrame", acct: Mapping[str, Any],
         t, b, a = S.SEED_002[-1]
         out.append("  verdict: " + verdict_line("hackbench replay, after/before",
                                                 f"after/before ({t} threads)",
-                                                S.change(b, a), ci))
+                                                S.change(b, a), ci,
+                                                per_repeat_s=_per_repeat_s(d)))
     else:
         scale = _med(d, "time_scale")
         ps = _med(d, "page_size") or 4096
@@ -1554,10 +1715,11 @@ def table_replays(name: str, rdf: "pd.DataFrame", acct: Mapping[str, Any],
             if base in variants and other in variants else None
         s1, s2 = S.SEED_003["SLOB (vanilla)"][2][2], S.SEED_003["SLOB (patched)"][2][2]
         kind = "real boot" if w == "boot" else "boot-like"
-        out.append("  verdict: " + verdict_line(f"{kind} replay, slob lists=2 vs lists=1, "
-                                                "time-weighted pages",
-                                                "SLOB patched vs vanilla", S.change(s1, s2),
-                                                ci))
+        out.append("  verdict: " + verdict_line(
+            f"{kind} replay, slob lists=2 vs lists=1, time-weighted pages",
+            "SLOB patched vs vanilla", S.change(s1, s2), ci,
+            seed_error=S.error_003_used("SLOB (vanilla)", "SLOB (patched)"),
+            per_repeat_s=_per_repeat_s(d)))
         for fig, what in (("peak_pages", "peak"), ("avg_pages", "time-weighted")):
             ci = paired_ci(d, fig, KERNEL, "slub") \
                 if KERNEL in variants and "slub" in variants else None
@@ -1766,7 +1928,8 @@ def table_live(ldf: Optional["pd.DataFrame"], missing: Mapping[str, str]) -> str
     t, b, a = S.SEED_002[-1]
     out.append("  verdict: " + verdict_line(
         f"live hackbench, {int(most) if most is not None else '?'} groups, after/before",
-        f"netperf after/before ({t} threads)", S.change(b, a), ci))
+        f"netperf after/before ({t} threads)", S.change(b, a), ci,
+        per_repeat_s=_per_repeat_s(d, "real_s", 1.0, "seconds")))
     return "\n".join(out)
 
 
@@ -1964,7 +2127,8 @@ def table_live_fio(ldf: Optional["pd.DataFrame"], missing: Mapping[str, str]) ->
     ci = paired_ci(d, "sys_s", LIVE_FIXED, LIVE_DYNAMIC)
     out.append("  verdict: " + verdict_line(
         "live fio netio, sys time, ilog2(size) vs min_partial=5", "dynamic sys time",
-        S.change(sys_["SLUB"][2], sys_["SLUB (dynamic)"][2]), ci))
+        S.change(sys_["SLUB"][2], sys_["SLUB (dynamic)"][2]), ci,
+        seed_error=S.error_000_sys(), per_repeat_s=_per_repeat_s(d, "real_s", 1.0)))
     base = list(d[d["variant"] == LIVE_FIXED]["sys_s"])
     other = list(d[d["variant"] == LIVE_DYNAMIC]["sys_s"])
     st = spread_test(base, other)
@@ -1975,13 +2139,14 @@ def table_live_fio(ldf: Optional["pd.DataFrame"], missing: Mapping[str, str]) ->
         return "\n".join(out)
     out.append(f"  verdict: live fio netio, sys time spread: seed: sd {sd0:.2f} -> {sd1:.2f} "
                f"s ({pct(sd1 / sd0)}); here: mean |run - median| {st.mad_a:.3f} -> "
-               f"{st.mad_b:.3f} s (n={st.n_a}, {st.n_b}; permutation test) — "
+               f"{st.mad_b:.3f} s (n={st.n_a}, {st.n_b}; permutation test, "
+               f"{two_sided(st.p_a_wider, st.p_b_wider)}) — "
                f"{test_verdict(st.p_a_wider, st.p_b_wider)}")
     hits, k, p_fixed, p_dyn = slowest_runs_test(base, other)
     out.append(f"  verdict: live fio netio, slowest sys times: seed: max {mx0:.2f} -> "
                f"{mx1:.2f} s; here: max {max(base):.2f} -> {max(other):.2f} s, {hits} of the "
-               f"{k} slowest of {len(base) + len(other)} runs min_partial=5's — "
-               f"{test_verdict(p_fixed, p_dyn)}")
+               f"{k} slowest of {len(base) + len(other)} runs min_partial=5's "
+               f"({two_sided(p_fixed, p_dyn)}) — {test_verdict(p_fixed, p_dyn)}")
     return "\n".join(out)
 
 
@@ -2557,6 +2722,7 @@ def report(name: str, exp_dir: str, log: Log = print, do_plot: bool = True) -> s
     replays = report_replays(name, exp_dir)
     if replays:
         text += "\n" + replays
+    text = rank_verdicts(name, text)
     with open(os.path.join(exp_dir, "table.txt"), "w") as f:
         f.write(text + "\n")
     log(text)
