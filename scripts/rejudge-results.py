@@ -26,7 +26,7 @@ RESULTS = os.path.join(REPO, "docs", "results")
 
 def rejudge(exp_dir: str, name: Optional[str] = None) -> str:
     """The report of a published experiment folder (``.../seed-003``) by today's rule."""
-    from slablab import experiment as E
+    from slablab.experiments import report as E
     name = name or os.path.basename(os.path.normpath(exp_dir))
     with tempfile.TemporaryDirectory() as tmp:
         for fn in os.listdir(exp_dir):

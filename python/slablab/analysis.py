@@ -560,7 +560,7 @@ def inconclusive(ci: RatioCI, tolerance: float, effect: Optional[float] = None,
     ``effect`` we look for, when given and smaller than X), else ``inconclusive: noise ±X%
     > tolerance T%``, else (a narrow interval across the band's edge) ``inconclusive: +R%
     at the tolerance's edge``; then what a decision would need (:func:`decision_needs`,
-    at ``target``, default the tolerance). slablab.fidelity and slablab.experiment both
+    at ``target``, default the tolerance). slablab.fidelity and slablab.experiments both
     say it so."""
     noise = 100 * ci.half_width()
     if effect is not None and noise > 100 * abs(effect):

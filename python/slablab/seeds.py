@@ -2,7 +2,7 @@
 """slablab.seeds: the published figures of the five design discussions slablab grew from
 (``../shared/seeds/``), as data, each with the words it was read from.
 
-The experiments (:mod:`slablab.experiment`) print these beside their own measurements and
+The experiments (:mod:`slablab.experiments`) print these beside their own measurements and
 judge the *shape* (direction and ratio) against them. Nothing here needs a kernel.
 """
 
@@ -37,7 +37,7 @@ def change(before: float, after: float) -> float:
 # A verdict judges our interval against the seed's change; where the seed states how
 # sure its own figure is (sds, min and max over runs, a resolution), that uncertainty
 # widens the band "agrees" accepts, and a change the seed cannot tell from none is
-# judged as none (slablab.experiment.shape_verdict, docs/experiments.md).
+# judged as none (slablab.experiments.core.shape_verdict, docs/experiments.md).
 
 #: d2(n): the expected range (max - min) of n normal values in standard deviations, for
 #: a seed that prints min and max but no sd (Tippett's table).
