@@ -6,7 +6,7 @@
 #   - checkpatch --strict on module/, uapi/, include/ (scripts/checkpatch.sh, make check)
 #   - kernel-doc -none on the same files (scripts/checkpatch.sh --kernel-doc)
 #   - ShellCheck on scripts/ and .ci/run
-#   - flake8 on python/, tests/, scripts/vm-pin.py and scripts/apt-mirror.py (configuration: setup.cfg)
+#   - flake8 on python/, tests/ and the Python scripts (configuration: setup.cfg)
 #   - mypy on the slablab package (configuration: python/pyproject.toml), and on tests/:
 #     tests/host, then the VM suite, the torture driver, the icount gate and the skip
 #     policy (two runs: tests/host and tests/vm each have a conftest module), their
@@ -28,7 +28,7 @@ lint_one() {
 		# -x: follow the files they source (scripts/apt-suite.sh)
 		shellcheck -x "${files[@]}" && echo "shellcheck: clean (${#files[@]} files)" ;;
 	flake8) /usr/bin/python3 -m flake8 python tests scripts/vm-pin.py scripts/apt-mirror.py \
-		scripts/gen-schemas.py && echo "flake8: clean" ;;
+		scripts/gen-schemas.py scripts/rejudge-results.py && echo "flake8: clean" ;;
 	# the source tree's package: mypy reads _core.pyi for the extension
 	mypy) cd python && /usr/bin/python3 -m mypy --config-file pyproject.toml -p slablab &&
 		MYPYPATH=../tests /usr/bin/python3 -m mypy --config-file pyproject.toml --check-untyped-defs \

@@ -17,8 +17,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         from . import sweep
         return sweep.main(argv[1:])
     if argv and argv[0] == "experiment":
-        from . import experiment
-        return experiment.main(argv[1:])
+        from .experiments import cli
+        return cli.main(argv[1:])
     if argv and argv[0] == "fidelity":
         from . import fidelity
         return fidelity.main(argv[1:])

@@ -17,10 +17,13 @@ columns as numbers; :func:`compare_frame` makes the same frame from
 what the plots and ``summary.txt`` show. docs/sweeps.md lists the columns.
 
 How sure a difference is: :func:`paired_ratio_ci` is the interval ``slabctl compare``
-uses (the geometric mean of per-repeat ratios with a Student-t interval on their logs;
-libslabctl's, through ``_core``), and
+uses (the geometric mean of per-repeat ratios with a Student-t interval on their logs,
+and the paired t test's sd and p beside; libslabctl's, through ``_core``), and
 :func:`ratios` gives every variant's ratio to a baseline with its 95% interval and a
-verdict ("same" when the interval holds 1 or lies inside the A/A noise floor).
+verdict: "same" (no difference) only by equivalence, the interval inside 1 ± the A/A
+noise floor or :data:`TOLERANCE`; "higher"/"lower" when it excludes 1; "inconclusive"
+when it holds 1 and reaches past the margin — with the per-pair sd, the minimum
+detectable effect and the repeats a decision needs (:func:`decision_needs`).
 """
 
 import math
@@ -37,7 +40,8 @@ if TYPE_CHECKING:
 __all__ = ["RUN_COLUMNS", "SWEEP_COLUMNS", "KEYS", "LIST_LOCK_STATS", "run_row",
            "sweep_row", "read_runs", "runs_frame", "compare_frame", "medians",
            "summary_text", "MAIN_FIGURES", "RatioCI", "paired_ratio_ci", "verdict",
-           "within", "beyond", "inconclusive",
+           "within", "beyond", "inconclusive", "TOLERANCE", "ALPHA", "POWER", "mde",
+           "repeats_needed", "decision_needs", "holm",
            "ratios", "ratios_text", "run_context", "BUILD_COMMIT"]
 
 #: The runs CSV schema shared with ``slabctl compare --csv``.
@@ -329,15 +333,51 @@ def summary_text(df: "pd.DataFrame") -> str:
 
 # ---------------------------------------------------------------- confidence intervals
 
+#: The equivalence margin when no A/A floor is given: an interval inside 1 ± 5% is "no
+#: difference" (libslabctl's kDefaultTolerance, slabctl compare's default).
+TOLERANCE = 0.05
+#: The two-sided level and the power the minimum detectable effect is stated at.
+ALPHA = 0.05
+POWER = 0.80
+
+
 class RatioCI(NamedTuple):
-    """A ratio B/A over paired repeats and its confidence interval (``level``, 95%)."""
+    """A ratio B/A over paired repeats and its confidence interval (``level``, 95%), with
+    the paired t test beside: ``sd``, the sample standard deviation of the log ratios
+    log(b_i/a_i), and ``p``, the two-sided p-value of a mean log ratio of 0. An interval
+    made by hand (``RatioCI(n, ratio, lo, hi)``) has them None: :meth:`log_sd` and
+    :meth:`p_value` then recover them from its 95% t interval (exactly: the interval is
+    mean ± t(0.975, n-1) sd/sqrt(n) on the logs)."""
     n: int
     ratio: float
     lo: float
     hi: float
+    sd: Optional[float] = None
+    p: Optional[float] = None
 
     def half_width(self) -> float:
         return (self.hi - self.lo) / 2 / self.ratio if self.ratio > 0 else 0.0
+
+    def log_sd(self) -> float:
+        """The per-pair sd of the log ratios."""
+        if self.sd is not None:
+            return self.sd
+        if self.n < 2 or not (self.hi > self.lo > 0):
+            return 0.0
+        from ._core import student_t_quantile
+        q = student_t_quantile(0.975, self.n - 1)
+        return (math.log(self.hi) - math.log(self.lo)) / 2 / q * math.sqrt(self.n)
+
+    def p_value(self) -> float:
+        """The two-sided p-value of no difference (paired t test on the log ratios)."""
+        if self.p is not None:
+            return self.p
+        sd = self.log_sd()
+        if sd == 0 or self.ratio <= 0:
+            return 1.0 if self.ratio == 1 else 0.0
+        from ._core import student_t_cdf
+        t = abs(math.log(self.ratio)) / (sd / math.sqrt(self.n))
+        return min(1.0, 2 * (1 - student_t_cdf(t, self.n - 1)))
 
 
 def paired_ratio_ci(a: Sequence[Optional[float]], b: Sequence[Optional[float]], *,
@@ -354,11 +394,11 @@ def paired_ratio_ci(a: Sequence[Optional[float]], b: Sequence[Optional[float]], 
     ratios and near 95% for the other shapes tests/host/test_coverage.py simulates
     (docs/experiments.md). ``seed`` and ``resamples`` are accepted and ignored (the
     interval has no randomness), so that older callers keep working."""
-    from ._core import ratio_interval
+    from ._core import ratio_test
 
     def num(v: Optional[float]) -> float:
         return math.nan if v is None else float(v)
-    r = ratio_interval([num(x) for x in a], [num(y) for y in b], level, min_pairs)
+    r = ratio_test([num(x) for x in a], [num(y) for y in b], level, min_pairs)
     return None if r is None else RatioCI(*r)
 
 
@@ -459,28 +499,110 @@ def beyond(ci: RatioCI, lo: float, hi: float) -> bool:
     return ci.lo > hi or ci.hi < lo
 
 
-def inconclusive(ci: RatioCI, tolerance: float, effect: Optional[float] = None) -> str:
+def mde(ci: RatioCI, alpha: float = ALPHA, power: float = POWER) -> Optional[float]:
+    """The minimum detectable effect (relative: 0.04 for ±4%) of the interval's pairs: the
+    true ratio's distance from 1 that a two-sided paired t test at ``alpha`` finds with
+    probability ``power`` at this per-pair sd and n (libslabctl's
+    min_detectable_log_effect(): (t(1 - alpha/2, n-1) + t(power, n-1)) sd / sqrt(n) on the
+    log ratios). None below 2 pairs."""
+    from ._core import min_detectable_log_effect
+    m = min_detectable_log_effect(ci.log_sd(), ci.n, alpha, power)
+    return None if math.isnan(m) else math.expm1(m)
+
+
+def repeats_needed(ci: RatioCI, effect: float, alpha: float = ALPHA,
+                   power: float = POWER) -> Optional[int]:
+    """The fewest pairs (at least 3) whose minimum detectable effect is ``effect``
+    (relative, > 0) at this interval's per-pair sd; None when over 100000 would be."""
+    from ._core import repeats_to_detect
+    if not effect > 0:
+        return None
+    return repeats_to_detect(ci.log_sd(), math.log1p(abs(effect)), alpha, power)
+
+
+def _duration(seconds: float) -> str:
+    if seconds < 120:
+        return f"~{seconds:.0f} s"
+    if seconds < 7200:
+        return f"~{seconds / 60:.0f} min"
+    return f"~{seconds / 3600:.1f} h"
+
+
+def decision_needs(ci: RatioCI, target: float,
+                   seconds_per_repeat: Optional[float] = None) -> str:
+    """What an undecided interval lacks, in slabctl compare's words: 'sd 3.1%/pair, MDE
+    ±4.0% at n=7 (80% power, 5% two-sided); 25 repeats to tell ±5% (~3 min of runs)' —
+    the per-pair sd of the log ratios, the minimum detectable effect at this n, and the
+    repeats whose MDE is ``target`` (the decision's margin), with the machine time they
+    take when the time of one repeat is known."""
+    out = f"sd {100 * math.expm1(ci.log_sd()):.1f}%/pair"
+    m = mde(ci)
+    if m is not None:
+        out += f", MDE ±{100 * m:.1f}% at n={ci.n} (80% power, 5% two-sided)"
+    if not target > 0:
+        return out
+    need = repeats_needed(ci, target)
+    v = 100 * target
+    tgt = f"{v:.0f}%" if abs(v - round(v)) < 0.05 else f"{v:.1f}%"
+    if need is None:
+        return out + f"; over 100000 repeats to tell ±{tgt}"
+    out += f"; {need} repeats to tell ±{tgt}"
+    if seconds_per_repeat and seconds_per_repeat > 0:
+        out += f" ({_duration(need * seconds_per_repeat)} of runs)"
+    return out
+
+
+def inconclusive(ci: RatioCI, tolerance: float, effect: Optional[float] = None,
+                 target: Optional[float] = None,
+                 seconds_per_repeat: Optional[float] = None) -> str:
     """Why an interval neither lies inside a band of ±``tolerance`` nor outside it, in
     words: ``inconclusive: noise ±X% > effect Y%`` (X the interval's half width, Y the
     ``effect`` we look for, when given and smaller than X), else ``inconclusive: noise ±X%
     > tolerance T%``, else (a narrow interval across the band's edge) ``inconclusive: +R%
-    at the tolerance's edge``. slablab.fidelity and slablab.experiment both say it so."""
+    at the tolerance's edge``; then what a decision would need (:func:`decision_needs`,
+    at ``target``, default the tolerance). slablab.fidelity and slablab.experiments both
+    say it so."""
     noise = 100 * ci.half_width()
     if effect is not None and noise > 100 * abs(effect):
-        return f"inconclusive: noise ±{noise:.1f}% > effect {100 * abs(effect):.1f}%"
-    if noise > 100 * tolerance:
-        return f"inconclusive: noise ±{noise:.1f}% > tolerance {100 * tolerance:.0f}%"
-    return f"inconclusive: {100 * (ci.ratio - 1):+.1f}% at the tolerance's edge"
+        head = f"inconclusive: noise ±{noise:.1f}% > effect {100 * abs(effect):.1f}%"
+    elif noise > 100 * tolerance:
+        head = f"inconclusive: noise ±{noise:.1f}% > tolerance {100 * tolerance:.0f}%"
+    else:
+        head = f"inconclusive: {100 * (ci.ratio - 1):+.1f}% at the tolerance's edge"
+    return head + "; " + decision_needs(ci, tolerance if target is None else target,
+                                        seconds_per_repeat)
 
 
-def verdict(ci: Optional[RatioCI], noise_floor: float = 0.0) -> str:
-    """'same' when the interval holds 1 or lies inside [1 - floor, 1 + floor] (the A/A
-    noise floor), else 'higher' or 'lower'; 'none' without an interval."""
+def verdict(ci: Optional[RatioCI], noise_floor: float = 0.0,
+            tolerance: float = TOLERANCE) -> str:
+    """slabctl compare's verdict (libslabctl's verdict()): 'same' only by equivalence,
+    the interval inside 1 ± the margin (``noise_floor``, the A/A floor, when given, else
+    ``tolerance``); 'higher' or 'lower' when it excludes 1; 'inconclusive' when it holds
+    1 and reaches past the margin (an interval that merely holds 1 may be too wide to see
+    anything); 'none' without an interval."""
     if ci is None:
         return "none"
-    if ci.lo <= 1.0 <= ci.hi or (ci.lo >= 1 - noise_floor and ci.hi <= 1 + noise_floor):
+    margin = noise_floor if noise_floor > 0 else tolerance
+    if ci.lo >= 1 - margin and ci.hi <= 1 + margin:
         return "same"
+    if ci.lo <= 1.0 <= ci.hi:
+        return "inconclusive"
     return "higher" if ci.lo > 1.0 else "lower"
+
+
+def holm(pvalues: Sequence[float]) -> List[float]:
+    """Holm's step-down adjustment of a family of p-values (in their order): the i-th
+    smallest of m is multiplied by m - i + 1 (i from 1), capped at 1 and made monotone
+    (never below an adjusted p before it). It holds the chance of any false "significant"
+    in the family at the level, whatever the tests' dependence."""
+    m = len(pvalues)
+    order = sorted(range(m), key=lambda i: pvalues[i])
+    out = [1.0] * m
+    running = 0.0
+    for rank, i in enumerate(order):
+        running = max(running, min(1.0, (m - rank) * pvalues[i]))
+        out[i] = running
+    return out
 
 
 def measured(df: "pd.DataFrame") -> "pd.DataFrame":
@@ -492,10 +614,13 @@ def measured(df: "pd.DataFrame") -> "pd.DataFrame":
 
 
 def ratios(df: "pd.DataFrame", figure: str, baseline: Optional[str] = None,
-           noise_floor: float = 0.0, seed: int = 0x5ab1ab) -> "pd.DataFrame":
+           noise_floor: float = 0.0, seed: int = 0x5ab1ab,
+           tolerance: float = TOLERANCE) -> "pd.DataFrame":
     """Each variant's ratio to ``baseline`` (default: the first variant) per experiment
-    and x, paired by repeat, with its 95% interval and verdict. Warm-up rows are
-    left out. Columns: experiment, x, variant, n, ratio, lo, hi, verdict."""
+    and x, paired by repeat, with its 95% interval, the paired test's per-pair sd (of the
+    log ratios) and p, and :func:`verdict` (equivalence within ``noise_floor``, else
+    ``tolerance``). Warm-up rows are left out. Columns: experiment, x, variant, baseline,
+    n, ratio, lo, hi, sd, p, verdict."""
     import pandas as pd
     d = measured(df[df[figure].notna()])
     out = []
@@ -513,14 +638,20 @@ def ratios(df: "pd.DataFrame", figure: str, baseline: Optional[str] = None,
                             n=ci.n if ci else len(common),
                             ratio=ci.ratio if ci else math.nan,
                             lo=ci.lo if ci else math.nan, hi=ci.hi if ci else math.nan,
-                            verdict=verdict(ci, noise_floor)))
+                            sd=ci.log_sd() if ci else math.nan,
+                            p=ci.p_value() if ci else math.nan,
+                            verdict=verdict(ci, noise_floor, tolerance)))
     return pd.DataFrame(out, columns=["experiment", "x", "variant", "baseline", "n", "ratio",
-                                      "lo", "hi", "verdict"])
+                                      "lo", "hi", "sd", "p", "verdict"])
 
 
-def ratios_text(df: "pd.DataFrame", noise_floor: float = 0.0) -> str:
+def ratios_text(df: "pd.DataFrame", noise_floor: float = 0.0,
+                tolerance: float = TOLERANCE) -> str:
     """Per experiment of :data:`MAIN_FIGURES`: every variant's ratio to the first one,
-    with its 95% CI and verdict (``summary.txt``)."""
+    with its 95% CI and verdict (``summary.txt``): "no difference (within ±5%)" only by
+    equivalence, "inconclusive: sd, MDE, repeats" where the interval holds 1 and reaches
+    past the margin (``noise_floor``, else ``tolerance``)."""
+    margin = noise_floor if noise_floor > 0 else tolerance
     out = []
     for exp, figs in MAIN_FIGURES.items():
         d = df[df["experiment"] == exp]
@@ -529,7 +660,7 @@ def ratios_text(df: "pd.DataFrame", noise_floor: float = 0.0) -> str:
         for col, head in figs:
             if col not in d.columns:
                 continue
-            r = ratios(d, col, noise_floor=noise_floor)
+            r = ratios(d, col, noise_floor=noise_floor, tolerance=tolerance)
             if r.empty:
                 continue
             out.append(f"\n{exp}: {head}, ratio to {r['baseline'].iloc[0]} [95% CI]:")
@@ -538,7 +669,13 @@ def ratios_text(df: "pd.DataFrame", noise_floor: float = 0.0) -> str:
                     else f"{row['x']:g}"
                 ci = (f"{row['ratio']:.3f} [{row['lo']:.3f}, {row['hi']:.3f}]"
                       if not math.isnan(row["ratio"]) else "-")
-                word = {"same": "no difference", "none": "too few pairs"}.get(
-                    row["verdict"], row["verdict"])
+                mv = 100 * margin
+                mt = f"{mv:.0f}" if abs(mv - round(mv)) < 0.05 else f"{mv:.1f}"
+                word = {"same": f"no difference (within ±{mt}%)",
+                        "none": "too few pairs"}.get(row["verdict"], row["verdict"])
+                if row["verdict"] == "inconclusive":
+                    ci_ = RatioCI(int(row["n"]), row["ratio"], row["lo"], row["hi"],
+                                  row["sd"], row["p"])
+                    word = "inconclusive: " + decision_needs(ci_, margin)
                 out.append(f"  {row['variant']:28s} {xs:>11s}  {ci:28s} {word}")
     return "\n".join(out) + "\n"

@@ -2,14 +2,16 @@
 """slablab.seeds: the published figures of the five design discussions slablab grew from
 (``../shared/seeds/``), as data, each with the words it was read from.
 
-The experiments (:mod:`slablab.experiment`) print these beside their own measurements and
+The experiments (:mod:`slablab.experiments`) print these beside their own measurements and
 judge the *shape* (direction and ratio) against them. Nothing here needs a kernel.
 """
 
+import math
 import os
 from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple
 
-__all__ = ["Seed", "SEEDS", "ticks", "change", "seed_dir", "seed_text"]
+__all__ = ["Seed", "SEEDS", "ticks", "change", "seed_dir", "seed_text", "welch_error",
+           "sd_from_range", "error_000_sys", "error_001", "error_003_used"]
 
 
 class Seed(NamedTuple):
@@ -28,6 +30,59 @@ def ticks(hex_text: str) -> int:
 def change(before: float, after: float) -> float:
     """The relative change after/before - 1 (+0.098 for 123 -> 135)."""
     return after / before - 1.0
+
+
+# ---------------------------------------------------------------- a seed's own uncertainty
+#
+# A verdict judges our interval against the seed's change; where the seed states how
+# sure its own figure is (sds, min and max over runs, a resolution), that uncertainty
+# widens the band "agrees" accepts, and a change the seed cannot tell from none is
+# judged as none (slablab.experiments.core.shape_verdict, docs/experiments.md).
+
+#: d2(n): the expected range (max - min) of n normal values in standard deviations, for
+#: a seed that prints min and max but no sd (Tippett's table).
+D2 = {10: 3.078, 50: 4.498}
+
+
+def sd_from_range(lo: float, hi: float, n: int) -> float:
+    """The sd of n values estimated from their range: (max - min) / d2(n)."""
+    return (hi - lo) / D2[n]
+
+
+def welch_error(m0: float, sd0: float, n0: int, m1: float, sd1: float, n1: int,
+                level: float = 0.95) -> float:
+    """The half width of the seed's own ``level`` interval of after/before - 1, in points
+    of ``before`` (m0): Welch's t interval of m1 - m0 (two independent sets of runs, sds
+    and counts as the seed gives them) over m0."""
+    from ._core import student_t_quantile
+    v0, v1 = sd0 * sd0 / n0, sd1 * sd1 / n1
+    df = (v0 + v1) ** 2 / (v0 * v0 / (n0 - 1) + v1 * v1 / (n1 - 1))
+    return float(student_t_quantile(0.5 + level / 2, df)) * math.sqrt(v0 + v1) / m0
+
+
+def error_000_sys() -> float:
+    """Seed 000's sys time, SLUB (dynamic) against SLUB (8.89 ± 2.28 s and 7.73 ± 0.29 s
+    over 50 runs each): -13.0% ± 7.3 points."""
+    a, b = SEED_000["sys"]["SLUB"], SEED_000["sys"]["SLUB (dynamic)"]
+    return welch_error(a[2], a[3], 50, b[2], b[3], 50)
+
+
+#: Seed 001's resolution: "the differences are negligable (+-1 cpu tick)".
+SEED_001_RESOLUTION_TICKS = 1
+
+
+def error_001(before_hex: str) -> float:
+    """Seed 001's ±1 tick on a row's change net of the loop, in points of the row's
+    2.4.9 ticks net of the loop (kf(1): 1 / (0xa9 - 0x49) = ±1.0%)."""
+    return SEED_001_RESOLUTION_TICKS / (ticks(before_hex) - ticks(SEED_001_LOOP))
+
+
+def error_003_used(before: str, after: str) -> float:
+    """Seed 003's used kB, ``after`` against ``before`` (rows of :data:`SEED_003`: min,
+    max and average of 10 boots, no sd: the sd from the range): SLOB patched against
+    vanilla -0.8% ± 2.2 points."""
+    (lo0, hi0, m0), (lo1, hi1, m1) = SEED_003[before][2], SEED_003[after][2]
+    return welch_error(m0, sd_from_range(lo0, hi0, 10), 10, m1, sd_from_range(lo1, hi1, 10), 10)
 
 
 # ---------------------------------------------------------------- seed 000

@@ -44,7 +44,7 @@ StormState = Literal["none", "running", "done", "stopped"]
 #: a replay's target (enum target)
 ReplayTarget = Target
 #: a compared figure's verdict
-Verdict = Literal["none", "same", "higher", "lower"]
+Verdict = Literal["none", "same", "higher", "lower", "inconclusive"]
 
 #: Event counters keyed by :data:`slablab.STAT_NAMES`.
 Stats = dict[str, int]
@@ -341,11 +341,15 @@ class PairedRatio(TypedDict):
 
 class RatioInterval(TypedDict):
     """The 95% interval (Student-t on the paired log ratios) of a paired ratio
-    (docs/benchmarks.md)."""
+    (docs/benchmarks.md), with the paired t test's per-pair sd of the log ratios, its
+    two-sided p-value and the minimum detectable effect at 80% power (relative)."""
     n: int
     ratio: float
     lo: float
     hi: float
+    sd: float
+    p: float
+    mde: Optional[float]
 
 
 class FigureSummary(Summary):
@@ -396,6 +400,7 @@ class Compare(TypedDict):
     max_repeats: int
     aa: bool
     noise_floor: float
+    tolerance: float        # the verdicts' equivalence margin: noise_floor, else 0.05
     bootstrap_seed: int
     context: RunContext
     interrupted: bool

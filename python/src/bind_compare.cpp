@@ -192,8 +192,9 @@ void bind_compare(ClientClass& client)
 		"settings and propagates. warmup: rounds run first and not summarized; "
 		"until: go on until every ratio's 95% CI is at most ±until (0.02), at most "
 		"max_repeats; aa: the first variant against itself (the noise floor); "
-		"noise_floor: an interval inside ±noise_floor is 'same'. Each summary has "
-		"'ci' {n, ratio, lo, hi}, 'verdict' and 'outliers'.");
+		"noise_floor: the equivalence margin, an interval inside ±noise_floor is 'same' "
+		"(0: ±5%), one that holds 1 and reaches past it 'inconclusive'. Each summary has "
+		"'ci' {n, ratio, lo, hi, sd, p, mde}, 'verdict' and 'outliers'.");
 }
 
 }  // namespace slablab_core

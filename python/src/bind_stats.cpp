@@ -45,6 +45,43 @@ void bind_stats(py::module_& m)
 		"<= 0 are left out; None with fewer than min_pairs (at least 2) pairs. A constant "
 		"ratio gives exactly (r, r).");
 	m.def(
+		"ratio_test",
+		[](const std::vector<double>& a, const std::vector<double>& b, double level,
+		   std::size_t min_pairs) -> std::optional<py::tuple> {
+			auto ci = slabctl::ratio_interval(a, b, level, min_pairs);
+			if (!ci)
+				return std::nullopt;
+			return py::make_tuple(ci->n, ci->ratio, ci->lo, ci->hi, ci->sd, ci->p);
+		},
+		py::arg("a"), py::arg("b"), py::arg("level") = 0.95,
+		py::arg("min_pairs") = slabctl::kMinPairsForInterval,
+		"ratio_interval() with the paired t test beside: (n, ratio, lo, hi, sd, p), sd the "
+		"sample standard deviation of the log ratios and p the two-sided p-value of a "
+		"mean log ratio of 0 (a constant ratio: sd 0, p 0, or 1 when it is 1).");
+	m.def(
+		"student_t_cdf",
+		[](double t, double df) { return slabctl::student_t_cdf(t, df); },
+		py::arg("t"), py::arg("df"),
+		"P(T <= t) for Student's t with df degrees of freedom (NaN for df <= 0).");
+	m.def(
+		"min_detectable_log_effect",
+		[](double sd, std::size_t n, double alpha, double power) {
+			return slabctl::min_detectable_log_effect(sd, n, alpha, power);
+		},
+		py::arg("sd"), py::arg("n"), py::arg("alpha") = slabctl::kVerdictAlpha,
+		py::arg("power") = slabctl::kVerdictPower,
+		"The minimum detectable effect (a log ratio) of n pairs whose log ratios have sd: "
+		"(t(1 - alpha/2, n-1) + t(power, n-1)) * sd / sqrt(n); NaN for n < 2.");
+	m.def(
+		"repeats_to_detect",
+		[](double sd, double log_effect, double alpha, double power) {
+			return slabctl::repeats_to_detect(sd, log_effect, alpha, power);
+		},
+		py::arg("sd"), py::arg("log_effect"), py::arg("alpha") = slabctl::kVerdictAlpha,
+		py::arg("power") = slabctl::kVerdictPower,
+		"The fewest pairs (at least 3) whose minimum detectable effect is at most "
+		"log_effect; None when more than 100000 would be.");
+	m.def(
 		"student_t_quantile",
 		[](double p, double df) { return slabctl::student_t_quantile(p, df); },
 		py::arg("p"), py::arg("df"),

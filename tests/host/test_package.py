@@ -53,6 +53,10 @@ def test_package_is_installed_not_taken_from_the_tree(installed):
     for f in ("py.typed", "_core.pyi", "shapes.py", "grid.py", "runner.py", "analysis.py",
               "plots.py", "sweep.py", "bench.py"):
         assert (pkg / f).is_file(), f
+    # every module of the source tree, subpackages' too (pyproject.toml names each package)
+    src = REPO / "python" / "slablab"
+    for py in sorted(src.rglob("*.py")):
+        assert (pkg / py.relative_to(src)).is_file(), py.relative_to(src)
     # the installed stub is the source tree's
     assert (pkg / "_core.pyi").read_text() == (REPO / "python/slablab/_core.pyi").read_text()
 

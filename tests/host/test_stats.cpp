@@ -47,7 +47,7 @@ TEST(RatioInterval, IdenticalSamplesGiveExactlyOne)
 	EXPECT_EQ(ci->ratio, 1.0);
 	EXPECT_EQ(ci->lo, 1.0);
 	EXPECT_EQ(ci->hi, 1.0);
-	EXPECT_EQ(verdict(ci), Verdict::same);
+	EXPECT_EQ(verdict(ci, 0), Verdict::same);
 	// a constant ratio is known exactly too
 	std::vector<double> b;
 	for (double x : a)
@@ -57,7 +57,7 @@ TEST(RatioInterval, IdenticalSamplesGiveExactlyOne)
 	EXPECT_DOUBLE_EQ(ci->ratio, 2.0);
 	EXPECT_DOUBLE_EQ(ci->lo, 2.0);
 	EXPECT_DOUBLE_EQ(ci->hi, 2.0);
-	EXPECT_EQ(verdict(ci), Verdict::higher);
+	EXPECT_EQ(verdict(ci, 0), Verdict::higher);
 }
 
 TEST(RatioInterval, TooFewOrUnusablePairs)
@@ -70,7 +70,7 @@ TEST(RatioInterval, TooFewOrUnusablePairs)
 	ASSERT_TRUE(ci);
 	EXPECT_EQ(ci->n, 3u);	// (1,2), (5,10), (6,12)
 	EXPECT_DOUBLE_EQ(ci->ratio, 2.0);
-	EXPECT_EQ(verdict(std::nullopt), Verdict::none);
+	EXPECT_EQ(verdict(std::nullopt, 0), Verdict::none);
 }
 
 TEST(RatioInterval, StudentTQuantile)
@@ -165,7 +165,7 @@ TEST(RatioInterval, PairingCancelsSharedDrift)
 	ASSERT_TRUE(ci);
 	EXPECT_LT(ci->half_width(), 0.01);
 	EXPECT_NEAR(ci->ratio, 0.9, 0.01);
-	EXPECT_EQ(verdict(ci), Verdict::lower);
+	EXPECT_EQ(verdict(ci, 0), Verdict::lower);
 	// inside an A/A floor of ±15% it is no difference
 	EXPECT_EQ(verdict(ci, 0.15), Verdict::same);
 }
@@ -410,4 +410,123 @@ TEST(Compare, CsvSaysHowToRerun)
 	EXPECT_EQ(col(rows[2], "outlier"), "0");
 	// the commit is baked in at build time
 	EXPECT_GT(std::string(build_commit()).size(), 0u);
+}
+
+// Issue 41: "no difference" only by equivalence. An interval that holds 1 but reaches
+// past the margin is inconclusive, and says what would decide it (this test uses only
+// what compare had before the fix: the old code printed "no difference" here).
+TEST(Compare, AnIntervalHoldingOneIsNotNoDifference)
+{
+	CompareResult c = empty_compare(std::nullopt, 6);
+	const double b[] = {80, 125, 90, 115, 85, 110};	// ±20% around the same
+	for (uint32_t rep = 1; rep <= 6; rep++) {
+		c.runs.push_back(pair_run(0, rep, 100));
+		c.runs.push_back(pair_run(1, rep, b[rep - 1]));
+	}
+	c.repeats_done = 6;
+	summarize_compare(c);
+	const auto& s = c.summaries[0][1];
+	ASSERT_TRUE(s.ci);
+	EXPECT_TRUE(s.ci->contains(1.0));
+	EXPECT_GT(s.ci->hi, 1.05);
+	EXPECT_NE(s.verdict, Verdict::same);
+	std::string t = render_compare(c);
+	std::string row = t.substr(t.find("  native", t.find("paired ratio")));
+	row = row.substr(0, row.find('\n'));
+	EXPECT_EQ(row.find("no difference"), std::string::npos) << t;
+	EXPECT_NE(row.find("inconclusive: sd "), std::string::npos) << row;
+	EXPECT_NE(row.find("MDE ±"), std::string::npos) << row;
+	EXPECT_NE(row.find("repeats to tell ±5%"), std::string::npos) << row;
+}
+
+TEST(Compare, EquivalenceIsNoDifferenceWithinTheMargin)
+{
+	CompareResult c = empty_compare(std::nullopt, 4);
+	const double b[] = {101, 99, 100.5, 99.5};
+	for (uint32_t rep = 1; rep <= 4; rep++) {
+		c.runs.push_back(pair_run(0, rep, 100));
+		c.runs.push_back(pair_run(1, rep, b[rep - 1]));
+	}
+	c.repeats_done = 4;
+	summarize_compare(c);
+	EXPECT_EQ(c.summaries[0][1].verdict, Verdict::same);
+	std::string t = render_compare(c);
+	EXPECT_NE(t.find("no difference (within ±5%)"), std::string::npos) << t;
+	EXPECT_NE(t.find("no difference: only when the CI lies inside ±5% (the default"),
+		  std::string::npos) << t;
+	// the A/A floor is the margin when given: ±0.5% is narrower than this interval
+	c.spec.noise_floor = 0.005;
+	summarize_compare(c);
+	EXPECT_EQ(c.summaries[0][1].verdict, Verdict::inconclusive);
+	t = render_compare(c);
+	EXPECT_NE(t.find("inconclusive: sd "), std::string::npos) << t;
+	EXPECT_NE(t.find("repeats to tell ±0.5%"), std::string::npos) << t;
+	EXPECT_NE(t.find("inside ±0.5% (--noise-floor, the A/A floor)"), std::string::npos) << t;
+}
+
+TEST(Verdict, EquivalenceSignificanceOrNeither)
+{
+	auto ci = [](double lo, double hi) {
+		RatioInterval r;
+		r.n = 10;
+		r.ratio = std::sqrt(lo * hi);
+		r.lo = lo;
+		r.hi = hi;
+		return std::optional<RatioInterval>(r);
+	};
+	EXPECT_EQ(verdict(ci(0.98, 1.03), 0.05), Verdict::same);
+	EXPECT_EQ(verdict(ci(0.90, 1.10), 0.05), Verdict::inconclusive);	// old: same
+	EXPECT_EQ(verdict(ci(1.02, 1.04), 0.05), Verdict::same);	// small, whatever its side
+	EXPECT_EQ(verdict(ci(1.02, 1.09), 0.05), Verdict::higher);
+	EXPECT_EQ(verdict(ci(0.85, 0.97), 0.05), Verdict::lower);
+	EXPECT_EQ(verdict(ci(0.90, 1.10), 0), Verdict::inconclusive);
+	EXPECT_EQ(verdict(std::nullopt, 0.05), Verdict::none);
+}
+
+TEST(RatioInterval, PairedTestSdAndP)
+{
+	// scipy: the log ratios' sd (ddof 1) and stats.ttest_1samp(logs, 0).pvalue
+	std::vector<double> a = {100, 110, 95, 105, 98, 102}, b = {104, 111, 99, 104, 103, 104};
+	auto ci = ratio_interval(a, b);
+	ASSERT_TRUE(ci);
+	EXPECT_NEAR(ci->sd, 0.022625999197462412, 1e-12);
+	EXPECT_NEAR(ci->p, 0.043263122646846154, 1e-9);
+	// a constant ratio: no spread, p 0 (or 1 when the ratio is 1)
+	std::vector<double> twice = {200, 220, 190, 210, 196, 204};
+	ci = ratio_interval(a, twice);
+	ASSERT_TRUE(ci);
+	EXPECT_EQ(ci->sd, 0);
+	EXPECT_EQ(ci->p, 0);
+	ci = ratio_interval(a, a);
+	ASSERT_TRUE(ci);
+	EXPECT_EQ(ci->p, 1);
+	EXPECT_NEAR(student_t_cdf(2.2621571627409915, 9), 0.975, 1e-9);
+	EXPECT_NEAR(student_t_cdf(-2.2621571627409915, 9), 0.025, 1e-9);
+}
+
+TEST(RatioInterval, MinimumDetectableEffectAndRepeats)
+{
+	// (t(0.975, 9) + t(0.8, 9)) sd / sqrt(10), scipy's quantiles
+	EXPECT_NEAR(min_detectable_log_effect(0.05, 10),
+		    (2.2621571627409915 + 0.8834038596855205) * 0.05 / std::sqrt(10.0), 1e-10);
+	EXPECT_TRUE(std::isnan(min_detectable_log_effect(0.05, 1)));
+	// the fewest n whose MDE is at most log(1.02) at sd 0.05: 53 (scipy, by search)
+	auto n = repeats_to_detect(0.05, std::log1p(0.02));
+	ASSERT_TRUE(n);
+	EXPECT_EQ(*n, 53u);
+	EXPECT_LE(min_detectable_log_effect(0.05, *n), std::log1p(0.02));
+	EXPECT_GT(min_detectable_log_effect(0.05, *n - 1), std::log1p(0.02));
+	EXPECT_EQ(repeats_to_detect(0, 0.01), std::optional<std::size_t>(3));
+	EXPECT_FALSE(repeats_to_detect(1.0, 1e-6));
+	EXPECT_FALSE(repeats_to_detect(0.05, 0));
+	RatioInterval r;
+	r.n = 10;
+	r.ratio = r.lo = r.hi = 1;
+	r.sd = 0.05;
+	std::string t = decision_needs(r, 0.02, 60);
+	EXPECT_NE(t.find("sd 5.1%/pair, MDE ±"), std::string::npos) << t;
+	EXPECT_NE(t.find("at n=10 (80% power, 5% two-sided); 53 repeats to tell ±2% (~53 min of "
+			 "runs)"),
+		  std::string::npos)
+		<< t;
 }

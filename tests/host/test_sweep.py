@@ -365,7 +365,8 @@ def test_sweep_cli_columns(capsys):
 
 def test_paired_ratio_ci_known_cases():
     a = [10.0, 12.0, 9.0, 15.0, 11.0]
-    assert analysis.paired_ratio_ci(a, a) == (5, 1.0, 1.0, 1.0)
+    same = analysis.paired_ratio_ci(a, a)
+    assert same is not None and same[:4] == (5, 1.0, 1.0, 1.0)
     assert analysis.verdict(analysis.paired_ratio_ci(a, a)) == "same"
     ci = analysis.paired_ratio_ci(a, [2 * x for x in a])
     assert ci is not None and ci.lo == pytest.approx(2.0) and ci.hi == pytest.approx(2.0)
@@ -451,3 +452,36 @@ def test_run_context_records_the_cache_design():
         cache = {"name": "c", "design": design}
         assert analysis.run_context(status, cache, memory_mb=1)["design"] == design
     assert analysis.run_context(status, None, memory_mb=1)["design"] == "slub"
+
+
+def test_no_difference_only_by_equivalence():
+    """Issue 41: the sweeps (and slabctl compare) said "no difference" whenever the
+    interval held 1. Now only by equivalence: inside 1 ± the A/A floor, or ± 5% without
+    one; an interval that holds 1 and reaches past it is inconclusive."""
+    RatioCI = analysis.RatioCI
+    assert analysis.verdict(RatioCI(10, 1.0, 0.9, 1.1)) == "inconclusive"
+    assert analysis.verdict(RatioCI(10, 1.0, 0.98, 1.02)) == "same"
+    assert analysis.verdict(RatioCI(10, 1.0, 0.9, 1.1), noise_floor=0.12) == "same"
+    assert analysis.verdict(RatioCI(10, 1.0, 0.98, 1.02), noise_floor=0.01) == "inconclusive"
+    assert analysis.verdict(RatioCI(10, 1.1, 1.05, 1.15)) == "higher"
+
+
+def test_ratios_text_says_what_an_inconclusive_ratio_needs():
+    rows = []
+    noisy = [0.8, 1.25, 0.9, 1.15, 0.85, 1.1]       # around 1, ±20%
+    for rep, f in enumerate(noisy, 1):
+        for variant, value in (("slablab", 100.0), ("noisy", 100.0 * f),
+                               ("quiet", 100.0 * (1 + 0.001 * (-1) ** rep))):
+            rows.append(dict(experiment="batch", x=64, variant=variant, repeat=rep,
+                             warmup=0, cycles_per_alloc=value, cycles_per_free=1.0))
+    df = pd.DataFrame(rows)
+    r = analysis.ratios(df, "cycles_per_alloc")
+    assert list(r["verdict"]) == ["inconclusive", "same"]
+    assert r["p"].iloc[0] > 0.05 and r["sd"].iloc[0] > 0.1
+    text = analysis.ratios_text(df)
+    noisy_line = next(ln for ln in text.splitlines() if ln.strip().startswith("noisy"))
+    assert "no difference" not in noisy_line
+    assert "inconclusive: sd " in noisy_line and "MDE ±" in noisy_line \
+        and "repeats to tell ±5%" in noisy_line, noisy_line
+    quiet_line = next(ln for ln in text.splitlines() if ln.strip().startswith("quiet"))
+    assert quiet_line.endswith("no difference (within ±5%)"), quiet_line

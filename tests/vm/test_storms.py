@@ -374,7 +374,7 @@ def sysfs_slab(cache, name):
 KERNEL_CLASS = {16: "kmalloc-16", 32: "kmalloc-32", 64: "kmalloc-64", 96: "kmalloc-96",
                 128: "kmalloc-128", 192: "kmalloc-192", 256: "kmalloc-256",
                 512: "kmalloc-512", 1024: "kmalloc-1k", 2048: "kmalloc-2k"}
-# seed-003's churn (python/slablab/experiment.py MIXED_SIZES)
+# seed-003's churn (python/slablab/experiments/seed_003.py MIXED_SIZES)
 SEED_003_SIZES = {16: 4, 32: 4, 64: 4, 96: 2, 128: 3, 192: 2, 256: 2, 512: 1, 1024: 1,
                   2000: 1}
 GEOMETRY = ("object_size", "slab_size", "align", "order", "objs_per_slab", "cpu_partial",

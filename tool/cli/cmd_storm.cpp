@@ -495,8 +495,9 @@ Action setup_compare(CLI::App& cmd)
 		     "A/A: run the first variant twice, interleaved, to measure this machine's "
 		     "noise floor (the ratio should be 1; its CI is the floor)");
 	cmd.add_option("--noise-floor", o->noise_floor,
-		       "The A/A floor (±2.5% or 0.025): a ratio whose CI lies inside it is "
-		       "reported as no difference");
+		       "The A/A floor (±2.5% or 0.025): the equivalence margin, a ratio whose CI "
+		       "lies inside it is no difference (default ±5%); one whose CI holds 1 and "
+		       "reaches past it is inconclusive, with the repeats a decision needs");
 	cmd.add_option("--bootstrap-seed", o->bootstrap_seed,
 		       "Accepted and ignored: the interval is a Student-t interval, not a bootstrap "
 		       "(kept so that scripts keep working)");

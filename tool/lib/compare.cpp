@@ -273,6 +273,20 @@ std::vector<CompareVariant> compare_variants(const CompareSpec& spec)
 	return out;
 }
 
+double compare_tolerance(const CompareSpec& spec) noexcept
+{
+	return spec.noise_floor > 0 ? spec.noise_floor : kDefaultTolerance;
+}
+
+double compare_seconds_per_repeat(const CompareResult& result) noexcept
+{
+	double ns = 0;
+	for (const auto& run : result.runs)
+		if (run.counted())
+			ns += static_cast<double>(run.result.elapsed_ns);
+	return result.repeats_done ? ns / 1e9 / result.repeats_done : 0;
+}
+
 void summarize_compare(CompareResult& result)
 {
 	const std::size_t nv = result.variants.size();
@@ -303,7 +317,7 @@ void summarize_compare(CompareResult& result)
 				row[v].outliers.push_back(static_cast<uint32_t>(i + 1));
 			if (v > 0) {
 				row[v].ci = ratio_interval(values[0], values[v]);
-				row[v].verdict = verdict(row[v].ci, result.spec.noise_floor);
+				row[v].verdict = verdict(row[v].ci, compare_tolerance(result.spec));
 			}
 		}
 		for (std::size_t v = 0; v < nv; v++) {

@@ -332,8 +332,18 @@ std::string render_until_progress(const CompareResult& round, uint32_t repeat)
 
 namespace {
 
-/// "no difference", "A/A noise floor ±2.1%", "12.0% lower (better)".
-std::string verdict_text(const FigureSummary& fs, const FigureInfo& info, bool aa)
+/// A margin in percent: 0.05 -> "5", 0.0235 -> "2.4" (the Python side's words).
+std::string margin_pct(double m)
+{
+	const double v = m * 100;
+	return std::fabs(v - std::round(v)) < 0.05 ? fmt::format("{:.0f}", v)
+						    : fmt::format("{:.1f}", v);
+}
+
+/// "no difference (within ±5%)", "A/A noise floor ±2.1%", "12.0% lower (better, p=0.003)",
+/// "inconclusive: sd 3.1%/pair, MDE ±4.0% at n=7 (...); 25 repeats to tell ±5% (~3 min of runs)".
+std::string verdict_text(const FigureSummary& fs, const FigureInfo& info, bool aa,
+			 double tolerance, double seconds_per_repeat)
 {
 	if (!fs.ci)
 		return fmt::format("too few pairs (< {})", kMinPairsForInterval);
@@ -344,12 +354,14 @@ std::string verdict_text(const FigureSummary& fs, const FigureInfo& info, bool a
 	case Verdict::higher:
 	case Verdict::lower: {
 		bool higher = fs.verdict == Verdict::higher;
-		return fmt::format("{:.1f}% {} ({})", std::abs(fs.ci->ratio - 1.0) * 100,
+		return fmt::format("{:.1f}% {} ({}, p={:.2g})", std::abs(fs.ci->ratio - 1.0) * 100,
 				   higher ? "higher" : "lower",
-				   higher == info.higher_is_better ? "better" : "worse");
+				   higher == info.higher_is_better ? "better" : "worse", fs.ci->p);
 	}
+	case Verdict::same:
+		return fmt::format("no difference (within ±{}%)", margin_pct(tolerance));
 	default:
-		return "no difference";
+		return "inconclusive: " + decision_needs(*fs.ci, tolerance, seconds_per_repeat);
 	}
 }
 
@@ -447,7 +459,9 @@ std::string render_compare(const CompareResult& c)
 					       "{:<{}} {:>4} {:>9} {:>9} {:>9}  {:<28} {}\n",
 					       "  " + c.variants[vi].label, w, p.n, r3(p.median),
 					       r3(p.min), r3(p.max), format_interval(sums[vi].ci),
-					       verdict_text(sums[vi], *info, c.spec.aa));
+					       verdict_text(sums[vi], *info, c.spec.aa,
+							    compare_tolerance(c.spec),
+							    compare_seconds_per_repeat(c)));
 			}
 		}
 		std::string outl;
@@ -461,11 +475,18 @@ std::string render_compare(const CompareResult& c)
 	out += "\nratio: a variant's median / the first variant's median; paired ratio: the same "
 	       "per repeat (runs made back to back); 95% CI: Student-t on the paired repeats' log "
 	       "ratios (docs/benchmarks.md).\n";
-	if (c.spec.noise_floor > 0)
+	{
+		const std::string m = margin_pct(compare_tolerance(c.spec));
 		fmt::format_to(std::back_inserter(out),
-			       "no difference: the CI contains 1 or lies inside the A/A noise floor "
-			       "±{:.1f}%\n",
-			       c.spec.noise_floor * 100);
+			       "no difference: only when the CI lies inside ±{}% ({}); higher/lower: "
+			       "the CI excludes 1; inconclusive: it holds 1 and reaches past ±{}%, with "
+			       "the per-pair sd, the minimum detectable effect (MDE, 80% power) and the "
+			       "repeats whose MDE is ±{}% (docs/benchmarks.md)\n",
+			       m,
+			       c.spec.noise_floor > 0 ? "--noise-floor, the A/A floor"
+						      : "the default; --noise-floor sets it",
+			       m, m);
+	}
 	if (!c.restore_error.empty())
 		out += "warning: " + c.restore_error + "\n";
 	return out;

@@ -4,6 +4,7 @@
 #include "slabctl/names.hpp"
 #include "slabctl/tunables.hpp"
 
+#include <cmath>
 #include <cstring>
 #include <system_error>
 
@@ -422,6 +423,8 @@ const char* verdict_name(Verdict v)
 		return "higher";
 	case Verdict::lower:
 		return "lower";
+	case Verdict::inconclusive:
+		return "inconclusive";
 	default:
 		return "none";
 	}
@@ -441,6 +444,7 @@ Json to_json(const CompareResult& c)
 	j["max_repeats"] = c.spec.max_repeats;
 	j["aa"] = c.spec.aa;
 	j["noise_floor"] = c.spec.noise_floor;
+	j["tolerance"] = compare_tolerance(c.spec);
 	j["bootstrap_seed"] = c.spec.bootstrap_seed;
 	Json ctx = Json::object();
 	ctx["kernel_release"] = c.context.kernel_release;
@@ -481,6 +485,10 @@ Json to_json(const CompareResult& c)
 				ci["ratio"] = fs.ci->ratio;
 				ci["lo"] = fs.ci->lo;
 				ci["hi"] = fs.ci->hi;
+				ci["sd"] = fs.ci->sd;
+				ci["p"] = fs.ci->p;
+				const double mde = min_detectable_log_effect(fs.ci->sd, fs.ci->n);
+				ci["mde"] = std::isfinite(mde) ? Json(std::expm1(mde)) : Json(nullptr);
 			}
 			sj["ci"] = std::move(ci);
 			sj["verdict"] = verdict_name(fs.verdict);

@@ -80,6 +80,13 @@ double quantile(const std::vector<double>& sorted, double q)
 
 }  // namespace
 
+double student_t_cdf(double t, double df) noexcept
+{
+	if (!(df > 0) || std::isnan(t))
+		return NAN;
+	return t >= 0 ? 1 - t_upper_tail(t, df) : t_upper_tail(-t, df);
+}
+
 double student_t_quantile(double p, double df) noexcept
 {
 	if (!(p > 0 && p < 1) || !(df > 0))
@@ -120,6 +127,8 @@ std::optional<RatioInterval> ratio_interval(std::span<const double> a, std::span
 	// rounding in the sums.
 	if (std::all_of(logs.begin(), logs.end(), [&](double x) { return x == logs[0]; })) {
 		ci.ratio = ci.lo = ci.hi = std::exp(logs[0]);
+		ci.sd = 0;
+		ci.p = logs[0] == 0 ? 1 : 0;
 		return ci;
 	}
 	double sum = 0;
@@ -131,10 +140,40 @@ std::optional<RatioInterval> ratio_interval(std::span<const double> a, std::span
 		ss += (x - mean) * (x - mean);
 	const double se = std::sqrt(ss / static_cast<double>(n - 1) / static_cast<double>(n));
 	const double half = student_t_quantile(0.5 + level / 2, static_cast<double>(n - 1)) * se;
+	ci.sd = std::sqrt(ss / static_cast<double>(n - 1));
+	ci.p = std::min(1.0, 2 * t_upper_tail(std::fabs(mean) / se, static_cast<double>(n - 1)));
 	ci.ratio = std::exp(mean);
 	ci.lo = std::exp(mean - half);
 	ci.hi = std::exp(mean + half);
 	return ci;
+}
+
+double min_detectable_log_effect(double sd, std::size_t n, double alpha, double power) noexcept
+{
+	if (n < 2 || !(sd >= 0) || !(alpha > 0 && alpha < 1) || !(power > 0 && power < 1))
+		return NAN;
+	const double df = static_cast<double>(n - 1);
+	return (student_t_quantile(1 - alpha / 2, df) + student_t_quantile(power, df)) * sd /
+	       std::sqrt(static_cast<double>(n));
+}
+
+std::optional<std::size_t> repeats_to_detect(double sd, double log_effect, double alpha,
+					     double power) noexcept
+{
+	if (!(log_effect > 0) || !(sd >= 0))
+		return std::nullopt;
+	// the MDE falls with n (both quantiles and 1/sqrt(n) do): bisect the first n at or
+	// under the effect
+	std::size_t lo = kMinPairsForInterval, hi = kMaxRepeatsToDetect;
+	if (min_detectable_log_effect(sd, lo, alpha, power) <= log_effect)
+		return lo;
+	if (min_detectable_log_effect(sd, hi, alpha, power) > log_effect)
+		return std::nullopt;
+	while (hi - lo > 1) {
+		const std::size_t mid = lo + (hi - lo) / 2;
+		(min_detectable_log_effect(sd, mid, alpha, power) <= log_effect ? hi : lo) = mid;
+	}
+	return hi;
 }
 
 bool intervals_narrow_enough(std::span<const std::optional<RatioInterval>> intervals,
@@ -191,13 +230,51 @@ std::vector<std::size_t> outlier_indices(std::span<const double> values)
 	return out;
 }
 
-Verdict verdict(const std::optional<RatioInterval>& ci, double noise_floor) noexcept
+Verdict verdict(const std::optional<RatioInterval>& ci, double tolerance) noexcept
 {
 	if (!ci)
 		return Verdict::none;
-	if (ci->contains(1.0) || (ci->lo >= 1.0 - noise_floor && ci->hi <= 1.0 + noise_floor))
+	if (ci->lo >= 1.0 - tolerance && ci->hi <= 1.0 + tolerance)
 		return Verdict::same;
+	if (ci->contains(1.0))
+		return Verdict::inconclusive;
 	return ci->lo > 1.0 ? Verdict::higher : Verdict::lower;
+}
+
+namespace {
+
+/// A relative size in percent: 0.05 -> "5", 0.049 -> "4.9".
+std::string pct_text(double x)
+{
+	const double v = x * 100;
+	return std::fabs(v - std::round(v)) < 0.05 ? fmt::format("{:.0f}", v)
+						    : fmt::format("{:.1f}", v);
+}
+
+}  // namespace
+
+std::string decision_needs(const RatioInterval& ci, double target, double seconds_per_repeat)
+{
+	auto rel = [](double log_x) { return (std::exp(log_x) - 1.0) * 100.0; };
+	std::string out = fmt::format("sd {:.1f}%/pair", rel(ci.sd));
+	const double mde = min_detectable_log_effect(ci.sd, ci.n);
+	if (std::isfinite(mde))
+		out += fmt::format(", MDE ±{:.1f}% at n={} (80% power, 5% two-sided)", rel(mde),
+				   ci.n);
+	if (!(target > 0))
+		return out;
+	auto need = repeats_to_detect(ci.sd, std::log1p(target));
+	if (!need)
+		return out + fmt::format("; over {} repeats to tell ±{}%", kMaxRepeatsToDetect,
+					 pct_text(target));
+	out += fmt::format("; {} repeats to tell ±{}%", *need, pct_text(target));
+	if (seconds_per_repeat > 0) {
+		const double s = seconds_per_repeat * static_cast<double>(*need);
+		out += s < 120 ? fmt::format(" (~{:.0f} s of runs)", s)
+			       : s < 7200 ? fmt::format(" (~{:.0f} min of runs)", s / 60)
+					  : fmt::format(" (~{:.1f} h of runs)", s / 3600);
+	}
+	return out;
 }
 
 std::string format_interval(const std::optional<RatioInterval>& ci)

@@ -47,8 +47,9 @@ struct CompareSpec {
 	uint32_t max_repeats = 50;	///< ... or this many repeats have run
 	/// A/A: the first variant twice (labels "X" and "X (A')"): the machine's noise floor.
 	bool aa = false;
-	/// Relative half width of the A/A interval (0.03: ±3%): a ratio whose interval lies
-	/// inside [1 - noise_floor, 1 + noise_floor] is "no difference" (0: not measured).
+	/// Relative half width of the A/A interval (0.03: ±3%): the equivalence margin, a ratio
+	/// whose interval lies inside [1 - noise_floor, 1 + noise_floor] is "no difference"
+	/// (0: not measured; compare_tolerance() is then kDefaultTolerance).
 	double noise_floor = 0;
 	uint64_t bootstrap_seed = kBootstrapSeed;	///< unused (the interval is not random)
 	/// Figures to summarize (figure_table() keys); empty: main_figures(base.pattern).
@@ -108,7 +109,7 @@ struct FigureSummary {
 	Summary paired;			///< per repeat: value / the first variant's value that repeat
 	/// 95% Student-t interval of the paired ratio, ratio_interval() (the first variant: none)
 	std::optional<RatioInterval> ci;
-	Verdict verdict = Verdict::none;	///< of ci, against spec.noise_floor
+	Verdict verdict = Verdict::none;	///< of ci, against compare_tolerance(spec)
 	/// Repeats whose value is an outlier among the variant's values (Tukey's fences):
 	/// shown in the table, still counted.
 	std::vector<uint32_t> outliers;
@@ -127,6 +128,11 @@ struct CompareResult {
 	/// summaries[figure][variant], in the order of `figures` and `variants`
 	std::vector<std::vector<FigureSummary>> summaries;
 };
+
+/// The equivalence margin of a compare's verdicts: --noise-floor, else kDefaultTolerance.
+double compare_tolerance(const CompareSpec& spec) noexcept;
+/// The machine time of one repeat: the counted runs' elapsed time over the repeats (0: none).
+double compare_seconds_per_repeat(const CompareResult& result) noexcept;
 
 /// (Re)compute result.summaries from result.runs. Pure; runs that were interrupted or did
 /// not finish are left out.
