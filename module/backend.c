@@ -1512,6 +1512,8 @@ static void layers_slab(struct slablab_slab *slab, struct slablab_counters c, vo
 
 	if (!c.frozen)
 		l->slabs_free += c.objects - c.inuse;
+	else
+		l->frozen_free += c.objects - c.inuse;
 }
 
 /**
@@ -1521,7 +1523,8 @@ static void layers_slab(struct slablab_slab *slab, struct slablab_counters c, vo
  *
  * Free in slabs counts the unfrozen slabs only (node partial lists; full slabs have
  * none): what a frozen slab holds belongs to a design's per-cpu layer, which counts
- * it. Any user may ask (CACHE_GET), so the slabs are walked in batches
+ * it (its racy count from @l->frozen_free, the free objects of the frozen slabs). Any
+ * user may ask (CACHE_GET), so the slabs are walked in batches
  * (slablab_backend_walk_slabs()). Exact on a quiet cache, as the layers' sum is
  * anyway (struct slablab_layers).
  */

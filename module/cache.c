@@ -1594,22 +1594,46 @@ void slablab_cpu_view(struct slablab_cache *s, int cpu, u32 *slab_objs,
 	s->ops->cpu_view(s, cpu, slab_objs, partial_slabs, partial_objects);
 }
 
+/*
+ * A racy count of the slub design's cpu slabs: their cpu freelists can be walked only
+ * on their cpu, under its lock. Racily they are what the slots leave: total, less the
+ * callers' objects and every other layer (at least the remote frees on the cpu slabs,
+ * which the design put in @l->cpu_slab). Exact on a quiet cache, as the layers' sum.
+ */
+static void cpu_slab_by_remainder(struct slablab_layers *l)
+{
+	u64 others = l->callers + l->cpu_partial + l->slabs_free + l->sheaf_main +
+		     l->sheaf_spare + l->barn + l->array + l->shared + l->alien +
+		     l->sheaf_prefilled;
+
+	if (l->total > others)
+		l->cpu_slab = max(l->cpu_slab, l->total - others);
+}
+
 /**
  * slablab_layers - where a cache's object slots are (slablab_mutex, cpus_read_lock held)
  * @s: the cache
  * @l: filled: the back end's layers, then the design's (struct slablab_layers)
+ * @exact: count each cpu's layers on it, under its lock (work on every online cpu,
+ *	waited for: CAP_SYS_ADMIN only); else read them racily from this cpu, queueing no
+ *	work and sending no IPI, as SLUB's world-readable sysfs files do
+ *
+ * Both are exact on a quiet cache; while it is busy each exact figure is exact at its
+ * moment, and a racy one may be off by what moved while it was read.
  */
-void slablab_layers(struct slablab_cache *s, struct slablab_layers *l)
+void slablab_layers(struct slablab_cache *s, struct slablab_layers *l, bool exact)
 {
 	lockdep_assert_held(&slablab_mutex);
 	memset(l, 0, sizeof(*l));
 	slablab_backend_layers(s, l);
-	s->ops->layers(s, l);
+	s->ops->layers(s, l, exact);
 	/* a design without sheaves lends one-off sheaves only: their objects are callers' */
 	if (s->ops->prefill_sheaf) {
 		l->sheaf_prefilled = prefilled(s, false);
 		l->present |= BIT(SLABLAB_LAYERS_A_SHEAF_PREFILLED);
 	}
+	if (!exact && (l->present & BIT(SLABLAB_LAYERS_A_CPU_SLAB)))
+		cpu_slab_by_remainder(l);
 }
 
 /**

@@ -1434,10 +1434,33 @@ static unsigned int count_this_cpu(struct slablab_cache *s, int mode, void *arg)
 }
 
 /*
- * The layers op. Offline cpus hold nothing (their sheaves were flushed when they
- * died); the barns are counted under their locks.
+ * The racy count of the cpus' sheaves (a reader without CAP_SYS_ADMIN): their sizes
+ * read from here, as sheaves_cpu_view() does (sheaves are freed after a grace period);
+ * no work, no IPI.
  */
-static void sheaves_layers(struct slablab_cache *s, struct slablab_layers *l)
+static void sheaves_count_racy(struct slablab_cache *s, struct sheaves_layer_count *n)
+{
+	struct slablab_sheaf *m, *sp;
+	int cpu;
+
+	rcu_read_lock();
+	for_each_online_cpu(cpu) {
+		struct slablab_cpu *c = per_cpu_ptr(s->cpu, cpu);
+
+		m = READ_ONCE(c->main);
+		sp = READ_ONCE(c->spare);
+		atomic64_add(m ? READ_ONCE(m->size) : 0, &n->main);
+		atomic64_add(sp ? READ_ONCE(sp->size) : 0, &n->spare);
+	}
+	rcu_read_unlock();
+}
+
+/*
+ * The layers op. Offline cpus hold nothing (their sheaves were flushed when they
+ * died); the cpus' sheaves are counted on each cpu under its lock (@exact), else
+ * racily from here; the barns under their locks.
+ */
+static void sheaves_layers(struct slablab_cache *s, struct slablab_layers *l, bool exact)
 {
 	struct sheaves_layer_count n = {
 		.main = ATOMIC64_INIT(0), .spare = ATOMIC64_INIT(0),
@@ -1446,7 +1469,10 @@ static void sheaves_layers(struct slablab_cache *s, struct slablab_layers *l)
 	unsigned long flags;
 	int nid;
 
-	slablab_on_each_cpu(s, count_this_cpu, NULL, 0, &n, true);
+	if (exact)
+		slablab_on_each_cpu(s, count_this_cpu, NULL, 0, &n, true);
+	else
+		sheaves_count_racy(s, &n);
 	l->sheaf_main = atomic64_read(&n.main);
 	l->sheaf_spare = atomic64_read(&n.spare);
 	for_each_node(nid) {
@@ -1460,7 +1486,7 @@ static void sheaves_layers(struct slablab_cache *s, struct slablab_layers *l)
 	l->present |= BIT(SLABLAB_LAYERS_A_SHEAF_MAIN) | BIT(SLABLAB_LAYERS_A_SHEAF_SPARE) |
 		      BIT(SLABLAB_LAYERS_A_BARN);
 	if (s->under)
-		s->under->layers(s, l);
+		s->under->layers(s, l, exact);
 }
 
 /* ---- prefilled sheaves (cache.c's slablab_cache_prefill_sheaf() and the rest) ---- */

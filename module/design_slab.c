@@ -1449,14 +1449,38 @@ static unsigned int count_this_cpu(struct slablab_cache *s, int mode, void *arg)
 	return 0;
 }
 
-/* The layers op: arrays on each cpu under its lock, shared and alien under theirs. */
-static void slab_layers(struct slablab_cache *s, struct slablab_layers *l)
+/* The racy count of the cpus' arrays, read from here as slab_cpu_view() does. */
+static u64 arrays_racy(struct slablab_cache *s)
+{
+	struct slablab_array *ac;
+	u64 n = 0;
+	int cpu;
+
+	/* A retune frees replaced arrays after a grace period. */
+	rcu_read_lock();
+	for_each_online_cpu(cpu) {
+		ac = READ_ONCE(per_cpu_ptr(s->cpu, cpu)->ac);
+		n += ac ? READ_ONCE(ac->avail) : 0;
+	}
+	rcu_read_unlock();
+	return n;
+}
+
+/*
+ * The layers op: arrays on each cpu under its lock (@exact: work on every cpu), else
+ * racily from here (a reader without CAP_SYS_ADMIN); shared and alien under their
+ * locks.
+ */
+static void slab_layers(struct slablab_cache *s, struct slablab_layers *l, bool exact)
 {
 	atomic64_t arrays = ATOMIC64_INIT(0);
 	unsigned long flags;
 	int nid, i;
 
-	slablab_on_each_cpu(s, count_this_cpu, NULL, 0, &arrays, true);
+	if (exact)
+		slablab_on_each_cpu(s, count_this_cpu, NULL, 0, &arrays, true);
+	else
+		atomic64_set(&arrays, arrays_racy(s));
 	l->array = atomic64_read(&arrays);
 	for_each_node(nid) {
 		struct slablab_slab_node *sn = get_node(s, nid);

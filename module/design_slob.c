@@ -780,6 +780,8 @@ static unsigned long slob_large_pages(struct slablab_cache *s)
  * counted twice. It looks at every heap page, whichever cache it is charged to, and
  * walks the free blocks of the cache's own (slob_page_fits()): a batch of fragmented
  * pages holds interrupts off for more than 256 loads, tens of microseconds at most.
+ * Between batches the lock is dropped and the cpu offered to the scheduler: any user
+ * may ask (CACHE_GET), and a heap of many pages is a long walk.
  */
 static void slob_occupancy(struct slablab_cache *s, struct slablab_occupancy *h)
 {
@@ -821,6 +823,8 @@ static void slob_occupancy(struct slablab_cache *s, struct slablab_occupancy *h)
 		}
 		list_bulk_move_tail(&slob_heap.all, first, last);
 		spin_unlock_irqrestore(&slob_heap.lock, flags);
+		/* any reader may ask (CACHE_GET): let others run between batches */
+		cond_resched();
 		spin_lock_irqsave(&slob_heap.lock, flags);
 		left = min(left, slob_heap.nr_pages);
 	}
@@ -830,7 +834,7 @@ static void slob_occupancy(struct slablab_cache *s, struct slablab_occupancy *h)
 	spin_unlock_irqrestore(&slob_heap.lock, flags);
 }
 
-static void slob_layers(struct slablab_cache *s, struct slablab_layers *l)
+static void slob_layers(struct slablab_cache *s, struct slablab_layers *l, bool exact)
 {
 	/* No cached layer, no free slot: total = callers (see slob_gauges()). */
 	l->total += l->callers;

@@ -1085,17 +1085,52 @@ static unsigned int count_this_cpu(struct slablab_cache *s, int mode, void *arg)
 	return 0;
 }
 
-/* The layers op: cpu slabs and cpu partial lists, counted on every online cpu. */
-static void slub_layers(struct slablab_cache *s, struct slablab_layers *l)
+/*
+ * The racy count (a reader without CAP_SYS_ADMIN): no work, no IPI, no walk of another
+ * cpu's lists (c->partial shares its link with the node lists' list_head, so a slab
+ * unfrozen under the walk would lead it astray). The cpu partial slabs' free objects
+ * are on their own freelists: the free objects of every frozen slab (the back end's
+ * walk, @l->frozen_free) less the remote frees on the cpu slabs, read here under
+ * slabs_lock, which keeps a slab still seen as c->slab from being discarded (as
+ * slub_cpu_view()). The cpu freelists only their cpu can walk: cache.c counts them as
+ * what the other layers leave of the slots (cpu_slab_by_remainder()).
+ */
+static void slub_layers_racy(struct slablab_cache *s, struct slablab_layers *l)
+{
+	struct slablab_slab *slab;
+	unsigned long flags;
+	u64 remote = 0;
+	int cpu;
+
+	for_each_online_cpu(cpu) {
+		spin_lock_irqsave(&s->slabs_lock, flags);
+		slab = READ_ONCE(per_cpu_ptr(s->cpu, cpu)->slab);
+		if (slab)
+			remote += slab_free_objects(slab);
+		spin_unlock_irqrestore(&s->slabs_lock, flags);
+	}
+	l->cpu_slab = remote;
+	l->cpu_partial = l->frozen_free > remote ? l->frozen_free - remote : 0;
+}
+
+/*
+ * The layers op: cpu slabs and cpu partial lists, counted on every online cpu under
+ * its lock (@exact), else racily from here (slub_layers_racy()).
+ */
+static void slub_layers(struct slablab_cache *s, struct slablab_layers *l, bool exact)
 {
 	struct slub_layer_count n = {
 		.cpu_slab = ATOMIC64_INIT(0), .cpu_partial = ATOMIC64_INIT(0),
 	};
 
+	l->present |= BIT(SLABLAB_LAYERS_A_CPU_SLAB) | BIT(SLABLAB_LAYERS_A_CPU_PARTIAL);
+	if (!exact) {
+		slub_layers_racy(s, l);
+		return;
+	}
 	slablab_on_each_cpu(s, count_this_cpu, NULL, 0, &n, true);
 	l->cpu_slab = atomic64_read(&n.cpu_slab);
 	l->cpu_partial = atomic64_read(&n.cpu_partial);
-	l->present |= BIT(SLABLAB_LAYERS_A_CPU_SLAB) | BIT(SLABLAB_LAYERS_A_CPU_PARTIAL);
 }
 
 /*

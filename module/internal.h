@@ -31,8 +31,8 @@
 /*
  * Formatted extack messages arrived in 6.2, in a buffer of each request's extack.
  * Before that, the text lives in buffers of ours, which must outlive the handler:
- * genl_mutex is dropped when the handler returns, and netlink_ack() reads the message
- * after that, while another socket's request may already run a handler. So each
+ * netlink_ack() reads the message after the handler returns, while other requests run
+ * handlers (the family is parallel_ops: on other cpus at the same time). So each
  * message takes the next of SLABLAB_EXTACK_BUFS buffers in turn (slablab_extack_slot()):
  * a buffer is written again only after that many more messages, far more than can be
  * formatted while one ack is built (a few hundred instructions, no sleep). A buffer has
@@ -576,12 +576,19 @@ typedef bool (*slablab_cpu_pred)(struct slablab_cache *s, int cpu, int mode);
  * @alien: objects in the nodes' alien caches (slab)
  * @sheaf_prefilled: objects in prefilled sheaves out with callers, not yet allocated
  *	from them (slablab_cache_prefill_sheaf(); any design)
+ * @frozen_free: free objects on frozen slabs (the back end's walk; not reported: the
+ *	slub design's racy count splits it between @cpu_slab and @cpu_partial)
  * @present: the layers this cache has, a mask of BIT(SLABLAB_LAYERS_A_*)
  *
  * callers + the cached layers + @slabs_free = @total when the cache is quiet (no
  * allocation or free in flight). The fields are the spec's layers set, in its order
  * (SLABLAB_CACHE_LAYERS): a design with other layers adds an attribute there and a
  * field here; netlink-cache.c puts the fields @present names.
+ *
+ * Exact or racy (the layers op's @exact): exact counts each cpu's layers on that cpu
+ * under its lock (work queued on every online cpu, waited for); racy reads them from
+ * here without their locks, as SLUB's world-readable sysfs files do, and is what a
+ * reader without CAP_SYS_ADMIN gets (netlink-cache.c): no IPI, no work on another cpu.
  */
 struct slablab_layers {
 	u64 total;
@@ -596,6 +603,7 @@ struct slablab_layers {
 	u64 shared;
 	u64 alien;
 	u64 sheaf_prefilled;
+	u64 frozen_free;
 	u32 present;
 };
 
@@ -633,7 +641,9 @@ struct slablab_occupancy {
  * @relayout: the order or the layout changed (recompute bounds derived from them)
  * @gauges: add the design's per-cpu gauges (cpu_slabs, cpu_partial_slabs)
  * @cpu_view: one cpu's figures for the per-cpu reply (PERCPU nest, debugfs cpus)
- * @layers: count the objects in the design's layers (see struct slablab_layers)
+ * @layers: count the objects in the design's layers (see struct slablab_layers):
+ *	@exact, on each cpu (slablab_on_each_cpu()), or racily from this cpu, queueing
+ *	no work (what an unprivileged reader gets)
  * @occupancy: fill the occupancy histogram of a design whose memory is not the back
  *	end's slabs (may be NULL: slablab_backend_occupancy() counts the slabs);
  *	slablab_mutex and cpus_read_lock held
@@ -678,7 +688,7 @@ struct slablab_design_ops {
 	void (*gauges)(struct slablab_cache *s, struct slablab_gauges *g);
 	void (*cpu_view)(struct slablab_cache *s, int cpu, u32 *slab_objects,
 			 u32 *partial_slabs, u32 *partial_objects);
-	void (*layers)(struct slablab_cache *s, struct slablab_layers *l);
+	void (*layers)(struct slablab_cache *s, struct slablab_layers *l, bool exact);
 	void (*occupancy)(struct slablab_cache *s, struct slablab_occupancy *h);
 	void (*validate)(struct slablab_cache *s, struct slablab_validate_report *r);
 	void (*cpu_online)(struct slablab_cache *s, int cpu);
@@ -950,7 +960,7 @@ void slablab_gauges(struct slablab_cache *s, struct slablab_gauges *g);
 void slablab_cache_api_exit_caches(void);
 void slablab_cpu_view(struct slablab_cache *s, int cpu, u32 *slab_objects,
 		      u32 *partial_slabs, u32 *partial_objects);
-void slablab_layers(struct slablab_cache *s, struct slablab_layers *l);
+void slablab_layers(struct slablab_cache *s, struct slablab_layers *l, bool exact);
 void slablab_occupancy(struct slablab_cache *s, struct slablab_occupancy *h);
 void slablab_occupancy_range(const struct slablab_occupancy *h, unsigned int bucket,
 			     unsigned int *lo, unsigned int *hi);

@@ -7,11 +7,14 @@
  * and applied through the registry: tunables.c, cache.c), gauges, layers, occupancy,
  * statistics and per-cpu entries. The family and what every handler shares: netlink.c.
  *
- * Locking: every handler runs under genl_mutex (the family is not parallel_ops) and
+ * Locking: the family is parallel_ops (netlink.c): no handler holds genl_mutex. Each
  * holds slablab_lock() — cpus_read_lock(), then slablab_mutex (cache.c's lock order) —
  * while it looks up, changes or reports caches and handles; no lock of its own. The
- * cache dump's cursor and consistency check: slablab_nl_cache_get_dumpit().
+ * cache dump's cursor (in cb->args) and consistency check:
+ * slablab_nl_cache_get_dumpit(). Nothing a reader without CAP_SYS_ADMIN asks for
+ * queues work on another cpu or waits for one (layers_for()).
  */
+#include <linux/capability.h>
 #include <linux/cpu.h>
 #include <net/genetlink.h>
 #include "netlink.h"
@@ -230,16 +233,35 @@ static const struct {
 #undef SLABLAB_LAYER
 
 /*
- * The LAYERS nest of @s: the layers its design has (struct slablab_layers' present
- * mask), each from the field the spec's table names. Runs a count on every cpu.
+ * How a reply counts the layers: not at all, racily from the handler's cpu, or exactly,
+ * on every cpu under its lock (slablab_layers()).
  */
-static int put_layers(struct sk_buff *skb, struct slablab_cache *s)
+enum layers_count { LAYERS_NONE, LAYERS_RACY, LAYERS_EXACT };
+
+/*
+ * The count a request's sender gets: exact with CAP_SYS_ADMIN (as pre_doit checks it:
+ * the sender and the socket's opener), else racy. The exact count queues work on every
+ * online cpu and waits for it, under slablab_lock(): a cpu that never runs its kworker
+ * (a SCHED_FIFO task with RT throttling off, an isolated cpu) would hold the reader,
+ * cpu hotplug and every command on caches; SLUB's world-readable sysfs files read the
+ * per-cpu state racily for the same reason.
+ */
+static enum layers_count layers_for(const struct sk_buff *skb)
+{
+	return netlink_capable(skb, CAP_SYS_ADMIN) ? LAYERS_EXACT : LAYERS_RACY;
+}
+
+/*
+ * The LAYERS nest of @s: the layers its design has (struct slablab_layers' present
+ * mask), each from the field the spec's table names. @exact: counted on every cpu.
+ */
+static int put_layers(struct sk_buff *skb, struct slablab_cache *s, bool exact)
 {
 	struct slablab_layers l;
 	struct nlattr *nest;
 	unsigned int i;
 
-	slablab_layers(s, &l);
+	slablab_layers(s, &l, exact);
 	nest = nla_nest_start(skb, SLABLAB_CACHE_A_LAYERS);
 	if (!nest)
 		return -EMSGSIZE;
@@ -290,10 +312,10 @@ static int put_occupancy(struct sk_buff *skb, struct slablab_cache *s)
  * Put the SLABLAB_A_CACHE nest of @s. With @percpu, its per-cpu entries from cpu
  * *@percpu on follow, as many as fit and at most @percpu_max (see put_percpu());
  * without, none. With @layers, the LAYERS and OCCUPANCY nests (CACHE_GET, and dumps
- * with SLABLAB_GET_F_LAYERS).
+ * with SLABLAB_GET_F_LAYERS), counted as it says.
  */
 static int put_cache(struct sk_buff *skb, struct slablab_cache *s, int *percpu,
-		     unsigned int percpu_max, const u64 *slabs_freed, bool layers)
+		     unsigned int percpu_max, const u64 *slabs_freed, enum layers_count layers)
 {
 	struct nlattr *nest = nla_nest_start(skb, SLABLAB_A_CACHE);
 
@@ -312,7 +334,8 @@ static int put_cache(struct sk_buff *skb, struct slablab_cache *s, int *percpu,
 	    put_stats(skb, SLABLAB_CACHE_A_STATS, s, -1) ||
 	    (slabs_freed && nla_put_u64_64bit(skb, SLABLAB_CACHE_A_SLABS_FREED, *slabs_freed,
 					       SLABLAB_CACHE_A_PAD)) ||
-	    (layers && (put_layers(skb, s) || put_occupancy(skb, s))) ||
+	    (layers != LAYERS_NONE &&
+	     (put_layers(skb, s, layers == LAYERS_EXACT) || put_occupancy(skb, s))) ||
 	    (percpu && put_percpu(skb, s, percpu, percpu_max))) {
 		nla_nest_cancel(skb, nest);
 		return -EMSGSIZE;
@@ -351,14 +374,14 @@ static size_t cache_msg_size(void)
 }
 
 /*
- * Fill @msg (from slablab_reply_new()) with the cache and whatever @extra adds, and send it.
- * Consumes @msg in every case.
+ * Fill @msg (from slablab_reply_new()) with the cache, its layers as @layers says, and
+ * whatever @extra adds, and send it. Consumes @msg in every case.
  */
 static int reply_cache(struct genl_info *info, struct sk_buff *msg, void *hdr,
 		       struct slablab_cache *s, const u64 *slabs_freed,
-		       int (*extra)(struct sk_buff *, void *), void *arg)
+		       enum layers_count layers, int (*extra)(struct sk_buff *, void *),
+		       void *arg)
 {
-	bool layers = info->genlhdr->cmd == SLABLAB_CMD_CACHE_GET;
 	int cpu = 0, err = put_cache(msg, s, &cpu, 0, slabs_freed, layers);
 
 	/* The message was sized for every cpu (cache_msg_size()). */
@@ -442,7 +465,7 @@ int slablab_nl_cache_new_doit(struct sk_buff *skb, struct genl_info *info)
 	if (err)
 		goto out_destroy;
 	cpu = 0;
-	err = put_cache(msg, s, &cpu, 0, NULL, false);
+	err = put_cache(msg, s, &cpu, 0, NULL, LAYERS_NONE);
 	if (!err && cpu < nr_cpu_ids)
 		err = -EMSGSIZE;
 	if (err)
@@ -526,7 +549,7 @@ int slablab_nl_cache_get_doit(struct sk_buff *skb, struct genl_info *info)
 	s = cache_op_begin(info, tb, SLABLAB_CMD_CACHE_GET, &msg, &hdr);
 	if (IS_ERR(s))
 		return PTR_ERR(s);
-	err = reply_cache(info, msg, hdr, s, NULL, NULL, NULL);
+	err = reply_cache(info, msg, hdr, s, NULL, layers_for(skb), NULL, NULL);
 	slablab_unlock();
 	return err;
 }
@@ -552,7 +575,8 @@ int slablab_nl_cache_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb
 	struct nlattr *fl = info->attrs[SLABLAB_A_FLAGS];
 #endif
 	bool percpu = fl && (nla_get_u32(fl) & SLABLAB_GET_F_PERCPU), first = true;
-	bool layers = fl && (nla_get_u32(fl) & SLABLAB_GET_F_LAYERS);
+	enum layers_count layers = fl && (nla_get_u32(fl) & SLABLAB_GET_F_LAYERS) ?
+				   layers_for(cb->skb) : LAYERS_NONE;
 	/* selftests only: split the per-cpu entries without a machine of many cpus */
 	unsigned int percpu_max = READ_ONCE(slablab_selftest_dump_percpu_max);
 	long idx = 0, start = cb->args[0];
@@ -632,7 +656,7 @@ int slablab_nl_cache_set_doit(struct sk_buff *skb, struct genl_info *info)
 	err = set_tunables(s, tb, info->extack);
 	if (err)
 		goto out_free;
-	err = reply_cache(info, msg, hdr, s, NULL, NULL, NULL);
+	err = reply_cache(info, msg, hdr, s, NULL, LAYERS_NONE, NULL, NULL);
 	slablab_unlock();
 	return err;
 out_free:
@@ -654,7 +678,7 @@ int slablab_nl_cache_shrink_doit(struct sk_buff *skb, struct genl_info *info)
 	if (IS_ERR(s))
 		return PTR_ERR(s);
 	freed = slablab_shrink_locked(s);
-	err = reply_cache(info, msg, hdr, s, &freed, NULL, NULL);
+	err = reply_cache(info, msg, hdr, s, &freed, LAYERS_NONE, NULL, NULL);
 	slablab_unlock();
 	return err;
 }
@@ -696,7 +720,7 @@ int slablab_nl_cache_validate_doit(struct sk_buff *skb, struct genl_info *info)
 		goto out;
 	}
 	slablab_validate(s, r);
-	err = reply_cache(info, msg, hdr, s, NULL, put_validate, r);
+	err = reply_cache(info, msg, hdr, s, NULL, LAYERS_NONE, put_validate, r);
 	slablab_unlock();
 out:
 	kfree(r);

@@ -6,7 +6,7 @@
  * struct slablab_replay_report becomes the reply. The family and what every handler
  * shares: netlink.c.
  *
- * Locking: under genl_mutex (the family is not parallel_ops), replay.c takes its
+ * Locking: without genl_mutex (the family is parallel_ops), replay.c takes its
  * replay_mutex inside each call; replay-get and replay-stop hold it
  * (slablab_replay_lock()) while their reply is built, as the per-cache results belong to
  * the replay. No other lock is held here.

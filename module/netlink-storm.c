@@ -5,7 +5,7 @@
  * (storm.c), whose struct slablab_storm_report becomes the reply of all three. The
  * family and what every handler shares: netlink.c.
  *
- * Locking: under genl_mutex (the family is not parallel_ops), the engine's calls take
+ * Locking: without genl_mutex (the family is parallel_ops), the engine's calls take
  * storm.c's storm_mutex, and slablab_lock()'s cpus_read_lock() and slablab_mutex only
  * briefly inside it (storm.c's lock order); this file holds no lock of its own and calls
  * the engine with none held. The reply is allocated before the engine changes anything.

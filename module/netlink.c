@@ -23,12 +23,16 @@
  * a request that fails for lack of memory changes nothing (an OBJ_ALLOC whose reply
  * could not be allocated would otherwise hold objects nobody knows the handle of).
  *
- * Locking: the family is not parallel_ops, so every handler runs under genl_mutex.
- * Handlers then take cpus_read_lock() and slablab_mutex (cache.c's lock order) through
- * slablab_lock(); storm commands take storm.c's storm_mutex instead, and those two
- * only briefly inside it (storm.c's lock order); replay commands call replay.c with no
- * lock of the family's files held, and it takes its replay_mutex (and those two only
- * briefly inside it). Lock order: genl_mutex, then storm_mutex or replay_mutex, then
+ * Locking: the family is parallel_ops, so no handler runs under genl_mutex: a command
+ * that waits long (a storm's drain, a replay's teardown, rcu_barrier(), the exact
+ * layers' work on every cpu) holds up slablab alone, not every generic netlink family.
+ * Handlers serialise on slablab's own locks: cpus_read_lock() and slablab_mutex
+ * (cache.c's lock order) through slablab_lock(); storm commands take storm.c's
+ * storm_mutex instead, and those two only briefly inside it (storm.c's lock order);
+ * replay commands call replay.c with no lock of the family's files held, and it takes
+ * its replay_mutex (and those two only briefly inside it). No handler keeps state of
+ * its own between requests but in those locks' data, and the cache dump keeps its
+ * cursor in its netlink_callback. Lock order: storm_mutex or replay_mutex, then
  * cpus_read_lock(), then slablab_mutex. Each file's top comment says which of them its
  * commands take.
  */
@@ -198,13 +202,17 @@ static int slablab_nl_pre_doit(const struct slablab_doit_ops *ops, struct sk_buf
 	return 0;
 }
 
-/* The family; its ops table, slablab_nl_ops[], is generated from the spec (netlink-gen.c). */
+/*
+ * The family; its ops table, slablab_nl_ops[], is generated from the spec (netlink-gen.c).
+ * parallel_ops: handlers take slablab's locks, not genl_mutex (the top of the file).
+ */
 struct genl_family slablab_nl_family __ro_after_init = {
 	.name = SLABLAB_GENL_NAME,
 	.version = SLABLAB_GENL_VERSION,
 	.maxattr = SLABLAB_A_MAX,
 	.policy = slablab_policy,
 	.pre_doit = slablab_nl_pre_doit,
+	.parallel_ops = true,
 	.netnsok = false,
 	.module = THIS_MODULE,
 	.ops = slablab_nl_ops,

@@ -1217,8 +1217,13 @@ enum slablab_storm_thread_attr {
  * @SLABLAB_LAYERS_A_PAD: (pad) alignment padding of u64 attributes
  * @__SLABLAB_LAYERS_A_MAX: the number of attribute types
  *
- * A design reports the layers it has; the others are absent. Counted on every cpu under
- * its lock, so a busy cache's figures are each exact at its moment, not one snapshot.
+ * A design reports the layers it has; the others are absent. For a sender with
+ * CAP_SYS_ADMIN the per-cpu layers are counted on every cpu under its lock (work queued
+ * on each online cpu), so a busy cache's figures are each exact at its moment, not one
+ * snapshot; for anyone else they are read racily from the handler's cpu (no IPI, no work
+ * on another cpu), as SLUB's world-readable sysfs files are: the same on a quiet cache,
+ * possibly off by what moved while read on a busy one (slub's cpu-slab is then what the
+ * slots leave: total - callers - the other layers).
  */
 enum slablab_layers_attr {
 	SLABLAB_LAYERS_A_UNSPEC,
