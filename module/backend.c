@@ -21,7 +21,9 @@
  *   - frozen:       owned by a design's per-cpu layer (slub: a cpu slab, c->slab of one
  *                   cpu, or on one cpu's c->partial list; design_slub.c); its free
  *                   objects may be split between that layer and slab->fc.freelist
- *                   (where remote frees land);
+ *                   (where remote frees land); or, briefly and owned by no cpu, taken
+ *                   off the partial list by a sheaves refill until its freelist is
+ *                   taken (design_sheaves.c refill_from_node());
  *   - node partial: unfrozen, has free objects, on s->node[nid]->partial;
  *   - full:         unfrozen, no free objects, on no list;
  *   - dying:        unfrozen, empty, on no list, SLABLAB_SLAB_DYING set: the path that

@@ -1348,7 +1348,9 @@ int slablab_set_flags(struct slablab_cache *s, unsigned int flags, struct netlin
  * Set the front end of @design up again on an empty cache whose new one failed (and is
  * torn down) and whose layout is @design's again; when not even that works, slub's,
  * whose init cannot fail, on slub's layout when it can be had, else on the one it has,
- * which slub can run too. Return: 0, or -ENOMEM when the cache is slub now.
+ * which slub can run too (not quite for slob's, which has no freelist sequence: slub
+ * would lay out a random cache's slots in order; slob's init cannot fail, so it never
+ * comes to that). Return: 0, or -ENOMEM when the cache is slub now.
  */
 static int front_end_restore(struct slablab_cache *s, unsigned int design, bool cpu_slabs)
 {
@@ -1968,13 +1970,28 @@ static int kmalloc_class_undo(unsigned int i)
 }
 
 /*
+ * A class that was on @design already takes @lists as a live change would: slab
+ * re-links its node lists (slablab_set_lists(); @lists was checked for @design, so it
+ * cannot fail), the other designs keep it.
+ */
+static void kmalloc_class_lists(struct slablab_cache *s, unsigned int design,
+				unsigned int lists)
+{
+	if (design == SLABLAB_DESIGN_SLAB || design == SLABLAB_DESIGN_SLOB)
+		WARN_ON_ONCE(slablab_set_lists(s, lists, NULL));
+	else
+		WRITE_ONCE(s->lists, lists);
+}
+
+/*
  * Every class onto @design with @lists, all or nothing (slablab_set_kmalloc(): the
  * classes frozen and empty). Each class is laid out for @design first, its old layout
  * kept (relayout(): the freelist sequence, the step that fails for memory; slob needs
  * none), and only when every class is, do the front ends change (set_front_end(): fails
  * for memory on sheaves and slab). A failure puts every class back (kmalloc_class_undo()),
- * which allocates nothing but the old front ends of designs whose init allocates:
- * should one of those fail too, that class is slub, and the extack says so. kmalloc
+ * which allocates nothing but the old front ends of designs whose init allocates and,
+ * should one of those fail too, slub's layout for that class (front_end_restore():
+ * its freelist sequence), which is then slub, and the extack says so. kmalloc
  * dispatches on each class's own design (kmalloc.c), so even then no class hands out
  * an object that its kfree would take for another design's.
  *
@@ -1986,7 +2003,7 @@ static int kmalloc_switch_classes(unsigned int design, unsigned int lists,
 	const unsigned int n = ARRAY_SIZE(slablab_kmalloc_caches);
 	struct slablab_cache *s;
 	struct kmalloc_undo *u;
-	const char *failed = NULL;
+	const char *failed = NULL, *cause = NULL;
 	unsigned int i, back;
 	int err = 0;
 
@@ -1999,18 +2016,21 @@ static int kmalloc_switch_classes(unsigned int design, unsigned int lists,
 	for (i = 0; i < n; i++) {
 		s = slablab_kmalloc_caches[i];
 		u = &kmalloc_undo[i];
-		WRITE_ONCE(s->lists, lists);
+		/* one already on @design takes @lists once all switched (kmalloc_class_lists()) */
 		if (s->design == design)
 			continue;
+		WRITE_ONCE(s->lists, lists);
 		/* slob's typesafe_by_rcu blocks free through the design they were freed on */
 		slablab_rcu_drain(s);
 		flush_all(s, true);
 		slablab_discard_all_slabs(s);
 		err = relayout(s, s->flags, design, &u->layout, NULL);
 		if (err) {
-			NL_SET_ERR_MSG_FMT_MOD(extack, "%s: no memory for %s; every class stays %s",
-					       s->name, slablab_designs[design]->name,
-					       slablab_designs[u->design]->name);
+			NL_SET_ERR_MSG_FMT_MOD(extack,
+					       "%s: %s for %s; the classes stay as they were",
+					       s->name, err == -ENOMEM ? "no memory" : "no order",
+					       slablab_designs[design]->name);
+			cause = s->name;
 			break;
 		}
 		u->laid_out = true;
@@ -2026,9 +2046,9 @@ static int kmalloc_switch_classes(unsigned int design, unsigned int lists,
 		err = set_front_end(s, design, s->sheaves_cpu_slabs);
 		if (err) {
 			NL_SET_ERR_MSG_FMT_MOD(extack,
-					       "%s: %s per-cpu setup failed; every class stays %s",
-					       s->name, slablab_designs[design]->name,
-					       slablab_designs[u->design]->name);
+					       "%s: %s per-cpu setup failed; the classes stay as they were",
+					       s->name, slablab_designs[design]->name);
+			cause = s->name;
 			break;
 		}
 		u->switched = true;
@@ -2037,6 +2057,8 @@ static int kmalloc_switch_classes(unsigned int design, unsigned int lists,
 		for (i = 0; i < n; i++) {
 			if (kmalloc_undo[i].laid_out)
 				relayout_done(&kmalloc_undo[i].layout);
+			else
+				kmalloc_class_lists(slablab_kmalloc_caches[i], design, lists);
 		}
 		return 0;
 	}
@@ -2047,8 +2069,8 @@ static int kmalloc_switch_classes(unsigned int design, unsigned int lists,
 			back++;
 	}
 	if (failed)
-		NL_SET_ERR_MSG_FMT_MOD(extack, "%s switch failed; %u classes back, %s is slub",
-				       slablab_designs[design]->name, back, failed);
+		NL_SET_ERR_MSG_FMT_MOD(extack, "%s failed at %s; %u classes back, %s is slub",
+				       slablab_designs[design]->name, cause, back, failed);
 	return err;
 }
 
@@ -2080,7 +2102,8 @@ static bool kmalloc_classes_on(unsigned int design)
  * from the heap behind a size header and the rest from the page allocator (mm/slob.c's
  * __do_kmalloc_node()); on the other designs every class cache switches design.
  * Checks everything before changing anything, and switches every class or none
- * (kmalloc_switch_classes()).
+ * (kmalloc_switch_classes()). After a failed switch that left a class on slub, even a
+ * lists-only change takes the switch's path, so it needs the classes empty (-EBUSY).
  *
  * Return: 0, -EOPNOTSUPP (a design not built), -EINVAL (lists the design does not
  * take), -EBUSY (objects held, or in use), -EINTR (a fatal signal while waiting for

@@ -595,9 +595,12 @@ int slablab_target_figures_check(struct slablab_alloc_target *tg, struct netlink
 	err = target_figures_start(tg, path, sizeof(path));
 	if (!err)
 		err = slablab_target_native_pages(tg, &pages, path, sizeof(path));
-	if (err == -ELOOP)	/* a merged cache's alias (sysfs_entry_own()) */
-		NL_SET_ERR_MSG_FMT_MOD(extack, "%s is a merged cache's alias", path);
-	else if (err)	/* the error is the reply's: the path alone fits 80 bytes */
+	if (err == -ELOOP) {	/* a merged or mergeable cache's link (sysfs_entry_own()) */
+		NL_SET_ERR_MSG_FMT_MOD(extack, "%s: a merged cache's link (boot slab_nomerge)",
+				       path);
+		/* -ELOOP would read as "too many levels of symbolic links" */
+		err = -EOPNOTSUPP;
+	} else if (err)	/* the error is the reply's: the path alone fits 80 bytes */
 		NL_SET_ERR_MSG_FMT_MOD(extack, "cannot read %s", path);
 	return err;
 }
