@@ -140,14 +140,25 @@ atomic_t slablab_fail_atomic_slabs = ATOMIC_INIT(0);
 
 #ifndef NL_SET_ERR_MSG_FMT
 /* 6.1: formatted extack messages, each in the next buffer (internal.h) */
-static char slablab_extack_bufs[SLABLAB_EXTACK_BUFS][NETLINK_MAX_FMTMSG_LEN];
+static struct slablab_extack_buf {
+	unsigned long written;	/* jiffies | 1 when last taken; 0: never */
+	char msg[NETLINK_MAX_FMTMSG_LEN];
+} slablab_extack_bufs[SLABLAB_EXTACK_BUFS];
 static atomic_t slablab_extack_next = ATOMIC_INIT(0);
 
+/* The next buffer, or NULL when it was taken less than SLABLAB_EXTACK_REUSE ago. */
 char *slablab_extack_slot(void)
 {
-	unsigned int i = atomic_inc_return(&slablab_extack_next);
+	unsigned int i = (unsigned int)atomic_inc_return(&slablab_extack_next);
+	struct slablab_extack_buf *b = &slablab_extack_bufs[i % SLABLAB_EXTACK_BUFS];
+	unsigned long now = jiffies, written = READ_ONCE(b->written);
 
-	return slablab_extack_bufs[i % SLABLAB_EXTACK_BUFS];
+	if (written && time_before(now, written + SLABLAB_EXTACK_REUSE))
+		return NULL;
+	/* two takers of one buffer (the counter wrapped meanwhile): one gets it */
+	if (cmpxchg(&b->written, written, now | 1) != written)
+		return NULL;
+	return b->msg;
 }
 #endif
 

@@ -32,10 +32,14 @@
  * Formatted extack messages arrived in 6.2, in a buffer of each request's extack.
  * Before that, the text lives in buffers of ours, which must outlive the handler:
  * netlink_ack() reads the message after the handler returns, while other requests run
- * handlers (the family is parallel_ops: on other cpus at the same time). So each
- * message takes the next of SLABLAB_EXTACK_BUFS buffers in turn (slablab_extack_slot()):
- * a buffer is written again only after that many more messages, far more than can be
- * formatted while one ack is built (a few hundred instructions, no sleep). A buffer has
+ * handlers (the family is parallel_ops: on other cpus at the same time), and a handler
+ * may sleep after formatting (a cache-new that fails tears the cache down: an
+ * rcu_barrier()), as netlink_ack()'s nlmsg_new() may. So each message takes the next of
+ * SLABLAB_EXTACK_BUFS buffers in turn (slablab_extack_slot()), and a buffer is written
+ * again only after that many more messages and SLABLAB_EXTACK_REUSE since its last one:
+ * else the message is a fixed text, which no one rewrites. A buffer rewritten between
+ * the ack's sizing and its copy would trip 6.1's WARN_ON(nla_put_string()) in
+ * netlink_ack(), and an unprivileged sender could put its text in root's reply. A buffer has
  * 6.2's size (80 bytes with the "slablab: " prefix and the NUL), and a truncated message
  * is logged (as cut: 6.2 logs it whole): a message too long for newer kernels is too
  * long here as well, and W=1 says so on every kernel (-Wformat-truncation, module/Kbuild).
@@ -44,17 +48,20 @@
 #define NETLINK_MAX_FMTMSG_LEN	80
 #endif
 #ifndef NL_SET_ERR_MSG_FMT_MOD
-#define SLABLAB_EXTACK_BUFS	64
+#define SLABLAB_EXTACK_BUFS	1024
+#define SLABLAB_EXTACK_REUSE	(HZ / 4)
 char *slablab_extack_slot(void);
 #define NL_SET_ERR_MSG_FMT_MOD(extack, fmt, args...) do {			\
 	struct netlink_ext_ack *__e = (extack);					\
-	if (__e) {								\
-		char *__b = slablab_extack_slot();				\
+	char *__b = __e ? slablab_extack_slot() : NULL;				\
+	if (__b) {								\
 		if (snprintf(__b, NETLINK_MAX_FMTMSG_LEN,			\
 			     KBUILD_MODNAME ": " fmt, ##args) >=		\
 		    NETLINK_MAX_FMTMSG_LEN)					\
 			net_warn_ratelimited("truncated extack: %s\n", __b);	\
 		__e->_msg = __b;						\
+	} else if (__e) {							\
+		__e->_msg = KBUILD_MODNAME ": too many errors at once to say this one's";\
 	}									\
 } while (0)
 #endif

@@ -17,6 +17,7 @@
 #include <linux/capability.h>
 #include <linux/cpu.h>
 #include <net/genetlink.h>
+#include <net/sock.h>
 #include "netlink.h"
 
 /*
@@ -239,8 +240,9 @@ static const struct {
 enum layers_count { LAYERS_NONE, LAYERS_RACY, LAYERS_EXACT };
 
 /*
- * The count a request's sender gets: exact with CAP_SYS_ADMIN (as pre_doit checks it:
- * the sender and the socket's opener), else racy. The exact count queues work on every
+ * The count a request's sender gets: exact with CAP_SYS_ADMIN (as pre_doit checks it,
+ * netlink_capable(), but not audited: a reader without it is refused nothing, it gets
+ * the racy count), else racy. The exact count queues work on every
  * online cpu and waits for it, under slablab_lock(): a cpu that never runs its kworker
  * (a SCHED_FIFO task with RT throttling off, an isolated cpu) would hold the reader,
  * cpu hotplug and every command on caches; SLUB's world-readable sysfs files read the
@@ -248,7 +250,13 @@ enum layers_count { LAYERS_NONE, LAYERS_RACY, LAYERS_EXACT };
  */
 static enum layers_count layers_for(const struct sk_buff *skb)
 {
-	return netlink_capable(skb, CAP_SYS_ADMIN) ? LAYERS_EXACT : LAYERS_RACY;
+	const struct socket *sock = NETLINK_CB(skb).sk->sk_socket;
+	bool opener = (NETLINK_CB(skb).flags & NETLINK_SKB_DST) ||
+		      (sock && sock->file &&
+		       file_ns_capable(sock->file, &init_user_ns, CAP_SYS_ADMIN));
+
+	return opener && ns_capable_noaudit(&init_user_ns, CAP_SYS_ADMIN) ?
+	       LAYERS_EXACT : LAYERS_RACY;
 }
 
 /*
@@ -557,7 +565,8 @@ int slablab_nl_cache_get_doit(struct sk_buff *skb, struct genl_info *info)
 /*
  * The cache dump. Cursor: cb->args[0] is the index of the cache to put next in
  * slablab_caches; cb->args[1] is 0 when that cache was not begun, else the cpu its
- * per-cpu entries continue from. A cache whose per-cpu entries do not fit a message
+ * per-cpu entries continue from; cb->args[2] is 0, or 1 + the layers count the asker
+ * gets (layers_for()). A cache whose per-cpu entries do not fit a message
  * of its own (many cpus) spans several: the first carries the whole cache with the
  * entries that fit, each next one only its NAME and further PERCPU entries, always
  * first in its skb (selftest_dump_percpu_max, selftests=1 only, caps the entries per
@@ -575,14 +584,19 @@ int slablab_nl_cache_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb
 	struct nlattr *fl = info->attrs[SLABLAB_A_FLAGS];
 #endif
 	bool percpu = fl && (nla_get_u32(fl) & SLABLAB_GET_F_PERCPU), first = true;
-	enum layers_count layers = fl && (nla_get_u32(fl) & SLABLAB_GET_F_LAYERS) ?
-				   layers_for(cb->skb) : LAYERS_NONE;
+	enum layers_count layers = LAYERS_NONE;
 	/* selftests only: split the per-cpu entries without a machine of many cpus */
 	unsigned int percpu_max = READ_ONCE(slablab_selftest_dump_percpu_max);
 	long idx = 0, start = cb->args[0];
 	int cpu = cb->args[1], err = 0;
 	struct slablab_cache *s;
 
+	if (fl && (nla_get_u32(fl) & SLABLAB_GET_F_LAYERS)) {
+		/* decided once, for the task that asked: a later recvmsg() may be another's */
+		if (!cb->args[2])
+			cb->args[2] = 1 + layers_for(cb->skb);
+		layers = cb->args[2] - 1;
+	}
 	slablab_lock();
 	cb->seq = slablab_caches_gen << 1 | 1;	/* never 0: 0 means "not known yet" */
 	list_for_each_entry(s, &slablab_caches, list) {

@@ -190,8 +190,9 @@ static int slablab_nl_pre_doit(const struct slablab_doit_ops *ops, struct sk_buf
 			       struct genl_info *info)
 {
 	/*
-	 * netlink_capable(): the sender now and the socket's opener both need it, so a
-	 * socket opened by root and handed to an unprivileged process grants nothing.
+	 * netlink_capable(): the sender now needs it, and so does the socket's opener
+	 * unless the sender gave a destination address (NETLINK_SKB_DST), so a socket
+	 * opened by root and handed to an unprivileged process grants nothing.
 	 */
 	if ((ops->internal_flags & SLABLAB_NL_SYS_ADMIN) &&
 	    !netlink_capable(skb, CAP_SYS_ADMIN)) {
