@@ -2027,7 +2027,7 @@ static int kmalloc_switch_classes(unsigned int design, unsigned int lists,
 		err = relayout(s, s->flags, design, &u->layout, NULL);
 		if (err) {
 			NL_SET_ERR_MSG_FMT_MOD(extack,
-					       "%s: %s for %s; the classes stay as they were",
+					       "%s: %s for %s; no class changed",
 					       s->name, err == -ENOMEM ? "no memory" : "no order",
 					       slablab_designs[design]->name);
 			cause = s->name;
@@ -2046,7 +2046,7 @@ static int kmalloc_switch_classes(unsigned int design, unsigned int lists,
 		err = set_front_end(s, design, s->sheaves_cpu_slabs);
 		if (err) {
 			NL_SET_ERR_MSG_FMT_MOD(extack,
-					       "%s: %s per-cpu setup failed; the classes stay as they were",
+					       "%s: %s per-cpu setup failed; no class changed",
 					       s->name, slablab_designs[design]->name);
 			cause = s->name;
 			break;
