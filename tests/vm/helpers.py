@@ -158,6 +158,20 @@ def consistent(client, name, fresh=True):
     return c
 
 
+def spread(client, name, ncpus):
+    """Objects in every cpu's layers and on their slabs, remote frees among them: each
+    cpu allocates six slabs' worth, the next cpu frees two of them and the cpu itself
+    one. Returns the handles (three slabs' worth each still held)."""
+    objs = client.cache_get(name)["objs_per_slab"]
+    handles = []
+    for cpu in range(ncpus):
+        h = client.obj_alloc(name, objs * 6, cpu=cpu)
+        client.obj_free(h, cpu=(cpu + 1) % ncpus, count=objs * 2)
+        client.obj_free(h, cpu=cpu, count=objs)
+        handles.append(h)
+    return handles
+
+
 def online_cpus():
     """The cpus this process may run on, in order."""
     return sorted(os.sched_getaffinity(0))

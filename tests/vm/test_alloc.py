@@ -4,7 +4,7 @@ min_partial, shrink, validate under cross-cpu traffic, fast-path modes."""
 import pytest
 
 import slablab
-from helpers import FRONT_END_VARIANTS, consistent, dbg_write, slabctl
+from helpers import FRONT_END_VARIANTS, consistent, dbg_write, slabctl, spread
 
 CPU_PARTIAL_STATS = ("cpu_partial_alloc", "cpu_partial_free", "cpu_partial_node",
                      "cpu_partial_drain")
@@ -122,12 +122,7 @@ def test_objects_per_layer_add_up_across_cpus(client, make_cache, ncpus, design)
     leave the total short)."""
     name = make_cache(192)
     objs = client.cache_get(name)["objs_per_slab"]
-    handles = []
-    for cpu in range(ncpus):
-        h = client.obj_alloc(name, objs * 6, cpu=cpu)
-        client.obj_free(h, cpu=(cpu + 1) % ncpus, count=objs * 2)
-        client.obj_free(h, cpu=cpu, count=objs)
-        handles.append(h)
+    handles = spread(client, name, ncpus)
     ly, cached = layers_add_up(client, name)
     assert ly["callers"] == ncpus * objs * 3
     assert sum(cached.values()) > 0, ly

@@ -25,7 +25,7 @@ from typing import List, Tuple
 import pytest
 
 import slablab
-from helpers import FRONT_END_VARIANTS, SLABCTL
+from helpers import FRONT_END_VARIANTS, SLABCTL, spread
 from test_hostile import (A_, CTRL_ATTR_FAMILY_NAME, CTRL_CMD_GETFAMILY, GENL_ID_CTRL, U,
                           Genl, _as_nobody, cache, name, s, u32)
 
@@ -46,19 +46,6 @@ def nobody(*args):
     """slabctl ARGS as uid/gid 65534: no capabilities (setpriv drops them with uid 0)."""
     return ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups",
             SLABCTL, *map(str, args)]
-
-
-def spread(client, name, ncpus):
-    """Objects in every cpu's layers and on their slabs, remote frees among them
-    (test_alloc.py's across-cpus fill); returns the handles."""
-    objs = client.cache_get(name)["objs_per_slab"]
-    handles = []
-    for cpu in range(ncpus):
-        h = client.obj_alloc(name, objs * 6, cpu=cpu)
-        client.obj_free(h, cpu=(cpu + 1) % ncpus, count=objs * 2)
-        client.obj_free(h, cpu=cpu, count=objs)
-        handles.append(h)
-    return handles
 
 
 # ---- no work queued on another cpu (the workqueue_queue_work tracepoint) ----
