@@ -1008,6 +1008,8 @@ extern unsigned int slablab_selftest_dump_percpu_max;
  * @max_live_bytes: what the storm may hold at once
  * @thin: churn: after the fill keep every @thin-th object and free the rest (1: all)
  * @rate: rcu: objects a second per worker at most (0: as fast as it can)
+ * @producers: producer-consumer: workers 0..@producers - 1 allocate, the rest free (0:
+ *	not given; the engine sets threads / 2)
  */
 struct slablab_storm_spec {
 	u32 target;
@@ -1028,6 +1030,7 @@ struct slablab_storm_spec {
 	u64 max_live_bytes;
 	u32 thin;
 	u32 rate;
+	u32 producers;
 };
 
 /**
@@ -1062,6 +1065,7 @@ struct slablab_storm_thread_result {
  * @pair_cycles: cycles in timed allocate-free pairs
  * @loop_cycles_x1000: cycles of 1000 iterations of an empty timed loop
  * @failures: allocations that failed
+ * @remote_frees: frees of objects another worker allocated (remote, producer-consumer)
  * @peak_pages: pages the target held at the peak sample
  * @peak_live_bytes: live object bytes at that sample
  * @meta_bytes: slab metadata bytes off the slabs at that sample
@@ -1099,6 +1103,7 @@ struct slablab_storm_report {
 	u64 pair_cycles;
 	u64 loop_cycles_x1000;
 	u64 failures;
+	u64 remote_frees;
 	u64 peak_pages;
 	u64 peak_live_bytes;
 	u64 meta_bytes;

@@ -124,6 +124,7 @@ const struct nla_policy slablab_storm_policy[SLABLAB_STORM_A_MAX + 1] = {
 	[SLABLAB_STORM_A_ID] = NLA_POLICY_MIN(NLA_U32, 1),
 	[SLABLAB_STORM_A_THIN] = NLA_POLICY_MIN(NLA_U32, 1),
 	[SLABLAB_STORM_A_RATE] = { .type = NLA_U32 },
+	[SLABLAB_STORM_A_PRODUCERS] = NLA_POLICY_RANGE(NLA_U32, 1, 255),
 };
 
 const struct nla_policy slablab_cache_policy[SLABLAB_CACHE_A_MAX + 1] = {

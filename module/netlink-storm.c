@@ -153,6 +153,8 @@ static int storm_parse_run(struct slablab_storm_spec *sp, struct nlattr **tb,
 		return -ERANGE;
 	}
 	sp->rate = tb[SLABLAB_STORM_A_RATE] ? nla_get_u32(tb[SLABLAB_STORM_A_RATE]) : 0;
+	sp->producers = tb[SLABLAB_STORM_A_PRODUCERS] ?
+			nla_get_u32(tb[SLABLAB_STORM_A_PRODUCERS]) : 0;
 	if (!is_power_of_2(sp->ring)) {
 		NL_SET_ERR_MSG_MOD(extack, "RING must be a power of two");
 		NL_SET_BAD_ATTR(extack, tb[SLABLAB_STORM_A_RING]);
@@ -242,6 +244,8 @@ static int put_storm_spec(struct sk_buff *skb, const struct slablab_storm_report
 			      SLABLAB_STORM_A_PAD) ||
 	    nla_put_u32(skb, SLABLAB_STORM_A_THIN, sp->thin) ||
 	    nla_put_u32(skb, SLABLAB_STORM_A_RATE, sp->rate) ||
+	    (sp->pattern == SLABLAB_PATTERN_PRODUCER_CONSUMER &&
+	     nla_put_u32(skb, SLABLAB_STORM_A_PRODUCERS, sp->producers)) ||
 	    nla_put_u64_64bit(skb, SLABLAB_STORM_A_OPS_PLANNED, rep->ops_planned,
 			      SLABLAB_STORM_A_PAD) ||
 	    nla_put_u64_64bit(skb, SLABLAB_STORM_A_OPS_DONE, rep->ops_done, SLABLAB_STORM_A_PAD) ||
@@ -287,6 +291,8 @@ static int put_storm_results(struct sk_buff *skb, const struct slablab_storm_rep
 	    nla_put_u64_64bit(skb, SLABLAB_STORM_A_LOOP_CYCLES, rep->loop_cycles_x1000,
 			      SLABLAB_STORM_A_PAD) ||
 	    nla_put_u64_64bit(skb, SLABLAB_STORM_A_FAILURES, rep->failures, SLABLAB_STORM_A_PAD) ||
+	    nla_put_u64_64bit(skb, SLABLAB_STORM_A_REMOTE_FREES, rep->remote_frees,
+			      SLABLAB_STORM_A_PAD) ||
 	    nla_put_u64_64bit(skb, SLABLAB_STORM_A_PEAK_PAGES, rep->peak_pages,
 			      SLABLAB_STORM_A_PAD) ||
 	    nla_put_u64_64bit(skb, SLABLAB_STORM_A_PEAK_LIVE_BYTES, rep->peak_live_bytes,
@@ -409,7 +415,7 @@ int slablab_nl_storm_start_doit(struct sk_buff *skb, struct genl_info *info)
 	rep = kvzalloc(sizeof(*rep), GFP_KERNEL);
 	if (!rep)
 		goto out;
-	/* the workers: THREADS, or one per cpu (remote: at least two) */
+	/* the workers: THREADS, or one per cpu (remote, producer-consumer: at least two) */
 	threads = sp->threads ?: max(num_possible_cpus(), 2U);
 	msg = slablab_reply_new(info, SLABLAB_CMD_STORM_START, storm_msg_size(threads), &hdr);
 	if (!msg)

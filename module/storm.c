@@ -47,6 +47,10 @@
  *   tg.nf.lock           target.c's: a native target's SLABINFO reading
  *   the target's own locks, and on SLAB the kernel's slab_mutex, which a read of
  *                        /proc/slabinfo takes (a native target's pages).
+ * A leaf, taken with no other lock held and none taken under it:
+ *   st->queue->lock      producer-consumer's shared ring (struct storm_mpmc): workers
+ *                        only, for one slot, never across an allocation or a free;
+ *                        interrupts stay on
  * Nobody waits for a storm's controller while holding cpus_read_lock or slablab_mutex,
  * and the native kmem_cache is created and destroyed with neither held: the controller
  * destroys it, kmem_cache_create() and kmem_cache_destroy() take cpus_read_lock, and a
@@ -102,13 +106,47 @@
  */
 #define STORM_NATIVE_KMALLOC_LARGE	(__SLABLAB_TARGET_MAX + 1)
 
+/*
+ * A ring's slot: the object, its size (the ring's live bytes) and the cpu that
+ * allocated it (a free on another cpu counts as remote: remote_frees).
+ */
+struct storm_slot {
+	void *p;
+	u32 size;
+	u32 cpu;
+};
+
 struct storm_ring {
-	void **slot;
-	u32 *size;
+	struct storm_slot *slot;
 	u32 mask;
 	bool producer_done;
 	u64 head ____cacheline_aligned_in_smp;	/* written by the producer */
 	u64 tail ____cacheline_aligned_in_smp;	/* written by the consumer */
+};
+
+/*
+ * producer-consumer's one ring, shared by all PRODUCERS producers and the consumers (the
+ * rest of THREADS): multi-producer, multi-consumer. A spinlock makes it simple and
+ * obviously right where remote's single-producer single-consumer ring needs only
+ * acquire/release: an MPMC ring without a lock needs a sequence per slot, and what is
+ * measured is the allocator, not the ring. The lock is taken with interrupts on (no
+ * interrupt handler touches the ring) and held for one slot's read or write and two
+ * counters, never across an allocation or a free. A producer waits for room before it
+ * allocates and a consumer for an object before it frees, both unlocked (READ_ONCE of
+ * head and tail), with cond_resched() every 256 spins (ring_wait()); a producer
+ * checks the stop request and the deadline while it waits. Consumers run until every
+ * producer is done and the ring is empty, so each object a producer pushed is freed by
+ * a consumer; the controller checks that none is left before it releases the target
+ * (storm_drain_queue()). storm_sample() reads live_bytes, the ring's objects' bytes.
+ */
+struct storm_mpmc {
+	spinlock_t lock;	/* the slots, head, tail and live_bytes: see above */
+	struct storm_slot *slot;
+	u32 mask;
+	u64 head;		/* pushes: under lock, READ_ONCE outside it */
+	u64 tail;		/* pops: under lock, READ_ONCE outside it */
+	long live_bytes;	/* under lock, READ_ONCE outside it */
+	atomic_t producers_left;	/* producers still in their loop */
 };
 
 struct storm_thread {
@@ -130,6 +168,7 @@ struct storm_thread {
 	u32 *slot_size;
 	u32 *size_seq;
 	struct storm_ring *ring;
+	u64 remote_frees;	/* frees on another cpu than the object's allocation */
 } ____cacheline_aligned_in_smp;
 
 struct slablab_storm {
@@ -145,6 +184,7 @@ struct slablab_storm {
 	u32 cache_align;		/* of the model cache (native targets) */
 	struct storm_thread *t;
 	struct storm_ring *rings;
+	struct storm_mpmc *queue;	/* producer-consumer */
 	struct task_struct *controller;
 	atomic_t ready;
 	atomic_t running;
@@ -351,6 +391,8 @@ static void storm_sample(struct slablab_storm *st, bool wait)
 	smp_rmb();	/* pairs with run_churn()'s smp_wmb() */
 	for (i = 0; i < st->spec.threads; i++)
 		live += max_t(long, READ_ONCE(st->t[i].live_bytes), 0);
+	if (st->queue)		/* producer-consumer: the shared ring's objects */
+		live += max_t(long, READ_ONCE(st->queue->live_bytes), 0);
 	pages = target_pages(st, &meta);
 	pages = pages > st->base_pages ? pages - st->base_pages : 0;
 	if (pages > st->peak_pages || (pages == st->peak_pages && live > st->peak_live)) {
@@ -786,6 +828,20 @@ static __always_inline void run_rcu(struct storm_thread *t, const u32 target)
 	storm_sample(st, true);		/* the last ones, however short the storm */
 }
 
+/*
+ * One turn of a ring wait: spin, and let the cpu's other workers (a producer and its
+ * consumer may share a cpu) run every 256 turns, as no worker sleeps. On a
+ * non-preemptible kernel cond_resched() yields only once the tick set need_resched: a
+ * worker waiting for one on its own cpu spins out the rest of its slice, which the
+ * pattern's rate then includes (storms.md: give each worker a cpu of its own).
+ */
+static void ring_wait(unsigned int *spins)
+{
+	cpu_relax();
+	if (!(++*spins & 255))
+		cond_resched();
+}
+
 static __always_inline void run_producer(struct storm_thread *t, const u32 target)
 {
 	struct slablab_storm *st = t->st;
@@ -807,24 +863,26 @@ static __always_inline void run_producer(struct storm_thread *t, const u32 targe
 		while (head - smp_load_acquire(&r->tail) > r->mask) {
 			if (!more(t, done))
 				goto out;
-			cpu_relax();
-			if (!(++spins & 255))
-				cond_resched();
+			ring_wait(&spins);
 		}
 		c0 = get_cycles();
 		p = tg_alloc(&st->tg, target, size);
 		c1 = get_cycles();
 		done++;
-		if (!p) {
+		if (unlikely(!p)) {
+			/* on to the chunk's end: a storm of failures still reschedules */
 			t->failures++;
-			continue;
+		} else {
+			struct storm_slot *sl = &r->slot[head & r->mask];
+
+			t->alloc_cycles += c1 - c0;
+			t->allocs++;
+			sl->p = p;
+			sl->size = size;
+			sl->cpu = raw_smp_processor_id();
+			/* release head: the slot is written before the consumer sees it */
+			smp_store_release(&r->head, ++head);
 		}
-		t->alloc_cycles += c1 - c0;
-		t->allocs++;
-		r->slot[head & r->mask] = p;
-		r->size[head & r->mask] = size;
-		/* release head: the slot is written before the consumer sees it */
-		smp_store_release(&r->head, ++head);
 		if (!(done & (CHUNK - 1))) {
 			WRITE_ONCE(t->ops_done, done);
 			WRITE_ONCE(t->live_bytes, (long)(head - READ_ONCE(r->tail)) * size);
@@ -850,6 +908,7 @@ static __always_inline void run_consumer(struct storm_thread *t, const u32 targe
 		/* acquire head: pairs with the producer's release of the slot */
 		u64 head = smp_load_acquire(&r->head);
 		u64 c0, c1;
+		u32 cpu;
 		void *p;
 
 		if (tail == head) {
@@ -859,12 +918,11 @@ static __always_inline void run_consumer(struct storm_thread *t, const u32 targe
 			    /* acquire: its last slot, if it just pushed one */
 			    tail == smp_load_acquire(&r->head))
 				break;
-			cpu_relax();
-			if (!(++spins & 255))
-				cond_resched();
+			ring_wait(&spins);
 			continue;
 		}
-		p = r->slot[tail & r->mask];
+		p = r->slot[tail & r->mask].p;
+		cpu = r->slot[tail & r->mask].cpu;
 		/* release tail: the slot was read before the producer may reuse it */
 		smp_store_release(&r->tail, ++tail);
 		c0 = get_cycles();
@@ -872,12 +930,160 @@ static __always_inline void run_consumer(struct storm_thread *t, const u32 targe
 		c1 = get_cycles();
 		t->free_cycles += c1 - c0;
 		t->frees++;
+		t->remote_frees += cpu != raw_smp_processor_id();
 		if (!(tail & (CHUNK - 1))) {
 			WRITE_ONCE(t->ops_done, tail);
 			cond_resched();
 		}
 	}
 	WRITE_ONCE(t->ops_done, tail);
+}
+
+/* Room in @q, unlocked: tail read first, so a newer tail never passes an older head. */
+static bool mpmc_room(struct storm_mpmc *q)
+{
+	u64 tail = READ_ONCE(q->tail);
+
+	return READ_ONCE(q->head) - tail <= q->mask;
+}
+
+/*
+ * Push @p of @size, allocated on @cpu, into @q if there is room: a bounded critical
+ * section, interrupts on.
+ */
+static bool mpmc_push(struct storm_mpmc *q, void *p, u32 size, u32 cpu)
+{
+	bool pushed = false;
+
+	spin_lock(&q->lock);
+	if (q->head - q->tail <= q->mask) {
+		q->slot[q->head & q->mask] = (struct storm_slot){ p, size, cpu };
+		WRITE_ONCE(q->head, q->head + 1);
+		WRITE_ONCE(q->live_bytes, q->live_bytes + size);
+		pushed = true;
+	}
+	spin_unlock(&q->lock);
+	return pushed;
+}
+
+/* The oldest slot of @q into @out; false when @q is empty. */
+static bool mpmc_pop(struct storm_mpmc *q, struct storm_slot *out)
+{
+	bool popped = false;
+
+	spin_lock(&q->lock);
+	if (q->tail != q->head) {
+		*out = q->slot[q->tail & q->mask];
+		WRITE_ONCE(q->live_bytes, q->live_bytes - out->size);
+		WRITE_ONCE(q->tail, q->tail + 1);
+		popped = true;
+	}
+	spin_unlock(&q->lock);
+	return popped;
+}
+
+static __always_inline void run_mpmc_producer(struct storm_thread *t, const u32 target)
+{
+	struct slablab_storm *st = t->st;
+	struct storm_mpmc *q = st->queue;
+	unsigned int spins = 0;
+	u64 done = 0;
+
+	for (;;) {
+		u32 size = t_size(t, done);
+		u64 c0, c1;
+		void *p;
+
+		if (!st->spec.duration_ms && done >= st->spec.ops)
+			break;
+		if (!(done & (CHUNK - 1)) && !more(t, done))
+			break;
+		/* room before allocating: no object is held while the consumers catch up */
+		while (!mpmc_room(q)) {
+			if (!more(t, done))
+				goto out;
+			ring_wait(&spins);
+		}
+		c0 = get_cycles();
+		p = tg_alloc(&st->tg, target, size);
+		c1 = get_cycles();
+		done++;
+		if (unlikely(!p)) {
+			/* on to the chunk's end: a storm of failures still reschedules */
+			t->failures++;
+		} else {
+			u32 cpu = raw_smp_processor_id();
+
+			t->alloc_cycles += c1 - c0;
+			t->allocs++;
+			/*
+			 * Another producer may have taken the room: wait (unlocked) for a
+			 * consumer, which runs until every producer is done, so this ends
+			 * without a stop check.
+			 */
+			while (!mpmc_push(q, p, size, cpu))
+				while (!mpmc_room(q))
+					ring_wait(&spins);
+		}
+		if (!(done & (CHUNK - 1))) {
+			WRITE_ONCE(t->ops_done, done);
+			if (done == CHUNK)
+				storm_sample(st, false);
+			cond_resched();
+		}
+	}
+out:
+	WRITE_ONCE(t->ops_done, done);
+	/* release: this producer's pushes happen before the consumers see it gone */
+	atomic_dec_return_release(&q->producers_left);
+}
+
+static __always_inline void run_mpmc_consumer(struct storm_thread *t, const u32 target)
+{
+	struct slablab_storm *st = t->st;
+	struct storm_mpmc *q = st->queue;
+	unsigned int spins = 0;
+	u64 freed = 0;
+
+	for (;;) {
+		struct storm_slot sl;
+		u64 c0, c1;
+
+		if (READ_ONCE(q->tail) == READ_ONCE(q->head)) {
+			/*
+			 * Every producer gone (acquire: their last pushes are visible) and
+			 * the ring still empty: nothing more will come.
+			 */
+			if (!atomic_read_acquire(&q->producers_left) &&
+			    READ_ONCE(q->tail) == READ_ONCE(q->head))
+				break;
+			ring_wait(&spins);
+			continue;
+		}
+		if (!mpmc_pop(q, &sl))
+			continue;	/* another consumer took it */
+		c0 = get_cycles();
+		tg_free(&st->tg, target, sl.p);
+		c1 = get_cycles();
+		t->free_cycles += c1 - c0;
+		t->frees++;
+		t->remote_frees += sl.cpu != raw_smp_processor_id();
+		if (!(++freed & (CHUNK - 1))) {
+			WRITE_ONCE(t->ops_done, freed);
+			cond_resched();
+		}
+	}
+	WRITE_ONCE(t->ops_done, freed);
+}
+
+/* Workers 0..PRODUCERS - 1 of a producer-consumer storm allocate, the rest free. */
+static bool storm_is_producer(const struct slablab_storm_spec *sp, u32 i)
+{
+	if (sp->pattern == SLABLAB_PATTERN_REMOTE)
+		return !(i & 1);
+	if (sp->pattern == SLABLAB_PATTERN_PRODUCER_CONSUMER)
+		return i < sp->producers;
+	return true;
 }
 
 static __always_inline void run_pattern(struct storm_thread *t, const u32 target)
@@ -901,14 +1107,20 @@ static __always_inline void run_pattern(struct storm_thread *t, const u32 target
 			run_prefill(t);
 		break;
 	case SLABLAB_PATTERN_REMOTE:
-		if (t->idx & 1)
-			run_consumer(t, target);
-		else
+		if (storm_is_producer(&t->st->spec, t->idx))
 			run_producer(t, target);
+		else
+			run_consumer(t, target);
 		break;
 	case SLABLAB_PATTERN_RCU:
 		if (target == SLABLAB_TARGET_SLABLAB || target == SLABLAB_TARGET_KMALLOC)
 			run_rcu(t, target);
+		break;
+	case SLABLAB_PATTERN_PRODUCER_CONSUMER:
+		if (storm_is_producer(&t->st->spec, t->idx))
+			run_mpmc_producer(t, target);
+		else
+			run_mpmc_consumer(t, target);
 		break;
 	}
 }
@@ -1022,7 +1234,7 @@ static bool storm_stopped_early(struct slablab_storm *st)
 
 	for (i = 0; i < st->spec.threads; i++) {
 		struct storm_thread *t = &st->t[i];
-		bool producer = st->spec.pattern != SLABLAB_PATTERN_REMOTE || !(i & 1);
+		bool producer = storm_is_producer(&st->spec, i);
 
 		if (t->stopped ||
 		    (producer && !st->spec.duration_ms && t->ops_done < st->spec.ops))
@@ -1068,6 +1280,24 @@ static void storm_empty_target(struct slablab_storm *st)
 static void storm_rcu_drain(struct slablab_storm *st)
 {
 	slablab_target_rcu_drain(&st->tg);
+}
+
+/*
+ * producer-consumer: the consumers freed every object the producers pushed before they
+ * ended (run_mpmc_consumer()). Checked here, with the target still held, so a leftover
+ * (a bug) is freed to its allocator and warned about rather than left in a cache that
+ * storm_release_target() destroys.
+ */
+static void storm_drain_queue(struct slablab_storm *st)
+{
+	struct storm_mpmc *q = st->queue;
+	struct storm_slot sl;
+
+	if (!q)
+		return;
+	WARN_ON_ONCE(q->head != q->tail);
+	while (mpmc_pop(q, &sl))
+		tg_free(&st->tg, st->spec.target, sl.p);
 }
 
 static int storm_controller_fn(void *arg)
@@ -1116,6 +1346,7 @@ static int storm_controller_fn(void *arg)
 		storm_rcu_drain(st);
 	}
 
+	storm_drain_queue(st);
 	snapshot_stats(st, st->stats_delta);
 	for (i = 0; i < __SLABLAB_STAT_MAX; i++)
 		st->stats_delta[i] -= st->stats_before[i];
@@ -1159,12 +1390,14 @@ static void storm_free(struct slablab_storm *st)
 		}
 	}
 	if (st->rings) {
-		for (i = 0; i < st->spec.threads / 2; i++) {
+		for (i = 0; i < st->spec.threads / 2; i++)
 			kvfree(st->rings[i].slot);
-			kvfree(st->rings[i].size);
-		}
 	}
 	kfree(st->rings);
+	if (st->queue) {
+		kvfree(st->queue->slot);
+		kfree(st->queue);
+	}
 	kvfree(st->t);
 	kfree(st->cpu_of);
 	kfree(st);
@@ -1314,6 +1547,10 @@ static u64 storm_live_estimate(struct slablab_storm *st)
 	case SLABLAB_PATTERN_REMOTE:
 		objs = pairs * (sp->ring + 1);	/* a full ring, and one being freed */
 		break;
+	case SLABLAB_PATTERN_PRODUCER_CONSUMER:
+		/* a full ring, one in each producer's hand, one being freed by each consumer */
+		objs = (u64)sp->ring + sp->threads;
+		break;
 	default:
 		objs = sp->threads;
 	}
@@ -1328,8 +1565,10 @@ static u64 storm_live_estimate(struct slablab_storm *st)
 			       (sp->nr_sizes ? alloc_bytes(SIZE_SEQ_LEN * sizeof(u32)) : 0));
 	if (sp->pattern == SLABLAB_PATTERN_REMOTE)
 		book += alloc_bytes(pairs * sizeof(struct storm_ring)) +
-			pairs * (alloc_bytes(sp->ring * sizeof(void *)) +
-				 alloc_bytes(sp->ring * sizeof(u32)));
+			pairs * alloc_bytes(sp->ring * sizeof(struct storm_slot));
+	if (sp->pattern == SLABLAB_PATTERN_PRODUCER_CONSUMER)
+		book += alloc_bytes(sizeof(struct storm_mpmc)) +
+			alloc_bytes(sp->ring * sizeof(struct storm_slot));
 	return bytes + book + storm_held_bytes(st);
 }
 
@@ -1352,11 +1591,22 @@ static int storm_prepare_threads(struct slablab_storm *st)
 			return -ENOMEM;
 		for (i = 0; i < sp->threads / 2; i++) {
 			st->rings[i].mask = sp->ring - 1;
-			st->rings[i].slot = kvcalloc(sp->ring, sizeof(void *), GFP_KERNEL);
-			st->rings[i].size = kvcalloc(sp->ring, sizeof(u32), GFP_KERNEL);
-			if (!st->rings[i].slot || !st->rings[i].size)
+			st->rings[i].slot = kvcalloc(sp->ring, sizeof(struct storm_slot),
+						     GFP_KERNEL);
+			if (!st->rings[i].slot)
 				return -ENOMEM;
 		}
+	}
+	if (sp->pattern == SLABLAB_PATTERN_PRODUCER_CONSUMER) {
+		st->queue = kzalloc(sizeof(*st->queue), GFP_KERNEL);
+		if (!st->queue)
+			return -ENOMEM;
+		spin_lock_init(&st->queue->lock);
+		st->queue->mask = sp->ring - 1;
+		atomic_set(&st->queue->producers_left, sp->producers);
+		st->queue->slot = kvcalloc(sp->ring, sizeof(struct storm_slot), GFP_KERNEL);
+		if (!st->queue->slot)
+			return -ENOMEM;
 	}
 	for (i = 0; i < sp->threads; i++) {
 		struct storm_thread *t = &st->t[i];
@@ -1646,6 +1896,40 @@ static int storm_setup_mask(const unsigned long *cpus, unsigned int nr_cpu_bits,
 	return 0;
 }
 
+/*
+ * producer-consumer: PRODUCERS of THREADS allocate, the rest free; at least one of each
+ * (THREADS is 2 by default on one cpu). PRODUCERS is refused for the other patterns.
+ */
+static int storm_setup_producers(struct slablab_storm_spec *sp, bool threads_given,
+				 u32 *bad_attr, struct netlink_ext_ack *extack)
+{
+	if (sp->pattern != SLABLAB_PATTERN_PRODUCER_CONSUMER) {
+		if (!sp->producers)
+			return 0;
+		NL_SET_ERR_MSG_MOD(extack, "PRODUCERS is for the producer-consumer pattern only");
+		*bad_attr = SLABLAB_STORM_A_PRODUCERS;
+		return -EINVAL;
+	}
+	if (!threads_given && sp->threads == 1)
+		sp->threads = 2;
+	if (sp->threads < 2) {
+		NL_SET_ERR_MSG_MOD(extack,
+				   "producer-consumer needs at least 2 threads (a producer and a consumer)");
+		*bad_attr = SLABLAB_STORM_A_THREADS;
+		return -EINVAL;
+	}
+	if (!sp->producers)
+		sp->producers = sp->threads / 2;
+	if (sp->producers >= sp->threads) {
+		NL_SET_ERR_MSG_FMT_MOD(extack,
+				       "PRODUCERS is 1..THREADS - 1 (%u): a consumer is needed",
+				       sp->threads - 1);
+		*bad_attr = SLABLAB_STORM_A_PRODUCERS;
+		return -ERANGE;
+	}
+	return 0;
+}
+
 /* The cpus and the threads: THREADS workers bound round robin to the cpus (st->cpu_of). */
 static int storm_setup_cpus(struct slablab_storm *st, const unsigned long *cpus,
 			    unsigned int nr_cpu_bits, u32 *bad_attr,
@@ -1680,6 +1964,9 @@ static int storm_setup_cpus(struct slablab_storm *st, const unsigned long *cpus,
 			goto out_mask;
 		}
 	}
+	err = storm_setup_producers(sp, threads_given, bad_attr, extack);
+	if (err)
+		goto out_mask;
 	st->cpu_of = kcalloc(sp->threads, sizeof(int), GFP_KERNEL);
 	if (!st->cpu_of) {
 		err = -ENOMEM;
@@ -1783,10 +2070,11 @@ static void storm_fill_report(struct slablab_storm *st, struct slablab_storm_rep
 	rep->state = state;
 	rep->spec = *sp;
 	for (i = 0; i < sp->threads; i++)
-		rep->ops_done += (sp->pattern == SLABLAB_PATTERN_REMOTE && (i & 1)) ? 0 :
-				 READ_ONCE(st->t[i].ops_done);
+		rep->ops_done += storm_is_producer(sp, i) ? READ_ONCE(st->t[i].ops_done) : 0;
 	rep->ops_planned = sp->duration_ms ? 0 : sp->ops *
-			   (sp->pattern == SLABLAB_PATTERN_REMOTE ? sp->threads / 2 : sp->threads);
+			   (sp->pattern == SLABLAB_PATTERN_REMOTE ? sp->threads / 2 :
+			    sp->pattern == SLABLAB_PATTERN_PRODUCER_CONSUMER ? sp->producers :
+			    sp->threads);
 	now = state == SLABLAB_STORM_RUNNING ? ktime_get_ns() : st->end_ns;
 	rep->elapsed_ns = st->start_ns && now > st->start_ns ? now - st->start_ns : 0;
 	rep->cache_flags = st->cache_flags;
@@ -1806,6 +2094,7 @@ static void storm_fill_report(struct slablab_storm *st, struct slablab_storm_rep
 		rep->free_cycles += t->free_cycles;
 		rep->pair_cycles += t->pair_cycles;
 		rep->failures += t->failures;
+		rep->remote_frees += t->remote_frees;
 		rep->thread[i].cpu = t->cpu;
 		rep->thread[i].ops = t->ops_done;
 		rep->thread[i].cycles = t->alloc_cycles + t->free_cycles + t->pair_cycles;

@@ -175,6 +175,7 @@ class Client:
         max_live_bytes: Optional[int] = None,
         thin: Optional[int] = None,
         rate: Optional[int] = None,
+        producers: Optional[int] = None,
     ) -> StormDict: ...
     def storm_get(self, id: Optional[int] = None) -> StormDict: ...
     def storm_stop(self, id: Optional[int] = None) -> StormDict: ...
@@ -197,6 +198,7 @@ class Client:
         max_live_bytes: Optional[int] = None,
         thin: Optional[int] = None,
         rate: Optional[int] = None,
+        producers: Optional[int] = None,
         progress: Optional[Callable[[StormDict], Any]] = None,
         poll_interval: float = 0.15,
     ) -> StormDict: ...
@@ -246,6 +248,7 @@ class Client:
         max_live_bytes: Optional[int] = None,
         thin: Optional[int] = None,
         rate: Optional[int] = None,
+        producers: Optional[int] = None,
         progress: Optional[Callable[[dict[str, Any]], Any]] = None,
         poll_interval: float = 0.15,
         warmup: int = 1,

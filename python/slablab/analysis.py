@@ -161,7 +161,7 @@ def run_row(storm: Storm, *, experiment: str, variant: str, x: Cell = None,
     if spec is not None:
         for k in ("target", "pattern", "cache", "size", "threads", "cpus", "ops",
                   "duration_ms", "batch", "working_set", "ring", "seed", "max_live_bytes",
-                  "thin", "rate"):
+                  "thin", "rate", "producers"):
             row[k] = spec[k]  # type: ignore[literal-required]
         row["sizes"] = ",".join(str(e["size"]) if e["weight"] == 1
                                 else f"{e['size']}:{e['weight']}" for e in spec["sizes"])
@@ -169,7 +169,7 @@ def run_row(storm: Storm, *, experiment: str, variant: str, x: Cell = None,
                page_size=storm["page_size"], **storm["progress"])
     res: Optional[StormResults] = storm["result"]
     for k in ("allocs", "frees", "alloc_cycles", "free_cycles", "pair_cycles",
-              "loop_cycles_x1000", "failures", "peak_pages", "peak_live_bytes", "meta_bytes",
+              "loop_cycles_x1000", "failures", "remote_frees", "peak_pages", "peak_live_bytes", "meta_bytes",
               "steady_pages", "steady_live_bytes", "steady_samples", "rcu_samples",
               "cycles_per_sec"):
         row[k] = res[k] if res else 0  # type: ignore[literal-required]

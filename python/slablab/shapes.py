@@ -241,6 +241,7 @@ class StormSpec(TypedDict):
     max_live_bytes: Optional[int]
     thin: Optional[int]
     rate: Optional[int]
+    producers: Optional[int]
 
 
 class StormProgress(TypedDict):
@@ -265,6 +266,7 @@ class StormResults(TypedDict):
     pair_cycles: int
     loop_cycles_x1000: int
     failures: int
+    remote_frees: int
     peak_pages: int
     peak_live_bytes: int
     meta_bytes: int

@@ -156,13 +156,13 @@ void bind_compare(ClientClass& client)
 		   const py::object& duration_ms, const py::object& batch,
 		   const py::object& working_set, const py::object& ring, const py::object& seed,
 		   const py::object& max_live_bytes, const py::object& thin, const py::object& rate,
-		   const py::object& progress, double poll_interval, int64_t warmup,
+		   const py::object& producers, const py::object& progress, double poll_interval, int64_t warmup,
 		   const py::object& until, int64_t max_repeats, bool aa, double noise_floor) {
 			const CompareKw kw{pattern, targets, sets, repeat, figures, poll_interval,
 					   warmup, until, max_repeats, aa, noise_floor};
 			const StormKw storm{cache, size, sizes, threads, cpus, ops, duration_ms,
 					    batch, working_set, ring, seed, max_live_bytes, thin,
-					    rate};
+					    rate, producers};
 			return run_compare(c, compare_spec(kw, storm), progress);
 		},
 		py::arg("pattern"), py::kw_only(), py::arg("targets") = py::none(),
@@ -174,7 +174,7 @@ void bind_compare(ClientClass& client)
 		py::arg("batch") = py::none(), py::arg("working_set") = py::none(),
 		py::arg("ring") = py::none(), py::arg("seed") = py::none(),
 		py::arg("max_live_bytes") = py::none(), py::arg("thin") = py::none(),
-		py::arg("rate") = py::none(),
+		py::arg("rate") = py::none(), py::arg("producers") = py::none(),
 		py::arg("progress") = py::none(),
 		py::arg("poll_interval") = 0.15, py::arg("warmup") = 1,
 		py::arg("until") = py::none(), py::arg("max_repeats") = 50,

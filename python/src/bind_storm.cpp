@@ -20,31 +20,35 @@ namespace {
 	py::arg("duration_ms") = py::none(), py::arg("batch") = py::none(),                   \
 	py::arg("working_set") = py::none(), py::arg("ring") = py::none(),                    \
 	py::arg("seed") = py::none(), py::arg("max_live_bytes") = py::none(),                 \
-	py::arg("thin") = py::none(), py::arg("rate") = py::none()
+	py::arg("thin") = py::none(), py::arg("rate") = py::none(),                           \
+	py::arg("producers") = py::none()
 
 #define STORM_KW_PARAMS                                                                    \
 	const py::object &cache, const py::object &size, const py::object &sizes,            \
 		const py::object &threads, const py::object &cpus, const py::object &ops,    \
 		const py::object &duration_ms, const py::object &batch,                       \
 		const py::object &working_set, const py::object &ring, const py::object &seed, \
-		const py::object &max_live_bytes, const py::object &thin, const py::object &rate
+		const py::object &max_live_bytes, const py::object &thin, const py::object &rate, \
+		const py::object &producers
 
 #define STORM_KW_VALUE                                                                     \
 	StormKw{cache, size, sizes, threads, cpus, ops, duration_ms, batch, working_set, ring, \
-		seed, max_live_bytes, thin, rate}
+		seed, max_live_bytes, thin, rate, producers}
 
 const char* const kStormSpecDoc =
 	"target: 'slablab' (a slablab cache; also 'cache'), 'native' (the kernel's SLUB: a "
 	"kmem_cache made like `cache`, or of `size`; with `sizes`, the kernel's kmalloc "
 	"classes made anew for the storm), 'kmalloc' (slablab_kmalloc), 'native-kmalloc' (the "
 	"kernel's kmalloc). pattern: 'pair', 'batch', 'remote', 'churn', "
-	"'bulk', 'prefill' (slablab target only), 'rcu' (slablab and kmalloc targets). "
+	"'bulk', 'prefill' (slablab target only), 'rcu' (slablab and kmalloc targets), "
+	"'producer-consumer'. "
 	"Keywords (None: the kernel's default): cache (str), size (bytes), sizes "
 	"('64:3,192:1', {64: 3, 192: 1} or [64, (192, 2)]; kmalloc and native targets), threads, cpus "
 	"('0-1' or [0, 1]), ops (allocations per thread), duration_ms (instead of ops), batch, "
 	"working_set, ring (power of two), seed, max_live_bytes, thin (churn: keep every "
 	"thin-th object after the fill), rate (rcu: objects a second per thread, 0: as fast "
-	"as it can).";
+	"as it can), producers (producer-consumer: threads that allocate, 1..threads - 1, "
+	"default threads / 2).";
 
 void bind_storm_requests(ClientClass& client)
 {

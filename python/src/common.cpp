@@ -181,6 +181,7 @@ slabctl::StormSpec StormKw::spec(uint32_t target, uint32_t pattern) const
 	s.max_live_bytes = kw_u64("max_live_bytes", max_live_bytes);
 	s.thin = kw_u32("thin", thin);
 	s.rate = kw_u32("rate", rate);
+	s.producers = kw_u32("producers", producers);
 	return s;
 }
 

@@ -66,7 +66,7 @@ struct StormKw {
 		   threads = py::none(), cpus = py::none(), ops = py::none(),
 		   duration_ms = py::none(), batch = py::none(), working_set = py::none(),
 		   ring = py::none(), seed = py::none(), max_live_bytes = py::none(),
-		   thin = py::none(), rate = py::none();
+		   thin = py::none(), rate = py::none(), producers = py::none();
 
 	slabctl::StormSpec spec(uint32_t target, uint32_t pattern) const;
 };

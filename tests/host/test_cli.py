@@ -684,7 +684,8 @@ def test_storm_help_names_every_option():
     for opt in ("--cache", "--size", "--sizes", "--threads", "--cpus", "--ops", "--duration",
                 "--batch", "--working-set", "--ring", "--seed", "--max-live", "--json",
                 "--quiet", "slablab", "native", "kmalloc", "native-kmalloc", "pair", "batch",
-                "remote", "churn", "bulk", "rcu", "--rate", "130"):
+                "remote", "churn", "bulk", "rcu", "--rate", "130", "producer-consumer",
+                "--producers"):
         assert opt in out, opt
     out = slabctl("compare", "--help").stdout
     for opt in ("--target", "--set", "--repeat", "--csv", "--figure", "--threads", "--json"):

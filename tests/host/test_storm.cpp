@@ -203,6 +203,21 @@ TEST(StormParse, ValidateSpec)
 	EXPECT_NO_THROW(validate_storm_spec(x));
 	x.target = SLABLAB_TARGET_NATIVE_KMALLOC;
 	refused(x, "rcu needs a slablab target");
+	// producer-consumer: --producers for it only, 1..threads - 1
+	x = s;
+	x.pattern = SLABLAB_PATTERN_PRODUCER_CONSUMER;
+	x.threads = 4;
+	x.producers = 3;
+	EXPECT_NO_THROW(validate_storm_spec(x));
+	x.producers = 4;
+	refused(x, "--producers 4 leaves no consumer of 4 threads");
+	x.producers = 0;
+	refused(x, "--producers is at least 1");
+	x.threads.reset();
+	x.producers = 7;	// the kernel judges it against its default of threads
+	EXPECT_NO_THROW(validate_storm_spec(x));
+	x.pattern = SLABLAB_PATTERN_REMOTE;
+	refused(x, "--producers applies to pattern producer-consumer");
 	x = s;
 	x.rate = 10;
 	refused(x, "--rate applies to pattern rcu");
@@ -688,14 +703,15 @@ TEST(StormJson, Storm)
 	EXPECT_TRUE(j["spec"]["duration_ms"].is_null());
 	EXPECT_EQ(j["spec"]["sizes"], Json::array());
 	for (auto k : {"target", "pattern", "cache", "size", "sizes", "threads", "cpus", "ops",
-		       "duration_ms", "batch", "working_set", "ring", "seed", "max_live_bytes"})
+		       "duration_ms", "batch", "working_set", "ring", "seed", "max_live_bytes",
+		       "thin", "rate", "producers"})
 		EXPECT_TRUE(j["spec"].contains(k)) << k;
 	EXPECT_EQ(j["progress"]["ops_done"], 2000);
 	const Json& res = j["result"];
 	for (auto k : {"allocs", "frees", "alloc_cycles", "free_cycles", "pair_cycles",
-		       "loop_cycles_x1000", "failures", "peak_pages", "peak_live_bytes", "meta_bytes",
-		       "cycles_per_sec", "features", "features_value", "cache_flags",
-		       "cache_flags_value", "native_name", "threads", "stats"})
+		       "loop_cycles_x1000", "failures", "remote_frees", "peak_pages",
+		       "peak_live_bytes", "meta_bytes", "cycles_per_sec", "features", "features_value",
+		       "cache_flags", "cache_flags_value", "native_name", "threads", "stats"})
 		EXPECT_TRUE(res.contains(k)) << k;
 	EXPECT_EQ(res["features"], Json::array({"init_on_alloc", "freelist_hardened"}));
 	EXPECT_EQ(res["threads"].size(), 2u);

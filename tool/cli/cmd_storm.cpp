@@ -23,11 +23,11 @@ namespace {
 struct StormOptions {
 	std::string cache, sizes, threads, cpus, duration, seed;
 	uint64_t size = 0, ops = 0, batch = 0, working_set = 0, ring = 0, max_live = 0, thin = 0,
-		 rate = 0;
+		 rate = 0, producers = 0;
 	// given on the command line?
 	const CLI::Option *size_opt = nullptr, *ops_opt = nullptr, *batch_opt = nullptr,
 			  *working_set_opt = nullptr, *ring_opt = nullptr, *max_live_opt = nullptr,
-			  *thin_opt = nullptr, *rate_opt = nullptr;
+			  *thin_opt = nullptr, *rate_opt = nullptr, *producers_opt = nullptr;
 	bool quiet = false;
 };
 
@@ -79,6 +79,10 @@ void add_storm_options(CLI::App& app, StormOptions& o, bool threads_list)
 				    "Churn: after the fill keep every Nth object, free the rest "
 				    "(fragmentation 1 - 1/N; default 1: keep all)")
 			     ->transform(count_value());
+	o.producers_opt = app.add_option("--producers", o.producers,
+					 "producer-consumer: threads that allocate, 1..threads - 1; "
+					 "the rest free (default threads / 2)")
+				  ->transform(count_value());
 	o.rate_opt = app.add_option("--rate", o.rate,
 				    "rcu: objects a second each thread allocates and frees by RCU "
 				    "at most (default 0: as fast as it can)")
@@ -147,6 +151,8 @@ StormSpec build_spec(const StormOptions& o, StormTarget target, StormPattern pat
 		s.thin = to_u32(o.thin, "--thin");
 	if (o.rate_opt->count())
 		s.rate = to_u32(o.rate, "--rate");
+	if (o.producers_opt->count())
+		s.producers = to_u32(o.producers, "--producers");
 	return s;
 }
 
@@ -434,7 +440,8 @@ Action setup_storm_start(CLI::App& cmd)
 			       "(allocated on one cpu, freed on another), churn (working set, random "
 			       "replacement), bulk (alloc_bulk/free_bulk), prefill (a prefilled "
 			       "sheaf of --batch objects per op; slablab only), rcu (alloc, free by "
-			       "RCU, at --rate; slablab and kmalloc only)")
+			       "RCU, at --rate; slablab and kmalloc only), producer-consumer "
+			       "(--producers threads allocate into one ring, the rest free)")
 			->required());
 	add_storm_options(cmd, *o, false);
 	return [o] { return run_storm(*o); };
@@ -469,7 +476,7 @@ Action setup_compare(CLI::App& cmd)
 	auto o = std::make_shared<CompareOptions>();
 	accept_storm_pattern(
 		cmd.add_option("PATTERN", o->pattern,
-			       "pair, batch, remote, churn, bulk, prefill or rcu")
+			       "pair, batch, remote, churn, bulk, prefill, rcu or producer-consumer")
 			->required());
 	accept_storm_target(cmd.add_option(
 		"-T,--target", o->targets,

@@ -573,6 +573,8 @@ void put_storm_spec(nl_msg* m, const StormSpec& spec, const std::string& op)
 		put_u32(m, SLABLAB_STORM_A_THIN, *spec.thin, op);
 	if (spec.rate)
 		put_u32(m, SLABLAB_STORM_A_RATE, *spec.rate, op);
+	if (spec.producers)
+		put_u32(m, SLABLAB_STORM_A_PRODUCERS, *spec.producers, op);
 }
 
 /// The attributes of one parsed nest, read into fields when present.
@@ -670,6 +672,7 @@ void parse_storm_spec(const AttrReader& a, StormSpec& s)
 	a.o64(SLABLAB_STORM_A_MAX_LIVE_BYTES, s.max_live_bytes, "STORM_A_MAX_LIVE_BYTES");
 	a.o32(SLABLAB_STORM_A_THIN, s.thin, "STORM_A_THIN");
 	a.o32(SLABLAB_STORM_A_RATE, s.rate, "STORM_A_RATE");
+	a.o32(SLABLAB_STORM_A_PRODUCERS, s.producers, "STORM_A_PRODUCERS");
 }
 
 /// Keep the echoed spec to what applies.
@@ -701,6 +704,7 @@ void parse_storm_results(const AttrReader& a, StormResult& r)
 	result(SLABLAB_STORM_A_PAIR_CYCLES, r.pair_cycles, "STORM_A_PAIR_CYCLES");
 	result(SLABLAB_STORM_A_LOOP_CYCLES, r.loop_cycles_x1000, "STORM_A_LOOP_CYCLES");
 	result(SLABLAB_STORM_A_FAILURES, r.failures, "STORM_A_FAILURES");
+	result(SLABLAB_STORM_A_REMOTE_FREES, r.remote_frees, "STORM_A_REMOTE_FREES");
 	result(SLABLAB_STORM_A_PEAK_PAGES, r.peak_pages, "STORM_A_PEAK_PAGES");
 	result(SLABLAB_STORM_A_PEAK_LIVE_BYTES, r.peak_live_bytes, "STORM_A_PEAK_LIVE_BYTES");
 	result(SLABLAB_STORM_A_META_BYTES, r.meta_bytes, "STORM_A_META_BYTES");

@@ -274,6 +274,10 @@ std::string render_storm_result(const StormResult& r)
 				*r.rcu_waiting_peak, r.rcu_waiting_mean.value_or(0), r.rcu_samples,
 				r.rcu_waiting_end.value_or(0), r.rcu_pages_peak.value_or(0)));
 	row(out, "failures", fmt::format("{}", r.failures));
+	if (r.remote_frees)
+		row(out, "remote frees",
+		    fmt::format("{} (objects freed by another worker than allocated them)",
+				r.remote_frees));
 	row(out, "settings", render_storm_settings(storm_settings(r)));
 	if (!r.native_name.empty())
 		row(out, "native cache", r.native_name);
@@ -502,9 +506,10 @@ std::vector<std::string> run_csv_columns()
 		"cache", "size", "sizes", "threads", "cpus", "ops", "duration_ms", "batch",
 		"working_set", "ring", "seed", "max_live_bytes", "id", "state", "interrupted",
 		"ops_planned", "ops_done", "elapsed_ns", "allocs", "frees", "alloc_cycles",
-		"free_cycles", "pair_cycles", "loop_cycles_x1000", "failures", "peak_pages",
+		"free_cycles", "pair_cycles", "loop_cycles_x1000", "failures", "remote_frees",
+		"peak_pages",
 		"peak_live_bytes", "meta_bytes", "steady_pages", "steady_live_bytes",
-		"steady_samples", "shrunk_pages", "shrunk_live_bytes", "thin", "rate",
+		"steady_samples", "shrunk_pages", "shrunk_live_bytes", "thin", "rate", "producers",
 		// rcu_waiting_peak and _mean are figures (below)
 		"rcu_waiting_end", "rcu_pages_peak", "rcu_samples", "cycles_per_sec", "features",
 		"cache_flags",
@@ -572,11 +577,12 @@ std::string compare_csv(const CompareResult& c)
 			fmt::format("{}", r.frees), fmt::format("{}", r.alloc_cycles),
 			fmt::format("{}", r.free_cycles), fmt::format("{}", r.pair_cycles),
 			fmt::format("{}", r.loop_cycles_x1000), fmt::format("{}", r.failures),
+			fmt::format("{}", r.remote_frees),
 			fmt::format("{}", r.peak_pages), fmt::format("{}", r.peak_live_bytes),
 			fmt::format("{}", r.meta_bytes), fmt::format("{}", r.steady_pages),
 			fmt::format("{}", r.steady_live_bytes), fmt::format("{}", r.steady_samples),
 			opt_csv(r.shrunk_pages), opt_csv(r.shrunk_live_bytes), opt_csv(s.thin),
-			opt_csv(s.rate), opt_csv(r.rcu_waiting_end), opt_csv(r.rcu_pages_peak),
+			opt_csv(s.rate), opt_csv(s.producers), opt_csv(r.rcu_waiting_end), opt_csv(r.rcu_pages_peak),
 			fmt::format("{}", r.rcu_samples), fmt::format("{}", r.cycles_per_sec),
 			opt_csv(r.features), opt_csv(r.cache_flags), r.native_name,
 			fmt::format("{}", r.page_size), b(st.init_on_alloc), b(st.init_on_free),

@@ -325,6 +325,7 @@ Json to_json(const StormSpec& s)
 	j["max_live_bytes"] = opt(s.max_live_bytes);
 	j["thin"] = opt(s.thin);
 	j["rate"] = opt(s.rate);
+	j["producers"] = opt(s.producers);
 	return j;
 }
 
@@ -356,6 +357,7 @@ Json to_json(const StormResult& r)
 		res["pair_cycles"] = r.pair_cycles;
 		res["loop_cycles_x1000"] = r.loop_cycles_x1000;
 		res["failures"] = r.failures;
+		res["remote_frees"] = r.remote_frees;
 		res["peak_pages"] = r.peak_pages;
 		res["peak_live_bytes"] = r.peak_live_bytes;
 		res["meta_bytes"] = r.meta_bytes;

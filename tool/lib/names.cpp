@@ -85,6 +85,7 @@ constexpr std::pair<uint32_t, std::string_view> kStormPatterns[] = {
 	{SLABLAB_PATTERN_BULK, "bulk"},
 	{SLABLAB_PATTERN_PREFILL, "prefill"},
 	{SLABLAB_PATTERN_RCU, "rcu"},
+	{SLABLAB_PATTERN_PRODUCER_CONSUMER, "producer-consumer"},
 };
 static_assert(std::size(kStormPatterns) == __SLABLAB_PATTERN_MAX);
 

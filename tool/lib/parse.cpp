@@ -601,6 +601,15 @@ void validate_storm_spec(const StormSpec& spec)
 		throw UsageError("give ops or a duration, not both");
 	if (spec.ring && (*spec.ring & (*spec.ring - 1)))
 		throw UsageError(fmt::format("ring {} is not a power of two", *spec.ring));
+	if (spec.producers && spec.pattern != SLABLAB_PATTERN_PRODUCER_CONSUMER)
+		throw UsageError("--producers applies to pattern producer-consumer");
+	if (spec.producers && *spec.producers == 0)
+		throw UsageError("--producers is at least 1", ERANGE);
+	if (spec.producers && spec.threads && *spec.producers >= *spec.threads)
+		throw UsageError(fmt::format("--producers {} leaves no consumer of {} threads "
+					     "(1..threads - 1)",
+					     *spec.producers, *spec.threads),
+				 ERANGE);
 	if (spec.thin && spec.pattern != SLABLAB_PATTERN_CHURN)
 		throw UsageError("--thin applies to pattern churn");
 	if (spec.thin && *spec.thin == 0)

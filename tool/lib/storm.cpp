@@ -147,6 +147,7 @@ std::vector<std::string_view> main_figures(uint32_t pattern)
 	case SLABLAB_PATTERN_PREFILL:
 		return {"cycles_per_alloc", "cycles_per_free"};
 	case SLABLAB_PATTERN_REMOTE:
+	case SLABLAB_PATTERN_PRODUCER_CONSUMER:
 		return {"ops_per_sec"};
 	case SLABLAB_PATTERN_CHURN:
 		return {"fragmentation_pct"};

@@ -519,6 +519,9 @@ enum slablab_target {
  *	slablab_kfree_rcu()), at RATE objects a second per thread or as fast as possible; the
  *	storm waits for the grace periods before it is done (slablab and kmalloc targets;
  *	objects of at least sizeof(struct rcu_head))
+ * @SLABLAB_PATTERN_PRODUCER_CONSUMER: PRODUCERS threads allocate and push into one ring
+ *	of RING slots, the other threads pop and free: objects allocated on one set of cpus
+ *	and freed on another (ublk's completions, mimalloc-bench's xmalloc-test)
  * @__SLABLAB_PATTERN_MAX: the number of values
  */
 enum slablab_storm_pattern {
@@ -529,6 +532,7 @@ enum slablab_storm_pattern {
 	SLABLAB_PATTERN_BULK,
 	SLABLAB_PATTERN_PREFILL,
 	SLABLAB_PATTERN_RCU,
+	SLABLAB_PATTERN_PRODUCER_CONSUMER,
 	__SLABLAB_PATTERN_MAX
 };
 
@@ -1011,19 +1015,19 @@ enum slablab_stats_attr {
  *	nests (kmalloc and native targets); the kernel checks each entry with the storm-size
  *	policy whatever its type (NLA_POLICY_NESTED_ARRAY)
  * @SLABLAB_STORM_A_THREADS: (u32, 1..256) 1..storm-max-threads, default: one per cpu of
- *	cpus (at most storm-max-threads); remote: even
+ *	cpus (at most storm-max-threads); remote: even; producer-consumer: at least 2
  * @SLABLAB_STORM_A_CPUS: (string, at most 255 characters) cpu list ("0-3,6") of online
  *	cpus, default: the online cpus
- * @SLABLAB_STORM_A_OPS: (u64, 1..1099511627776) 1..storm-max-ops per thread (remote -
- *	per producer), default 100000
+ * @SLABLAB_STORM_A_OPS: (u64, 1..1099511627776) 1..storm-max-ops per thread (remote,
+ *	producer-consumer - per producer), default 100000
  * @SLABLAB_STORM_A_DURATION_MS: (u32, 1..600000) 1..storm-max-duration-ms, instead of
  *	ops
  * @SLABLAB_STORM_A_BATCH: (u32, 1..65536) batch/bulk size, 1..storm-max-batch, default
  *	16
  * @SLABLAB_STORM_A_WORKING_SET: (u32, 1..4194304) churn objects per thread,
  *	1..storm-max-working-set, default 4096
- * @SLABLAB_STORM_A_RING: (u32, 2..65536) remote ring slots, a power of two
- *	storm-min-ring..storm-max-ring, default 256
+ * @SLABLAB_STORM_A_RING: (u32, 2..65536) remote (each pair's) and producer-consumer (the
+ *	one shared) ring slots, a power of two storm-min-ring..storm-max-ring, default 256
  * @SLABLAB_STORM_A_SEED: (u64) RNG seed (churn, sizes), default 1
  * @SLABLAB_STORM_A_MAX_LIVE_BYTES: (u64, 1..18446744073709551615) 1..RAM / 2 (-ERANGE):
  *	cap on the memory the spec may hold at once, the objects each pattern keeps as the
@@ -1085,6 +1089,12 @@ enum slablab_stats_attr {
  * @SLABLAB_STORM_A_RCU_PAGES_PEAK: (u64) rcu: the most pages of typesafe-by-rcu slabs
  *	waiting for a grace period at a sample (the target's rcu-pages; not in peak-pages)
  * @SLABLAB_STORM_A_RCU_SAMPLES: (u32) rcu: how many samples (0 for other patterns)
+ * @SLABLAB_STORM_A_PRODUCERS: (u32, 1..255) producer-consumer: how many of THREADS
+ *	allocate (the rest free), 1..threads - 1 (so at most storm-max-threads - 1), default
+ *	threads / 2; refused for other patterns
+ * @SLABLAB_STORM_A_REMOTE_FREES: (u64) frees on another cpu than the one the object was
+ *	allocated on (remote and producer-consumer consumers; 0 for the other patterns, and
+ *	for workers that share their producer's cpu)
  * @__SLABLAB_STORM_A_MAX: the number of attribute types
  *
  * Values outside an attribute's checks fail with -ERANGE (the kernel's policy, which
@@ -1143,6 +1153,8 @@ enum slablab_storm_attr {
 	SLABLAB_STORM_A_RCU_WAITING_END,
 	SLABLAB_STORM_A_RCU_PAGES_PEAK,
 	SLABLAB_STORM_A_RCU_SAMPLES,
+	SLABLAB_STORM_A_PRODUCERS,
+	SLABLAB_STORM_A_REMOTE_FREES,
 	__SLABLAB_STORM_A_MAX
 };
 

@@ -225,6 +225,8 @@ inline constexpr AttrDesc kStormAttrs[] = {
 	{SLABLAB_STORM_A_RCU_WAITING_END, "rcu_waiting_end", -1, false},
 	{SLABLAB_STORM_A_RCU_PAGES_PEAK, "rcu_pages_peak", -1, false},
 	{SLABLAB_STORM_A_RCU_SAMPLES, "rcu_samples", -1, false},
+	{SLABLAB_STORM_A_PRODUCERS, "producers", -1, false},
+	{SLABLAB_STORM_A_REMOTE_FREES, "remote_frees", -1, false},
 };
 
 inline constexpr AttrDesc kStormSizeAttrs[] = {

@@ -201,6 +201,7 @@ struct StormSpec {
 	std::optional<uint64_t> max_live_bytes;		///< live-memory cap
 	std::optional<uint32_t> thin;			///< churn: keep every thin-th object
 	std::optional<uint32_t> rate;			///< rcu: objects/s per thread (0: max)
+	std::optional<uint32_t> producers;		///< producer-consumer: allocating threads
 
 	bool operator==(const StormSpec&) const = default;
 };
@@ -239,6 +240,7 @@ struct StormResult {
 	uint64_t pair_cycles = 0;	///< cycles in pair loops (alloc + free)
 	uint64_t loop_cycles_x1000 = 0;	///< empty-loop cycles per iteration x 1000
 	uint64_t failures = 0;		///< allocations that returned NULL
+	uint64_t remote_frees = 0;	///< frees on another cpu than the allocation's
 	uint64_t peak_pages = 0;	///< pages held by the target at the peak
 	uint64_t peak_live_bytes = 0;	///< bytes of live objects at that moment
 	uint64_t meta_bytes = 0;	///< slablab off-slab metadata at the peak
