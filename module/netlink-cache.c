@@ -11,8 +11,9 @@
  * holds slablab_lock() — cpus_read_lock(), then slablab_mutex (cache.c's lock order) —
  * while it looks up, changes or reports caches and handles; no lock of its own. The
  * cache dump's cursor (in cb->args) and consistency check:
- * slablab_nl_cache_get_dumpit(). Nothing a reader without CAP_SYS_ADMIN asks for
- * queues work on another cpu or waits for one (layers_for()).
+ * slablab_nl_cache_get_dumpit(). Nothing a reader asks for queues work on another cpu
+ * or waits for one, except the exact layers count CAP_SYS_ADMIN may ask for
+ * (layers_for()).
  */
 #include <linux/capability.h>
 #include <linux/cpu.h>
@@ -240,23 +241,33 @@ static const struct {
 enum layers_count { LAYERS_NONE, LAYERS_RACY, LAYERS_EXACT };
 
 /*
- * The count a request's sender gets: exact with CAP_SYS_ADMIN (as pre_doit checks it,
- * netlink_capable(), but not audited: a reader without it is refused nothing, it gets
- * the racy count), else racy. The exact count queues work on every
- * online cpu and waits for it, under slablab_lock(): a cpu that never runs its kworker
- * (a SCHED_FIFO task with RT throttling off, an isolated cpu) would hold the reader,
- * cpu hotplug and every command on caches; SLUB's world-readable sysfs files read the
- * per-cpu state racily for the same reason.
+ * The count a request asks for: exact only with SLABLAB_GET_F_EXACT, which needs
+ * CAP_SYS_ADMIN (checked as pre_doit checks it, netlink_capable(): -EPERM without);
+ * racy otherwise, for everyone. The exact count queues work on every online cpu and
+ * waits for it, under slablab_lock(): a cpu that never runs its kworker (a SCHED_FIFO
+ * task with RT throttling off, an isolated cpu) holds the asker, cpu hotplug and every
+ * command on caches, so only an administrator who asks for it pays that. SLUB's
+ * world-readable sysfs files read the per-cpu state racily for the same reason.
  */
-static enum layers_count layers_for(const struct sk_buff *skb)
+static int layers_for(const struct sk_buff *skb, const struct nlattr *flags,
+		      enum layers_count *count, struct netlink_ext_ack *extack)
 {
 	const struct socket *sock = NETLINK_CB(skb).sk->sk_socket;
-	bool opener = (NETLINK_CB(skb).flags & NETLINK_SKB_DST) ||
-		      (sock && sock->file &&
-		       file_ns_capable(sock->file, &init_user_ns, CAP_SYS_ADMIN));
+	bool opener;
 
-	return opener && ns_capable_noaudit(&init_user_ns, CAP_SYS_ADMIN) ?
-	       LAYERS_EXACT : LAYERS_RACY;
+	*count = LAYERS_RACY;
+	if (!flags || !(nla_get_u32(flags) & SLABLAB_GET_F_EXACT))
+		return 0;
+	opener = (NETLINK_CB(skb).flags & NETLINK_SKB_DST) ||
+		 (sock && sock->file &&
+		  file_ns_capable(sock->file, &init_user_ns, CAP_SYS_ADMIN));
+	if (!opener || !ns_capable(&init_user_ns, CAP_SYS_ADMIN)) {
+		NL_SET_ERR_MSG_MOD(extack, "the exact layers count needs CAP_SYS_ADMIN");
+		NL_SET_BAD_ATTR(extack, flags);
+		return -EPERM;
+	}
+	*count = LAYERS_EXACT;
+	return 0;
 }
 
 /*
@@ -549,15 +560,19 @@ out:
 int slablab_nl_cache_get_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nlattr *tb[SLABLAB_CACHE_A_MAX + 1];
+	enum layers_count layers;
 	struct slablab_cache *s;
 	struct sk_buff *msg;
 	void *hdr;
 	int err;
 
+	err = layers_for(skb, info->attrs[SLABLAB_A_FLAGS], &layers, info->extack);
+	if (err)
+		return err;
 	s = cache_op_begin(info, tb, SLABLAB_CMD_CACHE_GET, &msg, &hdr);
 	if (IS_ERR(s))
 		return PTR_ERR(s);
-	err = reply_cache(info, msg, hdr, s, NULL, layers_for(skb), NULL, NULL);
+	err = reply_cache(info, msg, hdr, s, NULL, layers, NULL, NULL);
 	slablab_unlock();
 	return err;
 }
@@ -565,15 +580,15 @@ int slablab_nl_cache_get_doit(struct sk_buff *skb, struct genl_info *info)
 /*
  * The cache dump. Cursor: cb->args[0] is the index of the cache to put next in
  * slablab_caches; cb->args[1] is 0 when that cache was not begun, else the cpu its
- * per-cpu entries continue from; cb->args[2] is 0, or 1 + the layers count the asker
- * gets (layers_for()). A cache whose per-cpu entries do not fit a message
- * of its own (many cpus) spans several: the first carries the whole cache with the
- * entries that fit, each next one only its NAME and further PERCPU entries, always
- * first in its skb (selftest_dump_percpu_max, selftests=1 only, caps the entries per
- * message, so that a 2-cpu VM splits too). An index into a list that changes between
- * calls could skip or repeat a cache: cb->seq is the list's generation, and
- * genl_dump_check_consistent() flags NLM_F_DUMP_INTR on every message after a change,
- * so the reader dumps again.
+ * per-cpu entries continue from; cb->args[2] is 0, or 1 + the layers count asked for
+ * (layers_for(): decided, or refused, at the first call). A cache whose per-cpu
+ * entries do not fit a message of its own (many cpus) spans several: the first
+ * carries the whole cache with the entries that fit, each next one only its NAME and
+ * further PERCPU entries, always first in its skb (selftest_dump_percpu_max,
+ * selftests=1 only, caps the entries per message, so that a 2-cpu VM splits too). An
+ * index into a list that changes between calls could skip or repeat a cache: cb->seq is
+ * the list's generation, and genl_dump_check_consistent() flags NLM_F_DUMP_INTR on
+ * every message after a change, so the reader dumps again.
  */
 int slablab_nl_cache_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 {
@@ -593,8 +608,12 @@ int slablab_nl_cache_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb
 
 	if (fl && (nla_get_u32(fl) & SLABLAB_GET_F_LAYERS)) {
 		/* decided once, for the task that asked: a later recvmsg() may be another's */
-		if (!cb->args[2])
-			cb->args[2] = 1 + layers_for(cb->skb);
+		if (!cb->args[2]) {
+			err = layers_for(cb->skb, fl, &layers, cb->extack);
+			if (err)
+				return err;
+			cb->args[2] = 1 + layers;
+		}
 		layers = cb->args[2] - 1;
 	}
 	slablab_lock();

@@ -212,18 +212,20 @@ void bind_cache_lifecycle(ClientClass& client)
 			"caches of other owners, NotFound if there is no such cache.")
 		.def(
 			"cache_get",
-			[](slabctl::Client& c, const std::string& name, bool percpu) {
+			[](slabctl::Client& c, const std::string& name, bool percpu, bool exact) {
 				slabctl::CacheInfo info;
 				{
 					py::gil_scoped_release nogil;
-					info = c.cache_get(name, percpu);
+					info = c.cache_get(name, percpu, exact);
 				}
 				return to_py(slabctl::to_json(info));
 			},
-			py::arg("name"), py::arg("percpu") = true,
+			py::arg("name"), py::arg("percpu") = true, py::arg("exact") = false,
 			"CACHE_GET: the cache as a dict (see docs/python.md): geometry and "
-			"tunables, 'gauges', 'stats' (keyed by STAT_NAMES) and, with percpu=True, "
-			"'percpu' (a list of per-cpu dicts).")
+			"tunables, 'gauges', 'stats' (keyed by STAT_NAMES), 'layers' and, with "
+			"percpu=True, 'percpu' (a list of per-cpu dicts). The layers are read "
+			"racily from one cpu; exact=True counts them on every cpu under its lock "
+			"(CAP_SYS_ADMIN, else PermissionDenied; work queued on each cpu).")
 		.def(
 			"cache_list",
 			[](slabctl::Client& c, bool percpu) {

@@ -20,7 +20,7 @@ except ImportError as e:
     pytest.exit(f"conftest: slablab is not installed for {sys.executable} ({e}): run make, "
                 "and the tests with build/venv/bin/python (docs/testing.md)", returncode=4)
 
-from helpers import DESIGN_VARIANTS, slabctl  # noqa: E402
+from helpers import DESIGN_VARIANTS, ExactClient, slabctl  # noqa: E402
 
 
 # Cases that are about slabs of fixed-size slots or a per-cpu layer: slob has neither
@@ -65,8 +65,9 @@ _names = itertools.count()
 def client():
     """A Client per test file: a file that reloads the module (test_storms.py's unload
     tests, test_reload.py) leaves earlier Clients with a stale family id, and no
-    other file may depend on running before it."""
-    return slablab.Client()
+    other file may depend on running before it. Its cache_get() counts the layers
+    exactly (helpers.ExactClient)."""
+    return ExactClient()
 
 
 @pytest.fixture(scope="session")

@@ -1,13 +1,16 @@
 # SPDX-License-Identifier: GPL-2.0
 """An unprivileged reader cannot stall the machine (issue 40, items 3 and 4).
 
-A reader without CAP_SYS_ADMIN gets a cache's layers counted racily from its own cpu
-(netlink-cache.c's layers_for()): no work queued on another cpu (checked with the
-workqueue:workqueue_queue_work tracepoint, root's exact count as the control that the
-tracepoint sees slablab's work), the same figures as root's exact count on a quiet
-cache, and an answer while a SCHED_FIFO busy loop holds cpu 1 with RT throttling off
-(the exact count's kworker on cpu 1 never runs then: the reader, cpu hotplug, slablab
-and, before parallel_ops, every generic netlink family waited for good on 6.1).
+Every reader, root too, gets a cache's layers counted racily from its own cpu unless
+it asks for the exact count (get-flag exact, `slabctl info --exact`), which needs
+CAP_SYS_ADMIN (netlink-cache.c's layers_for()): no work queued on another cpu (checked
+with the workqueue:workqueue_queue_work tracepoint, root's exact count as the control
+that the tracepoint sees slablab's work), the same figures as the exact count on a
+quiet cache, and an answer while a SCHED_FIFO busy loop holds cpu 1 with RT throttling
+off (the exact count's kworker on cpu 1 never runs then: the reader, cpu hotplug,
+slablab and, before parallel_ops, every generic netlink family waited for good on 6.1;
+an administrator who asks for the exact count still waits, and with it slablab's
+other commands on caches, never the readers who did not ask).
 
 The family is parallel_ops: a slablab command that waits long (here root's exact count,
 waiting for its work on the hogged cpu) holds up no other family; another family's
@@ -93,31 +96,52 @@ def traced(path, cmd):
 
 @pytest.mark.not_slob("slob has no per-cpu layer")
 @pytest.mark.parametrize("design", FRONT_END_VARIANTS)
-def test_unprivileged_layers_queue_no_work(client, make_cache, design, ncpus, wq_trace):
-    """CACHE_GET (slabctl info -r) and the dump with layers (slabctl -j info) as uid
-    65534 queue no work on another cpu; root's exact count, the control, queues
+def test_layers_queue_no_work_unless_exact(client, make_cache, design, ncpus, wq_trace):
+    """CACHE_GET (slabctl info -r) and the dump with layers (slabctl -j info) queue no
+    work on another cpu, as uid 65534 or as root; root's --exact, the control, queues
     slablab's count on every online cpu (so the tracepoint and the parsing see it)."""
     name = make_cache(192)
     handles = spread(client, name, ncpus)
     reads: List[Tuple[str, ...]] = [("info", "-r", name), ("-j", "info", name)]
     for args in reads:
-        root = traced(wq_trace, [SLABCTL, *args])
+        root = traced(wq_trace, [SLABCTL, *args, "--exact"])
         assert {e["cpu"] for e in root if e["fn"] == "cpu_work_fn"} == set(range(ncpus)), \
             (args, root)
     for args in reads + [("-j", "info")]:
-        queued = traced(wq_trace, nobody(*args))
-        elsewhere = [e for e in queued if e["fn"] == "cpu_work_fn" or
-                     (e["cpu"] >= 0 and e["cpu"] != e["on"])]
-        assert not elsewhere, (args, elsewhere)
+        for cmd in ([SLABCTL, *args], nobody(*args)):
+            queued = traced(wq_trace, cmd)
+            elsewhere = [e for e in queued if e["fn"] == "cpu_work_fn" or
+                         (e["cpu"] >= 0 and e["cpu"] != e["on"])]
+            assert not elsewhere, (cmd, elsewhere)
     for h in handles:
         client.obj_free(h, cpu=0)
+
+
+@pytest.mark.parametrize("args", [("info", "-r", "kmalloc-64"), ("-j", "info")])
+def test_exact_needs_cap_sys_admin(args):
+    """The exact count asked for without CAP_SYS_ADMIN: refused with EPERM and the
+    kernel's reason (the do and the dump alike), not silently racy."""
+    r = subprocess.run(nobody(*args, "--exact"), capture_output=True, text=True,
+                       timeout=120)
+    assert r.returncode != 0, r.stdout
+    assert "the exact layers count needs CAP_SYS_ADMIN" in r.stderr, r.stderr
+
+    def ask():
+        try:
+            slablab.Client().cache_get("kmalloc-64", exact=True)
+        except slablab.PermissionDenied as e:
+            return str(e)
+        return None
+
+    refused = _as_nobody(ask)
+    assert refused and "CAP_SYS_ADMIN" in refused, refused
 
 
 @pytest.mark.not_slob("slob has no per-cpu layer")
 @pytest.mark.parametrize("design", FRONT_END_VARIANTS)
 def test_racy_layers_are_exact_on_a_quiet_cache(client, make_cache, design, ncpus):
-    """The racy count a reader without CAP_SYS_ADMIN gets is root's exact one (work on
-    every cpu under its lock) when the cache is quiet: objects in every cpu's layers,
+    """The racy count (uid 65534's, and root's unless it asks) is the exact one (work
+    on every cpu under its lock) when the cache is quiet: objects in every cpu's layers,
     remote frees among them, after a shrink, and empty; in CACHE_GET and in the dump."""
     # the slab design's reaps drain the arrays in the background: none, quiet
     name = make_cache(192, **(dict(reap_cpu_ms=0, reap_node_ms=0) if design == "slab" else {}))
@@ -126,7 +150,7 @@ def test_racy_layers_are_exact_on_a_quiet_cache(client, make_cache, design, ncpu
     def racy():
         dump = subprocess.run([SLABCTL, "-j", "info", name], capture_output=True, text=True,
                               timeout=120, check=True)
-        return [slablab.Client().cache_get(name)["layers"],
+        return [slablab.Client().cache_get(name, exact=False)["layers"],
                 json.loads(dump.stdout)["caches"][0]["layers"]]
 
     for step in ("spread", "shrunk", "freed"):
@@ -135,11 +159,12 @@ def test_racy_layers_are_exact_on_a_quiet_cache(client, make_cache, design, ncpu
         elif step == "freed":
             for h in handles:
                 client.obj_free(h, cpu=0)
-        exact = client.cache_get(name)["layers"]
+        exact = client.cache_get(name, exact=True)["layers"]
         if step == "spread":
             assert sum(v for k, v in exact.items()
                        if k not in ("total", "callers", "slabs_free")) > 0, exact
         assert _as_nobody(racy) == [exact, exact], step
+        assert racy() == [exact, exact], step
 
 
 # ---- a SCHED_FIFO busy loop on cpu 1, RT throttling off ----
@@ -245,7 +270,8 @@ def waits_in_exact_count(pid, end):
 
 def root_exact_get():
     g = Genl()
-    return g.cmd("CACHE_GET", cache(name("kmalloc-64"))).error
+    return g.cmd("CACHE_GET", cache(name("kmalloc-64")),
+                 u32(A_["FLAGS"], U["SLABLAB_GET_F_EXACT"])).error
 
 
 def test_other_families_answer_while_slablab_waits(client):

@@ -110,7 +110,7 @@ Json meminfo_json(const std::optional<SlabMeminfo>& mi)
 struct InfoOptions {
 	std::vector<std::string> patterns;
 	bool sort_size = false, sort_activity = false, activity = false, totals = false;
-	bool bytes = false, native = false, slabinfo = false;
+	bool bytes = false, native = false, slabinfo = false, exact = false;
 	std::string report;
 };
 
@@ -138,10 +138,10 @@ int run_native_report(const InfoOptions& o, const std::filesystem::path& root)
 	return kExitOk;
 }
 
-/// info -r NAME: the report on one slablab cache.
-int run_report(Client& client, const std::string& name, uint32_t page_size)
+/// info -r NAME: the report on one slablab cache; --exact: its layers counted on every cpu.
+int run_report(Client& client, const std::string& name, uint32_t page_size, bool exact)
 {
-	CacheInfo c = client.cache_get(name, true);
+	CacheInfo c = client.cache_get(name, true, exact);
 	if (json_output()) {
 		Json j = json_envelope("info");
 		j["page_size"] = page_size;
@@ -296,15 +296,15 @@ int run_info(const InfoOptions& o)
 	v.module_loaded = client.has_value();
 	v.page_size = client ? client->status().page_size : host_page_size();
 	if (o.slabinfo) {
-		fmt::print("{}", render_slabinfo(select_caches(client->cache_list(false, true),
-							       o.patterns)));
+		fmt::print("{}", render_slabinfo(select_caches(
+					 client->cache_list(false, true, o.exact), o.patterns)));
 		return kExitOk;
 	}
 	if (!o.report.empty())
-		return run_report(*client, o.report, v.page_size);
+		return run_report(*client, o.report, v.page_size, o.exact);
 
 	if (client)
-		v.caches = select_caches(client->cache_list(false, json), o.patterns);
+		v.caches = select_caches(client->cache_list(false, json, o.exact), o.patterns);
 	if (o.native) {
 		v.natives = read_selected_natives(o, v.root);
 		if (!client)
@@ -394,6 +394,10 @@ Action setup_info(CLI::App& cmd)
 		     "Also the kernel's own caches (SLUB, read from /sys/kernel/slab), named "
 		     "slub/NAME; '-' where a file could not be read. Works without the module. "
 		     "With -r: the report on a kernel cache");
+	cmd.add_flag("--exact", o->exact,
+		     "Count the objects per layer exactly, on every cpu under its lock (needs "
+		     "CAP_SYS_ADMIN; queues work on each cpu and waits). Default: read racily "
+		     "from one cpu, the same figures on a quiet cache");
 	add_json_flag(cmd);
 	auto* slabinfo = cmd.add_flag("--slabinfo", o->slabinfo,
 				      "/proc/slabinfo version 2.1 lines (SLAB's tunables and slabdata) "

@@ -1016,14 +1016,19 @@ void Client::cache_destroy(std::string_view name)
 		nullptr, false);
 }
 
-CacheInfo Client::cache_get(std::string_view name, bool percpu)
+CacheInfo Client::cache_get(std::string_view name, bool percpu, bool exact)
 {
 	auto& d = impl();
 	d.check(SLABLAB_CMD_CACHE_GET, [&] { validate_cache_name(name); });
 	const std::string op = command_name(SLABLAB_CMD_CACHE_GET);
 	CacheInfo c;
 	d.transact(
-		SLABLAB_CMD_CACHE_GET, false, [&](nl_msg* m) { put_cache_name(m, name, op); },
+		SLABLAB_CMD_CACHE_GET, false,
+		[&](nl_msg* m) {
+			put_cache_name(m, name, op);
+			if (exact)
+				put_u32(m, SLABLAB_A_FLAGS, SLABLAB_GET_F_EXACT, op);
+		},
 		[&](nlattr** tb) {
 			c = parse_cache(require(tb, SLABLAB_A_CACHE, op, "SLABLAB_A_CACHE"), op);
 		},
@@ -1035,7 +1040,7 @@ CacheInfo Client::cache_get(std::string_view name, bool percpu)
 	return c;
 }
 
-std::vector<CacheInfo> Client::cache_list(bool percpu, bool layers)
+std::vector<CacheInfo> Client::cache_list(bool percpu, bool layers, bool exact)
 {
 	auto& d = impl();
 	const std::string op = command_name(SLABLAB_CMD_CACHE_GET);
@@ -1047,7 +1052,8 @@ std::vector<CacheInfo> Client::cache_list(bool percpu, bool layers)
 			SLABLAB_CMD_CACHE_GET, true,
 			[&](nl_msg* m) {
 				uint32_t flags = (percpu ? SLABLAB_GET_F_PERCPU : 0) |
-						 (layers ? SLABLAB_GET_F_LAYERS : 0);
+						 (layers ? SLABLAB_GET_F_LAYERS : 0) |
+						 (layers && exact ? SLABLAB_GET_F_EXACT : 0);
 				if (flags)
 					put_u32(m, SLABLAB_A_FLAGS, flags, op);
 			},

@@ -48,7 +48,7 @@
  *   kmalloc or by another module.
  *
  * SLABLAB_CMD_CACHE_GET
- *   do: → cache; ← cache; dump: → flags; ← cache
+ *   do: → cache, flags; ← cache; dump: → flags; ← cache
  *   One cache (do: cache { name }) or every cache (dump). The reply is cache { name,
  *   size, align, flags, cpu-partial, min-partial, order, fastpath, obj-stride,
  *   objs-per-slab, order-default, owner, gauges (objects … live-bytes, meta-bytes),
@@ -62,7 +62,9 @@
  *   to the cache before. Entries come in cpu order. A dump during which a cache was
  *   created or destroyed has NLM_F_DUMP_INTR on some message from the change on
  *   (possibly only on NLMSG_DONE): check every message. Such a dump may have skipped
- *   or repeated a cache, and is to be dumped again.
+ *   or repeated a cache, and is to be dumped again. The layers (always in do, in
+ *   dumps with flags layers) are read racily unless flags has exact (CAP_SYS_ADMIN);
+ *   do reads only flags' exact bit.
  *
  * SLABLAB_CMD_CACHE_SET [ADMIN]
  *   do: → cache; ← cache
@@ -256,12 +258,16 @@ enum slablab_feature {
  * @SLABLAB_GET_F_PERCPU: include the per-cpu breakdown in dumps
  * @SLABLAB_GET_F_LAYERS: include each cache's objects per layer in dumps (cache-get
  *	always has them)
+ * @SLABLAB_GET_F_EXACT: count the per-cpu layers exactly, on every online cpu under its
+ *	lock: a work item queued on each cpu and waited for. Needs CAP_SYS_ADMIN (-EPERM
+ *	without). Without it the layers are read racily from the handler's cpu, for everyone.
  * @__SLABLAB_GET_F_ALL: every bit
  */
 enum slablab_get_flags {
 	SLABLAB_GET_F_PERCPU = 1U << 0,
 	SLABLAB_GET_F_LAYERS = 1U << 1,
-	__SLABLAB_GET_F_ALL = (1U << 2) - 1
+	SLABLAB_GET_F_EXACT = 1U << 2,
+	__SLABLAB_GET_F_ALL = (1U << 3) - 1
 };
 
 /**

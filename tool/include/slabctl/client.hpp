@@ -111,14 +111,18 @@ public:
 	/// CACHE_DEL. EBUSY while objects are allocated, EPERM for caches of other owners.
 	void cache_destroy(std::string_view name);
 	/// CACHE_GET (doit). The kernel always sends the per-cpu breakdown for a single
-	/// cache; with percpu=false it is dropped here.
-	CacheInfo cache_get(std::string_view name, bool percpu = true);
+	/// cache; with percpu=false it is dropped here. Its layers are read racily from
+	/// one cpu; `exact` counts them on every cpu under its lock (CAP_SYS_ADMIN, else
+	/// EPERM; work queued on each online cpu and waited for: docs/netlink.md).
+	CacheInfo cache_get(std::string_view name, bool percpu = true, bool exact = false);
 	/// CACHE_GET with NLM_F_DUMP: every cache, per-cpu entries only if percpu. A cache
 	/// whose per-cpu entries the module split over several messages is put back
 	/// together. A dump the module flags NLM_F_DUMP_INTR (the cache list changed while
 	/// it ran) is repeated, three tries in all, then EAGAIN.
-	/// With `layers`, each cache's objects per layer too (a count on every cpu each).
-	std::vector<CacheInfo> cache_list(bool percpu = false, bool layers = false);
+	/// With `layers`, each cache's objects per layer too, racy or, with `exact`,
+	/// counted on every cpu (as cache_get()).
+	std::vector<CacheInfo> cache_list(bool percpu = false, bool layers = false,
+					  bool exact = false);
 	/// How many times this Client repeated an interrupted cache_list() dump.
 	uint64_t dump_retries() const;
 	/// CACHE_SET with only the fields set in t; returns the cache after the change.
