@@ -43,6 +43,7 @@
 #include <linux/fault-inject.h>
 #include <linux/rcupdate.h>
 #include "internal.h"
+#include "target.h"
 
 static struct dentry *slablab_debugfs_root;
 static struct dentry *slablab_debugfs_caches;

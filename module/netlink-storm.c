@@ -15,6 +15,7 @@
 #include <linux/cpu.h>
 #include <net/genetlink.h>
 #include "netlink.h"
+#include "storm.h"
 
 /* The policies (slablab_storm_policy, slablab_storm_size_policy): netlink-gen.c. */
 

@@ -2,7 +2,7 @@
 /*
  * The storm engine: workloads run in the kernel against a slablab cache and against the
  * kernel's own allocator, on the same kernel, measured per operation. Its interface is
- * plain C (internal.h): slablab_storm_start() takes a struct slablab_storm_spec that
+ * plain C (storm.h): slablab_storm_start() takes a struct slablab_storm_spec that
  * netlink-storm.c parsed from STORM_START, slablab_storm_report() fills a struct
  * slablab_storm_report for STORM_GET/STOP. It calls only the allocator (cache.c).
  *
@@ -86,6 +86,7 @@
 #include <linux/delay.h>
 #include <linux/math64.h>
 #include <linux/rcupdate.h>
+#include "storm.h"
 #include "target.h"
 #include "compat.h"
 

@@ -21,7 +21,11 @@
  *
  * Locking: target.c's top. Its caches live as long as the target (the engine creates
  * and destroys them; every slablab cache it holds has ->users raised); its native
- * figures' files are opened by the engine's starting caller and read by its kthreads.
+ * figures' files are opened by the engine's starting caller and read by its kthreads;
+ * slablab_target_set_sysfs_root() takes target.c's target_root_lock.
+ *
+ * Included by storm.c, replay.c and target.c, and by debugfs.c for the
+ * selftest_native_sysfs hook (slablab_target_set_sysfs_root()).
  */
 #ifndef _SLABLAB_TARGET_H
 #define _SLABLAB_TARGET_H
@@ -293,5 +297,7 @@ u64 slablab_target_pages(struct slablab_alloc_target *tg, u64 *meta, const char 
 u64 slablab_target_rcu_waiting(struct slablab_alloc_target *tg, u64 *rcu_pages);
 struct task_struct *slablab_target_kthread(int (*fn)(void *data), void *data, int cpu,
 					   const char *name, u32 id, u32 idx);
+/* the selftest_native_sysfs hook's: where native targets' SLUB figures are read from */
+int slablab_target_set_sysfs_root(const char *root);
 
 #endif /* _SLABLAB_TARGET_H */
