@@ -6,13 +6,14 @@
  * for the per-cpu front end, and docs/design.md ("Designs") for the ops table's contract.
  *
  * What only a few files use has a header of its own beside this one, which includes it
- * and is included only where it is needed: storm.h (the storm engine's interface) and
- * target.h (what storms and replays allocate from).
+ * and is included only where it is needed: storm.h and replay.h (the storm and replay
+ * engines' interfaces) and target.h (what storms and replays allocate from).
  *
  * Locking: backend.c's top comment has the allocator's locks and their order, cache.c's
  * cpus_read_lock and slablab_mutex outermost but for the mutexes of the files above it
- * (storm.c's storm_mutex ...), taken before them; a declaration here says what its
- * caller must hold where that matters. The headers beside it say theirs at their tops.
+ * (storm.c's storm_mutex, replay.c's replay_mutex ...), taken before them; a declaration
+ * here says what its caller must hold where that matters. The headers beside it say
+ * theirs at their tops.
  */
 #ifndef _SLABLAB_INTERNAL_H
 #define _SLABLAB_INTERNAL_H
@@ -32,7 +33,6 @@
 #include "../uapi/linux/slablab.h"
 #include "../include/slablab.h"
 #include "../include/slablab/protocol.h"
-#include "../include/slablab/replay.h"
 #include "policy.h"
 
 #define SLABLAB_VERSION "0.1.0"
@@ -1000,97 +1000,5 @@ int slablab_handle_free(u32 id, int cpu, u32 count, u32 *left, struct netlink_ex
 u64 slablab_handles_objects(struct slablab_cache *s);
 void slablab_handles_release_cache(struct slablab_cache *s);
 void slablab_handles_release_all(void);
-
-/* replay.c: the replay engine (docs/replay.md) */
-
-/**
- * struct slablab_replay_setup - a replay-new request, parsed by netlink-replay.c
- * @target: enum slablab_target
- * @nr_events: events the replay holds
- * @nr_objects: object ids 1..@nr_objects
- * @nr_cpus: recorded cpus
- * @max_live_bytes: cap on the trace's peak live bytes
- * @design: enum slablab_design of the slablab target's caches
- * @time_scale: 0: as fast as possible; else each event at its time * @time_scale / 1000
- * @sample_ns: pages sampled every @sample_ns ns into the samples (0: none)
- * @use_cpu_partial: give the slablab target's caches @cpu_partial (else their default)
- * @cpu_partial: cpu_partial of the slablab target's caches
- */
-struct slablab_replay_setup {
-	u32 target;
-	u64 nr_events;
-	u32 nr_objects;
-	u32 nr_cpus;
-	u64 max_live_bytes;
-	u32 design;
-	u32 time_scale;
-	u64 sample_ns;
-	bool use_cpu_partial;
-	u32 cpu_partial;
-};
-
-/**
- * struct slablab_replay_report - a replay as replay-run/replay-get report it
- * @state: enum slablab_replay_state
- * @target: enum slablab_target
- * @threads: kthreads
- * @folded: fewer kthreads than recorded cpus
- * @allocs: allocations that succeeded
- * @frees: frees replayed
- * @remote_frees: frees on another kthread than the allocation's
- * @failures: allocations that failed
- * @alloc_cycles: cycles in allocations
- * @free_cycles: cycles in frees
- * @elapsed_ns: from the start to the last kthread's end
- * @peak_pages: highest pages sample of the target
- * @avg_pages: time-weighted mean of the pages samples
- * @peak_live_bytes: the trace's peak live bytes
- * @live_at_end: objects live after the last event
- * @design: enum slablab_design of the slablab target's caches
- * @time_scale: as set up (0: as fast as possible)
- * @use_cpu_partial: @cpu_partial was set up
- * @cpu_partial: cpu_partial of the slablab target's caches, as set up
- * @nr_res: entries of @res (0 until done)
- * @res: per cache (entry 0: kmalloc), owned by the replay
- * @nr_samples: entries of @samples (0 until done)
- * @samples: pages over time, owned by the replay
- */
-struct slablab_replay_report {
-	u32 state;
-	u32 target;
-	u32 threads;
-	bool folded;
-	u64 allocs;
-	u64 frees;
-	u64 remote_frees;
-	u64 failures;
-	u64 alloc_cycles;
-	u64 free_cycles;
-	u64 elapsed_ns;
-	u64 peak_pages;
-	u64 avg_pages;
-	u64 peak_live_bytes;
-	u64 live_at_end;
-	u32 design;
-	u32 time_scale;
-	bool use_cpu_partial;
-	u32 cpu_partial;
-	u32 nr_res;
-	const struct slablab_replay_cache_result *res;
-	u32 nr_samples;
-	const struct slablab_replay_sample *samples;
-};
-
-int slablab_replay_new(const struct slablab_replay_setup *setup,
-		       const struct slablab_replay_cache *caches, u32 nr_caches,
-		       struct netlink_ext_ack *extack);
-int slablab_replay_data(u64 offset, const struct slablab_replay_event *ev,
-			const u64 *times, u32 nr, struct netlink_ext_ack *extack);
-int slablab_replay_run(struct slablab_replay_report *rep, struct netlink_ext_ack *extack);
-void slablab_replay_get(struct slablab_replay_report *rep);
-void slablab_replay_stop(struct slablab_replay_report *rep);
-void slablab_replay_lock(void);
-void slablab_replay_unlock(void);
-void slablab_replay_exit(void);
 
 #endif /* _SLABLAB_INTERNAL_H */

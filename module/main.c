@@ -11,6 +11,7 @@
 #include <linux/init.h>
 #include <net/genetlink.h>
 #include "internal.h"
+#include "replay.h"
 #include "storm.h"
 
 static int __init slablab_init(void)

@@ -13,6 +13,7 @@
  */
 #include <net/genetlink.h>
 #include "netlink.h"
+#include "replay.h"
 
 /*
  * Replay commands (replay.c): its replay_mutex is taken inside each call, never with a

@@ -71,6 +71,7 @@
 #else
 #include <asm/unaligned.h>
 #endif
+#include "replay.h"
 #include "target.h"
 #include "compat.h"
 
