@@ -45,6 +45,7 @@
 #include "compat.h"
 #include "dispatch.h"
 #include "trace.h"
+#include "tunables.h"
 
 /* The designs, by enum slablab_design; NULL: reserved, not built yet. */
 static const struct slablab_design_ops *const slablab_designs[__SLABLAB_DESIGN_MAX] = {

@@ -44,6 +44,7 @@
 #include <linux/rcupdate.h>
 #include "internal.h"
 #include "target.h"
+#include "tunables.h"
 
 static struct dentry *slablab_debugfs_root;
 static struct dentry *slablab_debugfs_caches;

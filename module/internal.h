@@ -7,7 +7,8 @@
  *
  * What only a few files use has a header of its own beside this one, which includes it
  * and is included only where it is needed: storm.h and replay.h (the storm and replay
- * engines' interfaces) and target.h (what storms and replays allocate from).
+ * engines' interfaces), tunables.h (the tunable registry) and target.h (what storms and
+ * replays allocate from).
  *
  * Locking: backend.c's top comment has the allocator's locks and their order, cache.c's
  * cpus_read_lock and slablab_mutex outermost but for the mutexes of the files above it
@@ -816,91 +817,9 @@ int slablab_cache_destroy_locked(struct slablab_cache *s, struct netlink_ext_ack
 void slablab_rcu_drain(struct slablab_cache *s);
 void slablab_cache_release(struct slablab_cache *s);
 /*
- * The tunable registry (tunables-gen.c, generated from uapi/slablab.yaml and
- * uapi/tunables.yaml): one entry per enum slablab_tunable_id.
+ * One setter per tunable of SLABLAB_CACHE_TUNABLES, all alike (cache.c's table of them);
+ * the registry they are named from is tunables.h's.
  */
-enum slablab_default_rule {
-	SLABLAB_DEFAULT_REQUEST,	/* slablab_cache_args' own field (flags, design, ...) */
-	SLABLAB_DEFAULT_VALUE,		/* @dflt_value */
-	SLABLAB_DEFAULT_COMPUTED,	/* @dflt_fn(s), from the cache's layout */
-};
-
-/**
- * struct slablab_tunable - one cache tunable, as every part of the module sees it
- * @name: the struct slablab_cache field, debugfs file, slabctl key and JSON key
- * @attr: its SLABLAB_CACHE_A_* attribute
- * @offset: of its unsigned int in struct slablab_cache
- * @designs: SLABLAB_TUNABLE_D_* bits of the designs whose code reads it
- * @min: the least value it takes (the netlink policy's)
- * @max: the largest (a flags tunable: the mask of its bits)
- * @names: an enum tunable's value names, else NULL
- * @nr_names: entries of @names
- * @is_flags: a flags tunable (debugfs shows it in the read-only "flags" file)
- * @dflt: how creation sets it
- * @dflt_value: its default for SLABLAB_DEFAULT_VALUE
- * @dflt_fn: its default for SLABLAB_DEFAULT_COMPUTED
- *
- * Its setter is slablab_set_<name>() (cache.c's table of them): not here, so that the
- * registry is a leaf every layer may read, as trace.c is.
- */
-struct slablab_tunable {
-	const char *name;
-	int attr;
-	size_t offset;
-	unsigned int designs;
-	u32 min;
-	u32 max;
-	const char *const *names;
-	unsigned int nr_names;
-	bool is_flags;
-	enum slablab_default_rule dflt;
-	u32 dflt_value;
-	unsigned int (*dflt_fn)(const struct slablab_cache *s);
-};
-
-extern const struct slablab_tunable slablab_tunables[SLABLAB_NR_TUNABLES];
-extern const char *const slablab_fastpath_names[__SLABLAB_FASTPATH_MAX];
-extern const char *const slablab_design_names[__SLABLAB_DESIGN_MAX];
-
-/* The value of tunable @t in @s. */
-static inline unsigned int slablab_tunable_get(const struct slablab_cache *s,
-					       const struct slablab_tunable *t)
-{
-	return READ_ONCE(*(const unsigned int *)((const char *)s + t->offset));
-}
-
-/**
- * struct slablab_tunable_values - tunables to check and apply together
- * @set: BIT(id) of each one given
- * @v: the values, by enum slablab_tunable_id
- * @bad: set by slablab_tunables_set() to the id of the tunable that
- *	failed, -1 when none did (cache-new and cache-set point the extack at its
- *	attribute)
- */
-struct slablab_tunable_values {
-	u32 set;
-	u32 v[SLABLAB_NR_TUNABLES];
-	int bad;
-};
-
-/* tunables.c, a leaf: the defaults creation gives and the registry's ranges */
-void slablab_tunables_defaults(struct slablab_cache *s);
-int slablab_tunables_check_ranges(struct slablab_tunable_values *tv,
-				  struct netlink_ext_ack *extack);
-/* cache.c: check and apply, for creation, cache-new, cache-set, the args and debugfs */
-int slablab_tunables_set(struct slablab_cache *s, struct slablab_tunable_values *tv,
-			 struct netlink_ext_ack *extack);
-int slablab_tunable_set(struct slablab_cache *s, unsigned int id, u32 v,
-			struct netlink_ext_ack *extack);
-unsigned int slablab_order_default(const struct slablab_cache *s);
-unsigned int slablab_cpu_partial_default(const struct slablab_cache *s);
-unsigned int slablab_min_partial_default(const struct slablab_cache *s);
-unsigned int slablab_sheaf_capacity_default(const struct slablab_cache *s);
-unsigned int slablab_limit_default(const struct slablab_cache *s);
-unsigned int slablab_batchcount_default(const struct slablab_cache *s);
-unsigned int slablab_shared_default(const struct slablab_cache *s);
-
-/* one setter per tunable of SLABLAB_CACHE_TUNABLES, all alike (cache.c's table of them) */
 int slablab_set_min_partial(struct slablab_cache *s, unsigned int slabs,
 			    struct netlink_ext_ack *extack);
 int slablab_set_order(struct slablab_cache *s, unsigned int order, struct netlink_ext_ack *extack);

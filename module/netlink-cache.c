@@ -20,6 +20,7 @@
 #include <net/genetlink.h>
 #include <net/sock.h>
 #include "netlink.h"
+#include "tunables.h"
 
 /*
  * Selftests only (debugfs selftest_dump_percpu_max): at most this many per-cpu

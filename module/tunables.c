@@ -12,7 +12,7 @@
  */
 
 #include <linux/bitops.h>
-#include "internal.h"
+#include "tunables.h"
 
 /* ---- the defaults creation computes from the cache's layout (tunables.yaml's "computed") */
 

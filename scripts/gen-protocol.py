@@ -794,7 +794,7 @@ def gen_registry(sp):
     L = ["// SPDX-License-Identifier: GPL-2.0",
          "/* generated from uapi/slablab.yaml, uapi/tunables.yaml by scripts/gen-protocol.py */",
          "/*",
-         " * The tunable registry (struct slablab_tunable, internal.h): every place a tunable",
+         " * The tunable registry (struct slablab_tunable, tunables.h): every place a tunable",
          " * appears in the module walks this table: creation's defaults and the range check",
          " * (tunables.c), the check and apply steps cache-new, cache-set, slablab_cache_args",
          " * and debugfs share (cache.c, whose slablab_set_<name>() are the setters), the",
