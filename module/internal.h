@@ -1,14 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * slablab internals shared by the allocator (backend.c, the designs' design_*.c and the
- * cache API cache.c), the netlink family's netlink*.c, debugfs.c, handles.c, storm.c and
- * main.c. See backend.c's top comment for slabs and the locking rules, design_slub.c's
- * for the per-cpu front end, and docs/design.md ("Designs") for the ops table's contract.
+ * slablab internals shared by the allocator (backend.c, the designs' design_*.c, kmalloc.c
+ * and the cache API cache.c), the netlink family's netlink*.c, debugfs.c and selftest.c,
+ * handles.c, the engines (storm.c, replay.c, target.c), tunables.c, trace.c and main.c.
+ * See backend.c's top comment for slabs and the locking rules, design_slub.c's for the
+ * per-cpu front end, and docs/design.md ("Designs") for the ops table's contract.
  *
  * What only a few files use has a header of its own beside this one, which includes it
  * and is included only where it is needed: storm.h and replay.h (the storm and replay
- * engines' interfaces), tunables.h (the tunable registry) and target.h (what storms and
- * replays allocate from).
+ * engines' interfaces), tunables.h (the tunable registry), target.h (what storms and
+ * replays allocate from) and debugfs.h (what debugfs.c and selftest.c share).
  *
  * Locking: backend.c's top comment has the allocator's locks and their order, cache.c's
  * cpus_read_lock and slablab_mutex outermost but for the mutexes of the files above it
@@ -743,7 +744,7 @@ int slablab_selftest_pcs_held(struct slablab_cache *s);
 
 /* design_slab.c: SLAB's per-cpu array caches, shared and alien arrays, node slab lists */
 extern const struct slablab_design_ops slablab_slab_design_ops;
-/* on with selftests=1 (debugfs.c): the design counts its cpu lock's acquisitions */
+/* on with selftests=1 (selftest.c): the design counts its cpu lock's acquisitions */
 DECLARE_STATIC_KEY_FALSE(slablab_count_cpu_locks);
 int slablab_slab_design_check_tunables(struct slablab_cache *s, const u32 *limit,
 				       const u32 *batchcount, const u32 *shared,
@@ -902,7 +903,7 @@ void slablab_occupancy_range(const struct slablab_occupancy *h, unsigned int buc
 u64 slablab_backend_objects_partial(struct slablab_cache *s, u64 *nodes);
 void slablab_set_cache_observer(const struct slablab_cache_observer *obs);
 
-/* debugfs.c */
+/* debugfs.c (which has selftest.c add the test hooks' files: debugfs.h) */
 int slablab_debugfs_init(void);
 void slablab_debugfs_exit(void);
 

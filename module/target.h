@@ -24,7 +24,7 @@
  * figures' files are opened by the engine's starting caller and read by its kthreads;
  * slablab_target_set_sysfs_root() takes target.c's target_root_lock.
  *
- * Included by storm.c, replay.c and target.c, and by debugfs.c for the
+ * Included by storm.c, replay.c and target.c, and by selftest.c for the
  * selftest_native_sysfs hook (slablab_target_set_sysfs_root()).
  */
 #ifndef _SLABLAB_TARGET_H

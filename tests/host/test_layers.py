@@ -239,7 +239,7 @@ def command_files(graph):
 def test_netlink_family_core_and_command_files(graph):
     """netlink.c (the core) calls the generated file but no file of commands; each file of
     commands calls the core and no other file of commands; nothing else calls into a file
-    of commands but debugfs.c (the cache dump's selftest knob)."""
+    of commands but selftest.c (the cache dump's selftest knob, selftest_dump_percpu_max)."""
     files = command_files(graph)
     assert {NL_CORE, NL_GEN} <= set(graph), f"no {NL_CORE}.o or {NL_GEN}.o in module/Kbuild"
     assert files, "no netlink-*.o of commands in module/Kbuild"
@@ -253,7 +253,7 @@ def test_netlink_family_core_and_command_files(graph):
         lines = [f"  {f}.c -> {b}.c: {', '.join(s[:6])}" for b, s in side.items()]
         assert not side, f"{f}.c calls another file of commands:\n" + "\n".join(lines)
     callers = {a: b for a, bs in graph.items() for b in bs
-               if b in files and a not in files + [NL_CORE, NL_GEN, "debugfs"]}
+               if b in files and a not in files + [NL_CORE, NL_GEN, "selftest"]}
     assert not callers, f"files outside the netlink family call its commands' files: {callers}"
 
 

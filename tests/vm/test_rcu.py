@@ -4,7 +4,7 @@
 period, a typesafe_by_rcu cache's memory goes back to the page allocator only after
 one, destroy and unload wait for what is pending, and the counters say so. The
 in-kernel halves are the debugfs hooks caches/<name>/selftest (rcu_reuse, rcu_pending,
-rcu_typesafe: module/debugfs.c), so the file reloads the module with selftests=1."""
+rcu_typesafe: module/selftest.c), so the file reloads the module with selftests=1."""
 import contextlib
 import errno
 import os
