@@ -55,6 +55,31 @@ static __always_inline union slablab_pair read_pair(union slablab_pair *p)
 	return v;
 }
 
+/*
+ * Freeze or unfreeze @slab and change nothing else of it: its freelist, inuse and
+ * objects stay as they are, in one cmpxchg of its pair, tried again (each failure
+ * counted as CMPXCHG_DOUBLE_FAIL) until it holds. Frees may come in meanwhile: what
+ * the caller needs of the slab it reads from the pair this returns, the one replaced.
+ */
+static __always_inline union slablab_pair slab_set_frozen(struct slablab_cache *s,
+							  struct slablab_slab *slab,
+							  bool frozen)
+{
+	union slablab_pair old, new;
+	struct slablab_counters c;
+
+	for (;;) {
+		old = read_pair(&slab->fc);
+		c.word = old.word;
+		c.frozen = frozen;
+		new.freelist = old.freelist;
+		new.word = c.word;
+		if (pair_cmpxchg(&slab->fc, old, new))
+			return old;
+		stat(s, SLABLAB_CMPXCHG_DOUBLE_FAIL);
+	}
+}
+
 /* ---- free pointers ---- */
 
 static __always_inline void *fp_code(const struct slablab_cache *s, void *ptr,

@@ -286,7 +286,6 @@ static unsigned int refill_from_node(struct slablab_cache *s, struct slablab_nod
 {
 	struct slablab_slab *slab, *tmp;
 	unsigned int got = 0, total = 0, count;
-	union slablab_pair old, new;
 	struct slablab_counters c;
 	unsigned long flags;
 	LIST_HEAD(isolated);
@@ -296,16 +295,7 @@ static unsigned int refill_from_node(struct slablab_cache *s, struct slablab_nod
 		return 0;
 	spin_lock_irqsave(&n->list_lock, flags);
 	list_for_each_entry_safe(slab, tmp, &n->partial, node_list) {
-		for (;;) {
-			old = read_pair(&slab->fc);
-			c.word = old.word;
-			c.frozen = 1;
-			new.freelist = old.freelist;
-			new.word = c.word;
-			if (pair_cmpxchg(&slab->fc, old, new))
-				break;
-			stat(s, SLABLAB_CMPXCHG_DOUBLE_FAIL);
-		}
+		c.word = slab_set_frozen(s, slab, true).word;
 		remove_partial(n, slab);
 		list_add_tail(&slab->node_list, &isolated);
 		total += c.objects - c.inuse;
@@ -335,16 +325,7 @@ static unsigned int refill_from_node(struct slablab_cache *s, struct slablab_nod
 	if (unlikely(!list_empty(&isolated))) {
 		spin_lock_irqsave(&n->list_lock, flags);
 		list_for_each_entry_safe(slab, tmp, &isolated, node_list) {
-			for (;;) {
-				old = read_pair(&slab->fc);
-				c.word = old.word;
-				c.frozen = 0;
-				new.freelist = old.freelist;
-				new.word = c.word;
-				if (pair_cmpxchg(&slab->fc, old, new))
-					break;
-				stat(s, SLABLAB_CMPXCHG_DOUBLE_FAIL);
-			}
+			slab_set_frozen(s, slab, false);
 			list_del(&slab->node_list);
 			add_partial(n, slab, true);
 		}

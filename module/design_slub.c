@@ -322,22 +322,14 @@ static unsigned int unfreeze_partials(struct slablab_cache *s, struct slablab_sl
 		struct slablab_slab *slab = list;
 		struct slablab_node *n = s->node[slab_nid(slab)];
 		struct slablab_counters c;
-		union slablab_pair old, new;
+		union slablab_pair old;
 		unsigned long flags;
 
 		list = slab->next;
 		slab->next = NULL;
 		spin_lock_irqsave(&n->list_lock, flags);
-		for (;;) {
-			old = read_pair(&slab->fc);
-			c.word = old.word;
-			c.frozen = 0;
-			new.freelist = old.freelist;
-			new.word = c.word;
-			if (pair_cmpxchg(&slab->fc, old, new))
-				break;
-			stat(s, SLABLAB_CMPXCHG_DOUBLE_FAIL);
-		}
+		old = slab_set_frozen(s, slab, false);
+		c.word = old.word;
 		if (!c.inuse && n->nr_partial >= READ_ONCE(s->min_partial)) {
 			mark_dying(n, slab);
 			spin_unlock_irqrestore(&n->list_lock, flags);
