@@ -129,6 +129,25 @@ static __always_inline void set_fp(const struct slablab_cache *s, void *obj, voi
 	*(void **)addr = fp_code(s, fp, addr);
 }
 
+/*
+ * The free op (struct slablab_design_ops) of a design that takes objects one at a
+ * time: @free_one on each of the detached list of @cnt objects of @slab from @head,
+ * linked by free pointer, head first. Each object's successor is read before
+ * @free_one has it, as that may write over its free pointer.
+ */
+static __always_inline void free_list_each(struct slablab_cache *s, struct slablab_slab *slab,
+					   void *head, unsigned int cnt,
+					   void (*free_one)(struct slablab_cache *s,
+							    struct slablab_slab *slab, void *obj))
+{
+	while (cnt--) {
+		void *next = cnt ? get_fp(s, head) : NULL;
+
+		free_one(s, slab, head);
+		head = next;
+	}
+}
+
 static __always_inline struct slablab_slab *obj_to_slab(const void *obj)
 {
 	return (struct slablab_slab *)page_private(virt_to_head_page(obj));

@@ -1086,12 +1086,7 @@ to_slab:
 static void sheaves_free(struct slablab_cache *s, struct slablab_slab *slab, void *head,
 			 void *tail, unsigned int cnt)
 {
-	while (cnt--) {
-		void *next = cnt ? get_fp(s, head) : NULL;
-
-		sheaves_free_one(s, slab, head);
-		head = next;
-	}
+	free_list_each(s, slab, head, cnt, sheaves_free_one);
 }
 
 /*

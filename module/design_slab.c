@@ -1056,12 +1056,7 @@ static void slab_free_obj(struct slablab_cache *s, struct slablab_slab *slab, vo
 static void slab_free(struct slablab_cache *s, struct slablab_slab *slab, void *head,
 		      void *tail, unsigned int cnt)
 {
-	while (cnt--) {
-		void *next = cnt ? get_fp(s, head) : NULL;
-
-		slab_free_obj(s, slab, head);
-		head = next;
-	}
+	free_list_each(s, slab, head, cnt, slab_free_obj);
 }
 
 /*
