@@ -1682,7 +1682,7 @@ void slablab_gauges(struct slablab_cache *s, struct slablab_gauges *g)
  * batchcount and shared as one), then applied in the registry's order, flags first.
  * What the check passed can then fail only for lack of memory, and the setters that
  * allocate (flags, design, the slab arrays) undo themselves when it runs out. cache-new,
- * cache-set (netlink.c), slablab_cache_args (creation) and debugfs writes all come here,
+ * cache-set (netlink-cache.c), slablab_cache_args (creation) and debugfs writes all come here,
  * so a tunable is judged the same way wherever it is set.
  */
 

@@ -5,7 +5,8 @@
  * (uapi/tunables.yaml's "computed": slablab_<name>_default()) and range check. A leaf,
  * as trace.c is: it calls nothing of the module, so that cache.c (creation's defaults,
  * the check and apply steps every setting of a tunable goes through, the setters),
- * netlink.c and debugfs.c may all read it (tests/host/test_layers.py).
+ * netlink-cache.c and debugfs.c may all read it (tests/host/test_layers.py); they
+ * include tunables.h, which declares it.
  *
  * Locks: none; the functions read the cache they are given, whose caller holds
  * slablab_mutex or owns a cache not yet listed.

@@ -798,7 +798,7 @@ def gen_registry(sp):
          " * appears in the module walks this table: creation's defaults and the range check",
          " * (tunables.c), the check and apply steps cache-new, cache-set, slablab_cache_args",
          " * and debugfs share (cache.c, whose slablab_set_<name>() are the setters), the",
-         " * replies (netlink.c) and the debugfs files. tunables.c includes it, after the",
+         " * replies (netlink-cache.c) and the debugfs files. tunables.c includes it, after the",
          " * computed defaults the table names: one object, no file-level cycle.",
          " */", ""]
     enums = []
