@@ -15,6 +15,8 @@
 #include <linux/string.h>
 #include "internal.h"
 
+struct dentry;
+
 /* A word written to a file, without surrounding white space, into @buf of @size. */
 static inline int copy_word(char *buf, size_t size, const char __user *ubuf, size_t len)
 {

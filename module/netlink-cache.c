@@ -243,8 +243,12 @@ enum layers_count { LAYERS_NONE, LAYERS_RACY, LAYERS_EXACT };
 
 /*
  * The count a request asks for: exact only with SLABLAB_GET_F_EXACT, which needs
- * CAP_SYS_ADMIN (checked as pre_doit checks it, netlink_capable(): -EPERM without);
- * racy otherwise, for everyone. The exact count queues work on every online cpu and
+ * CAP_SYS_ADMIN of both the socket's opener and the task (sk_ns_capable(), audited:
+ * -EPERM without); racy otherwise, for everyone. Not netlink_capable(), which a sender
+ * that addressed its message passes on the task alone: a dump's first callback may run
+ * in whichever task reads the socket (netlink_dump() deferred by a full receive
+ * queue), and an unprivileged opener must not get the exact count through a
+ * privileged reader. The exact count queues work on every online cpu and
  * waits for it, under slablab_lock(): a cpu that never runs its kworker (a SCHED_FIFO
  * task with RT throttling off, an isolated cpu) holds the asker, cpu hotplug and every
  * command on caches, so only an administrator who asks for it pays that. SLUB's
@@ -253,16 +257,10 @@ enum layers_count { LAYERS_NONE, LAYERS_RACY, LAYERS_EXACT };
 static int layers_for(const struct sk_buff *skb, const struct nlattr *flags,
 		      enum layers_count *count, struct netlink_ext_ack *extack)
 {
-	const struct socket *sock = NETLINK_CB(skb).sk->sk_socket;
-	bool opener;
-
 	*count = LAYERS_RACY;
 	if (!flags || !(nla_get_u32(flags) & SLABLAB_GET_F_EXACT))
 		return 0;
-	opener = (NETLINK_CB(skb).flags & NETLINK_SKB_DST) ||
-		 (sock && sock->file &&
-		  file_ns_capable(sock->file, &init_user_ns, CAP_SYS_ADMIN));
-	if (!opener || !ns_capable(&init_user_ns, CAP_SYS_ADMIN)) {
+	if (!sk_ns_capable(NETLINK_CB(skb).sk, &init_user_ns, CAP_SYS_ADMIN)) {
 		NL_SET_ERR_MSG_MOD(extack, "the exact layers count needs CAP_SYS_ADMIN");
 		NL_SET_BAD_ATTR(extack, flags);
 		return -EPERM;
@@ -607,8 +605,13 @@ int slablab_nl_cache_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb
 	int cpu = cb->args[1], err = 0;
 	struct slablab_cache *s;
 
+	if (fl && (nla_get_u32(fl) & SLABLAB_GET_F_EXACT) &&
+	    !(nla_get_u32(fl) & SLABLAB_GET_F_LAYERS)) {
+		NL_SET_ERR_MSG_MOD(cb->extack, "the exact flag counts layers: set the layers flag");
+		return -EINVAL;
+	}
 	if (fl && (nla_get_u32(fl) & SLABLAB_GET_F_LAYERS)) {
-		/* decided once, for the task that asked: a later recvmsg() may be another's */
+		/* decided once: a later recvmsg() may be another task's */
 		if (!cb->args[2]) {
 			err = layers_for(cb->skb, fl, &layers, cb->extack);
 			if (err)

@@ -38,7 +38,8 @@ Target = Literal["slablab", "native", "kmalloc", "native-kmalloc"]
 #: a storm's target (enum target)
 StormTarget = Target
 #: enum storm-pattern
-StormPattern = Literal["pair", "batch", "remote", "churn", "bulk", "prefill", "rcu"]
+StormPattern = Literal["pair", "batch", "remote", "churn", "bulk", "prefill", "rcu",
+                       "producer-consumer"]
 #: enum storm-state
 StormState = Literal["none", "running", "done", "stopped"]
 #: a replay's target (enum target)

@@ -454,6 +454,15 @@ def test_storm_without_a_verb_or_target():
     assert r.returncode == 2 and "slabctl: storm: start: target kmalloc" in r.stderr
 
 
+def test_info_exact_only_where_layers_show():
+    """`info --exact` counts the objects per layer, which only -r, -j and --slabinfo
+    show: the table alone refuses it (a no-op otherwise), as does -r NAME --native."""
+    r = slabctl("info", "--exact")
+    assert r.returncode == 2 and "--exact counts the objects per layer" in r.stderr, r.stderr
+    r = slabctl("info", "--exact", "--native", "-r", "kmalloc-64")
+    assert r.returncode == 2 and "--exact is for slablab caches" in r.stderr, r.stderr
+
+
 # ------------------------------------------------------------- Python ----
 
 
@@ -643,7 +652,7 @@ def test_cache_keeps_the_body_exception(slablab):
 def test_storm_constants(slablab):
     assert slablab.STORM_TARGETS == ("slablab", "native", "kmalloc", "native-kmalloc")
     assert slablab.STORM_PATTERNS == ("pair", "batch", "remote", "churn", "bulk", "prefill",
-                                      "rcu")
+                                      "rcu", "producer-consumer")
     assert slablab.STORM_STATES == ("none", "running", "done", "stopped")
     assert "cycles_per_pair" in slablab.FIGURES and "overhead_pct" in slablab.FIGURES
     header = (REPO / "uapi" / "linux" / "slablab.h").read_text()

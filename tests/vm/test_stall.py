@@ -17,6 +17,7 @@ waiting for its work on the hogged cpu) holds up no other family; another family
 request (nlctrl's getfamily) answers meanwhile within STALL_BOUND_S.
 """
 import contextlib
+import errno
 import json
 import os
 import re
@@ -135,6 +136,18 @@ def test_exact_needs_cap_sys_admin(args):
 
     refused = _as_nobody(ask)
     assert refused and "CAP_SYS_ADMIN" in refused, refused
+
+
+def test_exact_without_layers_in_a_dump_is_refused():
+    """A dump's exact flag without its layers flag would count nothing: EINVAL with the
+    reason, not a silent no-op."""
+    g = Genl()
+    try:
+        r = g.dump("CACHE_GET", u32(A_["FLAGS"], U["SLABLAB_GET_F_EXACT"]))
+    finally:
+        g.close()
+    assert r.error == errno.EINVAL and "set the layers flag" in (r.msg or ""), \
+        (r.error, r.msg)
 
 
 @pytest.mark.not_slob("slob has no per-cpu layer")

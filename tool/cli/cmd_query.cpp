@@ -287,6 +287,11 @@ int run_info(const InfoOptions& o)
 		throw UsageError("--slabinfo prints /proc/slabinfo lines, not JSON: not with -j");
 	InfoView v;
 	v.root = default_native_root();
+	if (o.exact && o.report.empty() && !o.slabinfo && !json)
+		throw UsageError("--exact counts the objects per layer: with -r, -j or --slabinfo, "
+				 "which show them");
+	if (o.exact && o.native && !o.report.empty())
+		throw UsageError("--exact is for slablab caches: not with -r NAME --native");
 	if (!o.report.empty() && o.native)
 		return run_native_report(o, v.root);
 	if (!o.report.empty())
