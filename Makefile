@@ -99,7 +99,7 @@ endif
 .PHONY: all deps generate kernel module tool tool-tests python lint test test-quick test-full test-host test-vm demo vm check clean sheaves-compare \
 	distclean bench sweep soak torture ynl-demo experiments fidelity record-hackbench \
 	replay-hackbench replay-bootlike record-bootlike record-boot replay-boot icount-gate \
-	icount-aa
+	icount-aa findings
 
 GRID ?= small
 SOAK_SECONDS ?= 600
@@ -236,6 +236,17 @@ experiments: all
 		$(if $(EXPERIMENTS_PUBLISH),EXPERIMENTS_PUBLISH='$(EXPERIMENTS_PUBLISH)') \
 		VM_ENV='EXPERIMENTS EXPERIMENTS_FULL EXPERIMENTS_REPEAT EXPERIMENTS_WARMUP EXPERIMENTS_ORDER_SEED EXPERIMENTS_PUBLISH SLABLAB_BOOT_TRACE' \
 		$(REPO)/scripts/vm.sh --module $(REPO)/module/slablab.ko -- $(REPO)/scripts/experiments.sh
+# docs/findings.md's questions (issue 42), deterministic by default: -icount shift 1 on
+# 2 vCPUs (a producer and a consumer cpu); FINDINGS=q4 for some. Not in make test.
+FINDINGS_TIMEOUT ?= 3600
+findings: all
+	@VM_PIN='$(or $(VM_PIN),auto)' VM_ICOUNT='$(or $(VM_ICOUNT),1)' VM_CPUS='$(or $(VM_CPUS),2)' \
+		VM_TIMEOUT='$(FINDINGS_TIMEOUT)' \
+		$(if $(FINDINGS),FINDINGS='$(FINDINGS)') \
+		$(if $(FINDINGS_REPEAT),FINDINGS_REPEAT='$(FINDINGS_REPEAT)') \
+		$(if $(FINDINGS_OPS),FINDINGS_OPS='$(FINDINGS_OPS)') \
+		VM_ENV='FINDINGS FINDINGS_REPEAT FINDINGS_OPS' \
+		$(REPO)/scripts/vm.sh --module $(REPO)/module/slablab.ko -- $(REPO)/scripts/findings.sh
 # Every design against the kernel allocator it models (docs/fidelity.md): boots each
 # kernel of FIDELITY_KERNELS (the SLUB_STATS, SLAB and SLOB ones built once from Debian's
 # source) and prints the geometry, behaviour and cost tables. Not in make test.

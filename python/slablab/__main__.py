@@ -1,9 +1,11 @@
 # SPDX-License-Identifier: GPL-2.0 OR MIT
-"""python3 -m slablab [sweep ARGS... | experiment NAME|all|list [--full] ... | fidelity ...]
+"""python3 -m slablab [sweep ARGS... | experiment NAME|all|list [--full] ... | fidelity ...
+                    | findings q4,...|all|list ...]
 
 Without arguments: the package and module versions and the kernel it runs on.
 ``python3 -m slablab sweep ...`` is ``python3 -m slablab.sweep ...`` (docs/sweeps.md);
 ``python3 -m slablab experiment seed-002`` runs a seed experiment (docs/experiments.md);
+``python3 -m slablab findings q4`` answers a question of docs/findings.md;
 ``python3 -m slablab fidelity`` checks the design the running kernel's allocator models
 against it (docs/fidelity.md).
 """
@@ -19,6 +21,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     if argv and argv[0] == "experiment":
         from .experiments import cli
         return cli.main(argv[1:])
+    if argv and argv[0] == "findings":
+        from . import findings
+        return findings.main(argv[1:])
     if argv and argv[0] == "fidelity":
         from . import fidelity
         return fidelity.main(argv[1:])

@@ -1,0 +1,253 @@
+# SPDX-License-Identifier: GPL-2.0 OR MIT
+"""The findings of docs/findings.md: linux-mm's open questions of 2026 about 7.x's sheaves,
+each answered by taking one cache layer out and leaving the rest identical (issue 42).
+
+Run inside the VM (``make findings FINDINGS=q4``, scripts/findings.sh), deterministic
+(``VM_ICOUNT=1 VM_CPUS=2``: cycles count instructions, the same every run)::
+
+    python3 -m slablab findings [q4,...|all|list] [--out DIR] [--repeat N] [--ops N]
+
+Each question names its **primary verdict before the run** (:data:`QUESTIONS`): one
+ratio of one figure between two designs, judged by ``slabctl compare``'s rule —
+"higher"/"lower" when the 95% interval excludes 1, "no difference" only when it lies
+inside 1 ± ``TOLERANCE`` (equivalence), else inconclusive with the per-pair sd, the
+minimum detectable effect and the repeats a decision would need. The other ratios are
+printed as secondary, their p-values Holm-adjusted.
+
+What the lab cannot say: contention *time* (192 cpus, cache-line bouncing, lock hold
+times) is not measurable under TCG on 2 cores; instruction counts and the mechanism
+counts (node list_lock operations, barn operations, page round trips per 1000
+objects) are, and repeat exactly.
+"""
+import argparse
+import json
+import math
+import os
+import sys
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence
+
+from .analysis import LIST_LOCK_STATS
+
+#: The equivalence margin: "no difference" needs the whole interval inside 1 ± this.
+TOLERANCE = 0.05
+#: Barn traffic (sheaves only): full and empty sheaves taken from and given to a barn.
+BARN_STATS = ("barn_get", "barn_get_fail", "barn_put", "barn_put_fail")
+#: Page-allocator round trips.
+PAGE_STATS = ("alloc_slab", "free_slab")
+
+
+@dataclass(frozen=True)
+class Question:
+    """One finding: its source on linux-mm, what runs, and the primary verdict named
+    before the run (figure, variant against baseline)."""
+    key: str
+    title: str
+    source: str
+    primary: str            # "FIGURE: VARIANT vs BASELINE"
+    run: Callable[["Context"], Dict[str, Any]]
+
+
+@dataclass
+class Context:
+    client: Any
+    out: str
+    repeat: int
+    ops: int
+    log: Callable[[str], None] = print
+    results: Dict[str, Any] = field(default_factory=dict)
+
+
+def per_1000(run: Mapping[str, Any], names: Sequence[str]) -> Optional[float]:
+    """The run's statistics ``names`` summed, per 1000 objects it allocated."""
+    res = run["storm"]["result"]
+    if not res or not res["allocs"] or res["stats"] is None:
+        return None
+    return 1000.0 * sum(res["stats"][n] for n in names) / res["allocs"]
+
+
+def mechanism_table(cmp: Mapping[str, Any]) -> List[Dict[str, Any]]:
+    """Per variant: the counted runs' median list_lock, barn and page operations per
+    1000 objects, and their spread (max - min: 0 under -icount when they repeat)."""
+    rows = []
+    for vi, v in enumerate(cmp["variants"]):
+        runs = [r for r in cmp["runs"] if r["variant"] == vi and r["counted"]]
+        row: Dict[str, Any] = {"variant": v["label"], "runs": len(runs)}
+        for key, names in (("list_lock", LIST_LOCK_STATS), ("barn", BARN_STATS),
+                           ("pages", PAGE_STATS)):
+            vals = sorted(x for x in (per_1000(r, names) for r in runs) if x is not None)
+            row[key] = vals[len(vals) // 2] if vals else None
+            row[key + "_spread"] = (vals[-1] - vals[0]) if vals else None
+        rem = [r["storm"]["result"]["remote_frees"] / max(1, r["storm"]["result"]["frees"])
+               for r in runs if r["storm"]["result"]]
+        row["remote_pct"] = 100.0 * sorted(rem)[len(rem) // 2] if rem else None
+        rows.append(row)
+    return rows
+
+
+def holm(ps: Sequence[Optional[float]]) -> List[Optional[float]]:
+    """Holm's step-down adjustment of ``ps`` (None stays None)."""
+    idx = sorted((p, i) for i, p in enumerate(ps) if p is not None)
+    out: List[Optional[float]] = [None] * len(ps)
+    running = 0.0
+    m = len(idx)
+    for k, (p, i) in enumerate(idx):
+        running = max(running, min(1.0, (m - k) * p))
+        out[i] = running
+    return out
+
+
+def verdict_line(label: str, fig: str, s: Mapping[str, Any], base: str,
+                 p_adj: Optional[float] = None) -> str:
+    """One verdict as the rule reads the interval (``slabctl compare``'s verdict)."""
+    ci = s.get("ci")
+    if not ci:
+        return f"{fig}: {label} vs {base}: no interval (too few counted runs)"
+    pct = lambda x: f"{(x - 1) * 100:+.2f}%"  # noqa: E731
+    text = (f"{fig}: {label} vs {base}: {pct(ci['ratio'])} "
+            f"[{pct(ci['lo'])}, {pct(ci['hi'])}] (n={ci['n']})")
+    v = s["verdict"]
+    if v == "higher" or v == "lower":
+        text += f": {v}"
+    elif v == "same":
+        text += f": no difference (inside ±{TOLERANCE:.0%})"
+    else:
+        mde = ci.get("mde")
+        sd = ci.get("sd")
+        need = ""
+        if sd and mde is not None and mde > 0:
+            # n for a 80%-power detection of the tolerance itself: (2.8 sd / log(1+tol))^2
+            n = math.ceil((2.8 * sd / math.log1p(TOLERANCE)) ** 2)
+            need = f"; a decision at ±{TOLERANCE:.0%} needs about {n} repeats"
+        text += (f": inconclusive (per-pair sd {sd:.4f}, MDE at 80% power "
+                 f"{mde * 100:.2f}%{need})")
+    if p_adj is not None:
+        text += f" [secondary, Holm p={p_adj:.3g}]"
+    return text
+
+
+def run_q4(ctx: Context) -> Dict[str, Any]:
+    """Cross-cpu producer→consumer: half the online cpus produce, the other half consume
+    (one each on 2 vCPUs, two each on 4), a worker per cpu, a ring of 256 between them,
+    256-byte objects, on slub, sheaves and slab (and the kernel's own allocator)."""
+    c = ctx.client
+    ncpus = c.status()["nr_online_cpus"]
+    if ncpus < 2:
+        raise RuntimeError("q4 needs 2 cpus at least (VM_CPUS=2): a producer and a consumer")
+    threads = ncpus - ncpus % 2
+    name = "q4-256"
+    try:
+        c.cache_destroy(name)
+    except Exception:  # noqa: BLE001 - not there
+        pass
+    c.cache_create(name, 256)
+    try:
+        cmp = c.compare("producer-consumer", cache=name,
+                        sets=[{"design": "slub"}, {"design": "sheaves"}, {"design": "slab"}],
+                        threads=threads, producers=threads // 2,
+                        cpus=",".join(map(str, range(threads))), ops=ctx.ops, ring=256,
+                        repeat=ctx.repeat, warmup=1,
+                        figures=["cycles_per_alloc", "cycles_per_free"])
+    finally:
+        c.cache_destroy(name)
+    return cmp
+
+
+QUESTIONS: Dict[str, Question] = {q.key: q for q in (
+    Question("q4", "Cross-cpu producer→consumer: does sheaves cost more than slub?",
+             "Ming Lei, ublk 36M → 13M IOPS on 7.0, 41% in get_from_any_partial "
+             "(linux-mm, Feb 2026); mimalloc-bench's xmalloc-test",
+             "cycles_per_alloc: sheaves vs slub", run_q4),
+)}
+
+
+def judge(q: Question, cmp: Mapping[str, Any]) -> List[str]:
+    """The primary verdict first, then every other ratio as a Holm-adjusted secondary."""
+    fig, rest = q.primary.split(": ", 1)
+    variant, base = rest.split(" vs ")
+    labels = [v["label"] for v in cmp["variants"]]
+
+    def find(lbl: str) -> int:
+        return next(i for i, x in enumerate(labels) if x.endswith(f"design={lbl}"))
+
+    b = find(base)
+    if b != 0:
+        raise ValueError(f"{q.key}: the baseline {base} must be the first variant")
+    lines = ["primary: " + verdict_line(variant, fig, cmp["variants"][find(variant)]
+                                        ["summary"][fig], base)]
+    second = [(labels[vi].split("design=")[-1], f, cmp["variants"][vi]["summary"][f])
+              for vi in range(1, len(labels)) for f in cmp["figures"]
+              if not (vi == find(variant) and f == fig)]
+    adj = holm([(s.get("ci") or {}).get("p") for _, _, s in second])
+    for (lbl, f, s), p in zip(second, adj):
+        lines.append("secondary: " + verdict_line(lbl, f, s, base, p))
+    return lines
+
+
+def report(q: Question, cmp: Mapping[str, Any]) -> str:
+    ctxt = cmp["context"]
+    out = [f"## {q.key}: {q.title}", f"source: {q.source}",
+           f"machine: {ctxt['kernel_release']}, {ctxt['vm_cpus']} vCPUs, icount "
+           f"{ctxt['vm_icount'] or 'off (wall-clock cycles: noisy)'}; slablab "
+           f"{ctxt['slablab_commit']}; {cmp['repeats_done']} repeats + {cmp['warmup']} "
+           "warm-up, variants interleaved", ""]
+    out.append("| variant | cycles/alloc (median) | cycles/free (median) | list_lock ops "
+               "/1000 | barn ops /1000 | page round trips /1000 | remote frees |")
+    out.append("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
+    mech = mechanism_table(cmp)
+    for v, m in zip(cmp["variants"], mech):
+        s = v["summary"]
+
+        def f(x: Optional[float], nd: int = 1) -> str:
+            return "–" if x is None else f"{x:.{nd}f}"
+        out.append(f"| {v['label']} | {f(s['cycles_per_alloc']['median'])} | "
+                   f"{f(s['cycles_per_free']['median'])} | {f(m['list_lock'], 2)} | "
+                   f"{f(m['barn'], 2)} | {f(m['pages'], 2)} | {f(m['remote_pct'], 1)}% |")
+    out.append("")
+    out.extend(judge(q, cmp))
+    return "\n".join(out) + "\n"
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    ap = argparse.ArgumentParser(prog="python3 -m slablab findings",
+                                 description="docs/findings.md's questions, in the VM")
+    ap.add_argument("which", nargs="?", default="all",
+                    help="comma-separated questions (q4), all, or list")
+    ap.add_argument("--out", default="findings-out", help="where results go")
+    ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--ops", type=int, default=20000)
+    a = ap.parse_args(argv)
+    if a.which == "list":
+        for q in QUESTIONS.values():
+            print(f"{q.key}: {q.title} (primary: {q.primary})")
+        return 0
+    keys = list(QUESTIONS) if a.which == "all" else a.which.split(",")
+    bad = [k for k in keys if k not in QUESTIONS]
+    if bad:
+        print(f"findings: no question {', '.join(bad)}; have {', '.join(QUESTIONS)}",
+              file=sys.stderr)
+        return 2
+    if a.repeat < 2:
+        print("findings: --repeat needs at least 2 (an interval)", file=sys.stderr)
+        return 2
+    import slablab
+    os.makedirs(a.out, exist_ok=True)
+    ctx = Context(client=slablab.Client(), out=a.out, repeat=a.repeat, ops=a.ops)
+    for k in keys:
+        q = QUESTIONS[k]
+        t0 = time.monotonic()
+        print(f"findings: {k}: {q.title} (primary: {q.primary}) ...", flush=True)
+        cmp = q.run(ctx)
+        with open(os.path.join(a.out, f"{k}.json"), "w") as fd:
+            json.dump(cmp, fd, indent=1)
+        text = report(q, cmp)
+        with open(os.path.join(a.out, f"{k}.md"), "w") as fd:
+            fd.write(text)
+        print(text)
+        print(f"findings: {k} took {time.monotonic() - t0:.1f} s", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
