@@ -45,8 +45,9 @@ class Question:
     key: str
     title: str
     source: str
-    primary: str            # "FIGURE: VARIANT vs BASELINE"
+    primary: str            # "FIGURE: VARIANT vs BASELINE", or q5's first shape
     run: Callable[["Context"], Dict[str, Any]]
+    report: Optional[Callable[["Question", Mapping[str, Any]], str]] = None
 
 
 @dataclass
@@ -154,11 +155,113 @@ def run_q4(ctx: Context) -> Dict[str, Any]:
     return cmp
 
 
+#: q5's batch sizes: Jesper Brouer's tables' (SLUB fbd02630c6e3, SLAB e6cdb58d1c83).
+Q5_BATCHES = (1, 2, 4, 8, 16, 32, 64, 128, 250)
+#: q5's seed shapes, cycles per object (alloc + free) as the commits' tables give them:
+#: (subject, variant label suffix, batch, against batch, seed's change, what it is).
+Q5_SHAPES = (
+    ("slub design, bulk 16 vs 1", "design=slub", 16, 1, 17 / 45 - 1, "SLUB 45 -> 17 cycles"),
+    ("native SLUB, bulk 16 vs 1", "native", 16, 1, 17 / 45 - 1, "SLUB 45 -> 17 cycles"),
+    ("slab design, bulk 250 vs 1", "design=slab", 250, 1, 13 / 88 - 1, "SLAB 88 -> 13 cycles"),
+    ("slub design, bulk 32 vs 16 (the knee)", "design=slub", 32, 16, 58 / 17 - 1,
+     "SLUB's knee 17 -> 58 cycles"),
+)
+
+
+def pair_cycles_per_object(run: Mapping[str, Any]) -> Optional[float]:
+    """A bulk run's alloc + free cycles per object."""
+    res = run["storm"]["result"]
+    if not res or not res["allocs"]:
+        return None
+    return (res["alloc_cycles"] + res["free_cycles"]) / res["allocs"]
+
+
+def run_q5(ctx: Context) -> Dict[str, Any]:
+    """Bulk: the bulk pattern over Q5_BATCHES on one cpu, 256-byte objects, on the slub
+    and slab designs and the kernel's kmem_cache_alloc_bulk() (native), one compare per
+    batch size; each variant's cycles per object by batch and repeat."""
+    c = ctx.client
+    name = "q5-256"
+    try:
+        c.cache_destroy(name)
+    except Exception:  # noqa: BLE001 - not there
+        pass
+    c.cache_create(name, 256)
+    per: Dict[str, Any] = {"batches": list(Q5_BATCHES), "variants": [], "cycles": {},
+                           "compares": {}}
+    try:
+        for b in Q5_BATCHES:
+            ctx.log(f"findings: q5: bulk {b} ...")
+            ops = max(ctx.ops - ctx.ops % b, b)
+            cmp = c.compare("bulk", cache=name, sets=[{"design": "slub"}, {"design": "slab"}],
+                            threads=1, cpus="0", batch=b, ops=ops, repeat=ctx.repeat,
+                            warmup=1, figures=["cycles_per_alloc", "cycles_per_free"])
+            per["context"] = cmp["context"]
+            per["repeats_done"] = cmp["repeats_done"]
+            per["variants"] = [v["label"] for v in cmp["variants"]]
+            for r in cmp["runs"]:
+                if not r["counted"]:
+                    continue
+                x = pair_cycles_per_object(r)
+                if x is not None:
+                    per["cycles"].setdefault(r["label"], {}).setdefault(str(b), {})[
+                        str(r["repeat"])] = x
+            per["compares"][str(b)] = {"variants": cmp["variants"]}
+    finally:
+        c.cache_destroy(name)
+    return per
+
+
+def q5_lines(per: Mapping[str, Any]) -> List[str]:
+    """Each shape of Q5_SHAPES as the seed verdict rule reads it (the experiments'
+    shape_verdict: agrees only when the interval excludes none), the first primary."""
+    from .experiments.core import ratio_ci, verdict_line as seed_line
+    lines, ps = [], []
+    for subject, suffix, b, base_b, change, what in Q5_SHAPES:
+        label = next((v for v in per["variants"] if v.endswith(suffix)), None)
+        cyc = per["cycles"].get(label or "", {})
+        a, o = cyc.get(str(base_b), {}), cyc.get(str(b), {})
+        reps = sorted(set(a) & set(o), key=int)
+        ci = ratio_ci([a[r] for r in reps], [o[r] for r in reps])
+        lines.append(seed_line(subject, what, change, ci))
+        ps.append(ci.p_value() if ci else None)
+    adj = holm(ps[1:])
+    out = ["primary: " + lines[0]]
+    out += [f"secondary: {x} [Holm p={p:.3g}]" if p is not None else f"secondary: {x}"
+            for x, p in zip(lines[1:], adj)]
+    return out
+
+
+def q5_report(q: Question, per: Mapping[str, Any]) -> str:
+    ctxt = per["context"]
+    labels = per["variants"]
+    out = [f"## {q.key}: {q.title}", f"source: {q.source}",
+           f"machine: {ctxt['kernel_release']}, {ctxt['vm_cpus']} vCPUs, icount "
+           f"{ctxt['vm_icount'] or 'off (wall-clock cycles: noisy)'}; slablab "
+           f"{ctxt['slablab_commit']}; {per['repeats_done']} repeats + 1 warm-up per batch",
+           "", "cycles per object (alloc + free), median over the repeats:", "",
+           "| bulk | " + " | ".join(labels) + " |",
+           "| ---: |" + " ---: |" * len(labels)]
+    for b in per["batches"]:
+        cells = []
+        for lbl in labels:
+            v = sorted(per["cycles"].get(lbl, {}).get(str(b), {}).values())
+            cells.append(f"{v[len(v) // 2]:.1f}" if v else "–")
+        out.append(f"| {b} | " + " | ".join(cells) + " |")
+    out.append("")
+    out.extend(q5_lines(per))
+    return "\n".join(out) + "\n"
+
+
 QUESTIONS: Dict[str, Question] = {q.key: q for q in (
     Question("q4", "Cross-cpu producer→consumer: does sheaves cost more than slub?",
              "Ming Lei, ublk 36M → 13M IOPS on 7.0, 41% in get_from_any_partial "
              "(linux-mm, Feb 2026); mimalloc-bench's xmalloc-test",
              "cycles_per_alloc: sheaves vs slub", run_q4),
+    Question("q5", "Bulk: does each design show its allocator's bulk curve?",
+             "Jesper Dangaard Brouer's tables in SLUB commit fbd02630c6e3 and SLAB "
+             "commit e6cdb58d1c83 (kmem_cache_alloc_bulk, 2015-2016)",
+             "slub design, bulk 16 vs 1", run_q5, q5_report),
 )}
 
 
@@ -241,7 +344,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         cmp = q.run(ctx)
         with open(os.path.join(a.out, f"{k}.json"), "w") as fd:
             json.dump(cmp, fd, indent=1)
-        text = report(q, cmp)
+        text = (q.report or report)(q, cmp)
         with open(os.path.join(a.out, f"{k}.md"), "w") as fd:
             fd.write(text)
         print(text)

@@ -112,3 +112,38 @@ def test_the_baseline_is_the_first_variant(base):
     q = findings.Question("qx", "t", "s", f"cycles_per_alloc: slub vs {base}", findings.run_q4)
     with pytest.raises(ValueError, match="baseline"):
         findings.judge(q, compare())
+
+
+def q5_per(slub16=17 / 45, slab250=0.9, knee=1.0):
+    """A q5 result whose cycles per object give these ratios exactly (repeats 1..3)."""
+    cyc = {}
+    for label, base, ratios in (("slablab design=slub", 45.0, {16: slub16, 32: slub16 * knee}),
+                                ("slablab design=slab", 88.0, {250: slab250}),
+                                ("native", 45.0, {16: 1.0})):
+        cyc[label] = {"1": {str(r): base * (1 + 0.01 * r) for r in (1, 2, 3)}}
+        for b, x in ratios.items():
+            cyc[label][str(b)] = {str(r): base * x * (1 + 0.01 * r) for r in (1, 2, 3)}
+    return {"batches": [1, 16, 32, 250], "variants": list(cyc), "cycles": cyc,
+            "repeats_done": 3, "context": {"kernel_release": "6.1", "vm_cpus": 2,
+                                           "vm_icount": "1", "slablab_commit": "abc"}}
+
+
+def test_q5_shapes_by_the_seed_rule():
+    """The seed's own shape agrees; a flat curve against SLAB's 88 -> 13 is not
+    "agrees" (a null never agrees); the primary comes first, the rest Holm-adjusted."""
+    lines = findings.q5_lines(q5_per())
+    assert lines[0].startswith("primary: slub design, bulk 16 vs 1: seed: SLUB 45 -> 17 "
+                               "cycles -62.2%; here: -62.2%"), lines[0]
+    assert "agrees within" in lines[0]
+    verdict = {x.split(": ")[1].split(",")[0]: x.split(" — ")[1] for x in lines}
+    assert verdict["native SLUB"].startswith("disagrees: no difference here (within ±5%)")
+    # -10% against the seed's -85%: the seed's side, short of its band
+    assert verdict["slab design"].startswith("agrees in direction, smaller here"), verdict
+    assert all(x.startswith("secondary: ") for x in lines[1:]) and len(lines) == 4
+
+
+def test_q5_report_table():
+    text = findings.q5_report(findings.QUESTIONS["q5"], q5_per())
+    assert "| bulk | slablab design=slub | slablab design=slab | native |" in text
+    assert "| 1 | 45.9 | 89.8 | 45.9 |" in text
+    assert "| 250 | – | 80.8 | – |" in text

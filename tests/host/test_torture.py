@@ -42,7 +42,7 @@ def test_same_seed_same_decisions():
         "set:lists", "set_kmalloc"}
     assert {d["target"] for d in storms} == {"slablab", "native", "kmalloc", "native-kmalloc"}
     assert {d["pattern"] for d in storms} == {"pair", "batch", "remote", "churn", "bulk",
-                                              "prefill", "rcu"}
+                                              "prefill", "rcu", "producer-consumer"}
     # prefill only on slablab caches (6.1's SLUB has no sheaves)
     assert all(d["target"] == "slablab" for d in storms if d["pattern"] == "prefill")
     # rcu on slablab's targets only (RCU frees are slablab's API), with objects that hold
@@ -54,6 +54,10 @@ def test_same_seed_same_decisions():
     # cpu 0 never goes offline; remote storms have an even number of threads
     assert all(1 <= d["cpu"] <= 3 for d in control if d["kind"] in ("cpu", "cpu+stop", "rmmod"))
     assert all(d["threads"] % 2 == 0 for d in storms if d["pattern"] == "remote")
+    # producer-consumer: a producer and a consumer at least, PRODUCERS drawn below THREADS
+    pc = [d for d in storms if d["pattern"] == "producer-consumer"]
+    assert pc and all(1 <= d["producers"] < d["threads"] for d in pc)
+    assert all("producers" not in d for d in storms if d["pattern"] != "producer-consumer")
 
 
 def torture_sh(env_extra, timeout=60):

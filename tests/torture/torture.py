@@ -82,9 +82,10 @@ SLOB_KMALLOC_MAX = 4096 - 8 - 1   # on slob: below PAGE_SIZE - the size header, 
 WEIGHTED_SIZES = {64: 3, 192: 1, 1000: 1, 5000: 1}
 FLAG_SETS = ("none", "hardened,random", "debug", "debug,hardened,random",
              "hwcache_align,random", "random")
-# Each pattern's ops per thread (remote: per producer), multiplied by a drawn scale.
+# Each pattern's ops per thread (remote, producer-consumer: per producer), multiplied by a
+# drawn scale.
 BASE_OPS = {"pair": 20000, "batch": 8192, "bulk": 8192, "remote": 6000, "churn": 6000,
-            "prefill": 8192, "rcu": 8192}
+            "prefill": 8192, "rcu": 8192, "producer-consumer": 6000}
 HELD_BYTES_MAX = 64 << 20   # scripted objects held at most (beside the storms)
 
 # Control actions and their weights. "set:*" are CACHE_SET requests; "fail_every" and
@@ -181,6 +182,8 @@ def storm_decision(i, r, ncpus):
     threads = r.choice((1, 2, ncpus, ncpus, 2 * ncpus))
     if pattern == "remote":
         threads += threads % 2
+    elif pattern == "producer-consumer":
+        threads = max(threads, 2)
     d["threads"] = threads
     d["explicit_cpus"] = r.random() < 0.15
     if r.random() < 0.3:
@@ -195,6 +198,9 @@ def storm_decision(i, r, ncpus):
             d["ops"] += r.randrange(1, d["batch"])     # a final partial batch
     elif pattern == "remote":
         d["ring"] = r.choice((16, 64, 256))
+    elif pattern == "producer-consumer":
+        d["ring"] = r.choice((2, 16, 256))
+        d["producers"] = 1 + r.randrange(threads - 1)
     elif pattern == "churn":
         d["working_set"] = r.choice((64, 256, 1024))
     elif pattern == "rcu" and r.random() < 0.3:
@@ -804,7 +810,8 @@ class Torture:
 
     def storm_kw(self, d, st):
         kw = {k: d[k] for k in ("threads", "ops", "duration_ms", "batch", "working_set",
-                                "ring", "size", "sizes", "seed", "rate") if k in d}
+                                "ring", "size", "sizes", "seed", "rate", "producers")
+              if k in d}
         if d["explicit_cpus"]:
             kw["cpus"] = f"0-{self.ncpus - 1}"
         if d["target"] in ("slablab", "native"):
@@ -1053,7 +1060,9 @@ def check_storm(storm, failures_ok, stats_exact):
         need(0 <= res["allocs"] - res["frees"] <= spec["working_set"] * spec["threads"],
              f"churn: allocs {res['allocs']}, frees {res['frees']}")
     if prog["ops_planned"]:                         # an OPS storm
-        producers = spec["threads"] // 2 if spec["pattern"] == "remote" else spec["threads"]
+        producers = (spec["threads"] // 2 if spec["pattern"] == "remote" else
+                     spec["producers"] if spec["pattern"] == "producer-consumer" else
+                     spec["threads"])
         need(prog["ops_planned"] == spec["ops"] * producers, f"ops_planned {prog}")
         if storm["state"] == "done":
             need(prog["ops_done"] == prog["ops_planned"], f"done with {prog}")
