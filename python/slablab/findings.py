@@ -32,6 +32,10 @@ from .analysis import LIST_LOCK_STATS
 
 #: The equivalence margin: "no difference" needs the whole interval inside 1 ± this.
 TOLERANCE = 0.05
+#: Node list_lock acquisitions: SLUB's partial-list traffic (slub, sheaves designs) and
+#: SLAB's array misses, each a refill (cache_alloc_refill()) or a flush
+#: (cache_flusharray()) under the node's list_lock (slab design).
+NODE_LOCK_STATS = tuple(LIST_LOCK_STATS) + ("allocmiss", "freemiss")
 #: Barn traffic (sheaves only): full and empty sheaves taken from and given to a barn.
 BARN_STATS = ("barn_get", "barn_get_fail", "barn_put", "barn_put_fail")
 #: Page-allocator round trips.
@@ -75,7 +79,7 @@ def mechanism_table(cmp: Mapping[str, Any]) -> List[Dict[str, Any]]:
     for vi, v in enumerate(cmp["variants"]):
         runs = [r for r in cmp["runs"] if r["variant"] == vi and r["counted"]]
         row: Dict[str, Any] = {"variant": v["label"], "runs": len(runs)}
-        for key, names in (("list_lock", LIST_LOCK_STATS), ("barn", BARN_STATS),
+        for key, names in (("list_lock", NODE_LOCK_STATS), ("barn", BARN_STATS),
                            ("pages", PAGE_STATS)):
             vals = sorted(x for x in (per_1000(r, names) for r in runs) if x is not None)
             row[key] = vals[len(vals) // 2] if vals else None

@@ -23,7 +23,7 @@ def run(variant, allocs, stats, remote=None, counted=True):
 
 def compare(sheaves_alloc=("lower", 0.5, 0.48, 0.52, 1e-6)):
     v, r, lo, hi, p = sheaves_alloc
-    zero = {n: 0 for n in findings.LIST_LOCK_STATS + findings.BARN_STATS +
+    zero = {n: 0 for n in findings.NODE_LOCK_STATS + findings.BARN_STATS +
             findings.PAGE_STATS}
     slub = dict(zero, alloc_from_partial=30, free_add_partial=20, alloc_slab=5, free_slab=5)
     sheaves = dict(zero, barn_get=40, barn_put=40)
@@ -47,7 +47,7 @@ def compare(sheaves_alloc=("lower", 0.5, 0.48, 0.52, 1e-6)):
         "runs": [run(0, 1000, slub), run(0, 1000, dict(slub, free_add_partial=22)),
                  run(0, 1000, dict(slub, alloc_slab=500), counted=False),
                  run(1, 1000, sheaves), run(1, 1000, sheaves, remote=500),
-                 run(2, 1000, zero)],
+                 run(2, 1000, dict(zero, allocmiss=5, freemiss=4))],
     }
 
 
@@ -90,7 +90,8 @@ def test_mechanism_counts_per_1000_objects_from_counted_runs():
     assert slub["runs"] == 2 and slub["list_lock"] == 52.0 and slub["list_lock_spread"] == 2.0
     assert slub["pages"] == 10.0 and slub["barn"] == 0.0
     assert sheaves["barn"] == 80.0 and sheaves["list_lock"] == 0.0
-    assert sheaves["remote_pct"] == 100.0 and slab["list_lock"] == 0.0
+    # the slab design's list_lock: its array misses (a refill or a flush each)
+    assert sheaves["remote_pct"] == 100.0 and slab["list_lock"] == 9.0
 
 
 def test_report_has_the_table_and_the_verdicts():
