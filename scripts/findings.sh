@@ -12,6 +12,7 @@ set -euo pipefail
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${SLABLAB_BUILD:-$REPO/build}
 PY=$BUILD/venv/bin/python
+export SLABCTL=${SLABCTL:-$BUILD/tool/slabctl}
 which=${FINDINGS:-all}
 exec "$PY" -m slablab findings "${which// /,}" --out "${FINDINGS_OUT:-$BUILD/findings}" \
 	--repeat "${FINDINGS_REPEAT:-5}" --ops "${FINDINGS_OPS:-20000}"

@@ -28,7 +28,9 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence
 
-from .analysis import LIST_LOCK_STATS
+from .analysis import LIST_LOCK_STATS, paired_ratio_ci
+from .analysis import holm as analysis_holm
+from .analysis import verdict as compare_verdict
 
 #: The equivalence margin: "no difference" needs the whole interval inside 1 ± this.
 TOLERANCE = 0.05
@@ -69,7 +71,7 @@ def per_1000(run: Mapping[str, Any], names: Sequence[str]) -> Optional[float]:
     res = run["storm"]["result"]
     if not res or not res["allocs"] or res["stats"] is None:
         return None
-    return 1000.0 * sum(res["stats"][n] for n in names) / res["allocs"]
+    return 1000.0 * float(sum(res["stats"][n] for n in names)) / float(res["allocs"])
 
 
 def mechanism_table(cmp: Mapping[str, Any]) -> List[Dict[str, Any]]:
@@ -92,14 +94,12 @@ def mechanism_table(cmp: Mapping[str, Any]) -> List[Dict[str, Any]]:
 
 
 def holm(ps: Sequence[Optional[float]]) -> List[Optional[float]]:
-    """Holm's step-down adjustment of ``ps`` (None stays None)."""
-    idx = sorted((p, i) for i, p in enumerate(ps) if p is not None)
+    """:func:`slablab.analysis.holm` over the p-values that exist (None stays None)."""
+    have = [i for i, p in enumerate(ps) if p is not None]
+    adj = analysis_holm([ps[i] for i in have])  # type: ignore[misc]
     out: List[Optional[float]] = [None] * len(ps)
-    running = 0.0
-    m = len(idx)
-    for k, (p, i) in enumerate(idx):
-        running = max(running, min(1.0, (m - k) * p))
-        out[i] = running
+    for i, p in zip(have, adj):
+        out[i] = p
     return out
 
 
@@ -109,7 +109,6 @@ def verdict_line(label: str, fig: str, s: Mapping[str, Any], base: str,
     ci = s.get("ci")
     if not ci:
         return f"{fig}: {label} vs {base}: no interval (too few counted runs)"
-    pct = lambda x: f"{(x - 1) * 100:+.2f}%"  # noqa: E731
     text = (f"{fig}: {label} vs {base}: {pct(ci['ratio'])} "
             f"[{pct(ci['lo'])}, {pct(ci['hi'])}] (n={ci['n']})")
     v = s["verdict"]
@@ -128,8 +127,19 @@ def verdict_line(label: str, fig: str, s: Mapping[str, Any], base: str,
         text += (f": inconclusive (per-pair sd {sd:.4f}, MDE at 80% power "
                  f"{mde * 100:.2f}%{need})")
     if p_adj is not None:
-        text += f" [secondary, Holm p={p_adj:.3g}]"
+        text += f" [secondary, Holm p={p_adj:.3g}{held(v, p_adj)}]"
     return text
+
+
+def pct(ratio: float) -> str:
+    """A ratio as a signed percentage change: 0.95 -> '-5.00%'."""
+    return f"{(ratio - 1) * 100:+.2f}%"
+
+
+def held(verdict: str, p_adj: float) -> str:
+    """A secondary's higher/lower that Holm's adjustment takes back says so."""
+    return ": not significant after Holm" if verdict in ("higher", "lower") and \
+        p_adj > 0.05 else ""
 
 
 def run_q4(ctx: Context) -> Dict[str, Any]:
@@ -156,7 +166,7 @@ def run_q4(ctx: Context) -> Dict[str, Any]:
                         figures=["cycles_per_alloc", "cycles_per_free"])
     finally:
         c.cache_destroy(name)
-    return cmp
+    return dict(cmp)
 
 
 #: q5's batch sizes: Jesper Brouer's tables' (SLUB fbd02630c6e3, SLAB e6cdb58d1c83).
@@ -177,7 +187,7 @@ def pair_cycles_per_object(run: Mapping[str, Any]) -> Optional[float]:
     res = run["storm"]["result"]
     if not res or not res["allocs"]:
         return None
-    return (res["alloc_cycles"] + res["free_cycles"]) / res["allocs"]
+    return float(res["alloc_cycles"] + res["free_cycles"]) / float(res["allocs"])
 
 
 def run_q5(ctx: Context) -> Dict[str, Any]:
@@ -257,7 +267,113 @@ def q5_report(q: Question, per: Mapping[str, Any]) -> str:
     return "\n".join(out) + "\n"
 
 
+#: q3's replay figures: (key in a Replay, what it is); the first is the primary's.
+Q3_FIGURES = (("cycles_per_alloc", "cycles per alloc"), ("cycles_per_free", "cycles per free"),
+              ("avg_pages", "time-weighted pages"), ("peak_pages", "peak pages"))
+#: q3's replay targets: the baseline first.
+Q3_TARGETS = ("slub", "sheaves", "native")
+
+
+def fork_exec_loop(n: int) -> List[str]:
+    """The recorded workload: n fork + execve of /bin/true from a shell, the shape of
+    ``perf bench syscall fork``/``execve`` (Debian 12's perf has neither)."""
+    return ["sh", "-c", f"i=0; while [ $i -lt {n} ]; do /bin/true; i=$((i + 1)); done"]
+
+
+def run_q3(ctx: Context) -> Dict[str, Any]:
+    """fork/execve: the loop recorded with ``slabctl record`` on the running kernel
+    (`make findings FINDINGS=q3 KERNEL=7.3` records it on 7.3), then replayed
+    ``ctx.repeat`` times on the slub and sheaves designs and the kernel's allocator."""
+    import subprocess
+    c = ctx.client
+    slabctl = os.environ.get("SLABCTL", "slabctl")
+    trace = os.path.join(ctx.out, "q3-fork-exec.trace")
+    n = max(50, ctx.ops // 100)
+    ctx.log(f"findings: q3: recording {n} fork+execve of /bin/true ...")
+    r = subprocess.run([slabctl, "record", "-o", trace, "--buffer-kb", "32768", "--",
+                        *fork_exec_loop(n)], capture_output=True, text=True)
+    if r.returncode != 0:
+        raise RuntimeError(f"q3: slabctl record failed ({r.returncode}): {r.stderr.strip()}")
+    st = c.status()
+    out: Dict[str, Any] = {"trace": os.path.basename(trace), "loops": n,
+                           "kernel_release": st["kernel_release"],
+                           "vm_cpus": st["nr_online_cpus"],
+                           "vm_icount": os.environ.get("SLABLAB_VM_ICOUNT", ""),
+                           "record": r.stdout.strip().splitlines()[-1:] if r.stdout else [],
+                           "replays": []}
+    for rep_i in range(ctx.repeat + 1):         # the first is a warm-up
+        ctx.log(f"findings: q3: replay {rep_i + 1}/{ctx.repeat + 1} ...")
+        cmp = c.replay_compare(trace, list(Q3_TARGETS))
+        row = {x["label"]: {k: x[k] for k, _ in Q3_FIGURES + (("events", ""),)}
+               for x in cmp["replays"]}
+        if rep_i:
+            out["replays"].append(row)
+    out["labels"] = [x["label"] for x in cmp["replays"]]
+    return out
+
+
+def q3_lines(per: Mapping[str, Any]) -> List[str]:
+    """sheaves and native against slub, each figure paired by repeat, by compare's rule;
+    cycles per alloc of sheaves first (the primary), the rest Holm-adjusted."""
+    labels = per["labels"]
+    base = labels[0]
+    items = []
+    for other in labels[1:]:
+        for key, what in Q3_FIGURES:
+            a = [r[base][key] for r in per["replays"]]
+            b = [r[other][key] for r in per["replays"]]
+            items.append((f"{what}: {other} vs {base}", paired_ratio_ci(a, b)))
+    lines: List[str] = []
+    ps: List[Optional[float]] = []
+    verdicts: List[str] = []
+    for subject, ci in items:
+        v = compare_verdict(ci, tolerance=TOLERANCE)
+        if ci is None:
+            lines.append(f"{subject}: no interval (too few repeats)")
+            ps.append(None)
+            verdicts.append(v)
+            continue
+        text = f"{subject}: {pct(ci.ratio)} [{pct(ci.lo)}, {pct(ci.hi)}] (n={ci.n}): "
+        if v == "same":
+            text += f"no difference (inside ±{TOLERANCE:.0%})"
+        elif v == "inconclusive":
+            from .analysis import inconclusive
+            text += inconclusive(ci, TOLERANCE)
+        else:
+            text += v
+        lines.append(text)
+        ps.append(ci.p_value())
+        verdicts.append(v)
+    adj = holm(ps[1:])
+    return (["primary: " + lines[0]] +
+            [f"secondary: {x}" + (f" [Holm p={p:.3g}{held(v, p)}]" if p is not None else "")
+             for x, p, v in zip(lines[1:], adj, verdicts[1:])])
+
+
+def q3_report(q: Question, per: Mapping[str, Any]) -> str:
+    out = [f"## {q.key}: {q.title}", f"source: {q.source}",
+           f"machine: {per['kernel_release']}, {per['vm_cpus']} vCPUs, icount "
+           f"{per['vm_icount'] or 'off (wall-clock cycles: noisy)'}; trace: {per['loops']} "
+           f"fork+execve of /bin/true, {per['replays'][0][per['labels'][0]]['events']} "
+           f"events; {len(per['replays'])} replays + 1 warm-up", "",
+           "| target | " + " | ".join(w for _, w in Q3_FIGURES) + " |",
+           "| --- |" + " ---: |" * len(Q3_FIGURES)]
+    for lbl in per["labels"]:
+        cells = []
+        for key, _ in Q3_FIGURES:
+            v = sorted(r[lbl][key] for r in per["replays"])
+            cells.append(f"{v[len(v) // 2]:.1f}")
+        out.append(f"| {lbl} | " + " | ".join(cells) + " |")
+    out.append("")
+    out.extend(q3_lines(per))
+    return "\n".join(out) + "\n"
+
+
 QUESTIONS: Dict[str, Question] = {q.key: q for q in (
+    Question("q3", "fork/execve: does the sheaves design cost more than slub?",
+             "Arm's Fastpath results on linux-mm (March 2026): perf bench syscall fork and "
+             "execve 6-11% slower on 7.0-rc than 6.19 (Graviton3, Sapphire Rapids)",
+             "cycles per alloc: sheaves vs slub", run_q3, q3_report),
     Question("q4", "Cross-cpu producer→consumer: does sheaves cost more than slub?",
              "Ming Lei, ublk 36M → 13M IOPS on 7.0, 41% in get_from_any_partial "
              "(linux-mm, Feb 2026); mimalloc-bench's xmalloc-test",

@@ -148,3 +148,37 @@ def test_q5_report_table():
     assert "| bulk | slablab design=slub | slablab design=slab | native |" in text
     assert "| 1 | 45.9 | 89.8 | 45.9 |" in text
     assert "| 250 | – | 80.8 | – |" in text
+
+
+def q3_per(sheaves_alloc=(1.0, 1.0, 1.0, 1.0, 1.0), pages=1.3):
+    """A q3 result: five replays of slub, sheaves and native."""
+    reps = []
+    for i, x in enumerate(sheaves_alloc):
+        base = {"cycles_per_alloc": 800.0 * (1 + 0.01 * i), "cycles_per_free": 200.0,
+                "avg_pages": 300.0 + i, "peak_pages": 600.0, "events": 7000}
+        reps.append({"slub": base,
+                     "sheaves": dict(base, cycles_per_alloc=base["cycles_per_alloc"] * x,
+                                     avg_pages=base["avg_pages"] * pages,
+                                     peak_pages=600.0 * pages),
+                     "native": dict(base)})
+    return {"labels": ["slub", "sheaves", "native"], "replays": reps, "loops": 200,
+            "kernel_release": "7.3", "vm_cpus": 2, "vm_icount": "1"}
+
+
+def test_q3_primary_and_holm():
+    """The primary (sheaves' cycles per alloc against slub's) first; equal figures are
+    "no difference" by equivalence; a noisy one is inconclusive with what decides."""
+    lines = findings.q3_lines(q3_per())
+    assert lines[0].startswith("primary: cycles per alloc: sheaves vs slub: +0.00%")
+    assert lines[0].endswith("no difference (inside ±5%)"), lines[0]
+    pages = next(x for x in lines if x.startswith("secondary: time-weighted pages: sheaves"))
+    assert "+30.00%" in pages and ": higher [Holm p=" in pages
+    noisy = findings.q3_lines(q3_per((1.0, 1.2, 0.9, 1.15, 0.95)))[0]
+    assert "inconclusive: noise" in noisy and "repeats to tell ±5%" in noisy, noisy
+    text = findings.q3_report(findings.QUESTIONS["q3"], q3_per())
+    assert "| sheaves | 816.0 | 200.0 | 392.6 | 780.0 |" in text, text
+
+
+def test_holm_takes_back_a_claim():
+    assert findings.held("higher", 0.08) == ": not significant after Holm"
+    assert findings.held("higher", 0.01) == "" and findings.held("same", 0.5) == ""
