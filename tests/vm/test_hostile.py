@@ -800,6 +800,14 @@ def storm_cases():
              [spec(tgt, pat, size, u64(ST_["THIN"], 2, mark=True))], msg=BADLEN, bad=True),
         Case("STORM-rate-u64", n,
              [spec(tgt, pat, size, u64(ST_["RATE"], 1000, mark=True))], msg=BADLEN, bad=True),
+        Case("STORM-producers-zero", n,
+             [spec(tgt, pat, size, u32(ST_["PRODUCERS"], 0, mark=True))],
+             err=errno.ERANGE, msg=RANGE, bad=True),
+        Case("STORM-producers-u64", n,
+             [spec(tgt, pat, size, u64(ST_["PRODUCERS"], 1, mark=True))], msg=BADLEN, bad=True),
+        Case("STORM-producers-not-producer-consumer", n,
+             [spec(tgt, pat, size, u32(ST_["PRODUCERS"], 1, mark=True))],
+             msg="PRODUCERS is for the producer-consumer pattern only", bad=True),
         Case("STORM-max-live-over-half-ram", n,
              [spec(tgt, pat, size, u64(ST_["MAX_LIVE_BYTES"], 1 << 60, mark=True))],
              err=errno.ERANGE, msg="MAX_LIVE_BYTES is at most half of RAM", bad=True),
@@ -824,7 +832,7 @@ def storm_cases():
               "CACHE_FLAGS", "THREAD_LIST", "STATS", "NATIVE_NAME", "PAD",
               "STEADY_LIVE_BYTES", "STEADY_PAGES", "STEADY_SAMPLES", "SHRUNK_LIVE_BYTES",
               "SHRUNK_PAGES", "RCU_WAITING_PEAK", "RCU_WAITING_MEAN", "RCU_WAITING_END",
-              "RCU_PAGES_PEAK", "RCU_SAMPLES"):
+              "RCU_PAGES_PEAK", "RCU_SAMPLES", "REMOTE_FREES"):
         if a not in ST_:
             continue
         if a in ("THREAD_LIST", "STATS"):
