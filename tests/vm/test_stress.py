@@ -60,7 +60,7 @@ THREADS = (1, NCPUS, 2 * NCPUS)
 CPU_PARTIAL = (0, None, 1000)           # off, the policy's default, long lists
 FASTPATHS = ("cmpxchg", "irqoff")
 
-# per thread (remote: per producer); multiples of BATCH
+# per thread (remote, producer-consumer: per producer); multiples of BATCH
 OPS = {
     "pair": dict(ops=8192),
     "batch": dict(ops=4096, batch=64),
@@ -68,6 +68,7 @@ OPS = {
     "churn": dict(ops=4096, working_set=256),
     "bulk": dict(ops=4096, batch=32),
     "prefill": dict(ops=4096, batch=16),
+    "producer-consumer": dict(ops=4096, ring=64),
 }
 # the front ends by index into helpers.FRONT_ENDS (a Point stays a tuple of plain values)
 FRONTS = tuple(range(len(FRONT_ENDS)))
@@ -88,7 +89,7 @@ class Point(collections.namedtuple("Point",
 def quick_points():
     """Every value of every dimension, and each pattern with each size, thread count,
     cpu_partial, fast path and (with three front ends or fewer) front end at least once
-    (a covering subset, 24 storms)."""
+    (a covering subset, 4 storms per pattern)."""
     pts = []
     for i, pattern in enumerate(PATTERNS):
         for j in range(4):
