@@ -91,7 +91,7 @@ TEST(StormNames, TargetsPatternsStates)
 	EXPECT_FALSE(target_from_name("slub"));
 	EXPECT_EQ(storm_pattern_names(),
 		  (std::vector<std::string_view>{"pair", "batch", "remote", "churn", "bulk",
-						 "prefill", "rcu"}));
+						 "prefill", "rcu", "producer-consumer"}));
 	for (auto n : storm_pattern_names())
 		EXPECT_EQ(storm_pattern_name(*storm_pattern_from_name(n)), n);
 	EXPECT_EQ(storm_state_name(SLABLAB_STORM_RUNNING), "running");
