@@ -142,6 +142,17 @@ def held(verdict: str, p_adj: float) -> str:
         p_adj > 0.05 else ""
 
 
+def own_cache(c: Any, name: str, size: int) -> Any:
+    """A :class:`slablab.Cache` of ``name`` for a ``with`` block, after destroying what an
+    interrupted earlier run left under that name."""
+    import slablab
+    try:
+        c.cache_destroy(name)
+    except slablab.NotFound:
+        pass
+    return slablab.Cache(c, name, size)
+
+
 def run_q4(ctx: Context) -> Dict[str, Any]:
     """Cross-cpu producer→consumer: half the online cpus produce, the other half consume
     (one each on 2 vCPUs, two each on 4), a worker per cpu, a ring of 256 between them,
@@ -151,21 +162,13 @@ def run_q4(ctx: Context) -> Dict[str, Any]:
     if ncpus < 2:
         raise RuntimeError("q4 needs 2 cpus at least (VM_CPUS=2): a producer and a consumer")
     threads = ncpus - ncpus % 2
-    name = "q4-256"
-    try:
-        c.cache_destroy(name)
-    except Exception:  # noqa: BLE001 - not there
-        pass
-    c.cache_create(name, 256)
-    try:
-        cmp = c.compare("producer-consumer", cache=name,
+    with own_cache(c, "q4-256", 256) as cache:
+        cmp = c.compare("producer-consumer", cache=cache.name,
                         sets=[{"design": "slub"}, {"design": "sheaves"}, {"design": "slab"}],
                         threads=threads, producers=threads // 2,
                         cpus=",".join(map(str, range(threads))), ops=ctx.ops, ring=256,
                         repeat=ctx.repeat, warmup=1,
                         figures=["cycles_per_alloc", "cycles_per_free"])
-    finally:
-        c.cache_destroy(name)
     return dict(cmp)
 
 
@@ -195,19 +198,13 @@ def run_q5(ctx: Context) -> Dict[str, Any]:
     and slab designs and the kernel's kmem_cache_alloc_bulk() (native), one compare per
     batch size; each variant's cycles per object by batch and repeat."""
     c = ctx.client
-    name = "q5-256"
-    try:
-        c.cache_destroy(name)
-    except Exception:  # noqa: BLE001 - not there
-        pass
-    c.cache_create(name, 256)
     per: Dict[str, Any] = {"batches": list(Q5_BATCHES), "variants": [], "cycles": {},
                            "compares": {}}
-    try:
+    with own_cache(c, "q5-256", 256) as cache:
         for b in Q5_BATCHES:
             ctx.log(f"findings: q5: bulk {b} ...")
             ops = max(ctx.ops - ctx.ops % b, b)
-            cmp = c.compare("bulk", cache=name, sets=[{"design": "slub"}, {"design": "slab"}],
+            cmp = c.compare("bulk", cache=cache.name, sets=[{"design": "slub"}, {"design": "slab"}],
                             threads=1, cpus="0", batch=b, ops=ops, repeat=ctx.repeat,
                             warmup=1, figures=["cycles_per_alloc", "cycles_per_free"])
             per["context"] = cmp["context"]
@@ -221,8 +218,6 @@ def run_q5(ctx: Context) -> Dict[str, Any]:
                     per["cycles"].setdefault(r["label"], {}).setdefault(str(b), {})[
                         str(r["repeat"])] = x
             per["compares"][str(b)] = {"variants": cmp["variants"]}
-    finally:
-        c.cache_destroy(name)
     return per
 
 
